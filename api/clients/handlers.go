@@ -1,0 +1,82 @@
+package clients
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+type handlers struct{ env *rest.Env }
+
+func (h handlers) list(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	org := tenancy.OrgID(ctx)
+	search := c.Query("search")
+	if len(search) > 200 {
+		return errs.InvalidField("search", "must be at most 200 characters")
+	}
+	p, err := rest.ParsePage(c, h.env.Cursors, "clients:"+org.String()+":"+search)
+	if err != nil {
+		return err
+	}
+	page, err := List(ctx, h.env.DB, org, p, ListFilter{Search: search})
+	if err != nil {
+		return err
+	}
+	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
+}
+
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	cl, err := Get(ctx, h.env.DB, tenancy.OrgID(ctx), id)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, cl)
+}
+
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	ch := decodeFields(in, true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	p := tenancy.MustFromContext(ctx)
+	cl, err := Create(ctx, h.env.DB, p.OrganizationID, p.Demo(), ch)
+	if err != nil {
+		return err
+	}
+	return rest.Created(c, cl)
+}
+
+func (h handlers) patch(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	ch := decodeFields(in, false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	cl, err := Update(ctx, h.env.DB, tenancy.OrgID(ctx), id, ch)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, cl)
+}

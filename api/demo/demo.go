@@ -1,0 +1,35 @@
+// Package demo seeds an organization with a believable AV, staging and
+// lighting rental house: categories, equipment with case sizes and weights,
+// trucks, clients, crew, events and their bookings. The CLI's demo command
+// and the operator's SandboxOrganization use it.
+package demo
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// Seed fills org with demo data in one transaction. demo marks the records.
+func Seed(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool) error {
+	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		s := &seeder{tx: tx, org: org, demo: demo}
+		for _, step := range []func(context.Context) error{s.catalogue, s.bookings} {
+			if err := step(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+type seeder struct {
+	tx   bun.Tx
+	org  uuid.UUID
+	demo bool
+	// ids of seeded records, by kind, for later steps to reference.
+	clients, events, equipment, vehicles, crew []uuid.UUID
+}

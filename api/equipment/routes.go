@@ -1,0 +1,11 @@
+// Package equipment serves equipment and equipment categories: models, org-scoped stores and v2 handlers.
+package equipment
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+)
+
+// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
+func Routes(r fiber.Router, env *rest.Env) {}

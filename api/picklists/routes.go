@@ -1,0 +1,11 @@
+// Package picklists serves warehouse pick lists and their items, with status and stage rules.
+package picklists
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+)
+
+// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
+func Routes(r fiber.Router, env *rest.Env) {}

@@ -1,0 +1,156 @@
+// Package rest is the HTTP plumbing shared by every resource: the one map
+// from error code to status and the error envelopes (v2 and v1), response
+// envelopes, strict JSON input decoding with per-field validation, opaque
+// tamper-evident cursors, page parameters and expand lists.
+package rest
+
+import (
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// statusOf is the single map from error code to HTTP status.
+var statusOf = map[errs.Code]int{
+	errs.MalformedJSON:          fiber.StatusBadRequest,
+	errs.BadRequest:             fiber.StatusBadRequest,
+	errs.InvalidCredentials:     fiber.StatusUnauthorized,
+	errs.InsufficientScope:      fiber.StatusForbidden,
+	errs.NotFound:               fiber.StatusNotFound,
+	errs.MethodNotAllowed:       fiber.StatusMethodNotAllowed,
+	errs.DuplicateRecord:        fiber.StatusConflict,
+	errs.IdempotencyKeyMismatch: fiber.StatusConflict,
+	errs.IdempotencyKeyInUse:    fiber.StatusConflict,
+	errs.PayloadTooLarge:        fiber.StatusRequestEntityTooLarge,
+	errs.Validation:             fiber.StatusUnprocessableEntity,
+	errs.InvalidTransition:      fiber.StatusUnprocessableEntity,
+	errs.OverbookBlocked:        fiber.StatusUnprocessableEntity,
+	errs.OverbookReasonRequired: fiber.StatusUnprocessableEntity,
+	errs.RateLimited:            fiber.StatusTooManyRequests,
+	errs.Internal:               fiber.StatusInternalServerError,
+	errs.ServiceUnavailable:     fiber.StatusServiceUnavailable,
+}
+
+// v1CodeOf maps codes to the v1 surface's upper-case codes. v1 reports
+// validation problems as 400 BAD_REQUEST.
+var v1CodeOf = map[errs.Code]struct {
+	code   string
+	status int
+}{
+	errs.MalformedJSON:      {"BAD_REQUEST", fiber.StatusBadRequest},
+	errs.BadRequest:         {"BAD_REQUEST", fiber.StatusBadRequest},
+	errs.Validation:         {"BAD_REQUEST", fiber.StatusBadRequest},
+	errs.PayloadTooLarge:    {"BAD_REQUEST", fiber.StatusRequestEntityTooLarge},
+	errs.InvalidCredentials: {"UNAUTHORIZED", fiber.StatusUnauthorized},
+	errs.InsufficientScope:  {"FORBIDDEN", fiber.StatusForbidden},
+	errs.NotFound:           {"NOT_FOUND", fiber.StatusNotFound},
+	errs.MethodNotAllowed:   {"METHOD_NOT_ALLOWED", fiber.StatusMethodNotAllowed},
+	errs.RateLimited:        {"RATE_LIMITED", fiber.StatusTooManyRequests},
+	errs.ServiceUnavailable: {"SERVICE_UNAVAILABLE", fiber.StatusServiceUnavailable},
+}
+
+// Status returns the HTTP status of an error code.
+func Status(code errs.Code) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return fiber.StatusInternalServerError
+}
+
+// V1Prefix is the path prefix of the v1 surface; errors under it use the v1 envelope.
+const V1Prefix = "/api/v1"
+
+// ErrorBody is the v2 error envelope.
+type ErrorBody struct {
+	Error ErrorObject `json:"error"`
+}
+
+// ErrorObject is the body of the v2 envelope.
+type ErrorObject struct {
+	Code      errs.Code `json:"code"`
+	Message   string    `json:"message"`
+	Details   any       `json:"details"`
+	RequestID string    `json:"request_id"`
+}
+
+// V1ErrorBody is the v1 error envelope.
+type V1ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// FromFiber converts Fiber's own errors (unknown route, oversized body,
+// bad request) into the service's error type.
+func FromFiber(err error) *errs.Error {
+	var fe *fiber.Error
+	if !errors.As(err, &fe) {
+		return errs.As(err)
+	}
+	switch fe.Code {
+	case fiber.StatusNotFound:
+		return errs.New(errs.NotFound, "no such route")
+	case fiber.StatusMethodNotAllowed:
+		return errs.New(errs.MethodNotAllowed, "method not allowed on this path")
+	case fiber.StatusRequestEntityTooLarge:
+		return errs.New(errs.PayloadTooLarge, "request body is larger than 1 MiB")
+	case fiber.StatusUnprocessableEntity:
+		return errs.New(errs.Validation, fe.Message)
+	case fiber.StatusServiceUnavailable:
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "service unavailable", RetryAfter: 1}
+	}
+	if fe.Code >= 400 && fe.Code < 500 {
+		return errs.New(errs.MalformedJSON, "the request could not be read")
+	}
+	return &errs.Error{Code: errs.Internal, Message: "internal error", Cause: err}
+}
+
+// ErrorHandler renders every error returned by a handler or middleware in the
+// envelope of its surface. Internal causes are logged, never returned.
+func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		e := FromFiber(err)
+		status := Status(e.Code)
+		reqID := EnsureRequestID(c)
+		if status >= 500 {
+			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
+				"method", c.Method(), "path", c.Path())
+		}
+		if e.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+		}
+		if e.Code == errs.MethodNotAllowed {
+			if allow, ok := e.Details.(AllowDetails); ok {
+				c.Set(fiber.HeaderAllow, strings.Join(allow.Allow, ", "))
+			}
+		}
+		if strings.HasPrefix(c.Path(), V1Prefix+"/") || c.Path() == V1Prefix {
+			v1, ok := v1CodeOf[e.Code]
+			if !ok {
+				v1.code, v1.status = "SERVER_ERROR", fiber.StatusInternalServerError
+			}
+			var body V1ErrorBody
+			body.Error.Code, body.Error.Message = v1.code, e.Message
+			if v1.status >= 500 && v1.code == "SERVER_ERROR" {
+				body.Error.Message = "unexpected error; retry with exponential backoff"
+			}
+			return c.Status(v1.status).JSON(body)
+		}
+		msg := e.Message
+		if status >= 500 && e.Code == errs.Internal {
+			msg = "internal error"
+		}
+		return c.Status(status).JSON(ErrorBody{Error: ErrorObject{Code: e.Code, Message: msg, Details: e.Details, RequestID: reqID}})
+	}
+}
+
+// AllowDetails is the details of method_not_allowed.
+type AllowDetails struct {
+	Allow []string `json:"allow"`
+}

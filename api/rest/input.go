@@ -1,0 +1,414 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/money"
+)
+
+// DefaultMaxLen bounds a string field unless its rule says otherwise.
+const DefaultMaxLen = 255
+
+// LongTextMaxLen bounds free-text fields such as notes and descriptions.
+const LongTextMaxLen = 10_000
+
+// Field is one decoded input value: Set when the key was present, Null when
+// it was JSON null.
+type Field[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// Ptr returns nil when the field is absent or null, else a pointer to the value.
+func (f Field[T]) Ptr() *T {
+	if !f.Set || f.Null {
+		return nil
+	}
+	v := f.Value
+	return &v
+}
+
+// Rule constrains one field.
+type Rule struct {
+	Required bool
+	Nullable bool
+	// MaxLen bounds strings (runes); 0 means DefaultMaxLen.
+	MaxLen int
+	// MinLen is the minimum length of a string after trimming (default 1
+	// for required strings and 0 otherwise).
+	MinLen int
+	Email  bool
+	OneOf  []string
+	Match  *regexp.Regexp
+	// Min and Max bound integers and numbers when set.
+	Min, Max *float64
+	// Positive requires a number > 0.
+	Positive bool
+}
+
+// Bound returns a pointer for Rule.Min / Rule.Max.
+func Bound(v float64) *float64 { return &v }
+
+// Input is a JSON object body being decoded field by field. Every getter
+// records problems instead of stopping, so Err reports every bad field.
+type Input struct {
+	raw    map[string]json.RawMessage
+	used   map[string]bool
+	issues []errs.FieldIssue
+}
+
+// ParseObject reads a JSON object: invalid JSON is 400 malformed_json and
+// any other top-level value is 422.
+func ParseObject(body []byte) (*Input, error) {
+	if !json.Valid(body) {
+		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, errs.InvalidField("body", "must be a JSON object")
+	}
+	in := &Input{raw: map[string]json.RawMessage{}, used: map[string]bool{}}
+	if err := json.Unmarshal(trimmed, &in.raw); err != nil {
+		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
+	}
+	return in, nil
+}
+
+// Body parses the request body of c as a JSON object.
+func Body(c *fiber.Ctx) (*Input, error) { return ParseObject(c.Body()) }
+
+// Has reports whether the key is present.
+func (in *Input) Has(name string) bool { _, ok := in.raw[name]; return ok }
+
+// Keys returns the keys present, sorted.
+func (in *Input) Keys() []string {
+	keys := make([]string, 0, len(in.raw))
+	for k := range in.raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Issue records a problem with a field.
+func (in *Input) Issue(field, issue string) {
+	in.issues = append(in.issues, errs.FieldIssue{Field: field, Issue: issue})
+}
+
+// ReadOnly marks fields that may never be written: present ones become issues.
+func (in *Input) ReadOnly(names ...string) {
+	for _, n := range names {
+		if in.Has(n) {
+			in.used[n] = true
+			in.Issue(n, "is read-only")
+		}
+	}
+}
+
+// Ignore marks fields as accepted without reading them.
+func (in *Input) Ignore(names ...string) {
+	for _, n := range names {
+		in.used[n] = true
+	}
+}
+
+// Raw returns the raw JSON of a field and marks it used.
+func (in *Input) Raw(name string) (json.RawMessage, bool) {
+	in.used[name] = true
+	r, ok := in.raw[name]
+	return r, ok
+}
+
+// Err returns a validation_error naming every bad or unknown field, or nil.
+func (in *Input) Err() error {
+	for _, k := range in.Keys() {
+		if !in.used[k] {
+			in.Issue(k, "is not a known field")
+		}
+	}
+	if len(in.issues) == 0 {
+		return nil
+	}
+	return errs.Invalid(in.issues...)
+}
+
+// HasIssues reports whether any problem was recorded so far.
+func (in *Input) HasIssues() bool { return len(in.issues) > 0 }
+
+// begin handles presence, null and required; ok=false means nothing to decode.
+func begin[T any](in *Input, name string, r Rule) (Field[T], json.RawMessage, bool) {
+	in.used[name] = true
+	raw, present := in.raw[name]
+	if !present {
+		if r.Required {
+			in.Issue(name, "is required")
+		}
+		return Field[T]{}, nil, false
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		if !r.Nullable {
+			if r.Required {
+				in.Issue(name, "is required")
+			} else {
+				in.Issue(name, "must not be null")
+			}
+			return Field[T]{}, nil, false
+		}
+		return Field[T]{Set: true, Null: true}, nil, false
+	}
+	return Field[T]{Set: true}, raw, true
+}
+
+// String decodes a string (trimmed).
+func (in *Input) String(name string, r Rule) Field[string] {
+	f, raw, ok := begin[string](in, name, r)
+	if !ok {
+		return f
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		in.Issue(name, "must be a string")
+		return Field[string]{}
+	}
+	s = strings.TrimSpace(s)
+	max := r.MaxLen
+	if max == 0 {
+		max = DefaultMaxLen
+	}
+	min := r.MinLen
+	if min == 0 && r.Required {
+		min = 1
+	}
+	switch n := utf8.RuneCountInString(s); {
+	case n > max:
+		in.Issue(name, fmt.Sprintf("must be at most %d characters", max))
+	case n < min && min == 1:
+		in.Issue(name, "must not be empty")
+	case n < min:
+		in.Issue(name, fmt.Sprintf("must be at least %d characters", min))
+	case r.Email && !validEmail(s):
+		in.Issue(name, "must be a valid email address")
+	case len(r.OneOf) > 0 && !slices.Contains(r.OneOf, s):
+		in.Issue(name, "must be one of: "+strings.Join(r.OneOf, ", "))
+	case r.Match != nil && !r.Match.MatchString(s):
+		in.Issue(name, "has an invalid format")
+	default:
+		f.Value = s
+		return f
+	}
+	return Field[string]{}
+}
+
+func validEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && a.Name == "" && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+}
+
+// Int decodes an integer.
+func (in *Input) Int(name string, r Rule) Field[int] {
+	f, raw, ok := begin[int](in, name, r)
+	if !ok {
+		return f
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		in.Issue(name, "must be an integer")
+		return Field[int]{}
+	}
+	v, err := n.Int64()
+	if err != nil || v > 1<<31-1 || v < -(1<<31) {
+		in.Issue(name, "must be an integer")
+		return Field[int]{}
+	}
+	if !inBounds(float64(v), r) {
+		in.Issue(name, boundsText(r, "an integer"))
+		return Field[int]{}
+	}
+	f.Value = int(v)
+	return f
+}
+
+// Number decodes a JSON number.
+func (in *Input) Number(name string, r Rule) Field[float64] {
+	f, raw, ok := begin[float64](in, name, r)
+	if !ok {
+		return f
+	}
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil || v != v {
+		in.Issue(name, "must be a number")
+		return Field[float64]{}
+	}
+	if (r.Positive && v <= 0) || !inBounds(v, r) || v > 1e9 {
+		if r.Positive {
+			in.Issue(name, "must be a positive number")
+		} else {
+			in.Issue(name, boundsText(r, "a number"))
+		}
+		return Field[float64]{}
+	}
+	f.Value = v
+	return f
+}
+
+func inBounds(v float64, r Rule) bool {
+	return (r.Min == nil || v >= *r.Min) && (r.Max == nil || v <= *r.Max)
+}
+
+func boundsText(r Rule, what string) string {
+	switch {
+	case r.Min != nil && r.Max != nil:
+		return fmt.Sprintf("must be %s from %g to %g", what, *r.Min, *r.Max)
+	case r.Min != nil:
+		return fmt.Sprintf("must be %s of at least %g", what, *r.Min)
+	case r.Max != nil:
+		return fmt.Sprintf("must be %s of at most %g", what, *r.Max)
+	}
+	return "must be " + what
+}
+
+// Money decodes an exact amount (JSON number, at most 2 decimals, ≥ 0).
+func (in *Input) Money(name string, r Rule) Field[money.Amount] {
+	f, raw, ok := begin[money.Amount](in, name, r)
+	if !ok {
+		return f
+	}
+	var a money.Amount
+	if err := json.Unmarshal(raw, &a); err != nil {
+		if err == money.ErrPrecision {
+			in.Issue(name, "must have at most 2 decimal places")
+		} else {
+			in.Issue(name, "must be a number from 0 to 9999999999.99")
+		}
+		return Field[money.Amount]{}
+	}
+	f.Value = a
+	return f
+}
+
+// Bool decodes a boolean.
+func (in *Input) Bool(name string, r Rule) Field[bool] {
+	f, raw, ok := begin[bool](in, name, r)
+	if !ok {
+		return f
+	}
+	if err := json.Unmarshal(raw, &f.Value); err != nil {
+		in.Issue(name, "must be a boolean")
+		return Field[bool]{}
+	}
+	return f
+}
+
+// UUID decodes a uuid string.
+func (in *Input) UUID(name string, r Rule) Field[uuid.UUID] {
+	f, raw, ok := begin[uuid.UUID](in, name, r)
+	if !ok {
+		return f
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		in.Issue(name, "must be a uuid string")
+		return Field[uuid.UUID]{}
+	}
+	id, err := ParseUUID(s)
+	if err != nil {
+		in.Issue(name, "must be a uuid")
+		return Field[uuid.UUID]{}
+	}
+	f.Value = id
+	return f
+}
+
+// DateTime decodes an RFC 3339 timestamp, normalised to UTC.
+func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
+	f, raw, ok := begin[time.Time](in, name, r)
+	if !ok {
+		return f
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		in.Issue(name, "must be an RFC 3339 date-time string")
+		return Field[time.Time]{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || t.Year() < 1900 || t.Year() > 9999 {
+		in.Issue(name, "must be an RFC 3339 date-time such as 2026-05-01T18:00:00Z")
+		return Field[time.Time]{}
+	}
+	f.Value = t.UTC()
+	return f
+}
+
+// Date decodes a YYYY-MM-DD date.
+func (in *Input) Date(name string, r Rule) Field[Date] {
+	f, raw, ok := begin[Date](in, name, r)
+	if !ok {
+		return f
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		in.Issue(name, "must be a date string YYYY-MM-DD")
+		return Field[Date]{}
+	}
+	d, err := ParseDate(s)
+	if err != nil {
+		in.Issue(name, "must be a date YYYY-MM-DD")
+		return Field[Date]{}
+	}
+	f.Value = d
+	return f
+}
+
+// StringList decodes an array of strings.
+func (in *Input) StringList(name string, r Rule, maxItems int) Field[[]string] {
+	f, raw, ok := begin[[]string](in, name, r)
+	if !ok {
+		return f
+	}
+	var v []string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		in.Issue(name, "must be an array of strings")
+		return Field[[]string]{}
+	}
+	if len(v) > maxItems {
+		in.Issue(name, fmt.Sprintf("must have at most %d items", maxItems))
+		return Field[[]string]{}
+	}
+	max := r.MaxLen
+	if max == 0 {
+		max = DefaultMaxLen
+	}
+	for _, s := range v {
+		if utf8.RuneCountInString(s) > max {
+			in.Issue(name, fmt.Sprintf("items must be at most %d characters", max))
+			return Field[[]string]{}
+		}
+	}
+	if v == nil {
+		v = []string{}
+	}
+	f.Value = v
+	return f
+}
+
+// ParseUUID parses a canonical uuid (36 characters with hyphens).
+func ParseUUID(s string) (uuid.UUID, error) {
+	if len(s) != 36 {
+		return uuid.Nil, fmt.Errorf("not a uuid")
+	}
+	return uuid.Parse(s)
+}

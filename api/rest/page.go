@@ -1,0 +1,142 @@
+package rest
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// Page limits.
+const (
+	DefaultLimit = 25
+	MaxLimit     = 100
+)
+
+// PageRequest is a parsed limit and optional cursor.
+type PageRequest struct {
+	Limit int
+	After *Cursor
+	// Scope binds cursors to one organization and list.
+	Scope string
+}
+
+// ParsePage reads limit and cursor from the query string. scope should name
+// the organization and the list (and any filter that changes the order).
+func ParsePage(c *fiber.Ctx, cs *Cursors, scope string) (PageRequest, error) {
+	p := PageRequest{Limit: DefaultLimit, Scope: scope}
+	var issues []errs.FieldIssue
+	if raw := c.Query("limit"); raw != "" || c.Context().QueryArgs().Has("limit") {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > MaxLimit {
+			issues = append(issues, errs.FieldIssue{Field: "limit", Issue: "must be an integer from 1 to 100"})
+		} else {
+			p.Limit = n
+		}
+	}
+	if raw := c.Query("cursor"); raw != "" || c.Context().QueryArgs().Has("cursor") {
+		cur, err := cs.Decode(scope, raw)
+		if err != nil {
+			issues = append(issues, errs.FieldIssue{Field: "cursor", Issue: "is not a valid cursor for this list"})
+		} else {
+			p.After = &cur
+		}
+	}
+	if len(issues) > 0 {
+		return p, errs.Invalid(issues...)
+	}
+	return p, nil
+}
+
+// NextCursor returns the opaque cursor after last, or nil when !hasMore.
+func (p PageRequest) NextCursor(cs *Cursors, hasMore bool, last Cursor) *string {
+	if !hasMore {
+		return nil
+	}
+	s := cs.Encode(p.Scope, last)
+	return &s
+}
+
+// ParseExpand reads the comma-separated expand parameter; a value outside
+// allowed is a 422 naming it.
+func ParseExpand(c *fiber.Ctx, allowed ...string) (map[string]bool, error) {
+	out := map[string]bool{}
+	raw := c.Query("expand")
+	if raw == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(raw, ",") {
+		name := strings.TrimSpace(part)
+		if name == "" {
+			continue
+		}
+		ok := false
+		for _, a := range allowed {
+			if a == name {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			if len(allowed) == 0 {
+				return nil, errs.InvalidField("expand", "this endpoint supports no expansions")
+			}
+			return nil, errs.InvalidField("expand", "unknown value "+strconv.Quote(name)+"; allowed: "+strings.Join(allowed, ", "))
+		}
+		out[name] = true
+	}
+	return out, nil
+}
+
+// QueryEnum reads an optional query parameter that must be one of values.
+func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
+	v := c.Query(name)
+	if v == "" {
+		return "", nil
+	}
+	for _, a := range values {
+		if a == v {
+			return v, nil
+		}
+	}
+	return "", errs.InvalidField(name, "must be one of: "+strings.Join(values, ", "))
+}
+
+// QueryUUID reads an optional uuid query parameter (422 when malformed).
+func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
+	v := c.Query(name)
+	if v == "" {
+		return nil, nil
+	}
+	id, err := ParseUUID(v)
+	if err != nil {
+		return nil, errs.InvalidField(name, "must be a uuid")
+	}
+	return &id, nil
+}
+
+// QueryBool reads an optional boolean query parameter (true/false).
+func QueryBool(c *fiber.Ctx, name string, def bool) (bool, error) {
+	switch c.Query(name) {
+	case "":
+		return def, nil
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return def, errs.InvalidField(name, "must be true or false")
+}
+
+// PathID reads the :id path parameter. A value that is not a uuid cannot name
+// any record, so it is 404 not_found like any other unknown id.
+func PathID(c *fiber.Ctx, kind string) (uuid.UUID, error) {
+	id, err := ParseUUID(c.Params("id"))
+	if err != nil {
+		return uuid.Nil, errs.NotFoundf(kind)
+	}
+	return id, nil
+}

@@ -1,0 +1,150 @@
+// Package server builds the Fiber application in one place, so the order of
+// the middleware and the public and protected route groups can be read top to
+// bottom, and runs it with graceful draining.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/clients"
+	"github.com/eventapi/eventapi/api/crew"
+	"github.com/eventapi/eventapi/api/equipment"
+	"github.com/eventapi/eventapi/api/events"
+	"github.com/eventapi/eventapi/api/invoices"
+	"github.com/eventapi/eventapi/api/middleware/accesslog"
+	"github.com/eventapi/eventapi/api/middleware/idempotency"
+	"github.com/eventapi/eventapi/api/middleware/ratelimit"
+	"github.com/eventapi/eventapi/api/middleware/recoverer"
+	"github.com/eventapi/eventapi/api/middleware/requestid"
+	"github.com/eventapi/eventapi/api/middleware/tracing"
+	"github.com/eventapi/eventapi/api/openapi"
+	"github.com/eventapi/eventapi/api/picklists"
+	"github.com/eventapi/eventapi/api/quotes"
+	"github.com/eventapi/eventapi/api/reservations"
+	"github.com/eventapi/eventapi/api/rest"
+	v1 "github.com/eventapi/eventapi/api/v1"
+	"github.com/eventapi/eventapi/api/vehicles"
+	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// BodyLimit is the largest request body accepted (413 payload_too_large above).
+const BodyLimit = 1 << 20
+
+// Deps are the process-wide dependencies of the app.
+type Deps struct {
+	DB      *bun.DB
+	Auth    *tenancy.Authenticator
+	Edge    edge.Store
+	Cursors *rest.Cursors
+	Log     *slog.Logger
+	// RateWindow is the rate-limit window; V1Limit and V2Limit the defaults per window.
+	RateWindow       time.Duration
+	V1Limit, V2Limit int
+	// V1Sunset is sent in the Sunset header of v1 responses.
+	V1Sunset time.Time
+	// Ready reports whether the dependencies answer (for /readyz).
+	Ready func(ctx context.Context) error
+	// Routes, when set, registers extra protected v2 routes (tests use it).
+	Routes func(v2 fiber.Router)
+}
+
+// New builds the app. Middleware order matters:
+//
+//  1. request id first, so every later log line, span and error carries it;
+//  2. recover next, so a panic anywhere below becomes a logged 500 envelope;
+//  3. the OTel span and the access log wrap everything that does real work,
+//     and render errors themselves so they record the final status;
+//  4. the body limit is enforced by Fiber before any handler runs (BodyLimit);
+//  5. auth resolves the organization before the rate limiter, which buckets
+//     per organization, and before idempotency, whose keys are per
+//     organization; a request refused by auth is never counted or stored.
+func New(d Deps) *fiber.App {
+	errorHandler := rest.ErrorHandler(d.Log)
+	app := fiber.New(fiber.Config{
+		AppName:               "eventapi",
+		Immutable:             true,
+		BodyLimit:             BodyLimit,
+		ErrorHandler:          errorHandler,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ReadBufferSize:        16 << 10,
+	})
+
+	app.Use(requestid.New())
+	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
+	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler}))
+	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler}))
+
+	// Public: probes and the API description.
+	app.Get("/livez", livez)
+	app.Get("/readyz", readyz(d.Ready))
+	openapi.Routes(app)
+
+	auth := tenancy.Middleware(d.Auth)
+
+	// v2: per-organization rate limit, then Idempotency-Key on writes.
+	v2 := app.Group("/api/v2", auth,
+		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit)}),
+		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log}),
+	)
+	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log}
+	v2.Get("/health", health)
+	events.Routes(v2, env)
+	clients.Routes(v2, env)
+	crew.Routes(v2, env)
+	equipment.Routes(v2, env)
+	vehicles.Routes(v2, env)
+	reservations.Routes(v2, env)
+	quotes.Routes(v2, env)
+	invoices.Routes(v2, env)
+	picklists.Routes(v2, env)
+	if d.Routes != nil {
+		d.Routes(v2)
+	}
+
+	// v1: per-key rate limit, deprecation headers, its own envelope.
+	v1g := app.Group(rest.V1Prefix, deprecated(d.V1Sunset), auth,
+		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit)}),
+	)
+	v1.Routes(v1g, env)
+
+	// Last: anything unmatched is 405 when the path exists with another
+	// method, else 404, both in the envelope.
+	app.Use(fallback(app))
+	return app
+}
+
+func v2Bucket(def int) func(c *fiber.Ctx) (string, int) {
+	return func(c *fiber.Ctx) (string, int) {
+		p := tenancy.MustFromContext(c.UserContext())
+		limit := def
+		if p.RateLimit > 0 {
+			limit = p.RateLimit
+		}
+		return "v2:org:" + p.OrganizationID.String(), limit
+	}
+}
+
+func v1Bucket(def int) func(c *fiber.Ctx) (string, int) {
+	return func(c *fiber.Ctx) (string, int) {
+		return "v1:key:" + tenancy.MustFromContext(c.UserContext()).KeyID.String(), def
+	}
+}
+
+func deprecated(sunset time.Time) fiber.Handler {
+	value := sunset.UTC().Format(time.RFC1123)
+	value = value[:len(value)-3] + "GMT"
+	return func(c *fiber.Ctx) error {
+		c.Set("Deprecation", "true")
+		c.Set("Sunset", value)
+		return c.Next()
+	}
+}

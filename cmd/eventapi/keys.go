@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: keys create|list|revoke", errUsage)
+	}
+	fs, output := newFlags("keys " + args[0])
+	org := fs.String("org", "", "organization id")
+	name := fs.String("name", "", "key name")
+	scopes := fs.String("scopes", "", "comma-separated scopes, or all")
+	mode := fs.String("mode", "live", "live, test or legacy")
+	expires := fs.String("expires", "", "optional expiry (RFC 3339)")
+	pos, err := parse(fs, output, args[1:])
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "create":
+		orgID, err := uuid.Parse(*org)
+		if err != nil || *name == "" || len(pos) != 0 {
+			return fmt.Errorf("%w: keys create --org ID --name N --scopes a,b|all --mode live|test|legacy", errUsage)
+		}
+		ss, err := tenancy.ParseScopes(*scopes)
+		if err != nil {
+			return fmt.Errorf("%w: --scopes: %v", errUsage, err)
+		}
+		m := apikey.Mode(*mode)
+		if !m.Valid() {
+			return fmt.Errorf("%w: --mode must be live, test or legacy", errUsage)
+		}
+		nk := tenancy.NewKey{OrganizationID: orgID, Name: *name, Scopes: ss, Mode: m}
+		if *expires != "" {
+			t, err := time.Parse(time.RFC3339, *expires)
+			if err != nil {
+				return fmt.Errorf("%w: --expires must be RFC 3339", errUsage)
+			}
+			nk.ExpiresAt = &t
+		}
+		db, _, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		k, err := tenancy.CreateKey(ctx, db, nk)
+		if err != nil {
+			return err
+		}
+		if *output == "json" {
+			return printJSON(stdout, map[string]any{"id": k.ID, "key": k.Secret, "prefix": k.Prefix, "scopes": k.Scopes, "mode": k.Mode})
+		}
+		fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
+		return nil
+	case "list":
+		orgID, err := uuid.Parse(*org)
+		if err != nil {
+			return fmt.Errorf("%w: keys list --org ID", errUsage)
+		}
+		db, _, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		ks, err := tenancy.ListKeys(ctx, db, orgID)
+		if err != nil {
+			return err
+		}
+		if *output == "json" {
+			if ks == nil {
+				ks = []tenancy.APIKey{}
+			}
+			return printJSON(stdout, map[string]any{"keys": ks})
+		}
+		for _, k := range ks {
+			state := "active"
+			if k.RevokedAt != nil {
+				state = "revoked"
+			}
+			last := "never"
+			if k.LastUsedAt != nil {
+				last = k.LastUsedAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(stdout, "%s  %-12s %-7s %-7s last_used=%s %s  %v\n", k.ID, k.Prefix, k.Mode, state, last, k.Name, k.Scopes)
+		}
+		return nil
+	case "revoke":
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: keys revoke ID", errUsage)
+		}
+		id, err := uuid.Parse(pos[0])
+		if err != nil {
+			return fmt.Errorf("%w: %q is not a key id", errUsage, pos[0])
+		}
+		db, _, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
+			return err
+		}
+		if *output == "json" {
+			return printJSON(stdout, map[string]any{"id": id, "revoked": true})
+		}
+		fmt.Fprintf(stdout, "key %s revoked\n", id)
+		return nil
+	}
+	return fmt.Errorf("%w: keys create|list|revoke", errUsage)
+}

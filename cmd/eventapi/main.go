@@ -1,0 +1,79 @@
+// Command eventapi is the eventapi service and its admin tool:
+//
+//	eventapi serve [--migrate]
+//	eventapi migrate up|down|status
+//	eventapi orgs create --name N [--sandbox-of ID]
+//	eventapi orgs update ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]
+//	eventapi orgs list
+//	eventapi keys create --org ID --name N --scopes a,b|all --mode live|test|legacy [--expires RFC3339]
+//	eventapi keys list --org ID
+//	eventapi keys revoke ID
+//	eventapi demo
+//
+// Admin commands take --output json to print one JSON object on stdout.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: eventapi <command> [flags]
+
+commands:
+  serve                     run the HTTP API
+  migrate up|down|status    manage the database schema
+  orgs create|update|list   manage organizations
+  keys create|list|revoke   manage API keys
+  demo                      seed a demo organization and print keys
+
+configuration comes from the environment (EVENTAPI_DATABASE_URL, EVENTAPI_REDIS_URL,
+EVENTAPI_ADDR, OTEL_*); see README.md.
+`
+
+// errUsage marks a bad invocation: exit status 2.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "eventapi:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "eventapi:", err)
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: a command is required", errUsage)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serveCmd(ctx, rest, stderr)
+	case "migrate":
+		return migrateCmd(ctx, rest, stdout)
+	case "orgs":
+		return orgsCmd(ctx, rest, stdout)
+	case "keys":
+		return keysCmd(ctx, rest, stdout)
+	case "demo":
+		return demoCmd(ctx, rest, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: orgs create|update|list", errUsage)
+	}
+	fs, output := newFlags("orgs " + args[0])
+	name := fs.String("name", "", "organization name")
+	sandboxOf := fs.String("sandbox-of", "", "parent organization id (creates its sandbox)")
+	guard := fs.String("stock-guard", "", "block, warn or off")
+	rate := fs.Int("rate-limit", -1, "v2 requests per window (0 clears the override)")
+	pos, err := parse(fs, output, args[1:])
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "create":
+		if *name == "" || len(pos) != 0 {
+			return fmt.Errorf("%w: orgs create --name N [--sandbox-of ID]", errUsage)
+		}
+		var parent *uuid.UUID
+		if *sandboxOf != "" {
+			id, err := uuid.Parse(*sandboxOf)
+			if err != nil {
+				return fmt.Errorf("%w: --sandbox-of must be an organization id", errUsage)
+			}
+			parent = &id
+		}
+		db, _, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		org, err := tenancy.CreateOrganization(ctx, db, *name, parent)
+		if err != nil {
+			return err
+		}
+		return printOrg(stdout, *output, org)
+	case "update":
+		if len(pos) != 1 {
+			return fmt.Errorf("%w: orgs update ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
+		}
+		id, err := uuid.Parse(pos[0])
+		if err != nil {
+			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
+		}
+		var u tenancy.OrganizationUpdate
+		if *name != "" {
+			u.Name = name
+		}
+		if *guard != "" {
+			m := tenancy.StockGuardMode(*guard)
+			if !m.Valid() {
+				return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
+			}
+			u.StockGuardMode = &m
+		}
+		if *rate >= 0 {
+			u.RateLimit = rate
+		} else if *rate != -1 {
+			return fmt.Errorf("%w: --rate-limit must be a positive integer, or 0 to clear", errUsage)
+		}
+		db, _, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		org, err := tenancy.UpdateOrganization(ctx, db, id, u)
+		if err != nil {
+			return err
+		}
+		return printOrg(stdout, *output, org)
+	case "list":
+		db, _, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		orgs, err := tenancy.ListOrganizations(ctx, db)
+		if err != nil {
+			return err
+		}
+		if *output == "json" {
+			if orgs == nil {
+				orgs = []tenancy.Organization{}
+			}
+			return printJSON(stdout, map[string]any{"organizations": orgs})
+		}
+		for _, o := range orgs {
+			fmt.Fprintf(stdout, "%s  %-30s stock_guard=%s%s\n", o.ID, o.Name, o.StockGuardMode, sandboxNote(&o))
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: orgs create|update|list", errUsage)
+}
+
+func sandboxNote(o *tenancy.Organization) string {
+	if o.SandboxOf != nil {
+		return " sandbox_of=" + o.SandboxOf.String()
+	}
+	return ""
+}
+
+func printOrg(w io.Writer, output string, o *tenancy.Organization) error {
+	if output == "json" {
+		return printJSON(w, map[string]any{"id": o.ID, "name": o.Name, "stock_guard_mode": o.StockGuardMode,
+			"rate_limit": o.RateLimit, "sandbox_of": o.SandboxOf})
+	}
+	fmt.Fprintf(w, "organization %s %q stock_guard=%s%s\n", o.ID, o.Name, o.StockGuardMode, sandboxNote(o))
+	return nil
+}

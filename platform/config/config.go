@@ -1,0 +1,137 @@
+// Package config reads eventapi's configuration from the environment and
+// validates it once at start, reporting every bad value in one error.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the process configuration.
+type Config struct {
+	// DatabaseURL is a PostgreSQL URL (EVENTAPI_DATABASE_URL).
+	DatabaseURL string
+	// RedisURL is optional (EVENTAPI_REDIS_URL); empty selects the in-process edge store.
+	RedisURL string
+	// Addr is the listen address (EVENTAPI_ADDR, default :8080).
+	Addr string
+	// RateWindow is the rate-limit window (EVENTAPI_RATE_WINDOW, default 60s).
+	RateWindow time.Duration
+	// V1RateLimit is the v1 per-key limit per window (EVENTAPI_V1_RATE_LIMIT, default 100).
+	V1RateLimit int
+	// V2RateLimit is the default v2 per-organization limit per window (EVENTAPI_V2_RATE_LIMIT, default 1000).
+	V2RateLimit int
+	// V1Sunset is the date sent in the v1 Sunset header (EVENTAPI_V1_SUNSET).
+	V1Sunset time.Time
+	// ShutdownTimeout bounds graceful draining (EVENTAPI_SHUTDOWN_TIMEOUT, default 20s).
+	ShutdownTimeout time.Duration
+	// LogLevel is debug, info, warn or error (EVENTAPI_LOG_LEVEL, default info).
+	LogLevel string
+	// DBMaxConns caps the PostgreSQL pool (EVENTAPI_DB_MAX_CONNS, default 20).
+	DBMaxConns int
+}
+
+// Getenv abstracts os.Getenv for tests.
+type Getenv func(string) string
+
+// Load reads the configuration from the process environment.
+func Load() (Config, error) { return FromEnv(os.Getenv) }
+
+// FromEnv reads and validates the configuration using getenv.
+func FromEnv(getenv Getenv) (Config, error) {
+	var errs []error
+	c := Config{
+		DatabaseURL: getenv("EVENTAPI_DATABASE_URL"),
+		RedisURL:    getenv("EVENTAPI_REDIS_URL"),
+		Addr:        orDefault(getenv("EVENTAPI_ADDR"), ":8080"),
+		LogLevel:    strings.ToLower(orDefault(getenv("EVENTAPI_LOG_LEVEL"), "info")),
+	}
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL is required (for example postgres://postgres@127.0.0.1:5432/eventapi?sslmode=disable)"))
+	} else if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL must be a postgres:// or postgresql:// URL"))
+	}
+	if c.RedisURL != "" {
+		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			errs = append(errs, errors.New("EVENTAPI_REDIS_URL must be a redis:// or rediss:// URL"))
+		}
+	}
+	if _, _, err := splitAddr(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("EVENTAPI_ADDR %q: %v", c.Addr, err))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("EVENTAPI_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel))
+	}
+	c.RateWindow = duration(getenv, "EVENTAPI_RATE_WINDOW", time.Minute, &errs)
+	c.ShutdownTimeout = duration(getenv, "EVENTAPI_SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
+	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
+	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
+	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
+	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
+	return c, errors.Join(errs...)
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+func splitAddr(addr string) (string, int, error) {
+	i := strings.LastIndex(addr, ":")
+	if i < 0 {
+		return "", 0, errors.New("must be host:port or :port")
+	}
+	p, err := strconv.Atoi(addr[i+1:])
+	if err != nil || p < 0 || p > 65535 {
+		return "", 0, errors.New("port must be a number from 0 to 65535")
+	}
+	return addr[:i], p, nil
+}
+
+func duration(getenv Getenv, name string, def time.Duration, errs *[]error) time.Duration {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a positive duration such as 60s", name, v))
+		return def
+	}
+	return d
+}
+
+func positiveInt(getenv Getenv, name string, def int, errs *[]error) int {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a positive integer", name, v))
+		return def
+	}
+	return n
+}
+
+func date(getenv Getenv, name string, def time.Time, errs *[]error) time.Time {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	t, err := time.Parse("2006-01-02", v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a date YYYY-MM-DD", name, v))
+		return def
+	}
+	return t
+}

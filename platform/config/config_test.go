@@ -1,0 +1,56 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFromEnv(t *testing.T) {
+	base := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr []string
+		check   func(t *testing.T, c Config)
+	}{
+		{name: "defaults", env: base, check: func(t *testing.T, c Config) {
+			if c.Addr != ":8080" || c.RateWindow != time.Minute || c.V1RateLimit != 100 || c.V2RateLimit != 1000 || c.RedisURL != "" {
+				t.Fatalf("unexpected defaults: %+v", c)
+			}
+		}},
+		{name: "missing database", env: map[string]string{}, wantErr: []string{"EVENTAPI_DATABASE_URL is required"}},
+		{name: "every bad value reported", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "mysql://x", "EVENTAPI_REDIS_URL": "http://x", "EVENTAPI_ADDR": "nope",
+			"EVENTAPI_RATE_WINDOW": "soon", "EVENTAPI_V1_RATE_LIMIT": "-1", "EVENTAPI_LOG_LEVEL": "loud",
+		}, wantErr: []string{"EVENTAPI_DATABASE_URL must be", "EVENTAPI_REDIS_URL", "EVENTAPI_ADDR", "EVENTAPI_RATE_WINDOW", "EVENTAPI_V1_RATE_LIMIT", "EVENTAPI_LOG_LEVEL"}},
+		{name: "overrides", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgresql://u@h/db", "EVENTAPI_REDIS_URL": "redis://127.0.0.1:6379/0",
+			"EVENTAPI_ADDR": "127.0.0.1:9090", "EVENTAPI_RATE_WINDOW": "2s", "EVENTAPI_V2_RATE_LIMIT": "50",
+		}, check: func(t *testing.T, c Config) {
+			if c.Addr != "127.0.0.1:9090" || c.RateWindow != 2*time.Second || c.V2RateLimit != 50 || c.RedisURL == "" {
+				t.Fatalf("overrides not applied: %+v", c)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := FromEnv(func(k string) string { return tt.env[k] })
+			if len(tt.wantErr) > 0 {
+				if err == nil {
+					t.Fatal("expected error")
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not mention %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}

@@ -1,0 +1,58 @@
+// Package database opens PostgreSQL through bun (pgx driver, OpenTelemetry
+// hook, bounded pool), runs the embedded SQL migrations, and turns driver
+// errors into *errs.Error so that no PostgreSQL text ever reaches a client.
+package database
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/extra/bunotel"
+)
+
+// Options tunes the connection pool.
+type Options struct {
+	MaxOpenConns int
+	// Tracing adds the bun OpenTelemetry hook (SQL spans).
+	Tracing bool
+}
+
+// Open connects to url, verifies the connection and returns a bun.DB.
+func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
+	cfg, err := pgxConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	if opt.MaxOpenConns <= 0 {
+		opt.MaxOpenConns = 20
+	}
+	sqldb.SetMaxOpenConns(opt.MaxOpenConns)
+	sqldb.SetMaxIdleConns(opt.MaxOpenConns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	sqldb.SetConnMaxLifetime(time.Hour)
+	db := bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())
+	if opt.Tracing {
+		db.AddQueryHook(bunotel.NewQueryHook(bunotel.WithDBName("eventapi")))
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return db, nil
+}
+
+// Ping checks that PostgreSQL answers within the context's deadline.
+func Ping(ctx context.Context, db *bun.DB) error { return db.PingContext(ctx) }
+
+// RunInTx runs fn in a transaction on db, committing when fn returns nil.
+func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.RunInTx(ctx, &sql.TxOptions{}, fn)
+}

@@ -1,0 +1,109 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// Error converts a database error into an *errs.Error. Constraint violations
+// become duplicate_record (409) or validation_error (422); a lost or refused
+// connection becomes service_unavailable; anything else internal_error. The
+// original error is kept as the hidden Cause, never as client text.
+func Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return &errs.Error{Code: errs.NotFound, Message: "record not found", Cause: err}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "request cancelled", Cause: err, RetryAfter: 1}
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return fromPgError(pg, err)
+	}
+	if isConnectionError(err) {
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: err, RetryAfter: 1}
+	}
+	return errs.Wrap(err, "internal error")
+}
+
+func fromPgError(pg *pgconn.PgError, cause error) error {
+	field := constraintField(pg.ConstraintName, pg.ColumnName)
+	switch pg.Code {
+	case "23505": // unique_violation
+		return &errs.Error{Code: errs.DuplicateRecord, Message: "a record with these values already exists", Cause: cause,
+			Details: map[string]any{"field": field}}
+	case "23503": // foreign_key_violation
+		return &errs.Error{Code: errs.Validation, Message: "a referenced record does not exist", Cause: cause,
+			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "references a record that does not exist"}}}}
+	case "23502", "23514", "22001", "22003", "22007", "22008", "22P02", "22023": // not null, check, too long, range, datetime, text repr
+		return &errs.Error{Code: errs.Validation, Message: "a value is not acceptable", Cause: cause,
+			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
+	case "40001", "40P01": // serialization failure, deadlock
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause, RetryAfter: 1}
+	case "57014": // query_canceled (statement timeout)
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database timeout", Cause: cause, RetryAfter: 1}
+	}
+	if strings.HasPrefix(pg.Code, "08") || strings.HasPrefix(pg.Code, "57P") || pg.Code == "53300" {
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
+	}
+	return errs.Wrap(cause, "internal error")
+}
+
+// constraintField guesses the API field a constraint protects from its name.
+// Constraints are named <table>_<column>_<kind> by convention in migrations.
+func constraintField(constraint, column string) string {
+	if column != "" {
+		return column
+	}
+	for _, suffix := range []string{"_fkey", "_key", "_check", "_uniq"} {
+		if strings.HasSuffix(constraint, suffix) {
+			name := strings.TrimSuffix(constraint, suffix)
+			if f, ok := knownConstraintFields[name]; ok {
+				return f
+			}
+		}
+	}
+	if f, ok := knownConstraintFields[constraint]; ok {
+		return f
+	}
+	return "body"
+}
+
+// knownConstraintFields maps constraint names (without suffix) to API fields.
+var knownConstraintFields = map[string]string{}
+
+// RegisterConstraintField tells Error which API field a constraint guards.
+// Resource packages call it from init.
+func RegisterConstraintField(constraint, field string) { knownConstraintFields[constraint] = field }
+
+func isConnectionError(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	if errors.Is(err, sql.ErrConnDone) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "conn closed") ||
+		strings.Contains(msg, "driver: bad connection") || strings.Contains(msg, "unexpected EOF") ||
+		strings.Contains(msg, "broken pipe")
+}

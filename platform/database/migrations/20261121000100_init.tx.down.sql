@@ -1,0 +1,17 @@
+DROP TABLE IF EXISTS pick_list_items;
+DROP TABLE IF EXISTS pick_lists;
+DROP TABLE IF EXISTS invoice_line_items;
+DROP TABLE IF EXISTS invoices;
+DROP TABLE IF EXISTS quote_line_items;
+DROP TABLE IF EXISTS quotes;
+DROP TABLE IF EXISTS number_counters;
+DROP TABLE IF EXISTS equipment_reservations;
+DROP TABLE IF EXISTS vehicles;
+DROP TABLE IF EXISTS equipment;
+DROP TABLE IF EXISTS equipment_categories;
+DROP TABLE IF EXISTS crew_members;
+DROP TABLE IF EXISTS events;
+DROP TABLE IF EXISTS clients;
+DROP TABLE IF EXISTS service_secrets;
+DROP TABLE IF EXISTS api_keys;
+DROP TABLE IF EXISTS organizations;

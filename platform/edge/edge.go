@@ -1,0 +1,47 @@
+// Package edge holds the state the stateless API pods share at the edge: the
+// sliding-window rate-limit counters and the idempotency records. Store has a
+// Redis implementation (many instances) and an in-process one (a single
+// instance, used when EVENTAPI_REDIS_URL is unset); both pass one contract
+// suite.
+package edge
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrUnavailable wraps failures to reach the backing store.
+var ErrUnavailable = errors.New("edge store unavailable")
+
+// Decision is the outcome of one Admit call.
+type Decision struct {
+	Allowed bool
+	Limit   int
+	// Remaining is how many more requests the window admits now.
+	Remaining int
+	// Reset is when the oldest counted request leaves the window (a slot frees up).
+	Reset time.Time
+	// RetryAfter is how long a rejected caller should wait.
+	RetryAfter time.Duration
+}
+
+// Store is the shared edge state.
+type Store interface {
+	// Admit counts one request against key if fewer than limit requests were
+	// admitted in the last window, atomically: an exact sliding window.
+	// A rejected request is not counted.
+	Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error)
+	// SetNX stores value under key for ttl if key is absent; it reports whether it stored.
+	SetNX(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error)
+	// Set stores value under key for ttl, replacing any value.
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	// Get returns the value under key; ok is false when absent.
+	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
+	// Delete removes key.
+	Delete(ctx context.Context, key string) error
+	// Ping checks the store answers.
+	Ping(ctx context.Context) error
+	// Close releases resources.
+	Close() error
+}

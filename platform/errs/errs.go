@@ -1,0 +1,120 @@
+// Package errs defines the single error type of eventapi. Every layer returns
+// *errs.Error (or wraps a cause in one); the HTTP layer maps Code to a status in
+// exactly one place (api/rest), so handlers and stores never pick status codes.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a machine-readable error code. Clients route on it.
+type Code string
+
+// The v2 error codes (SPEC.md "Errors" and DECISIONS.md "Errors").
+const (
+	MalformedJSON          Code = "malformed_json"
+	InvalidCredentials     Code = "invalid_credentials"
+	InsufficientScope      Code = "insufficient_scope"
+	NotFound               Code = "not_found"
+	MethodNotAllowed       Code = "method_not_allowed"
+	DuplicateRecord        Code = "duplicate_record"
+	IdempotencyKeyMismatch Code = "idempotency_key_mismatch"
+	IdempotencyKeyInUse    Code = "idempotency_key_in_use"
+	PayloadTooLarge        Code = "payload_too_large"
+	Validation             Code = "validation_error"
+	InvalidTransition      Code = "invalid_transition"
+	OverbookBlocked        Code = "overbook_blocked"
+	OverbookReasonRequired Code = "overbook_reason_required"
+	RateLimited            Code = "rate_limited"
+	Internal               Code = "internal_error"
+	ServiceUnavailable     Code = "service_unavailable"
+	// BadRequest is used by the v1 surface for bad query parameters and
+	// PATCH bodies without a writable field.
+	BadRequest Code = "bad_request"
+)
+
+// Error is the one error type of the service.
+type Error struct {
+	Code    Code
+	Message string
+	// Details is rendered as error.details; nil renders as null.
+	Details any
+	// RetryAfter, when positive, becomes a Retry-After header (seconds).
+	RetryAfter int
+	// Cause is logged, never shown to clients.
+	Cause error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// New returns an error with a code and message.
+func New(code Code, msg string) *Error { return &Error{Code: code, Message: msg} }
+
+// Newf returns an error with a formatted message.
+func Newf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithDetails returns a copy of e carrying details.
+func (e *Error) WithDetails(d any) *Error {
+	c := *e
+	c.Details = d
+	return &c
+}
+
+// Wrap returns an internal error that hides cause from clients.
+func Wrap(cause error, msg string) *Error {
+	return &Error{Code: Internal, Message: msg, Cause: cause}
+}
+
+// As extracts an *Error from err; a plain error becomes internal_error.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: Internal, Message: "internal error", Cause: err}
+}
+
+// Is reports whether err carries the given code.
+func Is(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// FieldIssue names one bad input field.
+type FieldIssue struct {
+	Field string `json:"field"`
+	Issue string `json:"issue"`
+}
+
+// ValidationDetails is the details object of validation_error.
+type ValidationDetails struct {
+	Fields []FieldIssue `json:"fields"`
+}
+
+// Invalid returns a validation_error naming every bad field.
+func Invalid(issues ...FieldIssue) *Error {
+	msg := "request validation failed"
+	if len(issues) == 1 {
+		msg = fmt.Sprintf("%s: %s", issues[0].Field, issues[0].Issue)
+	}
+	return &Error{Code: Validation, Message: msg, Details: ValidationDetails{Fields: issues}}
+}
+
+// InvalidField is shorthand for a validation_error on one field.
+func InvalidField(field, issue string) *Error {
+	return Invalid(FieldIssue{Field: field, Issue: issue})
+}
+
+// NotFoundf returns not_found for a resource kind.
+func NotFoundf(kind string) *Error { return Newf(NotFound, "%s not found", kind) }

@@ -1,0 +1,109 @@
+// Package money is an exact amount of currency in cents. It scans from and
+// writes to PostgreSQL numeric, and reads and writes JSON numbers with at
+// most two decimals, so no amount ever passes through a float.
+package money
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Amount is a number of cents.
+type Amount int64
+
+// Max is the largest amount accepted from a client (numeric(12,2)).
+const Max Amount = 999_999_999_999
+
+// ErrPrecision reports more than two decimals.
+var ErrPrecision = errors.New("must have at most 2 decimal places")
+
+// ErrRange reports an amount outside 0..Max or not a number.
+var ErrRange = errors.New("must be a number from 0 to 9999999999.99")
+
+// Parse reads a decimal text (a JSON number) exactly.
+func Parse(s string) (Amount, error) {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return 0, ErrRange
+	}
+	r.Mul(r, big.NewRat(100, 1))
+	if !r.IsInt() {
+		return 0, ErrPrecision
+	}
+	n := r.Num()
+	if n.Sign() < 0 || n.Cmp(big.NewInt(int64(Max))) > 0 {
+		return 0, ErrRange
+	}
+	return Amount(n.Int64()), nil
+}
+
+// Mul returns a × qty.
+func (a Amount) Mul(qty int) Amount { return a * Amount(qty) }
+
+// String renders the amount with two decimals.
+func (a Amount) String() string {
+	sign := ""
+	v := int64(a)
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, v/100, v%100)
+}
+
+// MarshalJSON writes a JSON number with two decimals.
+func (a Amount) MarshalJSON() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalJSON reads a JSON number exactly.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "" || s[0] == '"' {
+		return ErrRange
+	}
+	v, err := Parse(s)
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// Value writes numeric text.
+func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
+
+// Scan reads numeric text (or an integer) from the database.
+func (a *Amount) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*a = 0
+		return nil
+	case int64:
+		*a = Amount(v * 100)
+		return nil
+	case []byte:
+		return a.scanText(string(v))
+	case string:
+		return a.scanText(v)
+	case float64:
+		return a.scanText(strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	return fmt.Errorf("money: cannot scan %T", src)
+}
+
+func (a *Amount) scanText(s string) error {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return fmt.Errorf("money: cannot scan %q", s)
+	}
+	r.Mul(r, big.NewRat(100, 1))
+	f, _ := r.Float64()
+	if r.IsInt() {
+		*a = Amount(r.Num().Int64())
+		return nil
+	}
+	*a = Amount(int64(f + 0.5))
+	return nil
+}

@@ -1,0 +1,183 @@
+// Package pgtest gives each test package its own freshly created PostgreSQL
+// database, migrated to the current schema, and a Redis URL. It never skips:
+// when a service is missing, tests fail loudly, as CI must.
+//
+// The server defaults to the local one (127.0.0.1:5432, user postgres);
+// EVENTAPI_TEST_DATABASE_URL points it elsewhere (any database on the server
+// works as the admin connection). EVENTAPI_TEST_REDIS_URL likewise for Redis.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+const defaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// AdminURL is the URL of the server's maintenance database.
+func AdminURL() string {
+	if u := os.Getenv("EVENTAPI_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return defaultAdminURL
+}
+
+// RedisURL is the Redis used by tests.
+func RedisURL() string {
+	if u := os.Getenv("EVENTAPI_TEST_REDIS_URL"); u != "" {
+		return u
+	}
+	return "redis://127.0.0.1:6379/0"
+}
+
+var (
+	mu      sync.Mutex
+	created = map[string]string{}
+)
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// NewDatabase creates an empty database named after the test package and a
+// random suffix, migrated to the latest schema, and returns its URL. The
+// database is dropped by Cleanup (call it from TestMain) or by the next run's
+// sweep of stale test databases.
+func NewDatabase(tb testing.TB) string {
+	tb.Helper()
+	u, err := newDatabase(context.Background(), true)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u
+}
+
+// NewEmptyDatabase is NewDatabase without migrations.
+func NewEmptyDatabase(tb testing.TB) string {
+	tb.Helper()
+	u, err := newDatabase(context.Background(), false)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u
+}
+
+func newDatabase(ctx context.Context, migrate bool) (string, error) {
+	admin, err := database.Open(ctx, AdminURL(), database.Options{MaxOpenConns: 2})
+	if err != nil {
+		return "", fmt.Errorf("PostgreSQL is required for tests and is not reachable at %s: %w", redact(AdminURL()), err)
+	}
+	defer admin.Close()
+	name := "eventapi_test_" + packageName() + "_" + randomSuffix()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	dbURL, err := withDatabase(AdminURL(), name)
+	if err != nil {
+		return "", err
+	}
+	mu.Lock()
+	created[name] = dbURL
+	mu.Unlock()
+	if migrate {
+		db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2})
+		if err != nil {
+			return "", err
+		}
+		defer db.Close()
+		m, err := database.NewMigrator(db)
+		if err != nil {
+			return "", err
+		}
+		if _, err := m.Up(ctx); err != nil {
+			return "", err
+		}
+	}
+	return dbURL, nil
+}
+
+// Open returns a bun.DB on a fresh migrated database, closed at test end.
+func Open(tb testing.TB) *bun.DB {
+	tb.Helper()
+	db, err := database.Open(context.Background(), NewDatabase(tb), database.Options{MaxOpenConns: 10})
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// Cleanup drops the databases this process created. Call it from TestMain
+// after m.Run.
+func Cleanup() {
+	mu.Lock()
+	defer mu.Unlock()
+	if len(created) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := database.Open(ctx, AdminURL(), database.Options{MaxOpenConns: 1})
+	if err != nil {
+		return
+	}
+	defer admin.Close()
+	for name := range created {
+		_, _ = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		delete(created, name)
+	}
+}
+
+// Main is a TestMain body: it runs the tests and drops the package's databases.
+func Main(m interface{ Run() int }) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
+func withDatabase(raw, name string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("parse %s: %w", redact(raw), err)
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+func packageName() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "pkg"
+	}
+	n := unsafeChars.ReplaceAllString(strings.ToLower(filepath.Base(wd)), "_")
+	if len(n) > 24 {
+		n = n[:24]
+	}
+	return n
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	return u.Redacted()
+}

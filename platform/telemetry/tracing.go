@@ -1,0 +1,81 @@
+// Package telemetry sets up OpenTelemetry tracing from the standard OTEL_*
+// variables and structured JSON logging (log/slog) whose records carry the
+// request_id and trace_id of the context they are logged with.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// TracerName is the instrumentation name used by eventapi's own spans.
+const TracerName = "github.com/eventapi/eventapi"
+
+// Tracer returns eventapi's tracer from the global provider.
+func Tracer() trace.Tracer { return otel.Tracer(TracerName) }
+
+// Shutdown flushes and stops the tracer provider.
+type Shutdown func(context.Context) error
+
+// SetupTracing installs a global tracer provider. It exports over OTLP when
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set
+// (protocol from OTEL_EXPORTER_OTLP_PROTOCOL: grpc or http/protobuf, the
+// default), and is a no-op otherwise or when OTEL_SDK_DISABLED=true or
+// OTEL_TRACES_EXPORTER=none. It reports whether spans are exported.
+func SetupTracing(ctx context.Context, serviceName string) (Shutdown, bool, error) {
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	if !exportEnabled(os.Getenv) {
+		otel.SetTracerProvider(noop.NewTracerProvider())
+		return func(context.Context) error { return nil }, false, nil
+	}
+	exp, err := newExporter(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName(serviceName)))
+	if err != nil && !errors.Is(err, resource.ErrSchemaURLConflict) {
+		return nil, false, err
+	}
+	envRes, err := resource.New(ctx, resource.WithFromEnv())
+	if err == nil {
+		if merged, mErr := resource.Merge(res, envRes); mErr == nil {
+			res = merged
+		}
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	otel.SetTracerProvider(tp)
+	return tp.Shutdown, true, nil
+}
+
+func exportEnabled(getenv func(string) string) bool {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
+		return false
+	}
+	if strings.EqualFold(getenv("OTEL_TRACES_EXPORTER"), "none") {
+		return false
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+func newExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	proto := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if proto == "" {
+		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	if proto == "grpc" {
+		return otlptracegrpc.New(ctx)
+	}
+	return otlptracehttp.New(ctx)
+}

@@ -1,0 +1,157 @@
+package tenancy
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// CacheTTL bounds how long a key's lookup (positive or negative) is reused.
+// It is also the bound on how long a revoked key keeps working on another
+// instance.
+const CacheTTL = time.Second
+
+const maxCacheEntries = 50_000
+
+// ErrInvalidCredentials is the 401 every authentication failure returns.
+var ErrInvalidCredentials = errs.New(errs.InvalidCredentials, "missing, malformed, expired or revoked API key")
+
+// Authenticator resolves bearer keys to principals. Lookups are cached per
+// key hash for CacheTTL, and concurrent misses for one key share one query.
+type Authenticator struct {
+	db    bun.IDB
+	now   func() time.Time
+	group singleflight.Group
+	mu    sync.RWMutex
+	cache map[[32]byte]cacheEntry
+	usage *usageRecorder
+}
+
+type cacheEntry struct {
+	p       *Principal // nil: the key is unknown, revoked or expired
+	expires time.Time
+}
+
+// NewAuthenticator returns an Authenticator over db. Call Close to stop the
+// background writer of last_used_at.
+func NewAuthenticator(db bun.IDB, log *slog.Logger) *Authenticator {
+	return &Authenticator{db: db, now: time.Now, cache: map[[32]byte]cacheEntry{}, usage: newUsageRecorder(db, log)}
+}
+
+// Close flushes pending last-used times and stops the writer.
+func (a *Authenticator) Close() { a.usage.close() }
+
+// Authenticate returns the principal for a raw key, or invalid_credentials.
+// A malformed key is refused without touching the cache or the database.
+func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principal, error) {
+	if _, err := apikey.Parse(raw); err != nil {
+		return nil, ErrInvalidCredentials
+	}
+	h := apikey.Hash(raw)
+	now := a.now()
+	a.mu.RLock()
+	e, ok := a.cache[h]
+	a.mu.RUnlock()
+	if !ok || now.After(e.expires) {
+		v, err, _ := a.group.Do(string(h[:]), func() (any, error) {
+			p, err := a.lookup(ctx, h[:])
+			if err != nil {
+				return nil, err
+			}
+			e := cacheEntry{p: p, expires: a.now().Add(CacheTTL)}
+			a.mu.Lock()
+			if len(a.cache) >= maxCacheEntries {
+				clear(a.cache) // bounded memory under a flood of unknown keys
+			}
+			a.cache[h] = e
+			a.mu.Unlock()
+			return e, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		e = v.(cacheEntry)
+	}
+	if e.p == nil {
+		return nil, ErrInvalidCredentials
+	}
+	a.usage.touch(e.p.KeyID, now)
+	return e.p, nil
+}
+
+// Forget drops every cached lookup (used after a local revoke or scope change).
+func (a *Authenticator) Forget() {
+	a.mu.Lock()
+	clear(a.cache)
+	a.mu.Unlock()
+}
+
+type keyRow struct {
+	KeyID          uuid.UUID  `bun:"key_id"`
+	OrganizationID uuid.UUID  `bun:"organization_id"`
+	Scopes         []string   `bun:"scopes,array"`
+	Mode           string     `bun:"mode"`
+	RevokedAt      *time.Time `bun:"revoked_at"`
+	ExpiresAt      *time.Time `bun:"expires_at"`
+	RateLimit      *int       `bun:"rate_limit"`
+	StockGuard     string     `bun:"stock_guard_mode"`
+	SandboxID      *uuid.UUID `bun:"sandbox_id"`
+	SandboxRate    *int       `bun:"sandbox_rate_limit"`
+	SandboxGuard   *string    `bun:"sandbox_stock_guard_mode"`
+}
+
+func (a *Authenticator) lookup(ctx context.Context, hash []byte) (*Principal, error) {
+	var rows []keyRow
+	err := a.db.NewRaw(`
+		SELECT k.id AS key_id, k.organization_id, k.scopes, k.mode, k.revoked_at, k.expires_at,
+		       o.rate_limit_per_window AS rate_limit, o.stock_guard_mode,
+		       s.id AS sandbox_id, s.rate_limit_per_window AS sandbox_rate_limit,
+		       s.stock_guard_mode AS sandbox_stock_guard_mode
+		FROM api_keys k
+		JOIN organizations o ON o.id = k.organization_id
+		LEFT JOIN organizations s ON s.sandbox_of = o.id
+		WHERE k.hash = ?`, hash).Scan(ctx, &rows)
+	if err != nil {
+		return nil, database.Error(err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	r := rows[0]
+	now := a.now()
+	if r.RevokedAt != nil || (r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)) {
+		return nil, nil
+	}
+	scopes := make([]Scope, len(r.Scopes))
+	for i, s := range r.Scopes {
+		scopes[i] = Scope(s)
+	}
+	p := &Principal{
+		KeyID: r.KeyID, OrganizationID: r.OrganizationID, HomeOrganizationID: r.OrganizationID,
+		Scopes: NewScopeSet(scopes...), Mode: apikey.Mode(r.Mode), Sandbox: r.Mode == string(apikey.Test),
+		StockGuardMode: StockGuardMode(r.StockGuard),
+	}
+	if r.RateLimit != nil {
+		p.RateLimit = *r.RateLimit
+	}
+	if p.Sandbox && r.SandboxID != nil {
+		p.OrganizationID = *r.SandboxID
+		p.RateLimit = 0
+		if r.SandboxRate != nil {
+			p.RateLimit = *r.SandboxRate
+		}
+		if r.SandboxGuard != nil {
+			p.StockGuardMode = StockGuardMode(*r.SandboxGuard)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,64 @@
+package tenancy
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// Middleware authenticates the bearer key of every request and stores the
+// principal in the request's user context. Failures are returned as
+// *errs.Error for the app's error handler to render.
+func Middleware(a *Authenticator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		raw, ok := bearer(c.Get(fiber.HeaderAuthorization))
+		if !ok {
+			return ErrInvalidCredentials
+		}
+		ctx := c.UserContext()
+		p, err := a.Authenticate(ctx, raw)
+		if err != nil {
+			return err
+		}
+		trace.SpanFromContext(ctx).SetAttributes(
+			attribute.String("eventapi.organization_id", p.OrganizationID.String()),
+			attribute.String("eventapi.api_key_id", p.KeyID.String()),
+			attribute.Bool("eventapi.sandbox", p.Sandbox),
+		)
+		c.SetUserContext(WithPrincipal(ctx, p))
+		return c.Next()
+	}
+}
+
+func bearer(h string) (string, bool) {
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return "", false
+	}
+	return strings.TrimSpace(h[len(prefix):]), true
+}
+
+// Require allows the request when the principal holds any of scopes; else
+// 403 insufficient_scope with details.required listing them.
+func Require(scopes ...Scope) fiber.Handler {
+	need := NewScopeSet(scopes...)
+	required := make([]string, len(scopes))
+	for i, s := range scopes {
+		required[i] = string(s)
+	}
+	return func(c *fiber.Ctx) error {
+		p, ok := FromContext(c.UserContext())
+		if !ok {
+			return ErrInvalidCredentials
+		}
+		if p.Scopes&need == 0 {
+			return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",
+				Details: map[string]any{"required": required}}
+		}
+		return c.Next()
+	}
+}

@@ -1,0 +1,156 @@
+package tenancy
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// StockGuardMode decides what happens when a reservation exceeds stock.
+type StockGuardMode string
+
+// Stock guard modes.
+const (
+	StockGuardBlock StockGuardMode = "block"
+	StockGuardWarn  StockGuardMode = "warn"
+	StockGuardOff   StockGuardMode = "off"
+)
+
+// Valid reports whether m is a known mode.
+func (m StockGuardMode) Valid() bool {
+	return m == StockGuardBlock || m == StockGuardWarn || m == StockGuardOff
+}
+
+// Organization is a tenant.
+type Organization struct {
+	bun.BaseModel `bun:"table:organizations,alias:o"`
+
+	ID             uuid.UUID      `bun:"id,pk,type:uuid,default:gen_random_uuid()" json:"id"`
+	Name           string         `bun:"name" json:"name"`
+	StockGuardMode StockGuardMode `bun:"stock_guard_mode,default:'block'" json:"stock_guard_mode"`
+	// RateLimit overrides the default v2 limit per window when set.
+	RateLimit *int       `bun:"rate_limit_per_window" json:"rate_limit"`
+	SandboxOf *uuid.UUID `bun:"sandbox_of,type:uuid" json:"sandbox_of"`
+	CreatedAt time.Time  `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
+	UpdatedAt time.Time  `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
+}
+
+// CreateOrganization inserts an organization. With sandboxOf set it becomes
+// the sandbox of that parent (one per parent): the parent's test keys are then
+// routed to it.
+func CreateOrganization(ctx context.Context, db bun.IDB, name string, sandboxOf *uuid.UUID) (*Organization, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 200 {
+		return nil, errs.InvalidField("name", "must be 1 to 200 characters")
+	}
+	if sandboxOf != nil {
+		parent, err := GetOrganization(ctx, db, *sandboxOf)
+		if err != nil {
+			return nil, err
+		}
+		if parent.SandboxOf != nil {
+			return nil, errs.InvalidField("sandbox_of", "a sandbox organization cannot have a sandbox")
+		}
+	}
+	org := &Organization{Name: name, SandboxOf: sandboxOf, StockGuardMode: StockGuardBlock}
+	if _, err := db.NewInsert().Model(org).Returning("*").Exec(ctx); err != nil {
+		return nil, database.Error(err)
+	}
+	return org, nil
+}
+
+// GetOrganization loads one organization.
+func GetOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) (*Organization, error) {
+	org := new(Organization)
+	if err := db.NewSelect().Model(org).Where("id = ?", id).Scan(ctx); err != nil {
+		if errs.Is(database.Error(err), errs.NotFound) {
+			return nil, errs.NotFoundf("organization")
+		}
+		return nil, database.Error(err)
+	}
+	return org, nil
+}
+
+// SandboxOrganization returns the sandbox of parent, or nil when it has none.
+func SandboxOrganization(ctx context.Context, db bun.IDB, parent uuid.UUID) (*Organization, error) {
+	org := new(Organization)
+	err := db.NewSelect().Model(org).Where("sandbox_of = ?", parent).Scan(ctx)
+	if err != nil {
+		if errs.Is(database.Error(err), errs.NotFound) {
+			return nil, nil
+		}
+		return nil, database.Error(err)
+	}
+	return org, nil
+}
+
+// ListOrganizations returns every organization, oldest first.
+func ListOrganizations(ctx context.Context, db bun.IDB) ([]Organization, error) {
+	var orgs []Organization
+	if err := db.NewSelect().Model(&orgs).Order("created_at", "id").Scan(ctx); err != nil {
+		return nil, database.Error(err)
+	}
+	return orgs, nil
+}
+
+// OrganizationUpdate holds the settings to change; nil leaves one unchanged.
+type OrganizationUpdate struct {
+	Name           *string
+	StockGuardMode *StockGuardMode
+	// RateLimit of 0 clears the override.
+	RateLimit *int
+}
+
+// UpdateOrganization changes an organization's settings.
+func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u OrganizationUpdate) (*Organization, error) {
+	q := db.NewUpdate().Model((*Organization)(nil)).Where("id = ?", id).Set("updated_at = clock_timestamp()")
+	if u.Name != nil {
+		n := strings.TrimSpace(*u.Name)
+		if n == "" || len(n) > 200 {
+			return nil, errs.InvalidField("name", "must be 1 to 200 characters")
+		}
+		q = q.Set("name = ?", n)
+	}
+	if u.StockGuardMode != nil {
+		if !u.StockGuardMode.Valid() {
+			return nil, errs.InvalidField("stock_guard_mode", "must be one of block, warn, off")
+		}
+		q = q.Set("stock_guard_mode = ?", *u.StockGuardMode)
+	}
+	if u.RateLimit != nil {
+		switch {
+		case *u.RateLimit < 0:
+			return nil, errs.InvalidField("rate_limit", "must be a positive integer, or 0 to use the default")
+		case *u.RateLimit == 0:
+			q = q.Set("rate_limit_per_window = NULL")
+		default:
+			q = q.Set("rate_limit_per_window = ?", *u.RateLimit)
+		}
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return nil, database.Error(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, errs.NotFoundf("organization")
+	}
+	return GetOrganization(ctx, db, id)
+}
+
+// DeleteOrganization removes an organization and, by cascade, all its data.
+func DeleteOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) error {
+	res, err := db.NewDelete().Model((*Organization)(nil)).Where("id = ?", id).Exec(ctx)
+	if err != nil {
+		return database.Error(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errs.NotFoundf("organization")
+	}
+	return nil
+}

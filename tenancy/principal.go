@@ -1,0 +1,55 @@
+package tenancy
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// Principal is the authenticated caller of one request.
+type Principal struct {
+	KeyID uuid.UUID
+	// OrganizationID is the effective organization: every query is scoped to
+	// it. For a test key of an organization with a sandbox, it is the sandbox.
+	OrganizationID uuid.UUID
+	// HomeOrganizationID owns the key.
+	HomeOrganizationID uuid.UUID
+	Scopes             ScopeSet
+	Mode               apikey.Mode
+	// Sandbox is true for test keys: what they write is marked demo.
+	Sandbox bool
+	// RateLimit is the organization's v2 limit override (0: the default).
+	RateLimit      int
+	StockGuardMode StockGuardMode
+}
+
+// Demo reports whether records written by this principal are demo data.
+func (p *Principal) Demo() bool { return p.Sandbox }
+
+type principalKey struct{}
+
+// WithPrincipal stores p in ctx.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal stored in ctx.
+func FromContext(ctx context.Context) (*Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(*Principal)
+	return p, ok && p != nil
+}
+
+// MustFromContext returns the principal or panics: only for handlers behind
+// the auth middleware, where a missing principal is a wiring bug.
+func MustFromContext(ctx context.Context) *Principal {
+	p, ok := FromContext(ctx)
+	if !ok {
+		panic("tenancy: no principal in context; route is not behind the auth middleware")
+	}
+	return p
+}
+
+// OrgID returns the effective organization of ctx's principal.
+func OrgID(ctx context.Context) uuid.UUID { return MustFromContext(ctx).OrganizationID }

@@ -1,0 +1,119 @@
+// Package tenancy owns organizations, their API keys and scopes, and the
+// authenticated principal: who is calling, for which (effective) organization,
+// with which scopes. Its middleware turns a bearer key into a principal in the
+// request context; everything downstream reads the organization from there
+// and never from the path, query or body.
+package tenancy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Scope is a permission carried by an API key.
+type Scope string
+
+// The v2 scopes (16) and the legacy scopes still accepted.
+const (
+	EventsRead                 Scope = "events:read"
+	EventsWrite                Scope = "events:write"
+	ClientsRead                Scope = "clients:read"
+	ClientsWrite               Scope = "clients:write"
+	EquipmentRead              Scope = "equipment:read"
+	EquipmentWrite             Scope = "equipment:write"
+	EquipmentReservationsRead  Scope = "equipment_reservations:read"
+	EquipmentReservationsWrite Scope = "equipment_reservations:write"
+	QuotesRead                 Scope = "quotes:read"
+	QuotesWrite                Scope = "quotes:write"
+	InvoicesRead               Scope = "invoices:read"
+	InvoicesWrite              Scope = "invoices:write"
+	CrewMembersRead            Scope = "crew_members:read"
+	CrewMembersWrite           Scope = "crew_members:write"
+	PickListsRead              Scope = "pick_lists:read"
+	PickListsWrite             Scope = "pick_lists:write"
+
+	JobsRead Scope = "jobs:read"
+	CrewRead Scope = "crew:read"
+)
+
+// AllScopes lists every grantable scope, v2 first, then legacy.
+var AllScopes = []Scope{
+	EventsRead, EventsWrite, ClientsRead, ClientsWrite, EquipmentRead, EquipmentWrite,
+	EquipmentReservationsRead, EquipmentReservationsWrite, QuotesRead, QuotesWrite,
+	InvoicesRead, InvoicesWrite, CrewMembersRead, CrewMembersWrite, PickListsRead, PickListsWrite,
+	JobsRead, CrewRead,
+}
+
+// Valid reports whether s is a known scope.
+func (s Scope) Valid() bool { return slices.Contains(AllScopes, s) }
+
+// ParseScopes parses a comma-separated list, or "all" for every scope.
+func ParseScopes(list string) ([]Scope, error) {
+	if strings.TrimSpace(list) == "all" {
+		return slices.Clone(AllScopes), nil
+	}
+	var out []Scope
+	for _, part := range strings.Split(list, ",") {
+		s := Scope(strings.TrimSpace(part))
+		if s == "" {
+			continue
+		}
+		if !s.Valid() {
+			return nil, fmt.Errorf("unknown scope %q (known: %s, or all)", s, JoinScopes(AllScopes))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("at least one scope is required")
+	}
+	return out, nil
+}
+
+// JoinScopes renders scopes as a comma-separated list.
+func JoinScopes(ss []Scope) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ",")
+}
+
+// ScopeSet is a set of scopes with O(1) membership.
+type ScopeSet uint32
+
+func scopeBit(s Scope) ScopeSet {
+	i := slices.Index(AllScopes, s)
+	if i < 0 {
+		return 0
+	}
+	return 1 << uint(i)
+}
+
+// NewScopeSet builds a set from scopes; unknown ones are ignored.
+func NewScopeSet(ss ...Scope) ScopeSet {
+	var set ScopeSet
+	for _, s := range ss {
+		set |= scopeBit(s)
+	}
+	return set
+}
+
+// Has reports whether the set holds s.
+func (set ScopeSet) Has(s Scope) bool { b := scopeBit(s); return b != 0 && set&b == b }
+
+// HasAny reports whether the set holds any of ss.
+func (set ScopeSet) HasAny(ss ...Scope) bool { return set&NewScopeSet(ss...) != 0 }
+
+// List returns the scopes in the set in canonical order.
+func (set ScopeSet) List() []Scope {
+	out := []Scope{}
+	for _, s := range AllScopes {
+		if set.Has(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

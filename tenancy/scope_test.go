@@ -1,0 +1,41 @@
+package tenancy
+
+import "testing"
+
+func TestParseScopes(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int
+		wantErr bool
+	}{
+		{"all", len(AllScopes), false},
+		{"events:read", 1, false},
+		{"events:read, events:write,events:read", 2, false},
+		{"jobs:read,crew:read", 2, false},
+		{"events:delete", 0, true},
+		{"", 0, true},
+		{" , ", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseScopes(tt.in)
+		if (err != nil) != tt.wantErr || len(got) != tt.want {
+			t.Errorf("ParseScopes(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+	if len(AllScopes) != 18 {
+		t.Fatalf("want 16 v2 + 2 legacy scopes, have %d", len(AllScopes))
+	}
+}
+
+func TestScopeSet(t *testing.T) {
+	set := NewScopeSet(EventsRead, PickListsWrite)
+	if !set.Has(EventsRead) || set.Has(EventsWrite) || !set.HasAny(JobsRead, PickListsWrite) || set.HasAny(JobsRead) {
+		t.Fatal("membership wrong")
+	}
+	if l := set.List(); len(l) != 2 || l[0] != EventsRead || l[1] != PickListsWrite {
+		t.Fatalf("List = %v", l)
+	}
+	if NewScopeSet(Scope("nope")).Has(Scope("nope")) {
+		t.Fatal("unknown scope must not be held")
+	}
+}
