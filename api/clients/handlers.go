@@ -22,7 +22,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page, err := List(ctx, h.env.DB, org, p, ListFilter{Search: search})
+	page, err := List(ctx, h.env.Conn(ctx), org, p, ListFilter{Search: search})
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (h handlers) get(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	cl, err := Get(ctx, h.env.DB, tenancy.OrgID(ctx), id)
+	cl, err := Get(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	cl, err := Create(ctx, h.env.DB, p.OrganizationID, p.Demo(), ch)
+	cl, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), ch)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	cl, err := Update(ctx, h.env.DB, tenancy.OrgID(ctx), id, ch)
+	cl, err := Update(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, ch)
 	if err != nil {
 		return err
 	}

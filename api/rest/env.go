@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/uptrace/bun"
@@ -11,4 +12,22 @@ type Env struct {
 	DB      *bun.DB
 	Cursors *Cursors
 	Log     *slog.Logger
+}
+
+type txKey struct{}
+
+// WithTx makes tx the connection of every store call in ctx. The idempotency
+// middleware uses it to run a write and the record of its Idempotency-Key in
+// one transaction.
+func WithTx(ctx context.Context, tx bun.Tx) context.Context { return context.WithValue(ctx, txKey{}, tx) }
+
+// Conn returns the request's transaction if one was opened for it, else the
+// pool. Handlers always reach the database through Conn, never env.DB
+// directly. bun.Tx.RunInTx nests as a savepoint, so stores may still open
+// their own transactions on it.
+func (e *Env) Conn(ctx context.Context) bun.IDB {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx
+	}
+	return e.DB
 }
