@@ -185,6 +185,10 @@ func (in *Input) String(name string, r Rule) Field[string] {
 		return Field[string]{}
 	}
 	s = strings.TrimSpace(s)
+	if strings.ContainsRune(s, 0) {
+		in.Issue(name, "must not contain NUL characters")
+		return Field[string]{}
+	}
 	max := r.MaxLen
 	if max == 0 {
 		max = DefaultMaxLen

@@ -41,7 +41,7 @@ func Error(err error) error {
 }
 
 func fromPgError(pg *pgconn.PgError, cause error) error {
-	field := constraintField(pg.ConstraintName, pg.ColumnName)
+	field := constraintField(pg.TableName, pg.ConstraintName, pg.ColumnName)
 	switch pg.Code {
 	case "23505": // unique_violation
 		return &errs.Error{Code: errs.DuplicateRecord, Message: "a record with these values already exists", Cause: cause,
@@ -49,7 +49,7 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 	case "23503": // foreign_key_violation
 		return &errs.Error{Code: errs.Validation, Message: "a referenced record does not exist", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "references a record that does not exist"}}}}
-	case "23502", "23514", "22001", "22003", "22007", "22008", "22P02", "22023": // not null, check, too long, range, datetime, text repr
+	case "23502", "23514", "22001", "22003", "22007", "22008", "22P02", "22023", "22021", "22P05": // not null, check, too long, range, datetime, text repr, bad bytes
 		return &errs.Error{Code: errs.Validation, Message: "a value is not acceptable", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
 	case "40001", "40P01": // serialization failure, deadlock
@@ -63,28 +63,35 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 	return errs.Wrap(cause, "internal error")
 }
 
-// constraintField guesses the API field a constraint protects from its name.
-// Constraints are named <table>_<column>_<kind> by convention in migrations.
-func constraintField(constraint, column string) string {
+// constraintField names the API field a constraint protects. Constraints are
+// named <table>_<column>_<kind> (fkey, key, check); a registered override wins.
+func constraintField(table, constraint, column string) string {
 	if column != "" {
 		return column
-	}
-	for _, suffix := range []string{"_fkey", "_key", "_check", "_uniq"} {
-		if strings.HasSuffix(constraint, suffix) {
-			name := strings.TrimSuffix(constraint, suffix)
-			if f, ok := knownConstraintFields[name]; ok {
-				return f
-			}
-		}
 	}
 	if f, ok := knownConstraintFields[constraint]; ok {
 		return f
 	}
+	name := constraint
+	for _, suffix := range []string{"_fkey", "_key", "_check", "_idx"} {
+		if strings.HasSuffix(name, suffix) {
+			name = strings.TrimSuffix(name, suffix)
+			break
+		}
+	}
+	if table != "" && strings.HasPrefix(name, table+"_") && name != constraint {
+		return strings.TrimPrefix(name, table+"_")
+	}
 	return "body"
 }
 
-// knownConstraintFields maps constraint names (without suffix) to API fields.
-var knownConstraintFields = map[string]string{}
+// knownConstraintFields maps constraint names to API fields where the name
+// does not say it.
+var knownConstraintFields = map[string]string{
+	"events_dates_check":                 "end_date",
+	"equipment_reservations_dates_check": "end_date",
+	"pick_list_items_what_check":         "equipment_id",
+}
 
 // RegisterConstraintField tells Error which API field a constraint guards.
 // Resource packages call it from init.

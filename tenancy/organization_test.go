@@ -1,0 +1,46 @@
+package tenancy
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+func TestOrganizationSettings(t *testing.T) {
+	db, _ := openCounted(t)
+	ctx := context.Background()
+	org, err := CreateOrganization(ctx, db, "  Stagecraft  ", nil)
+	if err != nil || org.Name != "Stagecraft" || org.StockGuardMode != StockGuardBlock || org.RateLimit != nil {
+		t.Fatalf("create: %+v %v", org, err)
+	}
+	warn, fifty, zero, neg := StockGuardWarn, 50, 0, -3
+	bad := StockGuardMode("maybe")
+	got, err := UpdateOrganization(ctx, db, org.ID, OrganizationUpdate{StockGuardMode: &warn, RateLimit: &fifty})
+	if err != nil || got.StockGuardMode != StockGuardWarn || got.RateLimit == nil || *got.RateLimit != 50 {
+		t.Fatalf("update: %+v %v", got, err)
+	}
+	if got, _ = UpdateOrganization(ctx, db, org.ID, OrganizationUpdate{RateLimit: &zero}); got.RateLimit != nil {
+		t.Fatal("rate limit 0 must clear the override")
+	}
+	for name, u := range map[string]OrganizationUpdate{"bad guard": {StockGuardMode: &bad}, "negative rate": {RateLimit: &neg}} {
+		if _, err := UpdateOrganization(ctx, db, org.ID, u); !errs.Is(err, errs.Validation) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := UpdateOrganization(ctx, db, uuid.New(), OrganizationUpdate{StockGuardMode: &warn}); !errs.Is(err, errs.NotFound) {
+		t.Errorf("unknown org: %v", err)
+	}
+	if _, err := CreateOrganization(ctx, db, "", nil); !errs.Is(err, errs.Validation) {
+		t.Errorf("empty name: %v", err)
+	}
+	orgs, err := ListOrganizations(ctx, db)
+	if err != nil || len(orgs) != 1 {
+		t.Fatalf("list: %d %v", len(orgs), err)
+	}
+	if err := DeleteOrganization(ctx, db, org.ID); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,91 @@
+package tenancy
+
+import (
+	"context"
+	"testing"
+
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+func TestSandboxRouting(t *testing.T) {
+	db, _ := openCounted(t)
+	ctx := context.Background()
+	parent, _ := CreateOrganization(ctx, db, "Parent", nil)
+	lonely, _ := CreateOrganization(ctx, db, "No sandbox", nil)
+	sandbox, err := CreateOrganization(ctx, db, "Parent sandbox", &parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateOrganization(ctx, db, "second sandbox", &parent.ID); !errs.Is(err, errs.DuplicateRecord) {
+		t.Fatalf("second sandbox: %v", err)
+	}
+	if _, err := CreateOrganization(ctx, db, "nested", &sandbox.ID); !errs.Is(err, errs.Validation) {
+		t.Fatalf("nested sandbox: %v", err)
+	}
+	key := func(org *Organization, mode apikey.Mode) string {
+		k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.Secret
+	}
+	a := NewAuthenticator(db, nil)
+	defer a.Close()
+	tests := []struct {
+		name    string
+		raw     string
+		org     *Organization
+		sandbox bool
+	}{
+		{"parent live key stays in parent", key(parent, apikey.Live), parent, false},
+		{"parent legacy key stays in parent", key(parent, apikey.Legacy), parent, false},
+		{"parent test key goes to sandbox", key(parent, apikey.Test), sandbox, true},
+		{"test key without sandbox stays, marked demo", key(lonely, apikey.Test), lonely, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := a.Authenticate(ctx, tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.OrganizationID != tt.org.ID || p.Sandbox != tt.sandbox || p.Demo() != tt.sandbox {
+				t.Fatalf("p = %+v, want org %s sandbox %v", p, tt.org.ID, tt.sandbox)
+			}
+		})
+	}
+	if got, err := SandboxOrganization(ctx, db, parent.ID); err != nil || got.ID != sandbox.ID {
+		t.Fatalf("SandboxOrganization = %v, %v", got, err)
+	}
+}
+
+func TestLastUsedIsWrittenOffThePathAtMostOncePerMinute(t *testing.T) {
+	db, qc := openCounted(t)
+	ctx := context.Background()
+	org, _ := CreateOrganization(ctx, db, "U", nil)
+	k, _ := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	a := NewAuthenticator(db, nil)
+	if _, err := a.Authenticate(ctx, k.Secret); err != nil {
+		t.Fatal(err)
+	}
+	before := qc.n.Load()
+	for i := 0; i < 50; i++ {
+		if _, err := a.Authenticate(ctx, k.Secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if qc.n.Load() != before {
+		t.Fatal("authentication wrote last_used_at on the request path")
+	}
+	a.usage.mu.Lock()
+	pending := len(a.usage.pending)
+	a.usage.mu.Unlock()
+	if pending != 1 {
+		t.Fatalf("pending = %d, want 1 (one write per key per minute)", pending)
+	}
+	a.Close() // flushes
+	got, err := GetKey(ctx, db, k.ID)
+	if err != nil || got.LastUsedAt == nil {
+		t.Fatalf("last_used_at not written: %+v %v", got, err)
+	}
+}
