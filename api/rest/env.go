@@ -19,7 +19,9 @@ type txKey struct{}
 // WithTx makes tx the connection of every store call in ctx. The idempotency
 // middleware uses it to run a write and the record of its Idempotency-Key in
 // one transaction.
-func WithTx(ctx context.Context, tx bun.Tx) context.Context { return context.WithValue(ctx, txKey{}, tx) }
+func WithTx(ctx context.Context, tx bun.Tx) context.Context {
+	return context.WithValue(ctx, txKey{}, tx)
+}
 
 // Conn returns the request's transaction if one was opened for it, else the
 // pool. Handlers always reach the database through Conn, never env.DB
