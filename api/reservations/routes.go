@@ -1,11 +1,24 @@
-// Package reservations serves equipment reservations (truck assignments) with the stock guard: model, org-scoped store and v2 handlers.
+// Package reservations serves equipment reservations (truck assignments)
+// under the stock guard: model, org-scoped store and v2 handlers. A write
+// locks the equipment row, sums the overlapping reservations and decides in
+// one transaction, so stock is never oversold across instances.
 package reservations
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
-func Routes(r fiber.Router, env *rest.Env) {}
+// Routes registers the reservation endpoints on r (the authenticated /api/v2 group).
+func Routes(r fiber.Router, env *rest.Env) {
+	h := handlers{env: env}
+	read := tenancy.Require(tenancy.EquipmentReservationsRead)
+	write := tenancy.Require(tenancy.EquipmentReservationsWrite)
+	r.Get("/equipment_reservations", read, h.list)
+	r.Post("/equipment_reservations", write, h.create)
+	r.Get("/equipment_reservations/:id", read, h.get)
+	r.Patch("/equipment_reservations/:id", write, h.patch)
+	r.Delete("/equipment_reservations/:id", write, h.delete)
+}

@@ -1,0 +1,134 @@
+package reservations
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+type handlers struct{ env *rest.Env }
+
+// written is the body of a successful write: data, plus the overbooked
+// warning in warn mode.
+type written struct {
+	Data     *Reservation `json:"data"`
+	Warnings []Warning    `json:"warnings,omitempty"`
+}
+
+func (h handlers) list(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	org := tenancy.OrgID(ctx)
+	var f ListFilter
+	var err error
+	if f.EventID, err = rest.QueryUUID(c, "event_id"); err != nil {
+		return err
+	}
+	if f.VehicleID, err = rest.QueryUUID(c, "vehicle_id"); err != nil {
+		return err
+	}
+	if f.Status, err = rest.QueryEnum(c, "status", Statuses...); err != nil {
+		return err
+	}
+	want, err := rest.ParseExpand(c, Expansions...)
+	if err != nil {
+		return err
+	}
+	scope := "equipment_reservations:" + org.String() + ":" + c.Query("event_id") + ":" + c.Query("vehicle_id") + ":" + f.Status
+	p, err := rest.ParsePage(c, h.env.Cursors, scope)
+	if err != nil {
+		return err
+	}
+	db := h.env.Conn(ctx)
+	page, err := List(ctx, db, org, p, f)
+	if err != nil {
+		return err
+	}
+	if err := Expand(ctx, db, org, page.Items, want); err != nil {
+		return err
+	}
+	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
+}
+
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	want, err := rest.ParseExpand(c, Expansions...)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	r, err := Get(ctx, db, org, id)
+	if err != nil {
+		return err
+	}
+	one := []Reservation{*r}
+	if err := Expand(ctx, db, org, one, want); err != nil {
+		return err
+	}
+	return rest.OK(c, &one[0])
+}
+
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	b := decode(in, true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	p := tenancy.MustFromContext(ctx)
+	r, warn, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(withWarning(r, warn))
+}
+
+func (h handlers) patch(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	b := decode(in, false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	p := tenancy.MustFromContext(ctx)
+	r, warn, err := Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusOK).JSON(withWarning(r, warn))
+}
+
+func (h handlers) delete(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	if err := Delete(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
+		return err
+	}
+	return rest.NoContent(c)
+}
+
+func withWarning(r *Reservation, w *Warning) written {
+	out := written{Data: r}
+	if w != nil {
+		out.Warnings = []Warning{*w}
+	}
+	return out
+}
