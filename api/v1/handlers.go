@@ -1,0 +1,54 @@
+package v1
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// filterParser reads a list's query filters (nil: the list has none).
+type filterParser func(c *fiber.Ctx) ([]scoped.Filter, error)
+
+// listHandler serves GET on a v1 collection: page and limit, the view's
+// filters and order, {data, meta:{org_id, page, total}}.
+func listHandler[T any](env *rest.Env, v view[T], parse filterParser) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p, err := parsePage(c)
+		if err != nil {
+			return err
+		}
+		var filters []scoped.Filter
+		if parse != nil {
+			if filters, err = parse(c); err != nil {
+				return err
+			}
+		}
+		ctx := c.UserContext()
+		org := tenancy.OrgID(ctx)
+		items, total, err := v.list(ctx, env.Conn(ctx), org, p, filters...)
+		if err != nil {
+			return err
+		}
+		return writeMany(c, org, p.Page, items, total)
+	}
+}
+
+// getHandler serves GET on one v1 record: {data, meta:{org_id}}. A non-uuid
+// id, an unknown id and another organization's id are all 404 NOT_FOUND.
+func getHandler[T any](env *rest.Env, v view[T]) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := rest.PathID(c, v.kind)
+		if err != nil {
+			return err
+		}
+		ctx := c.UserContext()
+		org := tenancy.OrgID(ctx)
+		m, err := v.get(ctx, env.Conn(ctx), org, id)
+		if err != nil {
+			return err
+		}
+		return writeOne(c, org, m)
+	}
+}

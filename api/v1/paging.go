@@ -1,0 +1,74 @@
+package v1
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// v1 page limits.
+const (
+	defaultLimit = 50
+	maxLimit     = 100
+	// maxPage keeps (page-1)*limit far inside int64.
+	maxPage = 1<<31 - 1
+)
+
+// pageRequest is a 1-indexed page of limit records.
+type pageRequest struct {
+	Page, Limit int
+}
+
+func (p pageRequest) offset() int { return (p.Page - 1) * p.Limit }
+
+// parsePage reads page (default 1) and limit (default 50, at most 100). A
+// value that is present but not a positive integer in range is 400.
+func parsePage(c *fiber.Ctx) (pageRequest, error) {
+	p := pageRequest{Page: 1, Limit: defaultLimit}
+	var issues []errs.FieldIssue
+	if raw, ok := queryParam(c, "page"); ok {
+		if n, ok := positiveInt(raw, maxPage); ok {
+			p.Page = n
+		} else {
+			issues = append(issues, errs.FieldIssue{Field: "page", Issue: "must be a positive integer"})
+		}
+	}
+	if raw, ok := queryParam(c, "limit"); ok {
+		if n, ok := positiveInt(raw, maxLimit); ok {
+			p.Limit = n
+		} else {
+			issues = append(issues, errs.FieldIssue{Field: "limit", Issue: "must be an integer from 1 to 100"})
+		}
+	}
+	if len(issues) > 0 {
+		return p, badRequest(issues...)
+	}
+	return p, nil
+}
+
+// queryParam returns a query parameter and whether it is present (even empty).
+func queryParam(c *fiber.Ctx, name string) (string, bool) {
+	if !c.Context().QueryArgs().Has(name) {
+		return "", false
+	}
+	return c.Query(name), true
+}
+
+// positiveInt parses plain decimal digits into 1..max.
+func positiveInt(s string, max int) (int, bool) {
+	if s == "" || len(s) > 19 {
+		return 0, false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		return 0, false
+	}
+	return n, true
+}

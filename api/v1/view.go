@@ -1,0 +1,65 @@
+package v1
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// view describes how one v1 resource is read from its table: T is a bun read
+// model of the table, shape adds its joins and joined columns, order is the
+// list order. Every query it builds filters organization_id.
+type view[T any] struct {
+	// kind names the resource in not_found.
+	kind  string
+	shape scoped.Filter
+	order string
+}
+
+// selectFor starts an org-scoped select of the view into dst.
+func (v view[T]) selectFor(db bun.IDB, dst any, org uuid.UUID) *bun.SelectQuery {
+	q := db.NewSelect().Model(dst).Where("?TableAlias.organization_id = ?", org)
+	if v.shape != nil {
+		q = v.shape(q)
+	}
+	return q
+}
+
+// get loads the record id of org (not_found names the view's kind).
+func (v view[T]) get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*T, error) {
+	var filters []scoped.Filter
+	if v.shape != nil {
+		filters = append(filters, v.shape)
+	}
+	return scoped.Get[T](ctx, db, org, id, v.kind, filters...)
+}
+
+// list returns one page of org's records in the view's order and the count
+// of all records matching filters. Both read one snapshot, so total agrees
+// with the page.
+func (v view[T]) list(ctx context.Context, db bun.IDB, org uuid.UUID, p pageRequest, filters ...scoped.Filter) ([]T, int, error) {
+	items := []T{}
+	var total int
+	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+		q := v.selectFor(tx, &items, org)
+		c := tx.NewSelect().Model((*T)(nil)).Where("?TableAlias.organization_id = ?", org)
+		for _, f := range filters {
+			q, c = f(q), f(c)
+		}
+		if err := q.OrderExpr(v.order).Limit(int64(p.Limit)).Offset(int64(p.offset())).Scan(ctx); err != nil {
+			return err
+		}
+		n, err := c.Count(ctx)
+		total = int(n)
+		return err
+	})
+	if err != nil {
+		return nil, 0, database.Error(err)
+	}
+	return items, total, nil
+}
