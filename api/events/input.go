@@ -1,0 +1,70 @@
+package events
+
+import (
+	"time"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// ReadOnly lists the fields an event may never write.
+var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
+
+var (
+	nameRule  = rest.Rule{MaxLen: 200}
+	venueRule = rest.Rule{MaxLen: 300}
+	textRule  = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
+)
+
+// Fields is a decoded create or patch body: the column assignments, plus the
+// dates it sets so the window can be checked against the stored one.
+type Fields struct {
+	Changes scoped.Changes
+	// Start and End are the new dates, nil when the body leaves them alone.
+	Start, End *time.Time
+}
+
+// decodeFields reads every writable field. The same decoder serves POST
+// (create: required fields enforced, the window checked) and PATCH.
+func decodeFields(in *rest.Input, create bool) Fields {
+	var f Fields
+	ch := &f.Changes
+	req := func(r rest.Rule) rest.Rule { r.Required = create; return r }
+
+	name := in.String("name", req(nameRule))
+	ch.SetIf(name.Set, "name", name.Value)
+	status := in.String("status", rest.Rule{OneOf: Statuses})
+	ch.SetIf(status.Set, "status", status.Value)
+	start := in.DateTime("start_date", req(rest.Rule{}))
+	ch.SetIf(start.Set, "start_date", start.Value)
+	end := in.DateTime("end_date", req(rest.Rule{}))
+	ch.SetIf(end.Set, "end_date", end.Value)
+	venue := in.String("venue", req(venueRule))
+	ch.SetIf(venue.Set, "venue", venue.Value)
+	client := in.UUID("client_id", rest.Rule{Nullable: true})
+	ch.SetIf(client.Set, "client_id", client.Ptr())
+	for _, col := range []string{"description", "notes"} {
+		v := in.String(col, textRule)
+		ch.SetIf(v.Set, col, v.Ptr())
+	}
+	in.ReadOnly(ReadOnly...)
+
+	f.Start, f.End = start.Ptr(), end.Ptr()
+	if create && f.Start != nil && f.End != nil {
+		if err := CheckWindow(*f.Start, *f.End); err != nil {
+			in.Issue("end_date", windowIssue)
+		}
+	}
+	return f
+}
+
+const windowIssue = "must be after start_date"
+
+// CheckWindow reports a validation_error on end_date unless end is after start.
+func CheckWindow(start, end time.Time) error {
+	if !end.After(start) {
+		return errs.InvalidField("end_date", windowIssue)
+	}
+	return nil
+}
