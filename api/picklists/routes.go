@@ -1,11 +1,28 @@
-// Package picklists serves warehouse pick lists and their items, with status and stage rules.
+// Package picklists serves warehouse pick lists and their items: the status
+// flow of a list (draft → in_progress → packed/complete), the forward-only
+// stage of an item, expansion of items, equipment and categories without
+// N+1 queries, and the pick list an approved quote generates.
 package picklists
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
-func Routes(r fiber.Router, env *rest.Env) {}
+// Routes registers the pick list and pick list item endpoints on r (the
+// authenticated /api/v2 group). Reads accept pick_lists:read, events:read or
+// the legacy jobs:read; writes need pick_lists:write.
+func Routes(r fiber.Router, env *rest.Env) {
+	h := handlers{env: env}
+	read := tenancy.Require(tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead)
+	write := tenancy.Require(tenancy.PickListsWrite)
+	r.Get("/pick_lists", read, h.list)
+	r.Post("/pick_lists", write, h.create)
+	r.Get("/pick_lists/:id", read, h.get)
+	r.Patch("/pick_lists/:id", write, h.patch)
+	r.Post("/pick_list_items", write, h.createItem)
+	r.Patch("/pick_list_items/:id", write, h.patchItem)
+	r.Delete("/pick_list_items/:id", write, h.deleteItem)
+}

@@ -1,11 +1,23 @@
-// Package quotes serves quotes with line items and gap-free numbering, and generates a pick list on approval.
+// Package quotes serves quotes: model, org-scoped store and v2 handlers.
+// Numbers (Q-000001) are gap-free per organization, line items replace as a
+// set with an exact server-computed total, and approving a quote creates its
+// one pick list in the same transaction.
 package quotes
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
-func Routes(r fiber.Router, env *rest.Env) {}
+// Routes registers the quote endpoints on r (the authenticated /api/v2 group).
+func Routes(r fiber.Router, env *rest.Env) {
+	h := handlers{env: env}
+	read := tenancy.Require(tenancy.QuotesRead)
+	write := tenancy.Require(tenancy.QuotesWrite)
+	r.Get("/quotes", read, h.list)
+	r.Post("/quotes", write, h.create)
+	r.Get("/quotes/:id", read, h.get)
+	r.Patch("/quotes/:id", write, h.patch)
+}

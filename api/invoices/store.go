@@ -1,0 +1,69 @@
+package invoices
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/documents"
+	"github.com/eventapi/eventapi/api/related"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+)
+
+// kind describes invoices to the shared document store.
+var kind = documents.Kind{Name: Kind, Lines: documents.InvoiceLines, Numbers: documents.InvoiceNumbers}
+
+// Get loads one invoice of org with its line items.
+func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Invoice, error) {
+	return documents.Get[Invoice](ctx, db, org, id, kind)
+}
+
+// ListFilter narrows the invoice list.
+type ListFilter struct{ Status string }
+
+// List returns one page of org's invoices (without line items).
+func List(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest, f ListFilter) (scoped.Page[Invoice], error) {
+	var filters []scoped.Filter
+	if f.Status != "" {
+		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("?TableAlias.status = ?", f.Status)
+		})
+	}
+	return scoped.List[Invoice](ctx, db, org, p, filters...)
+}
+
+// Expand inlines the requested client and event into invs, one query each.
+func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, invs []Invoice, want map[string]bool) error {
+	if want["client"] {
+		cl, err := related.Clients(ctx, db, org, related.IDs(invs, func(i *Invoice) *uuid.UUID { return i.ClientID }))
+		if err != nil {
+			return err
+		}
+		for i := range invs {
+			invs[i].Client = related.Pick(cl, invs[i].ClientID)
+		}
+	}
+	if want["event"] {
+		ev, err := related.Events(ctx, db, org, related.IDs(invs, func(i *Invoice) *uuid.UUID { return i.EventID }))
+		if err != nil {
+			return err
+		}
+		for i := range invs {
+			invs[i].Event = related.Pick(ev, invs[i].EventID)
+		}
+	}
+	return nil
+}
+
+// Create inserts an invoice into org, numbered INV-000001.. unless the body
+// supplies a number.
+func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, w documents.Write) (*Invoice, error) {
+	return documents.Create[Invoice](ctx, db, org, demo, kind, w, nil)
+}
+
+// Update applies w to the invoice id of org.
+func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, w documents.Write) (*Invoice, error) {
+	return documents.Update[Invoice](ctx, db, org, id, kind, w, nil)
+}

@@ -1,0 +1,178 @@
+package picklists
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+type handlers struct{ env *rest.Env }
+
+// parseExpansion reads ?expand. On the list, equipment takes effect only with
+// items and category only with equipment; on the detail items are always
+// present (SPEC "Expansion rules for pick lists").
+func parseExpansion(c *fiber.Ctx, detail bool) (Expansion, error) {
+	want, err := rest.ParseExpand(c, Expansions...)
+	if err != nil {
+		return Expansion{}, err
+	}
+	x := Expansion{Event: want["event"], Items: detail || want["items"]}
+	x.Equipment = x.Items && want["equipment"]
+	x.Category = x.Equipment && want["category"]
+	return x, nil
+}
+
+func (h handlers) list(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	org := tenancy.OrgID(ctx)
+	var f ListFilter
+	var err error
+	if f.EventID, err = rest.QueryUUID(c, "event_id"); err != nil {
+		return err
+	}
+	if f.Status, err = rest.QueryEnum(c, "status", Statuses...); err != nil {
+		return err
+	}
+	if f.Archived, err = rest.QueryBool(c, "archived", false); err != nil {
+		return err
+	}
+	x, err := parseExpansion(c, false)
+	if err != nil {
+		return err
+	}
+	scope := "pick_lists:" + org.String() + ":" + c.Query("event_id") + ":" + f.Status + ":" + strconv.FormatBool(f.Archived)
+	p, err := rest.ParsePage(c, h.env.Cursors, scope)
+	if err != nil {
+		return err
+	}
+	db := h.env.Conn(ctx)
+	page, err := List(ctx, db, org, p, f)
+	if err != nil {
+		return err
+	}
+	if err := Expand(ctx, db, org, page.Items, x); err != nil {
+		return err
+	}
+	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
+}
+
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	x, err := parseExpansion(c, true)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	pl, err := Get(ctx, db, org, id)
+	if err != nil {
+		return err
+	}
+	one := []PickList{*pl}
+	if err := Expand(ctx, db, org, one, x); err != nil {
+		return err
+	}
+	return rest.OK(c, &one[0])
+}
+
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	b := decodeList(in, true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	p := tenancy.MustFromContext(ctx)
+	pl, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), b.ch, b.eventID.Ptr(), b.quoteID.Ptr())
+	if err != nil {
+		return err
+	}
+	return rest.Created(c, pl)
+}
+
+func (h handlers) patch(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, Kind)
+	if err != nil {
+		return err
+	}
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	b := decodeList(in, false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	pl, err := Update(ctx, db, org, id, b.ch, b.status.Value)
+	if err != nil {
+		return err
+	}
+	one := []PickList{*pl}
+	if err := Expand(ctx, db, org, one, Expansion{Items: true}); err != nil {
+		return err
+	}
+	return rest.OK(c, &one[0])
+}
+
+func (h handlers) createItem(c *fiber.Ctx) error {
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	b := decodeItem(in, true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	p := tenancy.MustFromContext(ctx)
+	it, err := CreateItem(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), b.newItem())
+	if err != nil {
+		return err
+	}
+	return rest.Created(c, it)
+}
+
+func (h handlers) patchItem(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, ItemKind)
+	if err != nil {
+		return err
+	}
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	b := decodeItem(in, false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	it, err := UpdateItem(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, b.apply)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, it)
+}
+
+func (h handlers) deleteItem(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, ItemKind)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	if err := DeleteItem(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
+		return err
+	}
+	return rest.NoContent(c)
+}
