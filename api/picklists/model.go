@@ -28,7 +28,7 @@ type PickList struct {
 
 	// Items is always set on the detail endpoint, on the list only with
 	// expand=items; nil leaves it out.
-	Items *[]Item                  `bun:"-" json:"items,omitempty"`
+	Items *[]Item                    `bun:"-" json:"items,omitempty"`
 	Event related.One[related.Event] `bun:"-" json:"event,omitzero"`
 }
 

@@ -344,8 +344,10 @@ func TestPickListScopes(t *testing.T) {
 // queryCounter counts the SQL queries run on a database.
 type queryCounter struct{ n atomic.Int64 }
 
-func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent)                         { q.n.Add(1) }
+func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) { q.n.Add(1) }
 
 func TestNoNPlusOne(t *testing.T) {
 	env := newEnv(t)
