@@ -18,6 +18,9 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if len(search) > 200 {
 		return errs.InvalidField("search", "must be at most 200 characters")
 	}
+	if _, err := rest.ParseExpand(c); err != nil {
+		return err
+	}
 	p, err := rest.ParsePage(c, h.env.Cursors, "clients:"+org.String()+":"+search)
 	if err != nil {
 		return err
@@ -32,6 +35,9 @@ func (h handlers) list(c *fiber.Ctx) error {
 func (h handlers) get(c *fiber.Ctx) error {
 	id, err := rest.PathID(c, Kind)
 	if err != nil {
+		return err
+	}
+	if _, err := rest.ParseExpand(c); err != nil {
 		return err
 	}
 	ctx := c.UserContext()

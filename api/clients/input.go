@@ -18,7 +18,7 @@ var (
 // decoder serves POST (create: required fields enforced) and PATCH.
 func decodeFields(in *rest.Input, create bool) scoped.Changes {
 	var ch scoped.Changes
-	name := in.String("name", rest.Rule{Required: create, MaxLen: 200})
+	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 200})
 	ch.SetIf(name.Set, "name", name.Value)
 	email := in.String("email", emailRule)
 	ch.SetIf(email.Set, "email", email.Ptr())

@@ -241,6 +241,8 @@ func TestEventRejects(t *testing.T) {
 		badPatch("unknown status", "status", map[string]any{"status": "archived"}),
 		badPatch("client_id of another org", "client_id", map[string]any{"client_id": foreignClient}),
 		badPatch("name number", "name", map[string]any{"name": false}),
+		badPatch("name empty", "name", map[string]any{"name": ""}),
+		badPatch("venue blank", "venue", map[string]any{"venue": "  "}),
 		badPatch("start_date bad", "start_date", map[string]any{"start_date": "2026-13-01T00:00:00Z"}),
 		{Name: "patch unknown id", Method: "PATCH", Path: path + "/6f1c2a3e-0000-4000-8000-000000000000", Body: map[string]any{"name": "x"}, Status: 404, Code: "not_found"},
 		{Name: "get status filter unknown", Method: "GET", Path: path + "?status=done", Status: 422, Code: "validation_error", Field: "status"},

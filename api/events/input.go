@@ -12,8 +12,8 @@ import (
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
 var (
-	nameRule  = rest.Rule{MaxLen: 200}
-	venueRule = rest.Rule{MaxLen: 300}
+	nameRule  = rest.Rule{MinLen: 1, MaxLen: 200}
+	venueRule = rest.Rule{MinLen: 1, MaxLen: 300}
 	textRule  = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
 )
 
