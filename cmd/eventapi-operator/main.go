@@ -1,0 +1,114 @@
+// Command eventapi-operator runs the Kubernetes operator of eventapi: it
+// reconciles ApiKey and SandboxOrganization resources (group eventapi.io)
+// against the eventapi PostgreSQL database named by EVENTAPI_DATABASE_URL.
+//
+//	eventapi-operator [--leader-elect] [--metrics-bind-address :8080]
+//	                  [--health-probe-bind-address :8081] [--watch-namespaces a,b]
+//	                  [--log-level info]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/eventapi/eventapi/operator/manager"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/telemetry"
+)
+
+func main() {
+	err := run(ctrl.SetupSignalHandler(), os.Args[1:], os.Stderr, os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eventapi-operator:", err)
+		os.Exit(1)
+	}
+}
+
+type flags struct {
+	metricsAddr, probeAddr, namespaces, logLevel, leaderNamespace string
+	leaderElect                                                   bool
+	dbMaxConns                                                    int
+}
+
+func parseFlags(args []string, stderr io.Writer) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("eventapi-operator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 disables)")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
+	fs.StringVar(&f.leaderNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")
+	fs.StringVar(&f.namespaces, "watch-namespaces", "", "comma-separated namespaces to watch (default: all)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.IntVar(&f.dbMaxConns, "db-max-conns", 4, "PostgreSQL connection pool size")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() != 0 {
+		return f, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	switch f.logLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return f, fmt.Errorf("--log-level must be debug, info, warn or error")
+	}
+	return f, nil
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	slogger := telemetry.NewLogger(stderr, f.logLevel)
+	logger := logr.FromSlogHandler(slogger.Handler())
+	ctrl.SetLogger(logger)
+	klog.SetLogger(logger)
+
+	dbURL := getenv("EVENTAPI_DATABASE_URL")
+	if dbURL == "" {
+		return errors.New("EVENTAPI_DATABASE_URL is required")
+	}
+	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: f.dbMaxConns})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("kubernetes client configuration: %w", err)
+	}
+	mgr, err := manager.New(cfg, manager.Options{
+		DB: db, Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
+		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace,
+	})
+	if err != nil {
+		return err
+	}
+	slogger.Info("eventapi-operator starting", "leader_election", f.leaderElect, "namespaces", f.namespaces,
+		"metrics", f.metricsAddr, "probes", f.probeAddr)
+	return mgr.Start(ctx)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eventapi/eventapi/operator/api/v1alpha1"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// ApiKeyReconciler issues, rescopes, rotates and revokes the key of each
+// ApiKey. The Secret is the durable record of the current key (and of the
+// previous one during a rotation's grace period), and is always read from the
+// API server, never from the cache.
+type ApiKeyReconciler struct {
+	Client    client.Client
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	DB        bun.IDB
+	Recorder  events.EventRecorder
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+
+	fin finalizer[*v1alpha1.ApiKey]
+}
+
+// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// SetupWithManager registers the controller: ApiKeys and the Secrets they own.
+func (r *ApiKeyReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.fin = finalizer[*v1alpha1.ApiKey]{client: r.Client, name: v1alpha1.Finalizer, cleanup: r.cleanup}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.ApiKey{}).
+		Owns(&corev1.Secret{}).
+		Named("apikey").
+		Complete(r)
+}
+
+func (r *ApiKeyReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Reconcile brings one ApiKey to its declared state and reports it in status.
+func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ak := &v1alpha1.ApiKey{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ak); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if deleting, err := r.fin.reconcile(ctx, ak); deleting || err != nil {
+		return ctrl.Result{}, err
+	}
+	original := ak.DeepCopy()
+	result, f := r.reconcileKey(ctx, ak)
+	var stepErr error
+	if f != nil {
+		warnOnChange(r.Recorder, ak, original.Status.Conditions, f)
+		setReady(&ak.Status.Conditions, ak.Generation, false, f.reason, f.message)
+		result, stepErr = f.result, f.err
+	}
+	ak.Status.ObservedGeneration = ak.Generation
+	err := patchStatusIfChanged(ctx, r.Client, original, ak, func(a *v1alpha1.ApiKey) any { return a.Status })
+	if err = errors.Join(stepErr, err); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
+}
+
+// reconcileKey makes sure the Secret holds an active key matching the spec,
+// revokes the previous key once its grace period is over, and fills status.
+func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey) (ctrl.Result, *failure) {
+	spec, f := parseKeySpec(ak)
+	if f != nil {
+		return ctrl.Result{}, f
+	}
+	sec, f := r.readSecret(ctx, ak)
+	if f != nil {
+		return ctrl.Result{}, f
+	}
+	cur, err := r.currentKey(ctx, spec, sec)
+	if err != nil {
+		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	now := r.now()
+	switch {
+	case cur == nil || sec.annotation(rotationAnnotation) != spec.rotation ||
+		cur.Mode != spec.mode || !sameExpiry(cur.ExpiresAt, spec.expiresAt):
+		if sec, cur, f = r.issue(ctx, ak, spec, sec, cur, now); f != nil {
+			return ctrl.Result{}, f
+		}
+	case !sameScopes(cur.Scopes, spec.scopes):
+		if err := tenancy.SetKeyScopes(ctx, r.DB, cur.ID, spec.scopes); err != nil {
+			return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+		}
+		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
+			"key %s now has scopes %s", cur.Prefix, tenancy.JoinScopes(spec.scopes))
+	}
+	ak.Status.KeyID, ak.Status.Prefix = cur.ID.String(), cur.Prefix
+
+	var result ctrl.Result
+	ak.Status.PendingRevocation = nil
+	if p := sec.pending(); p != nil {
+		if now.Before(p.revokeAt) {
+			result.RequeueAfter = p.revokeAt.Sub(now)
+			ak.Status.PendingRevocation = &v1alpha1.PendingRevocation{KeyID: p.id.String(), RevokeAt: metav1.NewTime(p.revokeAt)}
+		} else {
+			if err := r.revokeOwned(ctx, ak, spec.org, p.id); err != nil {
+				return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+			}
+			if _, err := r.clearPending(ctx, sec); err != nil {
+				return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+			}
+			r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
+				"previous key %s revoked after the grace period", p.id)
+		}
+	}
+	if spec.expiresAt != nil {
+		if !now.Before(*spec.expiresAt) {
+			return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired, result: result,
+				message: fmt.Sprintf("key %s expired at %s; set a later spec.expiresAt to issue a new key", cur.Prefix, spec.expiresAt.Format(time.RFC3339))}
+		}
+		if d := spec.expiresAt.Sub(now); result.RequeueAfter == 0 || d < result.RequeueAfter {
+			result.RequeueAfter = d
+		}
+	}
+	setReady(&ak.Status.Conditions, ak.Generation, true, v1alpha1.ReasonKeyIssued, fmt.Sprintf("key %s is active", cur.Prefix))
+	return result, nil
+}
+
+// issue creates a new key and writes it to the Secret. The key it replaces,
+// when still usable, stays valid for the grace period; any other key of this
+// ApiKey (a stray from an interrupted issue, or a key two rotations old) is
+// revoked first.
+func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret, cur *tenancy.APIKey, now time.Time) (keySecret, *tenancy.APIKey, *failure) {
+	var prev *pending
+	var keep []uuid.UUID
+	if cur != nil && spec.grace > 0 && (cur.ExpiresAt == nil || now.Before(*cur.ExpiresAt)) {
+		prev = &pending{id: cur.ID, revokeAt: now.Add(spec.grace).Truncate(time.Second)}
+		keep = append(keep, cur.ID)
+	}
+	if _, err := r.revokeStray(ctx, ak, spec.org, keep...); err != nil {
+		return sec, nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	k, err := tenancy.CreateKey(ctx, r.DB, tenancy.NewKey{OrganizationID: spec.org, Name: keyName(ak, spec),
+		Scopes: spec.scopes, Mode: spec.mode, ExpiresAt: spec.expiresAt})
+	if err != nil {
+		return sec, nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	written, err := r.writeSecret(ctx, ak, sec, k, spec.rotation, prev)
+	if err != nil {
+		// The key never reached its Secret: revoke it now (the next issue
+		// would revoke it anyway, by its marker).
+		_ = r.revokeOwned(ctx, ak, spec.org, k.ID)
+		return sec, nil, &failure{reason: v1alpha1.ReasonSecretError, message: "writing the Secret failed", err: err}
+	}
+	ak.Status.LastRotationTime = &metav1.Time{Time: now.Truncate(time.Second)}
+	note := fmt.Sprintf("issued key %s into Secret %s", k.Prefix, written.obj.Name)
+	if prev != nil {
+		note += fmt.Sprintf("; the previous key stays valid until %s", prev.revokeAt.UTC().Format(time.RFC3339))
+	}
+	r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "KeyIssued", "Issue", "%s", note)
+	return written, &k.APIKey, nil
+}
+
+// cleanup runs on deletion: revoke every key of the ApiKey, then delete its
+// Secret.
+func (r *ApiKeyReconciler) cleanup(ctx context.Context, ak *v1alpha1.ApiKey) error {
+	if org, err := uuid.Parse(ak.Spec.OrganizationID); err == nil {
+		if _, err := r.revokeStray(ctx, ak, org); err != nil {
+			return err
+		}
+	}
+	return r.deleteSecret(ctx, ak)
+}

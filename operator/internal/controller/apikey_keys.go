@@ -1,0 +1,93 @@
+package controller
+
+import (
+	"context"
+	"crypto/subtle"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/operator/api/v1alpha1"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// Every key the operator issues is named "<spec name> [k8s:<ApiKey uid>]".
+// The marker ties a key to its ApiKey in the database itself, so a key whose
+// Secret was never written (a crash between the two) is found and revoked
+// before the next one is issued: keys never leak, however often that happens.
+
+func keyMarker(ak *v1alpha1.ApiKey) string { return " [k8s:" + string(ak.UID) + "]" }
+
+func keyName(ak *v1alpha1.ApiKey, spec keySpec) string {
+	return strings.TrimSpace(spec.name) + keyMarker(ak)
+}
+
+// currentKey returns the stored key the Secret holds, or nil when the Secret
+// holds none that is usable: missing, unknown id, another organization,
+// revoked, or a key text that does not hash to the stored key.
+func (r *ApiKeyReconciler) currentKey(ctx context.Context, spec keySpec, sec keySecret) (*tenancy.APIKey, error) {
+	id, ok := sec.keyID()
+	if !ok {
+		return nil, nil
+	}
+	k, err := tenancy.GetKey(ctx, r.DB, id)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	h := apikey.Hash(sec.data(SecretKeyAPIKey))
+	if k.OrganizationID != spec.org || k.RevokedAt != nil || subtle.ConstantTimeCompare(h[:], k.Hash) != 1 {
+		return nil, nil
+	}
+	return k, nil
+}
+
+// revokeStray revokes every active key of this ApiKey (by its marker) except
+// those in keep. With no keep it revokes them all (deletion).
+func (r *ApiKeyReconciler) revokeStray(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, keep ...uuid.UUID) (int, error) {
+	keys, err := tenancy.ListKeys(ctx, r.DB, org)
+	if err != nil {
+		return 0, err
+	}
+	marker, n := keyMarker(ak), 0
+outer:
+	for _, k := range keys {
+		if k.RevokedAt != nil || !strings.HasSuffix(k.Name, marker) {
+			continue
+		}
+		for _, id := range keep {
+			if k.ID == id {
+				continue outer
+			}
+		}
+		if err := tenancy.RevokeKey(ctx, r.DB, k.ID); err != nil && !errs.Is(err, errs.NotFound) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// revokeOwned revokes one key of this ApiKey; an unknown key counts as
+// revoked. A key of another organization or another ApiKey is left alone: the
+// id comes from a Secret annotation, which is not trusted with other keys.
+func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) error {
+	k, err := tenancy.GetKey(ctx, r.DB, id)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if k.OrganizationID != org || !strings.HasSuffix(k.Name, keyMarker(ak)) || k.RevokedAt != nil {
+		return nil
+	}
+	if err := tenancy.RevokeKey(ctx, r.DB, id); err != nil && !errs.Is(err, errs.NotFound) {
+		return err
+	}
+	return nil
+}

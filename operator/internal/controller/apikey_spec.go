@@ -1,0 +1,94 @@
+package controller
+
+import (
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/operator/api/v1alpha1"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// defaultGracePeriod applies when spec.rotationGracePeriod is unset (the CRD
+// defaults it to the same value).
+const defaultGracePeriod = 5 * time.Minute
+
+// keySpec is an ApiKey spec checked and converted to tenancy's types.
+type keySpec struct {
+	org       uuid.UUID
+	name      string
+	scopes    []tenancy.Scope
+	mode      apikey.Mode
+	expiresAt *time.Time
+	rotation  string
+	grace     time.Duration
+}
+
+// parseKeySpec validates the spec beyond what the CRD schema enforces (an
+// older CRD, or an operator newer than its CRD, must not slip bad values
+// through): scopes are checked against tenancy.AllScopes.
+func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
+	s := ak.Spec
+	org, err := uuid.Parse(s.OrganizationID)
+	if err != nil {
+		return keySpec{}, invalid("spec.organizationId must be a uuid")
+	}
+	ks := keySpec{org: org, name: s.Name, mode: apikey.Mode(s.Mode), rotation: s.RotationToken, grace: defaultGracePeriod}
+	if ks.name == "" {
+		ks.name = ak.Name
+	}
+	if ks.mode == "" {
+		ks.mode = apikey.Live
+	}
+	if ks.mode != apikey.Live && ks.mode != apikey.Test {
+		return keySpec{}, invalid("spec.mode must be live or test")
+	}
+	if len(s.Scopes) == 0 {
+		return keySpec{}, invalid("spec.scopes must name at least one scope")
+	}
+	for _, raw := range s.Scopes {
+		sc := tenancy.Scope(raw)
+		if !sc.Valid() {
+			return keySpec{}, invalid("spec.scopes: unknown scope " + string(raw) + " (known: " + tenancy.JoinScopes(tenancy.AllScopes) + ")")
+		}
+		if !slices.Contains(ks.scopes, sc) {
+			ks.scopes = append(ks.scopes, sc)
+		}
+	}
+	if s.ExpiresAt != nil {
+		t := s.ExpiresAt.UTC().Truncate(time.Second)
+		ks.expiresAt = &t
+	}
+	if s.RotationGracePeriod != nil {
+		if s.RotationGracePeriod.Duration < 0 {
+			return keySpec{}, invalid("spec.rotationGracePeriod must not be negative")
+		}
+		ks.grace = s.RotationGracePeriod.Duration
+	}
+	return ks, nil
+}
+
+// sameScopes reports whether a stored key has exactly the wanted scopes, in
+// any order.
+func sameScopes(stored []string, want []tenancy.Scope) bool {
+	return tenancy.NewScopeSet(toScopes(stored)...) == tenancy.NewScopeSet(want...) && len(stored) == len(want)
+}
+
+func toScopes(ss []string) []tenancy.Scope {
+	out := make([]tenancy.Scope, len(ss))
+	for i, s := range ss {
+		out[i] = tenancy.Scope(s)
+	}
+	return out
+}
+
+// sameExpiry compares a stored expiry with the wanted one at second precision
+// (metav1.Time carries seconds).
+func sameExpiry(stored, want *time.Time) bool {
+	if stored == nil || want == nil {
+		return stored == nil && want == nil
+	}
+	return stored.UTC().Truncate(time.Second).Equal(*want)
+}

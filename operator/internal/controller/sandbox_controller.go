@@ -1,0 +1,196 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/eventapi/eventapi/api/demo"
+	"github.com/eventapi/eventapi/operator/api/v1alpha1"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// SandboxReconciler creates (and seeds), renames and deletes the sandbox
+// organization of each SandboxOrganization.
+type SandboxReconciler struct {
+	Client   client.Client
+	DB       bun.IDB
+	Recorder events.EventRecorder
+
+	fin finalizer[*v1alpha1.SandboxOrganization]
+}
+
+// +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations/finalizers,verbs=update
+
+// SetupWithManager registers the controller.
+func (r *SandboxReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.fin = finalizer[*v1alpha1.SandboxOrganization]{client: r.Client, name: v1alpha1.Finalizer, cleanup: r.cleanup}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.SandboxOrganization{}).
+		Named("sandboxorganization").
+		Complete(r)
+}
+
+// Reconcile brings one SandboxOrganization to its declared state.
+func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	sb := &v1alpha1.SandboxOrganization{}
+	if err := r.Client.Get(ctx, req.NamespacedName, sb); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if deleting, err := r.fin.reconcile(ctx, sb); deleting || err != nil {
+		return ctrl.Result{}, err
+	}
+	original := sb.DeepCopy()
+	var result ctrl.Result
+	var stepErr error
+	if f := r.reconcileSandbox(ctx, sb); f != nil {
+		warnOnChange(r.Recorder, sb, original.Status.Conditions, f)
+		setReady(&sb.Status.Conditions, sb.Generation, false, f.reason, f.message)
+		result, stepErr = f.result, f.err
+	}
+	sb.Status.ObservedGeneration = sb.Generation
+	err := patchStatusIfChanged(ctx, r.Client, original, sb, func(s *v1alpha1.SandboxOrganization) any { return s.Status })
+	if err = errors.Join(stepErr, err); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
+}
+
+func (r *SandboxReconciler) reconcileSandbox(ctx context.Context, sb *v1alpha1.SandboxOrganization) *failure {
+	parent, err := uuid.Parse(sb.Spec.ParentOrganizationID)
+	if err != nil {
+		return invalid("spec.parentOrganizationId must be a uuid")
+	}
+	org, err := r.recorded(ctx, sb, parent)
+	if err != nil {
+		return classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	if org == nil {
+		var f *failure
+		if org, f = r.adoptOrCreate(ctx, sb, parent); f != nil {
+			return f
+		}
+	}
+	if org.Name != sb.Spec.Name {
+		name := sb.Spec.Name
+		if _, err := tenancy.UpdateOrganization(ctx, r.DB, org.ID, tenancy.OrganizationUpdate{Name: &name}); err != nil {
+			return classify(err, v1alpha1.ReasonOrganizationNotFound)
+		}
+	}
+	setReady(&sb.Status.Conditions, sb.Generation, true, v1alpha1.ReasonSandboxReady,
+		fmt.Sprintf("sandbox organization %s of %s is ready", org.ID, parent))
+	return nil
+}
+
+// recorded returns the sandbox organization named in status, or nil when
+// there is none or it is no longer the sandbox of parent (deleted, for
+// example through the CLI); status is then cleared so that a new one is made.
+func (r *SandboxReconciler) recorded(ctx context.Context, sb *v1alpha1.SandboxOrganization, parent uuid.UUID) (*tenancy.Organization, error) {
+	id, err := uuid.Parse(sb.Status.SandboxOrganizationID)
+	if err != nil {
+		sb.Status.SandboxOrganizationID, sb.Status.Seeded = "", false
+		return nil, nil
+	}
+	org, err := tenancy.GetOrganization(ctx, r.DB, id)
+	if errs.Is(err, errs.NotFound) || (err == nil && (org.SandboxOf == nil || *org.SandboxOf != parent)) {
+		sb.Status.SandboxOrganizationID, sb.Status.Seeded = "", false
+		return nil, nil
+	}
+	return org, err
+}
+
+// adoptOrCreate makes the sandbox of parent. When parent already has one and
+// no other SandboxOrganization manages it (an interrupted reconcile, or one
+// made with the CLI), it is adopted as is. Otherwise the organization is
+// created and, when asked, seeded, in one transaction.
+func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.SandboxOrganization, parent uuid.UUID) (*tenancy.Organization, *failure) {
+	existing, err := tenancy.SandboxOrganization(ctx, r.DB, parent)
+	if err != nil {
+		return nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	if existing != nil {
+		owner, err := r.managedBy(ctx, sb, existing.ID)
+		if err != nil {
+			return nil, &failure{reason: v1alpha1.ReasonSandboxConflict, message: "listing SandboxOrganizations failed", err: err}
+		}
+		if owner != "" {
+			return nil, &failure{reason: v1alpha1.ReasonSandboxConflict, result: ctrlResultAfter(time.Minute),
+				message: fmt.Sprintf("organization %s already has sandbox %s, managed by SandboxOrganization %s", parent, existing.ID, owner)}
+		}
+		sb.Status.SandboxOrganizationID, sb.Status.Seeded = existing.ID.String(), false
+		r.Recorder.Eventf(sb, nil, corev1.EventTypeNormal, "SandboxAdopted", "Adopt",
+			"adopted the existing sandbox organization %s of %s", existing.ID, parent)
+		return existing, nil
+	}
+	var org *tenancy.Organization
+	err = database.RunInTx(ctx, r.DB, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if org, err = tenancy.CreateOrganization(ctx, tx, sb.Spec.Name, &parent); err != nil {
+			return err
+		}
+		if sb.Spec.SeedDemoData {
+			return demo.Seed(ctx, tx, org.ID, true)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	sb.Status.SandboxOrganizationID, sb.Status.Seeded = org.ID.String(), sb.Spec.SeedDemoData
+	r.Recorder.Eventf(sb, nil, corev1.EventTypeNormal, "SandboxCreated", "Create",
+		"created sandbox organization %s of %s (seeded: %t)", org.ID, parent, sb.Spec.SeedDemoData)
+	return org, nil
+}
+
+// managedBy names the other SandboxOrganization whose status records id, or "".
+func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxOrganization, id uuid.UUID) (string, error) {
+	var list v1alpha1.SandboxOrganizationList
+	if err := r.Client.List(ctx, &list); err != nil {
+		return "", err
+	}
+	for _, o := range list.Items {
+		if o.UID != sb.UID && o.Status.SandboxOrganizationID == id.String() {
+			return o.Namespace + "/" + o.Name, nil
+		}
+	}
+	return "", nil
+}
+
+// cleanup runs on deletion: delete the sandbox organization (its data goes
+// with it, by cascade). Only an organization that is the sandbox of the
+// declared parent is ever deleted; never the parent.
+func (r *SandboxReconciler) cleanup(ctx context.Context, sb *v1alpha1.SandboxOrganization) error {
+	parent, err1 := uuid.Parse(sb.Spec.ParentOrganizationID)
+	id, err2 := uuid.Parse(sb.Status.SandboxOrganizationID)
+	if err1 != nil || err2 != nil || id == parent {
+		return nil
+	}
+	org, err := tenancy.GetOrganization(ctx, r.DB, id)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if org.SandboxOf == nil || *org.SandboxOf != parent {
+		log.FromContext(ctx).Info("not deleting organization: it is not the sandbox of the declared parent", "organization", id, "parent", parent)
+		return nil
+	}
+	if err := tenancy.DeleteOrganization(ctx, r.DB, id); err != nil && !errs.Is(err, errs.NotFound) {
+		return err
+	}
+	return nil
+}
