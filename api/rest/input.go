@@ -229,7 +229,8 @@ func (in *Input) Int(name string, r Rule) Field[int] {
 		return f
 	}
 	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
+	// json.Number also accepts a quoted number ("5"); a string is not an integer.
+	if err := json.Unmarshal(raw, &n); err != nil || bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
 		in.Issue(name, "must be an integer")
 		return Field[int]{}
 	}
