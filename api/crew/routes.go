@@ -1,11 +1,22 @@
-// Package crew serves crew members: model, org-scoped store and v2 handlers.
+// Package crew serves the crew members of an organization: model, org-scoped
+// store and v2 handlers.
 package crew
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
-func Routes(r fiber.Router, env *rest.Env) {}
+// Routes registers the crew member endpoints on r (the authenticated /api/v2
+// group). The legacy crew:read scope is v1 only and grants nothing here.
+func Routes(r fiber.Router, env *rest.Env) {
+	h := handlers{env: env}
+	read := tenancy.Require(tenancy.CrewMembersRead)
+	write := tenancy.Require(tenancy.CrewMembersWrite)
+	r.Get("/crew_members", read, h.list)
+	r.Post("/crew_members", write, h.create)
+	r.Get("/crew_members/:id", read, h.get)
+	r.Patch("/crew_members/:id", write, h.patch)
+}

@@ -1,11 +1,24 @@
-// Package vehicles serves fleet vehicles: model, org-scoped store and v2 handlers.
+// Package vehicles serves the fleet vehicles of an organization: model,
+// org-scoped store, v2 handlers, and Assignable, the check other packages
+// run before assigning a vehicle to a reservation.
 package vehicles
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Routes registers the package's endpoints on r (the authenticated /api/v2 group).
-func Routes(r fiber.Router, env *rest.Env) {}
+// Routes registers the vehicle endpoints on r (the authenticated /api/v2
+// group). Vehicles belong to load planning, so they use the
+// equipment_reservations scopes.
+func Routes(r fiber.Router, env *rest.Env) {
+	h := handlers{env: env}
+	read := tenancy.Require(tenancy.EquipmentReservationsRead)
+	write := tenancy.Require(tenancy.EquipmentReservationsWrite)
+	r.Get("/vehicles", read, h.list)
+	r.Post("/vehicles", write, h.create)
+	r.Get("/vehicles/:id", read, h.get)
+	r.Patch("/vehicles/:id", write, h.patch)
+}
