@@ -1,0 +1,388 @@
+package isolation_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/crudtest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// Fixture creates records of one resource.
+type Fixture struct {
+	// Table holds the records (organization_id, id, updated_at).
+	Table string
+	// Make creates a record in o and returns its id. It may call s.Shared
+	// for the records it depends on.
+	Make func(t testing.TB, s *Suite, o *apitest.Org) string
+}
+
+// Ref is a body field that references another resource's record.
+type Ref struct {
+	// Field is the field the 422 must name.
+	Field string
+	// Fixture is the referenced resource.
+	Fixture string
+	// Set puts id into body; nil sets body[Field] = id.
+	Set func(body map[string]any, id string)
+}
+
+// Route is the isolation check of one registered route.
+type Route struct {
+	// Fixture is the resource the route acts on: the record whose id fills
+	// the path's parameter, the records a list must (own) or must not
+	// (foreign) hold, the table a POST must not write to when refused.
+	Fixture string
+	// Body builds a valid POST or PATCH body for o (nil: {}).
+	Body func(t testing.TB, s *Suite, o *apitest.Org) map[string]any
+	// Refs are the references the body may carry: each, pointed at the
+	// other organization's record, must give 422 naming the field.
+	Refs []Ref
+}
+
+var (
+	fixtures = map[string]Fixture{}
+	routes   = map[string]Route{}
+	// origin records which file registered each fixture and route, to
+	// report duplicates.
+	origin = map[string][]string{}
+)
+
+// register adds fixtures and routes to the suite (call it from init in the
+// file of an area). Route keys are "METHOD /api/v2/path/:param".
+func register(fs map[string]Fixture, rs map[string]Route) {
+	_, file, _, _ := runtime.Caller(1)
+	file = filepath.Base(file)
+	for k, f := range fs {
+		origin["fixture "+k] = append(origin["fixture "+k], file)
+		fixtures[k] = f
+	}
+	for k, r := range rs {
+		origin[k] = append(origin[k], file)
+		routes[k] = r
+	}
+}
+
+// publicPrefixes are /api/v2 paths served without a key (the API
+// description); they hold no tenant data.
+var publicPrefixes = []string{"/api/v2/openapi.json", "/api/v2/reference"}
+
+// exempt are authenticated routes with no tenant records.
+var exempt = []string{"GET /api/v2/health"}
+
+// Suite is a running app with two organizations, A and B.
+type Suite struct {
+	Env    *apitest.Env
+	A, B   *apitest.Org
+	shared map[string]string
+}
+
+func newSuite(t *testing.T) *Suite {
+	env := apitest.New(t)
+	return &Suite{Env: env, A: env.NewOrg("A"), B: env.NewOrg("B"), shared: map[string]string{}}
+}
+
+// Make creates a new record of fixture name in o.
+func (s *Suite) Make(t testing.TB, name string, o *apitest.Org) string {
+	t.Helper()
+	f, ok := fixtures[name]
+	if !ok {
+		t.Fatalf("no fixture %q", name)
+	}
+	return f.Make(t, s, o)
+}
+
+// Shared returns one record of fixture name in o, made on first use. Use it
+// for records that are only pointed at (never changed or deleted).
+func (s *Suite) Shared(t testing.TB, name string, o *apitest.Org) string {
+	t.Helper()
+	key := name + "/" + o.ID.String()
+	if id, ok := s.shared[key]; ok {
+		return id
+	}
+	id := s.Make(t, name, o)
+	s.shared[key] = id
+	return id
+}
+
+// Create POSTs body to path as o and returns the new record's id.
+func (s *Suite) Create(t testing.TB, o *apitest.Org, path string, body map[string]any) string {
+	t.Helper()
+	r := o.Post(path, body)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("fixture POST %s: %d %s", path, r.Status, r.Body)
+	}
+	id, _ := r.Data()["id"].(string)
+	return id
+}
+
+// row reads the updated_at of a record of org (ok=false: no such row).
+func (s *Suite) row(t testing.TB, table string, org uuid.UUID, id string) (updated time.Time, ok bool) {
+	t.Helper()
+	err := s.Env.Svc.DB.NewSelect().Table(table).Column("updated_at").
+		Where("organization_id = ?", org).Where("id = ?", id).Scan(context.Background(), &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return updated, false
+	}
+	if err != nil {
+		t.Fatalf("read %s %s: %v", table, id, err)
+	}
+	return updated, true
+}
+
+// v2Routes lists the registered, authenticated /api/v2 routes as
+// "METHOD path" keys.
+func v2Routes(env *apitest.Env) []string {
+	seen := map[string]bool{}
+	for _, r := range env.Svc.App.GetRoutes(true) {
+		if r.Method == http.MethodHead || !strings.HasPrefix(r.Path, "/api/v2/") || isPublic(r.Path) {
+			continue
+		}
+		seen[r.Method+" "+r.Path] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+func isPublic(path string) bool {
+	for _, p := range publicPrefixes {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func splitKey(key string) (method, path string) {
+	method, path, _ = strings.Cut(key, " ")
+	return method, path
+}
+
+// fill replaces every :param segment of a route path with id.
+func fill(path, id string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") {
+			parts[i] = id
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func hasParam(path string) bool { return strings.Contains(path, "/:") }
+
+// body builds the route's body for o (nil for GET and DELETE).
+func (s *Suite) body(t testing.TB, method string, r Route, o *apitest.Org) map[string]any {
+	if method == http.MethodGet || method == http.MethodDelete {
+		return nil
+	}
+	if r.Body == nil {
+		return map[string]any{}
+	}
+	return r.Body(t, s, o)
+}
+
+// withRef returns a copy of body with ref pointing at id.
+func withRef(body map[string]any, ref Ref, id string) map[string]any {
+	out := maps.Clone(body)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if ref.Set != nil {
+		ref.Set(out, id)
+	} else {
+		out[ref.Field] = id
+	}
+	return out
+}
+
+// TestCompleteness fails when a registered /api/v2 route has no entry in the
+// table, when an entry names a route that is not registered or a fixture
+// that does not exist, or when two files register the same key.
+func TestCompleteness(t *testing.T) {
+	env := apitest.New(t)
+	registered := v2Routes(env)
+	if len(registered) < 20 {
+		t.Fatalf("only %d /api/v2 routes found: %v", len(registered), registered)
+	}
+	for _, key := range registered {
+		if _, ok := routes[key]; !ok && !slices.Contains(exempt, key) {
+			t.Errorf("route %s has no isolation entry: add it to the table (api/isolation/*_test.go)", key)
+		}
+	}
+	for key, r := range routes {
+		if !slices.Contains(registered, key) {
+			t.Errorf("isolation entry %s names no registered route", key)
+		}
+		names := []string{r.Fixture}
+		for _, ref := range r.Refs {
+			names = append(names, ref.Fixture)
+		}
+		for _, n := range names {
+			if _, ok := fixtures[n]; !ok {
+				t.Errorf("isolation entry %s uses unknown fixture %q", key, n)
+			}
+		}
+		if method, _ := splitKey(key); r.Refs != nil && method != http.MethodPost && method != http.MethodPatch {
+			t.Errorf("isolation entry %s: refs only apply to POST and PATCH", key)
+		}
+	}
+	for key, files := range origin {
+		if len(files) > 1 {
+			t.Errorf("%s is registered more than once: %v", key, files)
+		}
+	}
+}
+
+// TestIsolation runs the check of every table entry with two organizations.
+func TestIsolation(t *testing.T) {
+	s := newSuite(t)
+	for _, key := range slices.Sorted(maps.Keys(routes)) {
+		t.Run(key, func(t *testing.T) {
+			method, path := splitKey(key)
+			r := routes[key]
+			switch {
+			case hasParam(path):
+				s.checkItem(t, method, path, r)
+			case method == http.MethodGet:
+				s.checkList(t, path, r)
+			default:
+				s.checkCreate(t, method, path, r)
+			}
+		})
+	}
+}
+
+// checkItem: B gets 404 on A's record and changes nothing; A cannot point
+// the record at B's records; A itself is served (so the check can fail).
+func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
+	table := fixtures[r.Fixture].Table
+	id := s.Make(t, r.Fixture, s.A)
+	path := fill(route, id)
+	before, ok := s.row(t, table, s.A.ID, id)
+	if !ok {
+		t.Fatalf("fixture %s made no row %s in %s", r.Fixture, id, table)
+	}
+	unchanged := func(what string) {
+		t.Helper()
+		after, ok := s.row(t, table, s.A.ID, id)
+		if !ok || !after.Equal(before) {
+			t.Fatalf("%s changed or removed A's record (exists=%v)", what, ok)
+		}
+	}
+
+	res := s.B.Do(method, path, s.body(t, method, r, s.B))
+	if res.Status != http.StatusNotFound || res.ErrorCode() != "not_found" {
+		t.Errorf("B %s A's record: %d %s, want 404 not_found", method, res.Status, res.Body)
+	}
+	unchanged("B's " + method)
+	for _, ref := range r.Refs {
+		foreign := s.Shared(t, ref.Fixture, s.B)
+		res := s.A.Do(method, path, withRef(s.body(t, method, r, s.A), ref, foreign))
+		if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "validation_error" ||
+			!slices.Contains(crudtest.Fields(res), ref.Field) {
+			t.Errorf("A %s with B's %s in %s: %d %s, want 422 naming %s", method, ref.Fixture, ref.Field, res.Status, res.Body, ref.Field)
+		}
+		unchanged("a refused " + ref.Field)
+	}
+	if res := s.A.Do(method, path, s.body(t, method, r, s.A)); res.Status >= 300 {
+		t.Errorf("A %s its own record: %d %s", method, res.Status, res.Body)
+	}
+}
+
+// checkList: A's list holds A's record and none of B's, and a cursor of
+// B's list is refused on A's.
+func (s *Suite) checkList(t *testing.T, path string, r Route) {
+	mine := s.Make(t, r.Fixture, s.A)
+	theirs := []string{s.Make(t, r.Fixture, s.B), s.Make(t, r.Fixture, s.B)}
+	got := crudtest.Walk(t, s.A, path, 100, nil)
+	if !slices.Contains(got, mine) {
+		t.Errorf("A's list does not hold A's record %s", mine)
+	}
+	for _, id := range theirs {
+		if slices.Contains(got, id) {
+			t.Errorf("A's list holds B's record %s", id)
+		}
+	}
+	cursor := crudtest.Cursor(t, s.B, path)
+	res := s.A.Get(path + "?cursor=" + cursor)
+	if res.Status != http.StatusUnprocessableEntity || !slices.Contains(crudtest.Fields(res), "cursor") {
+		t.Errorf("A with B's cursor: %d %s, want 422 on cursor", res.Status, res.Body)
+	}
+}
+
+// checkCreate: A cannot create a record pointing at B's records, and such a
+// refusal writes nothing; a valid body is accepted.
+func (s *Suite) checkCreate(t *testing.T, method, path string, r Route) {
+	table := fixtures[r.Fixture].Table
+	for _, ref := range r.Refs {
+		foreign := s.Shared(t, ref.Fixture, s.B)
+		before := crudtest.Take(t, s.Env, table, s.A.ID)
+		res := s.A.Do(method, path, withRef(s.body(t, method, r, s.A), ref, foreign))
+		if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "validation_error" ||
+			!slices.Contains(crudtest.Fields(res), ref.Field) {
+			t.Errorf("A %s with B's %s in %s: %d %s, want 422 naming %s", method, ref.Fixture, ref.Field, res.Status, res.Body, ref.Field)
+		}
+		if after := crudtest.Take(t, s.Env, table, s.A.ID); after != before {
+			t.Errorf("refused %s wrote to %s", ref.Field, table)
+		}
+	}
+	if res := s.A.Do(method, path, s.body(t, method, r, s.A)); res.Status >= 300 {
+		t.Errorf("A %s a valid body: %d %s", method, res.Status, res.Body)
+	}
+}
+
+// TestLegacyScopeGrantsNothing: a key holding only the legacy crew:read
+// scope (v1 only) is refused with 403 insufficient_scope on every v2 route
+// but /health, before any lookup or validation.
+func TestLegacyScopeGrantsNothing(t *testing.T) {
+	env := apitest.New(t)
+	for _, mode := range []apikey.Mode{apikey.Live, apikey.Legacy} {
+		org := env.NewOrgWithKey("crew reader", mode, tenancy.CrewRead)
+		for _, key := range v2Routes(env) {
+			if slices.Contains(exempt, key) {
+				continue
+			}
+			method, path := splitKey(key)
+			res := org.Do(method, fill(path, uuid.NewString()), map[string]any{})
+			if res.Status != http.StatusForbidden || res.ErrorCode() != "insufficient_scope" {
+				t.Errorf("%s with a %s crew:read key: %d %s, want 403 insufficient_scope", key, mode, res.Status, res.Body)
+			}
+		}
+		if res := org.Get("/api/v2/health"); res.Status != http.StatusOK {
+			t.Errorf("GET /api/v2/health with a %s crew:read key: %d", mode, res.Status)
+		}
+	}
+}
+
+// TestKeylessRefused: every authenticated v2 route refuses a request
+// without a key; only the public description is served.
+func TestKeylessRefused(t *testing.T) {
+	env := apitest.New(t)
+	for _, key := range v2Routes(env) {
+		method, path := splitKey(key)
+		res := env.Send(apitest.Request{Method: method, Path: fill(path, uuid.NewString()), Body: map[string]any{}})
+		if res.Status != http.StatusUnauthorized {
+			t.Errorf("%s without a key: %d", key, res.Status)
+		}
+	}
+	for _, r := range env.Svc.App.GetRoutes(true) {
+		if r.Method == http.MethodGet && isPublic(r.Path) && !hasParam(r.Path) {
+			if res := env.Send(apitest.Request{Method: http.MethodGet, Path: r.Path}); res.Status != http.StatusOK {
+				t.Errorf("public GET %s without a key: %d", r.Path, res.Status)
+			}
+		}
+	}
+}
