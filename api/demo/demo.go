@@ -30,6 +30,10 @@ type seeder struct {
 	tx   bun.Tx
 	org  uuid.UUID
 	demo bool
-	// ids of seeded records, by kind, for later steps to reference.
+	// ids of seeded records, by kind and in seeding order, for later steps
+	// to reference. events[0] is the confirmed upcoming event, events[1] the
+	// one in progress; vehicles holds the whole fleet (one is in
+	// maintenance), availableVehicles those that can be assigned.
 	clients, events, equipment, vehicles, crew []uuid.UUID
+	categories, availableVehicles              []uuid.UUID
 }
