@@ -35,10 +35,10 @@ type ApiKeyReconciler struct {
 	fin finalizer[*v1alpha1.ApiKey]
 }
 
-// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=eventapi.io,resources=apikeys/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=eventapi.io,resources=apikeys/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager registers the controller: ApiKeys and the Secrets they own.

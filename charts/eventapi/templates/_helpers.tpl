@@ -1,0 +1,215 @@
+{{/*
+Expand the name of the chart.
+*/}}
+{{- define "eventapi.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Create a default fully qualified app name.
+We truncate at 63 chars because some Kubernetes name fields are limited to this (by the DNS naming spec).
+If release name contains chart name it will be used as a full name.
+*/}}
+{{- define "eventapi.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of the operator's objects (Deployment, Service, ServiceAccount, RBAC).
+*/}}
+{{- define "eventapi.operatorFullname" -}}
+{{- printf "%s-operator" (include "eventapi.fullname" . | trunc 54 | trimSuffix "-") }}
+{{- end }}
+
+{{/*
+Name of the migration Job.
+*/}}
+{{- define "eventapi.migrationFullname" -}}
+{{- printf "%s-migrate" (include "eventapi.fullname" . | trunc 55 | trimSuffix "-") }}
+{{- end }}
+
+{{/*
+Create chart name and version as used by the chart label.
+*/}}
+{{- define "eventapi.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Common labels
+*/}}
+{{- define "eventapi.labels" -}}
+helm.sh/chart: {{ include "eventapi.chart" . }}
+{{ include "eventapi.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: eventapi
+{{- end }}
+
+{{/*
+Selector labels
+*/}}
+{{- define "eventapi.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "eventapi.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Labels and selector labels of one component: call with (dict "ctx" $ "component" "api").
+*/}}
+{{- define "eventapi.componentLabels" -}}
+{{ include "eventapi.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{- define "eventapi.componentSelectorLabels" -}}
+{{ include "eventapi.selectorLabels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+Create the name of the service account to use
+*/}}
+{{- define "eventapi.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "eventapi.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "eventapi.operatorServiceAccountName" -}}
+{{- if .Values.operator.serviceAccount.create }}
+{{- default (include "eventapi.operatorFullname" .) .Values.operator.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.operator.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The image (one image holds both binaries).
+*/}}
+{{- define "eventapi.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+EVENTAPI_DATABASE_URL from the existing Secret.
+*/}}
+{{- define "eventapi.databaseEnv" -}}
+- name: EVENTAPI_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.database.existingSecret | quote }}
+      key: {{ .Values.database.secretKey | quote }}
+{{- end }}
+
+{{/*
+The whole environment of the API (and of the migration Job).
+*/}}
+{{- define "eventapi.apiEnv" -}}
+{{ include "eventapi.databaseEnv" . }}
+{{- if .Values.redis.existingSecret }}
+- name: EVENTAPI_REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.redis.existingSecret | quote }}
+      key: {{ .Values.redis.secretKey | quote }}
+{{- end }}
+- name: EVENTAPI_ADDR
+  value: ":8080"
+- name: EVENTAPI_LOG_LEVEL
+  value: {{ .Values.config.logLevel | quote }}
+- name: EVENTAPI_RATE_WINDOW
+  value: {{ .Values.config.rateWindow | quote }}
+- name: EVENTAPI_V1_RATE_LIMIT
+  value: {{ .Values.config.v1RateLimit | quote }}
+- name: EVENTAPI_V2_RATE_LIMIT
+  value: {{ .Values.config.v2RateLimit | quote }}
+- name: EVENTAPI_DB_MAX_CONNS
+  value: {{ .Values.config.dbMaxConns | quote }}
+- name: EVENTAPI_SHUTDOWN_TIMEOUT
+  value: {{ .Values.config.shutdownTimeout | quote }}
+{{- if .Values.config.v1Sunset }}
+- name: EVENTAPI_V1_SUNSET
+  value: {{ .Values.config.v1Sunset | quote }}
+{{- end }}
+{{ include "eventapi.otelEnv" . }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+OTEL_* variables; empty values are left out (the SDK defaults apply).
+*/}}
+{{- define "eventapi.otelEnv" -}}
+- name: OTEL_SERVICE_NAME
+  value: {{ .Values.otel.serviceName | quote }}
+{{- range $name, $value := dict "OTEL_EXPORTER_OTLP_ENDPOINT" .Values.otel.endpoint "OTEL_EXPORTER_OTLP_PROTOCOL" .Values.otel.protocol "OTEL_TRACES_SAMPLER" .Values.otel.tracesSampler "OTEL_TRACES_SAMPLER_ARG" .Values.otel.tracesSamplerArg "OTEL_RESOURCE_ATTRIBUTES" .Values.otel.resourceAttributes }}
+{{- if $value }}
+- name: {{ $name }}
+  value: {{ $value | quote }}
+{{- end }}
+{{- end }}
+{{- if .Values.otel.sdkDisabled }}
+- name: OTEL_SDK_DISABLED
+  value: "true"
+{{- end }}
+{{- end }}
+
+{{/*
+Refuse configurations that cannot work.
+*/}}
+{{- define "eventapi.validate" -}}
+{{- if not .Values.database.existingSecret }}
+{{- fail "database.existingSecret is required: the name of a Secret holding the PostgreSQL URL (key database.secretKey)" }}
+{{- end }}
+{{- if and (or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled) (not .Values.redis.existingSecret) }}
+{{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
+{{- end }}
+{{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
+{{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
+{{- end }}
+{{- if and .Values.operator.enabled (gt (int .Values.operator.replicaCount) 1) (not .Values.operator.leaderElection) }}
+{{- fail "operator.replicaCount > 1 needs operator.leaderElection: true" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The operator's permissions on what it reconciles. Keep in step with
+operator/config/rbac/role.yaml (generated from the controllers' rbac
+markers); the chart check compares them.
+*/}}
+{{- define "eventapi.operatorRules" -}}
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create", "delete", "get", "list", "update", "watch"]
+- apiGroups: ["eventapi.io"]
+  resources: ["apikeys", "sandboxorganizations"]
+  verbs: ["get", "list", "update", "watch"]
+- apiGroups: ["eventapi.io"]
+  resources: ["apikeys/finalizers", "sandboxorganizations/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["eventapi.io"]
+  resources: ["apikeys/status", "sandboxorganizations/status"]
+  verbs: ["get", "patch", "update"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}
