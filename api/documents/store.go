@@ -2,6 +2,7 @@ package documents
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -9,6 +10,7 @@ import (
 	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/money"
 )
 
@@ -133,13 +135,20 @@ func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org, id uuid.UUID
 	return out, err
 }
 
-// prepare runs the checks of a write and returns its column assignments.
+// prepare runs the checks of a write (computing each line's total) and
+// returns its column assignments.
 func prepare(ctx context.Context, tx bun.IDB, org, self uuid.UUID, k Kind, w Write, lines []Line) (scoped.Changes, error) {
 	if err := related.Check(ctx, tx, org, w.Refs...); err != nil {
 		return scoped.Changes{}, err
 	}
 	if err := CheckEquipment(ctx, tx, org, lines); err != nil {
 		return scoped.Changes{}, err
+	}
+	for i := range lines {
+		lines[i].LineTotal = lines[i].UnitPrice.Mul(lines[i].Quantity)
+		if lines[i].LineTotal > MaxTotal {
+			return scoped.Changes{}, errs.InvalidField(fmt.Sprintf("%s[%d].unit_price", Field, i), "quantity × unit_price must be at most 99999999999999.99")
+		}
 	}
 	if _, err := Total(lines); err != nil {
 		return scoped.Changes{}, err

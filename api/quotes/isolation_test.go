@@ -1,0 +1,44 @@
+package quotes_test
+
+import (
+	"testing"
+
+	"github.com/eventapi/eventapi/api/bookingtest"
+)
+
+// TestIsolation proves org B never sees, changes or references org A's
+// quotes and the records they point at.
+func TestIsolation(t *testing.T) {
+	env := newEnv(t)
+	a, b := env.NewOrg("A"), env.NewOrg("B")
+	ra := bookingtest.For(env, a)
+	aCl, aEv, aEq := ra.Client("A client"), ra.Event("A show"), ra.Equipment("A amp", nil, nil)
+	aQ := ok(t, a.Post(base, body("title", "A quote", "client_id", aCl.String(), "event_id", aEv.String(),
+		"line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 10)})), 201)["id"].(string)
+	ok(t, a.Post(base, body("title", "A second")), 201)
+	bQ := ok(t, b.Post(base, body("title", "B quote")), 201)["id"].(string)
+
+	bookingtest.Isolated(t, a, b, base, aQ, body("status", "approved"), false)
+	bookingtest.Isolated(t, b, a, base, bQ, body("title", "x"), false)
+	if n := bookingtest.NotListed(t, b, base+"?expand=client,event", aQ); n != 1 {
+		t.Errorf("B lists %d quotes", n)
+	}
+	bookingtest.NotListed(t, a, base, bQ)
+	bookingtest.ForeignCursor(t, a, b, base)
+	for field, bd := range map[string]any{
+		"client_id":                  body("title", "x", "client_id", aCl.String()),
+		"event_id":                   body("title", "x", "event_id", aEv.String()),
+		"line_items[0].equipment_id": body("title", "x", "line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 1)}),
+	} {
+		res := b.Post(base, bd)
+		want(t, res, 422, "validation_error")
+		if fields(res) != field {
+			t.Errorf("%s: fields %q", field, fields(res))
+		}
+		want(t, b.Patch(base+"/"+bQ, bd), 422, "validation_error")
+	}
+	// B's failed approval attempt on A's quote made no pick list anywhere.
+	if n := ra.Count("pick_lists"); n != 0 {
+		t.Errorf("A has %d pick lists", n)
+	}
+}
