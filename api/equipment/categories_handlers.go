@@ -2,6 +2,7 @@ package equipment
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
@@ -48,13 +49,17 @@ func (h categoryHandlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ch := decodeCategory(in, true)
+	w := decodeCategory(in, true)
 	if err := in.Err(); err != nil {
 		return err
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	cat, err := CreateCategory(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), ch)
+	db := h.env.Conn(ctx)
+	if err := CheckCategoryName(ctx, db, p.OrganizationID, *w.name, uuid.Nil); err != nil {
+		return err
+	}
+	cat, err := CreateCategory(ctx, db, p.OrganizationID, p.Demo(), w.ch)
 	if err != nil {
 		return err
 	}
@@ -70,12 +75,18 @@ func (h categoryHandlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ch := decodeCategory(in, false)
+	w := decodeCategory(in, false)
 	if err := in.Err(); err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	cat, err := UpdateCategory(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, ch)
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	if w.name != nil {
+		if err := CheckCategoryName(ctx, db, org, *w.name, id); err != nil {
+			return err
+		}
+	}
+	cat, err := UpdateCategory(ctx, db, org, id, w.ch)
 	if err != nil {
 		return err
 	}

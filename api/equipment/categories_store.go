@@ -8,6 +8,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // GetCategory loads one category of org.
@@ -18,6 +20,28 @@ func GetCategory(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Category,
 // ListCategories returns one page of org's categories.
 func ListCategories(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest) (scoped.Page[Category], error) {
 	return scoped.List[Category](ctx, db, org, p)
+}
+
+// categoryTable holds the categories (for reference checks).
+const categoryTable = "equipment_categories"
+
+// CheckCategoryName returns 409 duplicate_record on name when another
+// category of org than except already has name, whatever its case. The
+// unique index on (organization_id, lower(name)) stays the final word under
+// concurrency; this check answers the common case without a failed statement,
+// which would abort the caller's transaction.
+func CheckCategoryName(ctx context.Context, db bun.IDB, org uuid.UUID, name string, except uuid.UUID) error {
+	taken, err := db.NewSelect().Table(categoryTable).
+		Where("organization_id = ?", org).Where("lower(name) = lower(?)", name).Where("id <> ?", except).
+		Exists(ctx)
+	if err != nil {
+		return database.Error(err)
+	}
+	if taken {
+		return errs.New(errs.DuplicateRecord, "a category with this name already exists").
+			WithDetails(map[string]any{"field": "name"})
+	}
+	return nil
 }
 
 // CreateCategory inserts a category into org. A name already used in org,

@@ -3,6 +3,7 @@ package equipment
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -76,13 +77,17 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ch := decodeEquipment(in, true)
+	w := decodeEquipment(in, true)
 	if err := in.Err(); err != nil {
 		return err
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	e, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), ch)
+	db := h.env.Conn(ctx)
+	if err := related.Check(ctx, db, p.OrganizationID, w.refs...); err != nil {
+		return err
+	}
+	e, err := Create(ctx, db, p.OrganizationID, p.Demo(), w.ch)
 	if err != nil {
 		return err
 	}
@@ -98,12 +103,16 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ch := decodeEquipment(in, false)
+	w := decodeEquipment(in, false)
 	if err := in.Err(); err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	e, err := Update(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, ch)
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	if err := related.Check(ctx, db, org, w.refs...); err != nil {
+		return err
+	}
+	e, err := Update(ctx, db, org, id, w.ch)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package equipment
 import (
 	"regexp"
 
+	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 )
@@ -20,10 +21,20 @@ var (
 	colorRe   = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 )
 
+// write is a decoded body: column assignments and the references to check
+// against the organization before writing.
+type write struct {
+	ch   scoped.Changes
+	refs []related.Ref
+	// name is the new category name, when the body sets one.
+	name *string
+}
+
 // decodeEquipment reads every writable equipment field into column
 // assignments. The same decoder serves POST (create) and PATCH.
-func decodeEquipment(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeEquipment(in *rest.Input, create bool) write {
+	var w write
+	ch := &w.ch
 	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 200})
 	ch.SetIf(name.Set, "name", name.Value)
 	for _, col := range []string{"brand", "model", "serial_number"} {
@@ -32,6 +43,7 @@ func decodeEquipment(in *rest.Input, create bool) scoped.Changes {
 	}
 	category := in.UUID("category_id", rest.Rule{Nullable: true})
 	ch.SetIf(category.Set, "category_id", category.Ptr())
+	w.refs = []related.Ref{{Field: "category_id", Table: categoryTable, ID: category.Ptr()}}
 	stock := in.Int("stock_quantity", rest.Rule{Nullable: true, Min: rest.Bound(0)})
 	ch.SetIf(stock.Set, "stock_quantity", stock.Ptr())
 	rate := in.Money("daily_rate", rest.Rule{Nullable: true})
@@ -45,15 +57,17 @@ func decodeEquipment(in *rest.Input, create bool) scoped.Changes {
 	status := in.String("status", rest.Rule{OneOf: Statuses})
 	ch.SetIf(status.Set, "status", status.Value)
 	in.ReadOnly(ReadOnly...)
-	return ch
+	return w
 }
 
 // decodeCategory reads every writable category field. color must be a
 // six-digit hex color (#RRGGBB) or null.
-func decodeCategory(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeCategory(in *rest.Input, create bool) write {
+	var w write
+	ch := &w.ch
 	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 100})
 	ch.SetIf(name.Set, "name", name.Value)
+	w.name = name.Ptr()
 	color := in.String("color", rest.Rule{Nullable: true, MaxLen: 32})
 	switch {
 	case color.Set && !color.Null && !colorRe.MatchString(color.Value):
@@ -62,5 +76,5 @@ func decodeCategory(in *rest.Input, create bool) scoped.Changes {
 		ch.SetIf(color.Set, "color", color.Ptr())
 	}
 	in.ReadOnly(ReadOnly...)
-	return ch
+	return w
 }

@@ -3,6 +3,7 @@ package events
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/tenancy"
@@ -60,7 +61,11 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	ev, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), f.Changes)
+	db := h.env.Conn(ctx)
+	if err := related.Check(ctx, db, p.OrganizationID, f.Refs...); err != nil {
+		return err
+	}
+	ev, err := Create(ctx, db, p.OrganizationID, p.Demo(), f.Changes)
 	if err != nil {
 		return err
 	}
@@ -81,7 +86,11 @@ func (h handlers) patch(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	ev, err := Update(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, f)
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	if err := related.Check(ctx, db, org, f.Refs...); err != nil {
+		return err
+	}
+	ev, err := Update(ctx, db, org, id, f)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package events
 import (
 	"time"
 
+	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -23,6 +24,9 @@ type Fields struct {
 	Changes scoped.Changes
 	// Start and End are the new dates, nil when the body leaves them alone.
 	Start, End *time.Time
+	// Refs are the records the body names (client_id), checked against the
+	// organization before the write.
+	Refs []related.Ref
 }
 
 // decodeFields reads every writable field. The same decoder serves POST
@@ -44,6 +48,7 @@ func decodeFields(in *rest.Input, create bool) Fields {
 	ch.SetIf(venue.Set, "venue", venue.Value)
 	client := in.UUID("client_id", rest.Rule{Nullable: true})
 	ch.SetIf(client.Set, "client_id", client.Ptr())
+	f.Refs = []related.Ref{{Field: "client_id", Table: related.TableClients, ID: client.Ptr()}}
 	for _, col := range []string{"description", "notes"} {
 		v := in.String(col, textRule)
 		ch.SetIf(v.Set, col, v.Ptr())

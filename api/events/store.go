@@ -34,8 +34,9 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest, f 
 	return scoped.List[Event](ctx, db, org, p, filters...)
 }
 
-// Create inserts an event into org from decoded fields. A client_id outside
-// org violates the composite foreign key: 422 on client_id.
+// Create inserts an event into org from decoded fields. Callers check
+// client_id first (related.Check); the composite foreign key still refuses a
+// client outside org (422 on client_id).
 func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch scoped.Changes) (*Event, error) {
 	return scoped.Create[Event](ctx, db, org, demo, ch)
 }
