@@ -63,6 +63,17 @@ func TestEventLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("test key writes demo records", func(t *testing.T) {
+		sandbox := env.NewOrgWithKey("Sandbox", apikey.Test, tenancy.AllScopes...)
+		e := newEvent(t, sandbox, nil)
+		if e["demo"] != true {
+			t.Fatalf("event written with a test key: demo = %v", e["demo"])
+		}
+		if g := sandbox.Get(path + "/" + e["id"].(string)); g.Status != 200 || g.Data()["demo"] != true {
+			t.Fatalf("GET: %d %s", g.Status, g.Body)
+		}
+	})
+
 	t.Run("jobs alias", func(t *testing.T) {
 		id := rec["id"].(string)
 		g := a.Get("/api/v2/jobs/" + id)
