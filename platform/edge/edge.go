@@ -2,7 +2,7 @@
 // sliding-window rate-limit counters and the idempotency records. Store has a
 // Redis implementation (many instances) and an in-process one (a single
 // instance, used when EVENTAPI_REDIS_URL is unset); both pass one contract
-// suite.
+// suite (contract_test.go).
 package edge
 
 import (
@@ -14,15 +14,20 @@ import (
 // ErrUnavailable wraps failures to reach the backing store.
 var ErrUnavailable = errors.New("edge store unavailable")
 
+// DefaultTimeout bounds every store operation unless configured otherwise:
+// the rate limiter fails open, and an idempotent write is refused, within it.
+const DefaultTimeout = 50 * time.Millisecond
+
 // Decision is the outcome of one Admit call.
 type Decision struct {
 	Allowed bool
 	Limit   int
 	// Remaining is how many more requests the window admits now.
 	Remaining int
-	// Reset is when the oldest counted request leaves the window (a slot frees up).
+	// Reset is when the oldest counted request leaves the window (a slot
+	// frees up); the current time when the window is empty.
 	Reset time.Time
-	// RetryAfter is how long a rejected caller should wait.
+	// RetryAfter is how long a rejected caller should wait (0 when allowed).
 	RetryAfter time.Duration
 }
 
@@ -32,6 +37,10 @@ type Store interface {
 	// admitted in the last window, atomically: an exact sliding window.
 	// A rejected request is not counted.
 	Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error)
+	// Claim stores value under key for ttl if key is absent and reports
+	// claimed; if key is present it returns the stored value unchanged. It is
+	// one atomic step (one round trip on Redis).
+	Claim(ctx context.Context, key string, value []byte, ttl time.Duration) (existing []byte, claimed bool, err error)
 	// SetNX stores value under key for ttl if key is absent; it reports whether it stored.
 	SetNX(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error)
 	// Set stores value under key for ttl, replacing any value.

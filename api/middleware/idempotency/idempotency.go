@@ -1,13 +1,56 @@
-// Package idempotency makes v2 writes safe to retry with an Idempotency-Key.
+// Package idempotency makes v2 writes (POST, PATCH, DELETE) safe to retry
+// with an Idempotency-Key header. A request without the header costs nothing
+// here: no edge store call and no database work.
+//
+// For a keyed request, one edge-store round trip (an atomic claim) either
+// finds the key's record or leaves an in-progress marker:
+//
+//   - a stored response with the same fingerprint is replayed (same status
+//     and body, plus Idempotent-Replayed: true);
+//   - a different fingerprint is 409 idempotency_key_mismatch;
+//   - a marker is 409 idempotency_key_in_use with Retry-After, unless the
+//     database already holds the committed response (the owner died after
+//     COMMIT), which is then replayed.
+//
+// A fresh key runs its handler inside a PostgreSQL transaction that also
+// inserts the key's idempotency_keys row and stores the response on it before
+// COMMIT; only then is the response written to the edge store (the second
+// round trip). 2xx and 4xx responses are kept for Retention; a 5xx rolls the
+// transaction back and releases the key, so a retry executes again. When the
+// edge store is unavailable a keyed request is refused with 503 and never
+// executed.
 package idempotency
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"log/slog"
+	"sync/atomic"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// HeaderReplayed marks a replayed response.
+const HeaderReplayed = "Idempotent-Replayed"
+
+// Defaults of Config.
+const (
+	DefaultRetention  = 24 * time.Hour
+	DefaultLockTTL    = 30 * time.Second
+	DefaultPurgeEvery = 10 * time.Minute
+	purgeBatch        = 10_000
 )
 
 // Config configures the middleware.
@@ -15,9 +58,268 @@ type Config struct {
 	Store edge.Store
 	DB    *bun.DB
 	Log   *slog.Logger
+	// ErrorHandler renders a handler's error so its final status and body
+	// can be stored (default rest.ErrorHandler).
+	ErrorHandler fiber.ErrorHandler
+	// Retention is how long a key's response is replayed (default 24h).
+	Retention time.Duration
+	// LockTTL bounds the in-progress marker, so a process that dies before
+	// COMMIT blocks its key for at most this long (default 30s).
+	LockTTL time.Duration
+	// PurgeEvery is the least time between two purges of expired rows, run
+	// in the background after a fresh key's insert (default 10m).
+	PurgeEvery time.Duration
 }
 
-// New returns the middleware. NOT YET IMPLEMENTED: passes every request.
+var unavailableCounter metric.Int64Counter
+
+func init() {
+	unavailableCounter, _ = otel.Meter("github.com/eventapi/eventapi/api/middleware/idempotency").Int64Counter(
+		"eventapi.idempotency.unavailable",
+		metric.WithDescription("Keyed writes refused with 503 because the edge store was unavailable."),
+		metric.WithUnit("{request}"))
+}
+
+type middleware struct {
+	Config
+	outage    *edge.OutageLog
+	nextPurge atomic.Int64
+}
+
+// New returns the middleware. It must run after authentication: keys are
+// scoped to the principal's (effective) organization.
 func New(cfg Config) fiber.Handler {
-	return func(c *fiber.Ctx) error { return c.Next() }
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ErrorHandler == nil {
+		cfg.ErrorHandler = rest.ErrorHandler(cfg.Log)
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = DefaultRetention
+	}
+	if cfg.LockTTL <= 0 {
+		cfg.LockTTL = DefaultLockTTL
+	}
+	if cfg.PurgeEvery <= 0 {
+		cfg.PurgeEvery = DefaultPurgeEvery
+	}
+	m := &middleware{Config: cfg,
+		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", 10*time.Second)}
+	return m.handle
+}
+
+var (
+	errMismatch = errs.New(errs.IdempotencyKeyMismatch,
+		"this Idempotency-Key was used with a different request (method, path or body)")
+	errInUse = &errs.Error{Code: errs.IdempotencyKeyInUse,
+		Message: "a request with this Idempotency-Key is still executing; retry later", RetryAfter: 1}
+	errUnavailable = &errs.Error{Code: errs.ServiceUnavailable,
+		Message: "Idempotency-Key records are unavailable; the request was not executed", RetryAfter: 1}
+)
+
+func (m *middleware) handle(c *fiber.Ctx) error {
+	switch c.Method() {
+	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodDelete:
+	default:
+		return c.Next()
+	}
+	key, sent := keyOf(c)
+	if !sent {
+		return c.Next()
+	}
+	if !ValidKey(key) {
+		return ErrInvalidKey
+	}
+	ctx := c.UserContext()
+	p, ok := tenancy.FromContext(ctx)
+	if !ok {
+		return tenancy.ErrInvalidCredentials
+	}
+	org := p.OrganizationID
+	fp := Fingerprint(c.Method(), c.Path(), c.Body())
+	name := StoreKey(org, key)
+
+	prev, claimed, err := m.Store.Claim(ctx, name, record{State: stateRunning, Fingerprint: fp}.encode(), m.LockTTL)
+	if err != nil {
+		m.unavailable(ctx, err)
+		return errUnavailable
+	}
+	if claimed {
+		return m.execute(c, org, key, fp, name)
+	}
+	rec, ok := decodeRecord(prev)
+	if !ok {
+		return errs.Wrap(errors.New("undecodable idempotency record in the edge store"), "internal error")
+	}
+	if !bytes.Equal(rec.Fingerprint, fp) {
+		return errMismatch
+	}
+	if rec.State == stateDone {
+		return replay(c, rec)
+	}
+	// In progress, or its owner committed and died before recording the
+	// response in the edge store: the database decides.
+	r, err := find(ctx, m.DB, org, key, m.Retention)
+	if err != nil {
+		return err
+	}
+	if r == nil || !r.done() {
+		return errInUse
+	}
+	return m.replayRow(c, name, r, fp)
+}
+
+// execute runs the handler for a freshly claimed key inside a transaction
+// that records the response with the write.
+func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte, name string) error {
+	ctx := c.UserContext()
+	release := true // delete the marker on the way out unless the key is settled
+	defer func() {
+		if release {
+			m.release(ctx, name)
+		}
+	}()
+	tx, err := m.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return database.Error(err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+	prior, err := open(ctx, tx, org, key, fp, m.Retention)
+	if err != nil {
+		return err
+	}
+	if prior != nil {
+		_ = tx.Rollback()
+		if !prior.done() {
+			return errInUse
+		}
+		release = false
+		return m.replayRow(c, name, prior, fp)
+	}
+	m.maybePurge()
+
+	c.SetUserContext(rest.WithTx(ctx, tx))
+	herr := c.Next()
+	c.SetUserContext(ctx)
+	if herr != nil {
+		if rerr := m.ErrorHandler(c, herr); rerr != nil {
+			return rerr
+		}
+	}
+	res := c.Response()
+	status := res.StatusCode()
+	if status >= 500 {
+		return nil // rolled back and released: a retry executes again
+	}
+	ct, body := string(res.Header.ContentType()), bytes.Clone(res.Body())
+	if err := complete(ctx, tx, org, key, status, ct, body); err != nil {
+		res.ResetBody()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		// The outcome is unknown; a retry finds the row if it committed.
+		res.ResetBody()
+		return database.Error(err)
+	}
+	committed = true
+	release = false
+	runAfterCommit(org, key)
+	m.remember(ctx, name, record{State: stateDone, Fingerprint: fp, Status: status, ContentType: ct, Body: body}, m.Retention)
+	return nil
+}
+
+// replayRow replays a completed database row and copies it to the edge store.
+func (m *middleware) replayRow(c *fiber.Ctx, name string, r *row, fp []byte) error {
+	rec := r.record()
+	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention))
+	if !bytes.Equal(rec.Fingerprint, fp) {
+		return errMismatch
+	}
+	return replay(c, rec)
+}
+
+// replay sends a stored response. The body is the stored one, except that a
+// replayed error names the replaying request in error.request_id, which must
+// equal this response's X-Request-Id.
+func replay(c *fiber.Ctx, rec record) error {
+	c.Status(rec.Status)
+	if rec.ContentType != "" {
+		c.Set(fiber.HeaderContentType, rec.ContentType)
+	}
+	c.Set(HeaderReplayed, "true")
+	body := rec.Body
+	if rec.Status >= 400 {
+		body = withRequestID(body, rest.EnsureRequestID(c))
+	}
+	return c.Send(body)
+}
+
+// withRequestID replaces the request id of a v2 error envelope. request_id is
+// the last member of the error object, so its last occurrence is the
+// envelope's own.
+func withRequestID(body []byte, id string) []byte {
+	marker := []byte(`"request_id":"`)
+	i := bytes.LastIndex(body, marker)
+	if i < 0 {
+		return body
+	}
+	start := i + len(marker)
+	end := bytes.IndexByte(body[start:], '"')
+	if end < 0 {
+		return body
+	}
+	out := make([]byte, 0, len(body)-end+len(id))
+	out = append(out, body[:start]...)
+	out = append(out, id...)
+	return append(out, body[start+end:]...)
+}
+
+// remember writes the final record to the edge store. A failure is logged
+// only: the database row answers retries until the edge store has it.
+func (m *middleware) remember(ctx context.Context, name string, rec record, ttl time.Duration) {
+	if err := m.Store.Set(context.WithoutCancel(ctx), name, rec.encode(), ttl); err != nil {
+		m.outage.Record(ctx, err)
+	}
+}
+
+// release deletes the in-progress marker so that a retry may execute.
+func (m *middleware) release(ctx context.Context, name string) {
+	if err := m.Store.Delete(context.WithoutCancel(ctx), name); err != nil {
+		m.outage.Record(ctx, err)
+	}
+}
+
+func (m *middleware) unavailable(ctx context.Context, err error) {
+	if unavailableCounter != nil {
+		unavailableCounter.Add(ctx, 1)
+	}
+	m.outage.Record(ctx, err)
+}
+
+// maybePurge deletes expired rows in the background at most once per
+// PurgeEvery in this process.
+func (m *middleware) maybePurge() {
+	now := time.Now().UnixNano()
+	next := m.nextPurge.Load()
+	if now < next || !m.nextPurge.CompareAndSwap(next, now+m.PurgeEvery.Nanoseconds()) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		n, err := purge(ctx, m.DB, m.Retention, purgeBatch)
+		if err != nil {
+			m.Log.Warn("idempotency: purge of expired keys failed", "error", err.Error())
+			return
+		}
+		if n > 0 {
+			m.Log.Info("idempotency: purged expired keys", "rows", n)
+		}
+	}()
 }

@@ -1,16 +1,37 @@
 // Package ratelimit admits requests through an exact sliding window kept in
-// the shared edge store, and reports the bucket in X-RateLimit-* headers.
+// the shared edge store (one atomic script, one Redis round trip per
+// request), and reports the bucket in X-RateLimit-* headers on every
+// response of its route group, errors included. When the store cannot be
+// reached it fails open within the store's timeout: the request proceeds, the
+// failure is counted (FailOpens and the OpenTelemetry counter
+// eventapi.ratelimit.fail_open) and logged at most once per LogEvery.
 package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/errs"
 )
+
+// Response headers.
+const (
+	HeaderLimit     = "X-RateLimit-Limit"
+	HeaderRemaining = "X-RateLimit-Remaining"
+	HeaderReset     = "X-RateLimit-Reset"
+)
+
+// LogEvery is the longest rate of "failing open" log lines during an outage.
+const LogEvery = 10 * time.Second
 
 // Config configures the middleware.
 type Config struct {
@@ -29,7 +50,97 @@ func BucketFromContext(ctx context.Context) (edge.Decision, bool) {
 	return d, ok
 }
 
-// New returns the middleware. NOT YET IMPLEMENTED: passes every request.
+var (
+	failOpens       atomic.Int64
+	failOpenCounter metric.Int64Counter
+)
+
+func init() {
+	// The global meter provider delegates to whatever provider the process
+	// installs later, so the counter can be created at start-up.
+	failOpenCounter, _ = otel.Meter("github.com/eventapi/eventapi/api/middleware/ratelimit").Int64Counter(
+		"eventapi.ratelimit.fail_open",
+		metric.WithDescription("Requests admitted without a rate-limit decision because the edge store was unavailable."),
+		metric.WithUnit("{request}"))
+}
+
+// FailOpens returns how many requests this process admitted without a
+// decision because the edge store failed.
+func FailOpens() int64 { return failOpens.Load() }
+
+// New returns the middleware.
 func New(cfg Config) fiber.Handler {
-	return func(c *fiber.Ctx) error { return c.Next() }
+	outage := edge.NewOutageLog(cfg.Log, "rate limiter failing open: edge store unavailable", LogEvery)
+	per := windowText(cfg.Window)
+	return func(c *fiber.Ctx) error {
+		key, limit := cfg.Bucket(c)
+		ctx := c.UserContext()
+		d, err := cfg.Store.Admit(ctx, key, limit, cfg.Window)
+		if err != nil {
+			failOpens.Add(1)
+			if failOpenCounter != nil {
+				failOpenCounter.Add(ctx, 1)
+			}
+			outage.Record(ctx, err)
+			d = openDecision(limit, cfg.Window)
+		}
+		// Reported in whole seconds, rounded up, here and in GET /health.
+		d.Reset = roundUp(d.Reset)
+		// Headers go on before the handler runs, so every response of the
+		// group carries them, including errors rendered by the error handler.
+		c.Set(HeaderLimit, strconv.Itoa(d.Limit))
+		c.Set(HeaderRemaining, strconv.Itoa(d.Remaining))
+		c.Set(HeaderReset, FormatReset(d.Reset))
+		c.SetUserContext(context.WithValue(ctx, bucketKey{}, d))
+		if !d.Allowed {
+			return &errs.Error{
+				Code:       errs.RateLimited,
+				Message:    fmt.Sprintf("%d requests per %s exceeded", d.Limit, per),
+				RetryAfter: RetryAfterSeconds(d.RetryAfter),
+				Details: map[string]any{
+					"limit": d.Limit, "window_seconds": int(cfg.Window.Round(time.Second) / time.Second),
+					"reset": FormatReset(d.Reset),
+				},
+			}
+		}
+		return c.Next()
+	}
+}
+
+// openDecision is reported when the store failed: the request is admitted as
+// if it were the first of an empty window.
+func openDecision(limit int, window time.Duration) edge.Decision {
+	return edge.Decision{Allowed: true, Limit: limit, Remaining: max(0, limit-1), Reset: time.Now().Add(window)}
+}
+
+// FormatReset renders t as RFC 3339 UTC in whole seconds, rounded up so that a
+// slot is free at the stated time.
+func FormatReset(t time.Time) string { return roundUp(t).Format(time.RFC3339) }
+
+func roundUp(t time.Time) time.Time {
+	t = t.UTC()
+	if s := t.Truncate(time.Second); s.Before(t) {
+		return s.Add(time.Second)
+	}
+	return t
+}
+
+// RetryAfterSeconds rounds d up to whole seconds, at least 1.
+func RetryAfterSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
+}
+
+func windowText(w time.Duration) string {
+	switch w {
+	case time.Minute:
+		return "minute"
+	case time.Second:
+		return "second"
+	case time.Hour:
+		return "hour"
+	}
+	if w%time.Second == 0 {
+		return strconv.Itoa(int(w/time.Second)) + " seconds"
+	}
+	return w.String()
 }

@@ -1,0 +1,70 @@
+package edgetest
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/clients"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// testRoutes are extra v2 routes for the cases no resource offers yet: a
+// write that then fails with a 5xx, and a DELETE.
+type testRoutes struct {
+	env  rest.Env
+	runs atomic.Int64 // executions of POST /edge-test/boom
+}
+
+// register adds the routes; env.DB is filled in once the app is built.
+func (tr *testRoutes) register(v2 fiber.Router) {
+	v2.Post("/edge-test/boom", func(c *fiber.Ctx) error {
+		tr.runs.Add(1)
+		ctx := c.UserContext()
+		p := tenancy.MustFromContext(ctx)
+		var ch scoped.Changes
+		ch.Set("name", "written, then the request fails")
+		if _, err := clients.Create(ctx, tr.env.Conn(ctx), p.OrganizationID, p.Demo(), ch); err != nil {
+			return err
+		}
+		return errs.Wrap(errs.New(errs.Internal, "boom"), "internal error")
+	})
+	v2.Delete("/edge-test/clients/:id", func(c *fiber.Ctx) error {
+		id, err := rest.PathID(c, clients.Kind)
+		if err != nil {
+			return err
+		}
+		ctx := c.UserContext()
+		if err := scoped.Delete[clients.Client](ctx, tr.env.Conn(ctx), tenancy.OrgID(ctx), id, clients.Kind); err != nil {
+			return err
+		}
+		return rest.NoContent(c)
+	})
+}
+
+// newApp starts the real app (real Redis unless opts say otherwise) with the
+// test routes.
+func newApp(t *testing.T, opts ...apitest.Option) (*apitest.Env, *testRoutes) {
+	t.Helper()
+	tr := &testRoutes{}
+	env := apitest.New(t, append(opts, apitest.WithRoutes(tr.register))...)
+	tr.env.DB = env.Svc.DB
+	return env, tr
+}
+
+// count returns the number of rows of table in org.
+func count(t *testing.T, env *apitest.Env, table string, org uuid.UUID) int {
+	t.Helper()
+	n, err := env.Svc.DB.NewSelect().TableExpr(table).Where("organization_id = ?", org).Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}

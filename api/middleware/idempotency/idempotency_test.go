@@ -1,0 +1,216 @@
+package idempotency
+
+import (
+	"context"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+func TestValidKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"a", true},
+		{"order-2026-04-01/retry #1", true},
+		{strings.Repeat("k", 255), true},
+		{" ~!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}", true},
+		{"", false},
+		{strings.Repeat("k", 256), false},
+		{"tab\tinside", false},
+		{"new\nline", false},
+		{"del\x7f", false},
+		{"caf\u00e9", false},
+	}
+	for _, tt := range tests {
+		if got := ValidKey(tt.key); got != tt.want {
+			t.Errorf("ValidKey(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := Fingerprint("POST", "/api/v2/clients", []byte(`{"name":"A","email":"a@b.c","n":1.50}`))
+	tests := []struct {
+		name         string
+		method, path string
+		body         string
+		same         bool
+	}{
+		{"key order and whitespace do not matter", "POST", "/api/v2/clients", "{ \"email\" : \"a@b.c\",\n \"n\": 1.50, \"name\": \"A\" }", true},
+		{"a different value", "POST", "/api/v2/clients", `{"name":"B","email":"a@b.c","n":1.50}`, false},
+		{"a number's literal text counts", "POST", "/api/v2/clients", `{"name":"A","email":"a@b.c","n":1.5}`, false},
+		{"another path", "POST", "/api/v2/events", `{"name":"A","email":"a@b.c","n":1.50}`, false},
+		{"another method", "PATCH", "/api/v2/clients", `{"name":"A","email":"a@b.c","n":1.50}`, false},
+	}
+	for _, tt := range tests {
+		got := Fingerprint(tt.method, tt.path, []byte(tt.body))
+		if (hex.EncodeToString(got) == hex.EncodeToString(base)) != tt.same {
+			t.Errorf("%s: same = %v, want %v", tt.name, !tt.same, tt.same)
+		}
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"b":1,"a":{"d":[1,2,{"z":null,"y":true}],"c":"<&>"}}`, `{"a":{"c":"<&>","d":[1,2,{"y":true,"z":null}]},"b":1}`},
+		{"  [3, 2 ,1] ", `[3,2,1]`},
+		{"", ""},
+		{"   ", ""},
+		{"not json", "not json"},
+		{`{"a":1} trailing`, `{"a":1} trailing`},
+		{`{"a":1}{"b":2}`, `{"a":1}{"b":2}`},
+		{`{"a":1`, `{"a":1`},
+	}
+	for _, tt := range tests {
+		if got := string(Canonical([]byte(tt.in))); got != tt.want {
+			t.Errorf("Canonical(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestWithRequestID(t *testing.T) {
+	in := `{"error":{"code":"validation_error","message":"m","details":{"request_id":"x"},"request_id":"11111111-1111-1111-1111-111111111111"}}`
+	want := `{"error":{"code":"validation_error","message":"m","details":{"request_id":"x"},"request_id":"new"}}`
+	if got := string(withRequestID([]byte(in), "new")); got != want {
+		t.Fatalf("got %s", got)
+	}
+	if got := string(withRequestID([]byte(`{"data":{}}`), "new")); got != `{"data":{}}` {
+		t.Fatalf("body without request id changed: %s", got)
+	}
+}
+
+// countingStore counts calls into the edge store; broken makes them fail.
+type countingStore struct {
+	edge.Store
+	calls  atomic.Int64
+	broken bool
+}
+
+func (s *countingStore) Claim(ctx context.Context, k string, v []byte, ttl time.Duration) ([]byte, bool, error) {
+	s.calls.Add(1)
+	if s.broken {
+		return nil, false, edge.ErrUnavailable
+	}
+	return s.Store.Claim(ctx, k, v, ttl)
+}
+
+func (s *countingStore) Get(ctx context.Context, k string) ([]byte, bool, error) {
+	s.calls.Add(1)
+	return s.Store.Get(ctx, k)
+}
+
+func (s *countingStore) Set(ctx context.Context, k string, v []byte, ttl time.Duration) error {
+	s.calls.Add(1)
+	return s.Store.Set(ctx, k, v, ttl)
+}
+
+// These cases never reach the database (DB is nil): the ones that must not
+// touch it, and replays answered by the edge store alone.
+func TestWithoutTheDatabase(t *testing.T) {
+	org := uuid.New()
+	body := `{"name":"A"}`
+	done := record{State: stateDone, Fingerprint: Fingerprint("POST", "/api/v2/things", []byte(body)),
+		Status: 201, ContentType: "application/json", Body: []byte(`{"data":{"id":"x"}}`)}
+	doneErr := record{State: stateDone, Fingerprint: Fingerprint("POST", "/api/v2/things", []byte(body)),
+		Status: 422, ContentType: "application/json", Body: []byte(`{"error":{"code":"validation_error","message":"m","details":null,"request_id":"old"}}`)}
+	tests := []struct {
+		name    string
+		method  string
+		headers map[string]string
+		body    string
+		broken  bool
+		seed    *record
+		status  int
+		code    string
+		calls   int64
+		ran     bool
+		replay  bool
+	}{
+		{name: "no header: no store call", method: "POST", body: body, status: 201, ran: true},
+		{name: "GET with a key: ignored", method: "GET", headers: map[string]string{Header: "k"}, status: 200, ran: true},
+		{name: "empty key", method: "POST", headers: map[string]string{Header: ""}, body: body, status: 422, code: "validation_error"},
+		{name: "key too long", method: "POST", headers: map[string]string{Header: strings.Repeat("x", 256)}, body: body, status: 422, code: "validation_error"},
+		{name: "control character", method: "DELETE", headers: map[string]string{Header: "a\x01b"}, status: 422, code: "validation_error"},
+		{name: "store down: 503, not executed", method: "POST", headers: map[string]string{Header: "k"}, body: body, broken: true,
+			status: 503, code: "service_unavailable", calls: 1},
+		{name: "replay from the edge store: one call", method: "POST", headers: map[string]string{Header: "k"}, body: body, seed: &done,
+			status: 201, calls: 1, replay: true},
+		{name: "replayed error names this request", method: "POST", headers: map[string]string{Header: "k"}, body: body, seed: &doneErr,
+			status: 422, code: "validation_error", calls: 1, replay: true},
+		{name: "same key, other body: mismatch", method: "POST", headers: map[string]string{Header: "k"}, body: `{"name":"B"}`, seed: &done,
+			status: 409, code: "idempotency_key_mismatch", calls: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &countingStore{Store: edge.NewMemory(), broken: tt.broken}
+			if tt.seed != nil {
+				_ = store.Store.Set(context.Background(), StoreKey(org, "k"), tt.seed.encode(), time.Minute)
+			}
+			ran := false
+			app := fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(slog.New(slog.DiscardHandler))})
+			app.Use(func(c *fiber.Ctx) error {
+				rest.EnsureRequestID(c)
+				c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), &tenancy.Principal{OrganizationID: org}))
+				return c.Next()
+			})
+			app.Use(New(Config{Store: store}))
+			handler := func(c *fiber.Ctx) error {
+				ran = true
+				if c.Method() == "GET" {
+					return c.SendStatus(200)
+				}
+				return c.Status(201).JSON(fiber.Map{"data": fiber.Map{"id": "fresh"}})
+			}
+			app.Post("/api/v2/things", handler)
+			app.Get("/api/v2/things", handler)
+			app.Delete("/api/v2/things", handler)
+			req := httptest.NewRequest(tt.method, "/api/v2/things", strings.NewReader(tt.body))
+			for k, v := range tt.headers {
+				req.Header[k] = []string{v}
+			}
+			resp, err := app.Test(req, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.status || (tt.code != "" && !strings.Contains(string(raw), `"code":"`+tt.code+`"`)) {
+				t.Fatalf("%d %s, want %d %s", resp.StatusCode, raw, tt.status, tt.code)
+			}
+			if ran != tt.ran {
+				t.Fatalf("handler ran = %v, want %v", ran, tt.ran)
+			}
+			if got := store.calls.Load(); got != tt.calls {
+				t.Fatalf("%d edge store calls, want %d", got, tt.calls)
+			}
+			if got := resp.Header.Get(HeaderReplayed) == "true"; got != tt.replay {
+				t.Fatalf("replayed = %v, want %v", got, tt.replay)
+			}
+			if tt.status == 503 && resp.Header.Get(fiber.HeaderRetryAfter) == "" {
+				t.Fatal("503 without Retry-After")
+			}
+			if tt.replay && tt.status >= 400 {
+				id := resp.Header.Get(rest.HeaderRequestID)
+				if id == "" || !strings.Contains(string(raw), `"request_id":"`+id+`"`) {
+					t.Fatalf("replayed error body %s does not carry X-Request-Id %s", raw, id)
+				}
+			}
+			if tt.replay && tt.status < 400 && string(raw) != string(tt.seed.Body) {
+				t.Fatalf("replayed body %s, want %s", raw, tt.seed.Body)
+			}
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package idempotency
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// Header is the request header carrying the key.
+const Header = "Idempotency-Key"
+
+// MaxKeyLen is the longest accepted key.
+const MaxKeyLen = 255
+
+// ErrInvalidKey is the 422 for a key that is empty, too long or not printable ASCII.
+var ErrInvalidKey = errs.InvalidField(Header, "must be 1 to 255 printable ASCII characters (0x20 to 0x7E)")
+
+// keyOf returns the request's Idempotency-Key and whether the header was sent
+// at all (an empty header is sent, and invalid).
+func keyOf(c *fiber.Ctx) (string, bool) {
+	if v := c.Request().Header.Peek(Header); len(v) > 0 {
+		return string(v), true
+	}
+	sent := false
+	c.Request().Header.VisitAll(func(k, _ []byte) {
+		sent = sent || strings.EqualFold(string(k), Header)
+	})
+	return "", sent
+}
+
+// ValidKey reports whether k is 1 to 255 printable ASCII characters (space
+// through tilde).
+func ValidKey(k string) bool {
+	if len(k) == 0 || len(k) > MaxKeyLen {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Fingerprint identifies a request: SHA-256 over the method, the path and
+// the canonical body. A JSON body is canonical when re-encoded with sorted
+// object keys and no insignificant whitespace (numbers keep their literal
+// text); a body that is not JSON counts as its raw bytes.
+func Fingerprint(method, path string, body []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write(Canonical(body))
+	return h.Sum(nil)
+}
+
+// Canonical returns the canonical form of a JSON body, or body itself when it
+// is not a single JSON value.
+func Canonical(body []byte) []byte {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return body
+	}
+	if _, err := dec.Token(); err == nil {
+		return body // trailing data after the value
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return body
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,45 @@
+package idempotency
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/google/uuid"
+)
+
+// record is what the edge store holds under a key: a marker while the first
+// request executes, then the response to replay.
+type record struct {
+	State       string `json:"s"`
+	Fingerprint []byte `json:"f"`
+	Status      int    `json:"c,omitempty"`
+	ContentType string `json:"t,omitempty"`
+	Body        []byte `json:"b,omitempty"`
+}
+
+const (
+	stateRunning = "running"
+	stateDone    = "done"
+)
+
+func (r record) encode() []byte {
+	b, _ := json.Marshal(r)
+	return b
+}
+
+func decodeRecord(b []byte) (record, bool) {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil || (r.State != stateRunning && r.State != stateDone) {
+		return record{}, false
+	}
+	return r, true
+}
+
+// StoreKey is the edge-store name of (organization, key). The key is hashed:
+// the name stays short and free of characters that would end the Redis hash
+// tag early.
+func StoreKey(org uuid.UUID, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "idem:" + org.String() + ":" + hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,116 @@
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// The durable half of a key lives in idempotency_keys (migration
+// 20261121000400): the row is inserted in the request's own transaction and
+// completed with the response before COMMIT, so a committed write always has
+// its response on record, whatever happens to the process or to Redis after.
+
+// row is a completed (or still open) idempotency_keys row.
+type row struct {
+	Fingerprint []byte `bun:"fingerprint"`
+	Status      *int   `bun:"status"`
+	ContentType string `bun:"content_type"`
+	Response    []byte `bun:"response"`
+	// AgeSeconds is how long ago the row was created, by the database clock.
+	AgeSeconds float64 `bun:"age_seconds"`
+}
+
+// ttl is how much longer the row's response may be replayed.
+func (r *row) ttl(retention time.Duration) time.Duration {
+	return max(time.Second, retention-time.Duration(r.AgeSeconds*float64(time.Second)))
+}
+
+func (r *row) record() record {
+	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response}
+}
+
+func (r *row) done() bool { return r.Status != nil }
+
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// open inserts the row for (org, key) in tx and returns nil when this
+// request owns it. When a live row exists (an earlier attempt committed,
+// possibly in a process that died before telling the edge store) it returns
+// that row. An INSERT that meets a row still uncommitted by another
+// transaction waits for it, so two attempts never both execute. Rows past
+// the retention are recycled.
+func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+	var owned bool
+	err := tx.NewRaw(`
+		INSERT INTO idempotency_keys (organization_id, key, fingerprint)
+		VALUES (?, ?, ?)
+		ON CONFLICT (organization_id, key) DO UPDATE
+		SET fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, response = NULL,
+		    created_at = clock_timestamp(), completed_at = NULL
+		WHERE idempotency_keys.created_at < clock_timestamp() - make_interval(secs => ?)
+		RETURNING true`, org, key, fp, seconds(retention)).Scan(ctx, &owned)
+	if err == nil {
+		return nil, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, database.Error(err)
+	}
+	r, err := find(ctx, tx, org, key, retention)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, errors.New("idempotency row vanished during its claim")
+	}
+	return r, nil
+}
+
+// find returns the live row of (org, key), or nil.
+func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*row, error) {
+	r := new(row)
+	err := db.NewRaw(`
+		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response,
+		       extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_seconds
+		FROM idempotency_keys
+		WHERE organization_id = ? AND key = ?
+		  AND created_at >= clock_timestamp() - make_interval(secs => ?)`,
+		org, key, seconds(retention)).Scan(ctx, r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, database.Error(err)
+	}
+	return r, nil
+}
+
+// complete records the response on the row in tx.
+func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, status int, contentType string, body []byte) error {
+	_, err := tx.NewRaw(`
+		UPDATE idempotency_keys
+		SET status = ?, content_type = ?, response = ?, completed_at = clock_timestamp()
+		WHERE organization_id = ? AND key = ?`,
+		status, contentType, bytes.Clone(body), org, key).Exec(ctx)
+	return database.Error(err)
+}
+
+// purge deletes up to batch rows older than retention and reports how many.
+func purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
+	res, err := db.NewRaw(`
+		DELETE FROM idempotency_keys WHERE ctid IN (
+			SELECT ctid FROM idempotency_keys
+			WHERE created_at < clock_timestamp() - make_interval(secs => ?)
+			LIMIT ?)`, seconds(retention), batch).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,207 @@
+package ratelimit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/middleware/ratelimit"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// downStore is an edge store whose every call fails, as when Redis is gone.
+type downStore struct{ edge.Store }
+
+func (downStore) Admit(context.Context, string, int, time.Duration) (edge.Decision, error) {
+	return edge.Decision{}, edge.ErrUnavailable
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) lines() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Count(s.b.String(), "\n")
+}
+
+type harness struct {
+	app   *fiber.App
+	calls int
+	log   *syncBuffer
+}
+
+func newHarness(t *testing.T, store edge.Store, limit int, window time.Duration) *harness {
+	t.Helper()
+	h := &harness{log: &syncBuffer{}}
+	log := slog.New(slog.NewJSONHandler(h.log, nil))
+	h.app = fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(log)})
+	mw := ratelimit.New(ratelimit.Config{Store: store, Window: window, Log: log,
+		Bucket: func(*fiber.Ctx) (string, int) { return "test:" + t.Name(), limit }})
+	handler := func(c *fiber.Ctx) error {
+		h.calls++
+		if strings.HasSuffix(c.Path(), "/missing") {
+			return errs.NotFoundf("thing")
+		}
+		d, ok := ratelimit.BucketFromContext(c.UserContext())
+		if !ok {
+			return errors.New("no bucket in context")
+		}
+		return c.JSON(fiber.Map{"remaining": d.Remaining})
+	}
+	h.app.Use("/api/v2", mw)
+	h.app.Use("/api/v1", mw)
+	h.app.Get("/api/v2/ok", handler)
+	h.app.Get("/api/v2/missing", handler)
+	h.app.Get("/api/v1/ok", handler)
+	return h
+}
+
+type result struct {
+	status            int
+	limit, remaining  string
+	reset, retryAfter string
+	code, message     string
+	details           map[string]any
+}
+
+func (h *harness) get(t *testing.T, path string) result {
+	t.Helper()
+	resp, err := h.app.Test(httptest.NewRequest("GET", path, nil), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return result{status: resp.StatusCode, limit: resp.Header.Get(ratelimit.HeaderLimit),
+		remaining: resp.Header.Get(ratelimit.HeaderRemaining), reset: resp.Header.Get(ratelimit.HeaderReset),
+		retryAfter: resp.Header.Get(fiber.HeaderRetryAfter), code: body.Error.Code, message: body.Error.Message,
+		details: body.Error.Details}
+}
+
+func TestHeadersOnEveryResponse(t *testing.T) {
+	h := newHarness(t, edge.NewMemory(), 3, time.Minute)
+	tests := []struct {
+		path      string
+		status    int
+		remaining string
+		code      string
+	}{
+		{"/api/v2/ok", 200, "2", ""},
+		{"/api/v2/missing", 404, "1", "not_found"},
+		{"/api/v2/ok", 200, "0", ""},
+		{"/api/v2/ok", 429, "0", "rate_limited"},
+		{"/api/v2/missing", 429, "0", "rate_limited"},
+	}
+	for i, tt := range tests {
+		r := h.get(t, tt.path)
+		if r.status != tt.status || r.code != tt.code {
+			t.Fatalf("request %d: %d %q, want %d %q", i, r.status, r.code, tt.status, tt.code)
+		}
+		if r.limit != "3" || r.remaining != tt.remaining {
+			t.Fatalf("request %d: limit %q remaining %q, want 3 and %s", i, r.limit, r.remaining, tt.remaining)
+		}
+		reset, err := time.Parse(time.RFC3339, r.reset)
+		if err != nil || !strings.HasSuffix(r.reset, "Z") || time.Until(reset) > time.Minute+time.Second {
+			t.Fatalf("request %d: X-RateLimit-Reset %q is not an RFC 3339 UTC time within the window", i, r.reset)
+		}
+		if tt.status == 429 {
+			secs, err := strconv.Atoi(r.retryAfter)
+			if err != nil || secs < 1 || secs > 60 {
+				t.Fatalf("request %d: Retry-After %q", i, r.retryAfter)
+			}
+			if r.message != "3 requests per minute exceeded" || r.details["limit"] != float64(3) || r.details["window_seconds"] != float64(60) {
+				t.Fatalf("request %d: message %q details %v", i, r.message, r.details)
+			}
+		} else if r.retryAfter != "" {
+			t.Fatalf("request %d: Retry-After on an admitted request", i)
+		}
+	}
+	if h.calls != 3 {
+		t.Fatalf("handler ran %d times, want 3: rejected requests must not be processed", h.calls)
+	}
+}
+
+func TestV1RejectionUsesTheV1Envelope(t *testing.T) {
+	h := newHarness(t, edge.NewMemory(), 1, time.Minute)
+	if r := h.get(t, "/api/v1/ok"); r.status != 200 || r.limit != "1" {
+		t.Fatalf("first: %+v", r)
+	}
+	r := h.get(t, "/api/v1/ok")
+	if r.status != 429 || r.code != "RATE_LIMITED" || r.message != "1 requests per minute exceeded" || r.retryAfter == "" || r.remaining != "0" {
+		t.Fatalf("second: %+v", r)
+	}
+}
+
+func TestFailsOpenCountedAndLoggedSparingly(t *testing.T) {
+	h := newHarness(t, downStore{}, 5, time.Minute)
+	before := ratelimit.FailOpens()
+	const n = 50
+	for i := 0; i < n; i++ {
+		r := h.get(t, "/api/v2/ok")
+		if r.status != 200 || r.limit != "5" || r.remaining != "4" || r.reset == "" {
+			t.Fatalf("request %d during the outage: %+v", i, r)
+		}
+	}
+	if h.calls != n {
+		t.Fatalf("handler ran %d times, want %d", h.calls, n)
+	}
+	if got := ratelimit.FailOpens() - before; got != n {
+		t.Fatalf("FailOpens grew by %d, want %d", got, n)
+	}
+	if lines := h.log.lines(); lines != 1 {
+		t.Fatalf("%d log lines for %d failures, want 1 per %v", lines, n, ratelimit.LogEvery)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	at := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
+	resets := []struct {
+		in   time.Time
+		want string
+	}{
+		{at, "2026-04-01T10:00:00Z"},
+		{at.Add(time.Millisecond), "2026-04-01T10:00:01Z"},
+		{at.Add(999 * time.Millisecond).In(time.FixedZone("X", 3600)), "2026-04-01T10:00:01Z"},
+	}
+	for _, tt := range resets {
+		if got := ratelimit.FormatReset(tt.in); got != tt.want {
+			t.Errorf("FormatReset(%v) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	retries := []struct {
+		in   time.Duration
+		want int
+	}{{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {1001 * time.Millisecond, 2}, {59500 * time.Millisecond, 60}}
+	for _, tt := range retries {
+		if got := ratelimit.RetryAfterSeconds(tt.in); got != tt.want {
+			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,358 @@
+package edge_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/pgtest"
+)
+
+// The contract every Store implementation keeps, run against the in-process
+// store and the real Redis (127.0.0.1:6379 unless EVENTAPI_TEST_REDIS_URL
+// says otherwise; keys isolated by a random prefix). Windows are real time,
+// so the sliding cases sleep; their margins are hundreds of milliseconds.
+
+type implementation struct {
+	name string
+	open func(t *testing.T) edge.Store
+}
+
+var implementations = []implementation{
+	{"memory", func(*testing.T) edge.Store { return edge.NewMemory() }},
+	{"redis", openRedis},
+}
+
+func randomName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// openRedis connects to the test Redis under a fresh prefix and deletes the
+// prefix's keys at the end. It fails (never skips) when Redis is missing.
+func openRedis(t *testing.T) edge.Store {
+	t.Helper()
+	prefix := "edge-contract:" + randomName() + ":"
+	r, err := edge.NewRedis(pgtest.RedisURL(), edge.RedisOptions{Prefix: prefix, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Ping(context.Background()); err != nil {
+		t.Fatalf("Redis is required for tests and is not reachable at %s: %v", pgtest.RedisURL(), err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		keys, _ := r.Client().Keys(ctx, prefix+"*").Result()
+		if len(keys) > 0 {
+			_ = r.Client().Del(ctx, keys...).Err()
+		}
+		_ = r.Close()
+	})
+	return r
+}
+
+type contractCase struct {
+	name string
+	run  func(t *testing.T, s edge.Store)
+}
+
+var contractCases = []contractCase{
+	{"admits exactly limit, rejected not counted", admitsExactlyLimit},
+	{"concurrent admits are exact", concurrentExact},
+	{"window slides: slots free one by one", slidesOneByOne},
+	{"buckets are independent", bucketsIndependent},
+	{"set, get, delete", setGetDelete},
+	{"setnx only when absent", setNXOnlyWhenAbsent},
+	{"claim stores once and returns the holder", claimOnce},
+	{"values expire after their ttl", valuesExpire},
+}
+
+func TestContract(t *testing.T) {
+	for _, impl := range implementations {
+		t.Run(impl.name, func(t *testing.T) {
+			for _, tc := range contractCases {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					tc.run(t, impl.open(t))
+				})
+			}
+		})
+	}
+}
+
+// clockSlack absorbs the difference between the Redis server's clock and the
+// test's (the same machine clock, read microseconds apart).
+const clockSlack = 5 * time.Millisecond
+
+func admit(t *testing.T, s edge.Store, key string, limit int, window time.Duration) edge.Decision {
+	t.Helper()
+	d, err := s.Admit(context.Background(), key, limit, window)
+	if err != nil {
+		t.Fatalf("Admit: %v", err)
+	}
+	if d.Limit != limit {
+		t.Fatalf("Limit = %d, want %d", d.Limit, limit)
+	}
+	return d
+}
+
+func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
+
+func admitsExactlyLimit(t *testing.T, s edge.Store) {
+	const limit, window = 5, 10 * time.Second
+	key := randomName()
+	start := time.Now()
+	first := admit(t, s, key, limit, window)
+	end := time.Now()
+	if !first.Allowed || first.Remaining != limit-1 || first.RetryAfter != 0 {
+		t.Fatalf("first = %+v", first)
+	}
+	if first.Reset.Before(start.Add(window-clockSlack)) || first.Reset.After(end.Add(window+clockSlack)) {
+		t.Fatalf("first.Reset = %v, want the admission time + window (%v..%v)", first.Reset, start.Add(window), end.Add(window))
+	}
+	for i := 1; i < limit; i++ {
+		d := admit(t, s, key, limit, window)
+		if !d.Allowed || d.Remaining != limit-1-i {
+			t.Fatalf("admit %d = %+v, want allowed with %d remaining", i+1, d, limit-1-i)
+		}
+		if !d.Reset.Equal(first.Reset) {
+			t.Fatalf("admit %d: Reset %v moved from the oldest entry's %v", i+1, d.Reset, first.Reset)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		before := time.Now()
+		d := admit(t, s, key, limit, window)
+		if d.Allowed || d.Remaining != 0 {
+			t.Fatalf("over the limit: %+v", d)
+		}
+		if !d.Reset.Equal(first.Reset) {
+			t.Fatalf("rejected: Reset %v, want %v", d.Reset, first.Reset)
+		}
+		if d.RetryAfter <= 0 || d.RetryAfter > first.Reset.Sub(before)+clockSlack {
+			t.Fatalf("RetryAfter = %v, want time until %v", d.RetryAfter, first.Reset)
+		}
+	}
+}
+
+func concurrentExact(t *testing.T, s edge.Store) {
+	const limit, workers, each = 50, 40, 5
+	key := randomName()
+	var mu sync.Mutex
+	allowed := map[int]int{} // Remaining -> count among admitted requests
+	rejected := 0
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				d, err := s.Admit(context.Background(), key, limit, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if d.Allowed {
+					allowed[d.Remaining]++
+				} else {
+					rejected++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(allowed) != limit || rejected != workers*each-limit {
+		t.Fatalf("admitted %d distinct, rejected %d; want exactly %d admitted", len(allowed), rejected, limit)
+	}
+	for r := 0; r < limit; r++ {
+		if allowed[r] != 1 {
+			t.Fatalf("Remaining %d seen %d times: admissions were not serialised", r, allowed[r])
+		}
+	}
+}
+
+// slidesOneByOne admits three requests 500 ms apart in a 2 s window, hammers
+// the full bucket (rejections must not count), then checks that each slot
+// frees exactly when its request leaves the window, one at a time.
+func slidesOneByOne(t *testing.T, s edge.Store) {
+	const limit, window, gap = 3, 2 * time.Second, 500 * time.Millisecond
+	key := randomName()
+	var resets []time.Time
+	for i := 0; i < limit; i++ {
+		if i > 0 {
+			time.Sleep(gap)
+		}
+		d := admit(t, s, key, limit, window)
+		if !d.Allowed {
+			t.Fatalf("admit %d refused: %+v", i+1, d)
+		}
+		// An upper bound of this admission's expiry (Decision.Reset
+		// reports the oldest entry's).
+		resets = append(resets, time.Now().Add(window))
+	}
+	for i := 0; i < 5; i++ {
+		if d := admit(t, s, key, limit, window); d.Allowed {
+			t.Fatalf("full bucket admitted: %+v", d)
+		}
+	}
+	d := admit(t, s, key, limit, window)
+	oldest := d.Reset
+	for i := 1; i < limit+1; i++ {
+		sleepUntil(oldest.Add(30 * time.Millisecond))
+		d := admit(t, s, key, limit, window)
+		if !d.Allowed || d.Remaining != 0 {
+			t.Fatalf("step %d: after %v one slot must be free: %+v", i, oldest, d)
+		}
+		next := admit(t, s, key, limit, window)
+		if next.Allowed {
+			t.Fatalf("step %d: a second slot freed early: %+v", i, next)
+		}
+		if !next.Reset.After(oldest) {
+			t.Fatalf("step %d: Reset %v did not move past %v", i, next.Reset, oldest)
+		}
+		if i < limit && next.Reset.After(resets[i].Add(clockSlack)) {
+			t.Fatalf("step %d: Reset %v is later than admission %d's expiry %v", i, next.Reset, i+1, resets[i])
+		}
+		oldest = next.Reset
+	}
+}
+
+func bucketsIndependent(t *testing.T, s edge.Store) {
+	a, b := randomName(), randomName()
+	if d := admit(t, s, a, 1, time.Minute); !d.Allowed {
+		t.Fatal("a refused")
+	}
+	if d := admit(t, s, a, 1, time.Minute); d.Allowed {
+		t.Fatal("a admitted twice")
+	}
+	if d := admit(t, s, b, 1, time.Minute); !d.Allowed {
+		t.Fatal("b refused because of a")
+	}
+}
+
+func get(t *testing.T, s edge.Store, key string) (string, bool) {
+	t.Helper()
+	v, ok, err := s.Get(context.Background(), key)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	return string(v), ok
+}
+
+func setGetDelete(t *testing.T, s edge.Store) {
+	ctx := context.Background()
+	key := randomName()
+	if _, ok := get(t, s, key); ok {
+		t.Fatal("fresh key present")
+	}
+	steps := []struct {
+		do   func() error
+		want string
+		ok   bool
+	}{
+		{func() error { return s.Set(ctx, key, []byte("one"), time.Minute) }, "one", true},
+		{func() error { return s.Set(ctx, key, []byte("two"), time.Minute) }, "two", true},
+		{func() error { return s.Delete(ctx, key) }, "", false},
+		{func() error { return s.Delete(ctx, key) }, "", false},
+	}
+	for i, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if v, ok := get(t, s, key); v != st.want || ok != st.ok {
+			t.Fatalf("step %d: Get = %q, %v; want %q, %v", i, v, ok, st.want, st.ok)
+		}
+	}
+}
+
+func setNXOnlyWhenAbsent(t *testing.T, s edge.Store) {
+	ctx := context.Background()
+	key := randomName()
+	for i, want := range []bool{true, false, false} {
+		ok, err := s.SetNX(ctx, key, []byte{byte('a' + i)}, time.Minute)
+		if err != nil || ok != want {
+			t.Fatalf("SetNX %d = %v, %v; want %v", i, ok, err, want)
+		}
+	}
+	if v, _ := get(t, s, key); v != "a" {
+		t.Fatalf("value = %q, want the first one", v)
+	}
+}
+
+func claimOnce(t *testing.T, s edge.Store) {
+	ctx := context.Background()
+	key := randomName()
+	prev, claimed, err := s.Claim(ctx, key, []byte("first"), time.Minute)
+	if err != nil || !claimed || prev != nil {
+		t.Fatalf("first Claim = %q, %v, %v", prev, claimed, err)
+	}
+	prev, claimed, err = s.Claim(ctx, key, []byte("second"), time.Minute)
+	if err != nil || claimed || string(prev) != "first" {
+		t.Fatalf("second Claim = %q, %v, %v; want the holder's value", prev, claimed, err)
+	}
+	if v, _ := get(t, s, key); v != "first" {
+		t.Fatalf("value = %q after a lost claim", v)
+	}
+	// Concurrent claims: exactly one wins.
+	key = randomName()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, claimed, err := s.Claim(ctx, key, []byte("x"), time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			if claimed {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d concurrent claims won, want 1", wins)
+	}
+}
+
+func valuesExpire(t *testing.T, s edge.Store) {
+	ctx := context.Background()
+	const ttl = 200 * time.Millisecond
+	setNX, set, claimed := randomName(), randomName(), randomName()
+	if ok, err := s.SetNX(ctx, setNX, []byte("v"), ttl); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if err := s.Set(ctx, set, []byte("v"), ttl); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.Claim(ctx, claimed, []byte("v"), ttl); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	for _, k := range []string{setNX, set, claimed} {
+		if _, ok := get(t, s, k); !ok {
+			t.Fatalf("%s gone before its ttl", k)
+		}
+	}
+	time.Sleep(ttl + 150*time.Millisecond)
+	for _, k := range []string{setNX, set, claimed} {
+		if _, ok := get(t, s, k); ok {
+			t.Fatalf("%s still present after its ttl", k)
+		}
+	}
+	if ok, err := s.SetNX(ctx, setNX, []byte("w"), ttl); err != nil || !ok {
+		t.Fatalf("SetNX after expiry = %v, %v", ok, err)
+	}
+	if _, ok, err := s.Claim(ctx, claimed, []byte("w"), ttl); err != nil || !ok {
+		t.Fatalf("Claim after expiry = %v, %v", ok, err)
+	}
+}
