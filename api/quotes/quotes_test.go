@@ -143,7 +143,11 @@ func TestNumbersUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			res := instances[i%2].Post(base, body("title", fmt.Sprint("q", i)))
+			var headers []string // every third runs in the request's transaction
+			if i%3 == 0 {
+				headers = []string{"Idempotency-Key", fmt.Sprint("numbers-", i)}
+			}
+			res := instances[i%2].Do("POST", base, body("title", fmt.Sprint("q", i)), headers...)
 			if res.Status == 201 {
 				numbers[i], _ = res.Data()["quote_number"].(string)
 			} else {

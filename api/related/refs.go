@@ -15,7 +15,6 @@ const (
 	TableEvents    = "events"
 	TableClients   = "clients"
 	TableEquipment = "equipment"
-	TableVehicles  = "vehicles"
 	TableQuotes    = "quotes"
 	TablePickLists = "pick_lists"
 )

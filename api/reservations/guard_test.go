@@ -215,8 +215,14 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			// Overlapping windows: every pair shares day 3.
-			res := instances[i%2].Post(base, reserve(eq, 1+i%2, 4+i%3, "event_id", events[i].String()))
+			// Overlapping windows: every pair shares day 3. Every third
+			// request carries an Idempotency-Key, so it runs in the
+			// request's transaction.
+			var headers []string
+			if i%3 == 0 {
+				headers = []string{"Idempotency-Key", uuid.NewString()}
+			}
+			res := instances[i%2].Do("POST", base, reserve(eq, 1+i%2, 4+i%3, "event_id", events[i].String()), headers...)
 			statuses[i], codes[i] = res.Status, res.ErrorCode()
 		}(i)
 	}
@@ -243,5 +249,30 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 	}
 	if held != stock {
 		t.Fatalf("%d held in the database, stock is %d", held, stock)
+	}
+}
+
+// TestIdempotentCreate replays a create with the same Idempotency-Key: the
+// same answer comes back and one reservation exists, and a blocked create
+// replays as blocked.
+func TestIdempotentCreate(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Hazer", bookingtest.Stock(1), nil)
+	b := reserve(eq, 1, 2)
+	first := a.Do("POST", base, b, "Idempotency-Key", "create-hazer")
+	again := a.Do("POST", base, b, "Idempotency-Key", "create-hazer")
+	if first.Status != 201 || again.Status != 201 || string(first.Body) != string(again.Body) {
+		t.Fatalf("replay: %d %s / %d %s", first.Status, first.Body, again.Status, again.Body)
+	}
+	if n := rows.Count("equipment_reservations"); n != 1 {
+		t.Fatalf("%d reservations after a replay", n)
+	}
+	blocked := a.Do("POST", base, reserve(eq, 1, 2, "quantity", 1), "Idempotency-Key", "second-hazer")
+	want(t, blocked, 422, "overbook_blocked")
+	want(t, a.Do("POST", base, reserve(eq, 1, 2, "quantity", 1), "Idempotency-Key", "second-hazer"), 422, "overbook_blocked")
+	if n := rows.Count("equipment_reservations"); n != 1 {
+		t.Fatalf("%d reservations after blocked creates", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
@@ -159,7 +160,7 @@ func admit(ctx context.Context, tx bun.IDB, org uuid.UUID, mode tenancy.StockGua
 	if !found {
 		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: related.IssueNotInOrg})
 	}
-	if next.EventID != nil && (cur == nil || !sameID(cur.EventID, next.EventID)) {
+	if next.EventID != nil && (cur == nil || !same(cur.EventID, next.EventID)) {
 		if err := related.Check(ctx, tx, org, related.Ref{Field: "event_id", Table: related.TableEvents, ID: next.EventID}); err != nil {
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
@@ -167,13 +168,12 @@ func admit(ctx context.Context, tx bun.IDB, org uuid.UUID, mode tenancy.StockGua
 			issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
 		}
 	}
-	if next.VehicleID != nil && (cur == nil || !sameID(cur.VehicleID, next.VehicleID)) {
-		issue, err := vehicleIssue(ctx, tx, org, *next.VehicleID)
-		if err != nil {
-			return nil, err
-		}
-		if issue != "" {
-			issues = append(issues, errs.FieldIssue{Field: "vehicle_id", Issue: issue})
+	if next.VehicleID != nil && (cur == nil || !same(cur.VehicleID, next.VehicleID)) {
+		if err := vehicles.Assignable(ctx, tx, org, *next.VehicleID); err != nil {
+			if !errs.Is(err, errs.Validation) {
+				return nil, err
+			}
+			issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
 		}
 	}
 	if len(issues) > 0 {
@@ -212,23 +212,6 @@ func claimsMore(cur, next *Reservation) bool {
 		return true
 	}
 	return next.StartDate.Before(cur.StartDate) || next.EndDate.After(cur.EndDate)
-}
-
-// vehicleIssue returns why id cannot carry a reservation of org, or "".
-func vehicleIssue(ctx context.Context, tx bun.IDB, org, id uuid.UUID) (string, error) {
-	var status []string
-	err := tx.NewSelect().Table("vehicles").Column("status").
-		Where("organization_id = ?", org).Where("id = ?", id).Scan(ctx, &status)
-	if err != nil {
-		return "", database.Error(err)
-	}
-	switch {
-	case len(status) == 0:
-		return related.IssueNotInOrg, nil
-	case status[0] != "available":
-		return "must be an available vehicle (its status is " + status[0] + ")", nil
-	}
-	return "", nil
 }
 
 // checkDuplicate enforces one non-cancelled reservation per (equipment,
@@ -272,11 +255,8 @@ func duplicateOf(ctx context.Context, db bun.IDB, org uuid.UUID, r *Reservation,
 	return err
 }
 
-func sameID(a, b *uuid.UUID) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
-func sameString(a, b *string) bool {
+// same reports whether two optional values are equal.
+func same[T comparable](a, b *T) bool {
 	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }
 
@@ -289,16 +269,16 @@ func columns(cur, next *Reservation) scoped.Changes {
 		cur = &Reservation{}
 	}
 	ch.SetIf(all || cur.EquipmentID != next.EquipmentID, "equipment_id", next.EquipmentID)
-	ch.SetIf(all || !sameID(cur.EventID, next.EventID), "event_id", next.EventID)
-	ch.SetIf(all || !sameID(cur.VehicleID, next.VehicleID), "vehicle_id", next.VehicleID)
-	ch.SetIf(all || !sameString(cur.TruckPosition, next.TruckPosition), "truck_position", next.TruckPosition)
+	ch.SetIf(all || !same(cur.EventID, next.EventID), "event_id", next.EventID)
+	ch.SetIf(all || !same(cur.VehicleID, next.VehicleID), "vehicle_id", next.VehicleID)
+	ch.SetIf(all || !same(cur.TruckPosition, next.TruckPosition), "truck_position", next.TruckPosition)
 	ch.SetIf(all || !cur.StartDate.Equal(next.StartDate), "start_date", next.StartDate)
 	ch.SetIf(all || !cur.EndDate.Equal(next.EndDate), "end_date", next.EndDate)
 	ch.SetIf(all || cur.Quantity != next.Quantity, "quantity", next.Quantity)
 	ch.SetIf(all || cur.ReservationStatus != next.ReservationStatus, "reservation_status", next.ReservationStatus)
-	ch.SetIf(all || !sameString(cur.Notes, next.Notes), "notes", next.Notes)
+	ch.SetIf(all || !same(cur.Notes, next.Notes), "notes", next.Notes)
 	ch.SetIf(all || cur.Overbooked != next.Overbooked, "overbooked", next.Overbooked)
-	ch.SetIf(all || !sameString(cur.OverbookReason, next.OverbookReason), "overbook_reason", next.OverbookReason)
-	ch.SetIf(all || !sameString(cur.OverbookCostOwnership, next.OverbookCostOwnership), "overbook_cost_ownership", next.OverbookCostOwnership)
+	ch.SetIf(all || !same(cur.OverbookReason, next.OverbookReason), "overbook_reason", next.OverbookReason)
+	ch.SetIf(all || !same(cur.OverbookCostOwnership, next.OverbookCostOwnership), "overbook_cost_ownership", next.OverbookCostOwnership)
 	return ch
 }
