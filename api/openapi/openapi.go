@@ -1,8 +1,54 @@
 // Package openapi serves the OpenAPI 3.1 document of the v2 surface and the
-// interactive reference page, both embedded in the binary.
+// interactive reference page, both embedded in the binary. The document is
+// authored as openapi.yaml beside this file, converted to JSON once, and
+// served as GET /api/v2/openapi.json; GET /api/v2/reference renders it with
+// the Redoc standalone bundle served from the binary (no CDN).
 package openapi
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"sync"
 
-// Routes registers GET /api/v2/openapi.json and GET /api/v2/reference (public).
-func Routes(r fiber.Router) {}
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed openapi.yaml
+var source []byte
+
+// YAML returns the document as authored.
+func YAML() []byte { return source }
+
+var document struct {
+	once sync.Once
+	json []byte
+	etag string
+	err  error
+}
+
+// JSON returns the document converted to JSON. The conversion runs once per
+// process; every caller shares the same bytes and must not modify them.
+func JSON() ([]byte, error) {
+	document.once.Do(func() {
+		b, err := yaml.YAMLToJSON(source)
+		if err != nil {
+			document.err = fmt.Errorf("openapi.yaml: %w", err)
+			return
+		}
+		sum := sha256.Sum256(b)
+		document.json, document.etag = b, `"`+hex.EncodeToString(sum[:12])+`"`
+	})
+	return document.json, document.err
+}
+
+// MustJSON is JSON for start-up code: the document is embedded, so a failure
+// is a build defect that the package's tests catch.
+func MustJSON() []byte {
+	b, err := JSON()
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

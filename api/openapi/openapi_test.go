@@ -1,0 +1,359 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/documents"
+	"github.com/eventapi/eventapi/api/equipment"
+	"github.com/eventapi/eventapi/api/events"
+	"github.com/eventapi/eventapi/api/invoices"
+	"github.com/eventapi/eventapi/api/openapi"
+	"github.com/eventapi/eventapi/api/picklists"
+	"github.com/eventapi/eventapi/api/quotes"
+	"github.com/eventapi/eventapi/api/reservations"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/vehicles"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// doc is the subset of the document the structural tests read.
+type doc struct {
+	OpenAPI string `json:"openapi"`
+	Info    struct {
+		Version string `json:"version"`
+	} `json:"info"`
+	Servers []struct {
+		URL string `json:"url"`
+	} `json:"servers"`
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components struct {
+		Schemas    map[string]schema    `json:"schemas"`
+		Responses  map[string]response  `json:"responses"`
+		Parameters map[string]parameter `json:"parameters"`
+	} `json:"components"`
+}
+
+type schema struct {
+	Enum []any `json:"enum"`
+}
+
+type parameter struct {
+	Schema struct {
+		Items schema `json:"items"`
+	} `json:"schema"`
+}
+
+type response struct {
+	Ref     string                     `json:"$ref"`
+	Headers map[string]json.RawMessage `json:"headers"`
+}
+
+type operation struct {
+	OperationID    string                 `json:"operationId"`
+	Summary        string                 `json:"summary"`
+	Tags           []string               `json:"tags"`
+	Security       *[]map[string][]string `json:"security"`
+	RequiredScopes *[]string              `json:"x-required-scopes"`
+	RequestBody    json.RawMessage        `json:"requestBody"`
+	Parameters     []struct {
+		Ref string `json:"$ref"`
+	} `json:"parameters"`
+	Responses map[string]response `json:"responses"`
+}
+
+func load(t *testing.T) doc {
+	t.Helper()
+	b, err := openapi.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d doc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// operations returns every operation keyed "METHOD path".
+func operations(t *testing.T, d doc) map[string]operation {
+	t.Helper()
+	out := map[string]operation{}
+	for path, item := range d.Paths {
+		for method, raw := range item {
+			switch method {
+			case "get", "post", "patch", "put", "delete":
+			default:
+				continue
+			}
+			var op operation
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			out[strings.ToUpper(method)+" "+path] = op
+		}
+	}
+	return out
+}
+
+func TestDocumentHeader(t *testing.T) {
+	d := load(t)
+	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.5.0" {
+		t.Errorf("openapi %q version %q, want 3.1.0 and 2.5.0", d.OpenAPI, d.Info.Version)
+	}
+	if len(d.Servers) != 1 || d.Servers[0].URL != "/api/v2" {
+		t.Errorf("servers = %+v, want one /api/v2", d.Servers)
+	}
+	if n := len(operations(t, d)); n < 45 {
+		t.Errorf("only %d operations documented", n)
+	}
+}
+
+// TestEveryOperationIsComplete checks what every operation must state: an
+// operationId (unique), a summary, a tag, its scopes (security requirements
+// and x-required-scopes naming the same known scopes) and the error
+// responses its kind of operation can produce.
+func TestEveryOperationIsComplete(t *testing.T) {
+	d := load(t)
+	ids := map[string]string{}
+	for key, op := range operations(t, d) {
+		t.Run(key, func(t *testing.T) {
+			method, path, _ := strings.Cut(key, " ")
+			if op.OperationID == "" {
+				t.Error("no operationId")
+			} else if other, dup := ids[op.OperationID]; dup {
+				t.Errorf("operationId %s also used by %s", op.OperationID, other)
+			}
+			ids[op.OperationID] = key
+			if op.Summary == "" || len(op.Tags) == 0 {
+				t.Error("no summary or tag")
+			}
+			if op.Security == nil || op.RequiredScopes == nil {
+				t.Fatal("security and x-required-scopes must be stated on every operation")
+			}
+			public := len(*op.Security) == 0
+			var fromSecurity []string
+			for _, req := range *op.Security {
+				for _, scopes := range req {
+					fromSecurity = append(fromSecurity, scopes...)
+				}
+			}
+			if !slices.Equal(sorted(fromSecurity), sorted(*op.RequiredScopes)) {
+				t.Errorf("security scopes %v differ from x-required-scopes %v", fromSecurity, *op.RequiredScopes)
+			}
+			for _, s := range *op.RequiredScopes {
+				if !tenancy.Scope(s).Valid() {
+					t.Errorf("unknown scope %q", s)
+				}
+			}
+			for code, r := range op.Responses {
+				if r.Ref == "" && r.Headers["X-Request-Id"] == nil {
+					t.Errorf("response %s does not document X-Request-Id", code)
+				}
+			}
+			if public {
+				return
+			}
+			want := []string{"401", "429", "500", "503"}
+			if len(*op.RequiredScopes) > 0 {
+				want = append(want, "403")
+			}
+			if method == "GET" && len(*op.RequiredScopes) > 0 {
+				want = append(want, "422") // limit, cursor, filters or expand
+			}
+			if strings.Contains(path, "{id}") {
+				want = append(want, "404")
+			}
+			if op.RequestBody != nil {
+				want = append(want, "400", "413", "422")
+			}
+			if method != "GET" {
+				want = append(want, "409", "422")
+				if !hasParam(op, "IdempotencyKey") {
+					t.Error("write without the Idempotency-Key parameter")
+				}
+			}
+			for _, code := range want {
+				if _, ok := op.Responses[code]; !ok {
+					t.Errorf("no %s response", code)
+				}
+			}
+		})
+	}
+}
+
+func hasParam(op operation, name string) bool {
+	for _, p := range op.Parameters {
+		if strings.HasSuffix(p.Ref, "/"+name) {
+			return true
+		}
+	}
+	return false
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	sort.Strings(c)
+	return slices.Compact(c)
+}
+
+// TestEnumsMatchTheCode ties the document's enums to the values the code
+// uses, so neither can drift alone.
+func TestEnumsMatchTheCode(t *testing.T) {
+	d := load(t)
+	codes := []errs.Code{errs.MalformedJSON, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
+		errs.MethodNotAllowed, errs.DuplicateRecord, errs.IdempotencyKeyMismatch, errs.IdempotencyKeyInUse,
+		errs.PayloadTooLarge, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
+		errs.OverbookReasonRequired, errs.RateLimited, errs.Internal, errs.ServiceUnavailable}
+	var scopes []string
+	for _, s := range tenancy.AllScopes {
+		scopes = append(scopes, string(s))
+	}
+	for name, want := range map[string][]string{
+		"ErrorCode":         strs(codes),
+		"Scope":             scopes,
+		"EventStatus":       events.Statuses,
+		"QuoteStatus":       quotes.Statuses,
+		"InvoiceStatus":     invoices.Statuses,
+		"ReservationStatus": reservations.Statuses,
+		"CostOwnership":     reservations.CostOwnerships,
+		"VehicleStatus":     vehicles.Statuses,
+		"EquipmentStatus":   equipment.Statuses,
+		"CaseType":          equipment.CaseTypes,
+		"PickListStatus":    picklists.Statuses,
+		"PickListStage":     picklists.Stages,
+	} {
+		s, ok := d.Components.Schemas[name]
+		if !ok {
+			t.Errorf("no schema %s", name)
+			continue
+		}
+		if got := strs(s.Enum); !slices.Equal(sorted(got), sorted(want)) {
+			t.Errorf("%s enum = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestExpansionsMatchTheCode ties each expand parameter's values to the
+// relations its handlers accept.
+func TestExpansionsMatchTheCode(t *testing.T) {
+	d := load(t)
+	for name, want := range map[string][]string{
+		"EquipmentExpand":   {"category"},
+		"ReservationExpand": reservations.Expansions,
+		"DocumentExpand":    documents.Expansions,
+		"PickListExpand":    picklists.Expansions,
+	} {
+		p, ok := d.Components.Parameters[name]
+		if !ok {
+			t.Errorf("no parameter %s", name)
+			continue
+		}
+		if got := strs(p.Schema.Items.Enum); !slices.Equal(sorted(got), sorted(want)) {
+			t.Errorf("%s values = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func strs[T any](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprint(x)
+	}
+	return out
+}
+
+func TestYAMLAndJSONAreTheSameDocument(t *testing.T) {
+	b, err := openapi.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(openapi.YAML()) == 0 || !json.Valid(b) {
+		t.Fatal("empty YAML or invalid JSON")
+	}
+	again, _ := openapi.JSON()
+	if &again[0] != &b[0] {
+		t.Error("JSON is converted again on every call; want one cached conversion")
+	}
+}
+
+// newApp serves the documentation routes with the service's error handler.
+func newApp() *fiber.App {
+	app := fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(slog.New(slog.DiscardHandler))})
+	openapi.Routes(app)
+	return app
+}
+
+func TestRoutes(t *testing.T) {
+	app := newApp()
+	doc, _ := openapi.JSON()
+	for _, tc := range []struct {
+		path, contentType string
+		status            int
+		contains          string
+	}{
+		{openapi.DocumentPath, "application/json", 200, `"openapi":"3.1.0"`},
+		{openapi.ReferencePath, "text/html", 200, `<redoc spec-url="/api/v2/openapi.json"`},
+		{openapi.AssetsPath + "/redoc.standalone.js", "text/javascript", 200, "Redoc"},
+		{openapi.AssetsPath + "/reference.css", "text/css", 200, "body"},
+		{openapi.AssetsPath + "/nope.js", "", 404, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res, err := app.Test(httptest.NewRequest("GET", tc.path, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", res.StatusCode, tc.status)
+			}
+			if !strings.HasPrefix(res.Header.Get("Content-Type"), tc.contentType) {
+				t.Errorf("Content-Type %q, want %q", res.Header.Get("Content-Type"), tc.contentType)
+			}
+			if !strings.Contains(string(body), tc.contains) {
+				t.Errorf("body lacks %q", tc.contains)
+			}
+			if tc.path == openapi.DocumentPath && string(body) != string(doc) {
+				t.Error("served document differs from JSON()")
+			}
+		})
+	}
+}
+
+// TestReferencePageLoadsNothingFromElsewhere: every src/href of the page is
+// served by the API, and the CSP forbids other origins.
+func TestReferencePageLoadsNothingFromElsewhere(t *testing.T) {
+	app := newApp()
+	res, err := app.Test(httptest.NewRequest("GET", openapi.ReferencePath, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	for _, attr := range []string{`src="`, `href="`, `spec-url="`} {
+		for _, part := range strings.Split(string(body), attr)[1:] {
+			u := part[:strings.IndexByte(part, '"')]
+			if !strings.HasPrefix(u, "/api/v2/") && u != "data:," {
+				t.Errorf("the page loads %q from outside the API", u)
+			}
+		}
+	}
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "http") || strings.Contains(csp, "unsafe-eval") {
+		t.Errorf("CSP %q allows other origins or eval", csp)
+	}
+}

@@ -1,0 +1,105 @@
+package openapi
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"path"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// The Redoc standalone bundle (redoc 2.5.x, MIT, see assets/redoc.LICENSE)
+// and the page's own stylesheet, served from the binary.
+//
+//go:embed assets/*
+var assetFiles embed.FS
+
+// referencePage loads every script and style from the API itself; the spec
+// URL is absolute so /api/v2/reference/ (trailing slash) works too.
+const referencePage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>eventapi v2 API reference</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="` + AssetsPath + `/reference.css">
+</head>
+<body>
+<redoc spec-url="` + DocumentPath + `" path-in-middle-panel="true"></redoc>
+<script src="` + AssetsPath + `/redoc.standalone.js"></script>
+</body>
+</html>
+`
+
+// ContentSecurityPolicy of the reference page: scripts, styles, fonts and
+// fetches from the API only. Redoc injects its styles at run time
+// (styled-components), hence 'unsafe-inline' for styles only, and runs its
+// search index in a blob: worker.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+func reference(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentSecurityPolicy, ContentSecurityPolicy)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	return c.SendString(referencePage)
+}
+
+// assetTypes are the content types of the files the page loads; anything
+// else under assets/ (licences) is served as plain text.
+var assetTypes = map[string]string{
+	".js":  "text/javascript; charset=utf-8",
+	".css": "text/css; charset=utf-8",
+}
+
+type servedAsset struct {
+	body        []byte
+	contentType string
+	etag        string
+}
+
+var assets = loadAssets()
+
+func loadAssets() map[string]servedAsset {
+	entries, err := assetFiles.ReadDir("assets")
+	if err != nil {
+		panic(err)
+	}
+	out := make(map[string]servedAsset, len(entries))
+	for _, e := range entries {
+		b, err := assetFiles.ReadFile("assets/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		ct, ok := assetTypes[path.Ext(e.Name())]
+		if !ok {
+			ct = fiber.MIMETextPlainCharsetUTF8
+		}
+		sum := sha256.Sum256(b)
+		out[e.Name()] = servedAsset{body: b, contentType: ct, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+	}
+	return out
+}
+
+func asset(c *fiber.Ctx) error {
+	a, ok := assets[c.Params("name")]
+	if !ok || strings.HasPrefix(c.Params("name"), ".") {
+		return errs.New(errs.NotFound, "no such asset")
+	}
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	c.Set(fiber.HeaderETag, a.etag)
+	if c.Get(fiber.HeaderIfNoneMatch) == a.etag {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set(fiber.HeaderContentType, a.contentType)
+	return c.Send(a.body)
+}

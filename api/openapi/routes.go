@@ -1,0 +1,33 @@
+package openapi
+
+import (
+	"github.com/gofiber/fiber/v2"
+)
+
+// Paths of the public documentation endpoints.
+const (
+	DocumentPath  = "/api/v2/openapi.json"
+	ReferencePath = "/api/v2/reference"
+	AssetsPath    = ReferencePath + "/assets"
+)
+
+// Routes registers GET /api/v2/openapi.json, GET /api/v2/reference and the
+// reference page's assets on r, without authentication. Register them before
+// the authenticated /api/v2 group so its middleware never sees them.
+func Routes(r fiber.Router) {
+	doc := MustJSON()
+	etag := document.etag
+	r.Get(DocumentPath, func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderCacheControl, "no-cache")
+		c.Set(fiber.HeaderETag, etag)
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+		c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
+		if c.Get(fiber.HeaderIfNoneMatch) == etag {
+			return c.SendStatus(fiber.StatusNotModified)
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		return c.Send(doc)
+	})
+	r.Get(ReferencePath, reference)
+	r.Get(AssetsPath+"/:name", asset)
+}
