@@ -3,6 +3,7 @@ package invoices
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/documents"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/tenancy"
@@ -17,7 +18,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, Expansions...)
+	want, err := rest.ParseExpand(c, documents.Expansions...)
 	if err != nil {
 		return err
 	}
@@ -30,7 +31,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := Expand(ctx, db, org, page.Items, want); err != nil {
+	if err := documents.Expand[Invoice](ctx, db, org, page.Items, want); err != nil {
 		return err
 	}
 	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
@@ -41,7 +42,7 @@ func (h handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, Expansions...)
+	want, err := rest.ParseExpand(c, documents.Expansions...)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func (h handlers) get(c *fiber.Ctx) error {
 		return err
 	}
 	one := []Invoice{*inv}
-	if err := Expand(ctx, db, org, one, want); err != nil {
+	if err := documents.Expand[Invoice](ctx, db, org, one, want); err != nil {
 		return err
 	}
 	return rest.OK(c, &one[0])

@@ -54,5 +54,10 @@ const Kind = "invoice"
 // them is allowed.
 var Statuses = []string{"draft", "sent", "paid", "void"}
 
-// Expansions are the relations ?expand accepts.
-var Expansions = []string{"client", "event"}
+// PartyIDs implements documents.Party.
+func (i *Invoice) PartyIDs() (client, event *uuid.UUID) { return i.ClientID, i.EventID }
+
+// SetParty implements documents.Party.
+func (i *Invoice) SetParty(client related.One[related.Client], event related.One[related.Event]) {
+	i.Client, i.Event = client, event
+}

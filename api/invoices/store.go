@@ -7,7 +7,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/documents"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 )
@@ -32,29 +31,6 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest, f 
 		})
 	}
 	return scoped.List[Invoice](ctx, db, org, p, filters...)
-}
-
-// Expand inlines the requested client and event into invs, one query each.
-func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, invs []Invoice, want map[string]bool) error {
-	if want["client"] {
-		cl, err := related.Clients(ctx, db, org, related.IDs(invs, func(i *Invoice) *uuid.UUID { return i.ClientID }))
-		if err != nil {
-			return err
-		}
-		for i := range invs {
-			invs[i].Client = related.Pick(cl, invs[i].ClientID)
-		}
-	}
-	if want["event"] {
-		ev, err := related.Events(ctx, db, org, related.IDs(invs, func(i *Invoice) *uuid.UUID { return i.EventID }))
-		if err != nil {
-			return err
-		}
-		for i := range invs {
-			invs[i].Event = related.Pick(ev, invs[i].EventID)
-		}
-	}
-	return nil
 }
 
 // Create inserts an invoice into org, numbered INV-000001.. unless the body

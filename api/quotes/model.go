@@ -51,5 +51,10 @@ const StatusApproved = "approved"
 // them is allowed.
 var Statuses = []string{"draft", "sent", StatusApproved, "declined", "cancelled"}
 
-// Expansions are the relations ?expand accepts.
-var Expansions = []string{"client", "event"}
+// PartyIDs implements documents.Party.
+func (q *Quote) PartyIDs() (client, event *uuid.UUID) { return q.ClientID, q.EventID }
+
+// SetParty implements documents.Party.
+func (q *Quote) SetParty(client related.One[related.Client], event related.One[related.Event]) {
+	q.Client, q.Event = client, event
+}

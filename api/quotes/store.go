@@ -8,7 +8,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/documents"
 	"github.com/eventapi/eventapi/api/picklists"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 )
@@ -39,29 +38,6 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest, f 
 		})
 	}
 	return scoped.List[Quote](ctx, db, org, p, filters...)
-}
-
-// Expand inlines the requested client and event into qs, one query each.
-func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, qs []Quote, want map[string]bool) error {
-	if want["client"] {
-		cl, err := related.Clients(ctx, db, org, related.IDs(qs, func(q *Quote) *uuid.UUID { return q.ClientID }))
-		if err != nil {
-			return err
-		}
-		for i := range qs {
-			qs[i].Client = related.Pick(cl, qs[i].ClientID)
-		}
-	}
-	if want["event"] {
-		ev, err := related.Events(ctx, db, org, related.IDs(qs, func(q *Quote) *uuid.UUID { return q.EventID }))
-		if err != nil {
-			return err
-		}
-		for i := range qs {
-			qs[i].Event = related.Pick(ev, qs[i].EventID)
-		}
-	}
-	return nil
 }
 
 // Create inserts a quote into org (numbered Q-000001.. unless the body
