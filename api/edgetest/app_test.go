@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -12,6 +13,8 @@ import (
 	"github.com/eventapi/eventapi/api/clients"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -50,11 +53,15 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 }
 
 // newApp starts the real app (real Redis unless opts say otherwise) with the
-// test routes.
+// test routes. Edge-store calls get 1 s instead of the production 50 ms: on
+// a starved test machine a slow reply would otherwise fail open or refuse a
+// keyed write, which these tests do not study (platform/edge checks the
+// 50 ms bound; the multi-process test runs the production setting).
 func newApp(t *testing.T, opts ...apitest.Option) (*apitest.Env, *testRoutes) {
 	t.Helper()
 	tr := &testRoutes{}
-	env := apitest.New(t, append(opts, apitest.WithRoutes(tr.register))...)
+	patient := func(_ *config.Config, o *server.Options) { o.RedisTimeout = time.Second }
+	env := apitest.New(t, append([]apitest.Option{patient, apitest.WithRoutes(tr.register)}, opts...)...)
 	tr.env.DB = env.Svc.DB
 	return env, tr
 }

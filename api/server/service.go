@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
@@ -32,6 +33,9 @@ type Options struct {
 	Routes func(v2 fiber.Router)
 	// RedisPrefix namespaces the Redis keys (tests isolate themselves with it).
 	RedisPrefix string
+	// RedisTimeout bounds each edge-store operation (default
+	// edge.DefaultTimeout, 50ms; tests on a loaded machine raise it).
+	RedisTimeout time.Duration
 }
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
@@ -52,7 +56,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		log.Warn("EVENTAPI_REDIS_URL is unset: using the in-process edge store; rate limits and idempotency are per instance, so run a single replica")
 		store = edge.NewMemory()
 	} else {
-		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Prefix: opt.RedisPrefix})
+		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout})
 		if err != nil {
 			_ = db.Close()
 			return nil, err
