@@ -45,7 +45,14 @@ type doc struct {
 }
 
 type schema struct {
-	Enum []any `json:"enum"`
+	Enum       []any                      `json:"enum"`
+	Properties map[string]json.RawMessage `json:"properties"`
+	Required   []string                   `json:"required"`
+}
+
+func loadSchemas(t *testing.T) map[string]schema {
+	t.Helper()
+	return load(t).Components.Schemas
 }
 
 type parameter struct {
