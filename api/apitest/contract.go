@@ -117,6 +117,9 @@ func (c *Contract) Check(method, target string, reqBody []byte, res *Response) [
 	if !c.documented(method, u.Path) {
 		return c.checkUndocumented(u.Path, res)
 	}
+	if strings.EqualFold(method, http.MethodHead) {
+		return nil // HEAD mirrors the documented GET without a body to check
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var problems []string
