@@ -15,12 +15,15 @@ import (
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // testRoutes are extra v2 routes for the cases no resource offers yet: a
-// write that then fails with a 5xx, and a DELETE.
+// write that then fails with a 5xx, a write followed by a refused statement,
+// and a DELETE. They are not in the OpenAPI document, so tests send them
+// with viaApp.
 type testRoutes struct {
 	env  rest.Env
 	runs atomic.Int64 // executions of POST /edge-test/boom
@@ -38,6 +41,20 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 			return err
 		}
 		return errs.Wrap(errs.New(errs.Internal, "boom"), "internal error")
+	})
+	// A write followed by a statement the database refuses (a reference to
+	// an organization that does not exist): 422 from database.Error.
+	v2.Post("/edge-test/conflict", func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		p := tenancy.MustFromContext(ctx)
+		var ch scoped.Changes
+		ch.Set("name", "written before a refused statement")
+		db := tr.env.Conn(ctx)
+		if _, err := clients.Create(ctx, db, p.OrganizationID, p.Demo(), ch); err != nil {
+			return err
+		}
+		_, err := db.ExecContext(ctx, "INSERT INTO clients (organization_id, name) VALUES (gen_random_uuid(), 'orphan')")
+		return database.Error(err)
 	})
 	v2.Delete("/edge-test/clients/:id", func(c *fiber.Ctx) error {
 		id, err := rest.PathID(c, clients.Kind)

@@ -118,6 +118,23 @@ func TestIdempotentWrites(t *testing.T) {
 		}
 	})
 
+	t.Run("a 4xx from a refused statement is stored, without the request's writes", func(t *testing.T) {
+		before := count(t, env, "clients", a.ID)
+		for i, replayed := range []string{"", "true"} {
+			r := viaApp(t, env.Svc.App, "POST", "/api/v2/edge-test/conflict", a.Key, `{}`, keyHeader, "conflict")
+			if r.Status != http.StatusUnprocessableEntity || r.Code() != "validation_error" ||
+				r.Header.Get(idempotency.HeaderReplayed) != replayed {
+				t.Fatalf("attempt %d: %d %s (replayed %q)", i+1, r.Status, r.Body, r.Header.Get(idempotency.HeaderReplayed))
+			}
+		}
+		if n := count(t, env, "clients", a.ID); n != before {
+			t.Fatalf("%d clients, want %d: the refused request's first write was kept", n, before)
+		}
+		if n := keyRows(t, env, a.ID, "conflict"); n != 1 {
+			t.Fatalf("%d idempotency rows, want 1", n)
+		}
+	})
+
 	t.Run("PATCH and DELETE replay", func(t *testing.T) {
 		p1 := a.Do("PATCH", "/api/v2/clients/"+id, map[string]any{"phone": "555-0100"}, keyHeader, "patch-1")
 		p2 := a.Do("PATCH", "/api/v2/clients/"+id, map[string]any{"phone": "555-0100"}, keyHeader, "patch-1")

@@ -54,6 +54,11 @@ func BenchmarkLimiter(b *testing.B) {
 		}
 		run(b, f, func(int) int { return c.do("GET", "", nil) }, 429)
 	})
+	b.Run("in-process-store", func(b *testing.B) {
+		// The middleware's own cost, without the network.
+		c := newClient(f.app(stack{limiter: true, limit: 1 << 30, window: time.Second, store: edgestore.NewMemory()}))
+		run(b, f, func(int) int { return c.do("GET", "", nil) }, 201)
+	})
 	b.Run("redis-down-fails-open", func(b *testing.B) {
 		// Nothing listens on port 1: every call fails and the request
 		// proceeds.
@@ -94,4 +99,17 @@ func BenchmarkEdge(b *testing.B) {
 	b.Run("write-fresh-key", func(b *testing.B) {
 		run(b, f, func(i int) int { return c.do("POST", freshKey(i), body) }, 201)
 	})
+}
+
+// BenchmarkBaseline is one bare Redis PING through the same client: the
+// floor under every figure above on this machine at this moment.
+func BenchmarkBaseline(b *testing.B) {
+	f := setup(b)
+	ctx := b.Context()
+	run(b, f, func(int) int {
+		if f.redis.Client().Ping(ctx).Err() != nil {
+			return 503
+		}
+		return 200
+	}, 200)
 }

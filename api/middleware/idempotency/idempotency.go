@@ -203,6 +203,13 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 		return m.replayRow(c, name, prior, fp)
 	}
 	m.maybePurge()
+	// The handler runs under a savepoint: a 4xx is stored without whatever
+	// the failed request wrote, and a statement error inside the handler
+	// (a constraint violation answered 409 or 422) leaves the transaction
+	// usable for recording the answer.
+	if err := savepoint(ctx, tx); err != nil {
+		return err
+	}
 
 	c.SetUserContext(rest.WithTx(ctx, tx))
 	herr := c.Next()
@@ -216,6 +223,12 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 	status := res.StatusCode()
 	if status >= 500 {
 		return nil // rolled back and released: a retry executes again
+	}
+	if status >= 400 {
+		if err := rollbackToSavepoint(ctx, tx); err != nil {
+			res.ResetBody()
+			return err
+		}
 	}
 	ct, body := string(res.Header.ContentType()), bytes.Clone(res.Body())
 	if err := complete(ctx, tx, org, key, status, ct, body); err != nil {

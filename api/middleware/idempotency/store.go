@@ -102,6 +102,20 @@ func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, status 
 	return database.Error(err)
 }
 
+const savepointName = "idempotent_request"
+
+// savepoint marks the start of the handler's work in tx.
+func savepoint(ctx context.Context, tx bun.Tx) error {
+	_, err := tx.ExecContext(ctx, "SAVEPOINT "+savepointName)
+	return database.Error(err)
+}
+
+// rollbackToSavepoint undoes the handler's work, keeping the key's row.
+func rollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
+	_, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+savepointName)
+	return database.Error(err)
+}
+
 // purge deletes up to batch rows older than retention and reports how many.
 func purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
 	res, err := db.NewRaw(`
