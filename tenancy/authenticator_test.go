@@ -11,7 +11,6 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-
 func TestAuthenticate(t *testing.T) {
 	db, qc := openCounted(t)
 	ctx := context.Background()

@@ -43,7 +43,9 @@ type Option func(*config.Config, *server.Options)
 func WithMemoryEdge() Option { return func(c *config.Config, _ *server.Options) { c.RedisURL = "" } }
 
 // WithConfig edits the configuration.
-func WithConfig(f func(*config.Config)) Option { return func(c *config.Config, _ *server.Options) { f(c) } }
+func WithConfig(f func(*config.Config)) Option {
+	return func(c *config.Config, _ *server.Options) { f(c) }
+}
 
 // WithRoutes registers extra protected v2 routes.
 func WithRoutes(f func(v2 fiber.Router)) Option {
@@ -212,7 +214,10 @@ func (o *Org) Patch(path string, body any) *Response {
 }
 
 // Delete sends DELETE with o's key.
-func (o *Org) Delete(path string) *Response { o.env.T.Helper(); return o.Do(http.MethodDelete, path, nil) }
+func (o *Org) Delete(path string) *Response {
+	o.env.T.Helper()
+	return o.Do(http.MethodDelete, path, nil)
+}
 
 // Send sends r through the app and checks the response against the contract.
 func (e *Env) Send(r Request) *Response {

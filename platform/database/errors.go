@@ -30,6 +30,13 @@ func Error(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "request cancelled", Cause: err, RetryAfter: 1}
 	}
+	// A failure to connect wraps the server's own error (for example 55000
+	// when the database refuses connections): it is unavailability, whatever
+	// the inner code says.
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: err, RetryAfter: 1}
+	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		return fromPgError(pg, err)
@@ -100,10 +107,6 @@ func RegisterConstraintField(constraint, field string) { knownConstraintFields[c
 func isConnectionError(err error) bool {
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return true
-	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) {
 		return true
 	}
 	if errors.Is(err, sql.ErrConnDone) || errors.Is(err, context.DeadlineExceeded) {
