@@ -65,7 +65,9 @@ func NewClient(conns int) *http.Client {
 			MaxIdleConnsPerHost: conns,
 			MaxConnsPerHost:     conns,
 			DisableCompression:  true,
-			IdleConnTimeout:     time.Minute,
+			// Below the servers' read timeouts (30 s for the app), so the
+			// client closes an idle connection before the server does.
+			IdleConnTimeout: 10 * time.Second,
 		},
 	}
 }

@@ -145,6 +145,9 @@ func TestReadProcess(t *testing.T) {
 	if _, err := ReadCPU(0); err != nil {
 		t.Fatal(err)
 	}
+	if FindProcess("no-such-command-here") != 0 {
+		t.Fatal("FindProcess found a process that does not exist")
+	}
 	stop := make(chan struct{})
 	close(stop)
 	if peak := SampleMemory(0, time.Millisecond, stop); peak.RSS <= 0 {

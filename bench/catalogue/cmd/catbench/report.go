@@ -12,14 +12,14 @@ import (
 
 // summary is the median of each figure over a set of runs.
 type summary struct {
-	rps                           float64
-	p50, p99, cpuPerReq, dbPerReq time.Duration
-	errors                        int64
-	firstErr                      string
+	rps                                                   float64
+	p50, p99, cpuPerReq, dbPerReq, redisPerReq, genPerReq time.Duration
+	errors                                                int64
+	firstErr                                              string
 }
 
 func summarize(ss []sample) summary {
-	var rps, p50, p99, cpu, db []float64
+	var rps, p50, p99, cpu, db, redis, gen []float64
 	var out summary
 	for _, s := range ss {
 		rps = append(rps, s.rps)
@@ -27,6 +27,8 @@ func summarize(ss []sample) summary {
 		p99 = append(p99, float64(s.p99))
 		cpu = append(cpu, float64(s.cpuPerReq))
 		db = append(db, float64(s.dbPerReq))
+		redis = append(redis, float64(s.redisPerReq))
+		gen = append(gen, float64(s.genPerReq))
 		out.errors += s.errors
 		if out.firstErr == "" {
 			out.firstErr = s.firstErr
@@ -37,8 +39,15 @@ func summarize(ss []sample) summary {
 	out.p99 = time.Duration(catalogue.Median(p99))
 	out.cpuPerReq = time.Duration(catalogue.Median(cpu))
 	out.dbPerReq = time.Duration(catalogue.Median(db))
+	out.redisPerReq = time.Duration(catalogue.Median(redis))
+	out.genPerReq = time.Duration(catalogue.Median(gen))
 	return out
 }
+
+// total is all the CPU a request cost on the machine, as measured: the
+// server, PostgreSQL, Redis and the load generator. On a saturated machine
+// the maximum throughput is about cores / total.
+func (s summary) total() time.Duration { return s.cpuPerReq + s.dbPerReq + s.redisPerReq + s.genPerReq }
 
 func (s summary) rpsCell() string { return fmt.Sprintf("%.0f", s.rps) }
 func (s summary) errCell() string { return errCell(s.errors, s.firstErr) }

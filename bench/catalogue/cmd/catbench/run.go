@@ -35,7 +35,9 @@ type bench struct {
 	procs []*child
 	// monitor is a one-connection pool the parent uses to list the
 	// database's backends.
-	monitor   *pgxpool.Pool
+	monitor *pgxpool.Pool
+	// redisPID is the local redis-server, for its CPU time (0: none found).
+	redisPID  int
 	small     catalogue.Org
 	big       catalogue.Org
 	detailIDs []uuid.UUID
@@ -74,7 +76,8 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	b := &bench{o: o, client: catalogue.NewClient(max(o.concurrency, o.openWorkers))}
+	b := &bench{o: o, client: catalogue.NewClient(max(o.concurrency, o.openWorkers)),
+		redisPID: catalogue.FindProcess("redis-server")}
 	if err := b.seed(ctx, dbURL); err != nil {
 		return err
 	}
