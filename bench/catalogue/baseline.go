@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,14 +153,8 @@ func (b *Baseline) query(ctx context.Context, org uuid.UUID, limit int, search s
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 func parseLimit(s string) (int, error) {
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' || n > rest.MaxLimit {
-			return 0, errors.New("limit must be an integer from 1 to 100")
-		}
-		n = n*10 + int(r-'0')
-	}
-	if n < 1 || n > rest.MaxLimit {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > rest.MaxLimit {
 		return 0, errors.New("limit must be an integer from 1 to 100")
 	}
 	return n, nil

@@ -104,11 +104,11 @@ func run(ctx context.Context, o options) (err error) {
 	starts = append(starts, spec{"baseline", "baseline", []string{baseDBEnv + "=" + dbURL, baseConnsEnv + "=" + conns,
 		cpuProfileEnv + "=" + absOrEmpty(o.cpuProfileBase)}})
 	for _, st := range starts {
-		proc, err := startChild(ctx, st.name, st.role, st.env)
-		if err != nil {
-			return err
+		proc, startErr := startChild(ctx, st.name, st.role, st.env)
+		if startErr != nil {
+			return startErr
 		}
-		defer func() { err = errors.Join(err, proc.stop()) }()
+		defer func() { err = errors.Join(err, proc.stop()) }() // err: run's result
 		b.procs = append(b.procs, proc)
 	}
 	// Idle keep-alive connections would hold up the servers' graceful drain.
