@@ -1,0 +1,115 @@
+package rest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+func issuesOf(t *testing.T, err error) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err == nil {
+		return out
+	}
+	e := errs.As(err)
+	d, ok := e.Details.(errs.ValidationDetails)
+	if !ok {
+		t.Fatalf("not a validation error: %v", err)
+	}
+	for _, f := range d.Fields {
+		out[f.Field] = f.Issue
+	}
+	return out
+}
+
+func TestParseObject(t *testing.T) {
+	tests := []struct {
+		body string
+		code errs.Code
+	}{
+		{`{"a":1}`, ""},
+		{`{bad`, errs.MalformedJSON},
+		{``, errs.MalformedJSON},
+		{`[]`, errs.Validation},
+		{`"str"`, errs.Validation},
+		{`null`, errs.Validation},
+	}
+	for _, tt := range tests {
+		_, err := ParseObject([]byte(tt.body))
+		if tt.code == "" && err != nil || tt.code != "" && !errs.Is(err, tt.code) {
+			t.Errorf("ParseObject(%q) = %v, want %q", tt.body, err, tt.code)
+		}
+	}
+}
+
+func TestInputFieldRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		body  string
+		read  func(in *Input)
+		issue map[string]string // field → substring of the issue; empty: valid
+	}{
+		{"required missing", `{}`, func(in *Input) { in.String("name", Rule{Required: true}) },
+			map[string]string{"name": "is required"}},
+		{"required blank", `{"name":"   "}`, func(in *Input) { in.String("name", Rule{Required: true}) },
+			map[string]string{"name": "must not be empty"}},
+		{"too long", `{"name":"` + strings.Repeat("x", 256) + `"}`, func(in *Input) { in.String("name", Rule{}) },
+			map[string]string{"name": "at most 255"}},
+		{"wrong type", `{"name":5}`, func(in *Input) { in.String("name", Rule{}) }, map[string]string{"name": "must be a string"}},
+		{"null not allowed", `{"name":null}`, func(in *Input) { in.String("name", Rule{}) }, map[string]string{"name": "must not be null"}},
+		{"null allowed", `{"notes":null}`, func(in *Input) { in.String("notes", Rule{Nullable: true}) }, nil},
+		{"email", `{"email":"a@b"}`, func(in *Input) { in.String("email", Rule{Email: true}) }, map[string]string{"email": "valid email"}},
+		{"email with name", `{"email":"A <a@b.co>"}`, func(in *Input) { in.String("email", Rule{Email: true}) }, map[string]string{"email": "valid email"}},
+		{"enum", `{"s":"x"}`, func(in *Input) { in.String("s", Rule{OneOf: []string{"a", "b"}}) }, map[string]string{"s": "one of: a, b"}},
+		{"nul byte", `{"s":"a\u0000b"}`, func(in *Input) { in.String("s", Rule{}) }, map[string]string{"s": "NUL"}},
+		{"int quoted", `{"n":"5"}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
+		{"int fraction", `{"n":1.5}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
+		{"int bound", `{"n":0}`, func(in *Input) { in.Int("n", Rule{Min: Bound(1)}) }, map[string]string{"n": "at least 1"}},
+		{"positive number", `{"w":-1}`, func(in *Input) { in.Number("w", Rule{Positive: true}) }, map[string]string{"w": "positive"}},
+		{"money precision", `{"m":1.005}`, func(in *Input) { in.Money("m", Rule{}) }, map[string]string{"m": "2 decimal"}},
+		{"money negative", `{"m":-1}`, func(in *Input) { in.Money("m", Rule{}) }, map[string]string{"m": "number from 0"}},
+		{"bool", `{"b":"true"}`, func(in *Input) { in.Bool("b", Rule{}) }, map[string]string{"b": "boolean"}},
+		{"uuid", `{"id":"123"}`, func(in *Input) { in.UUID("id", Rule{}) }, map[string]string{"id": "uuid"}},
+		{"date-time", `{"t":"2026-01-01"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
+		{"date", `{"d":"2026-13-01"}`, func(in *Input) { in.Date("d", Rule{}) }, map[string]string{"d": "YYYY-MM-DD"}},
+		{"list too long", `{"l":["a","b","c"]}`, func(in *Input) { in.StringList("l", Rule{}, 2) }, map[string]string{"l": "at most 2"}},
+		{"unknown field", `{"x":1}`, func(in *Input) {}, map[string]string{"x": "not a known field"}},
+		{"read only", `{"id":"x"}`, func(in *Input) { in.ReadOnly("id") }, map[string]string{"id": "read-only"}},
+		{"every issue at once", `{"a":1,"b":"x"}`, func(in *Input) { in.String("a", Rule{}); in.Int("b", Rule{}) },
+			map[string]string{"a": "string", "b": "integer"}},
+		{"valid values", `{"s":" ok ","n":3,"m":12.5,"t":"2026-05-01T18:00:00+02:00","d":"2026-05-01","b":false}`, func(in *Input) {
+			if v := in.String("s", Rule{}); v.Value != "ok" {
+				in.Issue("s", "not trimmed")
+			}
+			in.Int("n", Rule{Min: Bound(1)})
+			if v := in.Money("m", Rule{}); v.Value != 1250 {
+				in.Issue("m", "wrong amount")
+			}
+			if v := in.DateTime("t", Rule{}); v.Value.Hour() != 16 || v.Value.Location().String() != "UTC" {
+				in.Issue("t", "not normalised to UTC")
+			}
+			in.Date("d", Rule{})
+			in.Bool("b", Rule{})
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := ParseObject([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.read(in)
+			got := issuesOf(t, in.Err())
+			if len(got) != len(tt.issue) {
+				t.Fatalf("issues = %v, want %v", got, tt.issue)
+			}
+			for f, want := range tt.issue {
+				if !strings.Contains(got[f], want) {
+					t.Errorf("%s: issue %q does not contain %q", f, got[f], want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func runCLI(t *testing.T, args ...string) (map[string]any, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if json.Valid(out.Bytes()) {
+		_ = json.Unmarshal(out.Bytes(), &m)
+	}
+	return m, nil
+}
+
+func TestBadArgumentsAreUsageErrors(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	tests := [][]string{
+		{},
+		{"launch"},
+		{"migrate"},
+		{"migrate", "sideways"},
+		{"orgs"},
+		{"orgs", "create"},
+		{"orgs", "create", "--name", "x", "--sandbox-of", "not-a-uuid"},
+		{"orgs", "update", "not-a-uuid"},
+		{"orgs", "update", "00000000-0000-0000-0000-000000000000", "--stock-guard", "maybe"},
+		{"orgs", "update", "00000000-0000-0000-0000-000000000000", "--rate-limit", "-5"},
+		{"keys", "create", "--org", "x", "--name", "n", "--scopes", "all"},
+		{"keys", "create", "--org", "00000000-0000-0000-0000-000000000000", "--name", "n", "--scopes", "root"},
+		{"keys", "create", "--org", "00000000-0000-0000-0000-000000000000", "--name", "n", "--scopes", "all", "--mode", "prod"},
+		{"keys", "revoke"},
+		{"orgs", "list", "--output", "xml"},
+		{"serve", "--bogus"},
+	}
+	for _, args := range tests {
+		if _, err := runCLI(t, args...); !errors.Is(err, errUsage) {
+			t.Errorf("%v: err = %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestAdminCommandsPrintJSON(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	if _, err := runCLI(t, "migrate", "up"); err != nil {
+		t.Fatal(err)
+	}
+	org, err := runCLI(t, "orgs", "create", "--name", "Stagecraft", "--output", "json")
+	if err != nil || org["id"] == nil || org["name"] != "Stagecraft" {
+		t.Fatalf("orgs create: %v %v", org, err)
+	}
+	id := org["id"].(string)
+	upd, err := runCLI(t, "orgs", "update", id, "--stock-guard", "warn", "--rate-limit", "50", "--output", "json")
+	if err != nil || upd["stock_guard_mode"] != "warn" || upd["rate_limit"] != float64(50) {
+		t.Fatalf("orgs update: %v %v", upd, err)
+	}
+	sb, err := runCLI(t, "orgs", "create", "--name", "Stagecraft sandbox", "--sandbox-of", id, "--output", "json")
+	if err != nil || sb["sandbox_of"] != id {
+		t.Fatalf("sandbox: %v %v", sb, err)
+	}
+	key, err := runCLI(t, "keys", "create", "--org", id, "--name", "planner", "--scopes", "events:read,pick_lists:write", "--mode", "test", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := key["key"].(string)
+	if mode, err := apikey.Parse(secret); err != nil || mode != apikey.Test || key["prefix"] != secret[:12] || key["mode"] != "test" {
+		t.Fatalf("keys create: %v", key)
+	}
+	if scopes, _ := key["scopes"].([]any); len(scopes) != 2 {
+		t.Fatalf("scopes = %v", key["scopes"])
+	}
+	list, err := runCLI(t, "keys", "list", "--org", id, "--output", "json")
+	keys, _ := list["keys"].([]any)
+	if err != nil || len(keys) != 1 || bytes.Contains(mustJSON(list), []byte(secret)) {
+		t.Fatalf("keys list: %v %v (the secret must never be listed)", list, err)
+	}
+	if _, err := runCLI(t, "keys", "revoke", key["id"].(string), "--output", "json"); err != nil {
+		t.Fatal(err)
+	}
+	orgs, err := runCLI(t, "orgs", "list", "--output", "json")
+	if all, _ := orgs["organizations"].([]any); err != nil || len(all) != 2 {
+		t.Fatalf("orgs list: %v %v", orgs, err)
+	}
+	st, err := runCLI(t, "migrate", "status", "--output", "json")
+	if ms, _ := st["migrations"].([]any); err != nil || len(ms) == 0 {
+		t.Fatalf("migrate status: %v %v", st, err)
+	}
+	demo, err := runCLI(t, "demo", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"live_key", "test_key"} {
+		if _, err := apikey.Parse(demo[k].(string)); err != nil {
+			t.Errorf("demo %s = %v", k, demo[k])
+		}
+	}
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
