@@ -284,11 +284,15 @@ func checkEnvelope(t testing.TB, r Request, res *Response) {
 	if res.Status >= 500 && res.Status != 503 {
 		t.Errorf("%s %s: server error %d: %s", r.Method, r.Path, res.Status, res.Body)
 	}
-	AssertNoDatabaseText(t, res.Body)
+	// Database text can only leak through an error: a 2xx body holds the
+	// caller's own data and opaque cursors, which may contain any letters.
+	if res.Status >= 400 {
+		AssertNoDatabaseText(t, res.Body)
+	}
 }
 
 // databaseMarkers are fragments of PostgreSQL and driver error text.
-var databaseMarkers = []string{"SQLSTATE", "pq:", "pgx", "violates", "constraint", "duplicate key", "syntax error at", "relation \"", "column \"", "ERROR:", "bun:"}
+var databaseMarkers = []string{"SQLSTATE", "pq:", "pgx", "pgconn", "violates", "constraint", "duplicate key", "syntax error at", "relation \"", "column \"", "ERROR:", "bun:"}
 
 // AssertNoDatabaseText fails when body contains database error text.
 func AssertNoDatabaseText(t testing.TB, body []byte) {

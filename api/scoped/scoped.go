@@ -27,6 +27,11 @@ type Filter func(*bun.SelectQuery) *bun.SelectQuery
 
 // Get loads the record id of org into a new T; kind names it in not_found.
 func Get[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind string, filters ...Filter) (*T, error) {
+	if len(filters) == 0 {
+		if m, ok, err := getByID[T](ctx, db, org, id, kind); ok {
+			return m, err
+		}
+	}
 	m := new(T)
 	q := db.NewSelect().Model(m).
 		Where("?TableAlias.organization_id = ?", org).
