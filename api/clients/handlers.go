@@ -1,88 +1,36 @@
 package clients
 
 import (
-	"github.com/gofiber/fiber/v2"
+	"context"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/tenancy"
 )
 
-type handlers struct{ env *rest.Env }
-
-func (h handlers) list(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	org := tenancy.OrgID(ctx)
-	search := c.Query("search")
-	if len(search) > 200 {
-		return errs.InvalidField("search", "must be at most 200 characters")
+// resource serves GET, POST and PATCH of clients.
+func resource(env *rest.Env) crud.Resource[Client, scoped.Changes] {
+	return crud.Resource[Client, scoped.Changes]{
+		Kind: Kind, Env: env, Decode: decodeFields,
+		Get: Get, Create: Create, Update: Update,
 	}
-	if _, err := rest.ParseExpand(c); err != nil {
-		return err
-	}
-	p, err := rest.ParsePage(c, h.env.Cursors, "clients:"+org.String()+":"+search)
-	if err != nil {
-		return err
-	}
-	page, err := List(ctx, h.env.Conn(ctx), org, p, ListFilter{Search: search})
-	if err != nil {
-		return err
-	}
-	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
 }
 
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
-	if err != nil {
-		return err
-	}
-	if _, err := rest.ParseExpand(c); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cl, err := Get(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id)
-	if err != nil {
-		return err
-	}
-	return rest.OK(c, cl)
-}
-
-func (h handlers) create(c *fiber.Ctx) error {
-	in, err := rest.Body(c)
-	if err != nil {
-		return err
-	}
-	ch := decodeFields(in, true)
-	if err := in.Err(); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	p := tenancy.MustFromContext(ctx)
-	cl, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), ch)
-	if err != nil {
-		return err
-	}
-	return rest.Created(c, cl)
-}
-
-func (h handlers) patch(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
-	if err != nil {
-		return err
-	}
-	in, err := rest.Body(c)
-	if err != nil {
-		return err
-	}
-	ch := decodeFields(in, false)
-	if err := in.Err(); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	cl, err := Update(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, ch)
-	if err != nil {
-		return err
-	}
-	return rest.OK(c, cl)
+// list serves GET /clients; search matches name or email.
+func list(env *rest.Env) fiber.Handler {
+	return crud.List[Client](env, func(c *fiber.Ctx, org uuid.UUID) (string, crud.ListFunc[Client], error) {
+		search := c.Query("search")
+		if len(search) > 200 {
+			return "", nil, errs.InvalidField("search", "must be at most 200 characters")
+		}
+		return "clients:" + org.String() + ":" + search,
+			func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest) (scoped.Page[Client], error) {
+				return List(ctx, db, org, p, ListFilter{Search: search})
+			}, nil
+	})
 }

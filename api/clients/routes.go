@@ -9,11 +9,7 @@ import (
 
 // Routes registers the client endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	h := handlers{env: env}
 	read := tenancy.Require(tenancy.ClientsRead)
 	write := tenancy.Require(tenancy.ClientsWrite)
-	r.Get("/clients", read, h.list)
-	r.Post("/clients", write, h.create)
-	r.Get("/clients/:id", read, h.get)
-	r.Patch("/clients/:id", write, h.patch)
+	resource(env).Mount(r, "/clients", read, write, list(env))
 }

@@ -12,11 +12,7 @@ import (
 // Routes registers the crew member endpoints on r (the authenticated /api/v2
 // group). The legacy crew:read scope is v1 only and grants nothing here.
 func Routes(r fiber.Router, env *rest.Env) {
-	h := handlers{env: env}
 	read := tenancy.Require(tenancy.CrewMembersRead)
 	write := tenancy.Require(tenancy.CrewMembersWrite)
-	r.Get("/crew_members", read, h.list)
-	r.Post("/crew_members", write, h.create)
-	r.Get("/crew_members/:id", read, h.get)
-	r.Patch("/crew_members/:id", write, h.patch)
+	resource(env).Mount(r, "/crew_members", read, write, list(env))
 }

@@ -1,8 +1,13 @@
 package equipment
 
 import (
-	"github.com/gofiber/fiber/v2"
+	"context"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
@@ -46,75 +51,31 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return rest.Page(c, items, next)
 }
 
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
-	if err != nil {
-		return err
+// resource serves GET, POST and PATCH of equipment: ?expand=category inlines
+// the category, and category_id is checked against the organization before
+// a write.
+func (h handlers) resource() crud.Resource[Equipment, write] {
+	return crud.Resource[Equipment, write]{
+		Kind: Kind, Env: h.env, Decode: decodeEquipment, Get: Get,
+		Create: func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, w write) (*Equipment, error) {
+			return Create(ctx, db, org, demo, w.ch)
+		},
+		Update: func(ctx context.Context, db bun.IDB, org, id uuid.UUID, w write) (*Equipment, error) {
+			return Update(ctx, db, org, id, w.ch)
+		},
+		Check: func(ctx context.Context, db bun.IDB, org, _ uuid.UUID, w write) error {
+			return related.Check(ctx, db, org, w.refs...)
+		},
+		Expand: []string{expandCategory},
+		Show: func(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, e *Equipment) (any, error) {
+			if !want[expandCategory] {
+				return e, nil
+			}
+			items, err := Expand(ctx, db, org, []Equipment{*e})
+			if err != nil {
+				return nil, err
+			}
+			return items[0], nil
+		},
 	}
-	expand, err := rest.ParseExpand(c, expandCategory)
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	org := tenancy.OrgID(ctx)
-	db := h.env.Conn(ctx)
-	e, err := Get(ctx, db, org, id)
-	if err != nil {
-		return err
-	}
-	if !expand[expandCategory] {
-		return rest.OK(c, e)
-	}
-	items, err := Expand(ctx, db, org, []Equipment{*e})
-	if err != nil {
-		return err
-	}
-	return rest.OK(c, items[0])
-}
-
-func (h handlers) create(c *fiber.Ctx) error {
-	in, err := rest.Body(c)
-	if err != nil {
-		return err
-	}
-	w := decodeEquipment(in, true)
-	if err := in.Err(); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	p := tenancy.MustFromContext(ctx)
-	db := h.env.Conn(ctx)
-	if err := related.Check(ctx, db, p.OrganizationID, w.refs...); err != nil {
-		return err
-	}
-	e, err := Create(ctx, db, p.OrganizationID, p.Demo(), w.ch)
-	if err != nil {
-		return err
-	}
-	return rest.Created(c, e)
-}
-
-func (h handlers) patch(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
-	if err != nil {
-		return err
-	}
-	in, err := rest.Body(c)
-	if err != nil {
-		return err
-	}
-	w := decodeEquipment(in, false)
-	if err := in.Err(); err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
-	if err := related.Check(ctx, db, org, w.refs...); err != nil {
-		return err
-	}
-	e, err := Update(ctx, db, org, id, w.ch)
-	if err != nil {
-		return err
-	}
-	return rest.OK(c, e)
 }

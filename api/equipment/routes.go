@@ -6,6 +6,7 @@ package equipment
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -14,15 +15,9 @@ import (
 // authenticated /api/v2 group), under equipment:read and equipment:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	ch := categoryHandlers{env: env}
 	read := tenancy.Require(tenancy.EquipmentRead)
 	write := tenancy.Require(tenancy.EquipmentWrite)
-	r.Get("/equipment", read, h.list)
-	r.Post("/equipment", write, h.create)
-	r.Get("/equipment/:id", read, h.get)
-	r.Patch("/equipment/:id", write, h.patch)
-	r.Get("/equipment_categories", read, ch.list)
-	r.Post("/equipment_categories", write, ch.create)
-	r.Get("/equipment_categories/:id", read, ch.get)
-	r.Patch("/equipment_categories/:id", write, ch.patch)
+	h.resource().Mount(r, "/equipment", read, write, h.list)
+	categories := crud.List[Category](env, crud.Unfiltered("equipment_categories:", ListCategories))
+	categoryResource(env).Mount(r, "/equipment_categories", read, write, categories)
 }

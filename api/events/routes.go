@@ -13,13 +13,10 @@ import (
 // authenticated /api/v2 group). Reads accept events:read or the legacy
 // jobs:read; writes need events:write.
 func Routes(r fiber.Router, env *rest.Env) {
-	h := handlers{env: env}
+	h, ls := resource(env), list(env)
 	read := tenancy.Require(tenancy.EventsRead, tenancy.JobsRead)
 	write := tenancy.Require(tenancy.EventsWrite)
-	r.Get("/events", read, h.list)
-	r.Post("/events", write, h.create)
-	r.Get("/events/:id", read, h.get)
-	r.Patch("/events/:id", write, h.patch)
-	r.Get("/jobs", read, h.list)
-	r.Get("/jobs/:id", read, h.get)
+	h.Mount(r, "/events", read, write, ls)
+	r.Get("/jobs", read, ls)
+	r.Get("/jobs/:id", read, h.GetOne)
 }

@@ -12,11 +12,7 @@ import (
 
 // Routes registers the invoice endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	h := handlers{env: env}
 	read := tenancy.Require(tenancy.InvoicesRead)
 	write := tenancy.Require(tenancy.InvoicesWrite)
-	r.Get("/invoices", read, h.list)
-	r.Post("/invoices", write, h.create)
-	r.Get("/invoices/:id", read, h.get)
-	r.Patch("/invoices/:id", write, h.patch)
+	resource(env).Mount(r, "/invoices", read, write, list(env))
 }

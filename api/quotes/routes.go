@@ -13,11 +13,7 @@ import (
 
 // Routes registers the quote endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	h := handlers{env: env}
 	read := tenancy.Require(tenancy.QuotesRead)
 	write := tenancy.Require(tenancy.QuotesWrite)
-	r.Get("/quotes", read, h.list)
-	r.Post("/quotes", write, h.create)
-	r.Get("/quotes/:id", read, h.get)
-	r.Patch("/quotes/:id", write, h.patch)
+	resource(env).Mount(r, "/quotes", read, write, list(env))
 }

@@ -14,11 +14,7 @@ import (
 // group). Vehicles belong to load planning, so they use the
 // equipment_reservations scopes.
 func Routes(r fiber.Router, env *rest.Env) {
-	h := handlers{env: env}
 	read := tenancy.Require(tenancy.EquipmentReservationsRead)
 	write := tenancy.Require(tenancy.EquipmentReservationsWrite)
-	r.Get("/vehicles", read, h.list)
-	r.Post("/vehicles", write, h.create)
-	r.Get("/vehicles/:id", read, h.get)
-	r.Patch("/vehicles/:id", write, h.patch)
+	resource(env).Mount(r, "/vehicles", read, write, list(env))
 }

@@ -1,0 +1,166 @@
+// Package crud builds the v2 handlers that org-scoped resources repeat: list
+// a page, get one by id, create from a body and patch by id. A resource gives
+// its kind, decoder and store calls; what is its own (filters, expansions,
+// reference checks) it passes as hooks or keeps in its package.
+package crud
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Resource describes one org-scoped resource T whose bodies decode into F.
+type Resource[T, F any] struct {
+	// Kind names the resource in errors (the path id's 404).
+	Kind string
+	Env  *rest.Env
+	// Decode reads a body; create enforces the required fields.
+	Decode func(in *rest.Input, create bool) F
+	Get    func(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*T, error)
+	Create func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, f F) (*T, error)
+	Update func(ctx context.Context, db bun.IDB, org, id uuid.UUID, f F) (*T, error)
+
+	// Check, when set, runs on a valid body before the write, on the same
+	// connection; id is uuid.Nil on create.
+	Check func(ctx context.Context, db bun.IDB, org, id uuid.UUID, f F) error
+	// Expand lists the expansions ?expand accepts on get (none when empty).
+	Expand []string
+	// Show, when set, turns the loaded record into the response given the
+	// requested expansions.
+	Show func(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, v *T) (any, error)
+}
+
+// ListFunc loads one page of org's records.
+type ListFunc[T any] func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest) (scoped.Page[T], error)
+
+// List serves GET on a collection without expansions. query reads the
+// resource's own parameters (checked before ?expand) and returns the cursor
+// scope of the request and the store call for one page.
+func List[T any, PT interface {
+	*T
+	scoped.Row
+}](env *rest.Env, query func(c *fiber.Ctx, org uuid.UUID) (string, ListFunc[T], error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		org := tenancy.OrgID(ctx)
+		scope, list, err := query(c, org)
+		if err != nil {
+			return err
+		}
+		if _, err := rest.ParseExpand(c); err != nil {
+			return err
+		}
+		p, err := rest.ParsePage(c, env.Cursors, scope)
+		if err != nil {
+			return err
+		}
+		page, err := list(ctx, env.Conn(ctx), org, p)
+		if err != nil {
+			return err
+		}
+		return rest.Page(c, page.Items, scoped.Next[T, PT](page, p, env.Cursors))
+	}
+}
+
+// GetOne serves GET on /:id.
+func (r Resource[T, F]) GetOne(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, r.Kind)
+	if err != nil {
+		return err
+	}
+	want, err := rest.ParseExpand(c, r.Expand...)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org, db := tenancy.OrgID(ctx), r.Env.Conn(ctx)
+	v, err := r.Get(ctx, db, org, id)
+	if err != nil {
+		return err
+	}
+	if r.Show == nil {
+		return rest.OK(c, v)
+	}
+	out, err := r.Show(ctx, db, org, want, v)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, out)
+}
+
+// CreateOne serves POST on the collection.
+func (r Resource[T, F]) CreateOne(c *fiber.Ctx) error {
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	f := r.Decode(in, true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	p := tenancy.MustFromContext(ctx)
+	db := r.Env.Conn(ctx)
+	if r.Check != nil {
+		if err := r.Check(ctx, db, p.OrganizationID, uuid.Nil, f); err != nil {
+			return err
+		}
+	}
+	v, err := r.Create(ctx, db, p.OrganizationID, p.Demo(), f)
+	if err != nil {
+		return err
+	}
+	return rest.Created(c, v)
+}
+
+// PatchOne serves PATCH on /:id.
+func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, r.Kind)
+	if err != nil {
+		return err
+	}
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	f := r.Decode(in, false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org, db := tenancy.OrgID(ctx), r.Env.Conn(ctx)
+	if r.Check != nil {
+		if err := r.Check(ctx, db, org, id, f); err != nil {
+			return err
+		}
+	}
+	v, err := r.Update(ctx, db, org, id, f)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, v)
+}
+
+// Unfiltered is the List query of a collection with no parameters of its
+// own: its cursor scope is prefix followed by the organization.
+func Unfiltered[T any](prefix string, list ListFunc[T]) func(*fiber.Ctx, uuid.UUID) (string, ListFunc[T], error) {
+	return func(_ *fiber.Ctx, org uuid.UUID) (string, ListFunc[T], error) {
+		return prefix + org.String(), list, nil
+	}
+}
+
+// Mount registers list, create, get and patch of the resource under path
+// ("/clients"): reads behind read, writes behind write.
+func (r Resource[T, F]) Mount(router fiber.Router, path string, read, write, list fiber.Handler) {
+	router.Get(path, read, list)
+	router.Post(path, write, r.CreateOne)
+	router.Get(path+"/:id", read, r.GetOne)
+	router.Patch(path+"/:id", write, r.PatchOne)
+}
