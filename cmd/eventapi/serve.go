@@ -29,6 +29,11 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("tracing: %w", err)
 	}
 	defer shutdownTracing(context.WithoutCancel(ctx))
+	shutdownMetrics, _, err := telemetry.SetupMetrics(ctx, "eventapi")
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	defer shutdownMetrics(context.WithoutCancel(ctx))
 	if *migrate {
 		db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 2})
 		if err != nil {
