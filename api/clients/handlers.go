@@ -10,7 +10,6 @@ import (
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
-	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // resource serves GET, POST and PATCH of clients.
@@ -24,9 +23,9 @@ func resource(env *rest.Env) crud.Resource[Client, scoped.Changes] {
 // list serves GET /clients; search matches name or email.
 func list(env *rest.Env) fiber.Handler {
 	return crud.List[Client](env, func(c *fiber.Ctx, org uuid.UUID) (string, crud.ListFunc[Client], error) {
-		search := c.Query("search")
-		if len(search) > 200 {
-			return "", nil, errs.InvalidField("search", "must be at most 200 characters")
+		search, err := rest.QueryString(c, "search", 200)
+		if err != nil {
+			return "", nil, err
 		}
 		return "clients:" + org.String() + ":" + search,
 			func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest) (scoped.Page[Client], error) {

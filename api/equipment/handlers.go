@@ -11,7 +11,6 @@ import (
 	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
-	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -23,9 +22,9 @@ const expandCategory = "category"
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	category := c.Query("category")
-	if len(category) > 200 {
-		return errs.InvalidField("category", "must be at most 200 characters")
+	category, err := rest.QueryString(c, "category", 200)
+	if err != nil {
+		return err
 	}
 	expand, err := rest.ParseExpand(c, expandCategory)
 	if err != nil {

@@ -3,6 +3,7 @@ package rest
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -103,6 +104,19 @@ func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
 		}
 	}
 	return "", errs.InvalidField(name, "must be one of: "+strings.Join(values, ", "))
+}
+
+// QueryString reads an optional free-text query parameter: at most maxLen
+// characters, valid UTF-8 and no NUL (which PostgreSQL text cannot hold).
+func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
+	v := c.Query(name)
+	switch {
+	case utf8.RuneCountInString(v) > maxLen:
+		return "", errs.InvalidField(name, "must be at most "+strconv.Itoa(maxLen)+" characters")
+	case strings.ContainsRune(v, 0) || !utf8.ValidString(v):
+		return "", errs.InvalidField(name, "must be valid UTF-8 text without NUL characters")
+	}
+	return v, nil
 }
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).

@@ -21,6 +21,19 @@ func TestNoDatabaseTextInResponses(t *testing.T) {
 		}
 	})
 
+	t.Run("NUL or invalid UTF-8 in a free-text query parameter", func(t *testing.T) {
+		for _, path := range []string{
+			"/api/v2/clients?search=a%00b",
+			"/api/v2/equipment?category=%00",
+			"/api/v2/clients?search=%ff%fe",
+		} {
+			res := org.Get(path)
+			if res.Status != 422 || res.ErrorCode() != "validation_error" {
+				t.Errorf("%s: %d %s", path, res.Status, res.Body)
+			}
+		}
+	})
+
 	t.Run("lost connection", func(t *testing.T) {
 		if res := org.Get("/api/v2/clients"); res.Status != 200 {
 			t.Fatalf("warm-up: %d", res.Status)
