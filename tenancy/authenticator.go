@@ -20,7 +20,13 @@ import (
 // instance.
 const CacheTTL = time.Second
 
-const maxCacheEntries = 50_000
+// Bounds of the two caches. Valid keys and unknown keys are cached apart, so
+// a flood of forged well-formed keys (the CRC32 checksum is public) can only
+// evict other unknown keys, never a valid principal.
+var (
+	maxKnownEntries   = 100_000
+	maxUnknownEntries = 20_000
+)
 
 // ErrInvalidCredentials is the 401 every authentication failure returns.
 var ErrInvalidCredentials = errs.New(errs.InvalidCredentials, "missing, malformed, expired or revoked API key")
@@ -31,9 +37,10 @@ type Authenticator struct {
 	db    bun.IDB
 	now   func() time.Time
 	group singleflight.Group
-	mu    sync.RWMutex
-	cache map[[32]byte]cacheEntry
-	usage *usageRecorder
+	mu      sync.RWMutex
+	known   map[[32]byte]cacheEntry
+	unknown map[[32]byte]cacheEntry
+	usage   *usageRecorder
 }
 
 type cacheEntry struct {
@@ -44,7 +51,8 @@ type cacheEntry struct {
 // NewAuthenticator returns an Authenticator over db. Call Close to stop the
 // background writer of last_used_at.
 func NewAuthenticator(db bun.IDB, log *slog.Logger) *Authenticator {
-	return &Authenticator{db: db, now: time.Now, cache: map[[32]byte]cacheEntry{}, usage: newUsageRecorder(db, log)}
+	return &Authenticator{db: db, now: time.Now, known: map[[32]byte]cacheEntry{}, unknown: map[[32]byte]cacheEntry{},
+		usage: newUsageRecorder(db, log)}
 }
 
 // Close flushes pending last-used times and stops the writer.
@@ -59,7 +67,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 	h := apikey.Hash(raw)
 	now := a.now()
 	a.mu.RLock()
-	e, ok := a.cache[h]
+	e, ok := a.known[h]
+	if !ok {
+		e, ok = a.unknown[h]
+	}
 	a.mu.RUnlock()
 	if !ok || now.After(e.expires) {
 		v, err, _ := a.group.Do(string(h[:]), func() (any, error) {
@@ -68,12 +79,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 				return nil, err
 			}
 			e := cacheEntry{p: p, expires: a.now().Add(CacheTTL)}
-			a.mu.Lock()
-			if len(a.cache) >= maxCacheEntries {
-				clear(a.cache) // bounded memory under a flood of unknown keys
-			}
-			a.cache[h] = e
-			a.mu.Unlock()
+			a.store(h, e)
 			return e, nil
 		})
 		if err != nil {
@@ -88,10 +94,34 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 	return e.p, nil
 }
 
+// store caches a lookup in the map of its kind, keeping each map bounded.
+func (a *Authenticator) store(h [32]byte, e cacheEntry) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	target, other, max := a.known, a.unknown, maxKnownEntries
+	if e.p == nil {
+		target, other, max = a.unknown, a.known, maxUnknownEntries
+	}
+	delete(other, h) // a key that changed state lives in one map only
+	if len(target) >= max {
+		now := a.now()
+		for k, old := range target {
+			if now.After(old.expires) {
+				delete(target, k)
+			}
+		}
+		if len(target) >= max {
+			clear(target)
+		}
+	}
+	target[h] = e
+}
+
 // Forget drops every cached lookup (used after a local revoke or scope change).
 func (a *Authenticator) Forget() {
 	a.mu.Lock()
-	clear(a.cache)
+	clear(a.known)
+	clear(a.unknown)
 	a.mu.Unlock()
 }
 

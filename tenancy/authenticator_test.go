@@ -155,3 +155,41 @@ func TestCreateKeyValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestForgedKeyFloodKeepsValidKeysCached sends more forged well-formed keys
+// than the unknown-key cache holds: a valid key must stay cached (no query).
+func TestForgedKeyFloodKeepsValidKeysCached(t *testing.T) {
+	db, qc := openCounted(t)
+	ctx := context.Background()
+	org, _ := CreateOrganization(ctx, db, "Flooded", nil)
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "real", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int) { maxUnknownEntries = v }(maxUnknownEntries)
+	maxUnknownEntries = 20
+	a := NewAuthenticator(db, nil)
+	defer a.Close()
+	if _, err := a.Authenticate(ctx, k.Secret); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3*maxUnknownEntries; i++ {
+		forged, _ := apikey.Generate(apikey.Live) // a valid checksum, no such key
+		if _, err := a.Authenticate(ctx, forged); !errs.Is(err, errs.InvalidCredentials) {
+			t.Fatalf("forged key: %v", err)
+		}
+	}
+	a.mu.RLock()
+	unknown := len(a.unknown)
+	a.mu.RUnlock()
+	if unknown > maxUnknownEntries {
+		t.Fatalf("unknown-key cache grew to %d, bound %d", unknown, maxUnknownEntries)
+	}
+	before := qc.n.Load()
+	if _, err := a.Authenticate(ctx, k.Secret); err != nil {
+		t.Fatal(err)
+	}
+	if qc.n.Load() != before {
+		t.Fatal("the flood evicted the valid key from the cache")
+	}
+}
