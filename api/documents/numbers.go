@@ -63,6 +63,14 @@ func Next(ctx context.Context, tx bun.IDB, org uuid.UUID, n Numbering) (string, 
 // details.existing_id, when number is already used by a document of org
 // other than self (uuid.Nil on create).
 func CheckFree(ctx context.Context, tx bun.IDB, org uuid.UUID, n Numbering, number string, self uuid.UUID) error {
+	// Take the counter row lock that Next holds, so a supplied number and an
+	// automatic one are never chosen at the same time: otherwise a create
+	// that sent no number could collide with this one and get a 409.
+	if _, err := tx.NewRaw(`INSERT INTO number_counters (organization_id, kind, last_value) VALUES (?, ?, 0)
+		ON CONFLICT (organization_id, kind) DO UPDATE SET last_value = number_counters.last_value`,
+		org, n.kind).Exec(ctx); err != nil {
+		return database.Error(err)
+	}
 	var ids []uuid.UUID
 	err := tx.NewSelect().Table(n.table).Column("id").
 		Where("organization_id = ?", org).Where("? = ?", bun.Ident(n.column), number).

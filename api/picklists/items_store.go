@@ -115,7 +115,14 @@ func parentIssue(ctx context.Context, tx bun.IDB, org uuid.UUID, it *Item) (stri
 	case it.ID == uuid.Nil:
 		return "", nil
 	}
-	// On PATCH, the new parent must not be the item or sit inside it.
+	// On PATCH, the new parent must not be the item or sit inside it. Lock
+	// the pick list first so that two re-parentings within one list run one
+	// after the other: each then sees the other's committed change, and two
+	// items can never become each other's parent.
+	if _, err := tx.NewRaw("SELECT 1 FROM pick_lists WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE",
+		org, it.PickListID).Exec(ctx); err != nil {
+		return "", database.Error(err)
+	}
 	var cycle bool
 	err = tx.NewRaw(`WITH RECURSIVE chain (id, parent_item_id, depth) AS (
 			SELECT id, parent_item_id, 0 FROM pick_list_items WHERE organization_id = ? AND id = ?

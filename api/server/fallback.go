@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,22 +12,31 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
+// route is a registered route with its pattern split once into segments.
+type route struct {
+	method string
+	segs   []string
+}
+
 // fallback answers requests no route matched: 405 with an Allow header when
-// the path exists under another method, else 404.
+// the path exists under another method, else 404. The route table is read
+// once, on the first unmatched request (routes are all registered by then).
 func fallback(app *fiber.App) fiber.Handler {
 	var once sync.Once
-	var routes []fiber.Route
+	var routes []route
 	return func(c *fiber.Ctx) error {
-		once.Do(func() { routes = app.GetRoutes(true) })
-		var allow []string
-		seen := map[string]bool{}
-		for _, r := range routes {
-			if r.Method == fiber.MethodHead || seen[r.Method] {
-				continue
+		once.Do(func() {
+			for _, r := range app.GetRoutes(true) {
+				if r.Method != fiber.MethodHead {
+					routes = append(routes, route{method: r.Method, segs: splitPath(r.Path)})
+				}
 			}
-			if r.Method != c.Method() && pathMatches(r.Path, c.Path()) {
-				allow = append(allow, r.Method)
-				seen[r.Method] = true
+		})
+		path := splitPath(c.Path())
+		var allow []string
+		for _, r := range routes {
+			if r.method != c.Method() && !slices.Contains(allow, r.method) && segmentsMatch(r.segs, path) {
+				allow = append(allow, r.method)
 			}
 		}
 		if len(allow) == 0 {
@@ -38,21 +48,21 @@ func fallback(app *fiber.App) fiber.Handler {
 	}
 }
 
-// pathMatches matches a Fiber route pattern with :params against a path.
-func pathMatches(pattern, path string) bool {
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	xs := strings.Split(strings.Trim(path, "/"), "/")
-	if len(ps) != len(xs) {
+func splitPath(p string) []string { return strings.Split(strings.Trim(p, "/"), "/") }
+
+// segmentsMatch matches a route pattern with :params against a path.
+func segmentsMatch(pattern, path []string) bool {
+	if len(pattern) != len(path) {
 		return false
 	}
-	for i, p := range ps {
+	for i, p := range pattern {
 		if strings.HasPrefix(p, ":") {
-			if xs[i] == "" {
+			if path[i] == "" {
 				return false
 			}
 			continue
 		}
-		if p != xs[i] {
+		if p != path[i] {
 			return false
 		}
 	}
