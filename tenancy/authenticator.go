@@ -34,9 +34,9 @@ var ErrInvalidCredentials = errs.New(errs.InvalidCredentials, "missing, malforme
 // Authenticator resolves bearer keys to principals. Lookups are cached per
 // key hash for CacheTTL, and concurrent misses for one key share one query.
 type Authenticator struct {
-	db    bun.IDB
-	now   func() time.Time
-	group singleflight.Group
+	db      bun.IDB
+	now     func() time.Time
+	group   singleflight.Group
 	mu      sync.RWMutex
 	known   map[[32]byte]cacheEntry
 	unknown map[[32]byte]cacheEntry
