@@ -3,6 +3,7 @@ package picklists_test
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 )
@@ -34,4 +35,36 @@ func TestConcurrentReparentingNeverMakesACycle(t *testing.T) {
 			t.Fatalf("round %d: neither re-parenting succeeded: %v", round, status)
 		}
 	}
+}
+
+// TestItemWritesMoveThePickListsUpdatedAt: creating, changing and deleting an
+// item each move the list's updated_at.
+func TestItemWritesMoveThePickListsUpdatedAt(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	pl := ok(t, a.Post(lists, body("name", "Polled")), 201)
+	stamp := func(d map[string]any) time.Time {
+		t.Helper()
+		ts, err := time.Parse(time.RFC3339Nano, d["updated_at"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	last := stamp(pl)
+	id := pl["id"].(string)
+	step := func(what string, res *apitest.Response, status int) {
+		t.Helper()
+		ok(t, res, status)
+		now := stamp(ok(t, a.Get(lists+"/"+id), 200))
+		if !now.After(last) {
+			t.Fatalf("%s: pick list updated_at %s did not move past %s", what, now, last)
+		}
+		last = now
+	}
+	res := a.Post(items, body("pick_list_id", id, "custom_description", "Truss"))
+	item := res.Data()["id"].(string)
+	step("create item", res, 201)
+	step("patch item", a.Patch(items+"/"+item, body("stage", "loaded")), 200)
+	step("delete item", a.Delete(items+"/"+item), 204)
 }

@@ -30,7 +30,10 @@ func CreateItem(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, it *I
 		}
 		var err error
 		out, err = scoped.Create[Item](ctx, tx, org, demo, itemColumns(nil, it))
-		return err
+		if err != nil {
+			return err
+		}
+		return touchList(ctx, tx, org, out.PickListID)
 	})
 	return out, err
 }
@@ -52,14 +55,34 @@ func UpdateItem(ctx context.Context, db bun.IDB, org, id uuid.UUID, change func(
 			return err
 		}
 		out, err = scoped.Update[Item](ctx, tx, org, id, ItemKind, itemColumns(cur, &next))
-		return err
+		if err != nil {
+			return err
+		}
+		return touchList(ctx, tx, org, out.PickListID)
 	})
 	return out, err
 }
 
 // DeleteItem removes the item id of org; items inside it lose their parent.
 func DeleteItem(ctx context.Context, db bun.IDB, org, id uuid.UUID) error {
-	return scoped.Delete[Item](ctx, db, org, id, ItemKind)
+	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		it, err := scoped.Get[Item](ctx, tx, org, id, ItemKind)
+		if err != nil {
+			return err
+		}
+		if err := scoped.Delete[Item](ctx, tx, org, id, ItemKind); err != nil {
+			return err
+		}
+		return touchList(ctx, tx, org, it.PickListID)
+	})
+}
+
+// touchList moves the updated_at of a pick list whose items changed, so a
+// client polling lists for changes sees item writes too.
+func touchList(ctx context.Context, tx bun.IDB, org, list uuid.UUID) error {
+	_, err := tx.NewUpdate().Table("pick_lists").Set("updated_at = clock_timestamp()").
+		Where("organization_id = ?", org).Where("id = ?", list).Exec(ctx)
+	return database.Error(err)
 }
 
 // checkItem verifies next (cur is the stored item on PATCH): it names
