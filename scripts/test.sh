@@ -5,6 +5,9 @@
 # scripts/checks/ (lint, browser, chart, envtest assets) runs after go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Checks install Debian packages (etcd-server, chromium) on a fresh machine;
+# CI has no terminal, so apt must never ask.
+export DEBIAN_FRONTEND=noninteractive
 . scripts/services.sh
 ensure_postgres
 ensure_redis
