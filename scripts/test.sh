@@ -24,6 +24,20 @@ fi
 echo "== go test" >&2
 go test -count=1 -timeout 30m "$@" ./...
 
+# The API packages once more, through PgBouncer in transaction mode
+# (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
+# directly, every test connection goes through the pooler (platform/pgtest).
+# api/edgetest is left out: it tests the edge store, not the database.
+. scripts/pgbouncer.sh
+start_pgbouncer
+trap stop_pgbouncer EXIT
+echo "== go test through PgBouncer (pool_mode=transaction)" >&2
+pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
+# shellcheck disable=SC2086
+EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled
+stop_pgbouncer
+trap - EXIT
+
 shopt -s nullglob
 for check in scripts/checks/*.sh; do
   echo "== ${check}" >&2
