@@ -59,7 +59,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		log.Warn("EVENTAPI_REDIS_URL is unset: using the in-process edge store; rate limits and idempotency are per instance, so run a single replica")
 		store = edge.NewMemory()
 	} else {
-		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout})
+		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout, Client: cfg.Redis})
 		if err != nil {
 			_ = db.Close()
 			return nil, err

@@ -43,6 +43,8 @@ type Config struct {
 	// MigrateDatabaseURL is a direct PostgreSQL URL for migrations
 	// (EVENTAPI_MIGRATE_DATABASE_URL); empty uses DatabaseURL.
 	MigrateDatabaseURL string
+	// Redis tunes the edge store's Redis client (EVENTAPI_REDIS_*).
+	Redis Redis
 }
 
 // Getenv abstracts os.Getenv for tests.
@@ -66,10 +68,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL must be a postgres:// or postgresql:// URL"))
 	}
 	if c.RedisURL != "" {
-		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			errs = append(errs, errors.New("EVENTAPI_REDIS_URL must be a redis:// or rediss:// URL"))
+		if u, err := url.Parse(c.RedisURL); err != nil || !redisSchemes[u.Scheme] {
+			errs = append(errs, errors.New("EVENTAPI_REDIS_URL must be a redis://, rediss://, redis+cluster:// or rediss+cluster:// URL"))
 		}
 	}
+	c.Redis = redisSettings(getenv, &errs)
 	if _, _, err := splitAddr(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_ADDR %q: %v", c.Addr, err))
 	}
