@@ -24,6 +24,7 @@ import (
 	"github.com/eventapi/eventapi/api/middleware/tracing"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/picklists"
+	"github.com/eventapi/eventapi/api/planning"
 	"github.com/eventapi/eventapi/api/quotes"
 	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
@@ -117,6 +118,7 @@ func New(d Deps) *fiber.App {
 	quotes.Routes(v2, env)
 	invoices.Routes(v2, env)
 	picklists.Routes(v2, env)
+	planning.Routes(v2, env)
 	if d.Routes != nil {
 		d.Routes(v2)
 	}
