@@ -37,6 +37,9 @@ type RedisOptions struct {
 	Timeout time.Duration
 	// Tracing adds the go-redis OpenTelemetry hook.
 	Tracing bool
+	// Metrics reports the connection pool and command durations through
+	// the global OpenTelemetry meter provider.
+	Metrics bool
 }
 
 // NewRedis connects to the Redis at url (redis:// or rediss://).
@@ -67,6 +70,11 @@ func NewRedis(url string, opt RedisOptions) (*Redis, error) {
 	c := redis.NewClient(o)
 	if opt.Tracing {
 		if err := redisotel.InstrumentTracing(c); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Metrics {
+		if err := redisotel.InstrumentMetrics(c); err != nil {
 			return nil, err
 		}
 	}

@@ -38,6 +38,9 @@ const (
 
 // New returns the middleware.
 func New(cfg Config) fiber.Handler {
+	if cfg.Sink == nil {
+		return func(c *fiber.Ctx) error { return c.Next() }
+	}
 	return func(c *fiber.Ctx) (err error) {
 		start := time.Now()
 		defer func() {
