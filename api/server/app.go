@@ -87,6 +87,7 @@ func New(d Deps) *fiber.App {
 	app.Get("/livez", livez)
 	app.Get("/readyz", readyz(d.Ready))
 	openapi.Routes(app)
+	openapi.V1Routes(app, d.V1Sunset)
 
 	auth := tenancy.Middleware(d.Auth)
 
