@@ -12,6 +12,11 @@ export DEBIAN_FRONTEND=noninteractive
 ensure_postgres
 ensure_redis
 
+# Services this run starts are stopped on exit, whatever happens.
+cleanups=()
+cleanup() { for c in "${cleanups[@]}"; do eval "$c" || true; done; }
+trap cleanup EXIT
+
 # The edge suites (platform/edge contract, api/edgetest accuracy) also run
 # on a 3-master Redis Cluster with one replica each, shared through
 # EVENTAPI_TEST_REDIS_CLUSTER_URL. It gets free ports and a directory of its
@@ -27,7 +32,7 @@ if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
   done
   REDIS_CLUSTER_DIR="$(mktemp -d -t eventapi-test-redis-cluster-XXXXXX)"
   export REDIS_CLUSTER_BASE_PORT REDIS_CLUSTER_DIR
-  trap 'scripts/redis-cluster.sh stop || true' EXIT
+  cleanups+=("scripts/redis-cluster.sh stop")
   echo "== Redis Cluster on ports ${REDIS_CLUSTER_BASE_PORT}-$((REDIS_CLUSTER_BASE_PORT + 5))" >&2
   EVENTAPI_TEST_REDIS_CLUSTER_URL="$(scripts/redis-cluster.sh start)"
   export EVENTAPI_TEST_REDIS_CLUSTER_URL
@@ -51,13 +56,11 @@ go test -count=1 -timeout 30m "$@" ./...
 # api/edgetest is left out: it tests the edge store, not the database.
 . scripts/pgbouncer.sh
 start_pgbouncer
-trap stop_pgbouncer EXIT
+cleanups+=(stop_pgbouncer)
 echo "== go test through PgBouncer (pool_mode=transaction)" >&2
 pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
 # shellcheck disable=SC2086
 EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled
-stop_pgbouncer
-trap - EXIT
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
 echo "== keyed writes under CPU saturation" >&2
 go test -tags cpusaturation -run '^TestKeyedWritesSurviveCPUSaturation$' -count=1 -v "$@" ./api/edgetest/
