@@ -109,7 +109,7 @@ func TestAvailabilityCases(t *testing.T) {
 				t.Errorf("answer %v, want min_available %v", d, tt.min)
 			}
 			if got := d["conflicting_reservation_ids"].([]any); len(got) != tt.held {
-				t.Errorf("conflicting_reservation_ids %v, want %v", got, ids)
+				t.Errorf("conflicting_reservation_ids %v, want %d of %v", got, tt.held, ids)
 			}
 			if tt.min == nil {
 				return
