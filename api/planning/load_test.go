@@ -57,7 +57,7 @@ func TestLoadTotals(t *testing.T) {
 	onTruck(t, a, deck, v, 2, 3, 2)
 	onTruck(t, a, cable, v, 3, 6, 5)
 	onTruck(t, a, odd, v, 1, 2, 1)
-	onTruck(t, a, amp, v, 4, 6, 9)                                  // touches the window's end: out
+	onTruck(t, a, amp, v, 4, 6, 9)                                    // touches the window's end: out
 	onTruck(t, a, deck, v, 1, 4, 7, "reservation_status", "returned") // holds nothing: out
 
 	r := a.Get(loadPath(v, 1, 4) + "&expand=equipment")
@@ -106,7 +106,7 @@ func TestLoadWarnings(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")
 	rows := bookingtest.For(env, a)
-	v := truck(rows, "Van", 1000, 10, 10, 100)  // 10,000 cu in
+	v := truck(rows, "Van", 1000, 10, 10, 100)    // 10,000 cu in
 	crate := item(rows, "Crate", 100, 10, 10, 10) // 100 lbs, 1,000 cu in
 	feather := item(rows, "Feather", 0.1, 10, 10, 5)
 	other := truck(rows, "Other van", 1000, 10, 10, 100)
