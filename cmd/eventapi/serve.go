@@ -31,11 +31,22 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("tracing: %w", err)
 	}
 	defer shutdownTracing(context.WithoutCancel(ctx))
-	shutdownMetrics, _, err := telemetry.SetupMetrics(ctx, "eventapi")
+	metrics, err := telemetry.SetupPrometheusMetrics(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	defer shutdownMetrics(context.WithoutCancel(ctx))
+	defer metrics.Shutdown(context.WithoutCancel(ctx))
+	metricsLn, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	metricsCtx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopMetrics()
+	go func() {
+		if err := telemetry.ServeMetrics(metricsCtx, metricsLn, metrics.Handler); err != nil {
+			log.Error("metrics listener stopped", "error", err)
+		}
+	}()
 	if *migrate {
 		// Migrations take the direct URL when one is set: DDL and the
 		// migration lock are better off without a transaction pooler.
@@ -52,7 +63,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting})
+	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
 	if err != nil {
 		return err
 	}
@@ -72,7 +83,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		<-signals
 		close(hurry)
 	}()
-	log.Info("eventapi listening", "addr", ln.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)
+	log.Info("eventapi listening", "addr", ln.Addr().String(), "metrics_addr", metricsLn.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)
 	err = server.RunWith(ctx, svc.App, ln, server.Shutdown{
 		Drain: svc.Drain, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
 	log.Info("eventapi stopped", "error", err)

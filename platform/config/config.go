@@ -45,6 +45,14 @@ type Config struct {
 	MigrateDatabaseURL string
 	// Redis tunes the edge store's Redis client (EVENTAPI_REDIS_*).
 	Redis Redis
+	// MetricsAddr is the Prometheus listener (EVENTAPI_METRICS_ADDR, default :9464).
+	MetricsAddr string
+	// RequestLogRetention is how long the request log is kept
+	// (EVENTAPI_REQUEST_LOG_RETENTION, default 2160h: 90 days).
+	RequestLogRetention time.Duration
+	// RequestLogBuffer is how many request-log records may wait to be
+	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER, default 10000).
+	RequestLogBuffer int
 }
 
 // Getenv abstracts os.Getenv for tests.
@@ -86,6 +94,12 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
+	c.MetricsAddr = orDefault(getenv("EVENTAPI_METRICS_ADDR"), ":9464")
+	if _, _, err := splitAddr(c.MetricsAddr); err != nil {
+		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q: %v", c.MetricsAddr, err))
+	}
+	c.RequestLogRetention = duration(getenv, "EVENTAPI_REQUEST_LOG_RETENTION", 2160*time.Hour, &errs)
+	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 10000, &errs)
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	scaleOut(getenv, &c, &errs)
 	return c, errors.Join(errs...)
