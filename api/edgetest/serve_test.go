@@ -35,8 +35,18 @@ func cli(t *testing.T, env []string, out any, args ...string) {
 // process is a running `eventapi serve`.
 type process struct {
 	URL      string
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the process has exited
 	mu       sync.Mutex
 	warnings []string
+}
+
+// Kill ends the process with SIGKILL, as a node failure or the OOM killer
+// would: no deferred code, no shutdown hook runs. It returns once the
+// process has exited.
+func (p *process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // Warnings returns the WARN and ERROR lines the process logged so far.
@@ -58,8 +68,8 @@ func (p *process) ClearWarnings() {
 // end of the test.
 func serve(t *testing.T, env []string) *process {
 	t.Helper()
-	p := &process{}
 	cmd := exec.Command(binary, "serve")
+	p := &process{cmd: cmd}
 	cmd.Env = append(os.Environ(), append(env, "EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info")...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -71,6 +81,7 @@ func serve(t *testing.T, env []string) *process {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
+	p.done = done
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)

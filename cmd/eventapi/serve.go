@@ -48,7 +48,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting})
+	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting, RedisTimeout: cfg.RedisTimeout})
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,10 @@ type Config struct {
 	LogLevel string
 	// DBMaxConns caps the PostgreSQL pool (EVENTAPI_DB_MAX_CONNS, default 20).
 	DBMaxConns int
+	// RedisTimeout bounds each edge-store operation (EVENTAPI_REDIS_TIMEOUT,
+	// default 50ms): the rate limiter fails open, and keyed writes are
+	// refused, once Redis is slower than this.
+	RedisTimeout time.Duration
 }
 
 // Getenv abstracts os.Getenv for tests.
@@ -74,6 +78,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
+	c.RedisTimeout = duration(getenv, "EVENTAPI_REDIS_TIMEOUT", 50*time.Millisecond, &errs)
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	return c, errors.Join(errs...)
 }

@@ -32,6 +32,21 @@ func TestFromEnv(t *testing.T) {
 				t.Fatalf("overrides not applied: %+v", c)
 			}
 		}},
+		{name: "redis timeout default", env: base, check: func(t *testing.T, c Config) {
+			if c.RedisTimeout != 50*time.Millisecond {
+				t.Fatalf("RedisTimeout = %v, want 50ms", c.RedisTimeout)
+			}
+		}},
+		{name: "redis timeout override", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://h/db", "EVENTAPI_REDIS_TIMEOUT": "250ms",
+		}, check: func(t *testing.T, c Config) {
+			if c.RedisTimeout != 250*time.Millisecond {
+				t.Fatalf("RedisTimeout = %v, want 250ms", c.RedisTimeout)
+			}
+		}},
+		{name: "redis timeout must be positive", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://h/db", "EVENTAPI_REDIS_TIMEOUT": "0s",
+		}, wantErr: []string{"EVENTAPI_REDIS_TIMEOUT"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
