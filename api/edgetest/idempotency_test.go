@@ -224,4 +224,3 @@ func TestConcurrentRequestsWithOneKey(t *testing.T) {
 		t.Fatalf("other body: %d %s", r.Status, r.Body)
 	}
 }
-
