@@ -32,8 +32,9 @@ const contractPrefix = "/api/v2"
 // must be documented.
 var contractSkips = []string{
 	openapi.AssetsPath + "/",
-	contractPrefix + "/slow", // api/server drain test
-	contractPrefix + "/boom", // api/server panic test
+	contractPrefix + "/slow",       // api/server drain test
+	contractPrefix + "/boom",       // api/server panic test
+	contractPrefix + "/edge-test/", // api/edgetest routes for cases no resource offers
 }
 
 // Contract is the OpenAPI document loaded for validation, built once per
