@@ -65,7 +65,10 @@ func DecodeLines(in *rest.Input) rest.Field[[]Line] {
 	bad := false
 	for i, elem := range elems {
 		prefix := Field + "[" + strconv.Itoa(i) + "]"
-		l, issues := decodeLine(elem)
+		l, issues, ignored := decodeLine(elem, in.IsLenient())
+		for _, f := range ignored {
+			in.NoteIgnored(prefix + "." + f)
+		}
 		for _, is := range issues {
 			if is.Field != "" {
 				is.Field = prefix + "." + is.Field
@@ -83,11 +86,14 @@ func DecodeLines(in *rest.Input) rest.Field[[]Line] {
 	return rest.Field[[]Line]{Set: true, Value: lines}
 }
 
-func decodeLine(raw json.RawMessage) (Line, []errs.FieldIssue) {
+// decodeLine reads one line item; lenient (PATCH) ignores its read-only and
+// unknown fields and returns their names.
+func decodeLine(raw json.RawMessage, lenient bool) (Line, []errs.FieldIssue, []string) {
 	li, err := rest.ParseObject(raw)
 	if err != nil {
-		return Line{}, []errs.FieldIssue{{Field: "", Issue: "must be an object"}}
+		return Line{}, []errs.FieldIssue{{Field: "", Issue: "must be an object"}}, nil
 	}
+	li.Lenient(lenient)
 	eq := li.UUID("equipment_id", rest.Rule{Nullable: true})
 	desc := li.String("description", rest.Rule{Nullable: true, MaxLen: maxDescription})
 	qty := li.Int("quantity", rest.Rule{Required: true, Min: rest.Bound(1), Max: rest.Bound(MaxQuantity)})
@@ -104,9 +110,9 @@ func decodeLine(raw json.RawMessage) (Line, []errs.FieldIssue) {
 		}
 	}
 	if err := li.Err(); err != nil {
-		return Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields
+		return Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields, li.Ignored()
 	}
-	return l, nil
+	return l, nil, li.Ignored()
 }
 
 // Total is the exact sum of the line totals; over MaxTotal it is a

@@ -49,12 +49,8 @@ func decodeList(in *rest.Input, create bool) listBody {
 		b.status = in.String("status", rest.Rule{OneOf: Statuses})
 		archived := in.Bool("archived", rest.Rule{})
 		b.ch.SetIf(archived.Set, "archived", archived.Value)
-		for _, f := range []string{"event_id", "quote_id"} {
-			if in.Has(f) {
-				in.Ignore(f)
-				in.Issue(f, "cannot be changed after the pick list is created")
-			}
-		}
+		// Fixed when the pick list is created: a PATCH ignores them.
+		in.ReadOnly("event_id", "quote_id")
 	}
 	in.ReadOnly(ReadOnly...)
 	return b
@@ -88,9 +84,9 @@ func decodeItem(in *rest.Input, create bool) itemBody {
 	var b itemBody
 	if create {
 		b.pickListID = in.UUID("pick_list_id", rest.Rule{Required: true})
-	} else if in.Has("pick_list_id") {
-		in.Ignore("pick_list_id")
-		in.Issue("pick_list_id", "cannot be changed; create the item on the other pick list")
+	} else {
+		// An item stays on its pick list: a PATCH ignores pick_list_id.
+		in.ReadOnly("pick_list_id")
 	}
 	b.equipmentID = in.UUID("equipment_id", idRule)
 	b.customDescription = in.String("custom_description", rest.Rule{Nullable: true, MaxLen: maxCustomDescText})

@@ -12,10 +12,7 @@ type handlers struct{ env *rest.Env }
 
 // written is the body of a successful write: data, plus the overbooked
 // warning in warn mode.
-type written struct {
-	Data     *Reservation `json:"data"`
-	Warnings []Warning    `json:"warnings,omitempty"`
-}
+type written = rest.Written[*Reservation]
 
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
@@ -96,7 +93,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -110,7 +107,9 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusOK).JSON(withWarning(r, warn))
+	out := withWarning(r, warn)
+	out.Warnings = append(out.Warnings, rest.IgnoredWarnings(in)...)
+	return c.Status(fiber.StatusOK).JSON(out)
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
@@ -128,7 +127,7 @@ func (h handlers) delete(c *fiber.Ctx) error {
 func withWarning(r *Reservation, w *Warning) written {
 	out := written{Data: r}
 	if w != nil {
-		out.Warnings = []Warning{*w}
+		out.Warnings = []rest.Warning{{Code: w.Code, Details: w.Details}}
 	}
 	return out
 }

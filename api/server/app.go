@@ -75,13 +75,18 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
-		ReadBufferSize:        16 << 10,
+		// The request line and headers must fit; refuse.go answers 414/431
+		// beyond their limits, in the envelope.
+		ReadBufferSize: readBufferSize,
 	})
+	routes := &routeTable{}
+	guard(app, errorHandler, routes)
 
 	app.Use(requestid.New())
 	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler}))
+	app.Use(refuse)
 
 	// Public: probes and the API description.
 	app.Get("/livez", livez)
@@ -118,7 +123,7 @@ func New(d Deps) *fiber.App {
 
 	// Last: anything unmatched is 405 when the path exists with another
 	// method, else 404, both in the envelope.
-	app.Use(fallback(app))
+	app.Use(fallback(app, routes))
 	return app
 }
 

@@ -14,7 +14,7 @@ import (
 // finish before returning. The caller closes the pools afterwards.
 func Run(ctx context.Context, app *fiber.App, ln net.Listener, drain time.Duration) error {
 	errc := make(chan error, 1)
-	go func() { errc <- app.Listener(ln) }()
+	go func() { errc <- app.Listener(Listener(ln)) }()
 	select {
 	case err := <-errc:
 		return err
