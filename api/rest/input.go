@@ -19,11 +19,10 @@ import (
 	"github.com/eventapi/eventapi/platform/money"
 )
 
-// DefaultMaxLen bounds a string field unless its rule says otherwise.
+// DefaultMaxLen bounds a string field unless its rule says otherwise (the
+// document states a maxLength for every request string; see
+// api/openapi.Rules).
 const DefaultMaxLen = 255
-
-// LongTextMaxLen bounds free-text fields such as notes and descriptions.
-const LongTextMaxLen = 10_000
 
 // Field is one decoded input value: Set when the key was present, Null when
 // it was JSON null.
@@ -58,6 +57,8 @@ type Rule struct {
 	Min, Max *float64
 	// Positive requires a number > 0.
 	Positive bool
+	// MaxItems bounds arrays (StringList).
+	MaxItems int
 }
 
 // Bound returns a pointer for Rule.Min / Rule.Max.
@@ -426,7 +427,8 @@ func (in *Input) Date(name string, r Rule) Field[Date] {
 }
 
 // StringList decodes an array of strings.
-func (in *Input) StringList(name string, r Rule, maxItems int) Field[[]string] {
+func (in *Input) StringList(name string, r Rule) Field[[]string] {
+	maxItems := r.MaxItems
 	f, raw, ok := begin[[]string](in, name, r)
 	if !ok {
 		return f
@@ -463,4 +465,20 @@ func ParseUUID(s string) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("not a uuid")
 	}
 	return uuid.Parse(s)
+}
+
+// Rules are the rules of the fields of one request body, keyed by field
+// name. They are derived from the OpenAPI document (api/openapi.Rules), the
+// one place request limits are stated.
+type Rules map[string]Rule
+
+// Get returns the rule of a field. A field the schema does not list panics:
+// the decoder and the document disagree, a defect the package's tests (and
+// start-up) catch at once.
+func (rs Rules) Get(field string) Rule {
+	r, ok := rs[field]
+	if !ok {
+		panic("request rules: the OpenAPI schema has no field " + field)
+	}
+	return r
 }
