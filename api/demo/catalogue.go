@@ -160,6 +160,10 @@ func (s *seeder) seedEquipment(ctx context.Context) error {
 			return err
 		}
 		s.equipment = append(s.equipment, e.ID)
+		if s.equipmentNamed == nil {
+			s.equipmentNamed = map[string]uuid.UUID{}
+		}
+		s.equipmentNamed[it.name] = e.ID
 	}
 	return nil
 }

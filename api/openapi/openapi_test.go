@@ -260,6 +260,7 @@ func TestExpansionsMatchTheCode(t *testing.T) {
 		"ReservationExpand": reservations.Expansions,
 		"DocumentExpand":    documents.Expansions,
 		"PickListExpand":    picklists.Expansions,
+		"EventExpand":       events.Expansions,
 	} {
 		p, ok := d.Components.Parameters[name]
 		if !ok {

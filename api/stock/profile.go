@@ -14,16 +14,14 @@ import (
 )
 
 // Window is the half-open interval [Start, End). Two windows overlap when
-// a.Start < b.End and b.Start < a.End, so windows that only touch do not.
+// a.Start < b.End and b.Start < a.End, so windows that only touch do not
+// (Holding states it in SQL).
 type Window struct {
 	Start, End time.Time
 }
 
-// Overlaps reports whether w and o share an instant.
-func (w Window) Overlaps(o Window) bool { return w.Start.Before(o.End) && o.Start.Before(w.End) }
-
 // Hold is a reservation that holds stock (status reserved or checked_out)
-// and overlaps the window it was loaded for.
+// during the window it was loaded for (Holding selects them).
 type Hold struct {
 	ID       uuid.UUID  `bun:"id"`
 	EventID  *uuid.UUID `bun:"event_id"`
@@ -62,24 +60,24 @@ type Profile struct {
 // at every instant, held + n ≤ stock. Unlimited stock admits anything.
 func (p Profile) Admits(n int) bool { return p.MinAvailable == nil || n <= *p.MinAvailable }
 
-// Compute reduces the holds of one equipment record to its profile over w.
-// Holds outside w are ignored; the parts of a hold outside w do not count.
+// Compute reduces the holds of one equipment record over w to its profile.
+// Which reservations hold stock during w is decided once, in SQL (Holding):
+// Compute takes holds as given, names each of them among the conflicts, and
+// counts each only over the part of its window inside w.
 func Compute(stockQuantity *int, w Window, holds []Hold) Profile {
 	p := Profile{Stock: stockQuantity, Window: w, ReservationIDs: []uuid.UUID{}, EventIDs: []uuid.UUID{}}
 	delta := map[time.Time]int{}
 	seen := map[uuid.UUID]bool{}
 	for _, h := range holds {
-		hw := Window{Start: h.Start, End: h.End}
-		if !hw.Overlaps(w) {
-			continue
-		}
 		p.ReservationIDs = append(p.ReservationIDs, h.ID)
 		if h.EventID != nil && !seen[*h.EventID] {
 			seen[*h.EventID] = true
 			p.EventIDs = append(p.EventIDs, *h.EventID)
 		}
-		delta[latest(h.Start, w.Start).UTC()] += h.Quantity
-		delta[earliest(h.End, w.End).UTC()] -= h.Quantity
+		if from, to := latest(h.Start, w.Start).UTC(), earliest(h.End, w.End).UTC(); from.Before(to) {
+			delta[from] += h.Quantity
+			delta[to] -= h.Quantity
+		}
 	}
 	edges := []time.Time{w.Start.UTC(), w.End.UTC()}
 	for t := range delta {

@@ -42,8 +42,6 @@ func TestCompute(t *testing.T) {
 		held     int // reservations named in the conflicts
 	}{
 		{"no holds", ptr(4), 1, 5, nil, "[1-5:0/4]", ptr(4), 0},
-		{"touching before and after do not overlap", ptr(4), 3, 5,
-			[]Hold{hold(1, 3, 4), hold(5, 7, 4)}, "[3-5:0/4]", ptr(4), 0},
 		{"one inside", ptr(4), 1, 5, []Hold{hold(2, 3, 3)}, "[1-2:0/4 2-3:3/1 3-5:0/4]", ptr(1), 1},
 		{"clipped at both window edges", ptr(4), 2, 4, []Hold{hold(0, 3, 1), hold(3, 9, 2)}, "[2-3:1/3 3-4:2/2]", ptr(2), 2},
 		// Back-to-back bookings never hold together: the peak is 3, not 3+3+2.
@@ -53,7 +51,7 @@ func TestCompute(t *testing.T) {
 			[]Hold{hold(1, 5, 2), hold(3, 8, 3), hold(4, 6, 1)}, "[0-1:0/6 1-3:2/4 3-4:5/1 4-5:6/0 5-6:4/2 6-8:3/3 8-10:0/6]", ptr(0), 3},
 		{"null stock: available is null", nil, 0, 4, []Hold{hold(1, 2, 7)}, "[0-1:0/∞ 1-2:7/∞ 2-4:0/∞]", nil, 1},
 		{"stock lowered below what is held", ptr(2), 0, 2, []Hold{hold(0, 2, 3)}, "[0-2:3/-1]", ptr(-1), 1},
-		{"hold outside the window is ignored", ptr(1), 5, 6, []Hold{hold(1, 5, 1), hold(6, 7, 1)}, "[5-6:0/1]", ptr(1), 0},
+		{"back-to-back holds of the same size are one step", ptr(5), 0, 6, []Hold{hold(1, 3, 2), hold(3, 5, 2)}, "[0-1:0/5 1-5:2/3 5-6:0/5]", ptr(3), 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
