@@ -6,7 +6,8 @@
 #                     database entry and pool_mode = transaction, and sets
 #                     PGBOUNCER_URL (postgres://postgres@127.0.0.1:PORT/);
 #   stop_pgbouncer    stops it and removes its files.
-# Pool sizes stay small (PGBOUNCER_POOL_SIZE per database, at most
+# query_wait_timeout and server_login_retry are set as docs/helm.md
+# recommends for production. Pool sizes stay small (PGBOUNCER_POOL_SIZE per database, at most
 # PGBOUNCER_MAX_SERVER_CONNS server connections in all) because PostgreSQL's
 # max_connections is shared with the direct test run.
 set -euo pipefail
@@ -46,6 +47,11 @@ max_client_conn = 2000
 default_pool_size = ${PGBOUNCER_POOL_SIZE:-8}
 max_user_connections = ${PGBOUNCER_MAX_SERVER_CONNS:-30}
 server_idle_timeout = 10
+; A client waits at most this long for a server connection, then gets an
+; error (the API answers 503) instead of hanging while PostgreSQL is down;
+; a failed server login is retried after 1 s, not 15 s.
+query_wait_timeout = 10
+server_login_retry = 1
 server_lifetime = 300
 logfile = ${PGBOUNCER_DIR}/pgbouncer.log
 pidfile = ${PGBOUNCER_DIR}/pgbouncer.pid

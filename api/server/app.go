@@ -108,6 +108,7 @@ func New(d Deps) *fiber.App {
 	app.Get("/livez", livez)
 	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
 	openapi.Routes(app)
+	openapi.V1Routes(app, d.V1Sunset)
 
 	auth := tenancy.Middleware(d.Auth)
 

@@ -137,7 +137,7 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 		return resp, string(b), reused
 	}
 
-	resp, body, _ := call(kept, "POST", "/api/v2/events", `{"name":"Gala","start_date":"2026-06-01T18:00:00Z","end_date":"2026-06-02T02:00:00Z"}`)
+	resp, body, _ := call(kept, "POST", "/api/v2/events", `{"name":"Gala","start_date":"2026-06-01T18:00:00Z","end_date":"2026-06-02T02:00:00Z","venue":"Pier 4"}`)
 	if resp.StatusCode != 201 || resp.Close {
 		t.Fatalf("create before the signal: %d close=%v %s", resp.StatusCode, resp.Close, body)
 	}
@@ -200,7 +200,7 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 	if resp.StatusCode != 200 || !reused || !resp.Close {
 		t.Fatalf("read on the kept-alive connection while draining: %d reused=%v close=%v %s", resp.StatusCode, reused, resp.Close, body)
 	}
-	resp, body, _ = call(fresh, "POST", "/api/v2/events", `{"name":"Late","start_date":"2026-06-01T18:00:00Z","end_date":"2026-06-02T02:00:00Z"}`)
+	resp, body, _ = call(fresh, "POST", "/api/v2/events", `{"name":"Late","start_date":"2026-06-01T18:00:00Z","end_date":"2026-06-02T02:00:00Z","venue":"Pier 4"}`)
 	if resp.StatusCode != 201 || !resp.Close {
 		t.Fatalf("write on a new connection while draining: %d close=%v %s", resp.StatusCode, resp.Close, body)
 	}

@@ -60,7 +60,7 @@ func startServer(t *testing.T, env ...string) *serverProcess {
 	t.Helper()
 	p := &serverProcess{done: make(chan struct{})}
 	p.cmd = exec.Command(eventapiBinary(t), "serve")
-	p.cmd.Env = append(os.Environ(), append([]string{"EVENTAPI_ADDR=127.0.0.1:0", "OTEL_SDK_DISABLED=true",
+	p.cmd.Env = append(os.Environ(), append([]string{"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_METRICS_ADDR=127.0.0.1:0", "OTEL_SDK_DISABLED=true",
 		"EVENTAPI_LOG_LEVEL=info"}, env...)...)
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {

@@ -24,6 +24,9 @@ const (
 	// DefaultSocketTimeout is the read and write ceiling of one command; the
 	// per-purpose bounds above are tighter and come from the context.
 	DefaultSocketTimeout = time.Second
+	// clusterReloadInterval is how often a cluster client refreshes its slot
+	// map without being told to (go-redis's default is 60 s).
+	clusterReloadInterval = 10 * time.Second
 )
 
 // clusterSchemes maps the cluster URL schemes to the single-node ones.
@@ -100,6 +103,9 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 	o.MaxRetries = -1
 	o.DialerRetries = 1
 	o.ContextTimeoutEnabled = true
+	// The slot map is also reloaded after every failed operation (Redis.failed);
+	// the periodic reload only bounds staleness without errors.
+	o.ClusterStateReloadInterval = clusterReloadInterval
 	// Redirects (MOVED/ASK, and another node after a network error) stay at
 	// go-redis's default of 3: they are how the client follows a failover.
 	// Every one of them happens within the operation's context deadline.

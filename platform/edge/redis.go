@@ -91,6 +91,21 @@ func unavailable(err error) error {
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
+// failed wraps err as ErrUnavailable. On a Redis Cluster it also asks the
+// client to reload the slot map: a dead master refuses connections rather
+// than answering MOVED, so without this go-redis would keep sending its
+// slots there until its periodic reload, long after a replica took over.
+// Reloads are coalesced by go-redis (one at a time, 200 ms apart).
+func (r *Redis) failed(err error) error {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return err
+	}
+	if cc, ok := r.client.(*redis.ClusterClient); ok {
+		cc.ReloadState(context.Background())
+	}
+	return unavailable(err)
+}
+
 // slidingWindow is an exact sliding-window log: one sorted set per bucket of
 // admitted request times (Redis server time, microseconds, so every instance
 // shares one clock). It trims entries at or before now - window, admits only
@@ -136,7 +151,7 @@ func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Du
 	res, err := slidingWindow.Run(ctx, r.client, []string{r.Key("rl:" + key)},
 		window.Microseconds(), limit, hex.EncodeToString(nonce[:])).Int64Slice()
 	if err != nil {
-		return Decision{}, unavailable(err)
+		return Decision{}, r.failed(err)
 	}
 	if len(res) != 4 {
 		return Decision{}, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, res)
@@ -240,7 +255,7 @@ func (r *Redis) Delete(ctx context.Context, key string) error {
 func (r *Redis) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.record)
 	defer cancel()
-	return unavailable(r.client.Ping(ctx).Err())
+	return r.failed(r.client.Ping(ctx).Err())
 }
 
 // Close implements Store.

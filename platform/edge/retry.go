@@ -34,7 +34,7 @@ func (r *Redis) retried(ctx context.Context, op func(ctx context.Context, retry 
 		}
 		retriesCounter.Add(1)
 	}
-	return unavailable(err)
+	return r.failed(err)
 }
 
 // isTimeout reports whether err is a deadline or socket timeout.
