@@ -9,8 +9,15 @@ cd "$(dirname "$0")/.."
 # CI has no terminal, so apt must never ask.
 export DEBIAN_FRONTEND=noninteractive
 . scripts/services.sh
+. scripts/pgbouncer.sh
 ensure_postgres
 ensure_redis
+
+# Services this script starts register how to stop them; one EXIT trap runs
+# them all, whatever happens.
+cleanups=()
+run_cleanups() { for c in "${cleanups[@]}"; do eval "$c" || true; done; }
+trap run_cleanups EXIT
 
 # The edge suites (platform/edge contract, api/edgetest accuracy) also run
 # on a 3-master Redis Cluster with one replica each, shared through
@@ -27,7 +34,7 @@ if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
   done
   REDIS_CLUSTER_DIR="$(mktemp -d -t eventapi-test-redis-cluster-XXXXXX)"
   export REDIS_CLUSTER_BASE_PORT REDIS_CLUSTER_DIR
-  trap 'scripts/redis-cluster.sh stop || true' EXIT
+  cleanups+=('scripts/redis-cluster.sh stop')
   echo "== Redis Cluster on ports ${REDIS_CLUSTER_BASE_PORT}-$((REDIS_CLUSTER_BASE_PORT + 5))" >&2
   EVENTAPI_TEST_REDIS_CLUSTER_URL="$(scripts/redis-cluster.sh start)"
   export EVENTAPI_TEST_REDIS_CLUSTER_URL
@@ -45,6 +52,17 @@ fi
 echo "== go test" >&2
 go test -count=1 -timeout 30m "$@" ./...
 
+# The API packages once more, through PgBouncer in transaction mode
+# (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
+# directly, every test connection goes through the pooler (platform/pgtest).
+# api/edgetest is left out: it tests the edge store, not the database.
+start_pgbouncer
+cleanups+=(stop_pgbouncer)
+echo "== go test through PgBouncer (pool_mode=transaction)" >&2
+pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
+# shellcheck disable=SC2086
+EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled
+stop_pgbouncer
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
 echo "== keyed writes under CPU saturation" >&2
 go test -tags cpusaturation -run '^TestKeyedWritesSurviveCPUSaturation$' -count=1 -v "$@" ./api/edgetest/

@@ -44,6 +44,9 @@ type RedisOptions struct {
 	Client config.Redis
 	// Tracing adds the go-redis OpenTelemetry hook.
 	Tracing bool
+	// Metrics reports the connection pool and command durations through
+	// the global OpenTelemetry meter provider.
+	Metrics bool
 }
 
 // NewRedis connects to the Redis at url: redis:// or rediss:// for one
@@ -64,6 +67,11 @@ func NewRedis(url string, opt RedisOptions) (*Redis, error) {
 	if opt.Tracing {
 		if err := redisotel.InstrumentTracing(c); err != nil {
 			_ = c.Close()
+			return nil, err
+		}
+	}
+	if opt.Metrics {
+		if err := redisotel.InstrumentMetrics(c); err != nil {
 			return nil, err
 		}
 	}
