@@ -60,7 +60,7 @@ func serve(t *testing.T, env []string) *process {
 	t.Helper()
 	p := &process{}
 	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(), append(env, "EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info")...)
+	cmd.Env = append(os.Environ(), append(env, "EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_METRICS_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info")...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
