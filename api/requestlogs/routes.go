@@ -5,7 +5,6 @@
 package requestlogs
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -78,10 +77,8 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	var issues []errs.FieldIssue
 	bad := func(field, issue string) { issues = append(issues, errs.FieldIssue{Field: field, Issue: issue}) }
 	if s := c.Query("status"); s != "" {
-		if len(s) == 3 && s[1:] == "xx" && s[0] >= '1' && s[0] <= '5' {
-			f.StatusClass = int(s[0] - '0')
-		} else if n, err := strconv.Atoi(s); err == nil && n >= 100 && n <= 599 {
-			f.Status = n
+		if sf, ok := requestlog.ParseStatus(s); ok {
+			f.Status, f.StatusClass = sf.Status, sf.StatusClass
 		} else {
 			bad("status", "must be a status code (100 to 599) or a class such as 4xx")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/opentelemetry-go-extra/otelsql"
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
+	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
@@ -55,6 +56,9 @@ type Options struct {
 	// MaintainEvery is the period of the request log's partition
 	// maintenance (default 1h).
 	MaintainEvery time.Duration
+	// RequestLogOff logs no request (bench/catalogue measures the request
+	// log's cost against it); serve never sets it.
+	RequestLogOff bool
 }
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
@@ -100,7 +104,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		DB: db, Auth: auth, Edge: store, Cursors: rest.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: db.PingContext, Redis: redisUp, Drain: s.Drain,
-		Routes: opt.Routes, RequestLog: s.RequestLog,
+		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
 	})
 	return s, nil
 }
@@ -136,6 +140,13 @@ func (s *Service) startRequestLog(ctx context.Context, cfg config.Config, opt Op
 		wc.Buffer = cfg.RequestLogBuffer
 	}
 	s.RequestLog = requestlog.NewWriter(wc)
+}
+
+func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
+	if off {
+		return nil
+	}
+	return w
 }
 
 // FlushRequestLog writes the buffered request-log records now.

@@ -152,6 +152,12 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.dbMaxConns | quote }}
 - name: EVENTAPI_SHUTDOWN_TIMEOUT
   value: {{ .Values.config.shutdownTimeout | quote }}
+- name: EVENTAPI_METRICS_ADDR
+  value: {{ printf ":%v" .Values.metrics.port | quote }}
+- name: EVENTAPI_REQUEST_LOG_RETENTION
+  value: {{ .Values.config.requestLogRetention | quote }}
+- name: EVENTAPI_REQUEST_LOG_BUFFER
+  value: {{ .Values.config.requestLogBuffer | quote }}
 {{- if .Values.config.v1Sunset }}
 - name: EVENTAPI_V1_SUNSET
   value: {{ .Values.config.v1Sunset | quote }}
