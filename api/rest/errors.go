@@ -124,6 +124,7 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		e := FromFiber(err)
 		status := Status(e.Code)
 		reqID := EnsureRequestID(c)
+		c.Locals(localErrorCode, string(e.Code))
 		if status >= 500 {
 			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
 				"method", c.Method(), "path", c.Path())
@@ -159,4 +160,13 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 // AllowDetails is the details of method_not_allowed.
 type AllowDetails struct {
 	Allow []string `json:"allow"`
+}
+
+const localErrorCode = "eventapi.error_code"
+
+// ErrorCodeOf returns the error code ErrorHandler rendered for c's request,
+// or "" when it rendered none (a success, or a replayed stored response).
+func ErrorCodeOf(c *fiber.Ctx) string {
+	code, _ := c.Locals(localErrorCode).(string)
+	return code
 }
