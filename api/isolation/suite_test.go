@@ -55,6 +55,12 @@ type Route struct {
 	// Refs are the references the body may carry: each, pointed at the
 	// other organization's record, must give 422 naming the field.
 	Refs []Ref
+	// Query is appended to the path (e.g. "?start=…&end=…") for routes
+	// whose GET needs parameters to be served.
+	Query string
+	// Check, when set, replaces the generic check for routes that fit
+	// none of them (a GET without :id that is not a paged list).
+	Check func(t *testing.T, s *Suite)
 }
 
 var (
@@ -259,6 +265,8 @@ func TestIsolation(t *testing.T) {
 			method, path := splitKey(key)
 			r := routes[key]
 			switch {
+			case r.Check != nil:
+				r.Check(t, s)
 			case hasParam(path):
 				s.checkItem(t, method, path, r)
 			case method == http.MethodGet:
@@ -275,7 +283,7 @@ func TestIsolation(t *testing.T) {
 func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
 	table := fixtures[r.Fixture].Table
 	id := s.Make(t, r.Fixture, s.A)
-	path := fill(route, id)
+	path := fill(route, id) + r.Query
 	stamp := fixtures[r.Fixture].Stamp
 	if stamp == "" {
 		stamp = "updated_at"

@@ -10,8 +10,8 @@ import (
 
 type handlers struct{ env *rest.Env }
 
-// written is the body of a successful write: data, plus the overbooked
-// warning in warn mode.
+// written is the body of a successful write: data, plus its warnings
+// (overbooked in warn mode, over_payload, over_volume), absent when none.
 type written struct {
 	Data     *Reservation `json:"data"`
 	Warnings []Warning    `json:"warnings,omitempty"`
@@ -84,11 +84,11 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
+	r, warns, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(withWarning(r, warn))
+	return c.Status(fiber.StatusCreated).JSON(written{Data: r, Warnings: warns})
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
@@ -106,11 +106,11 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
+	r, warns, err := Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusOK).JSON(withWarning(r, warn))
+	return c.Status(fiber.StatusOK).JSON(written{Data: r, Warnings: warns})
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
@@ -123,12 +123,4 @@ func (h handlers) delete(c *fiber.Ctx) error {
 		return err
 	}
 	return rest.NoContent(c)
-}
-
-func withWarning(r *Reservation, w *Warning) written {
-	out := written{Data: r}
-	if w != nil {
-		out.Warnings = []Warning{*w}
-	}
-	return out
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/eventapi/eventapi/api/middleware/tracing"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/picklists"
+	"github.com/eventapi/eventapi/api/planning"
 	"github.com/eventapi/eventapi/api/quotes"
 	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/reservations"
@@ -52,8 +53,13 @@ type Deps struct {
 	V1Limit, V2Limit int
 	// V1Sunset is sent in the Sunset header of v1 responses.
 	V1Sunset time.Time
-	// Ready reports whether the dependencies answer (for /readyz).
+	// Ready reports whether PostgreSQL answers (for /readyz).
 	Ready func(ctx context.Context) error
+	// Redis, when set, reports whether Redis answers; /readyz shows it
+	// without depending on it.
+	Redis func(ctx context.Context) error
+	// Drain is the shutdown state (/readyz, Connection: close); nil makes one.
+	Drain *Drain
 	// Routes, when set, registers extra protected v2 routes (tests use it).
 	Routes func(v2 fiber.Router)
 	// RequestLog receives a record of every request that reaches
@@ -64,6 +70,8 @@ type Deps struct {
 // New builds the app. Middleware order matters:
 //
 //  1. request id first, so every later log line, span and error carries it;
+//     then the drain marker, which adds Connection: close to every response
+//     once the process is stopping (drain.go);
 //  2. recover next, so a panic anywhere below becomes a logged 500 envelope;
 //  3. the OTel span and the access log wrap everything that does real work,
 //     and render errors themselves so they record the final status;
@@ -73,6 +81,9 @@ type Deps struct {
 //     organization; a request refused by auth is never counted or stored.
 func New(d Deps) *fiber.App {
 	errorHandler := rest.ErrorHandler(d.Log)
+	if d.Drain == nil {
+		d.Drain = &Drain{}
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "eventapi",
 		Immutable:             true,
@@ -86,6 +97,7 @@ func New(d Deps) *fiber.App {
 	})
 
 	app.Use(requestid.New())
+	app.Use(d.Drain.closeWhileDraining)
 	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
 	routes := routetemplate.New(app)
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
@@ -94,8 +106,9 @@ func New(d Deps) *fiber.App {
 
 	// Public: probes and the API description.
 	app.Get("/livez", livez)
-	app.Get("/readyz", readyz(d.Ready))
+	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
 	openapi.Routes(app)
+	openapi.V1Routes(app, d.V1Sunset)
 
 	auth := tenancy.Middleware(d.Auth)
 
@@ -118,6 +131,7 @@ func New(d Deps) *fiber.App {
 	quotes.Routes(v2, env)
 	invoices.Routes(v2, env)
 	picklists.Routes(v2, env)
+	planning.Routes(v2, env)
 	requestlogs.Routes(v2, env)
 	if d.Routes != nil {
 		d.Routes(v2)

@@ -27,6 +27,8 @@ type Service struct {
 	Edge edge.Store
 	Auth *tenancy.Authenticator
 	Log  *slog.Logger
+	// Drain is the shutdown state that RunWith starts on SIGTERM.
+	Drain *Drain
 	// RequestLog buffers the request log; Close flushes it.
 	RequestLog *requestlog.Writer
 	// stopMaintenance ends the request log's partition maintenance loop.
@@ -63,7 +65,8 @@ type Options struct {
 // the app. With no Redis URL the in-process edge store is used, which is only
 // correct for a single instance; that is logged.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (*Service, error) {
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: cfg.DBMaxConns, Tracing: opt.Tracing})
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: cfg.DBMaxConns, Tracing: opt.Tracing,
+		Pooler: cfg.DatabasePooler})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +80,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		log.Warn("EVENTAPI_REDIS_URL is unset: using the in-process edge store; rate limits and idempotency are per instance, so run a single replica")
 		store = edge.NewMemory()
 	} else {
-		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Metrics: opt.Metrics, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout})
+		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Metrics: opt.Metrics, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout, Client: cfg.Redis})
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -91,22 +94,17 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		otelsql.ReportDBStatsMetrics(db.DB, otelsql.WithAttributes(semconv.DBSystemPostgreSQL))
 	}
 	auth := tenancy.NewAuthenticator(db, log)
-	s := &Service{DB: db, Edge: store, Auth: auth, Log: log}
+	s := &Service{DB: db, Edge: store, Auth: auth, Log: log, Drain: &Drain{}}
 	s.startRequestLog(ctx, cfg, opt)
+	var redisUp func(ctx context.Context) error
+	if cfg.RedisURL != "" {
+		redisUp = store.Ping
+	}
 	s.App = New(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: rest.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
-		Ready: func(ctx context.Context) error {
-			if err := db.PingContext(ctx); err != nil {
-				return err
-			}
-			if cfg.RedisURL != "" {
-				return store.Ping(ctx)
-			}
-			return nil
-		},
-		Routes:     opt.Routes,
-		RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
+		Ready: db.PingContext, Redis: redisUp, Drain: s.Drain,
+		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
 	})
 	return s, nil
 }
