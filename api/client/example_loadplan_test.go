@@ -26,7 +26,7 @@ type planReport struct {
 }
 
 func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.UUID, measured map[uuid.UUID]caseSize) (*planReport, error) {
-	job, err := api.GetJobWithResponse(ctx, jobID)
+	job, err := api.GetJobWithResponse(ctx, jobID, nil)
 	if err != nil {
 		return nil, err
 	}
