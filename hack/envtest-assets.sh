@@ -51,9 +51,10 @@ else
 	done
 	tmp="$dir/.kube-apiserver.tmp.$$"
 	# The cold build is long (about 10 minutes) and go build says nothing
-	# meanwhile: report progress every 30 seconds.
+	# meanwhile: report progress every 30 seconds (on stderr only, so that
+	# $(hack/envtest-assets.sh) never waits for the reporter).
 	build_start=$(date +%s)
-	(while sleep 30; do log "still building kube-apiserver ($(( $(date +%s) - build_start ))s so far; about 10 minutes on a cold cache)"; done) &
+	(while sleep 30; do log "still building kube-apiserver ($(( $(date +%s) - build_start ))s so far; about 10 minutes on a cold cache)"; done) >&2 &
 	heartbeat=$!
 	if ! (cd "$module_dir" && GOWORK=off CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly" \
 		go build -trimpath -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2; then

@@ -37,9 +37,10 @@ const (
 // must be documented.
 var contractSkips = []string{
 	openapi.AssetsPath + "/",
-	contractPrefix + "/slow", // api/server drain test
-	contractPrefix + "/boom", // api/server panic test
-	openapi.V1DocumentPath,   // the v1 document itself (public, outside it)
+	contractPrefix + "/slow",       // api/server drain test
+	contractPrefix + "/boom",       // api/server panic test
+	openapi.V1DocumentPath,         // the v1 document itself (public, outside it)
+	contractPrefix + "/edge-test/", // api/edgetest routes for cases no resource offers
 }
 
 // Contract is the OpenAPI document loaded for validation, built once per

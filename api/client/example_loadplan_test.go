@@ -22,10 +22,13 @@ type caseSize struct{ L, W, H, Lbs float64 }
 // planReport is what the planner did.
 type planReport struct {
 	Reserved, AlreadyReserved, Loaded, Measured int
-	Short                                       map[uuid.UUID]int // equipment → units missing
+	Short                                       map[uuid.UUID]int // equipment → units missing (booked anyway)
 }
 
-func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.UUID, measured map[uuid.UUID]caseSize) (*planReport, error) {
+// loadPlan books with overbookReason when the stock guard blocks a
+// reservation (the retry_with hint of overbook_blocked), after recording the
+// deficit; with no reason it leaves such items unbooked.
+func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.UUID, measured map[uuid.UUID]caseSize, overbookReason string) (*planReport, error) {
 	job, err := api.GetJobWithResponse(ctx, jobID, nil)
 	if err != nil {
 		return nil, err
@@ -53,21 +56,27 @@ func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.U
 				continue // a service line, not a case
 			}
 			position := fmt.Sprintf("%s, slot %d", item.Equipment.Name, i+1)
-			_, err := api.CreateEquipmentReservationWithResponse(ctx, nil, client.ReservationCreate{
-				EquipmentId: item.Equipment.Id, EventId: &jobID, VehicleId: &truck.Id, TruckPosition: &position,
-				StartDate: job.JSON200.Data.StartDate, EndDate: job.JSON200.Data.EndDate, Quantity: &item.Quantity})
-			switch client.CodeOf(err) {
-			case "":
-				rep.Reserved++
-			case "duplicate_record": // already booked for this job: treat as existing, do not retry
-				rep.AlreadyReserved++
-			case "overbook_blocked": // not enough stock: report the deficit, leave the item where it is
+			body := client.ReservationCreate{EquipmentId: item.Equipment.Id, EventId: &jobID, VehicleId: &truck.Id,
+				TruckPosition: &position, StartDate: job.JSON200.Data.StartDate, EndDate: job.JSON200.Data.EndDate, Quantity: &item.Quantity}
+			_, err := api.CreateEquipmentReservationWithResponse(ctx, nil, body)
+			if client.CodeOf(err) == "overbook_blocked" { // not enough stock: record the deficit, force only with a reason
 				var d client.OverbookDetails
 				if err := err.(*client.APIError).DecodeDetails(&d); err != nil {
 					return nil, err
 				}
 				rep.Short[item.Equipment.Id] = d.Deficit
-				continue
+				if overbookReason == "" {
+					continue
+				}
+				force := true
+				body.ForceOverbook, body.OverbookReason = &force, &overbookReason
+				_, err = api.CreateEquipmentReservationWithResponse(ctx, nil, body)
+			}
+			switch client.CodeOf(err) {
+			case "":
+				rep.Reserved++
+			case "duplicate_record": // already booked for this job: treat as existing, do not retry
+				rep.AlreadyReserved++
 			default:
 				return nil, err
 			}

@@ -124,7 +124,7 @@ type plainPickList struct {
 	} `json:"items"`
 }
 
-func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured map[uuid.UUID]caseSize) (*planReport, error) {
+func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured map[uuid.UUID]caseSize, overbookReason string) (*planReport, error) {
 	var job struct {
 		Data struct {
 			StartDate time.Time `json:"start_date"`
@@ -157,26 +157,29 @@ func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured m
 			if item.Equipment == nil {
 				continue // a service line, not a case
 			}
-			err := p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", map[string]any{
+			body := map[string]any{
 				"equipment_id": item.Equipment.ID, "event_id": jobID, "vehicle_id": truck.ID,
 				"truck_position": fmt.Sprintf("%s, slot %d", item.Equipment.Name, i+1),
-				"start_date":     job.Data.StartDate, "end_date": job.Data.EndDate, "quantity": item.Quantity}, nil)
-			var apiErr *apiError
-			if err != nil {
-				apiErr, _ = err.(*apiError)
-			}
-			switch {
-			case err == nil:
-				rep.Reserved++
-			case apiErr != nil && apiErr.Code == "duplicate_record": // already booked: treat as existing, do not retry
-				rep.AlreadyReserved++
-			case apiErr != nil && apiErr.Code == "overbook_blocked": // not enough stock: report the deficit
+				"start_date":     job.Data.StartDate, "end_date": job.Data.EndDate, "quantity": item.Quantity}
+			err := p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
+			if apiErr, ok := err.(*apiError); ok && apiErr.Code == "overbook_blocked" { // record the deficit, force only with a reason
 				var d struct{ Deficit int }
 				if err := json.Unmarshal(apiErr.Detail, &d); err != nil {
 					return nil, err
 				}
 				rep.Short[item.Equipment.ID] = d.Deficit
-				continue
+				if overbookReason == "" {
+					continue
+				}
+				body["force_overbook"], body["overbook_reason"] = true, overbookReason
+				err = p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
+			}
+			apiErr, _ := err.(*apiError)
+			switch {
+			case err == nil:
+				rep.Reserved++
+			case apiErr != nil && apiErr.Code == "duplicate_record": // already booked: treat as existing, do not retry
+				rep.AlreadyReserved++
 			default:
 				return nil, err
 			}

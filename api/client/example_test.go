@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -76,10 +77,14 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 	return h
 }
 
-// check asserts what either version of the planner must have done.
-func (h *rentalHouse) check(t *testing.T, rep *planReport) {
+// check asserts what either version of the planner must have done: with a
+// reason the overbooked projector is forced onto the truck too.
+func (h *rentalHouse) check(t *testing.T, rep *planReport, forced bool) {
 	t.Helper()
 	want := planReport{Reserved: 1, AlreadyReserved: 4, Loaded: 5, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
+	if forced {
+		want.Reserved, want.Loaded = 2, 6
+	}
 	if rep.Reserved != want.Reserved || rep.AlreadyReserved != want.AlreadyReserved || rep.Loaded != want.Loaded ||
 		rep.Measured != want.Measured || len(rep.Short) != 1 || rep.Short[h.overbooked] != 3 {
 		t.Fatalf("report = %+v, want %+v", *rep, want)
@@ -106,8 +111,8 @@ func (h *rentalHouse) check(t *testing.T, rep *planReport) {
 		}
 		loaded++
 	}
-	if loaded != 5 {
-		t.Fatalf("%d reservations on the job, want 5 (4 seeded, 1 new)", loaded)
+	if loaded != 4+want.Reserved {
+		t.Fatalf("%d reservations on the job, want %d (4 seeded, %d new)", loaded, 4+want.Reserved, want.Reserved)
 	}
 }
 
@@ -117,27 +122,30 @@ func (h *rentalHouse) check(t *testing.T, rep *planReport) {
 func TestTypicalIntegration(t *testing.T) {
 	env := apitest.New(t)
 	ctx := context.Background()
-	t.Run("sdk", func(t *testing.T) {
-		h := newRentalHouse(t, env)
-		legacy, err := v1.New(h.base+"/api/v1", h.legacyKey, client.HTTPClient(contractClient(t)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := loadPlan(ctx, h.api, legacy, h.job, h.measured)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.check(t, rep)
-	})
-	t.Run("net/http", func(t *testing.T) {
-		h := newRentalHouse(t, env)
-		p := &plainPlanner{http: contractClient(t), base: h.base, key: h.key, legacyKey: h.legacyKey}
-		rep, err := p.loadPlan(ctx, h.job, h.measured)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.check(t, rep)
-	})
+	for _, reason := range []string{"", "sub-rental from a partner house"} {
+		forced := reason != ""
+		t.Run(fmt.Sprintf("sdk/forced=%v", forced), func(t *testing.T) {
+			h := newRentalHouse(t, env)
+			legacy, err := v1.New(h.base+"/api/v1", h.legacyKey, client.HTTPClient(contractClient(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := loadPlan(ctx, h.api, legacy, h.job, h.measured, reason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.check(t, rep, forced)
+		})
+		t.Run(fmt.Sprintf("net/http/forced=%v", forced), func(t *testing.T) {
+			h := newRentalHouse(t, env)
+			p := &plainPlanner{http: contractClient(t), base: h.base, key: h.key, legacyKey: h.legacyKey}
+			rep, err := p.loadPlan(ctx, h.job, h.measured, reason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.check(t, rep, forced)
+		})
+	}
 }
 
 // contractClient is an http.Client whose every exchange is validated

@@ -218,9 +218,9 @@ func sorted(s []string) []string {
 // uses, so neither can drift alone.
 func TestEnumsMatchTheCode(t *testing.T) {
 	d := load(t)
-	codes := []errs.Code{errs.MalformedJSON, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
+	codes := []errs.Code{errs.MalformedJSON, errs.BadRequest, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
 		errs.MethodNotAllowed, errs.DuplicateRecord, errs.IdempotencyKeyMismatch, errs.IdempotencyKeyInUse,
-		errs.PayloadTooLarge, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
+		errs.PayloadTooLarge, errs.URITooLong, errs.UnsupportedMediaType, errs.HeadersTooLarge, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
 		errs.OverbookReasonRequired, errs.RateLimited, errs.Internal, errs.ServiceUnavailable}
 	var scopes []string
 	for _, s := range tenancy.AllScopes {

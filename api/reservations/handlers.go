@@ -11,11 +11,9 @@ import (
 type handlers struct{ env *rest.Env }
 
 // written is the body of a successful write: data, plus its warnings
-// (overbooked in warn mode, over_payload, over_volume), absent when none.
-type written struct {
-	Data     *Reservation `json:"data"`
-	Warnings []Warning    `json:"warnings,omitempty"`
-}
+// (overbooked in warn mode, over_payload, over_volume, ignored_fields on
+// PATCH), absent when none.
+type written = rest.Written[*Reservation]
 
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
@@ -88,7 +86,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(written{Data: r, Warnings: warns})
+	return c.Status(fiber.StatusCreated).JSON(writtenWith(r, warns))
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
@@ -96,7 +94,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -110,7 +108,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusOK).JSON(written{Data: r, Warnings: warns})
+	return c.Status(fiber.StatusOK).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
@@ -123,4 +121,14 @@ func (h handlers) delete(c *fiber.Ctx) error {
 		return err
 	}
 	return rest.NoContent(c)
+}
+
+// writtenWith is the write's body: the store's warnings, then extra ones.
+func writtenWith(r *Reservation, warns []Warning, extra ...rest.Warning) written {
+	out := written{Data: r}
+	for _, w := range warns {
+		out.Warnings = append(out.Warnings, rest.Warning{Code: w.Code, Details: w.Details})
+	}
+	out.Warnings = append(out.Warnings, extra...)
+	return out
 }

@@ -65,9 +65,6 @@ var CostOwnerships = []string{"new_customer", "original_customer", "absorbed"}
 // Expansions are the relations ?expand accepts.
 var Expansions = []string{"equipment", "event", "vehicle"}
 
-// MaxTruckPosition bounds truck_position (SPEC limits).
-const MaxTruckPosition = 120
-
 // MinOverbookReason is the shortest accepted overbook_reason.
 const MinOverbookReason = 4
 

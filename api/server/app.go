@@ -93,8 +93,12 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
-		ReadBufferSize:        16 << 10,
+		// The request line and headers must fit; refuse.go answers 414/431
+		// beyond their limits, in the envelope.
+		ReadBufferSize: readBufferSize,
 	})
+	allowed := &routeTable{}
+	guard(app, errorHandler, allowed)
 
 	app.Use(requestid.New())
 	app.Use(d.Drain.closeWhileDraining)
@@ -103,6 +107,7 @@ func New(d Deps) *fiber.App {
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler}))
+	app.Use(refuse)
 
 	// Public: probes and the API description.
 	app.Get("/livez", livez)
@@ -145,7 +150,7 @@ func New(d Deps) *fiber.App {
 
 	// Last: anything unmatched is 405 when the path exists with another
 	// method, else 404, both in the envelope.
-	app.Use(fallback(app))
+	app.Use(fallback(app, allowed))
 	return app
 }
 

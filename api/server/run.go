@@ -42,7 +42,7 @@ func RunWith(ctx context.Context, app *fiber.App, ln net.Listener, s Shutdown) e
 		s.Log = slog.New(slog.DiscardHandler)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- app.Listener(ln) }()
+	go func() { errc <- app.Listener(Listener(ln)) }()
 	select {
 	case err := <-errc:
 		return err

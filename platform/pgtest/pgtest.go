@@ -2,6 +2,11 @@
 // database, migrated to the current schema, and a Redis URL. It never skips:
 // when a service is missing, tests fail loudly, as CI must.
 //
+// Each database is named eventapi_test_<package>_<unix seconds>_<random>.
+// The first database a test process creates is preceded by a sweep
+// (SweepStale) that drops test databases older than StaleAfter left behind
+// by runs that were killed before their cleanup.
+//
 // The server defaults to the local one (127.0.0.1:5432, user postgres);
 // EVENTAPI_TEST_DATABASE_URL points it elsewhere (any database on the server
 // works as the admin connection). EVENTAPI_TEST_REDIS_URL likewise for Redis.
@@ -98,7 +103,8 @@ func newDatabase(ctx context.Context, migrate bool) (string, error) {
 		return "", fmt.Errorf("PostgreSQL is required for tests and is not reachable at %s: %w", redact(AdminURL()), err)
 	}
 	defer admin.Close()
-	name := "eventapi_test_" + packageName() + "_" + randomSuffix()
+	sweepOnce.Do(func() { sweepStale(ctx, admin, time.Now()) })
+	name := databaseName(packageName(), time.Now())
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}

@@ -37,7 +37,11 @@ echo "chart: helm template (default and production values)" >&2
 "$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" \
   --api-versions monitoring.coreos.com/v1 >"$tmp/production.yaml" || fail "helm template with $prod"
 grep -q '^kind: ServiceMonitor' "$tmp/production.yaml" || fail "production values with monitoring.coreos.com/v1 render no ServiceMonitor"
-if "$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" | grep -q '^kind: ServiceMonitor'; then
+# Rendered to a file, never piped into grep -q: under pipefail, grep -q's early
+# exit would kill helm with SIGPIPE and make the pipeline's status lie.
+"$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" >"$tmp/production-no-monitoring.yaml" ||
+  fail "helm template with $prod (no monitoring.coreos.com/v1)"
+if grep -q '^kind: ServiceMonitor' "$tmp/production-no-monitoring.yaml"; then
   fail "a ServiceMonitor is rendered although the cluster has no monitoring.coreos.com/v1"
 fi
 

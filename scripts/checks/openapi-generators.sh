@@ -4,7 +4,8 @@
 # it runs oapi-codegen at its default settings (`-generate types,client`) and
 # compiles and vets the Go it writes, and runs openapi-typescript and
 # type-checks its output with tsc --strict. Any collision of generated names
-# fails here (see docs/openapi.md, "Client generators").
+# fails here (see docs/sdk.md). EVENTAPI_GENERATOR_SURFACES="v2" limits the run
+# to one document while working on it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/checks/lib/codegen-tools.sh

@@ -12,18 +12,30 @@ cd "$(dirname "$0")/../.."
 ensure_npm_tools
 
 start=$(date +%s)
+tmp="$(mktemp)"
+trap 'rm -f "$tmp"' EXIT
 # Both served documents: v2 (openapi.yaml) and the deprecated v1 surface's
 # own document (v1.yaml, served as /api/v1/openapi.json).
 for doc in api/openapi/openapi.yaml api/openapi/v1.yaml; do
-  # The grep drops Redocly's Node.js end-of-support banner.
-  out=$(tools/npm/node_modules/.bin/redocly lint "$doc" \
-    --config api/openapi/redocly.yaml 2>&1 | grep -v '[║╔╚]') || true
-  if ! echo "$out" | grep -q 'Your API description is valid'; then
+  # Redocly's own exit status decides; its output is only read afterwards
+  # (from a file, never through a pipe into grep -q, whose early exit under
+  # pipefail would make the status lie).
+  status=0
+  tools/npm/node_modules/.bin/redocly lint "$doc" \
+    --config api/openapi/redocly.yaml >"$tmp" 2>&1 || status=$?
+  # Drop Redocly's Node.js end-of-support banner from what is shown.
+  out=$(grep -v '[║╔╚]' "$tmp" || true)
+  if [ "$status" -ne 0 ]; then
     echo "$out" >&2
-    echo "openapi-lint: Redocly reported errors in $doc" >&2
+    echo "openapi-lint: Redocly exited with status $status on $doc" >&2
     exit 1
   fi
-  if echo "$out" | grep -qE '[0-9]+ warnings?'; then
+  if ! grep -q 'Your API description is valid' "$tmp"; then
+    echo "$out" >&2
+    echo "openapi-lint: Redocly did not report $doc valid" >&2
+    exit 1
+  fi
+  if grep -qE '[0-9]+ warnings?' "$tmp"; then
     echo "$out" >&2
     echo "openapi-lint: Redocly reported warnings in $doc; the document must lint clean" >&2
     exit 1
