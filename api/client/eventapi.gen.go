@@ -2522,7 +2522,7 @@ type VehicleList struct {
 type VehicleLoad struct {
 	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
 
-	// EventId The event whose window was asked for
+	// EventId The event whose window was asked for, else null.
 	EventId            *openapi_types.UUID `json:"event_id"`
 	InteriorVolumeCuin *int                `json:"interior_volume_cuin"`
 	MaxPayloadLbs      *int                `json:"max_payload_lbs"`
