@@ -13,11 +13,20 @@ import (
 )
 
 // Target is what the load generator sends: GET URL(i) for the i-th request,
-// with Header. Every URL must be on a loopback address.
+// with Header, or with Headers(i) when set (requests spread over many
+// organizations). Every URL must be on a loopback address.
 type Target struct {
-	Name   string
-	URL    func(i int64) string
-	Header http.Header
+	Name    string
+	URL     func(i int64) string
+	Header  http.Header
+	Headers func(i int64) http.Header
+}
+
+func (t Target) header(i int64) http.Header {
+	if t.Headers != nil {
+		return t.Headers(i)
+	}
+	return t.Header
 }
 
 // Load bounds one run: it stops after Requests requests or Duration,
@@ -34,6 +43,23 @@ type Result struct {
 	FirstErr  string
 	Elapsed   time.Duration
 	Latencies []time.Duration
+	// Offered is how many requests the open loop scheduled; Late how many
+	// of them were sent more than LateAfter after their scheduled time (the
+	// server or the generator fell behind); Saturated how many found every
+	// worker busy with an earlier request, so they waited for the server:
+	// the server did not keep up.
+	Offered, Late, Saturated int64
+}
+
+// LateAfter is how far behind its schedule an open-loop request may be
+// sent before it counts as late.
+const LateAfter = 10 * time.Millisecond
+
+// KeptUp reports whether the server kept up with an open-loop run: no
+// errors, every scheduled request done, and at most 1% of them found every
+// worker busy.
+func (r Result) KeptUp() bool {
+	return r.Errors == 0 && r.Requests == r.Offered && r.Saturated*100 <= r.Offered
 }
 
 // RPS is the completed requests per second.
@@ -126,7 +152,7 @@ func do(ctx context.Context, client *http.Client, t Target, i int64) error {
 	if err != nil {
 		return err
 	}
-	for k, v := range t.Header {
+	for k, v := range t.header(i) {
 		req.Header[k] = v
 	}
 	resp, err := client.Do(req)
@@ -197,30 +223,44 @@ func Open(ctx context.Context, client *http.Client, t Target, rate float64, work
 		i   int64
 		due time.Time
 	}
-	jobs := make(chan job, 1024)
+	jobs := make(chan job) // unbuffered: a send waits only when every worker is busy
 	var rec recorder
 	rec.latencies = make([]time.Duration, 0, n)
+	var late atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
+				if time.Since(j.due) > LateAfter {
+					late.Add(1)
+				}
 				err := do(ctx, client, t, j.i)
 				rec.add(time.Since(j.due), err)
 			}
 		})
 	}
+	var saturated int64
 	start := time.Now()
 	for i := range n {
 		due := start.Add(time.Duration(i) * interval)
 		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
+		j := job{i: i, due: due}
 		select {
-		case jobs <- job{i: i, due: due}:
+		case jobs <- j:
+			continue
+		default:
+			saturated++
+		}
+		select {
+		case jobs <- j:
 		case <-ctx.Done():
 		}
 	}
 	close(jobs)
 	wg.Wait()
-	return rec.result(time.Since(start)), nil
+	r := rec.result(time.Since(start))
+	r.Offered, r.Late, r.Saturated = n, late.Load(), saturated
+	return r, nil
 }

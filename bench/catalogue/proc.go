@@ -147,23 +147,3 @@ func BackendPIDs(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[int])
 }
-
-// FindProcess returns the pid of the first process whose command name
-// (/proc/<pid>/comm) is comm, or 0 when there is none.
-func FindProcess(comm string) int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/comm")
-		if err == nil && strings.TrimSpace(string(b)) == comm {
-			return pid
-		}
-	}
-	return 0
-}

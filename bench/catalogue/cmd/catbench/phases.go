@@ -3,7 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/bench/catalogue"
 )
@@ -25,7 +31,7 @@ type sample struct {
 // server process and of the database's backends (only the server under
 // load uses the database during a run).
 func (b *bench) measure(ctx context.Context, proc *child, run func() (catalogue.Result, error)) (sample, error) {
-	pids0, err := catalogue.BackendPIDs(ctx, b.monitor)
+	pids0, err := b.backends(ctx)
 	if err != nil {
 		return sample{}, err
 	}
@@ -44,7 +50,7 @@ func (b *bench) measure(ctx context.Context, proc *child, run func() (catalogue.
 		return sample{}, err
 	}
 	redis1, gen1 := b.redisCPU(), readOwnCPU()
-	pids1, err := catalogue.BackendPIDs(ctx, b.monitor)
+	pids1, err := b.backends(ctx)
 	if err != nil {
 		return sample{}, err
 	}
@@ -57,6 +63,26 @@ func (b *bench) measure(ctx context.Context, proc *child, run func() (catalogue.
 		s.genPerReq = (gen1 - gen0) / time.Duration(r.Requests)
 	}
 	return s, nil
+}
+
+// backends lists the database's server processes that are children of the
+// postmaster listening at the configured address: a pid from
+// pg_stat_activity is only read from /proc when it is that server's.
+func (b *bench) backends(ctx context.Context) ([]int, error) {
+	if b.postmasterPID == 0 {
+		return nil, nil
+	}
+	pids, err := catalogue.BackendPIDs(ctx, b.monitor)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, pid := range pids {
+		if ppid, err := catalogue.ParentPID(pid); err == nil && ppid == b.postmasterPID {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
 }
 
 // redisCPU is redis-server's CPU time so far (0 when it is not local).
@@ -81,16 +107,35 @@ func (b *bench) closed(ctx context.Context, proc *child, t catalogue.Target, d t
 
 // endpoint is one benchmarked request with its targets.
 type endpoint struct {
-	name       string
-	path       func(i int64) string
-	minRatio   float64       // of the baseline's throughput
-	maxP99Half time.Duration // at half the chain's maximum
+	name string
+	path func(i int64) string
+	// org is the organization of the i-th request.
+	org func(i int64) catalogue.Org
+	// chainOnly endpoints are not served by the baselines.
+	chainOnly bool
+	minRatio  float64       // of the bare baseline's throughput (0: none)
+	maxP99    time.Duration // at the fixed rate (0: none)
+	maxP50    time.Duration // at the fixed rate (0: none)
 }
 
 func (b *bench) endpoints() []endpoint {
+	nt := int64(len(b.tenants))
+	tenant := func(i int64) catalogue.Org { return b.tenants[i%nt] }
+	nm := int64(len(b.manifests))
+	big := func(int64) catalogue.Org { return b.big }
 	all := []endpoint{
-		{"detail", func(i int64) string { return detailPath(b.detailIDs[i%int64(len(b.detailIDs))]) }, 0.85, 5 * time.Millisecond},
-		{"list", func(int64) string { return listPath }, 0.75, 10 * time.Millisecond},
+		{name: "detail", org: tenant, minRatio: 0.85, maxP99: 5 * time.Millisecond, path: func(i int64) string {
+			ids := b.tenants[i%nt].ClientIDs
+			return detailPath(ids[(i/nt)%int64(len(ids))])
+		}},
+		{name: "list", org: tenant, minRatio: 0.90, maxP99: 10 * time.Millisecond,
+			path: func(int64) string { return listPath }},
+		{name: "manifest", org: func(i int64) catalogue.Org { return b.tenants[i%nm] }, chainOnly: true,
+			maxP50: 8 * time.Millisecond, path: func(i int64) string {
+				return "/api/v2/pick_lists/" + b.manifests[i%nm].String() + "?expand=items,equipment,category"
+			}},
+		{name: "deep", org: big, chainOnly: true,
+			path: func(int64) string { return listPath + "&cursor=" + url.QueryEscape(b.deepCursor) }},
 	}
 	var out []endpoint
 	for _, ep := range all {
@@ -101,97 +146,169 @@ func (b *bench) endpoints() []endpoint {
 	return out
 }
 
+// servers returns the processes that serve ep.
+func (b *bench) servers(ep endpoint) []*child {
+	if ep.chainOnly {
+		return b.procs[:len(b.procs)-2]
+	}
+	return b.procs
+}
+
+// target is ep on proc, each request carrying its organization's key (or
+// header).
+func (b *bench) target(proc *child, ep endpoint) catalogue.Target {
+	headers := map[uuid.UUID]http.Header{}
+	for _, org := range append(append([]catalogue.Org{}, b.tenants...), b.small, b.big) {
+		headers[org.ID] = header(proc, org)
+	}
+	base := "http://" + proc.addr
+	return catalogue.Target{Name: proc.name + " " + ep.name,
+		URL:     func(i int64) string { return base + ep.path(i) },
+		Headers: func(i int64) http.Header { return headers[ep.org(i).ID] }}
+}
+
 // maxPhase measures each endpoint's maximum throughput on every server,
 // rotating which server goes first each round so drift on a noisy machine
-// hits all alike. It returns the chain's median maximum per endpoint.
-func (b *bench) maxPhase(ctx context.Context) (map[string]float64, error) {
+// hits all alike.
+func (b *bench) maxPhase(ctx context.Context) error {
 	o := b.o
 	fmt.Printf("\n== maximum throughput: closed loop, %d connections, %d rounds x %v per server, medians ==\n",
 		o.concurrency, o.rounds, o.duration)
 	tw := table("endpoint", "server", "req/s", "p50", "p99", "CPU/req: server", "PostgreSQL", "Redis", "load generator",
 		"total", "errors")
-	chainMax := map[string]float64{}
 	var verdicts []string
 	for _, ep := range b.endpoints() {
-		targets := make([]catalogue.Target, len(b.procs))
-		for i, p := range b.procs {
-			targets[i] = b.server(p, b.small).Target(ep.name, ep.path)
+		procs := b.servers(ep)
+		targets := make([]catalogue.Target, len(procs))
+		for i, p := range procs {
+			targets[i] = b.target(p, ep)
 			if _, err := b.closed(ctx, p, targets[i], o.warmup); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		samples := make([][]sample, len(b.procs))
+		samples := make([][]sample, len(procs))
 		for r := range o.rounds {
-			for k := range b.procs {
-				i := (r + k) % len(b.procs)
-				s, err := b.closed(ctx, b.procs[i], targets[i], o.duration)
+			for k := range procs {
+				i := (r + k) % len(procs)
+				s, err := b.closed(ctx, procs[i], targets[i], o.duration)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				samples[i] = append(samples[i], s)
 			}
 		}
-		sums := make([]summary, len(b.procs))
-		for i, p := range b.procs {
+		sums := make([]summary, len(procs))
+		for i, p := range procs {
 			sums[i] = summarize(samples[i])
 			tw.row(ep.name, p.name, sums[i].rpsCell(), ms(sums[i].p50), ms(sums[i].p99), us(sums[i].cpuPerReq),
 				us(sums[i].dbPerReq), us(sums[i].redisPerReq), us(sums[i].genPerReq), us(sums[i].total()), sums[i].errCell())
 		}
-		base, bs := sums[len(sums)-1], samples[len(samples)-1]
-		for i, p := range b.procs[:len(b.procs)-1] {
-			var ratios []float64
-			for r := range samples[i] {
-				ratios = append(ratios, samples[i][r].rps/bs[r].rps)
-			}
-			ratio := sums[i].rps / base.rps
-			verdicts = append(verdicts, fmt.Sprintf("%-6s %s/baseline throughput %.2f (per round %s), server CPU/req %.2fx, "+
-				"PostgreSQL CPU/req %.2fx, all measured CPU/req %.2fx; target >= %.2f: %s", ep.name, p.name, ratio,
-				floats(ratios), float64(sums[i].cpuPerReq)/float64(base.cpuPerReq),
-				float64(sums[i].dbPerReq)/float64(base.dbPerReq), float64(sums[i].total())/float64(base.total()),
-				ep.minRatio, verdict(ratio >= ep.minRatio)))
+		if ep.chainOnly {
+			continue
 		}
-		chainMax[ep.name] = sums[0].rps
+		for i, p := range procs[:len(procs)-2] {
+			for _, ref := range []struct {
+				k      int
+				target float64
+			}{{len(procs) - 2, ep.minRatio}, {len(procs) - 1, 1.3}} {
+				base, bs := sums[ref.k], samples[ref.k]
+				var ratios []float64
+				for r := range samples[i] {
+					ratios = append(ratios, samples[i][r].rps/bs[r].rps)
+				}
+				ratio := sums[i].rps / base.rps
+				verdicts = append(verdicts, fmt.Sprintf("%-6s %s/%s throughput %.2f (per round %s), server CPU/req %.2fx, "+
+					"PostgreSQL CPU/req %.2fx, all measured CPU/req %.2fx; target >= %.2f: %s", ep.name, p.name,
+					procs[ref.k].name, ratio, floats(ratios), float64(sums[i].cpuPerReq)/float64(base.cpuPerReq),
+					float64(sums[i].dbPerReq)/float64(base.dbPerReq), float64(sums[i].total())/float64(base.total()),
+					ref.target, verdict(ratio >= ref.target)))
+			}
+		}
 	}
 	tw.flush()
 	for _, v := range verdicts {
 		fmt.Println(v)
 	}
-	return chainMax, nil
+	return nil
 }
 
-// halfPhase offers each endpoint half the chain's maximum on a fixed
-// schedule (open loop), the same offered rate to every server, and reports
-// latency and the server's memory.
-func (b *bench) halfPhase(ctx context.Context, chainMax map[string]float64) error {
+// halfRate is the fixed open-loop rate of ep (-half-rates).
+func (b *bench) halfRate(ep endpoint) (float64, error) {
+	for _, kv := range strings.Split(b.o.halfRates, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if ok && name == ep.name {
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r <= 0 {
+				return 0, fmt.Errorf("-half-rates: bad rate %q for %s", v, name)
+			}
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("-half-rates has no rate for %s", ep.name)
+}
+
+// halfPhase offers each endpoint a fixed, stated rate on a fixed schedule
+// (open loop), the same to every server, and reports latency and the
+// server's memory. A run that did not keep up with its schedule (errors,
+// more than 1% of the requests sent over catalogue.LateAfter late, or
+// requests left undone) is reported as such: its percentiles would measure
+// the queue, not the server.
+func (b *bench) halfPhase(ctx context.Context) error {
 	o := b.o
-	fmt.Printf("\n== half the chain's maximum: open loop, up to %d in flight, %v per server ==\n", o.openWorkers, o.halfDuration)
-	tw := table("endpoint", "server", "offered/s", "done/s", "p50", "p99", "peak VmRSS", "VmHWM", "server CPU/req",
-		"PostgreSQL CPU/req", "errors")
+	fmt.Printf("\n== fixed rate: open loop, up to %d in flight, %v per server (-half-rates %s) ==\n",
+		o.openWorkers, o.halfDuration, o.halfRates)
+	tw := table("endpoint", "server", "offered/s", "done/s", "late", "all busy", "p50", "p99", "peak VmRSS", "VmHWM",
+		"server CPU/req", "PostgreSQL CPU/req", "Redis CPU/req", "errors")
 	var verdicts []string
 	for _, ep := range b.endpoints() {
-		rate := chainMax[ep.name] / 2
-		for _, proc := range b.procs {
-			t := b.server(proc, b.small).Target(ep.name, ep.path)
+		rate, err := b.halfRate(ep)
+		if err != nil {
+			return err
+		}
+		for _, proc := range b.servers(ep) {
+			t := b.target(proc, ep)
 			stop := make(chan struct{})
 			memc := make(chan catalogue.Memory, 1)
 			go func() { memc <- catalogue.SampleMemory(proc.pid(), 100*time.Millisecond, stop) }()
+			var res catalogue.Result
 			s, err := b.measure(ctx, proc, func() (catalogue.Result, error) {
-				return catalogue.Open(ctx, b.client, t, rate, o.openWorkers,
+				r, err := catalogue.Open(ctx, b.client, t, rate, o.openWorkers,
 					catalogue.Load{Requests: o.maxRequests, Duration: o.halfDuration})
+				res = r
+				return r, err
 			})
 			close(stop)
 			mem := <-memc
 			if err != nil {
 				return err
 			}
-			tw.row(ep.name, proc.name, fmt.Sprintf("%.0f", rate), fmt.Sprintf("%.0f", s.rps), ms(s.p50), ms(s.p99),
-				mib(mem.RSS), mib(mem.HWM), us(s.cpuPerReq), us(s.dbPerReq), errCell(s.errors, s.firstErr))
-			if proc.role == "chain" {
-				verdicts = append(verdicts, fmt.Sprintf("%-6s %s p99 %s at %.0f req/s; target <= %v: %s; "+
-					"peak RSS %s; target <= 64 MiB: %s",
-					ep.name, proc.name, ms(s.p99), rate, ep.maxP99Half, verdict(s.p99 <= ep.maxP99Half),
-					mib(mem.RSS), verdict(mem.RSS <= 64<<20)))
+			p50, p99 := ms(s.p50), ms(s.p99)
+			if !res.KeptUp() {
+				p50, p99 = "did not keep up", "did not keep up"
 			}
+			late := fmt.Sprintf("%.1f%%", 100*float64(res.Late)/float64(max(res.Offered, 1)))
+			busy := fmt.Sprintf("%.1f%%", 100*float64(res.Saturated)/float64(max(res.Offered, 1)))
+			tw.row(ep.name, proc.name, fmt.Sprintf("%.0f", rate), fmt.Sprintf("%.0f", s.rps), late, busy, p50, p99,
+				mib(mem.RSS), mib(mem.HWM), us(s.cpuPerReq), us(s.dbPerReq), us(s.redisPerReq), errCell(s.errors, s.firstErr))
+			if proc.role != "chain" {
+				continue
+			}
+			v := fmt.Sprintf("%-8s %s at %.0f req/s: ", ep.name, proc.name, rate)
+			switch {
+			case !res.KeptUp():
+				v += fmt.Sprintf("DID NOT KEEP UP (%d of %d done, %s found all %d workers busy, %s sent late, %d errors): "+
+					"latency not judged; ", res.Requests-res.Errors, res.Offered, busy, o.openWorkers, late, res.Errors)
+			default:
+				v += fmt.Sprintf("p50 %s, p99 %s", ms(s.p50), ms(s.p99))
+				if ep.maxP50 > 0 {
+					v += fmt.Sprintf("; p50 target <= %v: %s", ep.maxP50, verdict(s.p50 <= ep.maxP50))
+				}
+				if ep.maxP99 > 0 {
+					v += fmt.Sprintf("; p99 target <= %v: %s", ep.maxP99, verdict(s.p99 <= ep.maxP99))
+				}
+				v += "; "
+			}
+			verdicts = append(verdicts, v+fmt.Sprintf("peak RSS %s; target <= 64 MiB: %s", mib(mem.RSS), verdict(mem.RSS <= 64<<20)))
 		}
 	}
 	tw.flush()

@@ -19,7 +19,7 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// The two server roles run in child processes of catbench (re-executed with
+// The server roles (chain, baseline, pgjson) run in child processes of catbench (re-executed with
 // roleEnv set), so each server's memory and CPU are its own.
 const (
 	roleEnv       = "CATBENCH_ROLE"
@@ -48,8 +48,8 @@ func runRole(role string) error {
 	switch role {
 	case "chain":
 		return serveChain(ctx)
-	case "baseline":
-		return serveBaseline(ctx)
+	case "baseline", "pgjson":
+		return serveBaseline(ctx, role)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -81,8 +81,9 @@ func serveChain(ctx context.Context) error {
 	return server.Run(ctx, svc.App, ln, cfg.ShutdownTimeout)
 }
 
-// serveBaseline serves catalogue.Baseline with net/http on loopback.
-func serveBaseline(ctx context.Context) error {
+// serveBaseline serves catalogue.Baseline (role baseline) or
+// catalogue.PGJSON (role pgjson) with net/http on loopback.
+func serveBaseline(ctx context.Context, role string) error {
 	var conns int32 = 20
 	if _, err := fmt.Sscan(os.Getenv(baseConnsEnv), &conns); err != nil || conns <= 0 {
 		conns = 20
@@ -96,8 +97,11 @@ func serveBaseline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b := &catalogue.Baseline{Pool: pool, Cursors: rest.NewCursors(key)}
-	srv := &http.Server{Handler: b.Handler(), ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+	var h http.Handler = (&catalogue.Baseline{Pool: pool, Cursors: rest.NewCursors(key)}).Handler()
+	if role == "pgjson" {
+		h = (&catalogue.PGJSON{Pool: pool, Cursors: rest.NewCursors(key)}).Handler()
+	}
+	srv := &http.Server{Handler: h, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -16,14 +15,25 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/bench/catalogue"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
-// rateLimit is the v2 limit per window given to the benchmark's
-// organizations (and as the default), far above anything the run reaches.
-const rateLimit = 1_000_000_000
+// raisedLimit is the v2 limit per window of the two search-scaling
+// organizations (1k and 100k clients), which the search and deep-cursor
+// phases load alone: those phases measure the database, not the limiter.
+// Every other organization (the tenants of the detail, list and manifest
+// endpoints) keeps the real default, EVENTAPI_V2_RATE_LIMIT's 1000 per 60 s.
+const raisedLimit = 1_000_000_000
+
+// realLimit and realWindow are the app's defaults (platform/config), which
+// the chain runs with.
+const (
+	realLimit  = 1000
+	realWindow = time.Minute
+)
 
 // bench is one run: the servers, the seeded organizations and the shared
 // HTTP client.
@@ -37,26 +47,37 @@ type bench struct {
 	// monitor is a one-connection pool the parent uses to list the
 	// database's backends.
 	monitor *pgxpool.Pool
-	// redisPID is the local redis-server, for its CPU time (0: none found).
-	redisPID  int
-	small     catalogue.Org
-	big       catalogue.Org
-	detailIDs []uuid.UUID
+	// redisPID is the process listening at the Redis address, postmasterPID
+	// the one at PostgreSQL's (0: not local), found by socket, not by name.
+	redisPID, postmasterPID int
+	small                   catalogue.Org
+	big                     catalogue.Org
+	// tenants carry the detail and list load, manifests (the first
+	// o.manifestOrgs tenants) the manifest's, each at its real limit.
+	tenants   []catalogue.Org
+	manifests []uuid.UUID // pick list id of tenants[i]
+	// deepCursor is a cursor 90% of the way into the big organization's list.
+	deepCursor string
 }
 
-func (b *bench) chain() *child    { return b.procs[0] }
-func (b *bench) baseline() *child { return b.procs[len(b.procs)-1] }
+func (b *bench) chain() *child { return b.procs[0] }
 
-// server returns how to reach proc as org: a chain by the org's key, the
-// baseline by naming the org in a header.
-func (b *bench) server(proc *child, org catalogue.Org) catalogue.Server {
-	s := catalogue.Server{Name: proc.name, Base: "http://" + proc.addr}
+// baseline and pgjson are the bare and the PostgreSQL-JSON servers.
+func (b *bench) baseline() *child { return b.procs[len(b.procs)-2] }
+func (b *bench) pgjson() *child   { return b.procs[len(b.procs)-1] }
+
+// header is how proc learns which organization a request is for: a chain
+// by the org's key, the baselines by a header naming it.
+func header(proc *child, org catalogue.Org) http.Header {
 	if proc.role == "chain" {
-		s.Header = http.Header{"Authorization": {"Bearer " + org.Key}}
-	} else {
-		s.Header = http.Header{catalogue.HeaderOrg: {org.ID.String()}}
+		return http.Header{"Authorization": {"Bearer " + org.Key}}
 	}
-	return s
+	return http.Header{catalogue.HeaderOrg: {org.ID.String()}}
+}
+
+// server returns how to reach proc as org.
+func (b *bench) server(proc *child, org catalogue.Org) catalogue.Server {
+	return catalogue.Server{Name: proc.name, Base: "http://" + proc.addr, Header: header(proc, org)}
 }
 
 func run(ctx context.Context, o options) (err error) {
@@ -77,8 +98,15 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	b := &bench{o: o, client: catalogue.NewClient(max(o.concurrency, o.openWorkers)),
-		redisPID: catalogue.FindProcess("redis-server")}
+	b := &bench{o: o, client: catalogue.NewClient(max(o.concurrency, o.openWorkers))}
+	if b.redisPID, err = listenerOf(o.redisURL); err != nil {
+		fmt.Printf("Redis CPU not measured: %v\n", err)
+	}
+	if b.postmasterPID, err = listenerOf(o.adminURL); err != nil {
+		fmt.Printf("PostgreSQL CPU not measured: %v\n", err)
+	}
+	fmt.Printf("Redis at %s: pid %d; PostgreSQL at %s: postmaster pid %d (found by listening socket)\n",
+		hostOf(o.redisURL), b.redisPID, hostOf(o.adminURL), b.postmasterPID)
 	if err := b.seed(ctx, dbURL); err != nil {
 		return err
 	}
@@ -86,13 +114,15 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	defer b.monitor.Close()
-	fmt.Printf("seeded %d + %d clients in %v\n", b.small.Clients, b.big.Clients, time.Since(t0).Round(time.Millisecond))
+	fmt.Printf("seeded %d + %d clients, %d tenants x %d clients (limit %d per %v each), %d manifests of %d items in %v\n",
+		b.small.Clients, b.big.Clients, len(b.tenants), o.tenantClients, realLimit, realWindow, len(b.manifests),
+		o.manifestItems, time.Since(t0).Round(time.Millisecond))
 
 	conns := strconv.Itoa(o.dbConns)
 	chainEnv := func(dbURL, profile string) []string {
 		return []string{"EVENTAPI_DATABASE_URL=" + dbURL, "EVENTAPI_REDIS_URL=" + o.redisURL,
-			"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_V2_RATE_LIMIT=" + strconv.Itoa(rateLimit),
-			"EVENTAPI_DB_MAX_CONNS=" + conns, cpuProfileEnv + "=" + absOrEmpty(profile)}
+			"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_V2_RATE_LIMIT=" + strconv.Itoa(realLimit),
+			"EVENTAPI_RATE_WINDOW=" + realWindow.String(), "EVENTAPI_DB_MAX_CONNS=" + conns, cpuProfileEnv + "=" + absOrEmpty(profile)}
 	}
 	type spec struct {
 		name, role string
@@ -107,6 +137,8 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	starts = append(starts, spec{"baseline", "baseline", []string{baseDBEnv + "=" + dbURL, baseConnsEnv + "=" + conns,
 		cpuProfileEnv + "=" + absOrEmpty(o.cpuProfileBase)}})
+	starts = append(starts, spec{"pgjson", "pgjson", []string{baseDBEnv + "=" + dbURL, baseConnsEnv + "=" + conns,
+		cpuProfileEnv + "=" + absOrEmpty(o.cpuProfilePGJSON)}})
 	for _, st := range starts {
 		proc, startErr := startChild(ctx, st.name, st.role, st.env)
 		if startErr != nil {
@@ -121,19 +153,15 @@ func run(ctx context.Context, o options) (err error) {
 	if err := b.checkSameAnswers(ctx); err != nil {
 		return err
 	}
-	fmt.Println("chain and baseline answer every benchmarked request identically")
+	fmt.Println("chain, baseline and pgjson answer every benchmarked request with the same JSON values")
 
-	var chainMax map[string]float64
 	if o.has("max") {
-		if chainMax, err = b.maxPhase(ctx); err != nil {
+		if err := b.maxPhase(ctx); err != nil {
 			return err
 		}
 	}
 	if o.has("half") {
-		if chainMax == nil {
-			return errors.New("phase half needs phase max (it runs at half the measured maximum)")
-		}
-		if err := b.halfPhase(ctx, chainMax); err != nil {
+		if err := b.halfPhase(ctx); err != nil {
 			return err
 		}
 	}
@@ -151,32 +179,79 @@ func (b *bench) seed(ctx context.Context, dbURL string) error {
 		return err
 	}
 	defer db.Close()
-	if b.small, err = catalogue.SeedOrg(ctx, db, "bench 1k", b.o.small, rateLimit); err != nil {
+	if b.small, err = catalogue.SeedOrg(ctx, db, "bench 1k", b.o.small, raisedLimit); err != nil {
 		return err
 	}
-	if b.big, err = catalogue.SeedOrg(ctx, db, "bench 100k", b.o.big, rateLimit); err != nil {
+	if b.big, err = catalogue.SeedOrg(ctx, db, "bench 100k", b.o.big, raisedLimit); err != nil {
 		return err
 	}
-	b.big.ClientIDs = nil // only the small organization's ids are requested
-	b.detailIDs = append([]uuid.UUID(nil), b.small.ClientIDs...)
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(b.detailIDs), func(i, j int) {
-		b.detailIDs[i], b.detailIDs[j] = b.detailIDs[j], b.detailIDs[i]
-	})
-	return catalogue.Prepare(ctx, db)
+	if b.tenants, err = catalogue.SeedTenants(ctx, db, b.o.tenants, b.o.tenantClients); err != nil {
+		return err
+	}
+	for i := range min(b.o.manifestOrgs, len(b.tenants)) {
+		pl, err := catalogue.SeedManifest(ctx, db, b.tenants[i].ID, b.o.manifestItems)
+		if err != nil {
+			return err
+		}
+		b.manifests = append(b.manifests, pl)
+	}
+	if err := catalogue.Prepare(ctx, db); err != nil {
+		return err
+	}
+	// The deep cursor: what the app hands out after the row 90% of the way
+	// into the big organization's list.
+	deep := b.big.ClientIDs[len(b.big.ClientIDs)*9/10]
+	var at time.Time
+	if err := db.NewRaw("SELECT created_at FROM clients WHERE id = ?", deep).Scan(ctx, &at); err != nil {
+		return err
+	}
+	var key []byte
+	if err := db.NewRaw("SELECT value FROM service_secrets WHERE name = 'cursor_hmac'").Scan(ctx, &key); err != nil {
+		return err
+	}
+	b.deepCursor = rest.NewCursors(key).Encode("clients:"+b.big.ID.String()+":", rest.Cursor{CreatedAt: at.UTC(), ID: deep})
+	b.big.ClientIDs = nil
+	return nil
+}
+
+// listenerOf finds the local process listening at the host:port of a
+// database or Redis URL.
+func listenerOf(raw string) (int, error) {
+	return catalogue.ListenerPID(hostOf(raw))
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	host := u.Host
+	if u.Port() == "" {
+		switch u.Scheme {
+		case "redis", "rediss":
+			host += ":6379"
+		default:
+			host += ":5432"
+		}
+	}
+	return host
 }
 
 // checkSameAnswers makes sure both servers do the same work for every path
 // the run sends.
 func (b *bench) checkSameAnswers(ctx context.Context) error {
-	for _, org := range []catalogue.Org{b.small, b.big} {
+	last := b.tenants[len(b.tenants)-1]
+	for _, org := range []catalogue.Org{b.small, b.big, b.tenants[0], last} {
 		paths := []string{listPath, searchPath(catalogue.SearchCommon), searchPath(catalogue.SearchRare)}
-		if org.ID == b.small.ID {
-			paths = append(paths, detailPath(b.detailIDs[0]), detailPath(b.detailIDs[len(b.detailIDs)-1]))
+		if org.ClientIDs != nil {
+			paths = append(paths, detailPath(org.ClientIDs[0]), detailPath(org.ClientIDs[len(org.ClientIDs)-1]))
 		}
 		for _, p := range paths {
-			for _, proc := range b.procs[:len(b.procs)-1] {
-				if err := catalogue.SameAnswer(ctx, b.client, b.server(proc, org), b.server(b.baseline(), org), p); err != nil {
-					return err
+			for _, proc := range b.procs[:len(b.procs)-2] {
+				for _, ref := range []*child{b.baseline(), b.pgjson()} {
+					if err := catalogue.SameAnswer(ctx, b.client, b.server(proc, org), b.server(ref, org), p); err != nil {
+						return err
+					}
 				}
 			}
 		}

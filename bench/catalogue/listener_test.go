@@ -1,0 +1,66 @@
+package catalogue
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
+)
+
+func TestParseProcAddr(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		ip   string
+		port uint16
+	}{
+		{"0100007F:18EB", "127.0.0.1", 6379},
+		{"00000000:1538", "0.0.0.0", 5432},
+		{"00000000000000000000000001000000:1F90", "::1", 8080},
+		{"00000000000000000000000000000000:0050", "::", 80},
+	} {
+		ip, port, err := parseProcAddr(tc.in)
+		if err != nil || !ip.Equal(net.ParseIP(tc.ip)) || port != tc.port {
+			t.Errorf("parseProcAddr(%q) = %v, %d, %v; want %s, %d", tc.in, ip, port, err, tc.ip, tc.port)
+		}
+	}
+	for _, bad := range []string{"", "0100007F", "01007F:18EB", "zz00007F:18EB", "0100007F:zz"} {
+		if _, _, err := parseProcAddr(bad); err == nil {
+			t.Errorf("parseProcAddr(%q) accepted", bad)
+		}
+	}
+}
+
+// TestListenerPID finds this test process by a socket it listens on, the
+// local Redis and PostgreSQL by their configured addresses, and nothing on a
+// port where nobody listens.
+func TestListenerPID(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, err := ListenerPID(ln.Addr().String()); err != nil || pid != os.Getpid() {
+		t.Errorf("ListenerPID(own listener) = %d, %v; want %d", pid, err, os.Getpid())
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	if pid, err := ListenerPID(addr); err == nil {
+		t.Errorf("ListenerPID(closed %s) = %d, want an error", addr, pid)
+	}
+
+	for _, raw := range []string{pgtest.RedisURL(), pgtest.AdminURL()} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := ListenerPID(u.Host)
+		if err != nil {
+			t.Fatalf("%s: %v", u.Host, err)
+		}
+		if _, err := ReadCPU(pid); err != nil || pid == os.Getpid() {
+			t.Errorf("%s: pid %d (own %d), CPU: %v", u.Host, pid, os.Getpid(), err)
+		}
+		t.Logf("%s is served by pid %d", u.Host, pid)
+	}
+}
