@@ -2,7 +2,6 @@ package related
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,41 +58,6 @@ type Equipment struct {
 	WeightLbs    *float64      `bun:"weight_lbs" json:"weight_lbs"`
 	DailyRate    *money.Amount `bun:"daily_rate" json:"daily_rate"`
 	Category     One[Category] `bun:"-" json:"category,omitzero"`
-}
-
-// equipmentJSON is Equipment's JSON without the category: the same fields,
-// tags and order (checked in related_json_test.go), and no Marshaler inside
-// but money.Amount's.
-type equipmentJSON struct {
-	ID           uuid.UUID     `json:"id"`
-	Name         string        `json:"name"`
-	Brand        *string       `json:"brand"`
-	CategoryID   *uuid.UUID    `json:"category_id"`
-	CaseLengthIn *float64      `json:"case_length_in"`
-	CaseWidthIn  *float64      `json:"case_width_in"`
-	CaseHeightIn *float64      `json:"case_height_in"`
-	WeightLbs    *float64      `json:"weight_lbs"`
-	DailyRate    *money.Amount `json:"daily_rate"`
-}
-
-// equipmentCategoryJSON is Equipment's JSON with the category requested:
-// the category is a plain field, encoded in the same pass.
-type equipmentCategoryJSON struct {
-	equipmentJSON
-	Category *Category `json:"category"`
-}
-
-// marshalJSON encodes the equipment as encoding/json would encode
-// Equipment, in one json.Marshal: the category, when requested, is encoded
-// inline instead of through One's MarshalJSON, whose output encoding/json
-// would scan twice more (once inside this Marshal, once outside).
-func (e *Equipment) marshalJSON() ([]byte, error) {
-	f := equipmentJSON{ID: e.ID, Name: e.Name, Brand: e.Brand, CategoryID: e.CategoryID, CaseLengthIn: e.CaseLengthIn,
-		CaseWidthIn: e.CaseWidthIn, CaseHeightIn: e.CaseHeightIn, WeightLbs: e.WeightLbs, DailyRate: e.DailyRate}
-	if !e.Category.requested {
-		return json.Marshal(&f)
-	}
-	return json.Marshal(&equipmentCategoryJSON{equipmentJSON: f, Category: e.Category.value})
 }
 
 // Vehicle is the inline form of a fleet vehicle.

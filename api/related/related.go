@@ -32,27 +32,8 @@ func (o One[T]) IsZero() bool { return !o.requested }
 // Value returns the related record, or nil.
 func (o One[T]) Value() *T { return o.value }
 
-// MarshalJSON renders the record or null. encoding/json validates and
-// compacts whatever a Marshaler returns, so a record holding a One of its
-// own (equipment with its category) would have the inner record encoded,
-// then scanned inside this Marshal and again outside: such records
-// implement selfMarshaler and encode their nested expansion as a plain
-// field, in one pass. The bytes are the same (related_json_test.go).
-func (o One[T]) MarshalJSON() ([]byte, error) {
-	if o.value == nil {
-		return []byte("null"), nil
-	}
-	if m, ok := any(o.value).(selfMarshaler); ok {
-		return m.marshalJSON()
-	}
-	return json.Marshal(o.value)
-}
-
-// selfMarshaler is a read model that encodes itself, byte for byte as
-// encoding/json would, without a nested Marshaler.
-type selfMarshaler interface {
-	marshalJSON() ([]byte, error)
-}
+// MarshalJSON renders the record or null.
+func (o One[T]) MarshalJSON() ([]byte, error) { return json.Marshal(o.value) }
 
 // Pick returns the expansion of id from records loaded by a Load function.
 func Pick[T any](records map[uuid.UUID]*T, id *uuid.UUID) One[T] {
