@@ -1,6 +1,7 @@
 // Package demo seeds an organization with a believable AV, staging and
 // lighting rental house: categories, equipment with case sizes and weights,
-// trucks, clients, crew, events and their bookings. The CLI's demo command
+// trucks, clients, crew, events and their bookings, and a week ahead that
+// shows the planning endpoints' answers (planner.go). The CLI's demo command
 // and the operator's SandboxOrganization use it.
 package demo
 
@@ -17,7 +18,7 @@ import (
 func Seed(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		s := &seeder{tx: tx, org: org, demo: demo}
-		for _, step := range []func(context.Context) error{s.catalogue, s.bookings} {
+		for _, step := range []func(context.Context) error{s.catalogue, s.bookings, s.planner} {
 			if err := step(ctx); err != nil {
 				return err
 			}
@@ -36,4 +37,6 @@ type seeder struct {
 	// maintenance), availableVehicles those that can be assigned.
 	clients, events, equipment, vehicles, crew []uuid.UUID
 	categories, availableVehicles              []uuid.UUID
+	// equipmentNamed maps catalogue item names to the seeded ids.
+	equipmentNamed map[string]uuid.UUID
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -31,13 +32,14 @@ type Line struct {
 	Position int       `bun:"position" json:"-"`
 }
 
-// Limits of line items.
-const (
-	MaxLines       = 500
-	MaxQuantity    = 1_000_000
-	maxDescription = 1000
-	// MaxTotal is the largest line or document total (numeric(14,2)).
-	MaxTotal money.Amount = 99_999_999_999_999
+// MaxTotal is the largest line or document total (numeric(14,2)).
+const MaxTotal money.Amount = 99_999_999_999_999
+
+// The rules of a line item's fields and the most lines a body may carry,
+// from the OpenAPI document (LineItemInput, LineItemsInput).
+var (
+	lineRules = openapi.Rules("LineItemInput")
+	maxLines  = openapi.MaxItems("LineItemsInput")
 )
 
 // Field is the body field that carries the line items.
@@ -57,15 +59,18 @@ func DecodeLines(in *rest.Input) rest.Field[[]Line] {
 		in.Issue(Field, "must be an array of line item objects")
 		return rest.Field[[]Line]{}
 	}
-	if len(elems) > MaxLines {
-		in.Issue(Field, fmt.Sprintf("must have at most %d items", MaxLines))
+	if len(elems) > maxLines {
+		in.Issue(Field, fmt.Sprintf("must have at most %d items", maxLines))
 		return rest.Field[[]Line]{}
 	}
 	lines := make([]Line, 0, len(elems))
 	bad := false
 	for i, elem := range elems {
 		prefix := Field + "[" + strconv.Itoa(i) + "]"
-		l, issues := decodeLine(elem)
+		l, issues, ignored := decodeLine(elem, in.IsLenient())
+		for _, f := range ignored {
+			in.NoteIgnored(prefix + "." + f)
+		}
 		for _, is := range issues {
 			if is.Field != "" {
 				is.Field = prefix + "." + is.Field
@@ -83,15 +88,18 @@ func DecodeLines(in *rest.Input) rest.Field[[]Line] {
 	return rest.Field[[]Line]{Set: true, Value: lines}
 }
 
-func decodeLine(raw json.RawMessage) (Line, []errs.FieldIssue) {
+// decodeLine reads one line item; lenient (PATCH) ignores its read-only and
+// unknown fields and returns their names.
+func decodeLine(raw json.RawMessage, lenient bool) (Line, []errs.FieldIssue, []string) {
 	li, err := rest.ParseObject(raw)
 	if err != nil {
-		return Line{}, []errs.FieldIssue{{Field: "", Issue: "must be an object"}}
+		return Line{}, []errs.FieldIssue{{Field: "", Issue: "must be an object"}}, nil
 	}
-	eq := li.UUID("equipment_id", rest.Rule{Nullable: true})
-	desc := li.String("description", rest.Rule{Nullable: true, MaxLen: maxDescription})
-	qty := li.Int("quantity", rest.Rule{Required: true, Min: rest.Bound(1), Max: rest.Bound(MaxQuantity)})
-	price := li.Money("unit_price", rest.Rule{Required: true})
+	li.Lenient(lenient)
+	eq := li.UUID("equipment_id", lineRules.Get("equipment_id"))
+	desc := li.String("description", lineRules.Get("description"))
+	qty := li.Int("quantity", lineRules.Get("quantity"))
+	price := li.Money("unit_price", lineRules.Get("unit_price"))
 	li.ReadOnly("id", "line_total")
 	if !li.HasIssues() && eq.Ptr() == nil && desc.Value == "" {
 		li.Issue("description", "is required when equipment_id is not set")
@@ -104,9 +112,9 @@ func decodeLine(raw json.RawMessage) (Line, []errs.FieldIssue) {
 		}
 	}
 	if err := li.Err(); err != nil {
-		return Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields
+		return Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields, li.Ignored()
 	}
-	return l, nil
+	return l, nil, li.Ignored()
 }
 
 // Total is the exact sum of the line totals; over MaxTotal it is a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/redistest"
 )
 
 // The limit and window of the accuracy test: the organization's override
@@ -36,7 +37,8 @@ func (h hit) admitted() bool { return h.Status == http.StatusOK }
 func (h hit) counted() bool { return h.admitted() && !h.failedOpen }
 
 // TestRateLimitIsExactAcrossProcesses runs two `eventapi serve` processes on
-// one database and one Redis and checks that they share one exact sliding
+// one database and one Redis (a server of the test's own, then the shared
+// 3-master Redis Cluster of platform/redistest) and checks that they share one exact sliding
 // window: a burst of 200 admits exactly 50, bursts just before and just after
 // a window boundary neither let extra requests through nor stall, and no
 // rolling window ever holds more than 50 admissions.
@@ -55,10 +57,14 @@ func (h hit) counted() bool { return h.admitted() && !h.failedOpen }
 //     organization (at most three attempts); without fail-opens a shortfall
 //     fails.
 func TestRateLimitIsExactAcrossProcesses(t *testing.T) {
-	rs := startRedis(t)
+	t.Run("redis", func(t *testing.T) { rateLimitIsExact(t, startRedis(t).URL()) })
+	t.Run("redis-cluster", func(t *testing.T) { rateLimitIsExact(t, redistest.SharedClusterURL(t)) })
+}
+
+func rateLimitIsExact(t *testing.T, redisURL string) {
 	env := []string{
 		"EVENTAPI_DATABASE_URL=" + pgtest.NewEmptyDatabase(t),
-		"EVENTAPI_REDIS_URL=" + rs.URL(),
+		"EVENTAPI_REDIS_URL=" + redisURL,
 		"EVENTAPI_RATE_WINDOW=" + accWindow.String(),
 		"OTEL_SDK_DISABLED=true",
 	}

@@ -20,7 +20,8 @@ import (
 // SIGKILL after its keyed request committed and before it answered. The
 // process reaches that gap by itself: its Redis connection runs through a
 // proxy that never forwards the write of the finished record, and its Redis
-// timeout (EVENTAPI_REDIS_TIMEOUT) is long, so it waits there until it is
+// timeouts for idempotency records (EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT,
+// EVENTAPI_REDIS_READ_TIMEOUT) are long, so it waits there until it is
 // killed. Nothing in the binary is built for the test.
 //
 // Before the kill the test sees the state a crash leaves: the record and the
@@ -79,7 +80,7 @@ func TestCrashBetweenCommitAndReply(t *testing.T) {
 
 			proxy := startHoldingProxy(t, strings.TrimPrefix(strings.TrimSuffix(rs.URL(), "/0"), "redis://"), []byte(`{"s":"done"`))
 			victim := serve(t, append(append([]string(nil), common...),
-				"EVENTAPI_REDIS_URL=redis://"+proxy.Addr+"/0", "EVENTAPI_REDIS_TIMEOUT=10m"))
+				"EVENTAPI_REDIS_URL=redis://"+proxy.Addr+"/0", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT=10m", "EVENTAPI_REDIS_READ_TIMEOUT=10m", "EVENTAPI_REDIS_WRITE_TIMEOUT=10m"))
 
 			answered := make(chan string, 1)
 			go func() {

@@ -14,7 +14,8 @@ import (
 )
 
 // resource serves GET, POST and PATCH of events; the records a body names
-// (client_id) are checked against the organization before the write.
+// (client_id) are checked against the organization before the write, and
+// GET inlines the event's reservations on request (expand.go).
 func resource(env *rest.Env) crud.Resource[Event, Fields] {
 	return crud.Resource[Event, Fields]{
 		Kind: Kind, Env: env, Decode: decodeFields,
@@ -25,6 +26,8 @@ func resource(env *rest.Env) crud.Resource[Event, Fields] {
 		Check: func(ctx context.Context, db bun.IDB, org, _ uuid.UUID, f Fields) error {
 			return related.Check(ctx, db, org, f.Refs...)
 		},
+		Expand: Expansions,
+		Show:   show,
 	}
 }
 

@@ -3,6 +3,7 @@ package events
 import (
 	"time"
 
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/scoped"
@@ -12,11 +13,8 @@ import (
 // ReadOnly lists the fields an event may never write.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
-var (
-	nameRule  = rest.Rule{MinLen: 1, MaxLen: 200}
-	venueRule = rest.Rule{MinLen: 1, MaxLen: 300}
-	textRule  = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
-)
+// The field rules of POST and PATCH bodies, from the OpenAPI document.
+var createRules, updateRules = openapi.Rules("EventCreate"), openapi.Rules("EventUpdate")
 
 // Fields is a decoded create or patch body: the column assignments, plus the
 // dates it sets so the window can be checked against the stored one.
@@ -34,23 +32,26 @@ type Fields struct {
 func decodeFields(in *rest.Input, create bool) Fields {
 	var f Fields
 	ch := &f.Changes
-	req := func(r rest.Rule) rest.Rule { r.Required = create; return r }
+	rules := updateRules
+	if create {
+		rules = createRules
+	}
 
-	name := in.String("name", req(nameRule))
+	name := in.String("name", rules.Get("name"))
 	ch.SetIf(name.Set, "name", name.Value)
-	status := in.String("status", rest.Rule{OneOf: Statuses})
+	status := in.String("status", rules.Get("status"))
 	ch.SetIf(status.Set, "status", status.Value)
-	start := in.DateTime("start_date", req(rest.Rule{}))
+	start := in.DateTime("start_date", rules.Get("start_date"))
 	ch.SetIf(start.Set, "start_date", start.Value)
-	end := in.DateTime("end_date", req(rest.Rule{}))
+	end := in.DateTime("end_date", rules.Get("end_date"))
 	ch.SetIf(end.Set, "end_date", end.Value)
-	venue := in.String("venue", req(venueRule))
+	venue := in.String("venue", rules.Get("venue"))
 	ch.SetIf(venue.Set, "venue", venue.Value)
-	client := in.UUID("client_id", rest.Rule{Nullable: true})
+	client := in.UUID("client_id", rules.Get("client_id"))
 	ch.SetIf(client.Set, "client_id", client.Ptr())
 	f.Refs = []related.Ref{{Field: "client_id", Table: related.TableClients, ID: client.Ptr()}}
 	for _, col := range []string{"description", "notes"} {
-		v := in.String(col, textRule)
+		v := in.String(col, rules.Get(col))
 		ch.SetIf(v.Set, col, v.Ptr())
 	}
 	in.ReadOnly(ReadOnly...)

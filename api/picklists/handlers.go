@@ -105,7 +105,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err := Expand(ctx, db, org, one, Expansion{Items: true}); err != nil {
 		return err
 	}
-	return rest.OK(c, &one[0])
+	return rest.Updated(c, &one[0], in)
 }
 
 func (h handlers) createItem(c *fiber.Ctx) error {
@@ -149,7 +149,7 @@ func (h handlers) patchItem(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (h handlers) patchItem(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return rest.OK(c, it)
+	return rest.Updated(c, it, in)
 }
 
 func (h handlers) deleteItem(c *fiber.Ctx) error {

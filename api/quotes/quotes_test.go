@@ -330,7 +330,7 @@ func TestQuoteBadInput(t *testing.T) {
 	id := ok(t, a.Post(base, good("line_items", []any{line("description", "d", "quantity", 1, "unit_price", 1)})), 201)["id"].(string)
 	before := string(a.Get(base + "/" + id).Body)
 	for name, bd := range map[string]any{"title null": body("title", nil), "foreign eq": body("line_items", []any{line("equipment_id", fEq, "quantity", 1, "unit_price", 1)}),
-		"bad line": body("line_items", []any{line("quantity", 1)}), "total": body("total_amount", 1), "quote_type null": body("quote_type", nil)} {
+		"bad line": body("line_items", []any{line("quantity", 1)}), "total beside a bad title": body("total_amount", 1, "title", 5), "quote_type null": body("quote_type", nil)} {
 		if res := a.Patch(base+"/"+id, bd); res.Status != 422 {
 			t.Errorf("%s: %d %s", name, res.Status, res.Body)
 		}

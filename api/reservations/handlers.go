@@ -10,12 +10,10 @@ import (
 
 type handlers struct{ env *rest.Env }
 
-// written is the body of a successful write: data, plus the overbooked
-// warning in warn mode.
-type written struct {
-	Data     *Reservation `json:"data"`
-	Warnings []Warning    `json:"warnings,omitempty"`
-}
+// written is the body of a successful write: data, plus its warnings
+// (overbooked in warn mode, over_payload, over_volume, ignored_fields on
+// PATCH), absent when none.
+type written = rest.Written[*Reservation]
 
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
@@ -84,11 +82,11 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
+	r, warns, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(withWarning(r, warn))
+	return c.Status(fiber.StatusCreated).JSON(writtenWith(r, warns))
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
@@ -96,7 +94,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -106,11 +104,11 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
+	r, warns, err := Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusOK).JSON(withWarning(r, warn))
+	return c.Status(fiber.StatusOK).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
@@ -125,10 +123,12 @@ func (h handlers) delete(c *fiber.Ctx) error {
 	return rest.NoContent(c)
 }
 
-func withWarning(r *Reservation, w *Warning) written {
+// writtenWith is the write's body: the store's warnings, then extra ones.
+func writtenWith(r *Reservation, warns []Warning, extra ...rest.Warning) written {
 	out := written{Data: r}
-	if w != nil {
-		out.Warnings = []Warning{*w}
+	for _, w := range warns {
+		out.Warnings = append(out.Warnings, rest.Warning{Code: w.Code, Details: w.Details})
 	}
+	out.Warnings = append(out.Warnings, extra...)
 	return out
 }

@@ -1,6 +1,7 @@
 package reservations
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/stock"
 )
 
 // Reservation books a quantity of one equipment record for a window,
@@ -45,8 +47,8 @@ func (r *Reservation) PageKey() rest.Cursor { return rest.Cursor{CreatedAt: r.Cr
 // Kind names the resource in errors.
 const Kind = "equipment reservation"
 
-// Reservation statuses (DECISIONS.md "Statuses"); any move between them is
-// allowed. Reserved and checked_out count against stock.
+// Reservation statuses (docs/decisions.md); any move between them is
+// allowed. Reserved and checked_out count against stock (stock.HoldingStatuses).
 const (
 	StatusReserved   = "reserved"
 	StatusCheckedOut = "checked_out"
@@ -63,13 +65,11 @@ var CostOwnerships = []string{"new_customer", "original_customer", "absorbed"}
 // Expansions are the relations ?expand accepts.
 var Expansions = []string{"equipment", "event", "vehicle"}
 
-// MaxTruckPosition bounds truck_position (SPEC limits).
-const MaxTruckPosition = 120
-
 // MinOverbookReason is the shortest accepted overbook_reason.
 const MinOverbookReason = 4
 
-// counts reports whether the reservation holds stock.
+// counts reports whether the reservation holds stock (api/stock states which
+// statuses do).
 func (r *Reservation) counts() bool {
-	return r.ReservationStatus == StatusReserved || r.ReservationStatus == StatusCheckedOut
+	return slices.Contains(stock.HoldingStatuses, r.ReservationStatus)
 }

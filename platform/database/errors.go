@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/eventapi/eventapi/platform/errs"
@@ -59,7 +60,7 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 	case "23502", "23514", "22001", "22003", "22007", "22008", "22P02", "22023", "22021", "22P05": // not null, check, too long, range, datetime, text repr, bad bytes
 		return &errs.Error{Code: errs.Validation, Message: "a value is not acceptable", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
-	case "40001", "40P01": // serialization failure, deadlock
+	case pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected: // left after RunInTx's retries
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause, RetryAfter: 1}
 	case "57014": // query_canceled (statement timeout)
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database timeout", Cause: cause, RetryAfter: 1}
