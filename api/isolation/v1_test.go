@@ -83,7 +83,11 @@ func (s *Suite) checkV1Item(t *testing.T, method, route string, r Route) {
 	table := fixtures[r.Fixture].Table
 	id := s.Make(t, r.Fixture, s.A)
 	path := fill(route, id)
-	before, ok := s.row(t, table, s.A.ID, id)
+	stamp := fixtures[r.Fixture].Stamp
+	if stamp == "" {
+		stamp = "updated_at"
+	}
+	before, ok := s.row(t, table, stamp, s.A.ID, id)
 	if !ok {
 		t.Fatalf("fixture %s made no row %s in %s", r.Fixture, id, table)
 	}
@@ -91,7 +95,7 @@ func (s *Suite) checkV1Item(t *testing.T, method, route string, r Route) {
 	if e, _ := res.JSON()["error"].(map[string]any); res.Status != http.StatusNotFound || e["code"] != "NOT_FOUND" {
 		t.Errorf("B %s A's record: %d %s, want 404 NOT_FOUND", method, res.Status, res.Body)
 	}
-	if after, ok := s.row(t, table, s.A.ID, id); !ok || !after.Equal(before) {
+	if after, ok := s.row(t, table, stamp, s.A.ID, id); !ok || !after.Equal(before) {
 		t.Fatalf("B's %s changed or removed A's record (exists=%v)", method, ok)
 	}
 	res = s.A.Do(method, path, s.body(t, method, r, s.A))
