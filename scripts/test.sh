@@ -25,7 +25,7 @@ trap run_cleanups EXIT
 # own, so parallel runs on one machine do not meet, and is stopped on exit.
 if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
   for _ in 1 2 3 4 5; do
-    REDIS_CLUSTER_BASE_PORT=$((20000 + RANDOM % 9000))
+    REDIS_CLUSTER_BASE_PORT=$((20000 + RANDOM % 2700)) # bus ports (+10000) stay below the ephemeral range (32768+)
     busy=0
     for p in $(seq "$REDIS_CLUSTER_BASE_PORT" $((REDIS_CLUSTER_BASE_PORT + 5))); do
       if (exec 3<>"/dev/tcp/127.0.0.1/${p}") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null; then busy=1; fi

@@ -318,6 +318,24 @@ func (e InvoiceStatus) Valid() bool {
 	}
 }
 
+// Defines values for LoadWarningCode.
+const (
+	OverPayload LoadWarningCode = "over_payload"
+	OverVolume  LoadWarningCode = "over_volume"
+)
+
+// Valid indicates whether the value is a known member of the LoadWarningCode enum.
+func (e LoadWarningCode) Valid() bool {
+	switch e {
+	case OverPayload:
+		return true
+	case OverVolume:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MalformedJSONErrorErrorCode.
 const (
 	MalformedJSONErrorErrorCodeMalformedJson MalformedJSONErrorErrorCode = "malformed_json"
@@ -762,6 +780,27 @@ func (e GetEquipmentReservationParamsExpand) Valid() bool {
 	}
 }
 
+// Defines values for GetEventParamsExpand.
+const (
+	GetEventParamsExpandEquipment             GetEventParamsExpand = "equipment"
+	GetEventParamsExpandEquipmentReservations GetEventParamsExpand = "equipment_reservations"
+	GetEventParamsExpandVehicle               GetEventParamsExpand = "vehicle"
+)
+
+// Valid indicates whether the value is a known member of the GetEventParamsExpand enum.
+func (e GetEventParamsExpand) Valid() bool {
+	switch e {
+	case GetEventParamsExpandEquipment:
+		return true
+	case GetEventParamsExpandEquipmentReservations:
+		return true
+	case GetEventParamsExpandVehicle:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListInvoicesParamsExpand.
 const (
 	ListInvoicesParamsExpandClient ListInvoicesParamsExpand = "client"
@@ -792,6 +831,27 @@ func (e GetInvoiceParamsExpand) Valid() bool {
 	case GetInvoiceParamsExpandClient:
 		return true
 	case GetInvoiceParamsExpandEvent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetJobParamsExpand.
+const (
+	GetJobParamsExpandEquipment             GetJobParamsExpand = "equipment"
+	GetJobParamsExpandEquipmentReservations GetJobParamsExpand = "equipment_reservations"
+	GetJobParamsExpandVehicle               GetJobParamsExpand = "vehicle"
+)
+
+// Valid indicates whether the value is a known member of the GetJobParamsExpand enum.
+func (e GetJobParamsExpand) Valid() bool {
+	switch e {
+	case GetJobParamsExpandEquipment:
+		return true
+	case GetJobParamsExpandEquipmentReservations:
+		return true
+	case GetJobParamsExpandVehicle:
 		return true
 	default:
 		return false
@@ -919,6 +979,67 @@ func (e GetQuoteParamsExpand) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// Defines values for GetVehicleLoadParamsExpand.
+const (
+	GetVehicleLoadParamsExpandEquipment GetVehicleLoadParamsExpand = "equipment"
+	GetVehicleLoadParamsExpandEvent     GetVehicleLoadParamsExpand = "event"
+	GetVehicleLoadParamsExpandVehicle   GetVehicleLoadParamsExpand = "vehicle"
+)
+
+// Valid indicates whether the value is a known member of the GetVehicleLoadParamsExpand enum.
+func (e GetVehicleLoadParamsExpand) Valid() bool {
+	switch e {
+	case GetVehicleLoadParamsExpandEquipment:
+		return true
+	case GetVehicleLoadParamsExpandEvent:
+		return true
+	case GetVehicleLoadParamsExpandVehicle:
+		return true
+	default:
+		return false
+	}
+}
+
+// Availability How many units of one equipment record are reserved and free over a window.
+type Availability struct {
+	// ConflictingEventIds Their events, each once.
+	ConflictingEventIds []openapi_types.UUID `json:"conflicting_event_ids"`
+
+	// ConflictingReservationIds The reservations that hold stock in the window, in creation order.
+	ConflictingReservationIds []openapi_types.UUID   `json:"conflicting_reservation_ids"`
+	EquipmentId               openapi_types.UUID     `json:"equipment_id"`
+	Intervals                 []AvailabilityInterval `json:"intervals"`
+
+	// MinAvailable The stock guard admits n units for this window exactly when n ≤ min_available; null when stock is unlimited.
+	MinAvailable  *int      `json:"min_available"`
+	StockQuantity *int      `json:"stock_quantity"`
+	WindowEnd     time.Time `json:"window_end"`
+	WindowStart   time.Time `json:"window_start"`
+}
+
+// AvailabilityData defines model for AvailabilityData.
+type AvailabilityData struct {
+	// Data How many units of one equipment record are reserved and free over a window.
+	Data Availability `json:"data"`
+}
+
+// AvailabilityInterval One step of the availability over [`start`, `end`).
+type AvailabilityInterval struct {
+	// Available stock_quantity − reserved; null when stock is unlimited.
+	Available *int      `json:"available"`
+	End       time.Time `json:"end"`
+
+	// Reserved Units held by reserved and checked_out reservations.
+	Reserved int       `json:"reserved"`
+	Start    time.Time `json:"start"`
+}
+
+// AvailabilityList defines model for AvailabilityList.
+type AvailabilityList struct {
+	Data       []Availability `json:"data"`
+	Pagination Pagination     `json:"pagination"`
 }
 
 // CaseType defines model for CaseType.
@@ -1234,11 +1355,14 @@ type Event struct {
 	Description *string `json:"description"`
 
 	// EndDate After `start_date`.
-	EndDate   time.Time          `json:"end_date"`
-	Id        openapi_types.UUID `json:"id"`
-	Name      string             `json:"name"`
-	Notes     *string            `json:"notes"`
-	StartDate time.Time          `json:"start_date"`
+	EndDate time.Time `json:"end_date"`
+
+	// EquipmentReservations Present only with `expand=equipment_reservations` on `GET /events/{id}` and `GET /jobs/{id}`.
+	EquipmentReservations *[]Reservation     `json:"equipment_reservations,omitempty"`
+	Id                    openapi_types.UUID `json:"id"`
+	Name                  string             `json:"name"`
+	Notes                 *string            `json:"notes"`
+	StartDate             time.Time          `json:"start_date"`
 
 	// Status Any status may move to any other.
 	Status    EventStatus `json:"status"`
@@ -1480,6 +1604,49 @@ type LineItemInput struct {
 // LineItemsInput The whole set of lines (at most 500); on PATCH it replaces the existing set.
 type LineItemsInput = []LineItemInput
 
+// LoadTotals A vehicle's load over a window. Weights are pounds, volumes cubic inches; sums are
+// rounded to hundredths.
+type LoadTotals struct {
+	// CargoVolumeCuin Σ quantity × case length × width × height over the lines with all three.
+	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
+
+	// InteriorVolumeCuin Interior length × width × height; null when one is unknown.
+	InteriorVolumeCuin *int `json:"interior_volume_cuin"`
+	MaxPayloadLbs      *int `json:"max_payload_lbs"`
+
+	// OverPayload payload_lbs > max_payload_lbs (false when the limit is unknown).
+	OverPayload bool `json:"over_payload"`
+
+	// OverVolume cargo_volume_cuin > interior_volume_cuin (false when unknown).
+	OverVolume bool `json:"over_volume"`
+
+	// PayloadLbs Σ quantity × weight_lbs over the lines with a weight.
+	PayloadLbs float32 `json:"payload_lbs"`
+
+	// UnknownVolumeCount Lines left out of cargo_volume_cuin (a case dimension missing).
+	UnknownVolumeCount int `json:"unknown_volume_count"`
+
+	// UnknownWeightCount Lines left out of payload_lbs (no weight).
+	UnknownWeightCount int                `json:"unknown_weight_count"`
+	VehicleId          openapi_types.UUID `json:"vehicle_id"`
+	WindowEnd          time.Time          `json:"window_end"`
+	WindowStart        time.Time          `json:"window_start"`
+}
+
+// LoadWarning Written although the reservation leaves its vehicle over its payload (`over_payload`) or
+// cargo volume (`over_volume`) during the reservation's window; `details` is the vehicle's
+// load over that window, this reservation included.
+type LoadWarning struct {
+	Code LoadWarningCode `json:"code"`
+
+	// Details A vehicle's load over a window. Weights are pounds, volumes cubic inches; sums are
+	// rounded to hundredths.
+	Details LoadTotals `json:"details"`
+}
+
+// LoadWarningCode defines model for LoadWarning.Code.
+type LoadWarningCode string
+
 // MalformedJSONError defines model for MalformedJSONError.
 type MalformedJSONError struct {
 	Error struct {
@@ -1508,9 +1675,11 @@ type NotFoundError struct {
 // NotFoundErrorErrorCode defines model for NotFoundError.Error.Code.
 type NotFoundErrorErrorCode string
 
-// OverbookDetails The shortage of a reservation: `available` is stock minus the overlapping `reserved`
-// and `checked_out` reservations (it may be negative when stock was lowered);
-// `deficit` = `requested` − `available`.
+// OverbookDetails The shortage of a reservation: `available` is stock minus the most units the
+// `reserved` and `checked_out` reservations hold at any instant of the window (the
+// `min_available` of the availability endpoint; negative when stock was lowered);
+// `deficit` = `requested` − `available`. The conflicting ids name every reservation that
+// holds stock in the window.
 type OverbookDetails struct {
 	Available                 int                  `json:"available"`
 	ConflictingEventIds       []openapi_types.UUID `json:"conflicting_event_ids"`
@@ -1534,9 +1703,11 @@ type OverbookDetailsRetryWithForceOverbook bool
 type OverbookWarning struct {
 	Code OverbookWarningCode `json:"code"`
 
-	// Details The shortage of a reservation: `available` is stock minus the overlapping `reserved`
-	// and `checked_out` reservations (it may be negative when stock was lowered);
-	// `deficit` = `requested` − `available`.
+	// Details The shortage of a reservation: `available` is stock minus the most units the
+	// `reserved` and `checked_out` reservations hold at any instant of the window (the
+	// `min_available` of the availability endpoint; negative when stock was lowered);
+	// `deficit` = `requested` − `available`. The conflicting ids name every reservation that
+	// holds stock in the window.
 	Details OverbookDetails `json:"details"`
 }
 
@@ -1922,8 +2093,17 @@ type ReservationWritten struct {
 	// only when expanded (null when the reservation has no such relation).
 	Data Reservation `json:"data"`
 
-	// Warnings Present only when the stock guard is in warn mode and the write exceeded stock.
-	Warnings *[]OverbookWarning `json:"warnings,omitempty"`
+	// Warnings Present only when there is something to report: `overbooked` when the stock guard is
+	// in warn mode and the write exceeded stock; `over_payload` / `over_volume` when the
+	// write assigns the reservation to a vehicle (creates it on one, or changes its
+	// vehicle, equipment, window, quantity or status) and the vehicle is then over its
+	// payload or cargo volume during the reservation's window.
+	Warnings *[]ReservationWritten_Warnings_Item `json:"warnings,omitempty"`
+}
+
+// ReservationWritten_Warnings_Item defines model for ReservationWritten.warnings.Item.
+type ReservationWritten_Warnings_Item struct {
+	union json.RawMessage
 }
 
 // Scope defines model for Scope.
@@ -2044,6 +2224,33 @@ type VehicleList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// VehicleLoad The load of a vehicle over a window (the fields of `LoadTotals`) and the reservations
+// behind it, in creation order.
+type VehicleLoad struct {
+	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
+
+	// EventId The event whose window was asked for, else null.
+	EventId            *openapi_types.UUID `json:"event_id"`
+	InteriorVolumeCuin *int                `json:"interior_volume_cuin"`
+	MaxPayloadLbs      *int                `json:"max_payload_lbs"`
+	OverPayload        bool                `json:"over_payload"`
+	OverVolume         bool                `json:"over_volume"`
+	PayloadLbs         float32             `json:"payload_lbs"`
+	Reservations       []Reservation       `json:"reservations"`
+	UnknownVolumeCount int                 `json:"unknown_volume_count"`
+	UnknownWeightCount int                 `json:"unknown_weight_count"`
+	VehicleId          openapi_types.UUID  `json:"vehicle_id"`
+	WindowEnd          time.Time           `json:"window_end"`
+	WindowStart        time.Time           `json:"window_start"`
+}
+
+// VehicleLoadData defines model for VehicleLoadData.
+type VehicleLoadData struct {
+	// Data The load of a vehicle over a window (the fields of `LoadTotals`) and the reservations
+	// behind it, in creation order.
+	Data VehicleLoad `json:"data"`
+}
+
 // VehicleRef A vehicle, inlined by `expand=vehicle`.
 type VehicleRef struct {
 	Id                   openapi_types.UUID `json:"id"`
@@ -2087,6 +2294,9 @@ type DocumentExpand = []string
 // EquipmentExpand defines model for EquipmentExpand.
 type EquipmentExpand = []string
 
+// EventExpand defines model for EventExpand.
+type EventExpand = []string
+
 // EventStatusFilter Any status may move to any other.
 type EventStatusFilter = EventStatus
 
@@ -2104,6 +2314,18 @@ type PickListExpand = []string
 
 // ReservationExpand defines model for ReservationExpand.
 type ReservationExpand = []string
+
+// WindowEnd defines model for WindowEnd.
+type WindowEnd = time.Time
+
+// WindowStart defines model for WindowStart.
+type WindowStart = time.Time
+
+// AvailabilityFound defines model for AvailabilityFound.
+type AvailabilityFound = AvailabilityData
+
+// AvailabilityPage defines model for AvailabilityPage.
+type AvailabilityPage = AvailabilityList
 
 // CategoryCreated defines model for CategoryCreated.
 type CategoryCreated = CategoryData
@@ -2261,11 +2483,26 @@ type VehicleCreated = VehicleData
 // VehicleFound defines model for VehicleFound.
 type VehicleFound = VehicleData
 
+// VehicleLoadFound defines model for VehicleLoadFound.
+type VehicleLoadFound = VehicleLoadData
+
 // VehiclePage defines model for VehiclePage.
 type VehiclePage = VehicleList
 
 // VehicleUpdated defines model for VehicleUpdated.
 type VehicleUpdated = VehicleData
+
+// ListAvailabilityParams defines parameters for ListAvailability.
+type ListAvailabilityParams struct {
+	// EquipmentId 1–100 equipment ids, comma-separated.
+	EquipmentId []openapi_types.UUID `form:"equipment_id" json:"equipment_id"`
+
+	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`).
+	Start WindowStart `form:"start" json:"start"`
+
+	// End End of the window, after `start` and at most 366 days later, RFC 3339.
+	End WindowEnd `form:"end" json:"end"`
+}
 
 // ListClientsParams defines parameters for ListClients.
 type ListClientsParams struct {
@@ -2376,6 +2613,15 @@ type UpdateEquipmentParams struct {
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetEquipmentAvailabilityParams defines parameters for GetEquipmentAvailability.
+type GetEquipmentAvailabilityParams struct {
+	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`).
+	Start WindowStart `form:"start" json:"start"`
+
+	// End End of the window, after `start` and at most 366 days later, RFC 3339.
+	End WindowEnd `form:"end" json:"end"`
 }
 
 // ListEquipmentCategoriesParams defines parameters for ListEquipmentCategories.
@@ -2495,6 +2741,17 @@ type CreateEventParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetEventParams defines parameters for GetEvent.
+type GetEventParams struct {
+	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
+	// order); `equipment` and `vehicle` then inline those records in each reservation and
+	// have no effect without it.
+	Expand *EventExpand `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// GetEventParamsExpand defines parameters for GetEvent.
+type GetEventParamsExpand string
+
 // UpdateEventParams defines parameters for UpdateEvent.
 type UpdateEventParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
@@ -2565,6 +2822,17 @@ type ListJobsParams struct {
 	// Status Only events with this status.
 	Status *EventStatusFilter `form:"status,omitempty" json:"status,omitempty"`
 }
+
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
+	// order); `equipment` and `vehicle` then inline those records in each reservation and
+	// have no effect without it.
+	Expand *EventExpand `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// GetJobParamsExpand defines parameters for GetJob.
+type GetJobParamsExpand string
 
 // GetOpenAPIDocument200JSONResponseBodyOpenapi defines parameters for GetOpenAPIDocument.
 type GetOpenAPIDocument200JSONResponseBodyOpenapi string
@@ -2734,6 +3002,24 @@ type UpdateVehicleParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetVehicleLoadParams defines parameters for GetVehicleLoad.
+type GetVehicleLoadParams struct {
+	// Start Start of the window (RFC 3339); required unless `event_id` is given.
+	Start *time.Time `form:"start,omitempty" json:"start,omitempty"`
+
+	// End End of the window (RFC 3339), after `start`, at most 366 days later.
+	End *time.Time `form:"end,omitempty" json:"end,omitempty"`
+
+	// EventId Use this event's window instead of `start` and `end`.
+	EventId *openapi_types.UUID `form:"event_id,omitempty" json:"event_id,omitempty"`
+
+	// Expand Comma-separated relations to inline.
+	Expand *ReservationExpand `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// GetVehicleLoadParamsExpand defines parameters for GetVehicleLoad.
+type GetVehicleLoadParamsExpand string
+
 // CreateClientJSONRequestBody defines body for CreateClient for application/json ContentType.
 type CreateClientJSONRequestBody = ClientCreate
 
@@ -2858,6 +3144,68 @@ func (t ReservationError_Error_Details) MarshalJSON() ([]byte, error) {
 }
 
 func (t *ReservationError_Error_Details) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsOverbookWarning returns the union data inside the ReservationWritten_Warnings_Item as a OverbookWarning
+func (t ReservationWritten_Warnings_Item) AsOverbookWarning() (OverbookWarning, error) {
+	var body OverbookWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOverbookWarning overwrites any union data inside the ReservationWritten_Warnings_Item as the provided OverbookWarning
+func (t *ReservationWritten_Warnings_Item) FromOverbookWarning(v OverbookWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOverbookWarning performs a merge with any union data inside the ReservationWritten_Warnings_Item, using the provided OverbookWarning
+func (t *ReservationWritten_Warnings_Item) MergeOverbookWarning(v OverbookWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsLoadWarning returns the union data inside the ReservationWritten_Warnings_Item as a LoadWarning
+func (t ReservationWritten_Warnings_Item) AsLoadWarning() (LoadWarning, error) {
+	var body LoadWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLoadWarning overwrites any union data inside the ReservationWritten_Warnings_Item as the provided LoadWarning
+func (t *ReservationWritten_Warnings_Item) FromLoadWarning(v LoadWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeLoadWarning performs a merge with any union data inside the ReservationWritten_Warnings_Item, using the provided LoadWarning
+func (t *ReservationWritten_Warnings_Item) MergeLoadWarning(v LoadWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ReservationWritten_Warnings_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ReservationWritten_Warnings_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2997,6 +3345,17 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ListAvailability Availability of up to 100 equipment records over a window
+	//
+	// The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
+	// order given (a repeated id is answered once), computed with one query. The list is
+	// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
+	// caller's organization makes the whole answer `404 not_found` (the message names it).
+	// Scopes: `equipment_reservations:read`.
+	//
+	// Corresponds with GET /availability (the `ListAvailability` operationId).
+	ListAvailability(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListClients List clients
 	//
@@ -3151,6 +3510,22 @@ type ClientInterface interface {
 	// Corresponds with PATCH /equipment/{id} (the `UpdateEquipment` operationId).
 	UpdateEquipment(ctx context.Context, id Id, params *UpdateEquipmentParams, body UpdateEquipmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetEquipmentAvailability Availability of one equipment record over a window
+	//
+	// How many units are reserved and free over [`start`, `end`), as a step function:
+	// `intervals` partition the window wherever the reserved count changes. A reservation
+	// counts while its `reservation_status` is `reserved` or `checked_out` and its
+	// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
+	// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
+	// held at any instant of the window: the stock guard admits a reservation of n units for
+	// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
+	// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+	// and `min_available` are null. The window is at most 366 days.
+	// Scopes: `equipment_reservations:read`.
+	//
+	// Corresponds with GET /equipment/{id}/availability (the `GetEquipmentAvailability` operationId).
+	GetEquipmentAvailability(ctx context.Context, id Id, params *GetEquipmentAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEquipmentCategories List equipment categories
 	//
 	// Scopes: `equipment:read`.
@@ -3224,9 +3599,11 @@ type ClientInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment that
-	//    overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
+	//    at any one instant of the window (a reservation holds over its [`start_date`,
+	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -3253,9 +3630,11 @@ type ClientInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment that
-	//    overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
+	//    at any one instant of the window (a reservation holds over its [`start_date`,
+	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -3339,10 +3718,12 @@ type ClientInterface interface {
 
 	// GetEvent Get an event
 	//
+	// With `expand=equipment_reservations` the event's reservations (its truck assignments)
+	// are inlined, so a load planner gets a job's assignments in one call.
 	// Scopes: any one of `events:read`, `jobs:read`.
 	//
 	// Corresponds with GET /events/{id} (the `GetEvent` operationId).
-	GetEvent(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetEvent(ctx context.Context, id Id, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateEventWithBody Update an event
 	//
@@ -3443,11 +3824,11 @@ type ClientInterface interface {
 
 	// GetJob Get a job
 	//
-	// The legacy name of `GET /events/{id}`.
+	// The legacy name of `GET /events/{id}`, with the same `expand`.
 	// Scopes: any one of `events:read`, `jobs:read`.
 	//
 	// Corresponds with GET /jobs/{id} (the `GetJob` operationId).
-	GetJob(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetJob(ctx context.Context, id Id, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIDocument Get this document
 	//
@@ -3713,6 +4094,43 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /vehicles/{id} (the `UpdateVehicle` operationId).
 	UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicleParams, body UpdateVehicleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVehicleLoad What a vehicle carries over a window or an event
+	//
+	// The reservations assigned to the vehicle that hold stock (`reserved`, `checked_out`) and
+	// overlap the window — [`start`, `end`), or the event's [`start_date`, `end_date`) with
+	// `event_id` — with `payload_lbs` = Σ quantity × `weight_lbs` and `cargo_volume_cuin` =
+	// Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
+	// interior volume. Lines whose equipment lacks a weight (or any case dimension) are
+	// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
+	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
+	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+	// `end` or `event_id`; an `event_id` outside the organization answers
+	// `422 validation_error`. Scopes: `equipment_reservations:read`.
+	//
+	// Corresponds with GET /vehicles/{id}/load (the `GetVehicleLoad` operationId).
+	GetVehicleLoad(ctx context.Context, id Id, params *GetVehicleLoadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListAvailability Availability of up to 100 equipment records over a window
+//
+// The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
+// order given (a repeated id is answered once), computed with one query. The list is
+// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
+// caller's organization makes the whole answer `404 not_found` (the message names it).
+// Scopes: `equipment_reservations:read`.
+//
+// Corresponds with GET /availability (the `ListAvailability` operationId).
+func (c *Client) ListAvailability(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAvailabilityRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // ListClients List clients
@@ -4048,6 +4466,32 @@ func (c *Client) UpdateEquipment(ctx context.Context, id Id, params *UpdateEquip
 	return c.Client.Do(req)
 }
 
+// GetEquipmentAvailability Availability of one equipment record over a window
+//
+// How many units are reserved and free over [`start`, `end`), as a step function:
+// `intervals` partition the window wherever the reserved count changes. A reservation
+// counts while its `reservation_status` is `reserved` or `checked_out` and its
+// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
+// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
+// held at any instant of the window: the stock guard admits a reservation of n units for
+// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
+// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+// and `min_available` are null. The window is at most 366 days.
+// Scopes: `equipment_reservations:read`.
+//
+// Corresponds with GET /equipment/{id}/availability (the `GetEquipmentAvailability` operationId).
+func (c *Client) GetEquipmentAvailability(ctx context.Context, id Id, params *GetEquipmentAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEquipmentAvailabilityRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListEquipmentCategories List equipment categories
 //
 // Scopes: `equipment:read`.
@@ -4191,9 +4635,11 @@ func (c *Client) ListEquipmentReservations(ctx context.Context, params *ListEqui
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-//     organization's `reserved` and `checked_out` reservations of the same equipment that
-//     overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
+//     organization's `reserved` and `checked_out` reservations of the same equipment hold
+//     at any one instant of the window (a reservation holds over its [`start_date`,
+//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -4230,9 +4676,11 @@ func (c *Client) CreateEquipmentReservationWithBody(ctx context.Context, params 
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-//     organization's `reserved` and `checked_out` reservations of the same equipment that
-//     overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
+//     organization's `reserved` and `checked_out` reservations of the same equipment hold
+//     at any one instant of the window (a reservation holds over its [`start_date`,
+//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -4396,11 +4844,13 @@ func (c *Client) CreateEvent(ctx context.Context, params *CreateEventParams, bod
 
 // GetEvent Get an event
 //
+// With `expand=equipment_reservations` the event's reservations (its truck assignments)
+// are inlined, so a load planner gets a job's assignments in one call.
 // Scopes: any one of `events:read`, `jobs:read`.
 //
 // Corresponds with GET /events/{id} (the `GetEvent` operationId).
-func (c *Client) GetEvent(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetEventRequest(c.Server, id)
+func (c *Client) GetEvent(ctx context.Context, id Id, params *GetEventParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4610,12 +5060,12 @@ func (c *Client) ListJobs(ctx context.Context, params *ListJobsParams, reqEditor
 
 // GetJob Get a job
 //
-// The legacy name of `GET /events/{id}`.
+// The legacy name of `GET /events/{id}`, with the same `expand`.
 // Scopes: any one of `events:read`, `jobs:read`.
 //
 // Corresponds with GET /jobs/{id} (the `GetJob` operationId).
-func (c *Client) GetJob(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetJobRequest(c.Server, id)
+func (c *Client) GetJob(ctx context.Context, id Id, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetJobRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5139,6 +5589,102 @@ func (c *Client) UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicle
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// GetVehicleLoad What a vehicle carries over a window or an event
+//
+// The reservations assigned to the vehicle that hold stock (`reserved`, `checked_out`) and
+// overlap the window — [`start`, `end`), or the event's [`start_date`, `end_date`) with
+// `event_id` — with `payload_lbs` = Σ quantity × `weight_lbs` and `cargo_volume_cuin` =
+// Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
+// interior volume. Lines whose equipment lacks a weight (or any case dimension) are
+// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
+// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
+// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+// `end` or `event_id`; an `event_id` outside the organization answers
+// `422 validation_error`. Scopes: `equipment_reservations:read`.
+//
+// Corresponds with GET /vehicles/{id}/load (the `GetVehicleLoad` operationId).
+func (c *Client) GetVehicleLoad(ctx context.Context, id Id, params *GetVehicleLoadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVehicleLoadRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NewListAvailabilityRequest constructs an http.Request for the ListAvailability method
+func NewListAvailabilityRequest(server string, params *ListAvailabilityParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/availability")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.EquipmentId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "equipment_id", params.EquipmentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "end", params.End, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewListClientsRequest constructs an http.Request for the ListClients method
@@ -5855,6 +6401,71 @@ func NewUpdateEquipmentRequestWithBody(server string, id Id, params *UpdateEquip
 	return req, nil
 }
 
+// NewGetEquipmentAvailabilityRequest constructs an http.Request for the GetEquipmentAvailability method
+func NewGetEquipmentAvailabilityRequest(server string, id Id, params *GetEquipmentAvailabilityParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/equipment/%s/availability", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "end", params.End, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListEquipmentCategoriesRequest constructs an http.Request for the ListEquipmentCategories method
 func NewListEquipmentCategoriesRequest(server string, params *ListEquipmentCategoriesParams) (*http.Request, error) {
 	var err error
@@ -6547,7 +7158,7 @@ func NewCreateEventRequestWithBody(server string, params *CreateEventParams, con
 }
 
 // NewGetEventRequest constructs an http.Request for the GetEvent method
-func NewGetEventRequest(server string, id Id) (*http.Request, error) {
+func NewGetEventRequest(server string, id Id, params *GetEventParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -6570,6 +7181,33 @@ func NewGetEventRequest(server string, id Id) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Expand != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand", *params.Expand, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -7016,7 +7654,7 @@ func NewListJobsRequest(server string, params *ListJobsParams) (*http.Request, e
 }
 
 // NewGetJobRequest constructs an http.Request for the GetJob method
-func NewGetJobRequest(server string, id Id) (*http.Request, error) {
+func NewGetJobRequest(server string, id Id, params *GetJobParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7039,6 +7677,33 @@ func NewGetJobRequest(server string, id Id) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Expand != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand", *params.Expand, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -8046,6 +8711,103 @@ func NewUpdateVehicleRequestWithBody(server string, id Id, params *UpdateVehicle
 	return req, nil
 }
 
+// NewGetVehicleLoadRequest constructs an http.Request for the GetVehicleLoad method
+func NewGetVehicleLoadRequest(server string, id Id, params *GetVehicleLoadParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/vehicles/%s/load", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.End != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "end", *params.End, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EventId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "event_id", *params.EventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Expand != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand", *params.Expand, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -8089,6 +8851,19 @@ func WithBaseURL(baseURL string) ClientOption {
 
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
+
+	// ListAvailabilityWithResponse Availability of up to 100 equipment records over a window
+	//
+	// The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
+	// order given (a repeated id is answered once), computed with one query. The list is
+	// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
+	// caller's organization makes the whole answer `404 not_found` (the message names it).
+	// Scopes: `equipment_reservations:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /availability (the `ListAvailability` operationId).
+	ListAvailabilityWithResponse(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*ListAvailabilityResponse, error)
 
 	// ListClientsWithResponse List clients
 	//
@@ -8255,6 +9030,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /equipment/{id} (the `UpdateEquipment` operationId).
 	UpdateEquipmentWithResponse(ctx context.Context, id Id, params *UpdateEquipmentParams, body UpdateEquipmentJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateEquipmentResponse, error)
 
+	// GetEquipmentAvailabilityWithResponse Availability of one equipment record over a window
+	//
+	// How many units are reserved and free over [`start`, `end`), as a step function:
+	// `intervals` partition the window wherever the reserved count changes. A reservation
+	// counts while its `reservation_status` is `reserved` or `checked_out` and its
+	// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
+	// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
+	// held at any instant of the window: the stock guard admits a reservation of n units for
+	// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
+	// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+	// and `min_available` are null. The window is at most 366 days.
+	// Scopes: `equipment_reservations:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /equipment/{id}/availability (the `GetEquipmentAvailability` operationId).
+	GetEquipmentAvailabilityWithResponse(ctx context.Context, id Id, params *GetEquipmentAvailabilityParams, reqEditors ...RequestEditorFn) (*GetEquipmentAvailabilityResponse, error)
+
 	// ListEquipmentCategoriesWithResponse List equipment categories
 	//
 	// Scopes: `equipment:read`.
@@ -8334,9 +9127,11 @@ type ClientWithResponsesInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment that
-	//    overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
+	//    at any one instant of the window (a reservation holds over its [`start_date`,
+	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -8363,9 +9158,11 @@ type ClientWithResponsesInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment that
-	//    overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
+	//    at any one instant of the window (a reservation holds over its [`start_date`,
+	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -8455,12 +9252,14 @@ type ClientWithResponsesInterface interface {
 
 	// GetEventWithResponse Get an event
 	//
+	// With `expand=equipment_reservations` the event's reservations (its truck assignments)
+	// are inlined, so a load planner gets a job's assignments in one call.
 	// Scopes: any one of `events:read`, `jobs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /events/{id} (the `GetEvent` operationId).
-	GetEventWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
+	GetEventWithResponse(ctx context.Context, id Id, params *GetEventParams, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
 	// UpdateEventWithBodyWithResponse Update an event
 	//
@@ -8569,13 +9368,13 @@ type ClientWithResponsesInterface interface {
 
 	// GetJobWithResponse Get a job
 	//
-	// The legacy name of `GET /events/{id}`.
+	// The legacy name of `GET /events/{id}`, with the same `expand`.
 	// Scopes: any one of `events:read`, `jobs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /jobs/{id} (the `GetJob` operationId).
-	GetJobWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
+	GetJobWithResponse(ctx context.Context, id Id, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error)
 
 	// GetOpenAPIDocumentWithResponse Get this document
 	//
@@ -8859,6 +9658,189 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /vehicles/{id} (the `UpdateVehicle` operationId).
 	UpdateVehicleWithResponse(ctx context.Context, id Id, params *UpdateVehicleParams, body UpdateVehicleJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateVehicleResponse, error)
+
+	// GetVehicleLoadWithResponse What a vehicle carries over a window or an event
+	//
+	// The reservations assigned to the vehicle that hold stock (`reserved`, `checked_out`) and
+	// overlap the window — [`start`, `end`), or the event's [`start_date`, `end_date`) with
+	// `event_id` — with `payload_lbs` = Σ quantity × `weight_lbs` and `cargo_volume_cuin` =
+	// Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
+	// interior volume. Lines whose equipment lacks a weight (or any case dimension) are
+	// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
+	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
+	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+	// `end` or `event_id`; an `event_id` outside the organization answers
+	// `422 validation_error`. Scopes: `equipment_reservations:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /vehicles/{id}/load (the `GetVehicleLoad` operationId).
+	GetVehicleLoadWithResponse(ctx context.Context, id Id, params *GetVehicleLoadParams, reqEditors ...RequestEditorFn) (*GetVehicleLoadResponse, error)
+}
+
+// ListAvailabilityResponse200Headers the declared response headers of an HTTP 200 response for ListAvailability
+type ListAvailabilityResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListAvailabilityResponse401Headers the declared response headers of an HTTP 401 response for ListAvailability
+type ListAvailabilityResponse401Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// ListAvailabilityResponse403Headers the declared response headers of an HTTP 403 response for ListAvailability
+type ListAvailabilityResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListAvailabilityResponse404Headers the declared response headers of an HTTP 404 response for ListAvailability
+type ListAvailabilityResponse404Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListAvailabilityResponse422Headers the declared response headers of an HTTP 422 response for ListAvailability
+type ListAvailabilityResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListAvailabilityResponse429Headers the declared response headers of an HTTP 429 response for ListAvailability
+type ListAvailabilityResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListAvailabilityResponse500Headers the declared response headers of an HTTP 500 response for ListAvailability
+type ListAvailabilityResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// ListAvailabilityResponse503Headers the declared response headers of an HTTP 503 response for ListAvailability
+type ListAvailabilityResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type ListAvailabilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AvailabilityPage
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAvailabilityResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAvailabilityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAvailabilityResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListAvailabilityResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListAvailabilityResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAvailabilityResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListAvailabilityResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAvailabilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAvailabilityResponse) GetJSON200() *AvailabilityPage {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAvailabilityResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListAvailabilityResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListAvailabilityResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListAvailabilityResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAvailabilityResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListAvailabilityResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAvailabilityResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAvailabilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAvailabilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAvailabilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAvailabilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // ListClientsResponse200Headers the declared response headers of an HTTP 200 response for ListClients
@@ -11039,6 +12021,171 @@ func (r UpdateEquipmentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateEquipmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEquipmentAvailabilityResponse200Headers the declared response headers of an HTTP 200 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse401Headers the declared response headers of an HTTP 401 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse401Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse403Headers the declared response headers of an HTTP 403 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse404Headers the declared response headers of an HTTP 404 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse404Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse422Headers the declared response headers of an HTTP 422 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse429Headers the declared response headers of an HTTP 429 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse500Headers the declared response headers of an HTTP 500 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// GetEquipmentAvailabilityResponse503Headers the declared response headers of an HTTP 503 response for GetEquipmentAvailability
+type GetEquipmentAvailabilityResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type GetEquipmentAvailabilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AvailabilityFound
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEquipmentAvailabilityResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetEquipmentAvailabilityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetEquipmentAvailabilityResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetEquipmentAvailabilityResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetEquipmentAvailabilityResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEquipmentAvailabilityResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetEquipmentAvailabilityResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEquipmentAvailabilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON200() *AvailabilityFound {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetEquipmentAvailabilityResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEquipmentAvailabilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEquipmentAvailabilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEquipmentAvailabilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEquipmentAvailabilityResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17467,6 +18614,190 @@ func (r UpdateVehicleResponse) ContentType() string {
 	return ""
 }
 
+// GetVehicleLoadResponse200Headers the declared response headers of an HTTP 200 response for GetVehicleLoad
+type GetVehicleLoadResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetVehicleLoadResponse401Headers the declared response headers of an HTTP 401 response for GetVehicleLoad
+type GetVehicleLoadResponse401Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// GetVehicleLoadResponse403Headers the declared response headers of an HTTP 403 response for GetVehicleLoad
+type GetVehicleLoadResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetVehicleLoadResponse404Headers the declared response headers of an HTTP 404 response for GetVehicleLoad
+type GetVehicleLoadResponse404Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetVehicleLoadResponse422Headers the declared response headers of an HTTP 422 response for GetVehicleLoad
+type GetVehicleLoadResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetVehicleLoadResponse429Headers the declared response headers of an HTTP 429 response for GetVehicleLoad
+type GetVehicleLoadResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetVehicleLoadResponse500Headers the declared response headers of an HTTP 500 response for GetVehicleLoad
+type GetVehicleLoadResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// GetVehicleLoadResponse503Headers the declared response headers of an HTTP 503 response for GetVehicleLoad
+type GetVehicleLoadResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type GetVehicleLoadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VehicleLoadFound
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetVehicleLoadResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetVehicleLoadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetVehicleLoadResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetVehicleLoadResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetVehicleLoadResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetVehicleLoadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetVehicleLoadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetVehicleLoadResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON200() *VehicleLoadFound {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetVehicleLoadResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVehicleLoadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVehicleLoadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVehicleLoadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVehicleLoadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAvailabilityWithResponse Availability of up to 100 equipment records over a window
+//
+// The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
+// order given (a repeated id is answered once), computed with one query. The list is
+// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
+// caller's organization makes the whole answer `404 not_found` (the message names it).
+// Scopes: `equipment_reservations:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /availability (the `ListAvailability` operationId).
+func (c *ClientWithResponses) ListAvailabilityWithResponse(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*ListAvailabilityResponse, error) {
+	rsp, err := c.ListAvailability(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAvailabilityResponse(rsp)
+}
+
 // ListClientsWithResponse List clients
 //
 // Scopes: `clients:read`.
@@ -17740,6 +19071,30 @@ func (c *ClientWithResponses) UpdateEquipmentWithResponse(ctx context.Context, i
 	return ParseUpdateEquipmentResponse(rsp)
 }
 
+// GetEquipmentAvailabilityWithResponse Availability of one equipment record over a window
+//
+// How many units are reserved and free over [`start`, `end`), as a step function:
+// `intervals` partition the window wherever the reserved count changes. A reservation
+// counts while its `reservation_status` is `reserved` or `checked_out` and its
+// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
+// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
+// held at any instant of the window: the stock guard admits a reservation of n units for
+// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
+// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+// and `min_available` are null. The window is at most 366 days.
+// Scopes: `equipment_reservations:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /equipment/{id}/availability (the `GetEquipmentAvailability` operationId).
+func (c *ClientWithResponses) GetEquipmentAvailabilityWithResponse(ctx context.Context, id Id, params *GetEquipmentAvailabilityParams, reqEditors ...RequestEditorFn) (*GetEquipmentAvailabilityResponse, error) {
+	rsp, err := c.GetEquipmentAvailability(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEquipmentAvailabilityResponse(rsp)
+}
+
 // ListEquipmentCategoriesWithResponse List equipment categories
 //
 // Scopes: `equipment:read`.
@@ -17861,9 +19216,11 @@ func (c *ClientWithResponses) ListEquipmentReservationsWithResponse(ctx context.
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-//     organization's `reserved` and `checked_out` reservations of the same equipment that
-//     overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
+//     organization's `reserved` and `checked_out` reservations of the same equipment hold
+//     at any one instant of the window (a reservation holds over its [`start_date`,
+//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -17896,9 +19253,11 @@ func (c *ClientWithResponses) CreateEquipmentReservationWithBodyWithResponse(ctx
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the quantities of the
-//     organization's `reserved` and `checked_out` reservations of the same equipment that
-//     overlap the window (a.start < b.end and b.start < a.end). Equipment without a
+//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
+//     organization's `reserved` and `checked_out` reservations of the same equipment hold
+//     at any one instant of the window (a reservation holds over its [`start_date`,
+//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
@@ -18036,13 +19395,15 @@ func (c *ClientWithResponses) CreateEventWithResponse(ctx context.Context, param
 
 // GetEventWithResponse Get an event
 //
+// With `expand=equipment_reservations` the event's reservations (its truck assignments)
+// are inlined, so a load planner gets a job's assignments in one call.
 // Scopes: any one of `events:read`, `jobs:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /events/{id} (the `GetEvent` operationId).
-func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetEventResponse, error) {
-	rsp, err := c.GetEvent(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id Id, params *GetEventParams, reqEditors ...RequestEditorFn) (*GetEventResponse, error) {
+	rsp, err := c.GetEvent(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18216,14 +19577,14 @@ func (c *ClientWithResponses) ListJobsWithResponse(ctx context.Context, params *
 
 // GetJobWithResponse Get a job
 //
-// The legacy name of `GET /events/{id}`.
+// The legacy name of `GET /events/{id}`, with the same `expand`.
 // Scopes: any one of `events:read`, `jobs:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /jobs/{id} (the `GetJob` operationId).
-func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
-	rsp, err := c.GetJob(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id Id, params *GetJobParams, reqEditors ...RequestEditorFn) (*GetJobResponse, error) {
+	rsp, err := c.GetJob(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -18661,6 +20022,321 @@ func (c *ClientWithResponses) UpdateVehicleWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseUpdateVehicleResponse(rsp)
+}
+
+// GetVehicleLoadWithResponse What a vehicle carries over a window or an event
+//
+// The reservations assigned to the vehicle that hold stock (`reserved`, `checked_out`) and
+// overlap the window — [`start`, `end`), or the event's [`start_date`, `end_date`) with
+// `event_id` — with `payload_lbs` = Σ quantity × `weight_lbs` and `cargo_volume_cuin` =
+// Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
+// interior volume. Lines whose equipment lacks a weight (or any case dimension) are
+// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
+// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
+// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+// `end` or `event_id`; an `event_id` outside the organization answers
+// `422 validation_error`. Scopes: `equipment_reservations:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /vehicles/{id}/load (the `GetVehicleLoad` operationId).
+func (c *ClientWithResponses) GetVehicleLoadWithResponse(ctx context.Context, id Id, params *GetVehicleLoadParams, reqEditors ...RequestEditorFn) (*GetVehicleLoadResponse, error) {
+	rsp, err := c.GetVehicleLoad(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVehicleLoadResponse(rsp)
+}
+
+// ParseListAvailabilityResponse parses an HTTP response from a ListAvailabilityWithResponse call
+func ParseListAvailabilityResponse(rsp *http.Response) (*ListAvailabilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAvailabilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AvailabilityPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAvailabilityResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListAvailabilityResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAvailabilityResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListAvailabilityResponse404Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListAvailabilityResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAvailabilityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListAvailabilityResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAvailabilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseListClientsResponse parses an HTTP response from a ListClientsWithResponse call
@@ -22591,6 +24267,297 @@ func ParseUpdateEquipmentResponse(rsp *http.Response) (*UpdateEquipmentResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateEquipmentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetEquipmentAvailabilityResponse parses an HTTP response from a GetEquipmentAvailabilityWithResponse call
+func ParseGetEquipmentAvailabilityResponse(rsp *http.Response) (*GetEquipmentAvailabilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEquipmentAvailabilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AvailabilityFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetEquipmentAvailabilityResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetEquipmentAvailabilityResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetEquipmentAvailabilityResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetEquipmentAvailabilityResponse404Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetEquipmentAvailabilityResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetEquipmentAvailabilityResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetEquipmentAvailabilityResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEquipmentAvailabilityResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -34092,6 +36059,297 @@ func ParseUpdateVehicleResponse(rsp *http.Response) (*UpdateVehicleResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateVehicleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetVehicleLoadResponse parses an HTTP response from a GetVehicleLoadWithResponse call
+func ParseGetVehicleLoadResponse(rsp *http.Response) (*GetVehicleLoadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVehicleLoadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VehicleLoadFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetVehicleLoadResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetVehicleLoadResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetVehicleLoadResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetVehicleLoadResponse404Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetVehicleLoadResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetVehicleLoadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetVehicleLoadResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetVehicleLoadResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -29,7 +29,7 @@ type planReport struct {
 // reservation (the retry_with hint of overbook_blocked), after recording the
 // deficit; with no reason it leaves such items unbooked.
 func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.UUID, measured map[uuid.UUID]caseSize, overbookReason string) (*planReport, error) {
-	job, err := api.GetJobWithResponse(ctx, jobID)
+	job, err := api.GetJobWithResponse(ctx, jobID, nil)
 	if err != nil {
 		return nil, err
 	}

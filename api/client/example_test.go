@@ -49,7 +49,9 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.job = ev.Id
+		if ev.Name == "Northwind Annual Gala" { // the confirmed job with the approved quote's pick list
+			h.job = ev.Id
+		}
 	}
 	byName := map[string]uuid.UUID{}
 	for eq, err := range client.All[client.Equipment](ctx, api.Raw.ListEquipment, nil) {
