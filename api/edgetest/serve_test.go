@@ -114,7 +114,7 @@ func serve(t *testing.T, env []string) *process {
 	p := &process{cmd: cmd, logged: map[string]bool{}, failedOpen: map[string]bool{}}
 	// The defaults come first, so that env may override them (the last of
 	// duplicate keys wins).
-	cmd.Env = append(os.Environ(), append([]string{"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info"}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_METRICS_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info"}, env...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
