@@ -4,12 +4,13 @@
 #                     free loopback port in front of the test PostgreSQL
 #                     (127.0.0.1:5432, user postgres, trust) with a wildcard
 #                     database entry and pool_mode = transaction, and sets
-#                     PGBOUNCER_URL (postgres://postgres@127.0.0.1:PORT/);
+#                     PGBOUNCER_URL
+#                     (postgres://postgres@127.0.0.1:PORT/?sslmode=disable);
 #   stop_pgbouncer    stops it and removes its files.
 # query_wait_timeout and server_login_retry are set as docs/helm.md
-# recommends for production. Pool sizes stay small (PGBOUNCER_POOL_SIZE per database, at most
-# PGBOUNCER_MAX_SERVER_CONNS server connections in all) because PostgreSQL's
-# max_connections is shared with the direct test run.
+# recommends for production. Pool sizes stay small (PGBOUNCER_POOL_SIZE per
+# database, at most PGBOUNCER_MAX_SERVER_CONNS server connections in all)
+# because PostgreSQL's max_connections is shared with the direct test run.
 set -euo pipefail
 
 PGBOUNCER_DIR=""
@@ -65,7 +66,7 @@ INI
   pgbouncer -d "${run_as[@]}" "$PGBOUNCER_DIR/pgbouncer.ini"
   for _ in $(seq 1 100); do
     if ! pgbouncer_port_free "$port"; then
-      PGBOUNCER_URL="postgres://postgres@127.0.0.1:${port}/"
+      PGBOUNCER_URL="postgres://postgres@127.0.0.1:${port}/?sslmode=disable"
       echo "pgbouncer: pool_mode=transaction on 127.0.0.1:${port} (log ${PGBOUNCER_DIR}/pgbouncer.log)" >&2
       return 0
     fi

@@ -107,7 +107,9 @@ func (e EquipmentStatus) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
+	ErrorCodeBadRequest             ErrorCode = "bad_request"
 	ErrorCodeDuplicateRecord        ErrorCode = "duplicate_record"
+	ErrorCodeHeadersTooLarge        ErrorCode = "headers_too_large"
 	ErrorCodeIdempotencyKeyInUse    ErrorCode = "idempotency_key_in_use"
 	ErrorCodeIdempotencyKeyMismatch ErrorCode = "idempotency_key_mismatch"
 	ErrorCodeInsufficientScope      ErrorCode = "insufficient_scope"
@@ -122,13 +124,19 @@ const (
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
 	ErrorCodeRateLimited            ErrorCode = "rate_limited"
 	ErrorCodeServiceUnavailable     ErrorCode = "service_unavailable"
+	ErrorCodeUnsupportedMediaType   ErrorCode = "unsupported_media_type"
+	ErrorCodeUriTooLong             ErrorCode = "uri_too_long"
 	ErrorCodeValidationError        ErrorCode = "validation_error"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeBadRequest:
+		return true
 	case ErrorCodeDuplicateRecord:
+		return true
+	case ErrorCodeHeadersTooLarge:
 		return true
 	case ErrorCodeIdempotencyKeyInUse:
 		return true
@@ -157,6 +165,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRateLimited:
 		return true
 	case ErrorCodeServiceUnavailable:
+		return true
+	case ErrorCodeUnsupportedMediaType:
+		return true
+	case ErrorCodeUriTooLong:
 		return true
 	case ErrorCodeValidationError:
 		return true
@@ -243,6 +255,21 @@ func (e IdempotencyConflictErrorErrorCode) Valid() bool {
 	case IdempotencyConflictErrorErrorCodeIdempotencyKeyInUse:
 		return true
 	case IdempotencyConflictErrorErrorCodeIdempotencyKeyMismatch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IgnoredFieldsWarningCode.
+const (
+	IgnoredFields IgnoredFieldsWarningCode = "ignored_fields"
+)
+
+// Valid indicates whether the value is a known member of the IgnoredFieldsWarningCode enum.
+func (e IgnoredFieldsWarningCode) Valid() bool {
+	switch e {
+	case IgnoredFields:
 		return true
 	default:
 		return false
@@ -507,6 +534,24 @@ func (e RateLimitedErrorErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for RequestLogApiVersion.
+const (
+	V1 RequestLogApiVersion = "v1"
+	V2 RequestLogApiVersion = "v2"
+)
+
+// Valid indicates whether the value is a known member of the RequestLogApiVersion enum.
+func (e RequestLogApiVersion) Valid() bool {
+	switch e {
+	case V1:
+		return true
+	case V2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReservationErrorErrorCode.
 const (
 	ReservationErrorErrorCodeOverbookBlocked        ReservationErrorErrorCode = "overbook_blocked"
@@ -572,6 +617,7 @@ const (
 	PickListsWrite             Scope = "pick_lists:write"
 	QuotesRead                 Scope = "quotes:read"
 	QuotesWrite                Scope = "quotes:write"
+	RequestLogsRead            Scope = "request_logs:read"
 )
 
 // Valid indicates whether the value is a known member of the Scope enum.
@@ -612,6 +658,8 @@ func (e Scope) Valid() bool {
 	case QuotesRead:
 		return true
 	case QuotesWrite:
+		return true
+	case RequestLogsRead:
 		return true
 	default:
 		return false
@@ -663,6 +711,21 @@ func (e TransitionErrorErrorCode) Valid() bool {
 	case TransitionErrorErrorCodeInvalidTransition:
 		return true
 	case TransitionErrorErrorCodeValidationError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnsupportedMediaTypeErrorErrorCode.
+const (
+	UnsupportedMediaTypeErrorErrorCodeUnsupportedMediaType UnsupportedMediaTypeErrorErrorCode = "unsupported_media_type"
+)
+
+// Valid indicates whether the value is a known member of the UnsupportedMediaTypeErrorErrorCode enum.
+func (e UnsupportedMediaTypeErrorErrorCode) Valid() bool {
+	switch e {
+	case UnsupportedMediaTypeErrorErrorCodeUnsupportedMediaType:
 		return true
 	default:
 		return false
@@ -1078,6 +1141,15 @@ type CategoryList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// CategoryPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type CategoryPatched struct {
+	// Data An equipment category.
+	Data Category `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // CategoryRef An equipment category, inlined.
 type CategoryRef struct {
 	// Color Hex color `#RRGGBB`.
@@ -1086,10 +1158,14 @@ type CategoryRef struct {
 	Name  string             `json:"name"`
 }
 
-// CategoryUpdate defines model for CategoryUpdate.
+// CategoryUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type CategoryUpdate struct {
-	Color *string `json:"color,omitempty"`
-	Name  *string `json:"name,omitempty"`
+	Color                *string                `json:"color,omitempty"`
+	Name                 *string                `json:"name,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // ClientRecord A customer of the organization.
@@ -1134,6 +1210,15 @@ type ClientList struct {
 	Pagination Pagination     `json:"pagination"`
 }
 
+// ClientPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type ClientPatched struct {
+	// ClientRecord A customer of the organization.
+	ClientRecord ClientRecord `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // ClientRef A client, inlined by `expand=client`.
 type ClientRef struct {
 	Email *openapi_types.Email `json:"email"`
@@ -1142,16 +1227,20 @@ type ClientRef struct {
 	Phone *string              `json:"phone"`
 }
 
-// ClientUpdate defines model for ClientUpdate.
+// ClientUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type ClientUpdate struct {
-	Address *string              `json:"address,omitempty"`
-	City    *string              `json:"city,omitempty"`
-	Email   *openapi_types.Email `json:"email,omitempty"`
-	Name    *string              `json:"name,omitempty"`
-	Notes   *string              `json:"notes,omitempty"`
-	Phone   *string              `json:"phone,omitempty"`
-	State   *string              `json:"state,omitempty"`
-	Zip     *string              `json:"zip,omitempty"`
+	Address              *string                `json:"address,omitempty"`
+	City                 *string                `json:"city,omitempty"`
+	Email                *openapi_types.Email   `json:"email,omitempty"`
+	Name                 *string                `json:"name,omitempty"`
+	Notes                *string                `json:"notes,omitempty"`
+	Phone                *string                `json:"phone,omitempty"`
+	State                *string                `json:"state,omitempty"`
+	Zip                  *string                `json:"zip,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // ConflictError defines model for ConflictError.
@@ -1208,15 +1297,28 @@ type CrewMemberList struct {
 	Pagination Pagination   `json:"pagination"`
 }
 
-// CrewMemberUpdate defines model for CrewMemberUpdate.
+// CrewMemberPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type CrewMemberPatched struct {
+	// Data A crew member (technician, rigger, driver...).
+	Data CrewMember `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
+// CrewMemberUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type CrewMemberUpdate struct {
-	Email     *openapi_types.Email `json:"email,omitempty"`
-	FirstName *string              `json:"first_name,omitempty"`
-	IsActive  *bool                `json:"is_active,omitempty"`
-	LastName  *string              `json:"last_name,omitempty"`
-	Notes     *string              `json:"notes,omitempty"`
-	Phone     *string              `json:"phone,omitempty"`
-	Role      *string              `json:"role,omitempty"`
+	Email                *openapi_types.Email   `json:"email,omitempty"`
+	FirstName            *string                `json:"first_name,omitempty"`
+	IsActive             *bool                  `json:"is_active,omitempty"`
+	LastName             *string                `json:"last_name,omitempty"`
+	Notes                *string                `json:"notes,omitempty"`
+	Phone                *string                `json:"phone,omitempty"`
+	Role                 *string                `json:"role,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Demo True when a sandbox (`svc_test_`) key wrote the record.
@@ -1290,6 +1392,16 @@ type EquipmentList struct {
 	Pagination Pagination  `json:"pagination"`
 }
 
+// EquipmentPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type EquipmentPatched struct {
+	// Data A rentable item type. Case dimensions are inches, weight pounds. `category` is present
+	// only with `expand=category` (null when the equipment has no category).
+	Data Equipment `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // EquipmentRef An equipment record, inlined by `expand=equipment`: what a load planner needs to place
 // a case. `category` is present only when `category` is expanded too.
 type EquipmentRef struct {
@@ -1308,21 +1420,25 @@ type EquipmentRef struct {
 // EquipmentStatus defines model for EquipmentStatus.
 type EquipmentStatus string
 
-// EquipmentUpdate defines model for EquipmentUpdate.
+// EquipmentUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type EquipmentUpdate struct {
-	Brand         *string             `json:"brand,omitempty"`
-	CaseHeightIn  *float32            `json:"case_height_in,omitempty"`
-	CaseLengthIn  *float32            `json:"case_length_in,omitempty"`
-	CaseType      *CaseType           `json:"case_type,omitempty"`
-	CaseWidthIn   *float32            `json:"case_width_in,omitempty"`
-	CategoryId    *openapi_types.UUID `json:"category_id,omitempty"`
-	DailyRate     *MoneyInput         `json:"daily_rate,omitempty"`
-	Model         *string             `json:"model,omitempty"`
-	Name          *string             `json:"name,omitempty"`
-	SerialNumber  *string             `json:"serial_number,omitempty"`
-	Status        *EquipmentStatus    `json:"status,omitempty"`
-	StockQuantity *int                `json:"stock_quantity,omitempty"`
-	WeightLbs     *float32            `json:"weight_lbs,omitempty"`
+	Brand                *string                `json:"brand,omitempty"`
+	CaseHeightIn         *float32               `json:"case_height_in,omitempty"`
+	CaseLengthIn         *float32               `json:"case_length_in,omitempty"`
+	CaseType             *CaseType              `json:"case_type,omitempty"`
+	CaseWidthIn          *float32               `json:"case_width_in,omitempty"`
+	CategoryId           *openapi_types.UUID    `json:"category_id,omitempty"`
+	DailyRate            *MoneyInput            `json:"daily_rate,omitempty"`
+	Model                *string                `json:"model,omitempty"`
+	Name                 *string                `json:"name,omitempty"`
+	SerialNumber         *string                `json:"serial_number,omitempty"`
+	Status               *EquipmentStatus       `json:"status,omitempty"`
+	StockQuantity        *int                   `json:"stock_quantity,omitempty"`
+	WeightLbs            *float32               `json:"weight_lbs,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Error The v2 error envelope.
@@ -1399,6 +1515,15 @@ type EventList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// EventPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type EventPatched struct {
+	// Data A production the organization works on (a job).
+	Data Event `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // EventRef An event, inlined by `expand=event`.
 type EventRef struct {
 	ClientId  *openapi_types.UUID `json:"client_id"`
@@ -1415,7 +1540,10 @@ type EventRef struct {
 // EventStatus Any status may move to any other.
 type EventStatus string
 
-// EventUpdate defines model for EventUpdate.
+// EventUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type EventUpdate struct {
 	ClientId    *openapi_types.UUID `json:"client_id,omitempty"`
 	Description *string             `json:"description,omitempty"`
@@ -1425,8 +1553,9 @@ type EventUpdate struct {
 	StartDate   *time.Time          `json:"start_date,omitempty"`
 
 	// Status Any status may move to any other.
-	Status *EventStatus `json:"status,omitempty"`
-	Venue  *string      `json:"venue,omitempty"`
+	Status               *EventStatus           `json:"status,omitempty"`
+	Venue                *string                `json:"venue,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Health defines model for Health.
@@ -1466,6 +1595,20 @@ type IdempotencyConflictError struct {
 
 // IdempotencyConflictErrorErrorCode defines model for IdempotencyConflictError.Error.Code.
 type IdempotencyConflictErrorErrorCode string
+
+// IgnoredFieldsWarning A PATCH body carried fields that were not written: read-only ones (such as `id`, `demo`,
+// `created_at`) or unknown ones (a typo). They were ignored; the write of the other fields
+// succeeded.
+type IgnoredFieldsWarning struct {
+	Code    IgnoredFieldsWarningCode `json:"code"`
+	Details struct {
+		// Fields The ignored fields, sorted; a line item's are named `line_items[i].field`.
+		Fields []string `json:"fields"`
+	} `json:"details"`
+}
+
+// IgnoredFieldsWarningCode defines model for IgnoredFieldsWarning.Code.
+type IgnoredFieldsWarningCode string
 
 // InsufficientScopeError defines model for InsufficientScopeError.
 type InsufficientScopeError struct {
@@ -1557,22 +1700,38 @@ type InvoiceList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// InvoicePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type InvoicePatched struct {
+	// Data A bill. `line_items` is present on the detail and on write responses, not on the list;
+	// `client` and `event` only when expanded.
+	Data Invoice `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // InvoiceStatus defines model for InvoiceStatus.
 type InvoiceStatus string
 
-// InvoiceUpdate defines model for InvoiceUpdate.
+// InvoiceUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type InvoiceUpdate struct {
-	ClientId      *openapi_types.UUID `json:"client_id,omitempty"`
-	DueDate       *openapi_types.Date `json:"due_date,omitempty"`
-	EventId       *openapi_types.UUID `json:"event_id,omitempty"`
+	ClientId *openapi_types.UUID `json:"client_id,omitempty"`
+	DueDate  *openapi_types.Date `json:"due_date,omitempty"`
+	EventId  *openapi_types.UUID `json:"event_id,omitempty"`
+
+	// InvoiceNumber Generated when omitted.
 	InvoiceNumber *string             `json:"invoice_number,omitempty"`
 	IssueDate     *openapi_types.Date `json:"issue_date,omitempty"`
 
-	// LineItems The whole set of lines (at most 500); on PATCH it replaces the existing set.
-	LineItems *LineItemsInput `json:"line_items,omitempty"`
-	Notes     *string         `json:"notes,omitempty"`
-	Status    *InvoiceStatus  `json:"status,omitempty"`
-	Title     *string         `json:"title,omitempty"`
+	// LineItems The whole set of lines (at most 500); it replaces the existing set.
+	LineItems            *LineItemsPatch        `json:"line_items,omitempty"`
+	Notes                *string                `json:"notes,omitempty"`
+	Status               *InvoiceStatus         `json:"status,omitempty"`
+	Title                *string                `json:"title,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // LineItem A line of a quote or invoice.
@@ -1601,8 +1760,26 @@ type LineItemInput struct {
 	UnitPrice MoneyInput `json:"unit_price"`
 }
 
+// LineItemPatch A line to write in a PATCH: the fields of `LineItemInput`; any other property (such as the
+// `id` and `line_total` of a line read with GET) is ignored and named in the response's
+// `ignored_fields` warning as `line_items[i].field`.
+type LineItemPatch struct {
+	Description *string `json:"description,omitempty"`
+
+	// EquipmentId Equipment of the caller's organization.
+	EquipmentId *openapi_types.UUID `json:"equipment_id,omitempty"`
+	Quantity    int                 `json:"quantity"`
+
+	// UnitPrice An exact amount from 0 to 9999999999.99 with at most 2 decimals.
+	UnitPrice            MoneyInput             `json:"unit_price"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // LineItemsInput The whole set of lines (at most 500); on PATCH it replaces the existing set.
 type LineItemsInput = []LineItemInput
+
+// LineItemsPatch The whole set of lines (at most 500); it replaces the existing set.
+type LineItemsPatch = []LineItemPatch
 
 // LoadTotals A vehicle's load over a window. Weights are pounds, volumes cubic inches; sums are
 // rounded to hundredths.
@@ -1722,6 +1899,9 @@ type Pagination struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+// PatchWarnings Present only when the body carried fields that were not written.
+type PatchWarnings = []IgnoredFieldsWarning
+
 // PayloadTooLargeError defines model for PayloadTooLargeError.
 type PayloadTooLargeError struct {
 	Error struct {
@@ -1837,9 +2017,24 @@ type PickListItemData struct {
 	Data PickListItem `json:"data"`
 }
 
-// PickListItemUpdate defines model for PickListItemUpdate.
+// PickListItemPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type PickListItemPatched struct {
+	// Data A line of a pick list: an equipment record or a `custom_description`. `equipment` is
+	// present only when expanded.
+	Data PickListItem `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
+// PickListItemUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type PickListItemUpdate struct {
-	ContainerId       *openapi_types.UUID `json:"container_id,omitempty"`
+	ContainerId *openapi_types.UUID `json:"container_id,omitempty"`
+
+	// CustomDescription Required unless `equipment_id` is given.
 	CustomDescription *string             `json:"custom_description,omitempty"`
 	EquipmentId       *openapi_types.UUID `json:"equipment_id,omitempty"`
 	IsContainer       *bool               `json:"is_container,omitempty"`
@@ -1850,8 +2045,9 @@ type PickListItemUpdate struct {
 	SerialNumbers     *[]string           `json:"serial_numbers,omitempty"`
 
 	// Stage Moves only forward in this order; skipping is allowed.
-	Stage       *PickListStage      `json:"stage,omitempty"`
-	WarehouseId *openapi_types.UUID `json:"warehouse_id,omitempty"`
+	Stage                *PickListStage         `json:"stage,omitempty"`
+	WarehouseId          *openapi_types.UUID    `json:"warehouse_id,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // PickListList defines model for PickListList.
@@ -1860,20 +2056,34 @@ type PickListList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// PickListPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type PickListPatched struct {
+	// Data A warehouse manifest of equipment for an event. `items` is always present on the
+	// detail and on PATCH, on the list only with `expand=items`; `event` only when expanded.
+	Data PickList `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // PickListStage Moves only forward in this order; skipping is allowed.
 type PickListStage string
 
 // PickListStatus Moves only draft → in_progress → packed → complete, or in_progress → complete.
 type PickListStatus string
 
-// PickListUpdate defines model for PickListUpdate.
+// PickListUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type PickListUpdate struct {
 	Archived *bool   `json:"archived,omitempty"`
 	Name     *string `json:"name,omitempty"`
 	Notes    *string `json:"notes,omitempty"`
 
 	// Status Moves only draft → in_progress → packed → complete, or in_progress → complete.
-	Status *PickListStatus `json:"status,omitempty"`
+	Status               *PickListStatus        `json:"status,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Quote A priced offer. `line_items` is present on the detail and on write responses, not on
@@ -1937,24 +2147,40 @@ type QuoteList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// QuotePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type QuotePatched struct {
+	// Data A priced offer. `line_items` is present on the detail and on write responses, not on
+	// the list; `client` and `event` only when expanded.
+	Data Quote `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // QuoteStatus Any status may move to any other; becoming `approved` generates the quote's pick list.
 type QuoteStatus string
 
-// QuoteUpdate defines model for QuoteUpdate.
+// QuoteUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type QuoteUpdate struct {
 	ClientId      *openapi_types.UUID `json:"client_id,omitempty"`
 	EventId       *openapi_types.UUID `json:"event_id,omitempty"`
 	InternalNotes *string             `json:"internal_notes,omitempty"`
 
-	// LineItems The whole set of lines (at most 500); on PATCH it replaces the existing set.
-	LineItems   *LineItemsInput `json:"line_items,omitempty"`
-	Notes       *string         `json:"notes,omitempty"`
-	QuoteNumber *string         `json:"quote_number,omitempty"`
-	QuoteType   *string         `json:"quote_type,omitempty"`
+	// LineItems The whole set of lines (at most 500); it replaces the existing set.
+	LineItems *LineItemsPatch `json:"line_items,omitempty"`
+	Notes     *string         `json:"notes,omitempty"`
+
+	// QuoteNumber Generated when omitted.
+	QuoteNumber *string `json:"quote_number,omitempty"`
+	QuoteType   *string `json:"quote_type,omitempty"`
 
 	// Status Any status may move to any other; becoming `approved` generates the quote's pick list.
-	Status *QuoteStatus `json:"status,omitempty"`
-	Title  *string      `json:"title,omitempty"`
+	Status               *QuoteStatus           `json:"status,omitempty"`
+	Title                *string                `json:"title,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // RateLimitDetails defines model for RateLimitDetails.
@@ -1974,6 +2200,55 @@ type RateLimitedError struct {
 
 // RateLimitedErrorErrorCode defines model for RateLimitedError.Error.Code.
 type RateLimitedErrorErrorCode string
+
+// RequestLog One request that reached authentication. Bodies are never logged.
+type RequestLog struct {
+	ApiVersion RequestLogApiVersion `json:"api_version"`
+
+	// CreatedAt When the request arrived.
+	CreatedAt time.Time `json:"created_at"`
+
+	// DurationMs Time spent in the service, in milliseconds.
+	DurationMs float32 `json:"duration_ms"`
+
+	// ErrorCode The error envelope's `code` (the v2 code, also for v1 requests); null on success.
+	ErrorCode      *string            `json:"error_code"`
+	Id             openapi_types.UUID `json:"id"`
+	IdempotencyKey *string            `json:"idempotency_key"`
+
+	// IdempotentReplayed True when a stored response was replayed.
+	IdempotentReplayed bool                `json:"idempotent_replayed"`
+	Ip                 *string             `json:"ip"`
+	KeyId              *openapi_types.UUID `json:"key_id"`
+	KeyPrefix          *string             `json:"key_prefix"`
+	Method             string              `json:"method"`
+
+	// Path The path without the query string.
+	Path string `json:"path"`
+
+	// RequestId The response's `X-Request-Id`.
+	RequestId string `json:"request_id"`
+
+	// Route The matched route template, such as `/api/v2/events/{id}`; null for an unknown path.
+	Route     *string `json:"route"`
+	Status    int     `json:"status"`
+	UserAgent *string `json:"user_agent"`
+}
+
+// RequestLogApiVersion defines model for RequestLog.ApiVersion.
+type RequestLogApiVersion string
+
+// RequestLogData defines model for RequestLogData.
+type RequestLogData struct {
+	// Data One request that reached authentication. Bodies are never logged.
+	Data RequestLog `json:"data"`
+}
+
+// RequestLogList defines model for RequestLogList.
+type RequestLogList struct {
+	Data       []RequestLog `json:"data"`
+	Pagination Pagination   `json:"pagination"`
+}
 
 // Reservation A booking of `quantity` units of one equipment record for [`start_date`, `end_date`),
 // optionally for an event and on a truck. `equipment`, `event` and `vehicle` are present
@@ -2068,7 +2343,10 @@ type ReservationList struct {
 // ReservationStatus `reserved` and `checked_out` count against stock.
 type ReservationStatus string
 
-// ReservationUpdate defines model for ReservationUpdate.
+// ReservationUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type ReservationUpdate struct {
 	EndDate               *time.Time          `json:"end_date,omitempty"`
 	EquipmentId           *openapi_types.UUID `json:"equipment_id,omitempty"`
@@ -2076,14 +2354,17 @@ type ReservationUpdate struct {
 	ForceOverbook         *bool               `json:"force_overbook,omitempty"`
 	Notes                 *string             `json:"notes,omitempty"`
 	OverbookCostOwnership *CostOwnership      `json:"overbook_cost_ownership,omitempty"`
-	OverbookReason        *string             `json:"overbook_reason,omitempty"`
-	Quantity              *int                `json:"quantity,omitempty"`
+
+	// OverbookReason At least 4 characters when `force_overbook` is true.
+	OverbookReason *string `json:"overbook_reason,omitempty"`
+	Quantity       *int    `json:"quantity,omitempty"`
 
 	// ReservationStatus `reserved` and `checked_out` count against stock.
-	ReservationStatus *ReservationStatus  `json:"reservation_status,omitempty"`
-	StartDate         *time.Time          `json:"start_date,omitempty"`
-	TruckPosition     *string             `json:"truck_position,omitempty"`
-	VehicleId         *openapi_types.UUID `json:"vehicle_id,omitempty"`
+	ReservationStatus    *ReservationStatus     `json:"reservation_status,omitempty"`
+	StartDate            *time.Time             `json:"start_date,omitempty"`
+	TruckPosition        *string                `json:"truck_position,omitempty"`
+	VehicleId            *openapi_types.UUID    `json:"vehicle_id,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // ReservationWritten defines model for ReservationWritten.
@@ -2097,7 +2378,8 @@ type ReservationWritten struct {
 	// in warn mode and the write exceeded stock; `over_payload` / `over_volume` when the
 	// write assigns the reservation to a vehicle (creates it on one, or changes its
 	// vehicle, equipment, window, quantity or status) and the vehicle is then over its
-	// payload or cargo volume during the reservation's window.
+	// payload or cargo volume during the reservation's window; on PATCH, `ignored_fields`
+	// when the body carried fields that were not written.
 	Warnings *[]ReservationWritten_Warnings_Item `json:"warnings,omitempty"`
 }
 
@@ -2153,6 +2435,17 @@ type TransitionErrorErrorCode string
 type TransitionError_Error_Details struct {
 	union json.RawMessage
 }
+
+// UnsupportedMediaTypeError defines model for UnsupportedMediaTypeError.
+type UnsupportedMediaTypeError struct {
+	Error struct {
+		Code    *UnsupportedMediaTypeErrorErrorCode `json:"code,omitempty"`
+		Details any                                 `json:"details,omitempty"`
+	} `json:"error"`
+}
+
+// UnsupportedMediaTypeErrorErrorCode defines model for UnsupportedMediaTypeError.Error.Code.
+type UnsupportedMediaTypeErrorErrorCode string
 
 // ValidationDetails Every bad field of the request, at once.
 type ValidationDetails struct {
@@ -2251,6 +2544,15 @@ type VehicleLoadData struct {
 	Data VehicleLoad `json:"data"`
 }
 
+// VehiclePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type VehiclePatched struct {
+	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
+	Data Vehicle `json:"data"`
+
+	// Warnings Present only when the body carried fields that were not written.
+	Warnings *PatchWarnings `json:"warnings,omitempty"`
+}
+
 // VehicleRef A vehicle, inlined by `expand=vehicle`.
 type VehicleRef struct {
 	Id                   openapi_types.UUID `json:"id"`
@@ -2270,7 +2572,10 @@ type VehicleRef struct {
 // VehicleStatus Only `available` vehicles are listed and can be assigned.
 type VehicleStatus string
 
-// VehicleUpdate defines model for VehicleUpdate.
+// VehicleUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
+// `id`, `demo`, `created_at`, or unknown ones): they are ignored, never written, and named in
+// the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
+// A writable field with a wrong type or value is still a 422 `validation_error`.
 type VehicleUpdate struct {
 	InteriorHeightInches *int    `json:"interior_height_inches,omitempty"`
 	InteriorLengthInches *int    `json:"interior_length_inches,omitempty"`
@@ -2281,8 +2586,9 @@ type VehicleUpdate struct {
 	Name                 *string `json:"name,omitempty"`
 
 	// Status Only `available` vehicles are listed and can be assigned.
-	Status      *VehicleStatus `json:"status,omitempty"`
-	VehicleType *string        `json:"vehicle_type,omitempty"`
+	Status               *VehicleStatus         `json:"status,omitempty"`
+	VehicleType          *string                `json:"vehicle_type,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // Cursor defines model for Cursor.
@@ -2336,8 +2642,8 @@ type CategoryFound = CategoryData
 // CategoryPage defines model for CategoryPage.
 type CategoryPage = CategoryList
 
-// CategoryUpdated defines model for CategoryUpdated.
-type CategoryUpdated = CategoryData
+// CategoryUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type CategoryUpdated = CategoryPatched
 
 // ClientCreated defines model for ClientCreated.
 type ClientCreated = ClientData
@@ -2348,8 +2654,8 @@ type ClientFound = ClientData
 // ClientPage defines model for ClientPage.
 type ClientPage = ClientList
 
-// ClientUpdated defines model for ClientUpdated.
-type ClientUpdated = ClientData
+// ClientUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type ClientUpdated = ClientPatched
 
 // Conflict defines model for Conflict.
 type Conflict = ConflictError
@@ -2363,8 +2669,8 @@ type CrewMemberFound = CrewMemberData
 // CrewMemberPage defines model for CrewMemberPage.
 type CrewMemberPage = CrewMemberList
 
-// CrewMemberUpdated defines model for CrewMemberUpdated.
-type CrewMemberUpdated = CrewMemberData
+// CrewMemberUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type CrewMemberUpdated = CrewMemberPatched
 
 // EquipmentCreated defines model for EquipmentCreated.
 type EquipmentCreated = EquipmentData
@@ -2375,8 +2681,8 @@ type EquipmentFound = EquipmentData
 // EquipmentPage defines model for EquipmentPage.
 type EquipmentPage = EquipmentList
 
-// EquipmentUpdated defines model for EquipmentUpdated.
-type EquipmentUpdated = EquipmentData
+// EquipmentUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type EquipmentUpdated = EquipmentPatched
 
 // EventCreated defines model for EventCreated.
 type EventCreated = EventData
@@ -2387,8 +2693,8 @@ type EventFound = EventData
 // EventPage defines model for EventPage.
 type EventPage = EventList
 
-// EventUpdated defines model for EventUpdated.
-type EventUpdated = EventData
+// EventUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type EventUpdated = EventPatched
 
 // Forbidden defines model for Forbidden.
 type Forbidden = InsufficientScopeError
@@ -2405,8 +2711,8 @@ type InvoiceFound = InvoiceData
 // InvoicePage defines model for InvoicePage.
 type InvoicePage = InvoiceList
 
-// InvoiceUpdated defines model for InvoiceUpdated.
-type InvoiceUpdated = InvoiceData
+// InvoiceUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type InvoiceUpdated = InvoicePatched
 
 // MalformedJSON defines model for MalformedJSON.
 type MalformedJSON = MalformedJSONError
@@ -2426,14 +2732,14 @@ type PickListFound = PickListData
 // PickListItemCreated defines model for PickListItemCreated.
 type PickListItemCreated = PickListItemData
 
-// PickListItemUpdated defines model for PickListItemUpdated.
-type PickListItemUpdated = PickListItemData
+// PickListItemUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type PickListItemUpdated = PickListItemPatched
 
 // PickListPage defines model for PickListPage.
 type PickListPage = PickListList
 
-// PickListUpdated defines model for PickListUpdated.
-type PickListUpdated = PickListData
+// PickListUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type PickListUpdated = PickListPatched
 
 // QuoteCreated defines model for QuoteCreated.
 type QuoteCreated = QuoteData
@@ -2444,11 +2750,17 @@ type QuoteFound = QuoteData
 // QuotePage defines model for QuotePage.
 type QuotePage = QuoteList
 
-// QuoteUpdated defines model for QuoteUpdated.
-type QuoteUpdated = QuoteData
+// QuoteUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type QuoteUpdated = QuotePatched
 
 // RateLimited defines model for RateLimited.
 type RateLimited = RateLimitedError
+
+// RequestLogFound defines model for RequestLogFound.
+type RequestLogFound = RequestLogData
+
+// RequestLogPage defines model for RequestLogPage.
+type RequestLogPage = RequestLogList
 
 // ReservationCreated defines model for ReservationCreated.
 type ReservationCreated = ReservationWritten
@@ -2474,6 +2786,9 @@ type TransitionUnprocessable = TransitionError
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = InvalidCredentialsError
 
+// UnsupportedMediaType defines model for UnsupportedMediaType.
+type UnsupportedMediaType = UnsupportedMediaTypeError
+
 // ValidationFailed defines model for ValidationFailed.
 type ValidationFailed = ValidationError
 
@@ -2489,8 +2804,8 @@ type VehicleLoadFound = VehicleLoadData
 // VehiclePage defines model for VehiclePage.
 type VehiclePage = VehicleList
 
-// VehicleUpdated defines model for VehicleUpdated.
-type VehicleUpdated = VehicleData
+// VehicleUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+type VehicleUpdated = VehiclePatched
 
 // ListAvailabilityParams defines parameters for ListAvailability.
 type ListAvailabilityParams struct {
@@ -2972,6 +3287,37 @@ type UpdateQuoteParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListRequestLogsParams defines parameters for ListRequestLogs.
+type ListRequestLogsParams struct {
+	// Limit Page size, 1–100 (default 25). Outside that range the answer is `422 validation_error`.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page. Opaque and bound to the organization, the list
+	// and its filters; anything else answers `422 validation_error`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status A status code (`429`) or a class (`4xx`, `5xx`).
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// Method An HTTP method (case-insensitive).
+	Method *string `form:"method,omitempty" json:"method,omitempty"`
+
+	// Route A route template exactly as recorded, such as `/api/v2/events/{id}`.
+	Route *string `form:"route,omitempty" json:"route,omitempty"`
+
+	// KeyId The API key's id.
+	KeyId *openapi_types.UUID `form:"key_id,omitempty" json:"key_id,omitempty"`
+
+	// RequestId The `X-Request-Id` of one request.
+	RequestId *string `form:"request_id,omitempty" json:"request_id,omitempty"`
+
+	// Since Records created at or after this instant (RFC 3339).
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Records created before this instant (RFC 3339).
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+}
+
 // ListVehiclesParams defines parameters for ListVehicles.
 type ListVehiclesParams struct {
 	// Limit Page size, 1–100 (default 25). Outside that range the answer is `422 validation_error`.
@@ -3086,6 +3432,2078 @@ type CreateVehicleJSONRequestBody = VehicleCreate
 // UpdateVehicleJSONRequestBody defines body for UpdateVehicle for application/json ContentType.
 type UpdateVehicleJSONRequestBody = VehicleUpdate
 
+// Getter for additional properties for CategoryUpdate. Returns the specified
+// element and whether it was found
+func (a CategoryUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CategoryUpdate
+func (a *CategoryUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CategoryUpdate to handle AdditionalProperties
+func (a *CategoryUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["color"]; found {
+		err = json.Unmarshal(raw, &a.Color)
+		if err != nil {
+			return fmt.Errorf("error reading 'color': %w", err)
+		}
+		delete(object, "color")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CategoryUpdate to handle AdditionalProperties
+func (a CategoryUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Color != nil {
+		object["color"], err = json.Marshal(a.Color)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'color': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ClientUpdate. Returns the specified
+// element and whether it was found
+func (a ClientUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ClientUpdate
+func (a *ClientUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ClientUpdate to handle AdditionalProperties
+func (a *ClientUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["address"]; found {
+		err = json.Unmarshal(raw, &a.Address)
+		if err != nil {
+			return fmt.Errorf("error reading 'address': %w", err)
+		}
+		delete(object, "address")
+	}
+
+	if raw, found := object["city"]; found {
+		err = json.Unmarshal(raw, &a.City)
+		if err != nil {
+			return fmt.Errorf("error reading 'city': %w", err)
+		}
+		delete(object, "city")
+	}
+
+	if raw, found := object["email"]; found {
+		err = json.Unmarshal(raw, &a.Email)
+		if err != nil {
+			return fmt.Errorf("error reading 'email': %w", err)
+		}
+		delete(object, "email")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["phone"]; found {
+		err = json.Unmarshal(raw, &a.Phone)
+		if err != nil {
+			return fmt.Errorf("error reading 'phone': %w", err)
+		}
+		delete(object, "phone")
+	}
+
+	if raw, found := object["state"]; found {
+		err = json.Unmarshal(raw, &a.State)
+		if err != nil {
+			return fmt.Errorf("error reading 'state': %w", err)
+		}
+		delete(object, "state")
+	}
+
+	if raw, found := object["zip"]; found {
+		err = json.Unmarshal(raw, &a.Zip)
+		if err != nil {
+			return fmt.Errorf("error reading 'zip': %w", err)
+		}
+		delete(object, "zip")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ClientUpdate to handle AdditionalProperties
+func (a ClientUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Address != nil {
+		object["address"], err = json.Marshal(a.Address)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'address': %w", err)
+		}
+	}
+
+	if a.City != nil {
+		object["city"], err = json.Marshal(a.City)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'city': %w", err)
+		}
+	}
+
+	if a.Email != nil {
+		object["email"], err = json.Marshal(a.Email)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'email': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.Phone != nil {
+		object["phone"], err = json.Marshal(a.Phone)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'phone': %w", err)
+		}
+	}
+
+	if a.State != nil {
+		object["state"], err = json.Marshal(a.State)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'state': %w", err)
+		}
+	}
+
+	if a.Zip != nil {
+		object["zip"], err = json.Marshal(a.Zip)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'zip': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for CrewMemberUpdate. Returns the specified
+// element and whether it was found
+func (a CrewMemberUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CrewMemberUpdate
+func (a *CrewMemberUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CrewMemberUpdate to handle AdditionalProperties
+func (a *CrewMemberUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["email"]; found {
+		err = json.Unmarshal(raw, &a.Email)
+		if err != nil {
+			return fmt.Errorf("error reading 'email': %w", err)
+		}
+		delete(object, "email")
+	}
+
+	if raw, found := object["first_name"]; found {
+		err = json.Unmarshal(raw, &a.FirstName)
+		if err != nil {
+			return fmt.Errorf("error reading 'first_name': %w", err)
+		}
+		delete(object, "first_name")
+	}
+
+	if raw, found := object["is_active"]; found {
+		err = json.Unmarshal(raw, &a.IsActive)
+		if err != nil {
+			return fmt.Errorf("error reading 'is_active': %w", err)
+		}
+		delete(object, "is_active")
+	}
+
+	if raw, found := object["last_name"]; found {
+		err = json.Unmarshal(raw, &a.LastName)
+		if err != nil {
+			return fmt.Errorf("error reading 'last_name': %w", err)
+		}
+		delete(object, "last_name")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["phone"]; found {
+		err = json.Unmarshal(raw, &a.Phone)
+		if err != nil {
+			return fmt.Errorf("error reading 'phone': %w", err)
+		}
+		delete(object, "phone")
+	}
+
+	if raw, found := object["role"]; found {
+		err = json.Unmarshal(raw, &a.Role)
+		if err != nil {
+			return fmt.Errorf("error reading 'role': %w", err)
+		}
+		delete(object, "role")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CrewMemberUpdate to handle AdditionalProperties
+func (a CrewMemberUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Email != nil {
+		object["email"], err = json.Marshal(a.Email)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'email': %w", err)
+		}
+	}
+
+	if a.FirstName != nil {
+		object["first_name"], err = json.Marshal(a.FirstName)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'first_name': %w", err)
+		}
+	}
+
+	if a.IsActive != nil {
+		object["is_active"], err = json.Marshal(a.IsActive)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'is_active': %w", err)
+		}
+	}
+
+	if a.LastName != nil {
+		object["last_name"], err = json.Marshal(a.LastName)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'last_name': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.Phone != nil {
+		object["phone"], err = json.Marshal(a.Phone)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'phone': %w", err)
+		}
+	}
+
+	if a.Role != nil {
+		object["role"], err = json.Marshal(a.Role)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'role': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for EquipmentUpdate. Returns the specified
+// element and whether it was found
+func (a EquipmentUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for EquipmentUpdate
+func (a *EquipmentUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for EquipmentUpdate to handle AdditionalProperties
+func (a *EquipmentUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["brand"]; found {
+		err = json.Unmarshal(raw, &a.Brand)
+		if err != nil {
+			return fmt.Errorf("error reading 'brand': %w", err)
+		}
+		delete(object, "brand")
+	}
+
+	if raw, found := object["case_height_in"]; found {
+		err = json.Unmarshal(raw, &a.CaseHeightIn)
+		if err != nil {
+			return fmt.Errorf("error reading 'case_height_in': %w", err)
+		}
+		delete(object, "case_height_in")
+	}
+
+	if raw, found := object["case_length_in"]; found {
+		err = json.Unmarshal(raw, &a.CaseLengthIn)
+		if err != nil {
+			return fmt.Errorf("error reading 'case_length_in': %w", err)
+		}
+		delete(object, "case_length_in")
+	}
+
+	if raw, found := object["case_type"]; found {
+		err = json.Unmarshal(raw, &a.CaseType)
+		if err != nil {
+			return fmt.Errorf("error reading 'case_type': %w", err)
+		}
+		delete(object, "case_type")
+	}
+
+	if raw, found := object["case_width_in"]; found {
+		err = json.Unmarshal(raw, &a.CaseWidthIn)
+		if err != nil {
+			return fmt.Errorf("error reading 'case_width_in': %w", err)
+		}
+		delete(object, "case_width_in")
+	}
+
+	if raw, found := object["category_id"]; found {
+		err = json.Unmarshal(raw, &a.CategoryId)
+		if err != nil {
+			return fmt.Errorf("error reading 'category_id': %w", err)
+		}
+		delete(object, "category_id")
+	}
+
+	if raw, found := object["daily_rate"]; found {
+		err = json.Unmarshal(raw, &a.DailyRate)
+		if err != nil {
+			return fmt.Errorf("error reading 'daily_rate': %w", err)
+		}
+		delete(object, "daily_rate")
+	}
+
+	if raw, found := object["model"]; found {
+		err = json.Unmarshal(raw, &a.Model)
+		if err != nil {
+			return fmt.Errorf("error reading 'model': %w", err)
+		}
+		delete(object, "model")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["serial_number"]; found {
+		err = json.Unmarshal(raw, &a.SerialNumber)
+		if err != nil {
+			return fmt.Errorf("error reading 'serial_number': %w", err)
+		}
+		delete(object, "serial_number")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if raw, found := object["stock_quantity"]; found {
+		err = json.Unmarshal(raw, &a.StockQuantity)
+		if err != nil {
+			return fmt.Errorf("error reading 'stock_quantity': %w", err)
+		}
+		delete(object, "stock_quantity")
+	}
+
+	if raw, found := object["weight_lbs"]; found {
+		err = json.Unmarshal(raw, &a.WeightLbs)
+		if err != nil {
+			return fmt.Errorf("error reading 'weight_lbs': %w", err)
+		}
+		delete(object, "weight_lbs")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for EquipmentUpdate to handle AdditionalProperties
+func (a EquipmentUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Brand != nil {
+		object["brand"], err = json.Marshal(a.Brand)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'brand': %w", err)
+		}
+	}
+
+	if a.CaseHeightIn != nil {
+		object["case_height_in"], err = json.Marshal(a.CaseHeightIn)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'case_height_in': %w", err)
+		}
+	}
+
+	if a.CaseLengthIn != nil {
+		object["case_length_in"], err = json.Marshal(a.CaseLengthIn)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'case_length_in': %w", err)
+		}
+	}
+
+	if a.CaseType != nil {
+		object["case_type"], err = json.Marshal(a.CaseType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'case_type': %w", err)
+		}
+	}
+
+	if a.CaseWidthIn != nil {
+		object["case_width_in"], err = json.Marshal(a.CaseWidthIn)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'case_width_in': %w", err)
+		}
+	}
+
+	if a.CategoryId != nil {
+		object["category_id"], err = json.Marshal(a.CategoryId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'category_id': %w", err)
+		}
+	}
+
+	if a.DailyRate != nil {
+		object["daily_rate"], err = json.Marshal(a.DailyRate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'daily_rate': %w", err)
+		}
+	}
+
+	if a.Model != nil {
+		object["model"], err = json.Marshal(a.Model)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'model': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.SerialNumber != nil {
+		object["serial_number"], err = json.Marshal(a.SerialNumber)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'serial_number': %w", err)
+		}
+	}
+
+	if a.Status != nil {
+		object["status"], err = json.Marshal(a.Status)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'status': %w", err)
+		}
+	}
+
+	if a.StockQuantity != nil {
+		object["stock_quantity"], err = json.Marshal(a.StockQuantity)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'stock_quantity': %w", err)
+		}
+	}
+
+	if a.WeightLbs != nil {
+		object["weight_lbs"], err = json.Marshal(a.WeightLbs)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'weight_lbs': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for EventUpdate. Returns the specified
+// element and whether it was found
+func (a EventUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for EventUpdate
+func (a *EventUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for EventUpdate to handle AdditionalProperties
+func (a *EventUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["client_id"]; found {
+		err = json.Unmarshal(raw, &a.ClientId)
+		if err != nil {
+			return fmt.Errorf("error reading 'client_id': %w", err)
+		}
+		delete(object, "client_id")
+	}
+
+	if raw, found := object["description"]; found {
+		err = json.Unmarshal(raw, &a.Description)
+		if err != nil {
+			return fmt.Errorf("error reading 'description': %w", err)
+		}
+		delete(object, "description")
+	}
+
+	if raw, found := object["end_date"]; found {
+		err = json.Unmarshal(raw, &a.EndDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'end_date': %w", err)
+		}
+		delete(object, "end_date")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["start_date"]; found {
+		err = json.Unmarshal(raw, &a.StartDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'start_date': %w", err)
+		}
+		delete(object, "start_date")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if raw, found := object["venue"]; found {
+		err = json.Unmarshal(raw, &a.Venue)
+		if err != nil {
+			return fmt.Errorf("error reading 'venue': %w", err)
+		}
+		delete(object, "venue")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for EventUpdate to handle AdditionalProperties
+func (a EventUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.ClientId != nil {
+		object["client_id"], err = json.Marshal(a.ClientId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'client_id': %w", err)
+		}
+	}
+
+	if a.Description != nil {
+		object["description"], err = json.Marshal(a.Description)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'description': %w", err)
+		}
+	}
+
+	if a.EndDate != nil {
+		object["end_date"], err = json.Marshal(a.EndDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'end_date': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.StartDate != nil {
+		object["start_date"], err = json.Marshal(a.StartDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'start_date': %w", err)
+		}
+	}
+
+	if a.Status != nil {
+		object["status"], err = json.Marshal(a.Status)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'status': %w", err)
+		}
+	}
+
+	if a.Venue != nil {
+		object["venue"], err = json.Marshal(a.Venue)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'venue': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for InvoiceUpdate. Returns the specified
+// element and whether it was found
+func (a InvoiceUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for InvoiceUpdate
+func (a *InvoiceUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for InvoiceUpdate to handle AdditionalProperties
+func (a *InvoiceUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["client_id"]; found {
+		err = json.Unmarshal(raw, &a.ClientId)
+		if err != nil {
+			return fmt.Errorf("error reading 'client_id': %w", err)
+		}
+		delete(object, "client_id")
+	}
+
+	if raw, found := object["due_date"]; found {
+		err = json.Unmarshal(raw, &a.DueDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'due_date': %w", err)
+		}
+		delete(object, "due_date")
+	}
+
+	if raw, found := object["event_id"]; found {
+		err = json.Unmarshal(raw, &a.EventId)
+		if err != nil {
+			return fmt.Errorf("error reading 'event_id': %w", err)
+		}
+		delete(object, "event_id")
+	}
+
+	if raw, found := object["invoice_number"]; found {
+		err = json.Unmarshal(raw, &a.InvoiceNumber)
+		if err != nil {
+			return fmt.Errorf("error reading 'invoice_number': %w", err)
+		}
+		delete(object, "invoice_number")
+	}
+
+	if raw, found := object["issue_date"]; found {
+		err = json.Unmarshal(raw, &a.IssueDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'issue_date': %w", err)
+		}
+		delete(object, "issue_date")
+	}
+
+	if raw, found := object["line_items"]; found {
+		err = json.Unmarshal(raw, &a.LineItems)
+		if err != nil {
+			return fmt.Errorf("error reading 'line_items': %w", err)
+		}
+		delete(object, "line_items")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if raw, found := object["title"]; found {
+		err = json.Unmarshal(raw, &a.Title)
+		if err != nil {
+			return fmt.Errorf("error reading 'title': %w", err)
+		}
+		delete(object, "title")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for InvoiceUpdate to handle AdditionalProperties
+func (a InvoiceUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.ClientId != nil {
+		object["client_id"], err = json.Marshal(a.ClientId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'client_id': %w", err)
+		}
+	}
+
+	if a.DueDate != nil {
+		object["due_date"], err = json.Marshal(a.DueDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'due_date': %w", err)
+		}
+	}
+
+	if a.EventId != nil {
+		object["event_id"], err = json.Marshal(a.EventId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'event_id': %w", err)
+		}
+	}
+
+	if a.InvoiceNumber != nil {
+		object["invoice_number"], err = json.Marshal(a.InvoiceNumber)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'invoice_number': %w", err)
+		}
+	}
+
+	if a.IssueDate != nil {
+		object["issue_date"], err = json.Marshal(a.IssueDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'issue_date': %w", err)
+		}
+	}
+
+	if a.LineItems != nil {
+		object["line_items"], err = json.Marshal(a.LineItems)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'line_items': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.Status != nil {
+		object["status"], err = json.Marshal(a.Status)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'status': %w", err)
+		}
+	}
+
+	if a.Title != nil {
+		object["title"], err = json.Marshal(a.Title)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'title': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for LineItemPatch. Returns the specified
+// element and whether it was found
+func (a LineItemPatch) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for LineItemPatch
+func (a *LineItemPatch) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for LineItemPatch to handle AdditionalProperties
+func (a *LineItemPatch) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["description"]; found {
+		err = json.Unmarshal(raw, &a.Description)
+		if err != nil {
+			return fmt.Errorf("error reading 'description': %w", err)
+		}
+		delete(object, "description")
+	}
+
+	if raw, found := object["equipment_id"]; found {
+		err = json.Unmarshal(raw, &a.EquipmentId)
+		if err != nil {
+			return fmt.Errorf("error reading 'equipment_id': %w", err)
+		}
+		delete(object, "equipment_id")
+	}
+
+	if raw, found := object["quantity"]; found {
+		err = json.Unmarshal(raw, &a.Quantity)
+		if err != nil {
+			return fmt.Errorf("error reading 'quantity': %w", err)
+		}
+		delete(object, "quantity")
+	}
+
+	if raw, found := object["unit_price"]; found {
+		err = json.Unmarshal(raw, &a.UnitPrice)
+		if err != nil {
+			return fmt.Errorf("error reading 'unit_price': %w", err)
+		}
+		delete(object, "unit_price")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for LineItemPatch to handle AdditionalProperties
+func (a LineItemPatch) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Description != nil {
+		object["description"], err = json.Marshal(a.Description)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'description': %w", err)
+		}
+	}
+
+	if a.EquipmentId != nil {
+		object["equipment_id"], err = json.Marshal(a.EquipmentId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'equipment_id': %w", err)
+		}
+	}
+
+	object["quantity"], err = json.Marshal(a.Quantity)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'quantity': %w", err)
+	}
+
+	object["unit_price"], err = json.Marshal(a.UnitPrice)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'unit_price': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for PickListItemUpdate. Returns the specified
+// element and whether it was found
+func (a PickListItemUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PickListItemUpdate
+func (a *PickListItemUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PickListItemUpdate to handle AdditionalProperties
+func (a *PickListItemUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["container_id"]; found {
+		err = json.Unmarshal(raw, &a.ContainerId)
+		if err != nil {
+			return fmt.Errorf("error reading 'container_id': %w", err)
+		}
+		delete(object, "container_id")
+	}
+
+	if raw, found := object["custom_description"]; found {
+		err = json.Unmarshal(raw, &a.CustomDescription)
+		if err != nil {
+			return fmt.Errorf("error reading 'custom_description': %w", err)
+		}
+		delete(object, "custom_description")
+	}
+
+	if raw, found := object["equipment_id"]; found {
+		err = json.Unmarshal(raw, &a.EquipmentId)
+		if err != nil {
+			return fmt.Errorf("error reading 'equipment_id': %w", err)
+		}
+		delete(object, "equipment_id")
+	}
+
+	if raw, found := object["is_container"]; found {
+		err = json.Unmarshal(raw, &a.IsContainer)
+		if err != nil {
+			return fmt.Errorf("error reading 'is_container': %w", err)
+		}
+		delete(object, "is_container")
+	}
+
+	if raw, found := object["is_package"]; found {
+		err = json.Unmarshal(raw, &a.IsPackage)
+		if err != nil {
+			return fmt.Errorf("error reading 'is_package': %w", err)
+		}
+		delete(object, "is_package")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["parent_item_id"]; found {
+		err = json.Unmarshal(raw, &a.ParentItemId)
+		if err != nil {
+			return fmt.Errorf("error reading 'parent_item_id': %w", err)
+		}
+		delete(object, "parent_item_id")
+	}
+
+	if raw, found := object["quantity"]; found {
+		err = json.Unmarshal(raw, &a.Quantity)
+		if err != nil {
+			return fmt.Errorf("error reading 'quantity': %w", err)
+		}
+		delete(object, "quantity")
+	}
+
+	if raw, found := object["serial_numbers"]; found {
+		err = json.Unmarshal(raw, &a.SerialNumbers)
+		if err != nil {
+			return fmt.Errorf("error reading 'serial_numbers': %w", err)
+		}
+		delete(object, "serial_numbers")
+	}
+
+	if raw, found := object["stage"]; found {
+		err = json.Unmarshal(raw, &a.Stage)
+		if err != nil {
+			return fmt.Errorf("error reading 'stage': %w", err)
+		}
+		delete(object, "stage")
+	}
+
+	if raw, found := object["warehouse_id"]; found {
+		err = json.Unmarshal(raw, &a.WarehouseId)
+		if err != nil {
+			return fmt.Errorf("error reading 'warehouse_id': %w", err)
+		}
+		delete(object, "warehouse_id")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PickListItemUpdate to handle AdditionalProperties
+func (a PickListItemUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.ContainerId != nil {
+		object["container_id"], err = json.Marshal(a.ContainerId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'container_id': %w", err)
+		}
+	}
+
+	if a.CustomDescription != nil {
+		object["custom_description"], err = json.Marshal(a.CustomDescription)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'custom_description': %w", err)
+		}
+	}
+
+	if a.EquipmentId != nil {
+		object["equipment_id"], err = json.Marshal(a.EquipmentId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'equipment_id': %w", err)
+		}
+	}
+
+	if a.IsContainer != nil {
+		object["is_container"], err = json.Marshal(a.IsContainer)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'is_container': %w", err)
+		}
+	}
+
+	if a.IsPackage != nil {
+		object["is_package"], err = json.Marshal(a.IsPackage)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'is_package': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.ParentItemId != nil {
+		object["parent_item_id"], err = json.Marshal(a.ParentItemId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'parent_item_id': %w", err)
+		}
+	}
+
+	if a.Quantity != nil {
+		object["quantity"], err = json.Marshal(a.Quantity)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'quantity': %w", err)
+		}
+	}
+
+	if a.SerialNumbers != nil {
+		object["serial_numbers"], err = json.Marshal(a.SerialNumbers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'serial_numbers': %w", err)
+		}
+	}
+
+	if a.Stage != nil {
+		object["stage"], err = json.Marshal(a.Stage)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'stage': %w", err)
+		}
+	}
+
+	if a.WarehouseId != nil {
+		object["warehouse_id"], err = json.Marshal(a.WarehouseId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'warehouse_id': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for PickListUpdate. Returns the specified
+// element and whether it was found
+func (a PickListUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PickListUpdate
+func (a *PickListUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PickListUpdate to handle AdditionalProperties
+func (a *PickListUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["archived"]; found {
+		err = json.Unmarshal(raw, &a.Archived)
+		if err != nil {
+			return fmt.Errorf("error reading 'archived': %w", err)
+		}
+		delete(object, "archived")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PickListUpdate to handle AdditionalProperties
+func (a PickListUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Archived != nil {
+		object["archived"], err = json.Marshal(a.Archived)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'archived': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.Status != nil {
+		object["status"], err = json.Marshal(a.Status)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'status': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for QuoteUpdate. Returns the specified
+// element and whether it was found
+func (a QuoteUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for QuoteUpdate
+func (a *QuoteUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for QuoteUpdate to handle AdditionalProperties
+func (a *QuoteUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["client_id"]; found {
+		err = json.Unmarshal(raw, &a.ClientId)
+		if err != nil {
+			return fmt.Errorf("error reading 'client_id': %w", err)
+		}
+		delete(object, "client_id")
+	}
+
+	if raw, found := object["event_id"]; found {
+		err = json.Unmarshal(raw, &a.EventId)
+		if err != nil {
+			return fmt.Errorf("error reading 'event_id': %w", err)
+		}
+		delete(object, "event_id")
+	}
+
+	if raw, found := object["internal_notes"]; found {
+		err = json.Unmarshal(raw, &a.InternalNotes)
+		if err != nil {
+			return fmt.Errorf("error reading 'internal_notes': %w", err)
+		}
+		delete(object, "internal_notes")
+	}
+
+	if raw, found := object["line_items"]; found {
+		err = json.Unmarshal(raw, &a.LineItems)
+		if err != nil {
+			return fmt.Errorf("error reading 'line_items': %w", err)
+		}
+		delete(object, "line_items")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["quote_number"]; found {
+		err = json.Unmarshal(raw, &a.QuoteNumber)
+		if err != nil {
+			return fmt.Errorf("error reading 'quote_number': %w", err)
+		}
+		delete(object, "quote_number")
+	}
+
+	if raw, found := object["quote_type"]; found {
+		err = json.Unmarshal(raw, &a.QuoteType)
+		if err != nil {
+			return fmt.Errorf("error reading 'quote_type': %w", err)
+		}
+		delete(object, "quote_type")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if raw, found := object["title"]; found {
+		err = json.Unmarshal(raw, &a.Title)
+		if err != nil {
+			return fmt.Errorf("error reading 'title': %w", err)
+		}
+		delete(object, "title")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for QuoteUpdate to handle AdditionalProperties
+func (a QuoteUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.ClientId != nil {
+		object["client_id"], err = json.Marshal(a.ClientId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'client_id': %w", err)
+		}
+	}
+
+	if a.EventId != nil {
+		object["event_id"], err = json.Marshal(a.EventId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'event_id': %w", err)
+		}
+	}
+
+	if a.InternalNotes != nil {
+		object["internal_notes"], err = json.Marshal(a.InternalNotes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'internal_notes': %w", err)
+		}
+	}
+
+	if a.LineItems != nil {
+		object["line_items"], err = json.Marshal(a.LineItems)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'line_items': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.QuoteNumber != nil {
+		object["quote_number"], err = json.Marshal(a.QuoteNumber)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'quote_number': %w", err)
+		}
+	}
+
+	if a.QuoteType != nil {
+		object["quote_type"], err = json.Marshal(a.QuoteType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'quote_type': %w", err)
+		}
+	}
+
+	if a.Status != nil {
+		object["status"], err = json.Marshal(a.Status)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'status': %w", err)
+		}
+	}
+
+	if a.Title != nil {
+		object["title"], err = json.Marshal(a.Title)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'title': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for ReservationUpdate. Returns the specified
+// element and whether it was found
+func (a ReservationUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ReservationUpdate
+func (a *ReservationUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ReservationUpdate to handle AdditionalProperties
+func (a *ReservationUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["end_date"]; found {
+		err = json.Unmarshal(raw, &a.EndDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'end_date': %w", err)
+		}
+		delete(object, "end_date")
+	}
+
+	if raw, found := object["equipment_id"]; found {
+		err = json.Unmarshal(raw, &a.EquipmentId)
+		if err != nil {
+			return fmt.Errorf("error reading 'equipment_id': %w", err)
+		}
+		delete(object, "equipment_id")
+	}
+
+	if raw, found := object["event_id"]; found {
+		err = json.Unmarshal(raw, &a.EventId)
+		if err != nil {
+			return fmt.Errorf("error reading 'event_id': %w", err)
+		}
+		delete(object, "event_id")
+	}
+
+	if raw, found := object["force_overbook"]; found {
+		err = json.Unmarshal(raw, &a.ForceOverbook)
+		if err != nil {
+			return fmt.Errorf("error reading 'force_overbook': %w", err)
+		}
+		delete(object, "force_overbook")
+	}
+
+	if raw, found := object["notes"]; found {
+		err = json.Unmarshal(raw, &a.Notes)
+		if err != nil {
+			return fmt.Errorf("error reading 'notes': %w", err)
+		}
+		delete(object, "notes")
+	}
+
+	if raw, found := object["overbook_cost_ownership"]; found {
+		err = json.Unmarshal(raw, &a.OverbookCostOwnership)
+		if err != nil {
+			return fmt.Errorf("error reading 'overbook_cost_ownership': %w", err)
+		}
+		delete(object, "overbook_cost_ownership")
+	}
+
+	if raw, found := object["overbook_reason"]; found {
+		err = json.Unmarshal(raw, &a.OverbookReason)
+		if err != nil {
+			return fmt.Errorf("error reading 'overbook_reason': %w", err)
+		}
+		delete(object, "overbook_reason")
+	}
+
+	if raw, found := object["quantity"]; found {
+		err = json.Unmarshal(raw, &a.Quantity)
+		if err != nil {
+			return fmt.Errorf("error reading 'quantity': %w", err)
+		}
+		delete(object, "quantity")
+	}
+
+	if raw, found := object["reservation_status"]; found {
+		err = json.Unmarshal(raw, &a.ReservationStatus)
+		if err != nil {
+			return fmt.Errorf("error reading 'reservation_status': %w", err)
+		}
+		delete(object, "reservation_status")
+	}
+
+	if raw, found := object["start_date"]; found {
+		err = json.Unmarshal(raw, &a.StartDate)
+		if err != nil {
+			return fmt.Errorf("error reading 'start_date': %w", err)
+		}
+		delete(object, "start_date")
+	}
+
+	if raw, found := object["truck_position"]; found {
+		err = json.Unmarshal(raw, &a.TruckPosition)
+		if err != nil {
+			return fmt.Errorf("error reading 'truck_position': %w", err)
+		}
+		delete(object, "truck_position")
+	}
+
+	if raw, found := object["vehicle_id"]; found {
+		err = json.Unmarshal(raw, &a.VehicleId)
+		if err != nil {
+			return fmt.Errorf("error reading 'vehicle_id': %w", err)
+		}
+		delete(object, "vehicle_id")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ReservationUpdate to handle AdditionalProperties
+func (a ReservationUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.EndDate != nil {
+		object["end_date"], err = json.Marshal(a.EndDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'end_date': %w", err)
+		}
+	}
+
+	if a.EquipmentId != nil {
+		object["equipment_id"], err = json.Marshal(a.EquipmentId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'equipment_id': %w", err)
+		}
+	}
+
+	if a.EventId != nil {
+		object["event_id"], err = json.Marshal(a.EventId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'event_id': %w", err)
+		}
+	}
+
+	if a.ForceOverbook != nil {
+		object["force_overbook"], err = json.Marshal(a.ForceOverbook)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'force_overbook': %w", err)
+		}
+	}
+
+	if a.Notes != nil {
+		object["notes"], err = json.Marshal(a.Notes)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'notes': %w", err)
+		}
+	}
+
+	if a.OverbookCostOwnership != nil {
+		object["overbook_cost_ownership"], err = json.Marshal(a.OverbookCostOwnership)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'overbook_cost_ownership': %w", err)
+		}
+	}
+
+	if a.OverbookReason != nil {
+		object["overbook_reason"], err = json.Marshal(a.OverbookReason)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'overbook_reason': %w", err)
+		}
+	}
+
+	if a.Quantity != nil {
+		object["quantity"], err = json.Marshal(a.Quantity)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'quantity': %w", err)
+		}
+	}
+
+	if a.ReservationStatus != nil {
+		object["reservation_status"], err = json.Marshal(a.ReservationStatus)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'reservation_status': %w", err)
+		}
+	}
+
+	if a.StartDate != nil {
+		object["start_date"], err = json.Marshal(a.StartDate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'start_date': %w", err)
+		}
+	}
+
+	if a.TruckPosition != nil {
+		object["truck_position"], err = json.Marshal(a.TruckPosition)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'truck_position': %w", err)
+		}
+	}
+
+	if a.VehicleId != nil {
+		object["vehicle_id"], err = json.Marshal(a.VehicleId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'vehicle_id': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for VehicleUpdate. Returns the specified
+// element and whether it was found
+func (a VehicleUpdate) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for VehicleUpdate
+func (a *VehicleUpdate) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for VehicleUpdate to handle AdditionalProperties
+func (a *VehicleUpdate) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["interior_height_inches"]; found {
+		err = json.Unmarshal(raw, &a.InteriorHeightInches)
+		if err != nil {
+			return fmt.Errorf("error reading 'interior_height_inches': %w", err)
+		}
+		delete(object, "interior_height_inches")
+	}
+
+	if raw, found := object["interior_length_inches"]; found {
+		err = json.Unmarshal(raw, &a.InteriorLengthInches)
+		if err != nil {
+			return fmt.Errorf("error reading 'interior_length_inches': %w", err)
+		}
+		delete(object, "interior_length_inches")
+	}
+
+	if raw, found := object["interior_width_inches"]; found {
+		err = json.Unmarshal(raw, &a.InteriorWidthInches)
+		if err != nil {
+			return fmt.Errorf("error reading 'interior_width_inches': %w", err)
+		}
+		delete(object, "interior_width_inches")
+	}
+
+	if raw, found := object["license_plate"]; found {
+		err = json.Unmarshal(raw, &a.LicensePlate)
+		if err != nil {
+			return fmt.Errorf("error reading 'license_plate': %w", err)
+		}
+		delete(object, "license_plate")
+	}
+
+	if raw, found := object["max_payload_lbs"]; found {
+		err = json.Unmarshal(raw, &a.MaxPayloadLbs)
+		if err != nil {
+			return fmt.Errorf("error reading 'max_payload_lbs': %w", err)
+		}
+		delete(object, "max_payload_lbs")
+	}
+
+	if raw, found := object["model"]; found {
+		err = json.Unmarshal(raw, &a.Model)
+		if err != nil {
+			return fmt.Errorf("error reading 'model': %w", err)
+		}
+		delete(object, "model")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if raw, found := object["vehicle_type"]; found {
+		err = json.Unmarshal(raw, &a.VehicleType)
+		if err != nil {
+			return fmt.Errorf("error reading 'vehicle_type': %w", err)
+		}
+		delete(object, "vehicle_type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for VehicleUpdate to handle AdditionalProperties
+func (a VehicleUpdate) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.InteriorHeightInches != nil {
+		object["interior_height_inches"], err = json.Marshal(a.InteriorHeightInches)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interior_height_inches': %w", err)
+		}
+	}
+
+	if a.InteriorLengthInches != nil {
+		object["interior_length_inches"], err = json.Marshal(a.InteriorLengthInches)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interior_length_inches': %w", err)
+		}
+	}
+
+	if a.InteriorWidthInches != nil {
+		object["interior_width_inches"], err = json.Marshal(a.InteriorWidthInches)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'interior_width_inches': %w", err)
+		}
+	}
+
+	if a.LicensePlate != nil {
+		object["license_plate"], err = json.Marshal(a.LicensePlate)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'license_plate': %w", err)
+		}
+	}
+
+	if a.MaxPayloadLbs != nil {
+		object["max_payload_lbs"], err = json.Marshal(a.MaxPayloadLbs)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'max_payload_lbs': %w", err)
+		}
+	}
+
+	if a.Model != nil {
+		object["model"], err = json.Marshal(a.Model)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'model': %w", err)
+		}
+	}
+
+	if a.Name != nil {
+		object["name"], err = json.Marshal(a.Name)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'name': %w", err)
+		}
+	}
+
+	if a.Status != nil {
+		object["status"], err = json.Marshal(a.Status)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'status': %w", err)
+		}
+	}
+
+	if a.VehicleType != nil {
+		object["vehicle_type"], err = json.Marshal(a.VehicleType)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'vehicle_type': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // AsValidationDetails returns the union data inside the ReservationError_Error_Details as a ValidationDetails
 func (t ReservationError_Error_Details) AsValidationDetails() (ValidationDetails, error) {
 	var body ValidationDetails
@@ -3190,6 +5608,32 @@ func (t *ReservationWritten_Warnings_Item) FromLoadWarning(v LoadWarning) error 
 
 // MergeLoadWarning performs a merge with any union data inside the ReservationWritten_Warnings_Item, using the provided LoadWarning
 func (t *ReservationWritten_Warnings_Item) MergeLoadWarning(v LoadWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIgnoredFieldsWarning returns the union data inside the ReservationWritten_Warnings_Item as a IgnoredFieldsWarning
+func (t ReservationWritten_Warnings_Item) AsIgnoredFieldsWarning() (IgnoredFieldsWarning, error) {
+	var body IgnoredFieldsWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIgnoredFieldsWarning overwrites any union data inside the ReservationWritten_Warnings_Item as the provided IgnoredFieldsWarning
+func (t *ReservationWritten_Warnings_Item) FromIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIgnoredFieldsWarning performs a merge with any union data inside the ReservationWritten_Warnings_Item, using the provided IgnoredFieldsWarning
+func (t *ReservationWritten_Warnings_Item) MergeIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4042,6 +6486,23 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /reference (the `GetReference` operationId).
 	GetReference(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRequestLogs List the request log
+	//
+	// The organization's requests that reached authentication, newest first (ordered by
+	// `created_at` descending, then `id` descending), kept 90 days. Records are written in
+	// batches, so a request appears within a few seconds. Bodies are never logged.
+	// Scopes: `request_logs:read`.
+	//
+	// Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
+	ListRequestLogs(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRequestLog Get one request-log record
+	//
+	// Scopes: `request_logs:read`.
+	//
+	// Corresponds with GET /request_logs/{id} (the `GetRequestLog` operationId).
+	GetRequestLog(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListVehicles List available vehicles
 	//
@@ -5469,6 +7930,43 @@ func (c *Client) UpdateQuote(ctx context.Context, id Id, params *UpdateQuotePara
 // Corresponds with GET /reference (the `GetReference` operationId).
 func (c *Client) GetReference(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReferenceRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRequestLogs List the request log
+//
+// The organization's requests that reached authentication, newest first (ordered by
+// `created_at` descending, then `id` descending), kept 90 days. Records are written in
+// batches, so a request appears within a few seconds. Bodies are never logged.
+// Scopes: `request_logs:read`.
+//
+// Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
+func (c *Client) ListRequestLogs(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRequestLogsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRequestLog Get one request-log record
+//
+// Scopes: `request_logs:read`.
+//
+// Corresponds with GET /request_logs/{id} (the `GetRequestLog` operationId).
+func (c *Client) GetRequestLog(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRequestLogRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -8494,6 +10992,190 @@ func NewGetReferenceRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListRequestLogsRequest constructs an http.Request for the ListRequestLogs method
+func NewListRequestLogsRequest(server string, params *ListRequestLogsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/request_logs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Method != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "method", *params.Method, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Route != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "route", *params.Route, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.KeyId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "key_id", *params.KeyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "request_id", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetRequestLogRequest constructs an http.Request for the GetRequestLog method
+func NewGetRequestLogRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/request_logs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListVehiclesRequest constructs an http.Request for the ListVehicles method
 func NewListVehiclesRequest(server string, params *ListVehiclesParams) (*http.Request, error) {
 	var err error
@@ -9603,6 +12285,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /reference (the `GetReference` operationId).
 	GetReferenceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReferenceResponse, error)
 
+	// ListRequestLogsWithResponse List the request log
+	//
+	// The organization's requests that reached authentication, newest first (ordered by
+	// `created_at` descending, then `id` descending), kept 90 days. Records are written in
+	// batches, so a request appears within a few seconds. Bodies are never logged.
+	// Scopes: `request_logs:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
+	ListRequestLogsWithResponse(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*ListRequestLogsResponse, error)
+
+	// GetRequestLogWithResponse Get one request-log record
+	//
+	// Scopes: `request_logs:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /request_logs/{id} (the `GetRequestLog` operationId).
+	GetRequestLogWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetRequestLogResponse, error)
+
 	// ListVehiclesWithResponse List available vehicles
 	//
 	// Lists the organization's vehicles whose status is `available`: the fleet a load
@@ -10036,6 +12739,11 @@ type CreateClientResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateClientResponse415Headers the declared response headers of an HTTP 415 response for CreateClient
+type CreateClientResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateClientResponse422Headers the declared response headers of an HTTP 422 response for CreateClient
 type CreateClientResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -10080,6 +12788,8 @@ type CreateClientResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10100,6 +12810,8 @@ type CreateClientResponse struct {
 	Headers409 *CreateClientResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateClientResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateClientResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateClientResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10138,6 +12850,11 @@ func (r CreateClientResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateClientResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateClientResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -10409,6 +13126,11 @@ type UpdateClientResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateClientResponse415Headers the declared response headers of an HTTP 415 response for UpdateClient
+type UpdateClientResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateClientResponse422Headers the declared response headers of an HTTP 422 response for UpdateClient
 type UpdateClientResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -10455,6 +13177,8 @@ type UpdateClientResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10477,6 +13201,8 @@ type UpdateClientResponse struct {
 	Headers409 *UpdateClientResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateClientResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateClientResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateClientResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10520,6 +13246,11 @@ func (r UpdateClientResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateClientResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateClientResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -10764,6 +13495,11 @@ type CreateCrewMemberResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateCrewMemberResponse415Headers the declared response headers of an HTTP 415 response for CreateCrewMember
+type CreateCrewMemberResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateCrewMemberResponse422Headers the declared response headers of an HTTP 422 response for CreateCrewMember
 type CreateCrewMemberResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -10808,6 +13544,8 @@ type CreateCrewMemberResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10828,6 +13566,8 @@ type CreateCrewMemberResponse struct {
 	Headers409 *CreateCrewMemberResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateCrewMemberResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateCrewMemberResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateCrewMemberResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10866,6 +13606,11 @@ func (r CreateCrewMemberResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateCrewMemberResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCrewMemberResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -11137,6 +13882,11 @@ type UpdateCrewMemberResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateCrewMemberResponse415Headers the declared response headers of an HTTP 415 response for UpdateCrewMember
+type UpdateCrewMemberResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateCrewMemberResponse422Headers the declared response headers of an HTTP 422 response for UpdateCrewMember
 type UpdateCrewMemberResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -11183,6 +13933,8 @@ type UpdateCrewMemberResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -11205,6 +13957,8 @@ type UpdateCrewMemberResponse struct {
 	Headers409 *UpdateCrewMemberResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateCrewMemberResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateCrewMemberResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateCrewMemberResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11248,6 +14002,11 @@ func (r UpdateCrewMemberResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateCrewMemberResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateCrewMemberResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -11492,6 +14251,11 @@ type CreateEquipmentResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateEquipmentResponse415Headers the declared response headers of an HTTP 415 response for CreateEquipment
+type CreateEquipmentResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateEquipmentResponse422Headers the declared response headers of an HTTP 422 response for CreateEquipment
 type CreateEquipmentResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -11536,6 +14300,8 @@ type CreateEquipmentResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -11556,6 +14322,8 @@ type CreateEquipmentResponse struct {
 	Headers409 *CreateEquipmentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateEquipmentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateEquipmentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateEquipmentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11594,6 +14362,11 @@ func (r CreateEquipmentResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEquipmentResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateEquipmentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -11865,6 +14638,11 @@ type UpdateEquipmentResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateEquipmentResponse415Headers the declared response headers of an HTTP 415 response for UpdateEquipment
+type UpdateEquipmentResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateEquipmentResponse422Headers the declared response headers of an HTTP 422 response for UpdateEquipment
 type UpdateEquipmentResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -11911,6 +14689,8 @@ type UpdateEquipmentResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -11933,6 +14713,8 @@ type UpdateEquipmentResponse struct {
 	Headers409 *UpdateEquipmentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateEquipmentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateEquipmentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateEquipmentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11976,6 +14758,11 @@ func (r UpdateEquipmentResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateEquipmentResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateEquipmentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -12385,6 +15172,11 @@ type CreateEquipmentCategoryResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateEquipmentCategoryResponse415Headers the declared response headers of an HTTP 415 response for CreateEquipmentCategory
+type CreateEquipmentCategoryResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateEquipmentCategoryResponse422Headers the declared response headers of an HTTP 422 response for CreateEquipmentCategory
 type CreateEquipmentCategoryResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -12429,6 +15221,8 @@ type CreateEquipmentCategoryResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -12449,6 +15243,8 @@ type CreateEquipmentCategoryResponse struct {
 	Headers409 *CreateEquipmentCategoryResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateEquipmentCategoryResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateEquipmentCategoryResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateEquipmentCategoryResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -12487,6 +15283,11 @@ func (r CreateEquipmentCategoryResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEquipmentCategoryResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateEquipmentCategoryResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -12758,6 +15559,11 @@ type UpdateEquipmentCategoryResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateEquipmentCategoryResponse415Headers the declared response headers of an HTTP 415 response for UpdateEquipmentCategory
+type UpdateEquipmentCategoryResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateEquipmentCategoryResponse422Headers the declared response headers of an HTTP 422 response for UpdateEquipmentCategory
 type UpdateEquipmentCategoryResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -12804,6 +15610,8 @@ type UpdateEquipmentCategoryResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -12826,6 +15634,8 @@ type UpdateEquipmentCategoryResponse struct {
 	Headers409 *UpdateEquipmentCategoryResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateEquipmentCategoryResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateEquipmentCategoryResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateEquipmentCategoryResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -12869,6 +15679,11 @@ func (r UpdateEquipmentCategoryResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateEquipmentCategoryResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateEquipmentCategoryResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -13113,6 +15928,11 @@ type CreateEquipmentReservationResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateEquipmentReservationResponse415Headers the declared response headers of an HTTP 415 response for CreateEquipmentReservation
+type CreateEquipmentReservationResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateEquipmentReservationResponse422Headers the declared response headers of an HTTP 422 response for CreateEquipmentReservation
 type CreateEquipmentReservationResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -13157,6 +15977,8 @@ type CreateEquipmentReservationResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ReservationUnprocessable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -13177,6 +15999,8 @@ type CreateEquipmentReservationResponse struct {
 	Headers409 *CreateEquipmentReservationResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateEquipmentReservationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateEquipmentReservationResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateEquipmentReservationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -13215,6 +16039,11 @@ func (r CreateEquipmentReservationResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEquipmentReservationResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateEquipmentReservationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -13664,6 +16493,11 @@ type UpdateEquipmentReservationResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateEquipmentReservationResponse415Headers the declared response headers of an HTTP 415 response for UpdateEquipmentReservation
+type UpdateEquipmentReservationResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateEquipmentReservationResponse422Headers the declared response headers of an HTTP 422 response for UpdateEquipmentReservation
 type UpdateEquipmentReservationResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -13710,6 +16544,8 @@ type UpdateEquipmentReservationResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ReservationUnprocessable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -13732,6 +16568,8 @@ type UpdateEquipmentReservationResponse struct {
 	Headers409 *UpdateEquipmentReservationResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateEquipmentReservationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateEquipmentReservationResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateEquipmentReservationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -13775,6 +16613,11 @@ func (r UpdateEquipmentReservationResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateEquipmentReservationResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateEquipmentReservationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -14019,6 +16862,11 @@ type CreateEventResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateEventResponse415Headers the declared response headers of an HTTP 415 response for CreateEvent
+type CreateEventResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateEventResponse422Headers the declared response headers of an HTTP 422 response for CreateEvent
 type CreateEventResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -14063,6 +16911,8 @@ type CreateEventResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -14083,6 +16933,8 @@ type CreateEventResponse struct {
 	Headers409 *CreateEventResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateEventResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateEventResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateEventResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -14121,6 +16973,11 @@ func (r CreateEventResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateEventResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateEventResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -14392,6 +17249,11 @@ type UpdateEventResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateEventResponse415Headers the declared response headers of an HTTP 415 response for UpdateEvent
+type UpdateEventResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateEventResponse422Headers the declared response headers of an HTTP 422 response for UpdateEvent
 type UpdateEventResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -14438,6 +17300,8 @@ type UpdateEventResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -14460,6 +17324,8 @@ type UpdateEventResponse struct {
 	Headers409 *UpdateEventResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateEventResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateEventResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateEventResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -14503,6 +17369,11 @@ func (r UpdateEventResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateEventResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateEventResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -14863,6 +17734,11 @@ type CreateInvoiceResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateInvoiceResponse415Headers the declared response headers of an HTTP 415 response for CreateInvoice
+type CreateInvoiceResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateInvoiceResponse422Headers the declared response headers of an HTTP 422 response for CreateInvoice
 type CreateInvoiceResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -14907,6 +17783,8 @@ type CreateInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -14927,6 +17805,8 @@ type CreateInvoiceResponse struct {
 	Headers409 *CreateInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -14965,6 +17845,11 @@ func (r CreateInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateInvoiceResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -15236,6 +18121,11 @@ type UpdateInvoiceResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateInvoiceResponse415Headers the declared response headers of an HTTP 415 response for UpdateInvoice
+type UpdateInvoiceResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateInvoiceResponse422Headers the declared response headers of an HTTP 422 response for UpdateInvoice
 type UpdateInvoiceResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -15282,6 +18172,8 @@ type UpdateInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -15304,6 +18196,8 @@ type UpdateInvoiceResponse struct {
 	Headers409 *UpdateInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -15347,6 +18241,11 @@ func (r UpdateInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateInvoiceResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -15826,6 +18725,11 @@ type CreatePickListItemResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreatePickListItemResponse415Headers the declared response headers of an HTTP 415 response for CreatePickListItem
+type CreatePickListItemResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreatePickListItemResponse422Headers the declared response headers of an HTTP 422 response for CreatePickListItem
 type CreatePickListItemResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -15870,6 +18774,8 @@ type CreatePickListItemResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -15890,6 +18796,8 @@ type CreatePickListItemResponse struct {
 	Headers409 *CreatePickListItemResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePickListItemResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePickListItemResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePickListItemResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -15928,6 +18836,11 @@ func (r CreatePickListItemResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePickListItemResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePickListItemResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16212,6 +19125,11 @@ type UpdatePickListItemResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdatePickListItemResponse415Headers the declared response headers of an HTTP 415 response for UpdatePickListItem
+type UpdatePickListItemResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdatePickListItemResponse422Headers the declared response headers of an HTTP 422 response for UpdatePickListItem
 type UpdatePickListItemResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -16258,6 +19176,8 @@ type UpdatePickListItemResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *TransitionUnprocessable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -16280,6 +19200,8 @@ type UpdatePickListItemResponse struct {
 	Headers409 *UpdatePickListItemResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdatePickListItemResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdatePickListItemResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdatePickListItemResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -16323,6 +19245,11 @@ func (r UpdatePickListItemResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdatePickListItemResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdatePickListItemResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16567,6 +19494,11 @@ type CreatePickListResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreatePickListResponse415Headers the declared response headers of an HTTP 415 response for CreatePickList
+type CreatePickListResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreatePickListResponse422Headers the declared response headers of an HTTP 422 response for CreatePickList
 type CreatePickListResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -16611,6 +19543,8 @@ type CreatePickListResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -16631,6 +19565,8 @@ type CreatePickListResponse struct {
 	Headers409 *CreatePickListResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePickListResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePickListResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePickListResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -16669,6 +19605,11 @@ func (r CreatePickListResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePickListResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePickListResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16940,6 +19881,11 @@ type UpdatePickListResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdatePickListResponse415Headers the declared response headers of an HTTP 415 response for UpdatePickList
+type UpdatePickListResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdatePickListResponse422Headers the declared response headers of an HTTP 422 response for UpdatePickList
 type UpdatePickListResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -16986,6 +19932,8 @@ type UpdatePickListResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *TransitionUnprocessable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17008,6 +19956,8 @@ type UpdatePickListResponse struct {
 	Headers409 *UpdatePickListResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdatePickListResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdatePickListResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdatePickListResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17051,6 +20001,11 @@ func (r UpdatePickListResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdatePickListResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdatePickListResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -17295,6 +20250,11 @@ type CreateQuoteResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateQuoteResponse415Headers the declared response headers of an HTTP 415 response for CreateQuote
+type CreateQuoteResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateQuoteResponse422Headers the declared response headers of an HTTP 422 response for CreateQuote
 type CreateQuoteResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -17339,6 +20299,8 @@ type CreateQuoteResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17359,6 +20321,8 @@ type CreateQuoteResponse struct {
 	Headers409 *CreateQuoteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateQuoteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateQuoteResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateQuoteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17397,6 +20361,11 @@ func (r CreateQuoteResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateQuoteResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateQuoteResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -17668,6 +20637,11 @@ type UpdateQuoteResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateQuoteResponse415Headers the declared response headers of an HTTP 415 response for UpdateQuote
+type UpdateQuoteResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateQuoteResponse422Headers the declared response headers of an HTTP 422 response for UpdateQuote
 type UpdateQuoteResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -17714,6 +20688,8 @@ type UpdateQuoteResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17736,6 +20712,8 @@ type UpdateQuoteResponse struct {
 	Headers409 *UpdateQuoteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateQuoteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateQuoteResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateQuoteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17779,6 +20757,11 @@ func (r UpdateQuoteResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateQuoteResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateQuoteResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -17880,6 +20863,318 @@ func (r GetReferenceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetReferenceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRequestLogsResponse200Headers the declared response headers of an HTTP 200 response for ListRequestLogs
+type ListRequestLogsResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListRequestLogsResponse401Headers the declared response headers of an HTTP 401 response for ListRequestLogs
+type ListRequestLogsResponse401Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// ListRequestLogsResponse403Headers the declared response headers of an HTTP 403 response for ListRequestLogs
+type ListRequestLogsResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListRequestLogsResponse422Headers the declared response headers of an HTTP 422 response for ListRequestLogs
+type ListRequestLogsResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListRequestLogsResponse429Headers the declared response headers of an HTTP 429 response for ListRequestLogs
+type ListRequestLogsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListRequestLogsResponse500Headers the declared response headers of an HTTP 500 response for ListRequestLogs
+type ListRequestLogsResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// ListRequestLogsResponse503Headers the declared response headers of an HTTP 503 response for ListRequestLogs
+type ListRequestLogsResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type ListRequestLogsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RequestLogPage
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListRequestLogsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRequestLogsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListRequestLogsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListRequestLogsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRequestLogsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListRequestLogsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRequestLogsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRequestLogsResponse) GetJSON200() *RequestLogPage {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListRequestLogsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListRequestLogsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListRequestLogsResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListRequestLogsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListRequestLogsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRequestLogsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRequestLogsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRequestLogsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRequestLogsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRequestLogsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRequestLogResponse200Headers the declared response headers of an HTTP 200 response for GetRequestLog
+type GetRequestLogResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetRequestLogResponse401Headers the declared response headers of an HTTP 401 response for GetRequestLog
+type GetRequestLogResponse401Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// GetRequestLogResponse403Headers the declared response headers of an HTTP 403 response for GetRequestLog
+type GetRequestLogResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetRequestLogResponse404Headers the declared response headers of an HTTP 404 response for GetRequestLog
+type GetRequestLogResponse404Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetRequestLogResponse422Headers the declared response headers of an HTTP 422 response for GetRequestLog
+type GetRequestLogResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetRequestLogResponse429Headers the declared response headers of an HTTP 429 response for GetRequestLog
+type GetRequestLogResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// GetRequestLogResponse500Headers the declared response headers of an HTTP 500 response for GetRequestLog
+type GetRequestLogResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// GetRequestLogResponse503Headers the declared response headers of an HTTP 503 response for GetRequestLog
+type GetRequestLogResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type GetRequestLogResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RequestLogFound
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRequestLogResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRequestLogResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRequestLogResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRequestLogResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetRequestLogResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRequestLogResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRequestLogResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRequestLogResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRequestLogResponse) GetJSON200() *RequestLogFound {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRequestLogResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRequestLogResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRequestLogResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetRequestLogResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRequestLogResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRequestLogResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRequestLogResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRequestLogResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRequestLogResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRequestLogResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRequestLogResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18079,6 +21374,11 @@ type CreateVehicleResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// CreateVehicleResponse415Headers the declared response headers of an HTTP 415 response for CreateVehicle
+type CreateVehicleResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // CreateVehicleResponse422Headers the declared response headers of an HTTP 422 response for CreateVehicle
 type CreateVehicleResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -18123,6 +21423,8 @@ type CreateVehicleResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -18143,6 +21445,8 @@ type CreateVehicleResponse struct {
 	Headers409 *CreateVehicleResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateVehicleResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateVehicleResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateVehicleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -18181,6 +21485,11 @@ func (r CreateVehicleResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateVehicleResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateVehicleResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -18452,6 +21761,11 @@ type UpdateVehicleResponse413Headers struct {
 	XRequestId openapi_types.UUID
 }
 
+// UpdateVehicleResponse415Headers the declared response headers of an HTTP 415 response for UpdateVehicle
+type UpdateVehicleResponse415Headers struct {
+	XRequestId openapi_types.UUID
+}
+
 // UpdateVehicleResponse422Headers the declared response headers of an HTTP 422 response for UpdateVehicle
 type UpdateVehicleResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -18498,6 +21812,8 @@ type UpdateVehicleResponse struct {
 	JSON409 *IdempotencyConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -18520,6 +21836,8 @@ type UpdateVehicleResponse struct {
 	Headers409 *UpdateVehicleResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateVehicleResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateVehicleResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *UpdateVehicleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -18563,6 +21881,11 @@ func (r UpdateVehicleResponse) GetJSON409() *IdempotencyConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateVehicleResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateVehicleResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -19932,6 +23255,39 @@ func (c *ClientWithResponses) GetReferenceWithResponse(ctx context.Context, reqE
 	return ParseGetReferenceResponse(rsp)
 }
 
+// ListRequestLogsWithResponse List the request log
+//
+// The organization's requests that reached authentication, newest first (ordered by
+// `created_at` descending, then `id` descending), kept 90 days. Records are written in
+// batches, so a request appears within a few seconds. Bodies are never logged.
+// Scopes: `request_logs:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
+func (c *ClientWithResponses) ListRequestLogsWithResponse(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*ListRequestLogsResponse, error) {
+	rsp, err := c.ListRequestLogs(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRequestLogsResponse(rsp)
+}
+
+// GetRequestLogWithResponse Get one request-log record
+//
+// Scopes: `request_logs:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /request_logs/{id} (the `GetRequestLog` operationId).
+func (c *ClientWithResponses) GetRequestLogWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetRequestLogResponse, error) {
+	rsp, err := c.GetRequestLog(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRequestLogResponse(rsp)
+}
+
 // ListVehiclesWithResponse List available vehicles
 //
 // Lists the organization's vehicles whose status is `available`: the fleet a load
@@ -20641,6 +23997,13 @@ func ParseCreateClientResponse(rsp *http.Response) (*CreateClientResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20844,6 +24207,16 @@ func ParseCreateClientResponse(rsp *http.Response) (*CreateClientResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateClientResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateClientResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -21306,6 +24679,13 @@ func ParseUpdateClientResponse(rsp *http.Response) (*UpdateClientResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21547,6 +24927,16 @@ func ParseUpdateClientResponse(rsp *http.Response) (*UpdateClientResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateClientResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateClientResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -21957,6 +25347,13 @@ func ParseCreateCrewMemberResponse(rsp *http.Response) (*CreateCrewMemberRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22160,6 +25557,16 @@ func ParseCreateCrewMemberResponse(rsp *http.Response) (*CreateCrewMemberRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateCrewMemberResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateCrewMemberResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -22622,6 +26029,13 @@ func ParseUpdateCrewMemberResponse(rsp *http.Response) (*UpdateCrewMemberRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22863,6 +26277,16 @@ func ParseUpdateCrewMemberResponse(rsp *http.Response) (*UpdateCrewMemberRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateCrewMemberResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateCrewMemberResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -23273,6 +26697,13 @@ func ParseCreateEquipmentResponse(rsp *http.Response) (*CreateEquipmentResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23476,6 +26907,16 @@ func ParseCreateEquipmentResponse(rsp *http.Response) (*CreateEquipmentResponse,
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateEquipmentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateEquipmentResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -23938,6 +27379,13 @@ func ParseUpdateEquipmentResponse(rsp *http.Response) (*UpdateEquipmentResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24179,6 +27627,16 @@ func ParseUpdateEquipmentResponse(rsp *http.Response) (*UpdateEquipmentResponse,
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateEquipmentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateEquipmentResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -24880,6 +28338,13 @@ func ParseCreateEquipmentCategoryResponse(rsp *http.Response) (*CreateEquipmentC
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25083,6 +28548,16 @@ func ParseCreateEquipmentCategoryResponse(rsp *http.Response) (*CreateEquipmentC
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateEquipmentCategoryResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateEquipmentCategoryResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -25545,6 +29020,13 @@ func ParseUpdateEquipmentCategoryResponse(rsp *http.Response) (*UpdateEquipmentC
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25786,6 +29268,16 @@ func ParseUpdateEquipmentCategoryResponse(rsp *http.Response) (*UpdateEquipmentC
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateEquipmentCategoryResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateEquipmentCategoryResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -26196,6 +29688,13 @@ func ParseCreateEquipmentReservationResponse(rsp *http.Response) (*CreateEquipme
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ReservationUnprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26399,6 +29898,16 @@ func ParseCreateEquipmentReservationResponse(rsp *http.Response) (*CreateEquipme
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateEquipmentReservationResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateEquipmentReservationResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -27207,6 +30716,13 @@ func ParseUpdateEquipmentReservationResponse(rsp *http.Response) (*UpdateEquipme
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ReservationUnprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27448,6 +30964,16 @@ func ParseUpdateEquipmentReservationResponse(rsp *http.Response) (*UpdateEquipme
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateEquipmentReservationResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateEquipmentReservationResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -27858,6 +31384,13 @@ func ParseCreateEventResponse(rsp *http.Response) (*CreateEventResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28061,6 +31594,16 @@ func ParseCreateEventResponse(rsp *http.Response) (*CreateEventResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateEventResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateEventResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -28523,6 +32066,13 @@ func ParseUpdateEventResponse(rsp *http.Response) (*UpdateEventResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28764,6 +32314,16 @@ func ParseUpdateEventResponse(rsp *http.Response) (*UpdateEventResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateEventResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateEventResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -29339,6 +32899,13 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29542,6 +33109,16 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateInvoiceResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -30004,6 +33581,13 @@ func ParseUpdateInvoiceResponse(rsp *http.Response) (*UpdateInvoiceResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30245,6 +33829,16 @@ func ParseUpdateInvoiceResponse(rsp *http.Response) (*UpdateInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateInvoiceResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -31006,6 +34600,13 @@ func ParseCreatePickListItemResponse(rsp *http.Response) (*CreatePickListItemRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31209,6 +34810,16 @@ func ParseCreatePickListItemResponse(rsp *http.Response) (*CreatePickListItemRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePickListItemResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePickListItemResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -31726,6 +35337,13 @@ func ParseUpdatePickListItemResponse(rsp *http.Response) (*UpdatePickListItemRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest TransitionUnprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31967,6 +35585,16 @@ func ParseUpdatePickListItemResponse(rsp *http.Response) (*UpdatePickListItemRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdatePickListItemResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdatePickListItemResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -32377,6 +36005,13 @@ func ParseCreatePickListResponse(rsp *http.Response) (*CreatePickListResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32580,6 +36215,16 @@ func ParseCreatePickListResponse(rsp *http.Response) (*CreatePickListResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePickListResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePickListResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -33042,6 +36687,13 @@ func ParseUpdatePickListResponse(rsp *http.Response) (*UpdatePickListResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest TransitionUnprocessable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33283,6 +36935,16 @@ func ParseUpdatePickListResponse(rsp *http.Response) (*UpdatePickListResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdatePickListResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdatePickListResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -33693,6 +37355,13 @@ func ParseCreateQuoteResponse(rsp *http.Response) (*CreateQuoteResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33896,6 +37565,16 @@ func ParseCreateQuoteResponse(rsp *http.Response) (*CreateQuoteResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateQuoteResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateQuoteResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -34358,6 +38037,13 @@ func ParseUpdateQuoteResponse(rsp *http.Response) (*UpdateQuoteResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34599,6 +38285,16 @@ func ParseUpdateQuoteResponse(rsp *http.Response) (*UpdateQuoteResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateQuoteResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateQuoteResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -34758,6 +38454,543 @@ func ParseGetReferenceResponse(rsp *http.Response) (*GetReferenceResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRequestLogsResponse parses an HTTP response from a ListRequestLogsWithResponse call
+func ParseListRequestLogsResponse(rsp *http.Response) (*ListRequestLogsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRequestLogsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RequestLogPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListRequestLogsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListRequestLogsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListRequestLogsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListRequestLogsResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListRequestLogsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListRequestLogsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRequestLogsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRequestLogResponse parses an HTTP response from a GetRequestLogWithResponse call
+func ParseGetRequestLogResponse(rsp *http.Response) (*GetRequestLogResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRequestLogResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RequestLogFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRequestLogResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRequestLogResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetRequestLogResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRequestLogResponse404Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetRequestLogResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRequestLogResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRequestLogResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRequestLogResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -35065,6 +39298,13 @@ func ParseCreateVehicleResponse(rsp *http.Response) (*CreateVehicleResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35268,6 +39508,16 @@ func ParseCreateVehicleResponse(rsp *http.Response) (*CreateVehicleResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateVehicleResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateVehicleResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
@@ -35730,6 +39980,13 @@ func ParseUpdateVehicleResponse(rsp *http.Response) (*UpdateVehicleResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35971,6 +40228,16 @@ func ParseUpdateVehicleResponse(rsp *http.Response) (*UpdateVehicleResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateVehicleResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers UpdateVehicleResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {

@@ -1,6 +1,7 @@
 package planning_test
 
 import (
+	"context"
 	"net/url"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // truck inserts an available vehicle with a payload limit and interior.
@@ -190,4 +192,23 @@ func TestLoadRejects(t *testing.T) {
 		{Name: "unknown vehicle", Method: "GET", Path: "/api/v2/vehicles/" + uuid.NewString() + "/load" + ok, Status: 404, Code: "not_found"},
 		{Name: "another organization's vehicle", Method: "GET", Path: "/api/v2/vehicles/" + theirs.String() + "/load" + ok, Status: 404, Code: "not_found"},
 	})
+}
+
+// TestLoadWarningBesideOverbooked: in warn mode a write that overbooks and
+// overloads its truck carries both warnings, the stock guard's first.
+func TestLoadWarningBesideOverbooked(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	mode := tenancy.StockGuardWarn
+	if _, err := tenancy.UpdateOrganization(context.Background(), env.Svc.DB, a.ID, tenancy.OrganizationUpdate{StockGuardMode: &mode}); err != nil {
+		t.Fatal(err)
+	}
+	rows := bookingtest.For(env, a)
+	v := truck(rows, "Van", 150, nil, nil, nil)
+	eq := rows.Insert("equipment", map[string]any{"name": "Sub", "stock_quantity": 1, "weight_lbs": 100})
+	r := onTruck(t, a, eq, v, 1, 2, 2)
+	ws, _ := r.JSON()["warnings"].([]any)
+	if len(ws) != 2 || ws[0].(map[string]any)["code"] != "overbooked" || ws[1].(map[string]any)["code"] != "over_payload" {
+		t.Errorf("warnings: %s", r.Body)
+	}
 }

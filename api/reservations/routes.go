@@ -1,6 +1,7 @@
 // Package reservations serves equipment reservations (truck assignments)
 // under the stock guard: model, org-scoped store and v2 handlers. A write
-// locks the equipment row, sums the overlapping reservations and decides in
+// locks the equipment row, reads the reservations holding stock in the window
+// (the rule of api/stock, shared with the availability endpoints) and decides in
 // one transaction, so stock is never oversold across instances.
 package reservations
 

@@ -23,6 +23,7 @@ const ReadyTimeout = 2 * time.Second
 // process is not draining. Redis is reported but never decides, because the
 // service runs without it (the limiter fails open and keyed writes get 503).
 type Readiness struct {
+	// Status is ready, not_ready (PostgreSQL does not answer) or draining.
 	Status   string `json:"status"`
 	Postgres string `json:"postgres"`
 	Redis    string `json:"redis"`
@@ -46,7 +47,7 @@ func readyz(r readiness) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		body := Readiness{Status: "ready", Postgres: depNotChecked, Redis: depNotChecked}
 		if r.drain.Draining() {
-			body.Draining = true
+			body.Status, body.Draining = "draining", true
 			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: this instance is shutting down",
 				Details: body, RetryAfter: 1}
 		}
@@ -57,6 +58,7 @@ func readyz(r readiness) fiber.Handler {
 		body.Postgres = status(ctx, r.postgres)
 		body.Redis = <-redis
 		if body.Postgres == depUnavailable {
+			body.Status = "not_ready"
 			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: PostgreSQL is unavailable",
 				Details: body, RetryAfter: 1}
 		}

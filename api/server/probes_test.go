@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -63,5 +64,31 @@ func TestReadyzDoesNotDependOnRedis(t *testing.T) {
 	}
 	if !resp.Close { // net/http moves Connection: close into resp.Close
 		t.Fatalf("draining response without Connection: close: %v", resp.Header)
+	}
+}
+
+// TestReadyzIgnoresASaturatedPool takes every connection of the app's pool:
+// PostgreSQL still answers, so /readyz must stay 200 instead of waiting for
+// a pool connection and failing a busy pod.
+func TestReadyzIgnoresASaturatedPool(t *testing.T) {
+	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.DBMaxConns = 2 }))
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		conn, err := env.Svc.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+	}
+	if n := env.Svc.DB.DB.Stats().InUse; n != 2 {
+		t.Fatalf("%d pool connections in use, want all 2", n)
+	}
+	resp, err := env.Svc.App.Test(httptest.NewRequest("GET", "/readyz", nil), 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("readyz with a saturated pool: %d %s", resp.StatusCode, b)
 	}
 }

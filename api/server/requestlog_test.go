@@ -29,7 +29,7 @@ func TestCloseFlushesTheRequestLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := database.Open(ctx, env.Cfg.DatabaseURL, database.Options{MaxOpenConns: 1})
+	db, err := database.Open(ctx, env.Cfg.DatabaseURL, database.Options{MaxOpenConns: 1, Pooler: env.Cfg.DatabasePooler})
 	if err != nil {
 		t.Fatal(err)
 	}

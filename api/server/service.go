@@ -34,6 +34,9 @@ type Service struct {
 	// stopMaintenance ends the request log's partition maintenance loop.
 	stopMaintenance context.CancelFunc
 	maintenanceDone chan struct{}
+	// probe is a pool of its own for /readyz, so that a pod whose main pool
+	// is saturated still reports whether PostgreSQL answers.
+	probe *bun.DB
 }
 
 // Options adjusts Open for tests.
@@ -93,8 +96,14 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	if opt.Metrics {
 		otelsql.ReportDBStatsMetrics(db.DB, otelsql.WithAttributes(semconv.DBSystemPostgreSQL))
 	}
+	probe, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 2, Pooler: cfg.DatabasePooler})
+	if err != nil {
+		_ = store.Close()
+		_ = db.Close()
+		return nil, err
+	}
 	auth := tenancy.NewAuthenticator(db, log)
-	s := &Service{DB: db, Edge: store, Auth: auth, Log: log, Drain: &Drain{}}
+	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{}}
 	s.startRequestLog(ctx, cfg, opt)
 	var redisUp func(ctx context.Context) error
 	if cfg.RedisURL != "" {
@@ -103,7 +112,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	s.App = New(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: rest.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
-		Ready: db.PingContext, Redis: redisUp, Drain: s.Drain,
+		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
 	})
 	return s, nil
@@ -165,7 +174,7 @@ func (s *Service) Close() error {
 		s.Log.Warn("request log: records still buffered at shutdown were lost", "error", logErr.Error())
 	}
 	s.Auth.Close()
-	return errors.Join(s.Edge.Close(), s.DB.Close())
+	return errors.Join(s.Edge.Close(), s.probe.Close(), s.DB.Close())
 }
 
 // RequestLogCloseTimeout bounds the request log's last flush at shutdown.
