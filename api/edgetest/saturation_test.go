@@ -39,6 +39,8 @@ func TestKeyedWritesSurviveCPUSaturation(t *testing.T) {
 		"EVENTAPI_DATABASE_URL=" + pgtest.NewEmptyDatabase(t),
 		"EVENTAPI_REDIS_URL=" + rs.URL(),
 		"OTEL_SDK_DISABLED=true",
+		// Writes are not limited here: the test is about Redis, not quotas.
+		"EVENTAPI_V2_RATE_LIMIT=1000000",
 	}
 	cli(t, env, nil, "migrate", "up")
 	var org struct{ ID string }

@@ -33,6 +33,7 @@ func BenchmarkValidateRequestWithLibopenapi(b *testing.B) {
 	for b.Loop() {
 		req := httptest.NewRequest("POST", "/api/v2/equipment_reservations", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer svc_live_x")
 		if ok, errs := v.ValidateHttpRequestSync(req); !ok {
 			b.Fatal(errs[0].Message)
 		}

@@ -150,7 +150,8 @@ func tryReserve(ctx context.Context, tx bun.Tx, org, eq uuid.UUID, w stock.Windo
 // checkSteps compares the profile with a brute-force count over the raw
 // rows: the intervals partition w, consecutive intervals differ, each
 // interval's reserved is the count at its start and is constant inside it
-// (checked on the 1-hour grid), and min_available is stock − the largest.
+// (checked on the 1-hour grid), and min_available is stock − the summed
+// quantity of every counted row overlapping w (the stock guard's rule).
 func checkSteps(p stock.Profile, w stock.Window, set []rawReservation) string {
 	countAt := func(t time.Time) int {
 		n := 0
@@ -180,8 +181,17 @@ func checkSteps(p stock.Profile, w stock.Window, set []rawReservation) string {
 		}
 		peak = max(peak, iv.Reserved)
 	}
-	if *p.MinAvailable != *p.Stock-peak {
-		out = append(out, fmt.Sprintf("min_available %d, stock %d peak %d", *p.MinAvailable, *p.Stock, peak))
+	sum := 0
+	for _, r := range set {
+		if (r.status == "reserved" || r.status == "checked_out") && hour(r.from).Before(w.End) && w.Start.Before(hour(r.to)) {
+			sum += r.qty
+		}
+	}
+	if *p.MinAvailable != *p.Stock-sum {
+		out = append(out, fmt.Sprintf("min_available %d, stock %d, summed overlapping %d", *p.MinAvailable, *p.Stock, sum))
+	}
+	if p.Peak != peak {
+		out = append(out, fmt.Sprintf("peak %d, steps peak %d", p.Peak, peak))
 	}
 	return strings.Join(out, "; ")
 }

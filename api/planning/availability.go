@@ -23,8 +23,9 @@ type Availability struct {
 	StockQuantity *int      `json:"stock_quantity"`
 	WindowStart   time.Time `json:"window_start"`
 	WindowEnd     time.Time `json:"window_end"`
-	// MinAvailable is stock minus the most units held at any instant of the
-	// window; null when stock is unlimited.
+	// MinAvailable is stock minus the summed quantity of every counted
+	// reservation overlapping the window (the stock guard's rule); null when
+	// stock is unlimited.
 	MinAvailable *int `json:"min_available"`
 	// Intervals partition the window where the reserved count changes.
 	Intervals                 []stock.Interval `json:"intervals"`

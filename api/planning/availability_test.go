@@ -83,9 +83,9 @@ func TestAvailabilityCases(t *testing.T) {
 			"01-03:0/4 03-06:1/3 06-09:0/4", 3.0, 1},
 		{"null stock: available null, never short", nil, []book{{2, 4, 50, ""}}, 1, 5,
 			"01-02:0/<nil> 02-04:50/<nil> 04-05:0/<nil>", nil, 1},
-		{"window straddling several bookings takes the busiest moment", bookingtest.Stock(6),
+		{"window straddling several bookings sums them (the guard's rule)", bookingtest.Stock(12),
 			[]book{{1, 3, 3, ""}, {3, 5, 3, "checked_out"}, {6, 8, 2, ""}, {7, 9, 2, ""}}, 1, 10,
-			"01-05:3/3 05-06:0/6 06-07:2/4 07-08:4/2 08-09:2/4 09-10:0/6", 2.0, 4},
+			"01-05:3/9 05-06:0/12 06-07:2/10 07-08:4/8 08-09:2/10 09-10:0/12", 2.0, 4},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

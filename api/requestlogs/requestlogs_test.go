@@ -167,6 +167,35 @@ func TestPagesNewestFirst(t *testing.T) {
 	}
 }
 
+// TestRefusedCredentialsAreLoggedWithoutOrganization: a 401 reached
+// authentication, so it is logged, but with no organization or key, where no
+// organization's list can show it.
+func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Watcher")
+	res := env.Send(apitest.Request{Method: "GET", Path: "/api/v2/events/" + uuid.NewString(), Key: "svc_live_not-a-real-key"})
+	if res.Status != 401 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	reqID := res.Header.Get("X-Request-Id")
+	flush(t, env)
+	var row struct {
+		Org       *uuid.UUID `bun:"organization_id"`
+		Route     string     `bun:"route"`
+		ErrorCode string     `bun:"error_code"`
+	}
+	if err := env.Svc.DB.NewRaw("SELECT organization_id, route, error_code FROM request_logs WHERE request_id = ?", reqID).
+		Scan(context.Background(), &row); err != nil {
+		t.Fatalf("the 401 is not logged: %v", err)
+	}
+	if row.Org != nil || row.Route != "/api/v2/events/{id}" || row.ErrorCode != "invalid_credentials" {
+		t.Errorf("401 record: %+v", row)
+	}
+	if l := a.Get(base + "?request_id=" + reqID).List(); len(l) != 0 {
+		t.Errorf("an organization sees the anonymous 401: %v", l)
+	}
+}
+
 func TestBadFiltersAre422(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("Strict")

@@ -162,11 +162,13 @@ func framingProblem(h *fasthttp.RequestHeader) string {
 		} else {
 			raw = nil
 		}
+		// Only the two names matter: skip other lines by their name's
+		// length before comparing (this runs on every request).
 		colon := bytes.IndexByte(line, ':')
-		if colon < 0 {
+		if colon != len("Content-Length") && colon != len("Transfer-Encoding") {
 			continue
 		}
-		name, value := bytes.TrimSpace(line[:colon]), bytes.TrimSpace(line[colon+1:])
+		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
 		switch {
 		case bytes.EqualFold(name, []byte("Content-Length")):
 			if lengths > 0 && !bytes.Equal(value, length) {

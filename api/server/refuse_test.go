@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -13,9 +14,9 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 )
 
-// rawExchange writes request on a fresh TCP connection to base (while
-// body, when set, is written concurrently, as a client streaming an upload
-// would) and reads one response. Speaking HTTP by hand reaches the refusals
+// rawExchange writes request on a fresh TCP connection to base, then body
+// when set (a write error is ignored: the answer may come early), and reads
+// one response. Speaking HTTP by hand reaches the refusals
 // that happen inside fasthttp, before any Go HTTP client would let it.
 func rawExchange(t *testing.T, base, request string, body io.Reader) (*http.Response, []byte) {
 	t.Helper()
@@ -31,7 +32,7 @@ func rawExchange(t *testing.T, base, request string, body io.Reader) (*http.Resp
 		t.Fatal(err)
 	}
 	if body != nil {
-		go func() { _, _ = io.Copy(conn, body) }()
+		_, _ = io.Copy(conn, body)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
@@ -106,24 +107,33 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		resp, body := rawExchange(t, base, get("/api/v2/clients", pad.String()), nil)
 		assertEnvelope(t, resp, body, 431, "headers_too_large")
 	})
-	t.Run("a 2 MiB body being sent gets a readable 413", func(t *testing.T) {
-		const size = 2 << 20
-		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
-			"Content-Type: application/json\r\nContent-Length: 2097152\r\n\r\n"
-		resp, body := rawExchange(t, base, req, strings.NewReader(`{"name":"`+strings.Repeat("x", size-11)+`"}`))
-		assertEnvelope(t, resp, body, 413, "payload_too_large")
-	})
-	t.Run("a chunked body over 1 MiB gets a readable 413", func(t *testing.T) {
-		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
-			"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-		chunk := strings.Repeat("x", 64<<10)
-		var b strings.Builder
-		for range 40 {
-			b.WriteString("10000\r\n" + chunk + "\r\n")
+	t.Run("an upload over 1 MiB gets a readable 413", func(t *testing.T) {
+		// 16 MiB is more than the socket buffers hold: the client is still
+		// writing when the server answers, the case that ended in a
+		// connection reset before the server lingered. Go's client reads
+		// the answer only if the connection is not reset under it; a few
+		// rounds of each framing make a reset show.
+		for round := range 3 {
+			for _, chunked := range []bool{false, true} {
+				var body io.Reader = bytes.NewReader(make([]byte, 16<<20))
+				if chunked {
+					body = io.MultiReader(body) // length unknown: sent chunked
+				}
+				req, err := http.NewRequest("POST", base+"/api/v2/clients", body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+org.Key)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatalf("round %d, chunked %v: %v", round, chunked, err)
+				}
+				out, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				assertEnvelope(t, resp, out, 413, "payload_too_large")
+			}
 		}
-		b.WriteString("0\r\n\r\n")
-		resp, body := rawExchange(t, base, req, strings.NewReader(b.String()))
-		assertEnvelope(t, resp, body, 413, "payload_too_large")
 	})
 	t.Run("two different Content-Length headers are 400 at once", func(t *testing.T) {
 		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +

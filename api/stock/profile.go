@@ -2,7 +2,9 @@
 // window. The stock guard (api/reservations) admits a reservation of n units
 // exactly when the availability endpoints (api/planning) report
 // min_available ≥ n for its window, because both read the same holds
-// (Holding, holds.go) and reduce them with the same step function (Compute).
+// (Holding, holds.go) and reduce them with the same function (Compute): the
+// guard's count is the sum of every overlapping hold, and the step function
+// beside it shows when inside the window the units are held.
 // docs/availability.md explains the rule.
 package stock
 
@@ -48,16 +50,21 @@ type Profile struct {
 	Intervals []Interval
 	// Peak is the most units held at any instant of the window.
 	Peak int
-	// MinAvailable is Stock − Peak (nil when stock is unlimited). It is
-	// negative when stock was lowered below what is already held.
+	// Held is the summed quantity of every hold overlapping the window: the
+	// stock guard's count (docs/availability.md, "The stock rule"). It is at
+	// least Peak, and more when bookings inside the window follow each other.
+	Held int
+	// MinAvailable is Stock − Held (nil when stock is unlimited): what the
+	// stock guard admits over the whole window. It is negative when stock
+	// was lowered below what is already held.
 	MinAvailable *int
 	// ReservationIDs and EventIDs name the holds (events once each), in the
 	// order the holds were given.
 	ReservationIDs, EventIDs []uuid.UUID
 }
 
-// Admits reports whether a reservation of n more units fits the window:
-// at every instant, held + n ≤ stock. Unlimited stock admits anything.
+// Admits reports whether a reservation of n more units fits the window by
+// the stock guard's rule: Held + n ≤ stock. Unlimited stock admits anything.
 func (p Profile) Admits(n int) bool { return p.MinAvailable == nil || n <= *p.MinAvailable }
 
 // Compute reduces the holds of one equipment record over w to its profile.
@@ -70,6 +77,7 @@ func Compute(stockQuantity *int, w Window, holds []Hold) Profile {
 	seen := map[uuid.UUID]bool{}
 	for _, h := range holds {
 		p.ReservationIDs = append(p.ReservationIDs, h.ID)
+		p.Held += h.Quantity
 		if h.EventID != nil && !seen[*h.EventID] {
 			seen[*h.EventID] = true
 			p.EventIDs = append(p.EventIDs, *h.EventID)
@@ -96,7 +104,7 @@ func Compute(stockQuantity *int, w Window, holds []Hold) Profile {
 		p.Intervals = append(p.Intervals, Interval{Start: edges[i], End: edges[i+1], Reserved: held, Available: free(stockQuantity, held)})
 		p.Peak = max(p.Peak, held)
 	}
-	p.MinAvailable = free(stockQuantity, p.Peak)
+	p.MinAvailable = free(stockQuantity, p.Held)
 	return p
 }
 

@@ -45,7 +45,7 @@ func main() {
 	fall := flag.Int("probe-failures", 2, "readiness failure threshold (the chart's readiness.failureThreshold)")
 	probeTimeout := flag.Duration("probe-timeout", 3*time.Second, "readiness probe timeout (the chart's readiness.timeoutSeconds)")
 	drain := flag.Duration("drain-delay", 12*time.Second, "EVENTAPI_DRAIN_DELAY of the pods: longer than probe-period × probe-failures, so HAProxy stops routing before the listener closes")
-	dbParams := flag.String("db-params", "default_query_exec_mode=exec&statement_cache_capacity=0", "pgx parameters added to the pods' database URL through PgBouncer")
+	dbParams := flag.String("db-params", "", "pgx parameters added to the pods' database URL through PgBouncer (EVENTAPI_DATABASE_POOLER=transaction already makes the service pooler-safe)")
 	scenarios := flag.String("scenarios", "rolling,redis,postgres", "scenarios to run, in order")
 	keep := flag.Bool("keep", false, "keep the temporary directory (logs) after the run")
 	flag.Parse()
@@ -100,7 +100,8 @@ func main() {
 	step(fmt.Sprintf("%d pods", *pods))
 	var ps []*pod
 	for i := 0; i < *pods; i++ {
-		p := &pod{name: fmt.Sprintf("pod%d", i+1), port: freePort(), bin: bin, env: env, log: filepath.Join(dir, fmt.Sprintf("pod%d.log", i+1))}
+		p := &pod{name: fmt.Sprintf("pod%d", i+1), port: freePort(), bin: bin, log: filepath.Join(dir, fmt.Sprintf("pod%d.log", i+1)),
+			env: append(env[:len(env):len(env)], fmt.Sprintf("EVENTAPI_METRICS_ADDR=127.0.0.1:%d", freePort()))}
 		must(p.start())
 		ps = append(ps, p)
 		cleanups = append(cleanups, func() { p.stop(30 * time.Second) })

@@ -132,17 +132,26 @@ logfile = %s
 	return b
 }
 
+// stop signals the process group (runuser does not pass SIGINT on) and
+// waits; SIGKILL after 10 s.
 func (b *pgbouncer) stop() {
-	if b.cmd != nil && b.cmd.Process != nil {
-		_ = b.cmd.Process.Signal(os.Interrupt)
-		_ = b.cmd.Wait()
+	if b.cmd == nil || b.cmd.Process == nil {
+		return
+	}
+	pgid := b.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGINT)
+	done := make(chan struct{})
+	go func() { _ = b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
 	}
 }
 
-// url is the pods' database URL through PgBouncer. Until the service has
-// EVENTAPI_DATABASE_POOLER=transaction, pgx is told to use unnamed
-// statements (exec mode) and no statement cache, which transaction pooling
-// needs.
+// url is the pods' database URL through PgBouncer (the pods run with
+// EVENTAPI_DATABASE_POOLER=transaction), with extra pgx parameters if any.
 func (b *pgbouncer) url(params string) string {
 	u := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/eventapi?sslmode=disable", b.port)
 	if params != "" {

@@ -168,7 +168,7 @@ func (c *Cluster) Stop() error {
 func (c *Cluster) MasterOf(tb testing.TB, key string) string {
 	tb.Helper()
 	addrs, _ := Seeds(c.URL)
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, MaxRetries: -1})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, MaxRetries: -1, DialerRetries: 1})
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
