@@ -1,0 +1,107 @@
+package apitest
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// RequestReferences lists the fields of the documented JSON request body of
+// method on path (a full /api/v2 path) that hold a record id: every property
+// of format uuid, nested ones written "line_items[0].equipment_id" (the
+// first element of an array). These are the fields the isolation suite
+// must point at another organization's records.
+func (c *Contract) RequestReferences(method, path string) []string {
+	op := c.operation(method, path)
+	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
+		return nil
+	}
+	mt, ok := op.RequestBody.Content.Get("application/json")
+	if !ok || mt.Schema == nil {
+		return nil
+	}
+	var out []string
+	uuidFields(mt.Schema, "", &out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ListFilters lists the query parameters of format uuid of the documented
+// GET on path (a full /api/v2 path): the filters that take a record id.
+func (c *Contract) ListFilters(path string) []string {
+	op := c.operation(http.MethodGet, path)
+	if op == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range op.Parameters {
+		if p.In != "query" || p.Schema == nil {
+			continue
+		}
+		if s := p.Schema.Schema(); s != nil && s.Format == "uuid" {
+			out = append(out, p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (c *Contract) operation(method, path string) *v3.Operation {
+	tmpl, ok := c.Operation(method, path)
+	if !ok {
+		return nil
+	}
+	item, ok := c.model.Paths.PathItems.Get(tmpl)
+	if !ok {
+		return nil
+	}
+	switch strings.ToUpper(method) {
+	case http.MethodGet:
+		return item.Get
+	case http.MethodPost:
+		return item.Post
+	case http.MethodPatch:
+		return item.Patch
+	case http.MethodPut:
+		return item.Put
+	case http.MethodDelete:
+		return item.Delete
+	}
+	return nil
+}
+
+// uuidFields walks a schema (properties, array items, allOf/oneOf/anyOf) and
+// appends the path of every uuid-formatted value.
+func uuidFields(proxy *base.SchemaProxy, prefix string, out *[]string, depth int) {
+	if proxy == nil || depth > 8 {
+		return
+	}
+	s := proxy.Schema()
+	if s == nil {
+		return
+	}
+	if s.Format == "uuid" && prefix != "" {
+		*out = append(*out, prefix)
+		return
+	}
+	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, sub := range group {
+			uuidFields(sub, prefix, out, depth+1)
+		}
+	}
+	if s.Items != nil && s.Items.IsA() {
+		uuidFields(s.Items.A, prefix+"[0]", out, depth+1)
+	}
+	if s.Properties != nil {
+		for name, p := range s.Properties.FromOldest() {
+			next := name
+			if prefix != "" {
+				next = prefix + "." + name
+			}
+			uuidFields(p, next, out, depth+1)
+		}
+	}
+}
