@@ -2,7 +2,7 @@ package clients
 
 import (
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // ReadOnly lists the fields a client may never write.
@@ -16,8 +16,8 @@ var (
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.
-func decodeFields(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeFields(in *rest.Input, create bool) storage.Changes {
+	var ch storage.Changes
 	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 200})
 	ch.SetIf(name.Set, "name", name.Value)
 	email := in.String("email", emailRule)

@@ -2,7 +2,7 @@ package crew
 
 import (
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // ReadOnly lists the fields a crew member may never write.
@@ -17,8 +17,8 @@ var (
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.
-func decodeFields(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeFields(in *rest.Input, create bool) storage.Changes {
+	var ch storage.Changes
 	for _, col := range []string{"first_name", "last_name"} {
 		r := nameRule
 		r.Required = create

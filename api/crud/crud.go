@@ -12,7 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -38,14 +38,14 @@ type Resource[T, F any] struct {
 }
 
 // ListFunc loads one page of org's records.
-type ListFunc[T any] func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest) (scoped.Page[T], error)
+type ListFunc[T any] func(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest) (storage.Page[T], error)
 
 // List serves GET on a collection without expansions. query reads the
 // resource's own parameters (checked before ?expand) and returns the cursor
 // scope of the request and the store call for one page.
 func List[T any, PT interface {
 	*T
-	scoped.Row
+	storage.Row
 }](env *rest.Env, query func(c *fiber.Ctx, org uuid.UUID) (string, ListFunc[T], error)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
@@ -65,7 +65,7 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		return rest.Page(c, page.Items, scoped.Next[T, PT](page, p, env.Cursors))
+		return rest.Page(c, page.Items, storage.Next[T, PT](page, p, env.Cursors))
 	}
 }
 
@@ -149,10 +149,10 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 }
 
 // Unfiltered is the List query of a collection with no parameters of its
-// own: its cursor scope is prefix followed by the organization.
-func Unfiltered[T any](prefix string, list ListFunc[T]) func(*fiber.Ctx, uuid.UUID) (string, ListFunc[T], error) {
+// own: its cursor scope is the list name and the organization.
+func Unfiltered[T any](name string, list ListFunc[T]) func(*fiber.Ctx, uuid.UUID) (string, ListFunc[T], error) {
 	return func(_ *fiber.Ctx, org uuid.UUID) (string, ListFunc[T], error) {
-		return prefix + org.String(), list, nil
+		return storage.ListScope(name, org), list, nil
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/api/equipment"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/equipment"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -154,7 +155,7 @@ func TestCategoryFilterAndExpand(t *testing.T) {
 		}
 	})
 	t.Run("one query for the whole page", func(t *testing.T) {
-		items, err := equipment.List(context.Background(), env.Svc.DB, a.ID, rest.PageRequest{Limit: 100}, equipment.ListFilter{})
+		items, err := equipment.List(context.Background(), env.Svc.DB, a.ID, storage.PageRequest{Limit: 100}, equipment.ListFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

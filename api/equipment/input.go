@@ -3,9 +3,10 @@ package equipment
 import (
 	"regexp"
 
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields equipment and categories may never write.
@@ -24,7 +25,7 @@ var (
 // write is a decoded body: column assignments and the references to check
 // against the organization before writing.
 type write struct {
-	ch   scoped.Changes
+	ch   storage.Changes
 	refs []related.Ref
 	// name is the new category name, when the body sets one.
 	name *string
@@ -43,7 +44,7 @@ func decodeEquipment(in *rest.Input, create bool) write {
 	}
 	category := in.UUID("category_id", rest.Rule{Nullable: true})
 	ch.SetIf(category.Set, "category_id", category.Ptr())
-	w.refs = []related.Ref{{Field: "category_id", Table: categoryTable, ID: category.Ptr()}}
+	w.refs = []related.Ref{{Field: "category_id", Table: equipment.CategoryTable, ID: category.Ptr()}}
 	stock := in.Int("stock_quantity", rest.Rule{Nullable: true, Min: rest.Bound(0)})
 	ch.SetIf(stock.Set, "stock_quantity", stock.Ptr())
 	rate := in.Money("daily_rate", rest.Rule{Nullable: true})
@@ -52,9 +53,9 @@ func decodeEquipment(in *rest.Input, create bool) write {
 		v := in.Number(col, caseRule)
 		ch.SetIf(v.Set, col, v.Ptr())
 	}
-	caseType := in.String("case_type", rest.Rule{Nullable: true, OneOf: CaseTypes})
+	caseType := in.String("case_type", rest.Rule{Nullable: true, OneOf: equipment.CaseTypes})
 	ch.SetIf(caseType.Set, "case_type", caseType.Ptr())
-	status := in.String("status", rest.Rule{OneOf: Statuses})
+	status := in.String("status", rest.Rule{OneOf: equipment.Statuses})
 	ch.SetIf(status.Set, "status", status.Value)
 	in.ReadOnly(ReadOnly...)
 	return w

@@ -1,12 +1,9 @@
 package events
 
 import (
-	"time"
-
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
-	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields an event may never write.
@@ -18,27 +15,16 @@ var (
 	textRule  = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
 )
 
-// Fields is a decoded create or patch body: the column assignments, plus the
-// dates it sets so the window can be checked against the stored one.
-type Fields struct {
-	Changes scoped.Changes
-	// Start and End are the new dates, nil when the body leaves them alone.
-	Start, End *time.Time
-	// Refs are the records the body names (client_id), checked against the
-	// organization before the write.
-	Refs []related.Ref
-}
-
 // decodeFields reads every writable field. The same decoder serves POST
 // (create: required fields enforced, the window checked) and PATCH.
-func decodeFields(in *rest.Input, create bool) Fields {
-	var f Fields
+func decodeFields(in *rest.Input, create bool) events.Fields {
+	var f events.Fields
 	ch := &f.Changes
 	req := func(r rest.Rule) rest.Rule { r.Required = create; return r }
 
 	name := in.String("name", req(nameRule))
 	ch.SetIf(name.Set, "name", name.Value)
-	status := in.String("status", rest.Rule{OneOf: Statuses})
+	status := in.String("status", rest.Rule{OneOf: events.Statuses})
 	ch.SetIf(status.Set, "status", status.Value)
 	start := in.DateTime("start_date", req(rest.Rule{}))
 	ch.SetIf(start.Set, "start_date", start.Value)
@@ -57,19 +43,9 @@ func decodeFields(in *rest.Input, create bool) Fields {
 
 	f.Start, f.End = start.Ptr(), end.Ptr()
 	if create && f.Start != nil && f.End != nil {
-		if err := CheckWindow(*f.Start, *f.End); err != nil {
-			in.Issue("end_date", windowIssue)
+		if err := events.CheckWindow(*f.Start, *f.End); err != nil {
+			in.Issue("end_date", events.WindowIssue)
 		}
 	}
 	return f
-}
-
-const windowIssue = "must be after start_date"
-
-// CheckWindow reports a validation_error on end_date unless end is after start.
-func CheckWindow(start, end time.Time) error {
-	if !end.After(start) {
-		return errs.InvalidField("end_date", windowIssue)
-	}
-	return nil
 }

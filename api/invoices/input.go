@@ -2,8 +2,10 @@ package invoices
 
 import (
 	"github.com/eventapi/eventapi/api/documents"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
+	docstore "github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/storage/invoices"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields an invoice may never be written with.
@@ -11,16 +13,16 @@ var ReadOnly = []string{"id", "organization_id", "total_amount", "demo", "create
 
 var notesRule = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
 
-// decodeFields reads every writable field into a documents.Write. The same
+// decodeFields reads every writable field into a docstore.Write. The same
 // decoder serves POST (create: due_date required) and PATCH.
-func decodeFields(in *rest.Input, create bool) documents.Write {
-	var w documents.Write
+func decodeFields(in *rest.Input, create bool) docstore.Write {
+	var w docstore.Write
 	title := in.String("title", rest.Rule{MaxLen: 200})
 	w.Changes.SetIf(title.Set, "title", title.Value)
 	number := in.String("invoice_number", rest.Rule{MaxLen: 50, MinLen: 1})
 	w.Changes.SetIf(number.Set, "invoice_number", number.Value)
 	w.Number = number.Value
-	status := in.String("status", rest.Rule{OneOf: Statuses})
+	status := in.String("status", rest.Rule{OneOf: invoices.Statuses})
 	w.Changes.SetIf(status.Set, "status", status.Value)
 	w.Status = status.Value
 	client := in.UUID("client_id", rest.Rule{Nullable: true})

@@ -4,7 +4,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/picklists"
 )
 
 // ReadOnly lists the fields of a pick list that are never written.
@@ -18,7 +19,7 @@ var (
 
 // listBody is a decoded pick list create or patch body.
 type listBody struct {
-	ch               scoped.Changes // name, notes, archived, event_id, quote_id
+	ch               storage.Changes // name, notes, archived, event_id, quote_id
 	eventID, quoteID rest.Field[uuid.UUID]
 	status           rest.Field[string]
 }
@@ -46,7 +47,7 @@ func decodeList(in *rest.Input, create bool) listBody {
 			}
 		}
 	} else {
-		b.status = in.String("status", rest.Rule{OneOf: Statuses})
+		b.status = in.String("status", rest.Rule{OneOf: picklists.Statuses})
 		archived := in.Bool("archived", rest.Rule{})
 		b.ch.SetIf(archived.Set, "archived", archived.Value)
 		for _, f := range []string{"event_id", "quote_id"} {
@@ -95,7 +96,7 @@ func decodeItem(in *rest.Input, create bool) itemBody {
 	b.equipmentID = in.UUID("equipment_id", idRule)
 	b.customDescription = in.String("custom_description", rest.Rule{Nullable: true, MaxLen: maxCustomDescText})
 	b.quantity = in.Int("quantity", rest.Rule{Min: rest.Bound(1), Max: rest.Bound(maxItemQuantity)})
-	b.stage = in.String("stage", rest.Rule{OneOf: Stages})
+	b.stage = in.String("stage", rest.Rule{OneOf: picklists.Stages})
 	b.notes = in.String("notes", notesRule)
 	b.isContainer = in.Bool("is_container", idRule)
 	b.containerID = in.UUID("container_id", idRule)
@@ -108,14 +109,14 @@ func decodeItem(in *rest.Input, create bool) itemBody {
 }
 
 // newItem builds the item a create body describes.
-func (b itemBody) newItem() *Item {
-	it := &Item{PickListID: b.pickListID.Value, Quantity: 1, Stage: Stages[0]}
+func (b itemBody) newItem() *picklists.Item {
+	it := &picklists.Item{PickListID: b.pickListID.Value, Quantity: 1, Stage: picklists.Stages[0]}
 	b.apply(it)
 	return it
 }
 
 // apply writes every field present in the body onto it.
-func (b itemBody) apply(it *Item) {
+func (b itemBody) apply(it *picklists.Item) {
 	setID := func(f rest.Field[uuid.UUID], dst **uuid.UUID) {
 		if f.Set {
 			*dst = f.Ptr()

@@ -2,8 +2,10 @@ package quotes
 
 import (
 	"github.com/eventapi/eventapi/api/documents"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
+	docstore "github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/storage/quotes"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields a quote may never be written with.
@@ -14,16 +16,16 @@ var (
 	numberRule = rest.Rule{MaxLen: 50}
 )
 
-// decodeFields reads every writable field into a documents.Write. The same decoder
+// decodeFields reads every writable field into a docstore.Write. The same decoder
 // serves POST (create: title required) and PATCH.
-func decodeFields(in *rest.Input, create bool) documents.Write {
-	var w documents.Write
+func decodeFields(in *rest.Input, create bool) docstore.Write {
+	var w docstore.Write
 	title := in.String("title", rest.Rule{Required: create, MaxLen: 200})
 	w.Changes.SetIf(title.Set, "title", title.Value)
 	number := in.String("quote_number", rest.Rule{MaxLen: numberRule.MaxLen, MinLen: 1})
 	w.Changes.SetIf(number.Set, "quote_number", number.Value)
 	w.Number = number.Value
-	status := in.String("status", rest.Rule{OneOf: Statuses})
+	status := in.String("status", rest.Rule{OneOf: quotes.Statuses})
 	w.Changes.SetIf(status.Set, "status", status.Value)
 	w.Status = status.Value
 	client := in.UUID("client_id", rest.Rule{Nullable: true})

@@ -9,10 +9,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -69,7 +69,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	auth := tenancy.NewAuthenticator(db, log)
 	s := &Service{DB: db, Edge: store, Auth: auth, Log: log}
 	s.App = New(Deps{
-		DB: db, Auth: auth, Edge: store, Cursors: rest.NewCursors(key), Log: log,
+		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: func(ctx context.Context) error {
 			if err := db.PingContext(ctx); err != nil {

@@ -2,7 +2,8 @@ package vehicles
 
 import (
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/vehicles"
 )
 
 // ReadOnly lists the fields a vehicle may never write.
@@ -19,15 +20,15 @@ var (
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.
-func decodeFields(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeFields(in *rest.Input, create bool) storage.Changes {
+	var ch storage.Changes
 	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 200})
 	ch.SetIf(name.Set, "name", name.Value)
 	for _, col := range []string{"model", "license_plate", "vehicle_type"} {
 		v := in.String(col, shortRule)
 		ch.SetIf(v.Set, col, v.Ptr())
 	}
-	status := in.String("status", rest.Rule{OneOf: Statuses})
+	status := in.String("status", rest.Rule{OneOf: vehicles.Statuses})
 	ch.SetIf(status.Set, "status", status.Value)
 	for _, col := range sizeColumns {
 		v := in.Int(col, sizeRule)

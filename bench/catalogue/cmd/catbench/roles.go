@@ -12,11 +12,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/bench/catalogue"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // The two server roles run in child processes of catbench (re-executed with
@@ -94,7 +94,7 @@ func serveBaseline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b := &catalogue.Baseline{Pool: pool, Cursors: rest.NewCursors(key)}
+	b := &catalogue.Baseline{Pool: pool, Cursors: storage.NewCursors(key)}
 	srv := &http.Server{Handler: b.Handler(), ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
