@@ -3,7 +3,7 @@ package storage
 import (
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // PageRequest is a parsed limit and optional cursor.
@@ -49,7 +49,7 @@ func Next[T any, PT interface {
 // (search text, filters), joined by ":". A cursor signed for one scope is
 // refused by any other, so it cannot be replayed against another list,
 // filter or tenant.
-func ListScope(list string, org uuid.UUID, params ...string) string {
+func ListScope(list string, org tenancy.OrganizationID, params ...string) string {
 	var b strings.Builder
 	b.WriteString(list)
 	b.WriteByte(':')

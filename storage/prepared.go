@@ -16,6 +16,7 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // bun writes argument values into the SQL text, so a detail query by id is a
@@ -37,7 +38,7 @@ type querier interface {
 // getByID loads the record id of org with a prepared, parameterised query.
 // ok is false when db is not a pool or transaction it can address directly;
 // the caller then uses the ordinary bun query.
-func getByID[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind string) (m *T, ok bool, err error) {
+func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string) (m *T, ok bool, err error) {
 	var q querier
 	switch d := db.(type) {
 	case *bun.DB:

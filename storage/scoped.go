@@ -17,13 +17,14 @@ import (
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Filter narrows a select query.
 type Filter func(*bun.SelectQuery) *bun.SelectQuery
 
 // Get loads the record id of org into a new T; kind names it in not_found.
-func Get[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind string, filters ...Filter) (*T, error) {
+func Get[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string, filters ...Filter) (*T, error) {
 	if len(filters) == 0 {
 		if m, ok, err := getByID[T](ctx, db, org, id, kind); ok {
 			return m, err
@@ -46,7 +47,7 @@ func Get[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind string,
 }
 
 // Exists reports whether table holds id for org (for reference checks).
-func Exists(ctx context.Context, db bun.IDB, table string, org, id uuid.UUID) (bool, error) {
+func Exists(ctx context.Context, db bun.IDB, table string, org tenancy.OrganizationID, id uuid.UUID) (bool, error) {
 	ok, err := db.NewSelect().Table(table).Where("organization_id = ?", org).Where("id = ?", id).Exists(ctx)
 	return ok, database.Error(err)
 }
@@ -57,7 +58,7 @@ func Exists(ctx context.Context, db bun.IDB, table string, org, id uuid.UUID) (b
 func List[T any, PT interface {
 	*T
 	Row
-}](ctx context.Context, db bun.IDB, org uuid.UUID, p PageRequest, filters ...Filter) (Page[T], error) {
+}](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p PageRequest, filters ...Filter) (Page[T], error) {
 	var items []T
 	q := db.NewSelect().Model(&items).Where("?TableAlias.organization_id = ?", org)
 	if p.After != nil {
@@ -89,14 +90,14 @@ func Insert[T any](ctx context.Context, db bun.IDB, m *T) error {
 // Create inserts a row of T's table for org from the assignments in ch (with
 // organization_id and demo set here, never from input) and returns the row as
 // stored, database defaults included.
-func Create[T any](ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch Changes) (*T, error) {
+func Create[T any](ctx context.Context, db bun.IDB, t tenancy.Tenant, ch Changes) (*T, error) {
 	m := new(T)
 	table := db.Dialect().Tables().Get(reflect.TypeOf(m)).Name
 	args := []any{bun.Ident(table), bun.Ident("organization_id"), bun.Ident("demo")}
 	for _, col := range ch.cols {
 		args = append(args, bun.Ident(col))
 	}
-	args = append(args, org, demo)
+	args = append(args, t)
 	args = append(args, ch.vals...)
 	n := len(ch.cols) + 2
 	placeholders := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
@@ -141,7 +142,7 @@ func (c *Changes) Has(column string) bool {
 
 // Update applies ch to the record id of org and returns the updated record.
 // No change at all returns the record as it is.
-func Update[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind string, ch Changes) (*T, error) {
+func Update[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string, ch Changes) (*T, error) {
 	if ch.Len() == 0 {
 		return Get[T](ctx, db, org, id, kind)
 	}
@@ -163,7 +164,7 @@ func Update[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind stri
 }
 
 // Delete removes the record id of org.
-func Delete[T any](ctx context.Context, db bun.IDB, org, id uuid.UUID, kind string) error {
+func Delete[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string) error {
 	res, err := db.NewDelete().Model((*T)(nil)).
 		Where("?TableAlias.organization_id = ?", org).
 		Where("?TableAlias.id = ?", id).Exec(ctx)

@@ -105,6 +105,12 @@ type Org struct {
 	env *Env
 }
 
+// OrgID is the organization's id as the store functions take it.
+func (o *Org) OrgID() tenancy.OrganizationID { return tenancy.OrganizationID{UUID: o.ID} }
+
+// Tenant is the organization as a live key acts for it (not demo).
+func (o *Org) Tenant() tenancy.Tenant { return tenancy.Tenant{Org: o.OrgID()} }
+
 // NewOrg creates an organization and a live key with every scope.
 func (e *Env) NewOrg(name string) *Org {
 	return e.NewOrgWithKey(name, apikey.Live, tenancy.AllScopes...)

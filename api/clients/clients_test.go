@@ -23,7 +23,7 @@ func storeClient(t *testing.T, env *apitest.Env, o *apitest.Org, name string, em
 	var ch storage.Changes
 	ch.Set("name", name)
 	ch.Set("email", email)
-	c, err := clients.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	c, err := clients.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/clients"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // resource serves GET, POST and PATCH of clients.
@@ -23,13 +23,13 @@ func resource(env *rest.Env) crud.Resource[clients.Client, storage.Changes] {
 
 // list serves GET /clients; search matches name or email.
 func list(env *rest.Env) fiber.Handler {
-	return crud.List[clients.Client](env, func(c *fiber.Ctx, org uuid.UUID) (string, crud.ListFunc[clients.Client], error) {
+	return crud.List[clients.Client](env, func(c *fiber.Ctx, org tenancy.OrganizationID) (string, crud.ListFunc[clients.Client], error) {
 		search, err := rest.QueryString(c, "search", 200)
 		if err != nil {
 			return "", nil, err
 		}
 		return storage.ListScope("clients", org, search),
-			func(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest) (storage.Page[clients.Client], error) {
+			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[clients.Client], error) {
 				return clients.List(ctx, db, org, p, clients.ListFilter{Search: search})
 			}, nil
 	})

@@ -22,7 +22,7 @@ func storeMember(t *testing.T, env *apitest.Env, o *apitest.Org, i int) string {
 	var ch storage.Changes
 	ch.Set("first_name", fmt.Sprintf("Tech%03d", i))
 	ch.Set("last_name", "Crew")
-	m, err := crew.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	m, err := crew.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

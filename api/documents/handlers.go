@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
@@ -14,7 +13,7 @@ import (
 )
 
 // ListFunc loads one page of org's documents, status filtering when not empty.
-type ListFunc[T any] func(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, status string) (storage.Page[T], error)
+type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[T], error)
 
 // List serves GET on a document collection: ?status filters among statuses
 // and ?expand inlines Expansions. name names the list in the cursor scope ("quotes").
@@ -55,7 +54,7 @@ func List[T any, PT interface {
 func Show[T any, PT interface {
 	*T
 	documents.Party
-}](ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, doc *T) (any, error) {
+}](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, doc *T) (any, error) {
 	one := []T{*doc}
 	if err := documents.Expand[T, PT](ctx, db, org, one, want); err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 		p := tenancy.MustFromContext(ctx)
 		var ch storage.Changes
 		ch.Set("name", "written, then the request fails")
-		if _, err := clients.Create(ctx, tr.env.Conn(ctx), p.OrganizationID, p.Demo(), ch); err != nil {
+		if _, err := clients.Create(ctx, tr.env.Conn(ctx), p.Tenant(), ch); err != nil {
 			return err
 		}
 		return errs.Wrap(errs.New(errs.Internal, "boom"), "internal error")
@@ -50,7 +50,7 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 		var ch storage.Changes
 		ch.Set("name", "written before a refused statement")
 		db := tr.env.Conn(ctx)
-		if _, err := clients.Create(ctx, db, p.OrganizationID, p.Demo(), ch); err != nil {
+		if _, err := clients.Create(ctx, db, p.Tenant(), ch); err != nil {
 			return err
 		}
 		_, err := db.ExecContext(ctx, "INSERT INTO clients (organization_id, name) VALUES (gen_random_uuid(), 'orphan')")

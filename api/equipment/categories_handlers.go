@@ -9,6 +9,7 @@ import (
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // categoryResource serves GET, POST and PATCH of equipment categories; a
@@ -17,13 +18,13 @@ import (
 func categoryResource(env *rest.Env) crud.Resource[equipment.Category, write] {
 	return crud.Resource[equipment.Category, write]{
 		Kind: equipment.CategoryKind, Env: env, Decode: decodeCategory, Get: equipment.GetCategory,
-		Create: func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, w write) (*equipment.Category, error) {
-			return equipment.CreateCategory(ctx, db, org, demo, w.ch)
+		Create: func(ctx context.Context, db bun.IDB, t tenancy.Tenant, w write) (*equipment.Category, error) {
+			return equipment.CreateCategory(ctx, db, t, w.ch)
 		},
-		Update: func(ctx context.Context, db bun.IDB, org, id uuid.UUID, w write) (*equipment.Category, error) {
+		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) (*equipment.Category, error) {
 			return equipment.UpdateCategory(ctx, db, org, id, w.ch)
 		},
-		Check: func(ctx context.Context, db bun.IDB, org, id uuid.UUID, w write) error {
+		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) error {
 			if w.name == nil {
 				return nil
 			}

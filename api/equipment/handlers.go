@@ -57,17 +57,17 @@ func (h handlers) list(c *fiber.Ctx) error {
 func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
 	return crud.Resource[equipment.Equipment, write]{
 		Kind: equipment.Kind, Env: h.env, Decode: decodeEquipment, Get: equipment.Get,
-		Create: func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, w write) (*equipment.Equipment, error) {
-			return equipment.Create(ctx, db, org, demo, w.ch)
+		Create: func(ctx context.Context, db bun.IDB, t tenancy.Tenant, w write) (*equipment.Equipment, error) {
+			return equipment.Create(ctx, db, t, w.ch)
 		},
-		Update: func(ctx context.Context, db bun.IDB, org, id uuid.UUID, w write) (*equipment.Equipment, error) {
+		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) (*equipment.Equipment, error) {
 			return equipment.Update(ctx, db, org, id, w.ch)
 		},
-		Check: func(ctx context.Context, db bun.IDB, org, _ uuid.UUID, w write) error {
+		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, w write) error {
 			return related.Check(ctx, db, org, w.refs...)
 		},
 		Expand: []string{expandCategory},
-		Show: func(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, e *equipment.Equipment) (any, error) {
+		Show: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *equipment.Equipment) (any, error) {
 			if !want[expandCategory] {
 				return e, nil
 			}

@@ -20,7 +20,7 @@ func storeCategory(t *testing.T, env *apitest.Env, o *apitest.Org, name string, 
 	var ch storage.Changes
 	ch.Set("name", name)
 	ch.Set("color", color)
-	c, err := equipment.CreateCategory(context.Background(), env.Svc.DB, o.ID, false, ch)
+	c, err := equipment.CreateCategory(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func storeEquipment(t *testing.T, env *apitest.Env, o *apitest.Org, name, catego
 	if category != "" {
 		ch.Set("category_id", category)
 	}
-	e, err := equipment.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	e, err := equipment.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,7 +168,7 @@ func storeEvent(t *testing.T, env *apitest.Env, o *apitest.Org, i int) string {
 	ch.Set("start_date", start)
 	ch.Set("end_date", start.Add(4*time.Hour))
 	ch.Set("venue", "Hall")
-	e, err := events.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	e, err := events.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/events"
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // resource serves GET, POST and PATCH of events; the records a body names
@@ -20,10 +21,10 @@ func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 	return crud.Resource[events.Event, events.Fields]{
 		Kind: events.Kind, Env: env, Decode: decodeFields,
 		Get: events.Get, Update: events.Update,
-		Create: func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, f events.Fields) (*events.Event, error) {
-			return events.Create(ctx, db, org, demo, f.Changes)
+		Create: func(ctx context.Context, db bun.IDB, t tenancy.Tenant, f events.Fields) (*events.Event, error) {
+			return events.Create(ctx, db, t, f.Changes)
 		},
-		Check: func(ctx context.Context, db bun.IDB, org, _ uuid.UUID, f events.Fields) error {
+		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, f events.Fields) error {
 			return related.Check(ctx, db, org, f.Refs...)
 		},
 	}
@@ -32,13 +33,13 @@ func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 // list serves GET /events and its alias GET /jobs. Both share one cursor
 // scope, so a cursor from one continues on the other.
 func list(env *rest.Env) fiber.Handler {
-	return crud.List[events.Event](env, func(c *fiber.Ctx, org uuid.UUID) (string, crud.ListFunc[events.Event], error) {
+	return crud.List[events.Event](env, func(c *fiber.Ctx, org tenancy.OrganizationID) (string, crud.ListFunc[events.Event], error) {
 		status, err := rest.QueryEnum(c, "status", events.Statuses...)
 		if err != nil {
 			return "", nil, err
 		}
 		return storage.ListScope("events", org, status),
-			func(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest) (storage.Page[events.Event], error) {
+			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[events.Event], error) {
 				return events.List(ctx, db, org, p, events.ListFilter{Status: status})
 			}, nil
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/crud"
@@ -13,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/storage"
 	docstore "github.com/eventapi/eventapi/storage/documents"
 	"github.com/eventapi/eventapi/storage/invoices"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // resource serves GET, POST and PATCH of invoices.
@@ -27,7 +27,7 @@ func resource(env *rest.Env) crud.Resource[invoices.Invoice, docstore.Write] {
 // list serves GET /invoices.
 func list(env *rest.Env) fiber.Handler {
 	return documents.List[invoices.Invoice](env, "invoices", invoices.Statuses,
-		func(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, status string) (storage.Page[invoices.Invoice], error) {
+		func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[invoices.Invoice], error) {
 			return invoices.List(ctx, db, org, p, invoices.ListFilter{Status: status})
 		})
 }

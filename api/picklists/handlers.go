@@ -94,7 +94,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	pl, err := picklists.Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), b.ch, b.eventID.Ptr(), b.quoteID.Ptr())
+	pl, err := picklists.Create(ctx, h.env.Conn(ctx), p.Tenant(), b.ch, b.eventID.Ptr(), b.quoteID.Ptr())
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (h handlers) createItem(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	it, err := picklists.CreateItem(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), b.newItem())
+	it, err := picklists.CreateItem(ctx, h.env.Conn(ctx), p.Tenant(), b.newItem())
 	if err != nil {
 		return err
 	}

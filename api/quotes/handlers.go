@@ -21,8 +21,8 @@ import (
 func resource(env *rest.Env) crud.Resource[quotes.Quote, docstore.Write] {
 	return crud.Resource[quotes.Quote, docstore.Write]{
 		Kind: quotes.Kind, Env: env, Decode: decodeFields, Get: quotes.Get, Create: quotes.Create,
-		Update: func(ctx context.Context, db bun.IDB, org, id uuid.UUID, w docstore.Write) (*quotes.Quote, error) {
-			return quotes.Update(ctx, db, org, id, tenancy.MustFromContext(ctx).Demo(), w)
+		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w docstore.Write) (*quotes.Quote, error) {
+			return quotes.Update(ctx, db, tenancy.TenantOf(ctx), id, w)
 		},
 		Expand: docstore.Expansions, Show: documents.Show[quotes.Quote],
 	}
@@ -31,7 +31,7 @@ func resource(env *rest.Env) crud.Resource[quotes.Quote, docstore.Write] {
 // list serves GET /quotes.
 func list(env *rest.Env) fiber.Handler {
 	return documents.List[quotes.Quote](env, "quotes", quotes.Statuses,
-		func(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, status string) (storage.Page[quotes.Quote], error) {
+		func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[quotes.Quote], error) {
 			return quotes.List(ctx, db, org, p, quotes.ListFilter{Status: status})
 		})
 }

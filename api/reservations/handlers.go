@@ -85,7 +85,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := reservations.Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
+	r, warn, err := reservations.Create(ctx, h.env.Conn(ctx), p.Tenant(), b.newReservation(), b.override)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := reservations.Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
+	r, warn, err := reservations.Update(ctx, h.env.Conn(ctx), p.Tenant(), id, b.apply, b.override)
 	if err != nil {
 		return err
 	}

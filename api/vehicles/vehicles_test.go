@@ -25,7 +25,7 @@ func storeVehicle(t *testing.T, env *apitest.Env, o *apitest.Org, name, status s
 	var ch storage.Changes
 	ch.Set("name", name)
 	ch.Set("status", status)
-	v, err := vehicles.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	v, err := vehicles.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestAssignable(t *testing.T) {
 		{"unknown", uuid.NewString(), false},
 	}
 	for _, tt := range tests {
-		err := vehicles.Assignable(ctx, env.Svc.DB, a.ID, uuid.MustParse(tt.id))
+		err := vehicles.Assignable(ctx, env.Svc.DB, a.OrgID(), uuid.MustParse(tt.id))
 		if tt.ok {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)

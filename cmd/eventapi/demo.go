@@ -33,7 +33,7 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		orgID = org.ID.String()
-		if err := demo.Seed(ctx, tx, org.ID, false); err != nil {
+		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {
 			return err
 		}
 		if live, err = tenancy.CreateKey(ctx, tx, tenancy.NewKey{OrganizationID: org.ID, Name: "demo live key",

@@ -8,10 +8,11 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Get loads one client of org.
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Client, error) {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Client, error) {
 	return storage.Get[Client](ctx, db, org, id, Kind)
 }
 
@@ -22,7 +23,7 @@ type ListFilter struct {
 }
 
 // List returns one page of org's clients.
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, f ListFilter) (storage.Page[Client], error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Client], error) {
 	var filters []storage.Filter
 	if s := strings.ToLower(strings.TrimSpace(f.Search)); s != "" {
 		pattern := "%" + escapeLike(s) + "%"
@@ -34,12 +35,12 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest,
 }
 
 // Create inserts a client into org from decoded fields.
-func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch storage.Changes) (*Client, error) {
-	return storage.Create[Client](ctx, db, org, demo, ch)
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Changes) (*Client, error) {
+	return storage.Create[Client](ctx, db, t, ch)
 }
 
 // Update applies ch to the client id of org.
-func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, ch storage.Changes) (*Client, error) {
+func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, ch storage.Changes) (*Client, error) {
 	return storage.Update[Client](ctx, db, org, id, Kind, ch)
 }
 

@@ -26,7 +26,7 @@ func (s *seeder) bookings(ctx context.Context) error {
 	if len(s.equipment) == 0 {
 		return nil
 	}
-	eq, err := related.EquipmentByID(ctx, s.tx, s.org, s.equipment, false)
+	eq, err := related.EquipmentByID(ctx, s.tx, s.t.Org, s.equipment, false)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *seeder) bookings(ctx context.Context) error {
 	var eventID, clientID *uuid.UUID
 	if len(s.events) > 0 {
 		eventID = &s.events[0]
-		evs, err := related.Events(ctx, s.tx, s.org, s.events[:1])
+		evs, err := related.Events(ctx, s.tx, s.t.Org, s.events[:1])
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,9 @@ func (s *seeder) truckAssignments(ctx context.Context, eventID *uuid.UUID, start
 			r.VehicleID, r.TruckPosition = truck, &pos
 		}
 		// warn: the seed never fails on stock; an overbooking is flagged.
-		if _, _, err := reservations.Create(ctx, s.tx, s.org, s.demo, tenancy.StockGuardWarn, r, reservations.Override{}); err != nil {
+		warn := s.t
+		warn.StockGuard = tenancy.StockGuardWarn
+		if _, _, err := reservations.Create(ctx, s.tx, warn, r, reservations.Override{}); err != nil {
 			return err
 		}
 	}
@@ -91,7 +93,7 @@ func (s *seeder) truckAssignments(ctx context.Context, eventID *uuid.UUID, start
 }
 
 func (s *seeder) availableVehicle(ctx context.Context) (*uuid.UUID, error) {
-	vs, err := related.Vehicles(ctx, s.tx, s.org, s.vehicles)
+	vs, err := related.Vehicles(ctx, s.tx, s.t.Org, s.vehicles)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +132,7 @@ func (s *seeder) quote(ctx context.Context, title string, client, event *uuid.UU
 	w.Changes.Set("event_id", event)
 	w.Changes.Set("status", status)
 	w.Status, w.Lines = status, &lines
-	return quotes.Create(ctx, s.tx, s.org, s.demo, w)
+	return quotes.Create(ctx, s.tx, s.t, w)
 }
 
 // invoice bills the approved quote, due two weeks after the show starts.
@@ -144,22 +146,22 @@ func (s *seeder) invoice(ctx context.Context, q *quotes.Quote, showStart time.Ti
 	w.Changes.Set("issue_date", issued)
 	w.Changes.Set("due_date", storage.Date{Time: issued.AddDate(0, 0, 14)})
 	w.Lines = q.LineItems
-	_, err := invoices.Create(ctx, s.tx, s.org, s.demo, w)
+	_, err := invoices.Create(ctx, s.tx, s.t, w)
 	return err
 }
 
 // packing starts packing the approved quote's pick list: its items move to
 // loaded, staged and checked, the rest stay pending.
 func (s *seeder) packing(ctx context.Context, quoteID uuid.UUID) error {
-	id, err := picklists.ForQuote(ctx, s.tx, s.org, quoteID)
+	id, err := picklists.ForQuote(ctx, s.tx, s.t.Org, quoteID)
 	if err != nil || id == nil {
 		return err
 	}
-	if _, err := picklists.Update(ctx, s.tx, s.org, *id, storage.Changes{}, picklists.StatusInProgress); err != nil {
+	if _, err := picklists.Update(ctx, s.tx, s.t.Org, *id, storage.Changes{}, picklists.StatusInProgress); err != nil {
 		return err
 	}
 	lists := []picklists.PickList{{ID: *id}}
-	if err := picklists.Expand(ctx, s.tx, s.org, lists, picklists.Expansion{Items: true}); err != nil {
+	if err := picklists.Expand(ctx, s.tx, s.t.Org, lists, picklists.Expansion{Items: true}); err != nil {
 		return err
 	}
 	stages := []string{"loaded", "staged", "checked"}
@@ -167,7 +169,7 @@ func (s *seeder) packing(ctx context.Context, quoteID uuid.UUID) error {
 		if i == len(stages) {
 			break
 		}
-		if _, err := picklists.UpdateItem(ctx, s.tx, s.org, it.ID, func(x *picklists.Item) { x.Stage = stages[i] }); err != nil {
+		if _, err := picklists.UpdateItem(ctx, s.tx, s.t.Org, it.ID, func(x *picklists.Item) { x.Stage = stages[i] }); err != nil {
 			return err
 		}
 	}

@@ -33,7 +33,7 @@ func TestBookingsSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := &bookingtest.Rows{T: t, DB: db, Org: org.ID}
-	s := &seeder{org: org.ID, demo: true}
+	s := &seeder{t: tenancy.Tenant{Org: org.OrgID(), Demo: true}}
 	s.clients = []uuid.UUID{rows.Client("Harbor")}
 	s.events = []uuid.UUID{rows.Event("Festival"), rows.Event("Summit")}
 	for _, name := range []string{"Line array", "Sub", "Console", "Moving head", "Projector", "Screen"} {
@@ -87,7 +87,7 @@ func TestBookingsSeedWithoutCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seedBookings(t, db, &seeder{org: org.ID})
+	seedBookings(t, db, &seeder{t: tenancy.Tenant{Org: org.OrgID()}})
 	rows := &bookingtest.Rows{T: t, DB: db, Org: org.ID}
 	if n := rows.Count("quotes") + rows.Count("equipment_reservations"); n != 0 {
 		t.Errorf("%d rows seeded without a catalogue", n)

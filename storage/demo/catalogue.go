@@ -51,7 +51,7 @@ func (s *seeder) seedClients(ctx context.Context) error {
 			"notes": "Broadcast truck on site; coordinate power with the OB provider"},
 		{"name": "Evergreen Robotics", "email": "marketing@evergreenrobotics.example", "phone": "+1 425 555 0166", "city": "Redmond", "state": "WA"},
 	} {
-		cl, err := clients.Create(ctx, s.tx, s.org, s.demo, c.changes())
+		cl, err := clients.Create(ctx, s.tx, s.t, c.changes())
 		if err != nil {
 			return err
 		}
@@ -69,7 +69,7 @@ func (s *seeder) seedCrew(ctx context.Context) error {
 		{"first_name": "Grace", "last_name": "Kim", "role": "Stage manager", "email": "grace.kim@crew.example", "phone": "+1 206 555 0105"},
 		{"first_name": "Marcus", "last_name": "Bell", "role": "CDL driver", "email": "marcus.bell@crew.example", "notes": "Class A CDL; trailer certified"},
 	} {
-		m, err := crew.Create(ctx, s.tx, s.org, s.demo, c.changes())
+		m, err := crew.Create(ctx, s.tx, s.t, c.changes())
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ var catalogueItems = []item{
 func (s *seeder) seedEquipment(ctx context.Context) error {
 	byName := map[string]uuid.UUID{}
 	for _, c := range categories {
-		cat, err := equipment.CreateCategory(ctx, s.tx, s.org, s.demo, cols{"name": c.name, "color": c.color}.changes())
+		cat, err := equipment.CreateCategory(ctx, s.tx, s.t, cols{"name": c.name, "color": c.color}.changes())
 		if err != nil {
 			return err
 		}
@@ -153,7 +153,7 @@ func (s *seeder) seedEquipment(ctx context.Context) error {
 		if it.caseType != "" {
 			c["case_type"] = it.caseType
 		}
-		e, err := equipment.Create(ctx, s.tx, s.org, s.demo, c.changes())
+		e, err := equipment.Create(ctx, s.tx, s.t, c.changes())
 		if err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (s *seeder) seedVehicles(ctx context.Context) error {
 		{"name": "Truck 2", "model": "Isuzu NRR, 24' box", "vehicle_type": "box_truck", "license_plate": "WA C40388", "status": vehicles.StatusMaintenance,
 			"interior_length_inches": 288, "interior_width_inches": 96, "interior_height_inches": 96, "max_payload_lbs": 8000},
 	} {
-		veh, err := vehicles.Create(ctx, s.tx, s.org, s.demo, v.changes())
+		veh, err := vehicles.Create(ctx, s.tx, s.t, v.changes())
 		if err != nil {
 			return err
 		}
@@ -220,7 +220,7 @@ func (s *seeder) seedEvents(ctx context.Context) error {
 		{"Harbor Lights Festival", events.StatusCompleted, "Tom McCall Waterfront Park, Portland", "Main stage and two side stages",
 			0, at(-23, 14), at(-21, 23)},
 	} {
-		ev, err := events.Create(ctx, s.tx, s.org, s.demo, cols{
+		ev, err := events.Create(ctx, s.tx, s.t, cols{
 			"name": e.name, "status": e.status, "venue": e.venue, "description": e.description,
 			"start_date": e.start, "end_date": e.end, "client_id": s.clients[e.client%len(s.clients)],
 		}.changes())

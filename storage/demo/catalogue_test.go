@@ -27,7 +27,7 @@ func TestCatalogue(t *testing.T) {
 	}
 	var s *seeder
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		s = &seeder{tx: tx, org: org.ID, demo: true}
+		s = &seeder{tx: tx, t: tenancy.Tenant{Org: org.OrgID(), Demo: true}}
 		return s.catalogue(ctx)
 	})
 	if err != nil {
@@ -76,18 +76,18 @@ func TestCatalogue(t *testing.T) {
 	}
 	hex := regexp.MustCompile(`^#[0-9A-F]{6}$`)
 	for _, id := range s.categories {
-		c, err := equipment.GetCategory(ctx, db, org.ID, id)
+		c, err := equipment.GetCategory(ctx, db, org.OrgID(), id)
 		if err != nil || c.Color == nil || !hex.MatchString(*c.Color) {
 			t.Errorf("category %v: color %v (%v)", id, c, err)
 		}
 	}
 	for _, id := range s.events {
-		if _, err := events.Get(ctx, db, org.ID, id); err != nil {
+		if _, err := events.Get(ctx, db, org.OrgID(), id); err != nil {
 			t.Errorf("event %s: %v", id, err)
 		}
 	}
 	for _, id := range s.availableVehicles {
-		if err := vehicles.Assignable(ctx, db, org.ID, id); err != nil {
+		if err := vehicles.Assignable(ctx, db, org.OrgID(), id); err != nil {
 			t.Errorf("available vehicle %s is not assignable: %v", id, err)
 		}
 	}
@@ -114,7 +114,7 @@ func TestSeedTwice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := Seed(ctx, db, org.ID, false); err != nil {
+		if err := Seed(ctx, db, tenancy.Tenant{Org: org.OrgID()}); err != nil {
 			t.Fatalf("seed %s: %v", name, err)
 		}
 	}

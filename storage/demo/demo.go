@@ -11,12 +11,14 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Seed fills org with demo data in one transaction. demo marks the records.
-func Seed(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool) error {
+// Seed fills t's organization with demo data in one transaction; t.Demo
+// marks the records.
+func Seed(ctx context.Context, db bun.IDB, t tenancy.Tenant) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		s := &seeder{tx: tx, org: org, demo: demo}
+		s := &seeder{tx: tx, t: t}
 		for _, step := range []func(context.Context) error{s.catalogue, s.bookings} {
 			if err := step(ctx); err != nil {
 				return err
@@ -27,9 +29,8 @@ func Seed(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool) error {
 }
 
 type seeder struct {
-	tx   bun.Tx
-	org  uuid.UUID
-	demo bool
+	tx bun.Tx
+	t  tenancy.Tenant
 	// ids of seeded records, by kind and in seeding order, for later steps
 	// to reference. events[0] is the confirmed upcoming event, events[1] the
 	// one in progress; vehicles holds the whole fleet (one is in

@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Expansions are the relations ?expand accepts on quotes and invoices.
@@ -25,7 +26,7 @@ type Party interface {
 func Expand[T any, PT interface {
 	*T
 	Party
-}](ctx context.Context, db bun.IDB, org uuid.UUID, docs []T, want map[string]bool) error {
+}](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, docs []T, want map[string]bool) error {
 	if !want["client"] && !want["event"] {
 		return nil
 	}

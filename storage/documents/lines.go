@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/money"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Line is one line item of a quote or an invoice.
@@ -55,7 +56,7 @@ func Total(lines []Line) (money.Amount, error) {
 
 // CheckEquipment verifies, in one query, that every equipment_id of lines is
 // equipment of org; each that is not is a validation_error naming the line.
-func CheckEquipment(ctx context.Context, db bun.IDB, org uuid.UUID, lines []Line) error {
+func CheckEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lines []Line) error {
 	var ids []uuid.UUID
 	for _, l := range lines {
 		if l.EquipmentID != nil {
@@ -102,7 +103,7 @@ var (
 
 // Replace makes lines the whole set of line items of parent, in order, and
 // returns them as stored (with ids).
-func Replace(ctx context.Context, db bun.IDB, t Table, org, parent uuid.UUID, lines []Line) ([]Line, error) {
+func Replace(ctx context.Context, db bun.IDB, t Table, org tenancy.OrganizationID, parent uuid.UUID, lines []Line) ([]Line, error) {
 	_, err := db.NewRaw("DELETE FROM ? WHERE organization_id = ? AND ? = ?",
 		bun.Ident(t.name), org, bun.Ident(t.parent), parent).Exec(ctx)
 	if err != nil {
@@ -132,7 +133,7 @@ func Replace(ctx context.Context, db bun.IDB, t Table, org, parent uuid.UUID, li
 }
 
 // Load returns the line items of each parent of org, in order, in one query.
-func Load(ctx context.Context, db bun.IDB, t Table, org uuid.UUID, parents ...uuid.UUID) (map[uuid.UUID][]Line, error) {
+func Load(ctx context.Context, db bun.IDB, t Table, org tenancy.OrganizationID, parents ...uuid.UUID) (map[uuid.UUID][]Line, error) {
 	out := make(map[uuid.UUID][]Line, len(parents))
 	if len(parents) == 0 {
 		return out, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Numbering is one per-organization document number sequence.
@@ -37,7 +38,7 @@ const maxSkips = 10_000
 // that transaction ends, so concurrent creates queue up, and a rollback gives
 // the number back, so the sequence has no gaps. A number a caller already
 // supplied by hand is stepped over (it is in use, not missing).
-func Next(ctx context.Context, tx bun.IDB, org uuid.UUID, n Numbering) (string, error) {
+func Next(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, n Numbering) (string, error) {
 	for range maxSkips {
 		var v int64
 		err := tx.NewRaw(`INSERT INTO number_counters (organization_id, kind, last_value) VALUES (?, ?, 1)
@@ -62,7 +63,7 @@ func Next(ctx context.Context, tx bun.IDB, org uuid.UUID, n Numbering) (string, 
 // CheckFree returns 409 duplicate_record, naming the holder in
 // details.existing_id, when number is already used by a document of org
 // other than self (uuid.Nil on create).
-func CheckFree(ctx context.Context, tx bun.IDB, org uuid.UUID, n Numbering, number string, self uuid.UUID) error {
+func CheckFree(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, n Numbering, number string, self uuid.UUID) error {
 	// Take the counter row lock that Next holds, so a supplied number and an
 	// automatic one are never chosen at the same time: otherwise a create
 	// that sent no number could collide with this one and get a 409.

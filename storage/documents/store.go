@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/platform/money"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Doc is implemented by the quote and invoice models (on the pointer).
@@ -51,7 +52,7 @@ type Write struct {
 type Hook[T any] func(ctx context.Context, tx bun.IDB, doc *T) error
 
 // Get loads one document of org with its line items.
-func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org, id uuid.UUID, k Kind) (*T, error) {
+func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, k Kind) (*T, error) {
 	d, err := storage.Get[T](ctx, db, org, id, k.Name)
 	if err != nil {
 		return nil, err
@@ -63,29 +64,29 @@ func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org, id uuid.UUID, k
 // line equipment checked, a supplied number checked free or else the next
 // number of the sequence taken, the lines stored and the exact total
 // computed, then after runs.
-func Create[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, k Kind, w Write, after Hook[T]) (*T, error) {
+func Create[T any, PT Doc[T]](ctx context.Context, db bun.IDB, t tenancy.Tenant, k Kind, w Write, after Hook[T]) (*T, error) {
 	var out *T
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		lines := []Line{}
 		if w.Lines != nil {
 			lines = *w.Lines
 		}
-		ch, err := prepare(ctx, tx, org, uuid.Nil, k, w, lines)
+		ch, err := prepare(ctx, tx, t.Org, uuid.Nil, k, w, lines)
 		if err != nil {
 			return err
 		}
 		ch.Set("total_amount", mustTotal(lines))
 		if w.Number == "" {
-			number, err := Next(ctx, tx, org, k.Numbers)
+			number, err := Next(ctx, tx, t.Org, k.Numbers)
 			if err != nil {
 				return err
 			}
 			ch.Set(k.Numbers.column, number)
 		}
-		if out, err = storage.Create[T](ctx, tx, org, demo, ch); err != nil {
+		if out, err = storage.Create[T](ctx, tx, t, ch); err != nil {
 			return err
 		}
-		stored, err := Replace(ctx, tx, k.Lines, org, PT(out).DocID(), lines)
+		stored, err := Replace(ctx, tx, k.Lines, t.Org, PT(out).DocID(), lines)
 		if err != nil {
 			return err
 		}
@@ -97,7 +98,7 @@ func Create[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org uuid.UUID, de
 
 // Update applies w to the document id of org in one transaction. Lines,
 // when given, replace the whole set and the total is recomputed.
-func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org, id uuid.UUID, k Kind, w Write, after Hook[T]) (*T, error) {
+func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, k Kind, w Write, after Hook[T]) (*T, error) {
 	var out *T
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := storage.Get[T](ctx, tx, org, id, k.Name, func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -137,7 +138,7 @@ func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org, id uuid.UUID
 
 // prepare runs the checks of a write (computing each line's total) and
 // returns its column assignments.
-func prepare(ctx context.Context, tx bun.IDB, org, self uuid.UUID, k Kind, w Write, lines []Line) (storage.Changes, error) {
+func prepare(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, self uuid.UUID, k Kind, w Write, lines []Line) (storage.Changes, error) {
 	if err := related.Check(ctx, tx, org, w.Refs...); err != nil {
 		return storage.Changes{}, err
 	}
@@ -174,7 +175,7 @@ func runHook[T any](ctx context.Context, tx bun.IDB, after Hook[T], doc *T) erro
 	return after(ctx, tx, doc)
 }
 
-func attachLines[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org uuid.UUID, k Kind, d *T) error {
+func attachLines[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, k Kind, d *T) error {
 	id := PT(d).DocID()
 	lines, err := Load(ctx, db, k.Lines, org, id)
 	if err != nil {

@@ -9,11 +9,12 @@ import (
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Get loads one equipment record of org. Other packages use it to check and
 // inline equipment references.
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Equipment, error) {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Equipment, error) {
 	return storage.Get[Equipment](ctx, db, org, id, Kind)
 }
 
@@ -25,7 +26,7 @@ type ListFilter struct {
 }
 
 // List returns one page of org's equipment.
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, f ListFilter) (storage.Page[Equipment], error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Equipment], error) {
 	var filters []storage.Filter
 	if f.Category != "" {
 		filters = append(filters, categoryFilter(org, f.Category))
@@ -35,7 +36,7 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest,
 
 // categoryFilter matches a category id (in the canonical 36-character
 // form), else a category name of org.
-func categoryFilter(org uuid.UUID, category string) storage.Filter {
+func categoryFilter(org tenancy.OrganizationID, category string) storage.Filter {
 	if id, err := uuid.Parse(category); err == nil && len(category) == 36 {
 		return func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("?TableAlias.category_id = ?", id)
@@ -49,18 +50,18 @@ func categoryFilter(org uuid.UUID, category string) storage.Filter {
 
 // Create inserts equipment into org from decoded fields. A category_id
 // outside org violates the composite foreign key: 422 on category_id.
-func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch storage.Changes) (*Equipment, error) {
-	return storage.Create[Equipment](ctx, db, org, demo, ch)
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Changes) (*Equipment, error) {
+	return storage.Create[Equipment](ctx, db, t, ch)
 }
 
 // Update applies ch to the equipment id of org.
-func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, ch storage.Changes) (*Equipment, error) {
+func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, ch storage.Changes) (*Equipment, error) {
 	return storage.Update[Equipment](ctx, db, org, id, Kind, ch)
 }
 
 // CategoryRefs loads the categories ids of org in one query, keyed by id.
 // Ids of other organizations are simply absent.
-func CategoryRefs(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]CategoryRef, error) {
+func CategoryRefs(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID) (map[uuid.UUID]CategoryRef, error) {
 	out := make(map[uuid.UUID]CategoryRef, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -80,7 +81,7 @@ func CategoryRefs(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUI
 }
 
 // Expand inlines the category of each item with one query for all of them.
-func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, items []Equipment) ([]WithCategory, error) {
+func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, items []Equipment) ([]WithCategory, error) {
 	seen := map[uuid.UUID]bool{}
 	var ids []uuid.UUID
 	for _, it := range items {

@@ -8,11 +8,12 @@ import (
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Get loads one event of org. Other packages use it to check and inline
 // event references.
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Event, error) {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Event, error) {
 	return storage.Get[Event](ctx, db, org, id, Kind)
 }
 
@@ -23,7 +24,7 @@ type ListFilter struct {
 }
 
 // List returns one page of org's events.
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, f ListFilter) (storage.Page[Event], error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Event], error) {
 	var filters []storage.Filter
 	if f.Status != "" {
 		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -36,15 +37,15 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest,
 // Create inserts an event into org from decoded fields. Callers check
 // client_id first (related.Check); the composite foreign key still refuses a
 // client outside org (422 on client_id).
-func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch storage.Changes) (*Event, error) {
-	return storage.Create[Event](ctx, db, org, demo, ch)
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Changes) (*Event, error) {
+	return storage.Create[Event](ctx, db, t, ch)
 }
 
 // Update applies f to the event id of org. When f moves only one of the
 // dates, the new window is checked against the stored other date under a row
 // lock, so a concurrent patch cannot slip an inverted window past the check
 // (the table's CHECK constraint is the last line of defence).
-func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, f Fields) (*Event, error) {
+func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f Fields) (*Event, error) {
 	if f.Start == nil && f.End == nil {
 		return storage.Update[Event](ctx, db, org, id, Kind, f.Changes)
 	}

@@ -8,13 +8,14 @@ import (
 
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // kind describes invoices to the shared document store.
 var kind = documents.Kind{Name: Kind, Lines: documents.InvoiceLines, Numbers: documents.InvoiceNumbers}
 
 // Get loads one invoice of org with its line items.
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Invoice, error) {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Invoice, error) {
 	return documents.Get[Invoice](ctx, db, org, id, kind)
 }
 
@@ -22,7 +23,7 @@ func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Invoice, error) {
 type ListFilter struct{ Status string }
 
 // List returns one page of org's invoices (without line items).
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, f ListFilter) (storage.Page[Invoice], error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Invoice], error) {
 	var filters []storage.Filter
 	if f.Status != "" {
 		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -34,11 +35,11 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest,
 
 // Create inserts an invoice into org, numbered INV-000001.. unless the body
 // supplies a number.
-func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, w documents.Write) (*Invoice, error) {
-	return documents.Create[Invoice](ctx, db, org, demo, kind, w, nil)
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, w documents.Write) (*Invoice, error) {
+	return documents.Create[Invoice](ctx, db, t, kind, w, nil)
 }
 
 // Update applies w to the invoice id of org.
-func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, w documents.Write) (*Invoice, error) {
+func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w documents.Write) (*Invoice, error) {
 	return documents.Update[Invoice](ctx, db, org, id, kind, w, nil)
 }

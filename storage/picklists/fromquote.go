@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // QuoteSource is what an approved quote hands to its pick list.
@@ -31,12 +32,12 @@ type SourceLine struct {
 // line without equipment. A quote that already has a pick list keeps it and
 // gets no second one (the partial unique index on pick_lists (organization_id,
 // quote_id) settles concurrent approvals); created reports which happened.
-func CreateForQuote(ctx context.Context, tx bun.IDB, org uuid.UUID, demo bool, q QuoteSource) (created bool, err error) {
+func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSource) (created bool, err error) {
 	var ids []uuid.UUID
-	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, demo)
+	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, t.Demo)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, quote_id) WHERE quote_id IS NOT NULL DO NOTHING
-		RETURNING id`, org, q.Title, StatusDraft, q.EventID, q.QuoteID, demo).Scan(ctx, &ids)
+		RETURNING id`, t.Org, q.Title, StatusDraft, q.EventID, q.QuoteID, t.Demo).Scan(ctx, &ids)
 	if err != nil {
 		return false, database.Error(err)
 	}
@@ -49,8 +50,8 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, org uuid.UUID, demo bool, q
 	}
 	for i := range items {
 		items[i].PickListID = ids[0]
-		items[i].OrganizationID = org
-		items[i].Demo = demo
+		items[i].OrganizationID = t.Org.UUID
+		items[i].Demo = t.Demo
 	}
 	if _, err := tx.NewInsert().Model(&items).Exec(ctx); err != nil {
 		return false, database.Error(err)

@@ -12,34 +12,35 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // GetItem loads one pick list item of org.
-func GetItem(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Item, error) {
+func GetItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Item, error) {
 	return storage.Get[Item](ctx, db, org, id, ItemKind)
 }
 
 // CreateItem adds it to its pick list. The pick list, the equipment and the
 // parent item are verified to be org's (the parent on the same pick list)
 // before anything is written.
-func CreateItem(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, it *Item) (*Item, error) {
+func CreateItem(ctx context.Context, db bun.IDB, t tenancy.Tenant, it *Item) (*Item, error) {
 	var out *Item
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		if err := checkItem(ctx, tx, org, nil, it); err != nil {
+		if err := checkItem(ctx, tx, t.Org, nil, it); err != nil {
 			return err
 		}
 		var err error
-		out, err = storage.Create[Item](ctx, tx, org, demo, itemColumns(nil, it))
+		out, err = storage.Create[Item](ctx, tx, t, itemColumns(nil, it))
 		if err != nil {
 			return err
 		}
-		return touchList(ctx, tx, org, out.PickListID)
+		return touchList(ctx, tx, t.Org, out.PickListID)
 	})
 	return out, err
 }
 
 // UpdateItem applies change to the item id of org. Stages only move forward.
-func UpdateItem(ctx context.Context, db bun.IDB, org, id uuid.UUID, change func(*Item)) (*Item, error) {
+func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, change func(*Item)) (*Item, error) {
 	var out *Item
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		cur, err := storage.Get[Item](ctx, tx, org, id, ItemKind, forUpdate)
@@ -64,7 +65,7 @@ func UpdateItem(ctx context.Context, db bun.IDB, org, id uuid.UUID, change func(
 }
 
 // DeleteItem removes the item id of org; items inside it lose their parent.
-func DeleteItem(ctx context.Context, db bun.IDB, org, id uuid.UUID) error {
+func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		it, err := storage.Get[Item](ctx, tx, org, id, ItemKind)
 		if err != nil {
@@ -79,7 +80,7 @@ func DeleteItem(ctx context.Context, db bun.IDB, org, id uuid.UUID) error {
 
 // touchList moves the updated_at of a pick list whose items changed, so a
 // client polling lists for changes sees item writes too.
-func touchList(ctx context.Context, tx bun.IDB, org, list uuid.UUID) error {
+func touchList(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, list uuid.UUID) error {
 	_, err := tx.NewUpdate().Table("pick_lists").Set("updated_at = clock_timestamp()").
 		Where("organization_id = ?", org).Where("id = ?", list).Exec(ctx)
 	return database.Error(err)
@@ -89,7 +90,7 @@ func touchList(ctx context.Context, tx bun.IDB, org, list uuid.UUID) error {
 // equipment or a custom description, and its pick list, equipment and
 // parent item are org's; the parent is on the same pick list and is not the
 // item itself or inside it.
-func checkItem(ctx context.Context, tx bun.IDB, org uuid.UUID, cur, next *Item) error {
+func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, next *Item) error {
 	var issues []errs.FieldIssue
 	if next.EquipmentID == nil && next.CustomDescription == nil {
 		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: "equipment_id or custom_description is required"})
@@ -123,7 +124,7 @@ func checkItem(ctx context.Context, tx bun.IDB, org uuid.UUID, cur, next *Item) 
 }
 
 // parentIssue returns why it.ParentItemID cannot contain it, or "".
-func parentIssue(ctx context.Context, tx bun.IDB, org uuid.UUID, it *Item) (string, error) {
+func parentIssue(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, it *Item) (string, error) {
 	var lists []uuid.UUID
 	err := tx.NewSelect().Table("pick_list_items").Column("pick_list_id").
 		Where("organization_id = ?", org).Where("id = ?", *it.ParentItemID).Scan(ctx, &lists)

@@ -10,10 +10,11 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Get loads one pick list of org (without items).
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*PickList, error) {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*PickList, error) {
 	return storage.Get[PickList](ctx, db, org, id, Kind)
 }
 
@@ -25,7 +26,7 @@ type ListFilter struct {
 }
 
 // List returns one page of org's pick lists (archived or not, per f).
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, f ListFilter) (storage.Page[PickList], error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[PickList], error) {
 	filters := []storage.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("?TableAlias.archived = ?", f.Archived)
 	}}
@@ -50,7 +51,7 @@ type Expansion struct {
 // Expand inlines the requested relations into lists: one query for their
 // events, one for all their items, one for the items' equipment and one for
 // its categories, however many lists there are.
-func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, lists []PickList, x Expansion) error {
+func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lists []PickList, x Expansion) error {
 	if x.Event {
 		ev, err := related.Events(ctx, db, org, related.IDs(lists, func(p *PickList) *uuid.UUID { return p.EventID }))
 		if err != nil {
@@ -96,7 +97,7 @@ func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, lists []PickList, x 
 }
 
 // expandEquipment inlines each item's equipment (and its category).
-func expandEquipment(ctx context.Context, db bun.IDB, org uuid.UUID, items []Item, withCategory bool) error {
+func expandEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, items []Item, withCategory bool) error {
 	eq, err := related.EquipmentByID(ctx, db, org, related.IDs(items, func(it *Item) *uuid.UUID { return it.EquipmentID }), withCategory)
 	if err != nil {
 		return err
@@ -110,24 +111,24 @@ func expandEquipment(ctx context.Context, db bun.IDB, org uuid.UUID, items []Ite
 // Create inserts a draft pick list into org. Its event and quote must be
 // org's, and a quote has at most one pick list (409 duplicate_record with
 // details.existing_id).
-func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch storage.Changes, eventID, quoteID *uuid.UUID) (*PickList, error) {
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Changes, eventID, quoteID *uuid.UUID) (*PickList, error) {
 	var out *PickList
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		err := related.Check(ctx, tx, org,
+		err := related.Check(ctx, tx, t.Org,
 			related.Ref{Field: "event_id", Table: related.TableEvents, ID: eventID},
 			related.Ref{Field: "quote_id", Table: related.TableQuotes, ID: quoteID})
 		if err != nil {
 			return err
 		}
 		if quoteID != nil {
-			if existing, err := ForQuote(ctx, tx, org, *quoteID); err != nil {
+			if existing, err := ForQuote(ctx, tx, t.Org, *quoteID); err != nil {
 				return err
 			} else if existing != nil {
 				return errs.New(errs.DuplicateRecord, "this quote already has a pick list").
 					WithDetails(map[string]any{"field": "quote_id", "existing_id": *existing})
 			}
 		}
-		out, err = storage.Create[PickList](ctx, tx, org, demo, ch)
+		out, err = storage.Create[PickList](ctx, tx, t, ch)
 		return err
 	})
 	if err != nil {
@@ -139,7 +140,7 @@ func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, ch storag
 }
 
 // ForQuote returns the id of the pick list of quote, or nil.
-func ForQuote(ctx context.Context, db bun.IDB, org, quote uuid.UUID) (*uuid.UUID, error) {
+func ForQuote(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, quote uuid.UUID) (*uuid.UUID, error) {
 	var ids []uuid.UUID
 	err := db.NewSelect().Table("pick_lists").Column("id").
 		Where("organization_id = ?", org).Where("quote_id = ?", quote).Limit(1).Scan(ctx, &ids)
@@ -152,7 +153,7 @@ func ForQuote(ctx context.Context, db bun.IDB, org, quote uuid.UUID) (*uuid.UUID
 // Update applies ch and a status move (to, "" for none) to the pick list id
 // of org. Only the moves of the flow are allowed; the current status again
 // is a no-op.
-func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, ch storage.Changes, to string) (*PickList, error) {
+func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, ch storage.Changes, to string) (*PickList, error) {
 	var out *PickList
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		cur, err := storage.Get[PickList](ctx, tx, org, id, Kind, forUpdate)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Tables that input fields may reference.
@@ -33,7 +34,7 @@ const IssueNotInOrg = "does not name a record of your organization"
 
 // Check verifies every reference against org and returns one
 // validation_error naming each field whose record is not in org.
-func Check(ctx context.Context, db bun.IDB, org uuid.UUID, refs ...Ref) error {
+func Check(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, refs ...Ref) error {
 	var issues []errs.FieldIssue
 	for _, r := range refs {
 		if r.ID == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // One is an expanded to-one relation. It is left out of the JSON unless it
@@ -57,7 +58,7 @@ func IDs[T any](items []T, get func(*T) *uuid.UUID) []uuid.UUID {
 }
 
 // load reads the records of T's table with the given ids in org, in one query.
-func load[T any](ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, key func(*T) uuid.UUID) (map[uuid.UUID]*T, error) {
+func load[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID, key func(*T) uuid.UUID) (map[uuid.UUID]*T, error) {
 	out := make(map[uuid.UUID]*T, len(ids))
 	if len(ids) == 0 {
 		return out, nil

@@ -53,7 +53,7 @@ const WarningOverbooked = "overbooked"
 // (nil: unlimited). found is false when org has no such equipment.
 // FOR NO KEY UPDATE serializes the guard exactly like FOR UPDATE, but does
 // not block unrelated inserts whose foreign keys point at the equipment.
-func lockEquipment(ctx context.Context, tx bun.IDB, org, id uuid.UUID) (stock *int, found bool, err error) {
+func lockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (stock *int, found bool, err error) {
 	var rows []struct {
 		Stock *int `bun:"stock_quantity"`
 	}
@@ -71,7 +71,7 @@ func lockEquipment(ctx context.Context, tx bun.IDB, org, id uuid.UUID) (stock *i
 // shortage returns the details when r would exceed stock in its window, or
 // nil when it fits (or stock is unlimited). The equipment row must be locked.
 // The reservation itself (r.ID, when set) is left out of the sum.
-func shortage(ctx context.Context, tx bun.IDB, org uuid.UUID, stock *int, r *Reservation) (*OverbookDetails, error) {
+func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stock *int, r *Reservation) (*OverbookDetails, error) {
 	if stock == nil {
 		return nil, nil
 	}

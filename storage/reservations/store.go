@@ -17,7 +17,7 @@ import (
 )
 
 // Get loads one reservation of org.
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Reservation, error) {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Reservation, error) {
 	return storage.Get[Reservation](ctx, db, org, id, Kind)
 }
 
@@ -28,7 +28,7 @@ type ListFilter struct {
 }
 
 // List returns one page of org's reservations.
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest, f ListFilter) (storage.Page[Reservation], error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Reservation], error) {
 	var filters []storage.Filter
 	if f.EventID != nil {
 		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -50,7 +50,7 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, p storage.PageRequest,
 
 // Expand inlines the requested relations (equipment, event, vehicle) into
 // rs, with one query per relation for the whole slice.
-func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, rs []Reservation, want map[string]bool) error {
+func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, rs []Reservation, want map[string]bool) error {
 	if want["equipment"] {
 		eq, err := related.EquipmentByID(ctx, db, org, related.IDs(rs, func(r *Reservation) *uuid.UUID { return &r.EquipmentID }), false)
 		if err != nil {
@@ -82,10 +82,10 @@ func Expand(ctx context.Context, db bun.IDB, org uuid.UUID, rs []Reservation, wa
 }
 
 // Create books r (equipment, window, quantity, status and the optional
-// event, vehicle, truck position and notes) for org under the stock guard
+// event, vehicle, truck position and notes) for t under its stock guard
 // mode. It returns the stored reservation and, in warn mode, the overbooked
 // warning.
-func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, mode tenancy.StockGuardMode, r *Reservation, ov Override) (*Reservation, *Warning, error) {
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, r *Reservation, ov Override) (*Reservation, *Warning, error) {
 	if err := ov.check(); err != nil {
 		return nil, nil, err
 	}
@@ -94,29 +94,29 @@ func Create(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, mode tena
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		next := *r
 		next.ID = uuid.Nil
-		w, err := admit(ctx, tx, org, mode, nil, &next, ov)
+		w, err := admit(ctx, tx, t.Org, t.StockGuard, nil, &next, ov)
 		if err != nil {
 			return err
 		}
-		out, err = storage.Create[Reservation](ctx, tx, org, demo, columns(nil, &next))
+		out, err = storage.Create[Reservation](ctx, tx, t, columns(nil, &next))
 		warn = w
 		return err
 	})
 	if err != nil {
-		return nil, nil, duplicateOf(ctx, db, org, r, err)
+		return nil, nil, duplicateOf(ctx, db, t.Org, r, err)
 	}
 	return out, warn, nil
 }
 
 // Update applies change to the reservation id of org under the stock guard.
-func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, mode tenancy.StockGuardMode, change func(*Reservation), ov Override) (*Reservation, *Warning, error) {
+func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, change func(*Reservation), ov Override) (*Reservation, *Warning, error) {
 	if err := ov.check(); err != nil {
 		return nil, nil, err
 	}
 	var out, next *Reservation
 	var warn *Warning
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		cur, err := storage.Get[Reservation](ctx, tx, org, id, Kind, func(q *bun.SelectQuery) *bun.SelectQuery {
+		cur, err := storage.Get[Reservation](ctx, tx, t.Org, id, Kind, func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.For("NO KEY UPDATE")
 		})
 		if err != nil {
@@ -128,20 +128,20 @@ func Update(ctx context.Context, db bun.IDB, org, id uuid.UUID, mode tenancy.Sto
 		if !next.EndDate.After(next.StartDate) {
 			return errs.InvalidField("end_date", "must be after start_date")
 		}
-		if warn, err = admit(ctx, tx, org, mode, cur, next, ov); err != nil {
+		if warn, err = admit(ctx, tx, t.Org, t.StockGuard, cur, next, ov); err != nil {
 			return err
 		}
-		out, err = storage.Update[Reservation](ctx, tx, org, id, Kind, columns(cur, next))
+		out, err = storage.Update[Reservation](ctx, tx, t.Org, id, Kind, columns(cur, next))
 		return err
 	})
 	if err != nil {
-		return nil, nil, duplicateOf(ctx, db, org, next, err)
+		return nil, nil, duplicateOf(ctx, db, t.Org, next, err)
 	}
 	return out, warn, nil
 }
 
 // Delete removes the reservation id of org (its stock is free at once).
-func Delete(ctx context.Context, db bun.IDB, org, id uuid.UUID) error {
+func Delete(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	return storage.Delete[Reservation](ctx, db, org, id, Kind)
 }
 
@@ -150,7 +150,7 @@ func Delete(ctx context.Context, db bun.IDB, org, id uuid.UUID) error {
 // locked (and must be org's), event and vehicle must be org's and the vehicle
 // available, the (equipment, event) pair must be free, then the stock guard.
 // It sets next's overbook fields.
-func admit(ctx context.Context, tx bun.IDB, org uuid.UUID, mode tenancy.StockGuardMode, cur, next *Reservation, ov Override) (*Warning, error) {
+func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode tenancy.StockGuardMode, cur, next *Reservation, ov Override) (*Warning, error) {
 	stock, found, err := lockEquipment(ctx, tx, org, next.EquipmentID)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func claimsMore(cur, next *Reservation) bool {
 
 // checkDuplicate enforces one non-cancelled reservation per (equipment,
 // event): another is 409 duplicate_record naming it in details.existing_id.
-func checkDuplicate(ctx context.Context, tx bun.IDB, org uuid.UUID, r *Reservation) error {
+func checkDuplicate(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, r *Reservation) error {
 	if r.EventID == nil || r.ReservationStatus == StatusCancelled {
 		return nil
 	}
@@ -243,7 +243,7 @@ const pairIndex = "equipment_reservations_event_equipment_key"
 
 // duplicateOf turns a violation of pairIndex (a race checkDuplicate could not
 // see) into the same 409 as checkDuplicate; other errors pass unchanged.
-func duplicateOf(ctx context.Context, db bun.IDB, org uuid.UUID, r *Reservation, err error) error {
+func duplicateOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, r *Reservation, err error) error {
 	var pg *pgconn.PgError
 	if r == nil || !errors.As(err, &pg) || pg.ConstraintName != pairIndex {
 		return err

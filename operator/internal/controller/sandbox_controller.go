@@ -142,7 +142,7 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 			return err
 		}
 		if sb.Spec.SeedDemoData {
-			return demo.Seed(ctx, tx, org.ID, true)
+			return demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID(), Demo: true})
 		}
 		return nil
 	})
