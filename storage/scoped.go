@@ -97,7 +97,7 @@ func Create[T any](ctx context.Context, db bun.IDB, t tenancy.Tenant, ch Changes
 	for _, col := range ch.cols {
 		args = append(args, bun.Ident(col))
 	}
-	args = append(args, t)
+	args = append(args, t.Org, t.Demo)
 	args = append(args, ch.vals...)
 	n := len(ch.cols) + 2
 	placeholders := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

@@ -15,7 +15,7 @@ type handlers struct{ env *rest.Env }
 
 // parseExpansion reads ?expand. On the list, equipment takes effect only with
 // items and category only with equipment; on the detail items are always
-// present (SPEC "Expansion rules for pick lists").
+// present (docs/decisions.md "Quotes, invoices and pick lists").
 func parseExpansion(c *fiber.Ctx, detail bool) (picklists.Expansion, error) {
 	want, err := rest.ParseExpand(c, picklists.Expansions...)
 	if err != nil {

@@ -41,7 +41,7 @@ func (e *Equipment) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: 
 // Kind names the equipment resource in errors.
 const Kind = "equipment"
 
-// Equipment statuses (DECISIONS.md "Statuses"; the v1 status, also returned by v2).
+// Equipment statuses (docs/decisions.md "Catalogue"; the v1 status, also returned by v2).
 const (
 	StatusAvailable   = "available"
 	StatusOnJob       = "on_job"

@@ -34,7 +34,7 @@ func (e *Event) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: e.Cr
 // Kind names the resource in errors.
 const Kind = "event"
 
-// Event statuses (DECISIONS.md "Statuses"); any move between them is allowed.
+// Event statuses (docs/decisions.md "Catalogue"); any move between them is allowed.
 const (
 	StatusInquiry    = "inquiry"
 	StatusTentative  = "tentative"

@@ -34,7 +34,7 @@ type SourceLine struct {
 // quote_id) settles concurrent approvals); created reports which happened.
 func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSource) (created bool, err error) {
 	var ids []uuid.UUID
-	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, t.Demo)
+	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, demo)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, quote_id) WHERE quote_id IS NOT NULL DO NOTHING
 		RETURNING id`, t.Org, q.Title, StatusDraft, q.EventID, q.QuoteID, t.Demo).Scan(ctx, &ids)

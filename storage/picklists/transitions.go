@@ -7,7 +7,7 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
-// moves are the pick list status moves DECISIONS.md allows.
+// moves are the pick list status moves docs/decisions.md "Quotes, invoices and pick lists" allows.
 var moves = map[string][]string{
 	StatusDraft:      {StatusInProgress},
 	StatusInProgress: {StatusPacked, StatusComplete},

@@ -43,8 +43,8 @@ type Category struct {
 	Color *string   `bun:"color" json:"color"`
 }
 
-// Equipment is the inline form of an equipment record (SPEC PickListItem
-// `equipment`): what a load planner needs to place a case. Category is set
+// Equipment is the inline form of an equipment record (PickListItem
+// `equipment` in api/openapi/openapi.yaml): what a load planner needs to place a case. Category is set
 // only when the category expansion was requested too.
 type Equipment struct {
 	bun.BaseModel `bun:"table:equipment,alias:req"`

@@ -49,7 +49,7 @@ func (r *Reservation) PageKey() storage.Cursor {
 // Kind names the resource in errors.
 const Kind = "equipment reservation"
 
-// Reservation statuses (DECISIONS.md "Statuses"); any move between them is
+// Reservation statuses (docs/decisions.md "Reservations and the stock guard"); any move between them is
 // allowed. Reserved and checked_out count against stock.
 const (
 	StatusReserved   = "reserved"
@@ -67,7 +67,7 @@ var CostOwnerships = []string{"new_customer", "original_customer", "absorbed"}
 // Expansions are the relations ?expand accepts.
 var Expansions = []string{"equipment", "event", "vehicle"}
 
-// MaxTruckPosition bounds truck_position (SPEC limits).
+// MaxTruckPosition bounds truck_position (docs/decisions.md "Reservations and the stock guard").
 const MaxTruckPosition = 120
 
 // MinOverbookReason is the shortest accepted overbook_reason.

@@ -36,7 +36,7 @@ func (v *Vehicle) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: v.
 // Kind names the resource in errors.
 const Kind = "vehicle"
 
-// Vehicle statuses (DECISIONS.md "Statuses"). Only available vehicles are
+// Vehicle statuses (docs/decisions.md "Catalogue"). Only available vehicles are
 // listed by GET /vehicles or can be assigned to a reservation.
 const (
 	StatusAvailable   = "available"
