@@ -81,12 +81,6 @@ func List[T any, PT interface {
 	return page, nil
 }
 
-// Insert inserts m and reads back every column.
-func Insert[T any](ctx context.Context, db bun.IDB, m *T) error {
-	_, err := db.NewInsert().Model(m).Returning("*").Exec(ctx)
-	return database.Error(err)
-}
-
 // Create inserts a row of T's table for org from the assignments in ch (with
 // organization_id and demo set here, never from input) and returns the row as
 // stored, database defaults included.
@@ -129,16 +123,6 @@ func (c *Changes) SetIf(ok bool, column string, value any) {
 
 // Len is the number of assignments.
 func (c *Changes) Len() int { return len(c.cols) }
-
-// Has reports whether column is assigned.
-func (c *Changes) Has(column string) bool {
-	for _, col := range c.cols {
-		if col == column {
-			return true
-		}
-	}
-	return false
-}
 
 // Update applies ch to the record id of org and returns the updated record.
 // No change at all returns the record as it is.

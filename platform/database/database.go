@@ -49,9 +49,6 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	return db, nil
 }
 
-// Ping checks that PostgreSQL answers within the context's deadline.
-func Ping(ctx context.Context, db *bun.DB) error { return db.PingContext(ctx) }
-
 // RunInTx runs fn in a transaction on db, committing when fn returns nil.
 func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
 	return db.RunInTx(ctx, &sql.TxOptions{}, fn)

@@ -15,11 +15,6 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// GetItem loads one pick list item of org.
-func GetItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Item, error) {
-	return storage.Get[Item](ctx, db, org, id, ItemKind)
-}
-
 // CreateItem adds it to its pick list. The pick list, the equipment and the
 // parent item are verified to be org's (the parent on the same pick list)
 // before anything is written.
