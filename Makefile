@@ -1,15 +1,23 @@
 # eventapi: the two front-door commands are `make run` and `make test`.
-.PHONY: run test build bench lint fmt vet
+.PHONY: run test build bench lint fmt vet cli sdk
 
 GO ?= go
 
-## run: build, migrate, seed a demo organization, print keys and a curl line, serve on :8080
+## run: build, migrate, make or reuse the demo organization and its sandbox, print keys and curl lines, serve on $EVENTAPI_ADDR (:8080)
 run:
 	@scripts/run.sh
 
 ## test: the whole test suite against the real PostgreSQL and Redis (starts them if needed)
 test:
 	@scripts/test.sh
+
+## cli: the admin CLI with make run's environment, e.g. make cli ARGS='orgs list'
+cli:
+	@scripts/cli.sh $(ARGS)
+
+## sdk: regenerate the Go SDK (api/client) from the served OpenAPI documents
+sdk:
+	@scripts/gen-sdk.sh
 
 ## build: build both binaries into bin/
 build:

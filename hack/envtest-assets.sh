@@ -40,7 +40,7 @@ if [ -x "$dir/kube-apiserver" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wa
 	log "kube-apiserver v$K8S_VERSION already in $dir"
 else
 	command -v go >/dev/null 2>&1 || die "go is not on PATH (needed to build kube-apiserver)"
-	log "building kube-apiserver v$K8S_VERSION into $dir (takes a few minutes on a cold Go build cache)..."
+	log "building kube-apiserver v$K8S_VERSION into $dir (about 10 minutes on a cold Go build cache; progress every 30 s)..."
 	rm -f "$stamp"
 	minor=${K8S_VERSION#*.}
 	minor=${minor%%.*}
@@ -50,11 +50,20 @@ else
 		ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 	done
 	tmp="$dir/.kube-apiserver.tmp.$$"
+	# The cold build is long (about 10 minutes) and go build says nothing
+	# meanwhile: report progress every 30 seconds (on stderr only, so that
+	# $(hack/envtest-assets.sh) never waits for the reporter).
+	build_start=$(date +%s)
+	(while sleep 30; do log "still building kube-apiserver ($(( $(date +%s) - build_start ))s so far; about 10 minutes on a cold cache)"; done) >&2 &
+	heartbeat=$!
 	if ! (cd "$module_dir" && GOWORK=off CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly" \
 		go build -trimpath -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2; then
+		kill "$heartbeat" 2>/dev/null || true
 		rm -f "$tmp"
 		die "go build of k8s.io/kubernetes/cmd/kube-apiserver v$K8S_VERSION failed (see output above)"
 	fi
+	kill "$heartbeat" 2>/dev/null || true
+	log "kube-apiserver built in $(( $(date +%s) - build_start ))s"
 	"$tmp" --version >&2 || { rm -f "$tmp"; die "built kube-apiserver does not run"; }
 	mv -f "$tmp" "$dir/kube-apiserver"
 	printf '%s\n' "$want_stamp" >"$stamp"

@@ -28,7 +28,7 @@ summarize() {
   fi
 }
 
-for pkg in auth edge; do
+for pkg in auth edge availability; do
   if [ ! -d "bench/$pkg" ]; then
     echo "== bench/$pkg: not present, skipped" >&2
     continue

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs eventapi locally: builds, creates and migrates the database, seeds a
-# demo organization, prints a live key, a test key and a working curl line,
-# then serves on EVENTAPI_ADDR (default :8080).
+# Runs eventapi locally: checks that EVENTAPI_ADDR (default :8080) is free,
+# builds, creates and migrates the database, makes or reuses the demo
+# organization and its sandbox (eventapi demo), prints a live, a test and a
+# legacy key with curl lines for v2 and v1, then serves on EVENTAPI_ADDR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/services.sh
@@ -14,6 +15,15 @@ if [ -z "${EVENTAPI_REDIS_URL+x}" ] && redis_up; then
   export EVENTAPI_REDIS_URL="redis://127.0.0.1:6379/0"
 fi
 export EVENTAPI_ADDR="${EVENTAPI_ADDR:-:8080}"
+
+# Refuse a busy port before building or seeding anything.
+port="${EVENTAPI_ADDR##*:}"
+host="${EVENTAPI_ADDR%:*}"
+case "$host" in ""|0.0.0.0|"[::]") host=127.0.0.1 ;; esac
+if (exec 3<>"/dev/tcp/${host}/${port}") 2>/dev/null; then
+  echo "run: ${EVENTAPI_ADDR} is already in use (another eventapi?); stop it or set EVENTAPI_ADDR, e.g. EVENTAPI_ADDR=:8081 make run" >&2
+  exit 1
+fi
 
 echo "building eventapi..." >&2
 mkdir -p bin

@@ -9,8 +9,36 @@ cd "$(dirname "$0")/.."
 # CI has no terminal, so apt must never ask.
 export DEBIAN_FRONTEND=noninteractive
 . scripts/services.sh
+. scripts/pgbouncer.sh
 ensure_postgres
 ensure_redis
+
+# Services this script starts register how to stop them; one EXIT trap runs
+# them all, whatever happens.
+cleanups=()
+run_cleanups() { for c in "${cleanups[@]}"; do eval "$c" || true; done; }
+trap run_cleanups EXIT
+
+# The edge suites (platform/edge contract, api/edgetest accuracy) also run
+# on a 3-master Redis Cluster with one replica each, shared through
+# EVENTAPI_TEST_REDIS_CLUSTER_URL. It gets free ports and a directory of its
+# own, so parallel runs on one machine do not meet, and is stopped on exit.
+if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
+  for _ in 1 2 3 4 5; do
+    REDIS_CLUSTER_BASE_PORT=$((20000 + RANDOM % 2700)) # bus ports (+10000) stay below the ephemeral range (32768+)
+    busy=0
+    for p in $(seq "$REDIS_CLUSTER_BASE_PORT" $((REDIS_CLUSTER_BASE_PORT + 5))); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/${p}") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null; then busy=1; fi
+    done
+    [ "$busy" = 0 ] && break
+  done
+  REDIS_CLUSTER_DIR="$(mktemp -d -t eventapi-test-redis-cluster-XXXXXX)"
+  export REDIS_CLUSTER_BASE_PORT REDIS_CLUSTER_DIR
+  cleanups+=('scripts/redis-cluster.sh stop')
+  echo "== Redis Cluster on ports ${REDIS_CLUSTER_BASE_PORT}-$((REDIS_CLUSTER_BASE_PORT + 5))" >&2
+  EVENTAPI_TEST_REDIS_CLUSTER_URL="$(scripts/redis-cluster.sh start)"
+  export EVENTAPI_TEST_REDIS_CLUSTER_URL
+fi
 
 echo "== go vet" >&2
 go vet ./...
@@ -23,6 +51,21 @@ fi
 
 echo "== go test" >&2
 go test -count=1 -timeout 30m "$@" ./...
+
+# The API packages once more, through PgBouncer in transaction mode
+# (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
+# directly, every test connection goes through the pooler (platform/pgtest).
+# api/edgetest is left out: it tests the edge store, not the database.
+start_pgbouncer
+cleanups+=(stop_pgbouncer)
+echo "== go test through PgBouncer (pool_mode=transaction)" >&2
+pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
+# shellcheck disable=SC2086
+EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled
+stop_pgbouncer
+# Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
+echo "== keyed writes under CPU saturation" >&2
+go test -tags cpusaturation -run '^TestKeyedWritesSurviveCPUSaturation$' -count=1 -v "$@" ./api/edgetest/
 
 shopt -s nullglob
 for check in scripts/checks/*.sh; do

@@ -23,7 +23,10 @@ import (
 // new statement every time and PostgreSQL parses and plans each one. The
 // detail lookup is the hottest query of the API, so it is sent here with real
 // parameters ($1 organization, $2 id): the text is constant per model, pgx
-// keeps it prepared, and each call is a single Bind/Execute.
+// keeps it prepared, and each call is a single Bind/Execute. Behind a
+// transaction pooler (EVENTAPI_DATABASE_POOLER=transaction) pgx prepares
+// nothing and sends the same text as one unnamed parse-bind-execute round
+// trip instead (platform/database/pooler.go).
 
 // scanner scans rows into bun models; it never runs a query itself.
 var scanner = bun.NewDB(nil, pgdialect.New())

@@ -127,6 +127,7 @@ func (a *Authenticator) Forget() {
 
 type keyRow struct {
 	KeyID          uuid.UUID  `bun:"key_id"`
+	KeyPrefix      string     `bun:"key_prefix"`
 	OrganizationID uuid.UUID  `bun:"organization_id"`
 	Scopes         []string   `bun:"scopes,array"`
 	Mode           string     `bun:"mode"`
@@ -142,7 +143,7 @@ type keyRow struct {
 func (a *Authenticator) lookup(ctx context.Context, hash []byte) (*Principal, error) {
 	var rows []keyRow
 	err := a.db.NewRaw(`
-		SELECT k.id AS key_id, k.organization_id, k.scopes, k.mode, k.revoked_at, k.expires_at,
+		SELECT k.id AS key_id, k.prefix AS key_prefix, k.organization_id, k.scopes, k.mode, k.revoked_at, k.expires_at,
 		       o.rate_limit_per_window AS rate_limit, o.stock_guard_mode,
 		       s.id AS sandbox_id, s.rate_limit_per_window AS sandbox_rate_limit,
 		       s.stock_guard_mode AS sandbox_stock_guard_mode
@@ -166,7 +167,7 @@ func (a *Authenticator) lookup(ctx context.Context, hash []byte) (*Principal, er
 		scopes[i] = Scope(s)
 	}
 	p := &Principal{
-		KeyID: r.KeyID, OrganizationID: r.OrganizationID, HomeOrganizationID: r.OrganizationID,
+		KeyID: r.KeyID, KeyPrefix: r.KeyPrefix, OrganizationID: r.OrganizationID, HomeOrganizationID: r.OrganizationID,
 		Scopes: NewScopeSet(scopes...), Mode: apikey.Mode(r.Mode), Sandbox: r.Mode == string(apikey.Test),
 		StockGuardMode: StockGuardMode(r.StockGuard),
 	}

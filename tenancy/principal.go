@@ -11,6 +11,8 @@ import (
 // Principal is the authenticated caller of one request.
 type Principal struct {
 	KeyID uuid.UUID
+	// KeyPrefix is the key's display prefix (never the secret).
+	KeyPrefix string
 	// OrganizationID is the effective organization: every query is scoped to
 	// it. For a test key of an organization with a sandbox, it is the sandbox.
 	OrganizationID uuid.UUID

@@ -14,7 +14,7 @@ import (
 // Scope is a permission carried by an API key.
 type Scope string
 
-// The v2 scopes (16) and the legacy scopes still accepted.
+// The v2 scopes (17) and the legacy scopes still accepted.
 const (
 	EventsRead                 Scope = "events:read"
 	EventsWrite                Scope = "events:write"
@@ -32,6 +32,8 @@ const (
 	CrewMembersWrite           Scope = "crew_members:write"
 	PickListsRead              Scope = "pick_lists:read"
 	PickListsWrite             Scope = "pick_lists:write"
+	// RequestLogsRead reads the organization's request log.
+	RequestLogsRead Scope = "request_logs:read"
 
 	JobsRead Scope = "jobs:read"
 	CrewRead Scope = "crew:read"
@@ -42,6 +44,7 @@ var AllScopes = []Scope{
 	EventsRead, EventsWrite, ClientsRead, ClientsWrite, EquipmentRead, EquipmentWrite,
 	EquipmentReservationsRead, EquipmentReservationsWrite, QuotesRead, QuotesWrite,
 	InvoicesRead, InvoicesWrite, CrewMembersRead, CrewMembersWrite, PickListsRead, PickListsWrite,
+	RequestLogsRead,
 	JobsRead, CrewRead,
 }
 

@@ -35,3 +35,10 @@ func TenantOf(ctx context.Context) Tenant { return MustFromContext(ctx).Tenant()
 
 // OrgID is the organization's id as the store functions take it.
 func (o *Organization) OrgID() OrganizationID { return OrganizationID{o.ID} }
+
+// WithStockGuard returns t acting under mode instead of its own stock guard
+// (demo seeding books in warn mode whatever the organization's setting).
+func (t Tenant) WithStockGuard(mode StockGuardMode) Tenant {
+	t.StockGuard = mode
+	return t
+}

@@ -62,6 +62,8 @@ func New(t testing.TB, opts ...Option) *Env {
 			return pgtest.NewDatabase(t)
 		case "EVENTAPI_REDIS_URL":
 			return pgtest.RedisURL()
+		case "EVENTAPI_DATABASE_POOLER":
+			return pgtest.Pooler()
 		}
 		return ""
 	})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/pb33f/libopenapi"
@@ -23,8 +24,12 @@ import (
 	"github.com/eventapi/eventapi/api/openapi"
 )
 
-// contractPrefix is the surface the document describes.
-const contractPrefix = "/api/v2"
+// contractPrefix is the surface the v2 document describes; v1Prefix the
+// surface of the v1 document (api/openapi/v1.yaml).
+const (
+	contractPrefix = "/api/v2"
+	v1Prefix       = "/api/v1"
+)
 
 // contractSkips are paths under /api/v2 that are outside the document on
 // purpose: the reference page's static assets and the routes that tests
@@ -32,8 +37,10 @@ const contractPrefix = "/api/v2"
 // must be documented.
 var contractSkips = []string{
 	openapi.AssetsPath + "/",
-	contractPrefix + "/slow", // api/server drain test
-	contractPrefix + "/boom", // api/server panic test
+	contractPrefix + "/slow",       // api/server drain test
+	contractPrefix + "/boom",       // api/server panic test
+	openapi.V1DocumentPath,         // the v1 document itself (public, outside it)
+	contractPrefix + "/edge-test/", // api/edgetest routes for cases no resource offers
 }
 
 // Contract is the OpenAPI document loaded for validation, built once per
@@ -45,12 +52,58 @@ type Contract struct {
 	codes []string
 	// mu serialises validations: the validator keeps caches of its own.
 	mu sync.Mutex
+	// prefix is the path prefix of the surface the document describes;
+	// v1 marks the v1 document (its error envelope has no request_id).
+	prefix string
+	v1     bool
 }
 
 var loaded struct {
 	once     sync.Once
 	contract *Contract
 	err      error
+}
+
+var loadedV1 struct {
+	once     sync.Once
+	contract *Contract
+	err      error
+}
+
+// LoadV1Contract returns the validator of the embedded v1 document, as
+// served with the default Sunset date.
+func LoadV1Contract() (*Contract, error) {
+	loadedV1.once.Do(func() {
+		doc, err := openapi.V1JSON(time.Time{})
+		if err != nil {
+			loadedV1.err = err
+			return
+		}
+		loadedV1.contract, loadedV1.err = NewV1Contract(doc)
+	})
+	return loadedV1.contract, loadedV1.err
+}
+
+// NewV1Contract builds a validator for the v1 surface's OpenAPI document.
+func NewV1Contract(doc []byte) (*Contract, error) {
+	m, err := buildModel(doc)
+	if err != nil {
+		return nil, err
+	}
+	v := validator.NewValidatorFromV3Model(m, config.WithFormatAssertions(), config.WithoutSecurityValidation())
+	return &Contract{validator: v, model: m, prefix: v1Prefix, v1: true}, nil
+}
+
+func buildModel(doc []byte) (*v3.Document, error) {
+	d, err := libopenapi.NewDocument(doc)
+	if err != nil {
+		return nil, fmt.Errorf("openapi document: %w", err)
+	}
+	m, err := d.BuildV3Model()
+	if err != nil {
+		return nil, fmt.Errorf("openapi model: %w", err)
+	}
+	return &m.Model, nil
 }
 
 // LoadContract returns the validator of the embedded document.
@@ -72,7 +125,7 @@ func NewContract(doc []byte) (*Contract, error) {
 		return nil, fmt.Errorf("openapi model: %w", err)
 	}
 	v := validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions(), config.WithoutSecurityValidation())
-	c := &Contract{validator: v, model: &m.Model}
+	c := &Contract{validator: v, model: &m.Model, prefix: contractPrefix}
 	if m.Model.Components != nil {
 		if s, ok := m.Model.Components.Schemas.Get("ErrorCode"); ok {
 			for _, e := range s.Schema().Enum {
@@ -94,13 +147,17 @@ func NewContract(doc []byte) (*Contract, error) {
 // response the harness receives.
 func CheckContract(t testing.TB, method, path string, reqBody []byte, res *Response) {
 	t.Helper()
-	c, err := LoadContract()
+	load := LoadContract
+	if u, err := url.Parse(path); err == nil && underPrefix(u.Path, v1Prefix) {
+		load = LoadV1Contract
+	}
+	c, err := load()
 	if err != nil {
 		t.Fatalf("contract: %v", err)
 	}
 	if problems := c.Check(method, path, reqBody, res); len(problems) > 0 {
-		t.Errorf("%s %s → %d breaks the OpenAPI contract (api/openapi/openapi.yaml):\n  - %s\n  response body: %s",
-			method, path, res.Status, strings.Join(problems, "\n  - "), clip(res.Body, 600))
+		t.Errorf("%s %s → %d breaks the OpenAPI contract (%s):\n  - %s\n  response body: %s",
+			method, path, res.Status, c.source(), strings.Join(problems, "\n  - "), clip(res.Body, 600))
 	}
 }
 
@@ -111,7 +168,7 @@ func (c *Contract) Check(method, target string, reqBody []byte, res *Response) [
 	if err != nil {
 		return []string{"unparseable request target: " + err.Error()}
 	}
-	if !inContract(u.Path) {
+	if !c.inContract(u.Path) {
 		return nil
 	}
 	if !c.documented(method, u.Path) {
@@ -132,8 +189,20 @@ func (c *Contract) Check(method, target string, reqBody []byte, res *Response) [
 	return problems
 }
 
-func inContract(path string) bool {
-	if path != contractPrefix && !strings.HasPrefix(path, contractPrefix+"/") {
+// source names the file the document is authored in.
+func (c *Contract) source() string {
+	if c.v1 {
+		return "api/openapi/v1.yaml"
+	}
+	return "api/openapi/openapi.yaml"
+}
+
+func underPrefix(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+func (c *Contract) inContract(path string) bool {
+	if !underPrefix(path, c.prefix) {
 		return false
 	}
 	for _, s := range contractSkips {
@@ -154,7 +223,7 @@ func (c *Contract) documented(method, path string) bool {
 // Operation returns the path template of the documented operation that
 // serves method on path (a full /api/v2 path).
 func (c *Contract) Operation(method, path string) (string, bool) {
-	rel := strings.TrimPrefix(path, contractPrefix)
+	rel := strings.TrimPrefix(path, c.prefix)
 	if rel == "" {
 		rel = "/"
 	}
@@ -177,7 +246,7 @@ func (c *Contract) Operations() []string {
 	var out []string
 	for tmpl, item := range c.model.Paths.PathItems.FromOldest() {
 		for _, m := range operationMethods(item) {
-			out = append(out, m+" "+contractPrefix+tmpl)
+			out = append(out, m+" "+c.prefix+tmpl)
 		}
 	}
 	return out
@@ -225,6 +294,9 @@ func templateMatches(tmpl, path string) bool {
 // route" and 405 from the fallback, each in the v2 error envelope. Any other
 // answer means the app serves an operation the document lacks.
 func (c *Contract) checkUndocumented(path string, res *Response) []string {
+	if c.v1 {
+		return checkUndocumentedV1(path, res)
+	}
 	var body struct {
 		Error struct {
 			Code      string          `json:"code"`
@@ -300,4 +372,36 @@ func clip(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "…"
+}
+
+// checkUndocumentedV1 is checkUndocumented for the v1 surface: the fallback
+// answers 401 UNAUTHORIZED, 404 NOT_FOUND or 405 METHOD_NOT_ALLOWED in the
+// v1 error envelope, with the request id in X-Request-Id.
+func checkUndocumentedV1(path string, res *Response) []string {
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(res.Body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		return []string{fmt.Sprintf("undocumented v1 operation on %s answered %d with a body that is not the v1 error envelope (%v): document it in api/openapi/v1.yaml", path, res.Status, err)}
+	}
+	e := body.Error
+	fallback := (res.Status == http.StatusNotFound && e.Code == "NOT_FOUND") ||
+		(res.Status == http.StatusMethodNotAllowed && e.Code == "METHOD_NOT_ALLOWED") ||
+		(res.Status == http.StatusUnauthorized && e.Code == "UNAUTHORIZED")
+	if !fallback {
+		return []string{fmt.Sprintf("undocumented v1 operation: the app answered %d %q on %s, which api/openapi/v1.yaml does not describe", res.Status, e.Code, path)}
+	}
+	var problems []string
+	if _, err := uuid.Parse(res.Header.Get("X-Request-Id")); err != nil {
+		problems = append(problems, "X-Request-Id is not a uuid")
+	}
+	if e.Message == "" {
+		problems = append(problems, "error.message is empty")
+	}
+	return problems
 }

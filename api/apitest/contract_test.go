@@ -159,3 +159,62 @@ func TestLiveResponsesConform(t *testing.T) {
 	a.Delete("/api/v2/clients/" + created.Data()["id"].(string))
 	env.Send(apitest.Request{Method: "GET", Path: "/api/v2/clients"})
 }
+
+// TestEveryV1RouteIsDocumented compares the app's /api/v1 routes with the v1
+// document (api/openapi/v1.yaml) both ways.
+func TestEveryV1RouteIsDocumented(t *testing.T) {
+	env := apitest.New(t)
+	c, err := apitest.LoadV1Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, r := range env.Svc.App.GetRoutes(true) {
+		if r.Method == http.MethodHead || r.Method == "USE" || !strings.HasPrefix(r.Path, "/api/v1/") ||
+			r.Path == openapi.V1DocumentPath {
+			continue
+		}
+		op := r.Method + " " + paramsToTemplate(r.Path)
+		served[op] = true
+		if _, ok := c.Operation(r.Method, strings.ReplaceAll(r.Path, ":id", uuid.NewString())); !ok {
+			t.Errorf("the app serves %s but api/openapi/v1.yaml does not document it", op)
+		}
+	}
+	for _, op := range c.Operations() {
+		if !strings.HasPrefix(op, http.MethodHead+" ") && !served[op] {
+			t.Errorf("api/openapi/v1.yaml documents %s but the app does not serve it", op)
+		}
+	}
+	if len(served) != 7 {
+		t.Errorf("%d v1 operations served, want 7", len(served))
+	}
+}
+
+// TestV1ResponsesAreChecked: the contract hook validates /api/v1 answers
+// against the v1 document, so a v1 answer that breaks it is reported.
+func TestV1ResponsesAreChecked(t *testing.T) {
+	c, err := apitest.LoadV1Contract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {uuid.NewString()},
+		"Deprecation": {"true"}, "Sunset": {"Wed, 30 Jun 2027 00:00:00 GMT"}, "X-Ratelimit-Limit": {"100"},
+		"X-Ratelimit-Remaining": {"99"}, "X-Ratelimit-Reset": {"2027-01-01T00:00:00Z"}}
+	good := `{"data":[],"meta":{"org_id":"` + uuid.NewString() + `","page":1,"total":0}}`
+	if p := c.Check("GET", "/api/v1/crew", nil, &apitest.Response{Status: 200, Header: header, Body: []byte(good)}); len(p) != 0 {
+		t.Fatalf("a conforming v1 answer is reported: %v", p)
+	}
+	for name, body := range map[string]string{
+		"v2 envelope":    `{"data":[],"pagination":{"next_cursor":null,"has_more":false}}`,
+		"missing total":  `{"data":[],"meta":{"org_id":"` + uuid.NewString() + `","page":1}}`,
+		"v2 error shape": `{"error":{"code":"not_found","message":"x","details":null,"request_id":"` + uuid.NewString() + `"}}`,
+	} {
+		status := 200
+		if strings.Contains(name, "error") {
+			status = 404
+		}
+		if p := c.Check("GET", "/api/v1/crew", nil, &apitest.Response{Status: status, Header: header, Body: []byte(body)}); len(p) == 0 {
+			t.Errorf("%s: a v1 answer that breaks the document passes", name)
+		}
+	}
+}

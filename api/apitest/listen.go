@@ -3,6 +3,8 @@ package apitest
 import (
 	"net"
 	"testing"
+
+	"github.com/eventapi/eventapi/api/server"
 )
 
 // Listen serves the app on a loopback port and returns its base URL
@@ -13,6 +15,6 @@ func (e *Env) Listen(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = e.Svc.App.Listener(ln) }()
+	go func() { _ = e.Svc.App.Listener(server.Listener(ln)) }()
 	return "http://" + ln.Addr().String()
 }

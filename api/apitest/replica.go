@@ -19,7 +19,7 @@ import (
 func (e *Env) Replica() *Env {
 	e.T.Helper()
 	ctx := context.Background()
-	db, err := database.Open(ctx, e.Cfg.DatabaseURL, database.Options{MaxOpenConns: e.Cfg.DBMaxConns})
+	db, err := database.Open(ctx, e.Cfg.DatabaseURL, database.Options{MaxOpenConns: e.Cfg.DBMaxConns, Pooler: e.Cfg.DatabasePooler})
 	if err != nil {
 		e.T.Fatal(err)
 	}

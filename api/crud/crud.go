@@ -120,13 +120,14 @@ func (r Resource[T, F]) CreateOne(c *fiber.Ctx) error {
 	return rest.Created(c, v)
 }
 
-// PatchOne serves PATCH on /:id.
+// PatchOne serves PATCH on /:id. Read-only and unknown fields are ignored
+// and reported in warnings (rest.PatchBody).
 func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 	id, err := rest.PathID(c, r.Kind)
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return rest.OK(c, v)
+	return rest.Updated(c, v, in)
 }
 
 // Unfiltered is the List query of a collection with no parameters of its

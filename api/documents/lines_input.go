@@ -5,9 +5,17 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage/documents"
+)
+
+// The rules of a line item's fields and the most lines a body may carry,
+// from the OpenAPI document (LineItemInput, LineItemsInput).
+var (
+	lineRules = openapi.Rules("LineItemInput")
+	maxLines  = openapi.MaxItems("LineItemsInput")
 )
 
 // DecodeLines reads the line_items array: each element is an object
@@ -24,15 +32,18 @@ func DecodeLines(in *rest.Input) rest.Field[[]documents.Line] {
 		in.Issue(documents.Field, "must be an array of line item objects")
 		return rest.Field[[]documents.Line]{}
 	}
-	if len(elems) > documents.MaxLines {
-		in.Issue(documents.Field, fmt.Sprintf("must have at most %d items", documents.MaxLines))
+	if len(elems) > maxLines {
+		in.Issue(documents.Field, fmt.Sprintf("must have at most %d items", maxLines))
 		return rest.Field[[]documents.Line]{}
 	}
 	lines := make([]documents.Line, 0, len(elems))
 	bad := false
 	for i, elem := range elems {
 		prefix := documents.Field + "[" + strconv.Itoa(i) + "]"
-		l, issues := decodeLine(elem)
+		l, issues, ignored := decodeLine(elem, in.IsLenient())
+		for _, f := range ignored {
+			in.NoteIgnored(prefix + "." + f)
+		}
 		for _, is := range issues {
 			if is.Field != "" {
 				is.Field = prefix + "." + is.Field
@@ -50,15 +61,18 @@ func DecodeLines(in *rest.Input) rest.Field[[]documents.Line] {
 	return rest.Field[[]documents.Line]{Set: true, Value: lines}
 }
 
-func decodeLine(raw json.RawMessage) (documents.Line, []errs.FieldIssue) {
+// decodeLine reads one line item; lenient (PATCH) ignores its read-only and
+// unknown fields and returns their names.
+func decodeLine(raw json.RawMessage, lenient bool) (documents.Line, []errs.FieldIssue, []string) {
 	li, err := rest.ParseObject(raw)
 	if err != nil {
-		return documents.Line{}, []errs.FieldIssue{{Field: "", Issue: "must be an object"}}
+		return documents.Line{}, []errs.FieldIssue{{Field: "", Issue: "must be an object"}}, nil
 	}
-	eq := li.UUID("equipment_id", rest.Rule{Nullable: true})
-	desc := li.String("description", rest.Rule{Nullable: true, MaxLen: documents.MaxDescription})
-	qty := li.Int("quantity", rest.Rule{Required: true, Min: rest.Bound(1), Max: rest.Bound(documents.MaxQuantity)})
-	price := li.Money("unit_price", rest.Rule{Required: true})
+	li.Lenient(lenient)
+	eq := li.UUID("equipment_id", lineRules.Get("equipment_id"))
+	desc := li.String("description", lineRules.Get("description"))
+	qty := li.Int("quantity", lineRules.Get("quantity"))
+	price := li.Money("unit_price", lineRules.Get("unit_price"))
 	li.ReadOnly("id", "line_total")
 	if !li.HasIssues() && eq.Ptr() == nil && desc.Value == "" {
 		li.Issue("description", "is required when equipment_id is not set")
@@ -71,7 +85,7 @@ func decodeLine(raw json.RawMessage) (documents.Line, []errs.FieldIssue) {
 		}
 	}
 	if err := li.Err(); err != nil {
-		return documents.Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields
+		return documents.Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields, li.Ignored()
 	}
-	return l, nil
+	return l, nil, li.Ignored()
 }

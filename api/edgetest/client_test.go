@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/apitest"
 )
 
 // reply is one HTTP exchange as the client saw it. Responses that must be 5xx
-// (503 while Redis is down, the simulated crash) go through these helpers
-// rather than apitest, whose checks refuse every 5xx.
+// (503 while Redis is down) go through these helpers rather than apitest,
+// whose checks refuse every 5xx; like apitest.Send, every one of them is
+// validated against the OpenAPI document (apitest.CheckContract).
 type reply struct {
 	Status         int
 	Header         http.Header
@@ -73,7 +76,9 @@ func viaApp(t testing.TB, app *fiber.App, method, path, key, body string, header
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return &reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Sent: sent, Received: time.Now()}
+	r := &reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Sent: sent, Received: time.Now()}
+	checkContract(t, method, path, body, r)
+	return r
 }
 
 // viaHTTP sends a request over the network to base (http://host:port).
@@ -89,5 +94,18 @@ func viaHTTP(t testing.TB, client *http.Client, base, method, path, key, body st
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return &reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Sent: sent, Received: time.Now()}
+	r := &reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Sent: sent, Received: time.Now()}
+	checkContract(t, method, path, body, r)
+	return r
+}
+
+// checkContract validates one exchange against the OpenAPI document, as
+// apitest.Send does for its own requests.
+func checkContract(t testing.TB, method, path, body string, r *reply) {
+	t.Helper()
+	var raw []byte
+	if body != "" {
+		raw = []byte(body)
+	}
+	apitest.CheckContract(t, method, path, raw, &apitest.Response{Status: r.Status, Header: r.Header, Body: r.Body})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/redistest"
 )
 
 // binary is the eventapi executable built for the multi-process tests.
@@ -29,6 +30,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	pgtest.Cleanup()
+	redistest.Cleanup()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/eventapi/eventapi/api/middleware/ratelimit"
 )
 
 // cli runs the eventapi binary with env and returns its stdout; with a
@@ -35,8 +37,58 @@ func cli(t *testing.T, env []string, out any, args ...string) {
 // process is a running `eventapi serve`.
 type process struct {
 	URL      string
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the process has exited
 	mu       sync.Mutex
 	warnings []string
+	// logged holds the request_id of every access-log line read so far;
+	// failedOpen those of the requests the rate limiter admitted without a
+	// decision (ratelimit.FailOpenRequestMessage, logged at debug level).
+	logged, failedOpen map[string]bool
+}
+
+// FailedOpen reports whether the request with this X-Request-Id was
+// admitted without a rate-limit decision. The request's access-log line must
+// have been read (WaitLogged).
+func (p *process) FailedOpen(requestID string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failedOpen[requestID]
+}
+
+// WaitLogged returns once the access-log lines of every request id in ids
+// have been read from the process's output. A request's fail-open line comes
+// before its access-log line in the same stream, so after WaitLogged,
+// FailedOpen is final for those requests.
+func (p *process) WaitLogged(t *testing.T, ids []string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		p.mu.Lock()
+		missing := ""
+		for _, id := range ids {
+			if !p.logged[id] {
+				missing = id
+				break
+			}
+		}
+		p.mu.Unlock()
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the access-log line of request %s never appeared in the process's output", missing)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Kill ends the process with SIGKILL, as a node failure or the OOM killer
+// would: no deferred code, no shutdown hook runs. It returns once the
+// process has exited.
+func (p *process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // Warnings returns the WARN and ERROR lines the process logged so far.
@@ -58,9 +110,11 @@ func (p *process) ClearWarnings() {
 // end of the test.
 func serve(t *testing.T, env []string) *process {
 	t.Helper()
-	p := &process{}
 	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(), append(env, "EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info")...)
+	p := &process{cmd: cmd, logged: map[string]bool{}, failedOpen: map[string]bool{}}
+	// The defaults come first, so that env may override them (the last of
+	// duplicate keys wins).
+	cmd.Env = append(os.Environ(), append([]string{"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_LOG_LEVEL=info"}, env...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +125,7 @@ func serve(t *testing.T, env []string) *process {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
+	p.done = done
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -88,12 +143,23 @@ func serve(t *testing.T, env []string) *process {
 		sent := false
 		for sc.Scan() {
 			var line struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
+				Msg       string `json:"msg"`
+				Addr      string `json:"addr"`
+				RequestID string `json:"request_id"`
 			}
-			if !sent && json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "eventapi listening" {
+			parsed := json.Unmarshal(sc.Bytes(), &line) == nil
+			if !sent && parsed && line.Msg == "eventapi listening" {
 				addr <- line.Addr
 				sent = true
+			}
+			if parsed && line.RequestID != "" && (line.Msg == "request" || line.Msg == ratelimit.FailOpenRequestMessage) {
+				p.mu.Lock()
+				if line.Msg == "request" {
+					p.logged[line.RequestID] = true
+				} else {
+					p.failedOpen[line.RequestID] = true
+				}
+				p.mu.Unlock()
 			}
 			if bytes.Contains(sc.Bytes(), []byte(`"level":"WARN"`)) || bytes.Contains(sc.Bytes(), []byte(`"level":"ERROR"`)) {
 				p.mu.Lock()

@@ -1,8 +1,7 @@
 package equipment
 
 import (
-	"regexp"
-
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/equipment"
@@ -16,10 +15,10 @@ var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_
 // positive numbers or null.
 var caseColumns = []string{"case_length_in", "case_width_in", "case_height_in", "weight_lbs"}
 
+// The field rules of POST and PATCH bodies, from the OpenAPI document.
 var (
-	shortRule = rest.Rule{Nullable: true, MaxLen: 200}
-	caseRule  = rest.Rule{Nullable: true, Positive: true}
-	colorRe   = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
+	createRules, updateRules                 = openapi.Rules("EquipmentCreate"), openapi.Rules("EquipmentUpdate")
+	createCategoryRules, updateCategoryRules = openapi.Rules("CategoryCreate"), openapi.Rules("CategoryUpdate")
 )
 
 // write is a decoded body: column assignments and the references to check
@@ -36,26 +35,30 @@ type write struct {
 func decodeEquipment(in *rest.Input, create bool) write {
 	var w write
 	ch := &w.ch
-	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 200})
+	rules := updateRules
+	if create {
+		rules = createRules
+	}
+	name := in.String("name", rules.Get("name"))
 	ch.SetIf(name.Set, "name", name.Value)
 	for _, col := range []string{"brand", "model", "serial_number"} {
-		v := in.String(col, shortRule)
+		v := in.String(col, rules.Get(col))
 		ch.SetIf(v.Set, col, v.Ptr())
 	}
-	category := in.UUID("category_id", rest.Rule{Nullable: true})
+	category := in.UUID("category_id", rules.Get("category_id"))
 	ch.SetIf(category.Set, "category_id", category.Ptr())
 	w.refs = []related.Ref{{Field: "category_id", Table: equipment.CategoryTable, ID: category.Ptr()}}
-	stock := in.Int("stock_quantity", rest.Rule{Nullable: true, Min: rest.Bound(0)})
+	stock := in.Int("stock_quantity", rules.Get("stock_quantity"))
 	ch.SetIf(stock.Set, "stock_quantity", stock.Ptr())
-	rate := in.Money("daily_rate", rest.Rule{Nullable: true})
+	rate := in.Money("daily_rate", rules.Get("daily_rate"))
 	ch.SetIf(rate.Set, "daily_rate", rate.Ptr())
 	for _, col := range caseColumns {
-		v := in.Number(col, caseRule)
+		v := in.Number(col, rules.Get(col))
 		ch.SetIf(v.Set, col, v.Ptr())
 	}
-	caseType := in.String("case_type", rest.Rule{Nullable: true, OneOf: equipment.CaseTypes})
+	caseType := in.String("case_type", rules.Get("case_type"))
 	ch.SetIf(caseType.Set, "case_type", caseType.Ptr())
-	status := in.String("status", rest.Rule{OneOf: equipment.Statuses})
+	status := in.String("status", rules.Get("status"))
 	ch.SetIf(status.Set, "status", status.Value)
 	in.ReadOnly(ReadOnly...)
 	return w
@@ -66,12 +69,21 @@ func decodeEquipment(in *rest.Input, create bool) write {
 func decodeCategory(in *rest.Input, create bool) write {
 	var w write
 	ch := &w.ch
-	name := in.String("name", rest.Rule{Required: create, MinLen: 1, MaxLen: 100})
+	rules := updateCategoryRules
+	if create {
+		rules = createCategoryRules
+	}
+	name := in.String("name", rules.Get("name"))
 	ch.SetIf(name.Set, "name", name.Value)
 	w.name = name.Ptr()
-	color := in.String("color", rest.Rule{Nullable: true, MaxLen: 32})
+	// The document's pattern is checked here, with a message that shows
+	// the expected form.
+	colorRule := rules.Get("color")
+	pattern := colorRule.Match
+	colorRule.Match = nil
+	color := in.String("color", colorRule)
 	switch {
-	case color.Set && !color.Null && !colorRe.MatchString(color.Value):
+	case color.Set && !color.Null && !pattern.MatchString(color.Value):
 		in.Issue("color", "must be a six-digit hex color such as #1E88E5")
 	default:
 		ch.SetIf(color.Set, "color", color.Ptr())

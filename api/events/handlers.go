@@ -3,6 +3,9 @@ package events
 import (
 	"context"
 
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/tenancy"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -10,13 +13,12 @@ import (
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/events"
 	"github.com/eventapi/eventapi/storage/related"
-	"github.com/eventapi/eventapi/tenancy"
 )
 
 // resource serves GET, POST and PATCH of events; the records a body names
-// (client_id) are checked against the organization before the write.
+// (client_id) are checked against the organization before the write, and
+// GET inlines the event's reservations on request (expand.go).
 func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 	return crud.Resource[events.Event, events.Fields]{
 		Kind: events.Kind, Env: env, Decode: decodeFields,
@@ -27,6 +29,8 @@ func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, f events.Fields) error {
 			return related.Check(ctx, db, org, f.Refs...)
 		},
+		Expand: Expansions,
+		Show:   show,
 	}
 }
 
@@ -38,7 +42,7 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return "", nil, err
 		}
-		return storage.ListScope("events", org, status),
+		return "events:" + org.String() + ":" + status,
 			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[events.Event], error) {
 				return events.List(ctx, db, org, p, events.ListFilter{Status: status})
 			}, nil

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage/events"
 	"github.com/eventapi/eventapi/storage/related"
@@ -9,34 +10,34 @@ import (
 // ReadOnly lists the fields an event may never write.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
-var (
-	nameRule  = rest.Rule{MinLen: 1, MaxLen: 200}
-	venueRule = rest.Rule{MinLen: 1, MaxLen: 300}
-	textRule  = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
-)
+// The field rules of POST and PATCH bodies, from the OpenAPI document.
+var createRules, updateRules = openapi.Rules("EventCreate"), openapi.Rules("EventUpdate")
 
 // decodeFields reads every writable field. The same decoder serves POST
 // (create: required fields enforced, the window checked) and PATCH.
 func decodeFields(in *rest.Input, create bool) events.Fields {
 	var f events.Fields
 	ch := &f.Changes
-	req := func(r rest.Rule) rest.Rule { r.Required = create; return r }
+	rules := updateRules
+	if create {
+		rules = createRules
+	}
 
-	name := in.String("name", req(nameRule))
+	name := in.String("name", rules.Get("name"))
 	ch.SetIf(name.Set, "name", name.Value)
-	status := in.String("status", rest.Rule{OneOf: events.Statuses})
+	status := in.String("status", rules.Get("status"))
 	ch.SetIf(status.Set, "status", status.Value)
-	start := in.DateTime("start_date", req(rest.Rule{}))
+	start := in.DateTime("start_date", rules.Get("start_date"))
 	ch.SetIf(start.Set, "start_date", start.Value)
-	end := in.DateTime("end_date", req(rest.Rule{}))
+	end := in.DateTime("end_date", rules.Get("end_date"))
 	ch.SetIf(end.Set, "end_date", end.Value)
-	venue := in.String("venue", req(venueRule))
+	venue := in.String("venue", rules.Get("venue"))
 	ch.SetIf(venue.Set, "venue", venue.Value)
-	client := in.UUID("client_id", rest.Rule{Nullable: true})
+	client := in.UUID("client_id", rules.Get("client_id"))
 	ch.SetIf(client.Set, "client_id", client.Ptr())
 	f.Refs = []related.Ref{{Field: "client_id", Table: related.TableClients, ID: client.Ptr()}}
 	for _, col := range []string{"description", "notes"} {
-		v := in.String(col, textRule)
+		v := in.String(col, rules.Get(col))
 		ch.SetIf(v.Set, col, v.Ptr())
 	}
 	in.ReadOnly(ReadOnly...)

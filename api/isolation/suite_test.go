@@ -28,6 +28,10 @@ type Fixture struct {
 	// Make creates a record in o and returns its id. It may call s.Shared
 	// for the records it depends on.
 	Make func(t testing.TB, s *Suite, o *apitest.Org) string
+	// Stamp is the column that must not change under another
+	// organization's requests (default updated_at; created_at for records
+	// that are never updated).
+	Stamp string
 }
 
 // Ref is a body field that references another resource's record.
@@ -51,6 +55,12 @@ type Route struct {
 	// Refs are the references the body may carry: each, pointed at the
 	// other organization's record, must give 422 naming the field.
 	Refs []Ref
+	// Query is appended to the path (e.g. "?start=…&end=…") for routes
+	// whose GET needs parameters to be served.
+	Query string
+	// Check, when set, replaces the generic check for routes that fit
+	// none of them (a GET without :id that is not a paged list).
+	Check func(t *testing.T, s *Suite)
 }
 
 var (
@@ -129,10 +139,11 @@ func (s *Suite) Create(t testing.TB, o *apitest.Org, path string, body map[strin
 	return id
 }
 
-// row reads the updated_at of a record of org (ok=false: no such row).
-func (s *Suite) row(t testing.TB, table string, org uuid.UUID, id string) (updated time.Time, ok bool) {
+// row reads the stamp column (updated_at) of a record of org (ok=false: no
+// such row).
+func (s *Suite) row(t testing.TB, table, stamp string, org uuid.UUID, id string) (updated time.Time, ok bool) {
 	t.Helper()
-	err := s.Env.Svc.DB.NewSelect().Table(table).Column("updated_at").
+	err := s.Env.Svc.DB.NewSelect().Table(table).Column(stamp).
 		Where("organization_id = ?", org).Where("id = ?", id).Scan(context.Background(), &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return updated, false
@@ -254,6 +265,8 @@ func TestIsolation(t *testing.T) {
 			method, path := splitKey(key)
 			r := routes[key]
 			switch {
+			case r.Check != nil:
+				r.Check(t, s)
 			case hasParam(path):
 				s.checkItem(t, method, path, r)
 			case method == http.MethodGet:
@@ -270,14 +283,18 @@ func TestIsolation(t *testing.T) {
 func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
 	table := fixtures[r.Fixture].Table
 	id := s.Make(t, r.Fixture, s.A)
-	path := fill(route, id)
-	before, ok := s.row(t, table, s.A.ID, id)
+	path := fill(route, id) + r.Query
+	stamp := fixtures[r.Fixture].Stamp
+	if stamp == "" {
+		stamp = "updated_at"
+	}
+	before, ok := s.row(t, table, stamp, s.A.ID, id)
 	if !ok {
 		t.Fatalf("fixture %s made no row %s in %s", r.Fixture, id, table)
 	}
 	unchanged := func(what string) {
 		t.Helper()
-		after, ok := s.row(t, table, s.A.ID, id)
+		after, ok := s.row(t, table, stamp, s.A.ID, id)
 		if !ok || !after.Equal(before) {
 			t.Fatalf("%s changed or removed A's record (exists=%v)", what, ok)
 		}

@@ -6,8 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	eventsapi "github.com/eventapi/eventapi/api/events"
+
+	"github.com/eventapi/eventapi/api/planning"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/api/stock"
+	"github.com/eventapi/eventapi/api/truckload"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage/clients"
 	"github.com/eventapi/eventapi/storage/crew"
@@ -29,31 +34,39 @@ func TestSchemasMatchTheModels(t *testing.T) {
 	if fields, _ := jsonFields(reflect.TypeOf(equipment.WithCategory{})); !slices.Contains(fields, "category") {
 		t.Fatal("equipment.WithCategory no longer adds category")
 	}
+	if fields, _ := jsonFields(reflect.TypeOf(eventsapi.WithReservations{})); !slices.Contains(fields, "equipment_reservations") {
+		t.Fatal("eventsapi.WithReservations no longer adds equipment_reservations")
+	}
 	d := loadSchemas(t)
 	for name, model := range map[string]any{
-		"Health":            server.Health{},
-		"Event":             events.Event{},
-		"Client":            clients.Client{},
-		"CrewMember":        crew.Member{},
-		"Equipment":         equipment.Equipment{},
-		"Category":          equipment.Category{},
-		"CategoryRef":       equipment.CategoryRef{},
-		"Vehicle":           vehicles.Vehicle{},
-		"Reservation":       reservations.Reservation{},
-		"OverbookDetails":   reservations.OverbookDetails{},
-		"OverbookWarning":   reservations.Warning{},
-		"Quote":             quotes.Quote{},
-		"Invoice":           invoices.Invoice{},
-		"LineItem":          documents.Line{},
-		"PickList":          picklists.PickList{},
-		"PickListItem":      picklists.Item{},
-		"TransitionDetails": picklists.TransitionDetails{},
-		"EventRef":          related.Event{},
-		"ClientRef":         related.Client{},
-		"EquipmentRef":      related.Equipment{},
-		"VehicleRef":        related.Vehicle{},
-		"Pagination":        rest.Pagination{},
-		"ValidationDetails": errs.ValidationDetails{},
+		"Health":               server.Health{},
+		"Event":                events.Event{},
+		"Client":               clients.Client{},
+		"CrewMember":           crew.Member{},
+		"Equipment":            equipment.Equipment{},
+		"Category":             equipment.Category{},
+		"CategoryRef":          equipment.CategoryRef{},
+		"Vehicle":              vehicles.Vehicle{},
+		"Reservation":          reservations.Reservation{},
+		"OverbookDetails":      reservations.OverbookDetails{},
+		"OverbookWarning":      reservations.Warning{},
+		"LoadWarning":          reservations.Warning{},
+		"LoadTotals":           truckload.Totals{},
+		"VehicleLoad":          planning.Load{},
+		"Availability":         planning.Availability{},
+		"AvailabilityInterval": stock.Interval{},
+		"Quote":                quotes.Quote{},
+		"Invoice":              invoices.Invoice{},
+		"LineItem":             documents.Line{},
+		"PickList":             picklists.PickList{},
+		"PickListItem":         picklists.Item{},
+		"TransitionDetails":    picklists.TransitionDetails{},
+		"EventRef":             related.Event{},
+		"ClientRef":            related.Client{},
+		"EquipmentRef":         related.Equipment{},
+		"VehicleRef":           related.Vehicle{},
+		"Pagination":           rest.Pagination{},
+		"ValidationDetails":    errs.ValidationDetails{},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s, ok := d[name]
@@ -64,6 +77,11 @@ func TestSchemasMatchTheModels(t *testing.T) {
 			if name == "Equipment" {
 				// equipment.WithCategory adds category for expand=category.
 				fields = append(fields, "category")
+			}
+			if name == "Event" {
+				// eventsapi.WithReservations adds equipment_reservations for
+				// expand=equipment_reservations.
+				fields = append(fields, "equipment_reservations")
 			}
 			var documented []string
 			for p := range s.Properties {

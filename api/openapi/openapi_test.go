@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	eventsapi "github.com/eventapi/eventapi/api/events"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/openapi"
@@ -115,8 +117,8 @@ func operations(t *testing.T, d doc) map[string]operation {
 
 func TestDocumentHeader(t *testing.T) {
 	d := load(t)
-	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.5.0" {
-		t.Errorf("openapi %q version %q, want 3.1.0 and 2.5.0", d.OpenAPI, d.Info.Version)
+	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.6.0" {
+		t.Errorf("openapi %q version %q, want 3.1.0 and 2.6.0", d.OpenAPI, d.Info.Version)
 	}
 	if len(d.Servers) != 1 || d.Servers[0].URL != "/api/v2" {
 		t.Errorf("servers = %+v, want one /api/v2", d.Servers)
@@ -218,9 +220,9 @@ func sorted(s []string) []string {
 // uses, so neither can drift alone.
 func TestEnumsMatchTheCode(t *testing.T) {
 	d := load(t)
-	codes := []errs.Code{errs.MalformedJSON, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
+	codes := []errs.Code{errs.MalformedJSON, errs.BadRequest, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
 		errs.MethodNotAllowed, errs.DuplicateRecord, errs.IdempotencyKeyMismatch, errs.IdempotencyKeyInUse,
-		errs.PayloadTooLarge, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
+		errs.PayloadTooLarge, errs.URITooLong, errs.UnsupportedMediaType, errs.HeadersTooLarge, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
 		errs.OverbookReasonRequired, errs.RateLimited, errs.Internal, errs.ServiceUnavailable}
 	var scopes []string
 	for _, s := range tenancy.AllScopes {
@@ -260,6 +262,7 @@ func TestExpansionsMatchTheCode(t *testing.T) {
 		"ReservationExpand": reservations.Expansions,
 		"DocumentExpand":    documents.Expansions,
 		"PickListExpand":    picklists.Expansions,
+		"EventExpand":       eventsapi.Expansions,
 	} {
 		p, ok := d.Components.Parameters[name]
 		if !ok {

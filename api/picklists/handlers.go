@@ -106,7 +106,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err := picklists.Expand(ctx, db, org, one, picklists.Expansion{Items: true}); err != nil {
 		return err
 	}
-	return rest.OK(c, &one[0])
+	return rest.Updated(c, &one[0], in)
 }
 
 func (h handlers) createItem(c *fiber.Ctx) error {
@@ -150,7 +150,7 @@ func (h handlers) patchItem(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (h handlers) patchItem(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return rest.OK(c, it)
+	return rest.Updated(c, it, in)
 }
 
 func (h handlers) deleteItem(c *fiber.Ctx) error {

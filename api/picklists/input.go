@@ -3,18 +3,20 @@ package picklists
 import (
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/storage/picklists"
+
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/picklists"
 )
 
 // ReadOnly lists the fields of a pick list that are never written.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at", "items", "event"}
 
+// The field rules of POST and PATCH bodies, from the OpenAPI document.
 var (
-	nameRule  = rest.Rule{MaxLen: 200}
-	notesRule = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
-	idRule    = rest.Rule{Nullable: true}
+	createRules, updateRules         = openapi.Rules("PickListCreate"), openapi.Rules("PickListUpdate")
+	createItemRules, updateItemRules = openapi.Rules("PickListItemCreate"), openapi.Rules("PickListItemUpdate")
 )
 
 // listBody is a decoded pick list create or patch body.
@@ -29,14 +31,18 @@ type listBody struct {
 // notes and archived.
 func decodeList(in *rest.Input, create bool) listBody {
 	var b listBody
-	name := in.String("name", rest.Rule{Required: create, MaxLen: nameRule.MaxLen})
+	rules := updateRules
+	if create {
+		rules = createRules
+	}
+	name := in.String("name", rules.Get("name"))
 	b.ch.SetIf(name.Set, "name", name.Value)
-	notes := in.String("notes", notesRule)
+	notes := in.String("notes", rules.Get("notes"))
 	b.ch.SetIf(notes.Set, "notes", notes.Ptr())
 	if create {
-		b.eventID = in.UUID("event_id", idRule)
+		b.eventID = in.UUID("event_id", rules.Get("event_id"))
 		b.ch.SetIf(b.eventID.Set, "event_id", b.eventID.Ptr())
-		b.quoteID = in.UUID("quote_id", idRule)
+		b.quoteID = in.UUID("quote_id", rules.Get("quote_id"))
 		b.ch.SetIf(b.quoteID.Set, "quote_id", b.quoteID.Ptr())
 		if in.Has("status") || in.Has("archived") {
 			in.Ignore("status", "archived")
@@ -47,15 +53,11 @@ func decodeList(in *rest.Input, create bool) listBody {
 			}
 		}
 	} else {
-		b.status = in.String("status", rest.Rule{OneOf: picklists.Statuses})
-		archived := in.Bool("archived", rest.Rule{})
+		b.status = in.String("status", rules.Get("status"))
+		archived := in.Bool("archived", rules.Get("archived"))
 		b.ch.SetIf(archived.Set, "archived", archived.Value)
-		for _, f := range []string{"event_id", "quote_id"} {
-			if in.Has(f) {
-				in.Ignore(f)
-				in.Issue(f, "cannot be changed after the pick list is created")
-			}
-		}
+		// Fixed when the pick list is created: a PATCH ignores them.
+		in.ReadOnly("event_id", "quote_id")
 	}
 	in.ReadOnly(ReadOnly...)
 	return b
@@ -63,14 +65,6 @@ func decodeList(in *rest.Input, create bool) listBody {
 
 // ItemReadOnly lists the fields of an item that are never written.
 var ItemReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at", "equipment"}
-
-// Item field limits.
-const (
-	maxItemQuantity   = 1_000_000
-	maxSerialNumbers  = 500
-	maxSerialNumber   = 100
-	maxCustomDescText = 1000
-)
 
 // itemBody is a decoded item create or patch body: every field present.
 type itemBody struct {
@@ -87,23 +81,25 @@ type itemBody struct {
 // pick list.
 func decodeItem(in *rest.Input, create bool) itemBody {
 	var b itemBody
+	rules := updateItemRules
 	if create {
-		b.pickListID = in.UUID("pick_list_id", rest.Rule{Required: true})
-	} else if in.Has("pick_list_id") {
-		in.Ignore("pick_list_id")
-		in.Issue("pick_list_id", "cannot be changed; create the item on the other pick list")
+		rules = createItemRules
+		b.pickListID = in.UUID("pick_list_id", rules.Get("pick_list_id"))
+	} else {
+		// An item stays on its pick list: a PATCH ignores pick_list_id.
+		in.ReadOnly("pick_list_id")
 	}
-	b.equipmentID = in.UUID("equipment_id", idRule)
-	b.customDescription = in.String("custom_description", rest.Rule{Nullable: true, MaxLen: maxCustomDescText})
-	b.quantity = in.Int("quantity", rest.Rule{Min: rest.Bound(1), Max: rest.Bound(maxItemQuantity)})
-	b.stage = in.String("stage", rest.Rule{OneOf: picklists.Stages})
-	b.notes = in.String("notes", notesRule)
-	b.isContainer = in.Bool("is_container", idRule)
-	b.containerID = in.UUID("container_id", idRule)
-	b.isPackage = in.Bool("is_package", idRule)
-	b.parentItemID = in.UUID("parent_item_id", idRule)
-	b.serialNumbers = in.StringList("serial_numbers", rest.Rule{Nullable: true, MaxLen: maxSerialNumber}, maxSerialNumbers)
-	b.warehouseID = in.UUID("warehouse_id", idRule)
+	b.equipmentID = in.UUID("equipment_id", rules.Get("equipment_id"))
+	b.customDescription = in.String("custom_description", rules.Get("custom_description"))
+	b.quantity = in.Int("quantity", rules.Get("quantity"))
+	b.stage = in.String("stage", rules.Get("stage"))
+	b.notes = in.String("notes", rules.Get("notes"))
+	b.isContainer = in.Bool("is_container", rules.Get("is_container"))
+	b.containerID = in.UUID("container_id", rules.Get("container_id"))
+	b.isPackage = in.Bool("is_package", rules.Get("is_package"))
+	b.parentItemID = in.UUID("parent_item_id", rules.Get("parent_item_id"))
+	b.serialNumbers = in.StringList("serial_numbers", rules.Get("serial_numbers"))
+	b.warehouseID = in.UUID("warehouse_id", rules.Get("warehouse_id"))
 	in.ReadOnly(ItemReadOnly...)
 	return b
 }

@@ -247,7 +247,7 @@ func TestItemRulesAndBadInput(t *testing.T) {
 	}{
 		{"cycle", parent, body("parent_item_id", child), "validation_error"},
 		{"self parent", parent, body("parent_item_id", parent), "validation_error"},
-		{"move list", child, body("pick_list_id", other), "validation_error"},
+		{"move list beside a bad stage", child, body("pick_list_id", other, "stage", "lost"), "validation_error"},
 		{"foreign equipment", child, body("equipment_id", foreignEq), "validation_error"},
 		{"drop both", parent, body("custom_description", nil), "validation_error"},
 		{"null quantity", child, body("quantity", nil), "validation_error"},
@@ -306,8 +306,8 @@ func TestPickListBadInput(t *testing.T) {
 		})
 	}
 	id := ok(t, a.Post(lists, body("name", "x")), 201)["id"].(string)
-	for name, bd := range map[string]any{"bad status": body("status", "done"), "event change": body("event_id", nil),
-		"archived null": body("archived", nil), "name null": body("name", nil), "items": body("items", []any{})} {
+	for name, bd := range map[string]any{"bad status": body("status", "done"), "event change beside a bad status": body("event_id", nil, "status", "done"),
+		"archived null": body("archived", nil), "name null": body("name", nil), "items beside a null name": body("items", []any{}, "name", nil)} {
 		if res := a.Patch(lists+"/"+id, bd); res.Status != 422 {
 			t.Errorf("%s: %d %s", name, res.Status, res.Body)
 		}

@@ -1,6 +1,7 @@
 package quotes_test
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -115,8 +116,21 @@ func TestQuoteNumbers(t *testing.T) {
 	}
 	want(t, a.Patch(base+"/"+custom["id"].(string), body("quote_number", "Q-000001")), 409, "duplicate_record")
 	ok(t, a.Patch(base+"/"+custom["id"].(string), body("quote_number", "Q-000003")), 200) // its own number
-	// A refused create gives its number back.
-	want(t, a.Post(base, body("title", "bad", "client_id", "3f1c2a9e-0000-4000-8000-000000000000")), 422, "validation_error")
+	// A refused create gives its number back. The refusal must come after
+	// the number is drawn, so this test database gets one more CHECK on the
+	// line items: the create takes Q-000005, stores the quote, and only then
+	// is refused while storing its line, so the whole transaction, the
+	// counter included, rolls back.
+	if _, err := env.Svc.DB.ExecContext(context.Background(), `ALTER TABLE quote_line_items
+		ADD CONSTRAINT quote_line_items_description_check CHECK (description <> 'refused after numbering')`); err != nil {
+		t.Fatal(err)
+	}
+	refused := a.Post(base, body("title", "bad", "line_items", []any{
+		map[string]any{"description": "refused after numbering", "quantity": 1, "unit_price": 1}}))
+	want(t, refused, 422, "validation_error")
+	if n := quoteCount(t, env, a); n != 4 {
+		t.Fatalf("%d quotes stored after a refused create, want 4", n)
+	}
 	if n := ok(t, a.Post(base, body("title", "five")), 201)["quote_number"]; n != "Q-000005" {
 		t.Fatalf("after refused = %v", n)
 	}
@@ -316,7 +330,7 @@ func TestQuoteBadInput(t *testing.T) {
 	id := ok(t, a.Post(base, good("line_items", []any{line("description", "d", "quantity", 1, "unit_price", 1)})), 201)["id"].(string)
 	before := string(a.Get(base + "/" + id).Body)
 	for name, bd := range map[string]any{"title null": body("title", nil), "foreign eq": body("line_items", []any{line("equipment_id", fEq, "quantity", 1, "unit_price", 1)}),
-		"bad line": body("line_items", []any{line("quantity", 1)}), "total": body("total_amount", 1), "quote_type null": body("quote_type", nil)} {
+		"bad line": body("line_items", []any{line("quantity", 1)}), "total beside a bad title": body("total_amount", 1, "title", 5), "quote_type null": body("quote_type", nil)} {
 		if res := a.Patch(base+"/"+id, bd); res.Status != 422 {
 			t.Errorf("%s: %d %s", name, res.Status, res.Body)
 		}
@@ -338,4 +352,14 @@ func TestQuoteScopes(t *testing.T) {
 	w := env.NewOrgWithKey("W", apikey.Live, tenancy.QuotesWrite, tenancy.InvoicesRead)
 	want(t, w.Get(base), 403, "insufficient_scope")
 	ok(t, w.Post(base, body("title", "x")), 201)
+}
+
+// quoteCount counts the quotes stored for o.
+func quoteCount(t *testing.T, env *apitest.Env, o *apitest.Org) int {
+	t.Helper()
+	n, err := env.Svc.DB.NewSelect().Table("quotes").Where("organization_id = ?", o.ID).Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
 }

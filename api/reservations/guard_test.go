@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -193,62 +194,131 @@ func TestOneReservationPerEquipmentAndEvent(t *testing.T) {
 	want(t, a.Patch(base+"/"+id, body("reservation_status", "reserved")), 409, "duplicate_record")
 }
 
-// TestStockNeverOversoldAcrossInstances fires parallel creates for the same
-// equipment through two instances of the app on one database: exactly the
-// stock is booked and every other request is blocked.
+// TestStockNeverOversoldAcrossInstances makes the race of the stock guard
+// happen on every run instead of by chance: the test's own transaction holds
+// a share lock on the equipment row, so every create through either instance
+// reaches its critical point (check stock, then write) while the others are
+// in flight. The guard's row lock must make each of them wait there: the test
+// waits until all of them are seen blocked on a lock in pg_stat_activity, and
+// fails at once if one answers while the row is held (a guard without the
+// lock, or with a lock that does not conflict). Then the row is released and
+// exactly the stock is booked; every other request is blocked. A guard that
+// locks after reading the sum lets all of them read an empty window and
+// oversells, which the second half catches.
 func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 	env := newEnv(t)
 	replica := env.Replica()
 	a := env.NewOrg("A")
 	rows := bookingtest.For(env, a)
-	const stock, requests = 5, 20
+	const stock, perRequest, requests = 4, 2, 6
 	eq := rows.Equipment("Follow spot", bookingtest.Stock(stock), nil)
 	events := make([]uuid.UUID, requests)
 	for i := range events {
 		events[i] = rows.Event("Show")
 	}
+
+	ctx := context.Background()
+	holder, err := env.Svc.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		_ = holder.Close()
+		t.Fatal(err)
+	}
+	// FOR SHARE conflicts with the guard's FOR NO KEY UPDATE but not with the
+	// FOR KEY SHARE that inserting a reservation (foreign key) takes.
+	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM equipment WHERE id = ? FOR SHARE", eq); err != nil {
+		t.Fatal(err)
+	}
+
+	type answer struct {
+		i      int
+		status int
+		code   string
+	}
+	answers := make(chan answer, requests)
 	instances := []*apitest.Org{a, a.Via(replica)}
-	var wg sync.WaitGroup
-	codes := make([]string, requests)
-	statuses := make([]int, requests)
+	var inFlight sync.WaitGroup
+	// On failure the row is released and every request finishes before the
+	// apps shut down (cleanups run last-registered first). The connection
+	// closes only after its transaction ends: closing it first would wait
+	// for the transaction forever.
+	t.Cleanup(func() { _ = tx.Rollback(); _ = holder.Close(); inFlight.Wait() })
 	for i := 0; i < requests; i++ {
-		wg.Add(1)
+		inFlight.Add(1)
 		go func(i int) {
-			defer wg.Done()
-			// Overlapping windows: every pair shares day 3. Every third
-			// request carries an Idempotency-Key, so it runs in the
-			// request's transaction.
+			defer inFlight.Done()
+			// Every pair of windows shares day 3. Every third request carries
+			// an Idempotency-Key, so it runs in the request's transaction.
 			var headers []string
 			if i%3 == 0 {
 				headers = []string{"Idempotency-Key", uuid.NewString()}
 			}
-			res := instances[i%2].Do("POST", base, reserve(eq, 1+i%2, 4+i%3, "event_id", events[i].String()), headers...)
-			statuses[i], codes[i] = res.Status, res.ErrorCode()
+			res := instances[i%2].Do("POST", base, reserve(eq, 1+i%2, 4+i%3,
+				"event_id", events[i].String(), "quantity", perRequest), headers...)
+			answers <- answer{i, res.Status, res.ErrorCode()}
 		}(i)
 	}
-	wg.Wait()
+
+	// Every request must be waiting on a lock before the row is released.
+	waitBlocked(t, env, requests, answers)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
 	created, blocked := 0, 0
-	for i := range statuses {
+	for range requests {
+		a := <-answers
 		switch {
-		case statuses[i] == 201:
+		case a.status == 201:
 			created++
-		case statuses[i] == 422 && codes[i] == "overbook_blocked":
+		case a.status == 422 && a.code == "overbook_blocked":
 			blocked++
 		default:
-			t.Errorf("request %d: %d %s", i, statuses[i], codes[i])
+			t.Errorf("request %d: %d %s", a.i, a.status, a.code)
 		}
 	}
-	if created != stock || blocked != requests-stock {
-		t.Fatalf("created %d, blocked %d; want %d and %d", created, blocked, stock, requests-stock)
+	if created != stock/perRequest || blocked != requests-stock/perRequest {
+		t.Fatalf("created %d, blocked %d; want %d and %d", created, blocked, stock/perRequest, requests-stock/perRequest)
 	}
 	var held int
 	if err := env.Svc.DB.NewRaw(`SELECT coalesce(sum(quantity), 0) FROM equipment_reservations
 		WHERE organization_id = ? AND equipment_id = ? AND reservation_status IN ('reserved', 'checked_out')`,
-		a.ID, eq).Scan(context.Background(), &held); err != nil {
+		a.ID, eq).Scan(ctx, &held); err != nil {
 		t.Fatal(err)
 	}
 	if held != stock {
 		t.Fatalf("%d held in the database, stock is %d", held, stock)
+	}
+}
+
+// waitBlocked returns once n backends of the test database (both instances'
+// pools) are waiting on a lock. It fails when a request answers first: the
+// equipment row was held, so an answer means the request never waited for it.
+func waitBlocked[A any](t *testing.T, env *apitest.Env, n int, answers <-chan A) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(time.Minute)
+	seen := 0
+	for {
+		select {
+		case a := <-answers:
+			t.Fatalf("a create answered (%+v) while the equipment row was locked by another transaction, "+
+				"after %d of %d requests were seen waiting: the stock guard does not lock the row", a, seen, n)
+		case <-deadline:
+			t.Fatalf("only %d of %d creates were seen waiting on the equipment row's lock", seen, n)
+		case <-tick.C:
+			if err := env.Svc.DB.NewRaw(`SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(context.Background(), &seen); err != nil {
+				t.Fatal(err)
+			}
+			if seen >= n {
+				return
+			}
+		}
 	}
 }
 

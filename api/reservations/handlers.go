@@ -3,20 +3,19 @@ package reservations
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/storage/reservations"
+
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/reservations"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 type handlers struct{ env *rest.Env }
 
-// written is the body of a successful write: data, plus the overbooked
-// warning in warn mode.
-type written struct {
-	Data     *reservations.Reservation `json:"data"`
-	Warnings []reservations.Warning    `json:"warnings,omitempty"`
-}
+// written is the body of a successful write: data, plus its warnings
+// (overbooked in warn mode, over_payload, over_volume, ignored_fields on
+// PATCH), absent when none.
+type written = rest.Written[*reservations.Reservation]
 
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
@@ -36,7 +35,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	scope := storage.ListScope("equipment_reservations", org, c.Query("event_id"), c.Query("vehicle_id"), f.Status)
+	scope := "equipment_reservations:" + org.String() + ":" + c.Query("event_id") + ":" + c.Query("vehicle_id") + ":" + f.Status
 	p, err := rest.ParsePage(c, h.env.Cursors, scope)
 	if err != nil {
 		return err
@@ -85,11 +84,11 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := reservations.Create(ctx, h.env.Conn(ctx), p.Tenant(), b.newReservation(), b.override)
+	r, warns, err := reservations.Create(ctx, h.env.Conn(ctx), p.Tenant(), b.newReservation(), b.override)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(withWarning(r, warn))
+	return c.Status(fiber.StatusCreated).JSON(writtenWith(r, warns))
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
@@ -97,7 +96,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in, err := rest.Body(c)
+	in, err := rest.PatchBody(c)
 	if err != nil {
 		return err
 	}
@@ -107,11 +106,11 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warn, err := reservations.Update(ctx, h.env.Conn(ctx), p.Tenant(), id, b.apply, b.override)
+	r, warns, err := reservations.Update(ctx, h.env.Conn(ctx), p.Tenant(), id, b.apply, b.override)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusOK).JSON(withWarning(r, warn))
+	return c.Status(fiber.StatusOK).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
@@ -126,10 +125,12 @@ func (h handlers) delete(c *fiber.Ctx) error {
 	return rest.NoContent(c)
 }
 
-func withWarning(r *reservations.Reservation, w *reservations.Warning) written {
+// writtenWith is the write's body: the store's warnings, then extra ones.
+func writtenWith(r *reservations.Reservation, warns []reservations.Warning, extra ...rest.Warning) written {
 	out := written{Data: r}
-	if w != nil {
-		out.Warnings = []reservations.Warning{*w}
+	for _, w := range warns {
+		out.Warnings = append(out.Warnings, rest.Warning{Code: w.Code, Details: w.Details})
 	}
+	out.Warnings = append(out.Warnings, extra...)
 	return out
 }

@@ -3,20 +3,19 @@ package reservations
 import (
 	"time"
 
+	"github.com/eventapi/eventapi/storage/reservations"
+
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage/reservations"
 )
 
 // ReadOnly lists the fields a reservation may never be written with.
 var ReadOnly = []string{"id", "organization_id", "overbooked", "demo", "created_at", "updated_at"}
 
-var (
-	notesRule  = rest.Rule{Nullable: true, MaxLen: rest.LongTextMaxLen}
-	reasonRule = rest.Rule{Nullable: true, MaxLen: 1000}
-	idRule     = rest.Rule{Nullable: true}
-)
+// The field rules of POST and PATCH bodies, from the OpenAPI document.
+var createRules, updateRules = openapi.Rules("ReservationCreate"), openapi.Rules("ReservationUpdate")
 
 // body is a decoded create or patch body: every field that was present.
 type body struct {
@@ -31,18 +30,22 @@ type body struct {
 // required fields enforced) and PATCH.
 func decode(in *rest.Input, create bool) body {
 	var b body
-	b.equipmentID = in.UUID("equipment_id", rest.Rule{Required: create})
-	b.eventID = in.UUID("event_id", idRule)
-	b.vehicleID = in.UUID("vehicle_id", idRule)
-	b.truckPosition = in.String("truck_position", rest.Rule{Nullable: true, MaxLen: reservations.MaxTruckPosition})
-	b.start = in.DateTime("start_date", rest.Rule{Required: create})
-	b.end = in.DateTime("end_date", rest.Rule{Required: create})
-	b.quantity = in.Int("quantity", rest.Rule{Min: rest.Bound(1), Max: rest.Bound(1_000_000)})
-	b.status = in.String("reservation_status", rest.Rule{OneOf: reservations.Statuses})
-	b.notes = in.String("notes", notesRule)
-	force := in.Bool("force_overbook", rest.Rule{Nullable: true})
-	reason := in.String("overbook_reason", reasonRule)
-	owner := in.String("overbook_cost_ownership", rest.Rule{Nullable: true, OneOf: reservations.CostOwnerships})
+	rules := updateRules
+	if create {
+		rules = createRules
+	}
+	b.equipmentID = in.UUID("equipment_id", rules.Get("equipment_id"))
+	b.eventID = in.UUID("event_id", rules.Get("event_id"))
+	b.vehicleID = in.UUID("vehicle_id", rules.Get("vehicle_id"))
+	b.truckPosition = in.String("truck_position", rules.Get("truck_position"))
+	b.start = in.DateTime("start_date", rules.Get("start_date"))
+	b.end = in.DateTime("end_date", rules.Get("end_date"))
+	b.quantity = in.Int("quantity", rules.Get("quantity"))
+	b.status = in.String("reservation_status", rules.Get("reservation_status"))
+	b.notes = in.String("notes", rules.Get("notes"))
+	force := in.Bool("force_overbook", rules.Get("force_overbook"))
+	reason := in.String("overbook_reason", rules.Get("overbook_reason"))
+	owner := in.String("overbook_cost_ownership", rules.Get("overbook_cost_ownership"))
 	b.override = reservations.Override{Force: force.Value, Reason: reason.Ptr(), CostOwnership: owner.Ptr()}
 	in.ReadOnly(ReadOnly...)
 	if b.start.Set && b.end.Set && !b.end.Value.After(b.start.Value) {

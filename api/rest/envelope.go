@@ -60,3 +60,40 @@ func Page[T any](c *fiber.Ctx, items []T, next *string) error {
 	}
 	return c.Status(fiber.StatusOK).JSON(List[T]{Data: items, Pagination: Pagination{NextCursor: next, HasMore: next != nil}})
 }
+
+// Warning is an entry of the top-level warnings array of a write response.
+type Warning struct {
+	Code    string `json:"code"`
+	Details any    `json:"details"`
+}
+
+// WarningIgnoredFields is the code of the warning a PATCH gets when its body
+// carried fields that were not written (read-only or unknown ones).
+const WarningIgnoredFields = "ignored_fields"
+
+// IgnoredFieldsDetails is the details of an ignored_fields warning.
+type IgnoredFieldsDetails struct {
+	Fields []string `json:"fields"`
+}
+
+// Written is the envelope of a write that may carry warnings beside data.
+type Written[T any] struct {
+	Data     T         `json:"data"`
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// IgnoredWarnings returns the ignored_fields warning of a decoded body, or
+// nil when every field it carried was used.
+func IgnoredWarnings(in *Input) []Warning {
+	fields := in.Ignored()
+	if len(fields) == 0 {
+		return nil
+	}
+	return []Warning{{Code: WarningIgnoredFields, Details: IgnoredFieldsDetails{Fields: fields}}}
+}
+
+// Updated writes 200 {data: v, warnings?}, warning about the fields of in
+// that were ignored.
+func Updated[T any](c *fiber.Ctx, v T, in *Input) error {
+	return c.Status(fiber.StatusOK).JSON(Written[T]{Data: v, Warnings: IgnoredWarnings(in)})
+}

@@ -27,6 +27,9 @@ var statusOf = map[errs.Code]int{
 	errs.IdempotencyKeyMismatch: fiber.StatusConflict,
 	errs.IdempotencyKeyInUse:    fiber.StatusConflict,
 	errs.PayloadTooLarge:        fiber.StatusRequestEntityTooLarge,
+	errs.URITooLong:             fiber.StatusRequestURITooLong,
+	errs.UnsupportedMediaType:   fiber.StatusUnsupportedMediaType,
+	errs.HeadersTooLarge:        fiber.StatusRequestHeaderFieldsTooLarge,
 	errs.Validation:             fiber.StatusUnprocessableEntity,
 	errs.InvalidTransition:      fiber.StatusUnprocessableEntity,
 	errs.OverbookBlocked:        fiber.StatusUnprocessableEntity,
@@ -42,16 +45,19 @@ var v1CodeOf = map[errs.Code]struct {
 	code   string
 	status int
 }{
-	errs.MalformedJSON:      {"BAD_REQUEST", fiber.StatusBadRequest},
-	errs.BadRequest:         {"BAD_REQUEST", fiber.StatusBadRequest},
-	errs.Validation:         {"BAD_REQUEST", fiber.StatusBadRequest},
-	errs.PayloadTooLarge:    {"BAD_REQUEST", fiber.StatusRequestEntityTooLarge},
-	errs.InvalidCredentials: {"UNAUTHORIZED", fiber.StatusUnauthorized},
-	errs.InsufficientScope:  {"FORBIDDEN", fiber.StatusForbidden},
-	errs.NotFound:           {"NOT_FOUND", fiber.StatusNotFound},
-	errs.MethodNotAllowed:   {"METHOD_NOT_ALLOWED", fiber.StatusMethodNotAllowed},
-	errs.RateLimited:        {"RATE_LIMITED", fiber.StatusTooManyRequests},
-	errs.ServiceUnavailable: {"SERVICE_UNAVAILABLE", fiber.StatusServiceUnavailable},
+	errs.MalformedJSON:        {"BAD_REQUEST", fiber.StatusBadRequest},
+	errs.BadRequest:           {"BAD_REQUEST", fiber.StatusBadRequest},
+	errs.Validation:           {"BAD_REQUEST", fiber.StatusBadRequest},
+	errs.PayloadTooLarge:      {"BAD_REQUEST", fiber.StatusRequestEntityTooLarge},
+	errs.URITooLong:           {"BAD_REQUEST", fiber.StatusRequestURITooLong},
+	errs.HeadersTooLarge:      {"BAD_REQUEST", fiber.StatusRequestHeaderFieldsTooLarge},
+	errs.UnsupportedMediaType: {"BAD_REQUEST", fiber.StatusUnsupportedMediaType},
+	errs.InvalidCredentials:   {"UNAUTHORIZED", fiber.StatusUnauthorized},
+	errs.InsufficientScope:    {"FORBIDDEN", fiber.StatusForbidden},
+	errs.NotFound:             {"NOT_FOUND", fiber.StatusNotFound},
+	errs.MethodNotAllowed:     {"METHOD_NOT_ALLOWED", fiber.StatusMethodNotAllowed},
+	errs.RateLimited:          {"RATE_LIMITED", fiber.StatusTooManyRequests},
+	errs.ServiceUnavailable:   {"SERVICE_UNAVAILABLE", fiber.StatusServiceUnavailable},
 }
 
 // Status returns the HTTP status of an error code.
@@ -118,6 +124,7 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		e := FromFiber(err)
 		status := Status(e.Code)
 		reqID := EnsureRequestID(c)
+		c.Locals(localErrorCode, string(e.Code))
 		if status >= 500 {
 			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
 				"method", c.Method(), "path", c.Path())
@@ -153,4 +160,13 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 // AllowDetails is the details of method_not_allowed.
 type AllowDetails struct {
 	Allow []string `json:"allow"`
+}
+
+const localErrorCode = "eventapi.error_code"
+
+// ErrorCodeOf returns the error code ErrorHandler rendered for c's request,
+// or "" when it rendered none (a success, or a replayed stored response).
+func ErrorCodeOf(c *fiber.Ctx) string {
+	code, _ := c.Locals(localErrorCode).(string)
+	return code
 }

@@ -20,11 +20,10 @@ import (
 	"github.com/eventapi/eventapi/storage"
 )
 
-// DefaultMaxLen bounds a string field unless its rule says otherwise.
+// DefaultMaxLen bounds a string field unless its rule says otherwise (the
+// document states a maxLength for every request string; see
+// api/openapi.Rules).
 const DefaultMaxLen = 255
-
-// LongTextMaxLen bounds free-text fields such as notes and descriptions.
-const LongTextMaxLen = 10_000
 
 // Field is one decoded input value: Set when the key was present, Null when
 // it was JSON null.
@@ -59,6 +58,8 @@ type Rule struct {
 	Min, Max *float64
 	// Positive requires a number > 0.
 	Positive bool
+	// MaxItems bounds arrays (StringList).
+	MaxItems int
 }
 
 // Bound returns a pointer for Rule.Min / Rule.Max.
@@ -70,12 +71,18 @@ type Input struct {
 	raw    map[string]json.RawMessage
 	used   map[string]bool
 	issues []errs.FieldIssue
+	// lenient is set for PATCH bodies: read-only and unknown fields are
+	// ignored (and listed by Ignored) instead of refused (docs/decisions.md).
+	lenient bool
+	ignored []string
 }
 
 // ParseObject reads a JSON object: invalid JSON is 400 malformed_json and
 // any other top-level value is 422.
 func ParseObject(body []byte) (*Input, error) {
-	if !json.Valid(body) {
+	// encoding/json accepts invalid UTF-8 inside strings and replaces it with
+	// U+FFFD, which would store a mangled value: refuse it instead.
+	if !json.Valid(body) || !utf8.Valid(body) {
 		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
 	}
 	trimmed := bytes.TrimSpace(body)
@@ -91,6 +98,36 @@ func ParseObject(body []byte) (*Input, error) {
 
 // Body parses the request body of c as a JSON object.
 func Body(c *fiber.Ctx) (*Input, error) { return ParseObject(c.Body()) }
+
+// PatchBody parses the body of a v2 PATCH: like Body, but lenient, so a
+// client may send back a whole record it read (docs/decisions.md, "PATCH
+// accepts arbitrary properties").
+func PatchBody(c *fiber.Ctx) (*Input, error) {
+	in, err := Body(c)
+	if err != nil {
+		return nil, err
+	}
+	return in.Lenient(true), nil
+}
+
+// Lenient sets whether read-only and unknown fields are ignored (PATCH)
+// rather than refused (POST), and returns in.
+func (in *Input) Lenient(on bool) *Input { in.lenient = on; return in }
+
+// IsLenient reports whether in ignores read-only and unknown fields.
+func (in *Input) IsLenient() bool { return in.lenient }
+
+// NoteIgnored records fields ignored by a nested decoder (line items), named
+// as the client sees them (line_items[0].id).
+func (in *Input) NoteIgnored(names ...string) { in.ignored = append(in.ignored, names...) }
+
+// Ignored returns the fields a lenient body carried but that were not
+// written, sorted; call it after Err.
+func (in *Input) Ignored() []string {
+	out := slices.Clone(in.ignored)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
 
 // Has reports whether the key is present.
 func (in *Input) Has(name string) bool { _, ok := in.raw[name]; return ok }
@@ -110,12 +147,17 @@ func (in *Input) Issue(field, issue string) {
 	in.issues = append(in.issues, errs.FieldIssue{Field: field, Issue: issue})
 }
 
-// ReadOnly marks fields that may never be written: present ones become issues.
+// ReadOnly marks fields that may never be written: present ones become
+// issues, or ignored fields when in is lenient.
 func (in *Input) ReadOnly(names ...string) {
 	for _, n := range names {
-		if in.Has(n) {
+		if in.Has(n) && !in.used[n] {
 			in.used[n] = true
-			in.Issue(n, "is read-only")
+			if in.lenient {
+				in.ignored = append(in.ignored, n)
+			} else {
+				in.Issue(n, "is read-only")
+			}
 		}
 	}
 }
@@ -134,11 +176,17 @@ func (in *Input) Raw(name string) (json.RawMessage, bool) {
 	return r, ok
 }
 
-// Err returns a validation_error naming every bad or unknown field, or nil.
+// Err returns a validation_error naming every bad field, and every unknown
+// field unless in is lenient (then they are Ignored), or nil.
 func (in *Input) Err() error {
 	for _, k := range in.Keys() {
 		if !in.used[k] {
-			in.Issue(k, "is not a known field")
+			in.used[k] = true
+			if in.lenient {
+				in.ignored = append(in.ignored, k)
+			} else {
+				in.Issue(k, "is not a known field")
+			}
 		}
 	}
 	if len(in.issues) == 0 {
@@ -380,7 +428,8 @@ func (in *Input) Date(name string, r Rule) Field[storage.Date] {
 }
 
 // StringList decodes an array of strings.
-func (in *Input) StringList(name string, r Rule, maxItems int) Field[[]string] {
+func (in *Input) StringList(name string, r Rule) Field[[]string] {
+	maxItems := r.MaxItems
 	f, raw, ok := begin[[]string](in, name, r)
 	if !ok {
 		return f
@@ -417,4 +466,20 @@ func ParseUUID(s string) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("not a uuid")
 	}
 	return uuid.Parse(s)
+}
+
+// Rules are the rules of the fields of one request body, keyed by field
+// name. They are derived from the OpenAPI document (api/openapi.Rules), the
+// one place request limits are stated.
+type Rules map[string]Rule
+
+// Get returns the rule of a field. A field the schema does not list panics:
+// the decoder and the document disagree, a defect the package's tests (and
+// start-up) catch at once.
+func (rs Rules) Get(field string) Rule {
+	r, ok := rs[field]
+	if !ok {
+		panic("request rules: the OpenAPI schema has no field " + field)
+	}
+	return r
 }

@@ -74,7 +74,7 @@ func TestInputFieldRules(t *testing.T) {
 		{"uuid", `{"id":"123"}`, func(in *Input) { in.UUID("id", Rule{}) }, map[string]string{"id": "uuid"}},
 		{"date-time", `{"t":"2026-01-01"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
 		{"date", `{"d":"2026-13-01"}`, func(in *Input) { in.Date("d", Rule{}) }, map[string]string{"d": "YYYY-MM-DD"}},
-		{"list too long", `{"l":["a","b","c"]}`, func(in *Input) { in.StringList("l", Rule{}, 2) }, map[string]string{"l": "at most 2"}},
+		{"list too long", `{"l":["a","b","c"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) }, map[string]string{"l": "at most 2"}},
 		{"unknown field", `{"x":1}`, func(in *Input) {}, map[string]string{"x": "not a known field"}},
 		{"read only", `{"id":"x"}`, func(in *Input) { in.ReadOnly("id") }, map[string]string{"id": "read-only"}},
 		{"every issue at once", `{"a":1,"b":"x"}`, func(in *Input) { in.String("a", Rule{}); in.Int("b", Rule{}) },

@@ -17,14 +17,19 @@ import (
 	"github.com/eventapi/eventapi/api/events"
 	"github.com/eventapi/eventapi/api/invoices"
 	"github.com/eventapi/eventapi/api/middleware/accesslog"
+	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/api/middleware/ratelimit"
 	"github.com/eventapi/eventapi/api/middleware/recoverer"
 	"github.com/eventapi/eventapi/api/middleware/requestid"
+	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
+	routetemplate "github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/middleware/tracing"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/picklists"
+	"github.com/eventapi/eventapi/api/planning"
 	"github.com/eventapi/eventapi/api/quotes"
+	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
 	v1 "github.com/eventapi/eventapi/api/v1"
@@ -50,15 +55,25 @@ type Deps struct {
 	V1Limit, V2Limit int
 	// V1Sunset is sent in the Sunset header of v1 responses.
 	V1Sunset time.Time
-	// Ready reports whether the dependencies answer (for /readyz).
+	// Ready reports whether PostgreSQL answers (for /readyz).
 	Ready func(ctx context.Context) error
+	// Redis, when set, reports whether Redis answers; /readyz shows it
+	// without depending on it.
+	Redis func(ctx context.Context) error
+	// Drain is the shutdown state (/readyz, Connection: close); nil makes one.
+	Drain *Drain
 	// Routes, when set, registers extra protected v2 routes (tests use it).
 	Routes func(v2 fiber.Router)
+	// RequestLog receives a record of every request that reaches
+	// authentication (nil: nothing is logged).
+	RequestLog reqlog.Sink
 }
 
 // New builds the app. Middleware order matters:
 //
 //  1. request id first, so every later log line, span and error carries it;
+//     then the drain marker, which adds Connection: close to every response
+//     once the process is stopping (drain.go);
 //  2. recover next, so a panic anywhere below becomes a logged 500 envelope;
 //  3. the OTel span and the access log wrap everything that does real work,
 //     and render errors themselves so they record the final status;
@@ -68,6 +83,9 @@ type Deps struct {
 //     organization; a request refused by auth is never counted or stored.
 func New(d Deps) *fiber.App {
 	errorHandler := rest.ErrorHandler(d.Log)
+	if d.Drain == nil {
+		d.Drain = &Drain{}
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "eventapi",
 		Immutable:             true,
@@ -77,23 +95,35 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
-		ReadBufferSize:        16 << 10,
+		// The request line and headers must fit; refuse.go answers 414/431
+		// beyond their limits, in the envelope.
+		ReadBufferSize: readBufferSize,
 	})
+	allowed := &routeTable{}
+	guard(app, errorHandler, allowed)
 
 	app.Use(requestid.New())
+	app.Use(d.Drain.closeWhileDraining)
 	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
-	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler}))
+	routes := routetemplate.New(app)
+	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
+	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler}))
+	app.Use(refuse)
 
 	// Public: probes and the API description.
 	app.Get("/livez", livez)
-	app.Get("/readyz", readyz(d.Ready))
+	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
 	openapi.Routes(app)
+	openapi.V1Routes(app, d.V1Sunset)
 
 	auth := auth.Middleware(d.Auth)
 
 	// v2: per-organization rate limit, then Idempotency-Key on writes.
-	v2 := app.Group("/api/v2", auth,
+	logged := func(version string) fiber.Handler {
+		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version})
+	}
+	v2 := app.Group("/api/v2", logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit)}),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log}),
 	)
@@ -108,19 +138,21 @@ func New(d Deps) *fiber.App {
 	quotes.Routes(v2, env)
 	invoices.Routes(v2, env)
 	picklists.Routes(v2, env)
+	planning.Routes(v2, env)
+	requestlogs.Routes(v2, env)
 	if d.Routes != nil {
 		d.Routes(v2)
 	}
 
 	// v1: per-key rate limit, deprecation headers, its own envelope.
-	v1g := app.Group(rest.V1Prefix, deprecated(d.V1Sunset), auth,
+	v1g := app.Group(rest.V1Prefix, deprecated(d.V1Sunset), logged("v1"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit)}),
 	)
 	v1.Routes(v1g, env)
 
 	// Last: anything unmatched is 405 when the path exists with another
 	// method, else 404, both in the envelope.
-	app.Use(fallback(app))
+	app.Use(fallback(app, allowed))
 	return app
 }
 

@@ -18,31 +18,48 @@ type route struct {
 	segs   []string
 }
 
-// fallback answers requests no route matched: 405 with an Allow header when
-// the path exists under another method, else 404. The route table is read
-// once, on the first unmatched request (routes are all registered by then).
-func fallback(app *fiber.App) fiber.Handler {
-	var once sync.Once
-	var routes []route
-	return func(c *fiber.Ctx) error {
-		once.Do(func() {
-			for _, r := range app.GetRoutes(true) {
-				if r.Method != fiber.MethodHead {
-					routes = append(routes, route{method: r.Method, segs: splitPath(r.Path)})
-				}
-			}
-		})
-		path := splitPath(c.Path())
-		var allow []string
-		for _, r := range routes {
-			if r.method != c.Method() && !slices.Contains(allow, r.method) && segmentsMatch(r.segs, path) {
-				allow = append(allow, r.method)
+// routeTable is the app's routes with their patterns split into segments,
+// read once, on first use (routes are all registered by then).
+type routeTable struct {
+	once   sync.Once
+	routes []route
+}
+
+// allow returns the methods other than method registered on path, sorted.
+func (t *routeTable) allow(app *fiber.App, method, path string) []string {
+	t.once.Do(func() {
+		for _, r := range app.GetRoutes(true) {
+			if r.Method != fiber.MethodHead {
+				t.routes = append(t.routes, route{method: r.Method, segs: splitPath(r.Path)})
 			}
 		}
+	})
+	segs := splitPath(path)
+	allow := []string{}
+	for _, r := range t.routes {
+		if r.method != method && !slices.Contains(allow, r.method) && segmentsMatch(r.segs, segs) {
+			allow = append(allow, r.method)
+		}
+	}
+	sort.Strings(allow)
+	return allow
+}
+
+// notAllowed is the 405 of a method the server does not implement at all
+// (FOO): Allow lists the methods of path, none when the path is unknown.
+func (t *routeTable) notAllowed(app *fiber.App, method, path string) error {
+	return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + method + " is not supported",
+		Details: rest.AllowDetails{Allow: t.allow(app, method, path)}}
+}
+
+// fallback answers requests no route matched: 405 with an Allow header when
+// the path exists under another method, else 404.
+func fallback(app *fiber.App, routes *routeTable) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		allow := routes.allow(app, c.Method(), c.Path())
 		if len(allow) == 0 {
 			return errs.New(errs.NotFound, "no such route")
 		}
-		sort.Strings(allow)
 		return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + c.Method() + " is not allowed on this path",
 			Details: rest.AllowDetails{Allow: allow}}
 	}

@@ -14,18 +14,66 @@ import (
 
 func livez(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) }
 
-func readyz(ready func(ctx context.Context) error) fiber.Handler {
+// ReadyTimeout bounds the PostgreSQL check of /readyz. It is far above a
+// healthy ping (a millisecond) so that a busy machine does not flap the
+// probe, and below the chart's readiness probe timeout (3 s).
+const ReadyTimeout = 2 * time.Second
+
+// Readiness is the body of /readyz: 200 while PostgreSQL answers and the
+// process is not draining. Redis is reported but never decides, because the
+// service runs without it (the limiter fails open and keyed writes get 503).
+type Readiness struct {
+	Status   string `json:"status"`
+	Postgres string `json:"postgres"`
+	Redis    string `json:"redis"`
+	Draining bool   `json:"draining"`
+}
+
+// Values of Readiness.Postgres and Readiness.Redis.
+const (
+	depOK            = "ok"
+	depUnavailable   = "unavailable"
+	depNotConfigured = "not_configured"
+	depNotChecked    = "not_checked"
+)
+
+type readiness struct {
+	postgres, redis func(ctx context.Context) error
+	drain           *Drain
+}
+
+func readyz(r readiness) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
-		defer cancel()
-		if ready != nil {
-			if err := ready(ctx); err != nil {
-				return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: a dependency is unavailable",
-					Cause: err, RetryAfter: 1}
-			}
+		body := Readiness{Status: "ready", Postgres: depNotChecked, Redis: depNotChecked}
+		if r.drain.Draining() {
+			body.Draining = true
+			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: this instance is shutting down",
+				Details: body, RetryAfter: 1}
 		}
-		return c.JSON(fiber.Map{"status": "ready"})
+		ctx, cancel := context.WithTimeout(c.UserContext(), ReadyTimeout)
+		defer cancel()
+		redis := make(chan string, 1)
+		go func() { redis <- status(ctx, r.redis) }()
+		body.Postgres = status(ctx, r.postgres)
+		body.Redis = <-redis
+		if body.Postgres == depUnavailable {
+			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: PostgreSQL is unavailable",
+				Details: body, RetryAfter: 1}
+		}
+		return c.JSON(body)
 	}
+}
+
+// status runs one dependency check; a nil check is a dependency that is not
+// configured.
+func status(ctx context.Context, check func(ctx context.Context) error) string {
+	if check == nil {
+		return depNotConfigured
+	}
+	if err := check(ctx); err != nil {
+		return depUnavailable
+	}
+	return depOK
 }
 
 // Health is the body of GET /api/v2/health.

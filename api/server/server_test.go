@@ -127,6 +127,7 @@ func TestOversizedBodyIs413(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
+	apitest.CheckContract(t, "POST", "/api/v2/clients", nil, &apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body})
 	if resp.StatusCode != 413 || !strings.Contains(string(body), `"payload_too_large"`) ||
 		resp.Header.Get("X-Request-Id") == "" || !strings.Contains(string(body), resp.Header.Get("X-Request-Id")) {
 		t.Fatalf("%d %s", resp.StatusCode, body)

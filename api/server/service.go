@@ -8,10 +8,14 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/opentelemetry-go-extra/otelsql"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
+	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -23,6 +27,13 @@ type Service struct {
 	Edge edge.Store
 	Auth *tenancy.Authenticator
 	Log  *slog.Logger
+	// Drain is the shutdown state that RunWith starts on SIGTERM.
+	Drain *Drain
+	// RequestLog buffers the request log; Close flushes it.
+	RequestLog *requestlog.Writer
+	// stopMaintenance ends the request log's partition maintenance loop.
+	stopMaintenance context.CancelFunc
+	maintenanceDone chan struct{}
 }
 
 // Options adjusts Open for tests.
@@ -36,13 +47,26 @@ type Options struct {
 	// RedisTimeout bounds each edge-store operation (default
 	// edge.DefaultTimeout, 50ms; tests on a loaded machine raise it).
 	RedisTimeout time.Duration
+	// Metrics reports the PostgreSQL and Redis pools through the global
+	// meter provider (serve sets it; tests that read /metrics too).
+	Metrics bool
+	// RequestLog tunes the request-log writer (DB, Buffer and Log are set
+	// by Open: Buffer from cfg.RequestLogBuffer unless set here).
+	RequestLog requestlog.WriterConfig
+	// MaintainEvery is the period of the request log's partition
+	// maintenance (default 1h).
+	MaintainEvery time.Duration
+	// RequestLogOff logs no request (bench/catalogue measures the request
+	// log's cost against it); serve never sets it.
+	RequestLogOff bool
 }
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
 // the app. With no Redis URL the in-process edge store is used, which is only
 // correct for a single instance; that is logged.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (*Service, error) {
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: cfg.DBMaxConns, Tracing: opt.Tracing})
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: cfg.DBMaxConns, Tracing: opt.Tracing,
+		Pooler: cfg.DatabasePooler})
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +80,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		log.Warn("EVENTAPI_REDIS_URL is unset: using the in-process edge store; rate limits and idempotency are per instance, so run a single replica")
 		store = edge.NewMemory()
 	} else {
-		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout})
+		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Metrics: opt.Metrics, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout, Client: cfg.Redis})
 		if err != nil {
 			_ = db.Close()
 			return nil, err
@@ -66,27 +90,83 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		}
 		store = r
 	}
+	if opt.Metrics {
+		otelsql.ReportDBStatsMetrics(db.DB, otelsql.WithAttributes(semconv.DBSystemPostgreSQL))
+	}
 	auth := tenancy.NewAuthenticator(db, log)
-	s := &Service{DB: db, Edge: store, Auth: auth, Log: log}
+	s := &Service{DB: db, Edge: store, Auth: auth, Log: log, Drain: &Drain{}}
+	s.startRequestLog(ctx, cfg, opt)
+	var redisUp func(ctx context.Context) error
+	if cfg.RedisURL != "" {
+		redisUp = store.Ping
+	}
 	s.App = New(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
-		Ready: func(ctx context.Context) error {
-			if err := db.PingContext(ctx); err != nil {
-				return err
-			}
-			if cfg.RedisURL != "" {
-				return store.Ping(ctx)
-			}
-			return nil
-		},
-		Routes: opt.Routes,
+		Ready: db.PingContext, Redis: redisUp, Drain: s.Drain,
+		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
 	})
 	return s, nil
 }
 
+// startRequestLog creates today's and the next days' partitions before the
+// first request is logged, then keeps maintaining them in the background,
+// and starts the buffered writer.
+func (s *Service) startRequestLog(ctx context.Context, cfg config.Config, opt Options) {
+	mopt := requestlog.MaintainOptions{Retention: cfg.RequestLogRetention}
+	if _, err := requestlog.Maintain(ctx, s.DB, mopt); err != nil {
+		s.Log.Warn("request log: partition maintenance failed at start; retrying in the background", "error", err.Error())
+	}
+	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopMaintenance, s.maintenanceDone = cancel, make(chan struct{})
+	go func() {
+		defer close(s.maintenanceDone)
+		every := opt.MaintainEvery
+		if every <= 0 {
+			every = requestlog.DefaultEvery
+		}
+		t := time.NewTimer(every)
+		defer t.Stop()
+		select {
+		case <-mctx.Done():
+			return
+		case <-t.C:
+		}
+		requestlog.RunMaintenance(mctx, s.DB, mopt, every, s.Log)
+	}()
+	wc := opt.RequestLog
+	wc.DB, wc.Log = s.DB, s.Log
+	if wc.Buffer <= 0 {
+		wc.Buffer = cfg.RequestLogBuffer
+	}
+	s.RequestLog = requestlog.NewWriter(wc)
+}
+
+func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
+	if off {
+		return nil
+	}
+	return w
+}
+
+// FlushRequestLog writes the buffered request-log records now.
+func (s *Service) FlushRequestLog(ctx context.Context) error { return s.RequestLog.Flush(ctx) }
+
 // Close releases the pools after the app has stopped.
+// The request log's buffer is written first (within RequestLogCloseTimeout),
+// so records of the requests served during the drain are kept.
 func (s *Service) Close() error {
+	s.stopMaintenance()
+	<-s.maintenanceDone
+	ctx, cancel := context.WithTimeout(context.Background(), RequestLogCloseTimeout)
+	logErr := s.RequestLog.Close(ctx)
+	cancel()
+	if logErr != nil {
+		s.Log.Warn("request log: records still buffered at shutdown were lost", "error", logErr.Error())
+	}
 	s.Auth.Close()
 	return errors.Join(s.Edge.Close(), s.DB.Close())
 }
+
+// RequestLogCloseTimeout bounds the request log's last flush at shutdown.
+const RequestLogCloseTimeout = 5 * time.Second

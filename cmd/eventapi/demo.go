@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
@@ -14,9 +14,27 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
+// demoKeyNames are the keys demo issues; a later run revokes them before
+// issuing new ones, so one demo organization never piles up keys.
+var demoKeyNames = map[string]bool{"demo live key": true, "demo test key": true, "demo legacy key": true}
+
+// demoResult is what demo prints.
+type demoResult struct {
+	OrganizationID, SandboxID      uuid.UUID
+	Reused                         bool
+	LiveKey, TestKey, LegacyKey    string
+	BaseURL, V1URL, CurlV2, CurlV1 string
+}
+
+// demoCmd makes (or, when it exists, reuses) the demo organization named
+// --name and its sandbox organization, both seeded with demo data, and
+// prints a live key, a test key (routed to the sandbox, so it never sees or
+// changes live data) and a legacy sk_live_ key for v1. A second run reuses
+// both organizations as they are, revokes the keys the previous run printed
+// and prints new ones.
 func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("demo")
-	name := fs.String("name", "Demo Rental House", "organization name")
+	name := fs.String("name", "Demo Rental House", "organization name (an existing organization of that name is reused)")
 	if _, err := parse(fs, output, args); err != nil {
 		return err
 	}
@@ -25,36 +43,118 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	var live, test *tenancy.CreatedKey
-	var orgID string
+	var r demoResult
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		org, err := tenancy.CreateOrganization(ctx, tx, *name, nil)
-		if err != nil {
-			return err
-		}
-		orgID = org.ID.String()
-		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {
-			return err
-		}
-		if live, err = tenancy.CreateKey(ctx, tx, tenancy.NewKey{OrganizationID: org.ID, Name: "demo live key",
-			Scopes: tenancy.AllScopes, Mode: apikey.Live}); err != nil {
-			return err
-		}
-		test, err = tenancy.CreateKey(ctx, tx, tenancy.NewKey{OrganizationID: org.ID, Name: "demo test key",
-			Scopes: tenancy.AllScopes, Mode: apikey.Test})
-		return err
+		return seedDemo(ctx, tx, *name, &r)
 	})
 	if err != nil {
 		return err
 	}
-	base := "http://localhost" + portOf(cfg.Addr)
-	curl := fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' %s/api/v2/health", live.Secret, base)
+	host := "http://localhost" + portOf(cfg.Addr)
+	r.BaseURL, r.V1URL = host+"/api/v2", host+"/api/v1"
+	r.CurlV2 = fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' %s/health", r.LiveKey, r.BaseURL)
+	r.CurlV1 = fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/equipment?limit=2'", r.LegacyKey, r.V1URL)
 	if *output == "json" {
-		return printJSON(stdout, map[string]any{"organization_id": orgID, "live_key": live.Secret, "test_key": test.Secret,
-			"base_url": base + "/api/v2", "curl": curl})
+		return printJSON(stdout, map[string]any{"organization_id": r.OrganizationID, "sandbox_organization_id": r.SandboxID,
+			"reused": r.Reused, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
+			"base_url": r.BaseURL, "v1_url": r.V1URL, "curl": r.CurlV2, "curl_v1": r.CurlV1})
 	}
-	fmt.Fprintf(stdout, "demo organization %s seeded\n  live key: %s\n  test key: %s\n  try:      %s\n", orgID, live.Secret, test.Secret, curl)
-	_ = os.Stdout.Sync()
+	what := "seeded"
+	if r.Reused {
+		what = "reused (data kept; the keys printed by the previous run are revoked)"
+	}
+	fmt.Fprintf(stdout, `demo organization %s %s
+  sandbox organization %s (where the test key reads and writes)
+  live key:   %s
+  test key:   %s
+  legacy key: %s   (v1)
+  try v2:     %s
+  try v1:     %s
+`, r.OrganizationID, what, r.SandboxID, r.LiveKey, r.TestKey, r.LegacyKey, r.CurlV2, r.CurlV1)
+	return nil
+}
+
+// seedDemo finds or creates the demo organization and its sandbox, seeds
+// new ones, and issues the demo keys.
+func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error {
+	// Two runs at once must not both create the organization.
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('eventapi demo'))"); err != nil {
+		return err
+	}
+	org, err := findDemoOrganization(ctx, tx, name)
+	if err != nil {
+		return err
+	}
+	if org == nil {
+		if org, err = tenancy.CreateOrganization(ctx, tx, name, nil); err != nil {
+			return err
+		}
+		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {
+			return err
+		}
+	} else {
+		r.Reused = true
+	}
+	sandbox, err := tenancy.SandboxOrganization(ctx, tx, org.ID)
+	if err != nil {
+		return err
+	}
+	if sandbox == nil {
+		if sandbox, err = tenancy.CreateOrganization(ctx, tx, name+" (sandbox)", &org.ID); err != nil {
+			return err
+		}
+		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: sandbox.OrgID(), Demo: true}); err != nil {
+			return err
+		}
+	}
+	r.OrganizationID, r.SandboxID = org.ID, sandbox.ID
+	if err := revokeDemoKeys(ctx, tx, org.ID); err != nil {
+		return err
+	}
+	issue := func(keyName string, mode apikey.Mode, scopes []tenancy.Scope) (string, error) {
+		k, err := tenancy.CreateKey(ctx, tx, tenancy.NewKey{OrganizationID: org.ID, Name: keyName, Scopes: scopes, Mode: mode})
+		if err != nil {
+			return "", err
+		}
+		return k.Secret, nil
+	}
+	if r.LiveKey, err = issue("demo live key", apikey.Live, tenancy.AllScopes); err != nil {
+		return err
+	}
+	if r.TestKey, err = issue("demo test key", apikey.Test, tenancy.AllScopes); err != nil {
+		return err
+	}
+	r.LegacyKey, err = issue("demo legacy key", apikey.Legacy, tenancy.AllScopes)
+	return err
+}
+
+// findDemoOrganization returns the oldest organization named name that is
+// not itself a sandbox, or nil.
+func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy.Organization, error) {
+	orgs, err := tenancy.ListOrganizations(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range orgs {
+		if orgs[i].Name == name && orgs[i].SandboxOf == nil {
+			return &orgs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func revokeDemoKeys(ctx context.Context, tx bun.Tx, org uuid.UUID) error {
+	keys, err := tenancy.ListKeys(ctx, tx, org)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if demoKeyNames[k.Name] && k.RevokedAt == nil {
+			if err := tenancy.RevokeKey(ctx, tx, k.ID); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

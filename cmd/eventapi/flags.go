@@ -53,6 +53,6 @@ func openDB(ctx context.Context) (*bun.DB, config.Config, error) {
 	if err != nil {
 		return nil, cfg, fmt.Errorf("configuration:\n%w", err)
 	}
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 4})
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 4, Pooler: cfg.DatabasePooler})
 	return db, cfg, err
 }

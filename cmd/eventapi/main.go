@@ -8,6 +8,7 @@
 //	eventapi keys create --org ID --name N --scopes a,b|all --mode live|test|legacy [--expires RFC3339]
 //	eventapi keys list --org ID
 //	eventapi keys revoke ID
+//	eventapi requests list --org ID [--since 24h|RFC3339] [--status 429|4xx] ...
 //	eventapi demo
 //
 // Admin commands take --output json to print one JSON object on stdout.
@@ -30,6 +31,7 @@ commands:
   migrate up|down|status    manage the database schema
   orgs create|update|list   manage organizations
   keys create|list|revoke   manage API keys
+  requests list             read an organization's request log
   demo                      seed a demo organization and print keys
 
 configuration comes from the environment (EVENTAPI_DATABASE_URL, EVENTAPI_REDIS_URL,
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return orgsCmd(ctx, rest, stdout)
 	case "keys":
 		return keysCmd(ctx, rest, stdout)
+	case "requests":
+		return requestsCmd(ctx, rest, stdout)
 	case "demo":
 		return demoCmd(ctx, rest, stdout)
 	case "help", "-h", "--help":

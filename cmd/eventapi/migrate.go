@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 )
@@ -24,7 +26,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("configuration:\n%w", err)
 		}
-		created, err := database.CreateIfMissing(ctx, cfg.DatabaseURL)
+		created, err := database.CreateIfMissing(ctx, cfg.MigrationURL())
 		if err != nil {
 			return err
 		}
@@ -32,7 +34,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprintln(stdout, "created database")
 		}
 	}
-	db, _, err := openDB(ctx)
+	db, err := openMigrationDB(ctx)
 	if err != nil {
 		return err
 	}
@@ -78,6 +80,25 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%-8s %s_%s\n", state, s.Name, s.Comment)
 	}
 	return nil
+}
+
+// openMigrationDB connects to EVENTAPI_MIGRATE_DATABASE_URL when it is set,
+// else to EVENTAPI_DATABASE_URL.
+func openMigrationDB(ctx context.Context) (*bun.DB, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, fmt.Errorf("configuration:\n%w", err)
+	}
+	return database.Open(ctx, cfg.MigrationURL(), database.Options{MaxOpenConns: 4, Pooler: migrationPooler(cfg)})
+}
+
+// migrationPooler is the pooler between migrations and PostgreSQL: none on
+// the direct URL, else the service's own.
+func migrationPooler(cfg config.Config) string {
+	if cfg.MigrateDatabaseURL != "" {
+		return config.PoolerNone
+	}
+	return cfg.DatabasePooler
 }
 
 func nonNil(s []string) []string {

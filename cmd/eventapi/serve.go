@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
@@ -29,13 +31,26 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("tracing: %w", err)
 	}
 	defer shutdownTracing(context.WithoutCancel(ctx))
-	shutdownMetrics, _, err := telemetry.SetupMetrics(ctx, "eventapi")
+	metrics, err := telemetry.SetupPrometheusMetrics(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	defer shutdownMetrics(context.WithoutCancel(ctx))
+	defer metrics.Shutdown(context.WithoutCancel(ctx))
+	metricsLn, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	metricsCtx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopMetrics()
+	go func() {
+		if err := telemetry.ServeMetrics(metricsCtx, metricsLn, metrics.Handler); err != nil {
+			log.Error("metrics listener stopped", "error", err)
+		}
+	}()
 	if *migrate {
-		db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 2})
+		// Migrations take the direct URL when one is set: DDL and the
+		// migration lock are better off without a transaction pooler.
+		db, err := database.Open(ctx, cfg.MigrationURL(), database.Options{MaxOpenConns: 2, Pooler: migrationPooler(cfg)})
 		if err != nil {
 			return err
 		}
@@ -48,7 +63,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting})
+	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
 	if err != nil {
 		return err
 	}
@@ -57,8 +72,20 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log.Info("eventapi listening", "addr", ln.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)
-	err = server.Run(ctx, svc.App, ln, cfg.ShutdownTimeout)
+	// A second SIGTERM or SIGINT cuts the drain delay short (the first one
+	// cancels ctx in main).
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	hurry := make(chan struct{})
+	go func() {
+		<-signals
+		<-signals
+		close(hurry)
+	}()
+	log.Info("eventapi listening", "addr", ln.Addr().String(), "metrics_addr", metricsLn.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)
+	err = server.RunWith(ctx, svc.App, ln, server.Shutdown{
+		Drain: svc.Drain, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
 	log.Info("eventapi stopped", "error", err)
 	return err
 }

@@ -34,6 +34,25 @@ type Config struct {
 	LogLevel string
 	// DBMaxConns caps the PostgreSQL pool (EVENTAPI_DB_MAX_CONNS, default 20).
 	DBMaxConns int
+	// DrainDelay is how long a stopping process keeps serving while it
+	// reports not ready (EVENTAPI_DRAIN_DELAY, default 5s; 0 disables).
+	DrainDelay time.Duration
+	// DatabasePooler names the connection pooler between the service and
+	// PostgreSQL (EVENTAPI_DATABASE_POOLER: none or transaction).
+	DatabasePooler string
+	// MigrateDatabaseURL is a direct PostgreSQL URL for migrations
+	// (EVENTAPI_MIGRATE_DATABASE_URL); empty uses DatabaseURL.
+	MigrateDatabaseURL string
+	// Redis tunes the edge store's Redis client (EVENTAPI_REDIS_*).
+	Redis Redis
+	// MetricsAddr is the Prometheus listener (EVENTAPI_METRICS_ADDR, default :9464).
+	MetricsAddr string
+	// RequestLogRetention is how long the request log is kept
+	// (EVENTAPI_REQUEST_LOG_RETENTION, default 2160h: 90 days).
+	RequestLogRetention time.Duration
+	// RequestLogBuffer is how many request-log records may wait to be
+	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER, default 10000).
+	RequestLogBuffer int
 }
 
 // Getenv abstracts os.Getenv for tests.
@@ -57,10 +76,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL must be a postgres:// or postgresql:// URL"))
 	}
 	if c.RedisURL != "" {
-		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			errs = append(errs, errors.New("EVENTAPI_REDIS_URL must be a redis:// or rediss:// URL"))
+		if u, err := url.Parse(c.RedisURL); err != nil || !redisSchemes[u.Scheme] {
+			errs = append(errs, errors.New("EVENTAPI_REDIS_URL must be a redis://, rediss://, redis+cluster:// or rediss+cluster:// URL"))
 		}
 	}
+	c.Redis = redisSettings(getenv, &errs)
 	if _, _, err := splitAddr(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_ADDR %q: %v", c.Addr, err))
 	}
@@ -74,7 +94,14 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
+	c.MetricsAddr = orDefault(getenv("EVENTAPI_METRICS_ADDR"), ":9464")
+	if _, _, err := splitAddr(c.MetricsAddr); err != nil {
+		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q: %v", c.MetricsAddr, err))
+	}
+	c.RequestLogRetention = duration(getenv, "EVENTAPI_REQUEST_LOG_RETENTION", 2160*time.Hour, &errs)
+	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 10000, &errs)
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
+	scaleOut(getenv, &c, &errs)
 	return c, errors.Join(errs...)
 }
 

@@ -32,6 +32,28 @@ func TestFromEnv(t *testing.T) {
 				t.Fatalf("overrides not applied: %+v", c)
 			}
 		}},
+		{name: "redis cluster and client settings", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_URL": "redis+cluster://127.0.0.1:7101,127.0.0.1:7102",
+			"EVENTAPI_REDIS_POOL_SIZE": "80", "EVENTAPI_REDIS_LIMITER_TIMEOUT": "30ms", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "2s",
+			"EVENTAPI_REDIS_DIAL_TIMEOUT": "1s", "EVENTAPI_REDIS_READ_TIMEOUT": "3s", "EVENTAPI_REDIS_WRITE_TIMEOUT": "4s",
+		}, check: func(t *testing.T, c Config) {
+			want := Redis{LimiterTimeout: 30 * time.Millisecond, IdempotencyTimeout: 2 * time.Second, PoolSize: 80,
+				DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 4 * time.Second}
+			if c.Redis != want {
+				t.Fatalf("Redis = %+v, want %+v", c.Redis, want)
+			}
+		}},
+		{name: "redis seed nodes with EVENTAPI_REDIS_CLUSTER", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_URL": "redis://10.0.0.1:6379,10.0.0.2:6379", "EVENTAPI_REDIS_CLUSTER": "true",
+		}, check: func(t *testing.T, c Config) {
+			if !c.Redis.Cluster || c.Redis.PoolSize != 0 {
+				t.Fatalf("Redis = %+v, want cluster with the defaults left to the edge store", c.Redis)
+			}
+		}},
+		{name: "bad redis settings", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_URL": "redis+sentinel://x",
+			"EVENTAPI_REDIS_CLUSTER": "maybe", "EVENTAPI_REDIS_POOL_SIZE": "0", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "-1s",
+		}, wantErr: []string{"EVENTAPI_REDIS_URL must be", "EVENTAPI_REDIS_CLUSTER", "EVENTAPI_REDIS_POOL_SIZE", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

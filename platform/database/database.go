@@ -20,11 +20,16 @@ type Options struct {
 	MaxOpenConns int
 	// Tracing adds the bun OpenTelemetry hook (SQL spans).
 	Tracing bool
+	// Pooler is the pooler between the service and PostgreSQL: "" or
+	// "none" (direct), or "transaction" (PgBouncer pool_mode=transaction:
+	// no statement is kept prepared across transactions and no session
+	// parameter is sent; see pooler.go).
+	Pooler string
 }
 
 // Open connects to url, verifies the connection and returns a bun.DB.
 func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
-	cfg, err := pgxConfig(url)
+	cfg, err := pgxConfig(url, opt.Pooler)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +55,9 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 }
 
 // RunInTx runs fn in a transaction on db, committing when fn returns nil.
+// On a pool or connection a serialization failure or deadlock runs fn again
+// in a new transaction (see RunInTxWith); fn must therefore have no effect
+// outside the transaction that a second run would repeat.
 func RunInTx(ctx context.Context, db bun.IDB, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return db.RunInTx(ctx, &sql.TxOptions{}, fn)
+	return RunInTxWith(ctx, db, &sql.TxOptions{}, fn)
 }

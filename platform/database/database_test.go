@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestMigrationsUpDownUp(t *testing.T) {
 	ctx := context.Background()
-	db, err := database.Open(ctx, pgtest.NewEmptyDatabase(t), database.Options{MaxOpenConns: 4})
+	db, err := database.Open(ctx, pgtest.NewEmptyDatabase(t), database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestConcurrentMigratorsDoNotRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			db, err := database.Open(ctx, url, database.Options{MaxOpenConns: 2})
+			db, err := database.Open(ctx, url, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
 			if err != nil {
 				errc <- err
 				return
@@ -151,7 +151,7 @@ func TestErrorMapsConstraintViolationsWithoutDatabaseText(t *testing.T) {
 
 func TestErrorMapsLostConnectionToUnavailable(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t)
+	db := pgtest.OpenDirect(t)
 	var pid int
 	if err := db.NewRaw("SELECT 1").Scan(ctx, &pid); err != nil {
 		t.Fatal(err)

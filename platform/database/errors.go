@@ -63,7 +63,7 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 		pgerrcode.UntranslatableCharacter:
 		return &errs.Error{Code: errs.Validation, Message: "a value is not acceptable", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
-	case pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected:
+	case pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected: // left after RunInTx's retries
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause, RetryAfter: 1}
 	case pgerrcode.QueryCanceled: // statement timeout
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database timeout", Cause: cause, RetryAfter: 1}

@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -12,7 +13,7 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrationLockID is the pg_advisory_lock key that serializes migrators
+// migrationLockID is the pg_advisory_xact_lock key that serializes migrators
 // across pods ("eventapi" in ASCII, truncated to int64).
 const migrationLockID = 0x6576656e74617069
 
@@ -53,17 +54,23 @@ func NewMigrator(db *bun.DB) (*Migrator, error) {
 }
 
 func (m *Migrator) locked(ctx context.Context, fn func(ctx context.Context) error) error {
-	conn, err := m.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("migration lock connection: %w", err)
+	// The lock is transaction-scoped and held by a transaction of its own
+	// that stays open while fn migrates on other connections: a session lock
+	// would be unsafe behind a transaction pooler (PgBouncer could hand the
+	// unlock to another server connection), while an open transaction keeps
+	// its server connection until it ends. Rolling it back releases the lock.
+	// The pool therefore needs a second connection for the migrations.
+	if n := m.db.DB.Stats().MaxOpenConnections; n == 1 {
+		return errors.New("migrations need a pool of at least 2 connections (one holds the migration lock)")
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", int64(migrationLockID)); err != nil {
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration lock transaction: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}
-	defer func() {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", int64(migrationLockID))
-	}()
 	if err := m.m.Init(ctx); err != nil {
 		return fmt.Errorf("init migration tables: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-func pgxConfig(url string) (*pgx.ConnConfig, error) {
+func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
@@ -20,10 +20,14 @@ func pgxConfig(url string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["timezone"] = "UTC"
+	cfg.RuntimeParams["application_name"] = "eventapi"
+	if pooler == PoolerTransaction {
+		forTransactionPooler(cfg)
+		return cfg, nil
+	}
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = "15000"
 	}
-	cfg.RuntimeParams["application_name"] = "eventapi"
 	// bun writes argument values into the SQL text, so most statements are
 	// seen once (a detail GET embeds its id). pgx's default cache of 512
 	// prepared statements per connection then only holds memory (about

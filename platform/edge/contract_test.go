@@ -10,12 +10,15 @@ import (
 
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/redistest"
 )
 
 // The contract every Store implementation keeps, run against the in-process
-// store and the real Redis (127.0.0.1:6379 unless EVENTAPI_TEST_REDIS_URL
-// says otherwise; keys isolated by a random prefix). Windows are real time,
-// so the sliding cases sleep; their margins are hundreds of milliseconds.
+// store, the real Redis (127.0.0.1:6379 unless EVENTAPI_TEST_REDIS_URL says
+// otherwise) and a real Redis Cluster of 3 masters with a replica each
+// (platform/redistest: EVENTAPI_TEST_REDIS_CLUSTER_URL, or one this test
+// starts); keys are isolated by a random prefix. Windows are real time, so
+// the sliding cases sleep; their margins are hundreds of milliseconds.
 
 type implementation struct {
 	name string
@@ -24,7 +27,8 @@ type implementation struct {
 
 var implementations = []implementation{
 	{"memory", func(*testing.T) edge.Store { return edge.NewMemory() }},
-	{"redis", openRedis},
+	{"redis", func(t *testing.T) edge.Store { return openRedis(t, pgtest.RedisURL()) }},
+	{"redis-cluster", func(t *testing.T) edge.Store { return openRedis(t, redistest.SharedClusterURL(t)) }},
 }
 
 func randomName() string {
@@ -33,24 +37,21 @@ func randomName() string {
 	return hex.EncodeToString(b[:])
 }
 
-// openRedis connects to the test Redis under a fresh prefix and deletes the
-// prefix's keys at the end. It fails (never skips) when Redis is missing.
-func openRedis(t *testing.T) edge.Store {
+// openRedis connects to the Redis (or Redis Cluster) at url under a fresh
+// prefix and deletes the prefix's keys at the end. It fails (never skips)
+// when Redis is missing.
+func openRedis(t *testing.T, url string) edge.Store {
 	t.Helper()
 	prefix := "edge-contract:" + randomName() + ":"
-	r, err := edge.NewRedis(pgtest.RedisURL(), edge.RedisOptions{Prefix: prefix, Timeout: time.Second})
+	r, err := edge.NewRedis(url, edge.RedisOptions{Prefix: prefix, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Ping(context.Background()); err != nil {
-		t.Fatalf("Redis is required for tests and is not reachable at %s: %v", pgtest.RedisURL(), err)
+		t.Fatalf("Redis is required for tests and is not reachable at %s: %v", url, err)
 	}
 	t.Cleanup(func() {
-		ctx := context.Background()
-		keys, _ := r.Client().Keys(ctx, prefix+"*").Result()
-		if len(keys) > 0 {
-			_ = r.Client().Del(ctx, keys...).Err()
-		}
+		_ = redistest.DeleteKeys(context.Background(), r.Client(), prefix+"*")
 		_ = r.Close()
 	})
 	return r

@@ -10,6 +10,8 @@ import (
 
 	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/eventapi/eventapi/platform/config"
 )
 
 // Redis is the Store shared by every instance.
@@ -22,55 +24,58 @@ import (
 //	rl:v1:key:<api key id>             sorted set, the v1 sliding window
 //	idem:<organization id>:<sha256>    string, an idempotency record
 type Redis struct {
-	client  redis.UniversalClient
-	prefix  string
-	timeout time.Duration
+	client redis.UniversalClient
+	prefix string
+	// limiter bounds a rate-limit decision (no retry: the limiter fails
+	// open); record bounds one attempt of an idempotency-record operation.
+	limiter, record time.Duration
 }
 
 // RedisOptions tunes the client.
 type RedisOptions struct {
 	// Prefix namespaces every key (default "eventapi:").
 	Prefix string
-	// Timeout bounds each operation, dialling included (default
-	// DefaultTimeout, 50ms): the limiter fails open within it when Redis is
-	// unreachable.
+	// Timeout, when set, replaces both per-purpose bounds (Client's
+	// LimiterTimeout and IdempotencyTimeout); tests on a loaded machine use
+	// it to be patient.
 	Timeout time.Duration
+	// Client holds the client settings (EVENTAPI_REDIS_*); zero values take
+	// the defaults (DefaultTimeout, DefaultIdempotencyTimeout, …).
+	Client config.Redis
 	// Tracing adds the go-redis OpenTelemetry hook.
 	Tracing bool
+	// Metrics reports the connection pool and command durations through
+	// the global OpenTelemetry meter provider.
+	Metrics bool
 }
 
-// NewRedis connects to the Redis at url (redis:// or rediss://).
+// NewRedis connects to the Redis at url: redis:// or rediss:// for one
+// server, redis+cluster://host:port,host:port,… (or opt.Client.Cluster) for
+// a Redis Cluster.
 func NewRedis(url string, opt RedisOptions) (*Redis, error) {
-	o, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("parse Redis URL: %w", err)
-	}
-	if opt.Timeout <= 0 {
-		opt.Timeout = DefaultTimeout
+	s := withDefaults(opt.Client)
+	if opt.Timeout > 0 {
+		s.LimiterTimeout, s.IdempotencyTimeout = opt.Timeout, opt.Timeout
 	}
 	if opt.Prefix == "" {
 		opt.Prefix = "eventapi:"
 	}
-	// Dials made in the background (pool refill, the reconnect probe after
-	// an outage) may take longer; a request never waits for more than
-	// Timeout because every operation carries a context deadline.
-	o.DialTimeout = 200 * time.Millisecond
-	o.ReadTimeout = opt.Timeout
-	o.WriteTimeout = opt.Timeout
-	o.MaxRetries = -1 // 0 would mean the default (3 retries)
-	// One dial attempt per operation: with the default (5 attempts, 100 ms
-	// apart) every request during an outage would wait out the timeout
-	// instead of failing at once on "connection refused".
-	o.DialerRetries = 1
-	o.PoolTimeout = opt.Timeout
-	o.ContextTimeoutEnabled = true
-	c := redis.NewClient(o)
+	c, err := newClient(url, s)
+	if err != nil {
+		return nil, err
+	}
 	if opt.Tracing {
 		if err := redisotel.InstrumentTracing(c); err != nil {
+			_ = c.Close()
 			return nil, err
 		}
 	}
-	return &Redis{client: c, prefix: opt.Prefix, timeout: opt.Timeout}, nil
+	if opt.Metrics {
+		if err := redisotel.InstrumentMetrics(c); err != nil {
+			return nil, err
+		}
+	}
+	return &Redis{client: c, prefix: opt.Prefix, limiter: s.LimiterTimeout, record: s.IdempotencyTimeout}, nil
 }
 
 // Client exposes the underlying client (for tests and benchmarks).
@@ -86,8 +91,19 @@ func unavailable(err error) error {
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
-func (r *Redis) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, r.timeout)
+// failed wraps err as ErrUnavailable. On a Redis Cluster it also asks the
+// client to reload the slot map: a dead master refuses connections rather
+// than answering MOVED, so without this go-redis would keep sending its
+// slots there until its periodic reload, long after a replica took over.
+// Reloads are coalesced by go-redis (one at a time, 200 ms apart).
+func (r *Redis) failed(err error) error {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return err
+	}
+	if cc, ok := r.client.(*redis.ClusterClient); ok {
+		cc.ReloadState(context.Background())
+	}
+	return unavailable(err)
 }
 
 // slidingWindow is an exact sliding-window log: one sorted set per bucket of
@@ -130,12 +146,12 @@ return false
 func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:])
-	ctx, cancel := r.bound(ctx)
+	ctx, cancel := context.WithTimeout(ctx, r.limiter)
 	defer cancel()
 	res, err := slidingWindow.Run(ctx, r.client, []string{r.Key("rl:" + key)},
 		window.Microseconds(), limit, hex.EncodeToString(nonce[:])).Int64Slice()
 	if err != nil {
-		return Decision{}, unavailable(err)
+		return Decision{}, r.failed(err)
 	}
 	if len(res) != 4 {
 		return Decision{}, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, res)
@@ -153,61 +169,93 @@ func ttlMillis(ttl time.Duration) int64 {
 	return max(1, int64((ttl+time.Millisecond-1)/time.Millisecond))
 }
 
-// Claim implements Store in one round trip.
+// Claim implements Store in one round trip (two when the first timed out).
+// A retry that finds exactly the value it tried to store reports claimed:
+// the timed-out attempt reached Redis. Callers make values unique (the
+// idempotency marker carries a random owner) so that this cannot be another
+// claimer's.
 func (r *Redis) Claim(ctx context.Context, key string, value []byte, ttl time.Duration) ([]byte, bool, error) {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	v, err := claim.Run(ctx, r.client, []string{r.Key(key)}, value, int64(ttlMillis(ttl))).Text()
-	if errors.Is(err, redis.Nil) {
-		return nil, true, nil
-	}
+	var existing []byte
+	claimed := false
+	err := r.retried(ctx, func(ctx context.Context, retry bool) error {
+		v, err := claim.Run(ctx, r.client, []string{r.Key(key)}, value, int64(ttlMillis(ttl))).Text()
+		switch {
+		case errors.Is(err, redis.Nil):
+			existing, claimed = nil, true
+			return nil
+		case err != nil:
+			return err
+		case retry && v == string(value):
+			existing, claimed = nil, true
+			return nil
+		}
+		existing, claimed = []byte(v), false
+		return nil
+	})
 	if err != nil {
-		return nil, false, unavailable(err)
+		return nil, false, err
 	}
-	return []byte(v), false, nil
+	return existing, claimed, nil
 }
 
-// SetNX implements Store.
+// SetNX implements Store; a retry that finds the value it tried to store
+// reports stored, as Claim does.
 func (r *Redis) SetNX(ctx context.Context, key string, value []byte, ttl time.Duration) (bool, error) {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	ok, err := r.client.SetNX(ctx, r.Key(key), value, time.Duration(ttlMillis(ttl))*time.Millisecond).Result()
-	return ok, unavailable(err)
+	stored := false
+	err := r.retried(ctx, func(ctx context.Context, retry bool) error {
+		ok, err := r.client.SetNX(ctx, r.Key(key), value, time.Duration(ttlMillis(ttl))*time.Millisecond).Result()
+		if err != nil || ok || !retry {
+			stored = ok
+			return err
+		}
+		prev, err := r.client.Get(ctx, r.Key(key)).Result()
+		stored = err == nil && prev == string(value)
+		if errors.Is(err, redis.Nil) {
+			return nil
+		}
+		return err
+	})
+	return stored, err
 }
 
 // Set implements Store.
 func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	return unavailable(r.client.Set(ctx, r.Key(key), value, time.Duration(ttlMillis(ttl))*time.Millisecond).Err())
+	return r.retried(ctx, func(ctx context.Context, _ bool) error {
+		return r.client.Set(ctx, r.Key(key), value, time.Duration(ttlMillis(ttl))*time.Millisecond).Err()
+	})
 }
 
 // Get implements Store.
 func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	v, err := r.client.Get(ctx, r.Key(key)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
-	}
+	var v []byte
+	found := false
+	err := r.retried(ctx, func(ctx context.Context, _ bool) error {
+		b, err := r.client.Get(ctx, r.Key(key)).Bytes()
+		if errors.Is(err, redis.Nil) {
+			v, found = nil, false
+			return nil
+		}
+		v, found = b, err == nil
+		return err
+	})
 	if err != nil {
-		return nil, false, unavailable(err)
+		return nil, false, err
 	}
-	return v, true, nil
+	return v, found, nil
 }
 
 // Delete implements Store.
 func (r *Redis) Delete(ctx context.Context, key string) error {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	return unavailable(r.client.Del(ctx, r.Key(key)).Err())
+	return r.retried(ctx, func(ctx context.Context, _ bool) error {
+		return r.client.Del(ctx, r.Key(key)).Err()
+	})
 }
 
-// Ping implements Store.
+// Ping implements Store, bounded like one idempotency-record attempt.
 func (r *Redis) Ping(ctx context.Context) error {
-	ctx, cancel := r.bound(ctx)
+	ctx, cancel := context.WithTimeout(ctx, r.record)
 	defer cancel()
-	return unavailable(r.client.Ping(ctx).Err())
+	return r.failed(r.client.Ping(ctx).Err())
 }
 
 // Close implements Store.

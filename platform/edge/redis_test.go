@@ -3,6 +3,7 @@ package edge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"regexp"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
@@ -58,8 +60,17 @@ func TestRedisKeysCarryOneHashTag(t *testing.T) {
 
 // deadlineHook records the time left before each command's deadline.
 type deadlineHook struct {
-	mu   sync.Mutex
-	left []time.Duration
+	mu    sync.Mutex
+	off   bool
+	left  []time.Duration
+	names []string
+}
+
+// disable stops recording (go-redis has no RemoveHook).
+func (h *deadlineHook) disable() {
+	h.mu.Lock()
+	h.off = true
+	h.mu.Unlock()
 }
 
 func (h *deadlineHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -70,6 +81,11 @@ func (h *deadlineHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		dl, ok := ctx.Deadline()
 		h.mu.Lock()
+		if h.off {
+			h.mu.Unlock()
+			return next(ctx, cmd)
+		}
+		h.names = append(h.names, cmd.Name())
 		if ok {
 			h.left = append(h.left, time.Until(dl))
 		} else {
@@ -81,9 +97,12 @@ func (h *deadlineHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 
 // A Redis that accepts connections and never answers: every operation must
-// end with ErrUnavailable, because each carries the 50 ms deadline (checked
+// end with ErrUnavailable, each under its purpose's bound (checked
 // structurally through a hook; the elapsed time is logged, not asserted).
-func TestRedisOperationsAreBoundedByTheTimeout(t *testing.T) {
+// The limiter's Admit runs once under 50 ms; an idempotency-record
+// operation runs under its own longer bound and is retried once after it
+// timed out.
+func TestRedisOperationsAreBoundedByPurpose(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -114,36 +133,109 @@ func TestRedisOperationsAreBoundedByTheTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	hook := &deadlineHook{}
-	r.Client().AddHook(hook)
 	ctx := context.Background()
-	ops := map[string]func() error{
-		"Admit": func() error { _, err := r.Admit(ctx, "k", 10, time.Second); return err },
-		"Claim": func() error { _, _, err := r.Claim(ctx, "k", []byte("v"), time.Second); return err },
-		"Get":   func() error { _, _, err := r.Get(ctx, "k"); return err },
-		"Set":   func() error { return r.Set(ctx, "k", []byte("v"), time.Second) },
+	ops := []struct {
+		name     string
+		op       func() error
+		bound    time.Duration
+		attempts int
+	}{
+		{"Admit", func() error { _, err := r.Admit(ctx, "k", 10, time.Second); return err }, edge.DefaultTimeout, 1},
+		{"Claim", func() error { _, _, err := r.Claim(ctx, "k", []byte("v"), time.Second); return err }, edge.DefaultIdempotencyTimeout, 2},
+		{"Get", func() error { _, _, err := r.Get(ctx, "k"); return err }, edge.DefaultIdempotencyTimeout, 2},
+		{"Set", func() error { return r.Set(ctx, "k", []byte("v"), time.Second) }, edge.DefaultIdempotencyTimeout, 2},
+		{"Delete", func() error { return r.Delete(ctx, "k") }, edge.DefaultIdempotencyTimeout, 2},
 	}
-	for name, op := range ops {
+	for _, tc := range ops {
+		hook := &deadlineHook{}
+		r.Client().AddHook(hook)
+		retries := edge.RecordRetries()
 		start := time.Now()
-		err := op()
-		t.Logf("%s against a silent Redis failed after %v: %v", name, time.Since(start), err)
+		err := tc.op()
+		t.Logf("%s against a silent Redis failed after %v: %v", tc.name, time.Since(start), err)
 		if !errors.Is(err, edge.ErrUnavailable) {
-			t.Errorf("%s: err = %v, want ErrUnavailable", name, err)
+			t.Errorf("%s: err = %v, want ErrUnavailable", tc.name, err)
 		}
-	}
-	hook.mu.Lock()
-	defer hook.mu.Unlock()
-	if len(hook.left) == 0 {
-		t.Fatal("no command reached the client")
-	}
-	for _, left := range hook.left {
-		if left < 0 || left > edge.DefaultTimeout {
-			t.Errorf("a command ran with %v before its deadline, want at most %v", left, edge.DefaultTimeout)
+		hook.mu.Lock()
+		attempts := 0 // commands other than the connection handshake (HELLO)
+		for _, n := range hook.names {
+			if n != "hello" {
+				attempts++
+			}
 		}
+		if attempts != tc.attempts {
+			t.Errorf("%s: %d attempts reached the client, want %d: %v", tc.name, attempts, tc.attempts, hook.names)
+		}
+		for _, left := range hook.left {
+			if left < 0 || left > tc.bound {
+				t.Errorf("%s: an attempt ran with %v before its deadline, want at most %v", tc.name, left, tc.bound)
+			}
+		}
+		hook.mu.Unlock()
+		if got := edge.RecordRetries() - retries; got != int64(tc.attempts-1) {
+			t.Errorf("%s: RecordRetries grew by %d, want %d", tc.name, got, tc.attempts-1)
+		}
+		hook.disable()
 	}
-	if o := r.Client().(*redis.Client).Options(); o.ReadTimeout != edge.DefaultTimeout || o.WriteTimeout != edge.DefaultTimeout ||
-		o.PoolTimeout != edge.DefaultTimeout || o.MaxRetries > 0 || o.DialerRetries != 1 {
-		t.Errorf("client options: read %v write %v pool %v retries %d dial attempts %d",
-			o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.MaxRetries, o.DialerRetries)
+	if o := r.Client().(*redis.Client).Options(); o.ReadTimeout != edge.DefaultSocketTimeout || o.WriteTimeout != edge.DefaultSocketTimeout ||
+		o.PoolSize != edge.DefaultPoolSize || o.DialTimeout != edge.DefaultDialTimeout || o.MaxRetries > 0 || o.DialerRetries != 1 {
+		t.Errorf("client options: read %v write %v pool %d dial %v retries %d dial attempts %d",
+			o.ReadTimeout, o.WriteTimeout, o.PoolSize, o.DialTimeout, o.MaxRetries, o.DialerRetries)
+	}
+}
+
+// A refused connection (Redis down) is not retried: the outage is reported
+// at once, and keyed writes get their 503 without waiting.
+func TestRedisRefusedConnectionIsNotRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close() // nothing listens there now
+	r, err := edge.NewRedis("redis://"+addr+"/0", edge.RedisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	retries := edge.RecordRetries()
+	if _, _, err := r.Claim(context.Background(), "k", []byte("v"), time.Second); !errors.Is(err, edge.ErrUnavailable) {
+		t.Fatalf("Claim: %v, want ErrUnavailable", err)
+	}
+	if got := edge.RecordRetries() - retries; got != 0 {
+		t.Fatalf("a refused connection was retried %d times", got)
+	}
+}
+
+// The URL (or EVENTAPI_REDIS_CLUSTER) selects the client, and the settings
+// reach it.
+func TestRedisClientChosenByConfiguration(t *testing.T) {
+	tests := []struct {
+		url     string
+		cluster bool
+		want    string
+	}{
+		{"redis://127.0.0.1:6379/0", false, "*redis.Client"},
+		{"redis+cluster://127.0.0.1:7101,127.0.0.1:7102", false, "*redis.ClusterClient"},
+		{"rediss+cluster://u:p@127.0.0.1:7101", false, "*redis.ClusterClient"},
+		{"redis://127.0.0.1:7101,127.0.0.1:7102", true, "*redis.ClusterClient"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			r, err := edge.NewRedis(tt.url, edge.RedisOptions{Client: config.Redis{Cluster: tt.cluster, PoolSize: 7, ReadTimeout: 3 * time.Second}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if got := fmt.Sprintf("%T", r.Client()); got != tt.want {
+				t.Fatalf("client %s, want %s", got, tt.want)
+			}
+			if cc, ok := r.Client().(*redis.ClusterClient); ok {
+				o := cc.Options()
+				if len(o.Addrs) != strings.Count(tt.url, ",")+1 || o.PoolSize != 7 || o.ReadTimeout != 3*time.Second || o.MaxRetries > 0 {
+					t.Fatalf("cluster options: addrs %v pool %d read %v retries %d", o.Addrs, o.PoolSize, o.ReadTimeout, o.MaxRetries)
+				}
+			}
+		})
 	}
 }

@@ -22,6 +22,10 @@ const (
 	IdempotencyKeyMismatch Code = "idempotency_key_mismatch"
 	IdempotencyKeyInUse    Code = "idempotency_key_in_use"
 	PayloadTooLarge        Code = "payload_too_large"
+	// The HTTP layer's refusals of a request it cannot read (docs/edge.md).
+	URITooLong             Code = "uri_too_long"
+	UnsupportedMediaType   Code = "unsupported_media_type"
+	HeadersTooLarge        Code = "headers_too_large"
 	Validation             Code = "validation_error"
 	InvalidTransition      Code = "invalid_transition"
 	OverbookBlocked        Code = "overbook_blocked"

@@ -26,6 +26,21 @@ var ErrRange = errors.New("must be a number from 0 to 9999999999.99")
 
 // Parse reads a decimal text (a JSON number) exactly.
 func Parse(s string) (Amount, error) {
+	if d, ok := parseDecimal(s); ok {
+		switch {
+		case d.extra:
+			return 0, ErrPrecision
+		case d.negative && d.cents != 0, d.cents > int64(Max):
+			return 0, ErrRange
+		}
+		return Amount(d.cents), nil
+	}
+	return parseRat(s)
+}
+
+// parseRat is Parse for the forms parseDecimal leaves out (exponents, long
+// integer parts), through an exact rational.
+func parseRat(s string) (Amount, error) {
 	r, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return 0, ErrRange
@@ -84,17 +99,29 @@ func (a *Amount) Scan(src any) error {
 		*a = Amount(v * 100)
 		return nil
 	case []byte:
-		return a.scanText(string(v))
+		return scanText(a, v)
 	case string:
-		return a.scanText(v)
+		return scanText(a, v)
 	case float64:
-		return a.scanText(strconv.FormatFloat(v, 'f', -1, 64))
+		return scanText(a, strconv.FormatFloat(v, 'f', -1, 64))
 	}
 	return fmt.Errorf("money: cannot scan %T", src)
 }
 
-func (a *Amount) scanText(s string) error {
-	r, ok := new(big.Rat).SetString(s)
+// scanText reads numeric text, rounding half away from zero past the cents.
+func scanText[T string | []byte](a *Amount, s T) error {
+	if d, ok := parseDecimal(s); ok {
+		v := d.cents
+		if d.beyond >= 5 {
+			v++
+		}
+		if d.negative {
+			v = -v
+		}
+		*a = Amount(v)
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(string(s))
 	if !ok {
 		return fmt.Errorf("money: cannot scan %q", s)
 	}

@@ -2,9 +2,20 @@
 // database, migrated to the current schema, and a Redis URL. It never skips:
 // when a service is missing, tests fail loudly, as CI must.
 //
+// Each database is named eventapi_test_<package>_<unix seconds>_<random>.
+// The first database a test process creates is preceded by a sweep
+// (SweepStale) that drops test databases older than StaleAfter left behind
+// by runs that were killed before their cleanup.
+//
 // The server defaults to the local one (127.0.0.1:5432, user postgres);
 // EVENTAPI_TEST_DATABASE_URL points it elsewhere (any database on the server
 // works as the admin connection). EVENTAPI_TEST_REDIS_URL likewise for Redis.
+//
+// EVENTAPI_TEST_POOLER_URL (for example postgres://postgres@127.0.0.1:6432/)
+// names a PgBouncer in transaction mode in front of that server: databases
+// are still created and migrated directly, but NewDatabase and Open hand out
+// URLs through the pooler and Pooler reports "transaction", which apitest
+// passes on as EVENTAPI_DATABASE_POOLER (scripts/pgbouncer.sh).
 package pgtest
 
 import (
@@ -44,6 +55,18 @@ func RedisURL() string {
 	return "redis://127.0.0.1:6379/0"
 }
 
+// PoolerURL is the transaction pooler the tests go through, or "".
+func PoolerURL() string { return os.Getenv("EVENTAPI_TEST_POOLER_URL") }
+
+// Pooler is the EVENTAPI_DATABASE_POOLER mode of the URLs NewDatabase
+// returns: "transaction" behind EVENTAPI_TEST_POOLER_URL, else "none".
+func Pooler() string {
+	if PoolerURL() != "" {
+		return database.PoolerTransaction
+	}
+	return "none"
+}
+
 var (
 	mu      sync.Mutex
 	created = map[string]string{}
@@ -80,7 +103,8 @@ func newDatabase(ctx context.Context, migrate bool) (string, error) {
 		return "", fmt.Errorf("PostgreSQL is required for tests and is not reachable at %s: %w", redact(AdminURL()), err)
 	}
 	defer admin.Close()
-	name := "eventapi_test_" + packageName() + "_" + randomSuffix()
+	sweepOnce.Do(func() { sweepStale(ctx, admin, time.Now()) })
+	name := databaseName(packageName(), time.Now())
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
@@ -105,18 +129,51 @@ func newDatabase(ctx context.Context, migrate bool) (string, error) {
 			return "", err
 		}
 	}
+	if p := PoolerURL(); p != "" {
+		return withDatabase(p, name)
+	}
 	return dbURL, nil
 }
 
 // Open returns a bun.DB on a fresh migrated database, closed at test end.
 func Open(tb testing.TB) *bun.DB {
 	tb.Helper()
-	db, err := database.Open(context.Background(), NewDatabase(tb), database.Options{MaxOpenConns: 10})
+	db, err := database.Open(context.Background(), NewDatabase(tb), database.Options{MaxOpenConns: 10, Pooler: Pooler()})
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
 	return db
+}
+
+// OpenDirect is Open without the pooler, for tests about one server
+// connection's own life (terminating its backend, for example), which a
+// transaction pooler hides by design.
+func OpenDirect(tb testing.TB) *bun.DB {
+	tb.Helper()
+	u, err := newDatabase(context.Background(), true)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	if PoolerURL() != "" {
+		if u, err = withDatabase(AdminURL(), strings.TrimPrefix(mustPath(tb, u), "/")); err != nil {
+			tb.Fatalf("pgtest: %v", err)
+		}
+	}
+	db, err := database.Open(context.Background(), u, database.Options{MaxOpenConns: 10})
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func mustPath(tb testing.TB, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u.Path
 }
 
 // Cleanup drops the databases this process created. Call it from TestMain

@@ -37,7 +37,11 @@ echo "chart: helm template (default and production values)" >&2
 "$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" \
   --api-versions monitoring.coreos.com/v1 >"$tmp/production.yaml" || fail "helm template with $prod"
 grep -q '^kind: ServiceMonitor' "$tmp/production.yaml" || fail "production values with monitoring.coreos.com/v1 render no ServiceMonitor"
-if "$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" | grep -q '^kind: ServiceMonitor'; then
+# Rendered to a file, never piped into grep -q: under pipefail, grep -q's early
+# exit would kill helm with SIGPIPE and make the pipeline's status lie.
+"$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" >"$tmp/production-no-monitoring.yaml" ||
+  fail "helm template with $prod (no monitoring.coreos.com/v1)"
+if grep -q '^kind: ServiceMonitor' "$tmp/production-no-monitoring.yaml"; then
   fail "a ServiceMonitor is rendered although the cluster has no monitoring.coreos.com/v1"
 fi
 
@@ -54,6 +58,23 @@ if "$HELM" template eventapi "$chart" -f "$no_redis" >/dev/null 2>"$tmp/bad.txt"
 grep -q "needs Redis" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $no_redis for another reason"; }
 if "$HELM" template eventapi "$chart" --set autoscaling.enabled=true >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted autoscaling without Redis"; fi
 echo "chart:   refused several replicas and autoscaling without Redis" >&2
+short_grace="$chart/testdata/short-grace-period.yaml"
+if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
+grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }
+echo "chart:   refused a grace period shorter than the drain delay plus the shutdown timeout" >&2
+
+echo "chart: draining, disruption budget and scale-out settings" >&2
+# Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.
+if grep -q '^kind: PodDisruptionBudget' "$tmp/default.yaml"; then fail "a PodDisruptionBudget is rendered for a single replica"; fi
+grep -q 'terminationGracePeriodSeconds: 35$' "$tmp/default.yaml" || fail "default terminationGracePeriodSeconds is not drainDelay + shutdownTimeout + 10 s (35)"
+"$HELM" template eventapi "$chart" --set replicaCount=2 --set redis.url=redis://redis:6379/0 >"$tmp/two.yaml" || fail "helm template with two replicas"
+grep -q '^kind: PodDisruptionBudget' "$tmp/two.yaml" || fail "no PodDisruptionBudget by default with two replicas"
+for want in 'maxUnavailable: 0' 'path: /livez' 'path: /readyz' 'name: EVENTAPI_DRAIN_DELAY'; do
+  grep -q "$want" "$tmp/default.yaml" || fail "the default rendering lacks '$want'"
+done
+for want in 'value: "transaction"' 'name: EVENTAPI_MIGRATE_DATABASE_URL' 'value: "redis+cluster://' '^kind: PodDisruptionBudget'; do
+  grep -q "$want" "$tmp/production.yaml" || fail "the production rendering lacks '$want'"
+done
 
 echo "chart: server-side dry-run against a real kube-apiserver" >&2
 go run ./operator/chartcheck \

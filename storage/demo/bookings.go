@@ -83,9 +83,7 @@ func (s *seeder) truckAssignments(ctx context.Context, eventID *uuid.UUID, start
 			r.VehicleID, r.TruckPosition = truck, &pos
 		}
 		// warn: the seed never fails on stock; an overbooking is flagged.
-		warn := s.t
-		warn.StockGuard = tenancy.StockGuardWarn
-		if _, _, err := reservations.Create(ctx, s.tx, warn, r, reservations.Override{}); err != nil {
+		if _, _, err := reservations.Create(ctx, s.tx, s.t.WithStockGuard(tenancy.StockGuardWarn), r, reservations.Override{}); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 
@@ -158,17 +160,33 @@ func (s *seeder) seedEquipment(ctx context.Context) error {
 			return err
 		}
 		s.equipment = append(s.equipment, e.ID)
+		if s.equipmentNamed == nil {
+			s.equipmentNamed = map[string]uuid.UUID{}
+		}
+		s.equipmentNamed[it.name] = e.ID
 	}
 	return nil
 }
 
-// serial makes a plausible asset tag: brand initials and a number.
+// serial makes a plausible asset tag: the brand's capitals (or, for a
+// lower-case brand such as "d&b audiotechnik", the first letter of each of
+// its words, upper-cased), at most three, and a number.
 func serial(brand string, i int) string {
 	var initials []rune
 	for _, r := range brand {
 		if r >= 'A' && r <= 'Z' && len(initials) < 3 {
 			initials = append(initials, r)
 		}
+	}
+	if len(initials) == 0 {
+		for _, w := range strings.Fields(brand) {
+			if r := unicode.ToUpper([]rune(w)[0]); r >= 'A' && r <= 'Z' && len(initials) < 3 {
+				initials = append(initials, r)
+			}
+		}
+	}
+	if len(initials) == 0 {
+		initials = []rune("EQ")
 	}
 	return fmt.Sprintf("%s-%05d", string(initials), 10417+i*37)
 }

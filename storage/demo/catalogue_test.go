@@ -119,3 +119,24 @@ func TestSeedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialsAreWellFormed checks every seeded asset tag has a prefix of
+// one to three capitals and five digits: a lower-case brand such as
+// "d&b audiotechnik" once gave "-10491".
+func TestSerialsAreWellFormed(t *testing.T) {
+	tag := regexp.MustCompile(`^[A-Z]{1,3}-[0-9]{5}$`)
+	for i, it := range catalogueItems {
+		if s := serial(it.brand, i); !tag.MatchString(s) {
+			t.Errorf("%s (%s): serial %q is malformed", it.name, it.brand, s)
+		}
+	}
+	for _, tt := range []struct{ brand, want string }{
+		{"L-Acoustics", "LA-10417"},
+		{"d&b audiotechnik", "DA-10417"},
+		{"", "EQ-10417"},
+	} {
+		if got := serial(tt.brand, 0); got != tt.want {
+			t.Errorf("serial(%q) = %q, want %q", tt.brand, got, tt.want)
+		}
+	}
+}

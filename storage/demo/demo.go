@@ -1,6 +1,7 @@
 // Package demo seeds an organization with a believable AV, staging and
 // lighting rental house: categories, equipment with case sizes and weights,
-// trucks, clients, crew, events and their bookings. The CLI's demo command
+// trucks, clients, crew, events and their bookings, and a week ahead that
+// shows the planning endpoints' answers (planner.go). The CLI's demo command
 // and the operator's SandboxOrganization use it.
 package demo
 
@@ -19,7 +20,7 @@ import (
 func Seed(ctx context.Context, db bun.IDB, t tenancy.Tenant) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		s := &seeder{tx: tx, t: t}
-		for _, step := range []func(context.Context) error{s.catalogue, s.bookings} {
+		for _, step := range []func(context.Context) error{s.catalogue, s.bookings, s.planner} {
 			if err := step(ctx); err != nil {
 				return err
 			}
@@ -37,4 +38,6 @@ type seeder struct {
 	// maintenance), availableVehicles those that can be assigned.
 	clients, events, equipment, vehicles, crew []uuid.UUID
 	categories, availableVehicles              []uuid.UUID
+	// equipmentNamed maps catalogue item names to the seeded ids.
+	equipmentNamed map[string]uuid.UUID
 }

@@ -29,14 +29,8 @@ type Line struct {
 	Position int       `bun:"position" json:"-"`
 }
 
-// Limits of line items.
-const (
-	MaxLines       = 500
-	MaxQuantity    = 1_000_000
-	MaxDescription = 1000
-	// MaxTotal is the largest line or document total (numeric(14,2)).
-	MaxTotal money.Amount = 99_999_999_999_999
-)
+// MaxTotal is the largest line or document total (numeric(14,2)).
+const MaxTotal money.Amount = 99_999_999_999_999
 
 // Field is the body field that carries the line items.
 const Field = "line_items"

@@ -8,12 +8,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// The stock guard (docs/decisions.md "Reservations and the stock guard"). Checking stock and writing
+// The stock guard (DECISIONS.md "Stock guard"). Checking stock and writing
 // the reservation is one transaction that first locks the equipment row, so
 // every writer of reservations of one equipment record, on every instance,
 // queues on that lock: the sum it reads afterwards includes every reservation
@@ -40,10 +41,12 @@ type RetryWith struct {
 	OverbookReason string `json:"overbook_reason"`
 }
 
-// Warning is an entry of the top-level warnings array (warn mode).
+// Warning is an entry of the top-level warnings array beside data: the
+// overbooked warning of warn mode (details *OverbookDetails) and the truck
+// load warnings over_payload and over_volume (details *truckload.Totals).
 type Warning struct {
-	Code    string           `json:"code"`
-	Details *OverbookDetails `json:"details"`
+	Code    string `json:"code"`
+	Details any    `json:"details"`
 }
 
 // WarningOverbooked is the code of the warn-mode warning.
@@ -70,42 +73,25 @@ func lockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, 
 
 // shortage returns the details when r would exceed stock in its window, or
 // nil when it fits (or stock is unlimited). The equipment row must be locked.
-// The reservation itself (r.ID, when set) is left out of the sum.
-func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stock *int, r *Reservation) (*OverbookDetails, error) {
-	if stock == nil {
+// The reservation itself (r.ID, when set) is left out. "Fits" is the rule of
+// api/stock, shared with the availability endpoints: at every instant of the
+// window, the units already held plus r's stay within stock.
+func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, error) {
+	if stockQuantity == nil {
 		return nil, nil
 	}
-	var held []struct {
-		ID       uuid.UUID  `bun:"id"`
-		EventID  *uuid.UUID `bun:"event_id"`
-		Quantity int        `bun:"quantity"`
-	}
-	err := tx.NewRaw(`SELECT id, event_id, quantity FROM equipment_reservations
-		WHERE organization_id = ? AND equipment_id = ? AND reservation_status IN (?, ?)
-		  AND start_date < ? AND ? < end_date AND id <> ?
-		ORDER BY created_at, id`,
-		org, r.EquipmentID, StatusReserved, StatusCheckedOut, r.EndDate, r.StartDate, r.ID).Scan(ctx, &held)
+	w := stock.Window{Start: r.StartDate, End: r.EndDate}
+	holds, err := stock.Holds(ctx, tx, org.UUID, r.EquipmentID, w, r.ID)
 	if err != nil {
-		return nil, database.Error(err)
+		return nil, err
 	}
-	sum := 0
-	d := &OverbookDetails{Requested: r.Quantity, WindowStart: r.StartDate, WindowEnd: r.EndDate,
-		ConflictingEventIDs: []uuid.UUID{}, ConflictingReservationIDs: []uuid.UUID{}}
-	seen := map[uuid.UUID]bool{}
-	for _, h := range held {
-		sum += h.Quantity
-		d.ConflictingReservationIDs = append(d.ConflictingReservationIDs, h.ID)
-		if h.EventID != nil && !seen[*h.EventID] {
-			seen[*h.EventID] = true
-			d.ConflictingEventIDs = append(d.ConflictingEventIDs, *h.EventID)
-		}
-	}
-	d.Available = *stock - sum
-	if r.Quantity <= d.Available {
+	p := stock.Compute(stockQuantity, w, holds)
+	if p.Admits(r.Quantity) {
 		return nil, nil
 	}
-	d.Deficit = r.Quantity - d.Available
-	return d, nil
+	return &OverbookDetails{Requested: r.Quantity, Available: *p.MinAvailable, Deficit: r.Quantity - *p.MinAvailable,
+		ConflictingEventIDs: p.EventIDs, ConflictingReservationIDs: p.ReservationIDs,
+		WindowStart: r.StartDate, WindowEnd: r.EndDate}, nil
 }
 
 // decide applies the organization's mode to a shortage of r: block refuses

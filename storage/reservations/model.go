@@ -2,11 +2,13 @@ package reservations
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/related"
@@ -49,8 +51,8 @@ func (r *Reservation) PageKey() storage.Cursor {
 // Kind names the resource in errors.
 const Kind = "equipment reservation"
 
-// Reservation statuses (docs/decisions.md "Reservations and the stock guard"); any move between them is
-// allowed. Reserved and checked_out count against stock.
+// Reservation statuses (docs/decisions.md); any move between them is
+// allowed. Reserved and checked_out count against stock (stock.HoldingStatuses).
 const (
 	StatusReserved   = "reserved"
 	StatusCheckedOut = "checked_out"
@@ -67,15 +69,13 @@ var CostOwnerships = []string{"new_customer", "original_customer", "absorbed"}
 // Expansions are the relations ?expand accepts.
 var Expansions = []string{"equipment", "event", "vehicle"}
 
-// MaxTruckPosition bounds truck_position (docs/decisions.md "Reservations and the stock guard").
-const MaxTruckPosition = 120
-
 // MinOverbookReason is the shortest accepted overbook_reason.
 const MinOverbookReason = 4
 
-// counts reports whether the reservation holds stock.
+// counts reports whether the reservation holds stock (api/stock states which
+// statuses do).
 func (r *Reservation) counts() bool {
-	return r.ReservationStatus == StatusReserved || r.ReservationStatus == StatusCheckedOut
+	return slices.Contains(stock.HoldingStatuses, r.ReservationStatus)
 }
 
 // Override is the caller's permission to exceed available stock

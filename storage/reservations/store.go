@@ -82,15 +82,16 @@ func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, rs []Re
 }
 
 // Create books r (equipment, window, quantity, status and the optional
-// event, vehicle, truck position and notes) for t under its stock guard
-// mode. It returns the stored reservation and, in warn mode, the overbooked
-// warning.
-func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, r *Reservation, ov Override) (*Reservation, *Warning, error) {
+// event, vehicle, truck position and notes) for org under the stock guard
+// mode (t.StockGuard). It returns the stored reservation and its warnings: overbooked in
+// warn mode, over_payload and over_volume when it leaves its truck over a
+// limit.
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, r *Reservation, ov Override) (*Reservation, []Warning, error) {
 	if err := ov.check(); err != nil {
 		return nil, nil, err
 	}
 	var out *Reservation
-	var warn *Warning
+	var warns []Warning
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		next := *r
 		next.ID = uuid.Nil
@@ -98,23 +99,25 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, r *Reservation, o
 		if err != nil {
 			return err
 		}
-		out, err = storage.Create[Reservation](ctx, tx, t, columns(nil, &next))
-		warn = w
+		if out, err = storage.Create[Reservation](ctx, tx, t, columns(nil, &next)); err != nil {
+			return err
+		}
+		warns, err = withLoadWarnings(ctx, tx, t.Org, nil, out, w)
 		return err
 	})
 	if err != nil {
 		return nil, nil, duplicateOf(ctx, db, t.Org, r, err)
 	}
-	return out, warn, nil
+	return out, warns, nil
 }
 
 // Update applies change to the reservation id of org under the stock guard.
-func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, change func(*Reservation), ov Override) (*Reservation, *Warning, error) {
+func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, change func(*Reservation), ov Override) (*Reservation, []Warning, error) {
 	if err := ov.check(); err != nil {
 		return nil, nil, err
 	}
 	var out, next *Reservation
-	var warn *Warning
+	var warns []Warning
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		cur, err := storage.Get[Reservation](ctx, tx, t.Org, id, Kind, func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.For("NO KEY UPDATE")
@@ -128,16 +131,31 @@ func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, cha
 		if !next.EndDate.After(next.StartDate) {
 			return errs.InvalidField("end_date", "must be after start_date")
 		}
-		if warn, err = admit(ctx, tx, t.Org, t.StockGuard, cur, next, ov); err != nil {
+		w, err := admit(ctx, tx, t.Org, t.StockGuard, cur, next, ov)
+		if err != nil {
 			return err
 		}
-		out, err = storage.Update[Reservation](ctx, tx, t.Org, id, Kind, columns(cur, next))
+		if out, err = storage.Update[Reservation](ctx, tx, t.Org, id, Kind, columns(cur, next)); err != nil {
+			return err
+		}
+		warns, err = withLoadWarnings(ctx, tx, t.Org, cur, out, w)
 		return err
 	})
 	if err != nil {
 		return nil, nil, duplicateOf(ctx, db, t.Org, next, err)
 	}
-	return out, warn, nil
+	return out, warns, nil
+}
+
+// withLoadWarnings appends the truck load warnings of the write (stored as
+// out) to the stock guard's warning, if any.
+func withLoadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, out *Reservation, guard *Warning) ([]Warning, error) {
+	var warns []Warning
+	if guard != nil {
+		warns = append(warns, *guard)
+	}
+	load, err := loadWarnings(ctx, tx, org, cur, out)
+	return append(warns, load...), err
 }
 
 // Delete removes the reservation id of org (its stock is free at once).

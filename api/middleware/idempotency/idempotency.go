@@ -140,7 +140,8 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	fp := Fingerprint(c.Method(), c.Path(), c.Body())
 	name := StoreKey(org, key)
 
-	prev, claimed, err := m.Store.Claim(ctx, name, record{State: stateRunning, Fingerprint: fp}.encode(), m.LockTTL)
+	marker := record{State: stateRunning, Fingerprint: fp, Owner: uuid.NewString()}
+	prev, claimed, err := m.Store.Claim(ctx, name, marker.encode(), m.LockTTL)
 	if err != nil {
 		m.unavailable(ctx, err)
 		return errUnavailable

@@ -16,6 +16,10 @@ type record struct {
 	Status      int    `json:"c,omitempty"`
 	ContentType string `json:"t,omitempty"`
 	Body        []byte `json:"b,omitempty"`
+	// Owner makes each in-progress marker unique, so that the edge store can
+	// tell its own claim, retried after a timeout, from another request's
+	// (platform/edge Redis.Claim).
+	Owner string `json:"o,omitempty"`
 }
 
 const (

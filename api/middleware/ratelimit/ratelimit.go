@@ -33,6 +33,11 @@ const (
 // LogEvery is the longest rate of "failing open" log lines during an outage.
 const LogEvery = 10 * time.Second
 
+// FailOpenRequestMessage is the debug-level line logged (with the request's
+// request_id) for each request admitted without a decision, so that a
+// request can be told from a counted admission after the fact.
+const FailOpenRequestMessage = "rate limiter: request admitted without a decision"
+
 // Config configures the middleware.
 type Config struct {
 	Store  edge.Store
@@ -82,6 +87,9 @@ func New(cfg Config) fiber.Handler {
 				failOpenCounter.Add(ctx, 1)
 			}
 			outage.Record(ctx, err)
+			if cfg.Log != nil {
+				cfg.Log.DebugContext(ctx, FailOpenRequestMessage, "error", err.Error())
+			}
 			d = openDecision(limit, cfg.Window)
 		}
 		// Reported in whole seconds, rounded up, here and in GET /health.

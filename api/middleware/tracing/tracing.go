@@ -11,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -18,6 +19,9 @@ import (
 type Config struct {
 	// ErrorHandler renders an error so the span records the final status.
 	ErrorHandler fiber.ErrorHandler
+	// Routes names the route template (span name and http.route); without
+	// it Fiber's own route path is used.
+	Routes *route.Resolver
 }
 
 type headerCarrier struct{ c *fiber.Ctx }
@@ -46,8 +50,17 @@ func New(cfg Config) fiber.Handler {
 			err = nil
 		}
 		status := c.Response().StatusCode()
-		span.SetName(c.Method() + " " + c.Route().Path)
-		span.SetAttributes(semconv.HTTPRoute(c.Route().Path), semconv.HTTPResponseStatusCode(status))
+		tmpl := c.Route().Path
+		if cfg.Routes != nil {
+			tmpl = cfg.Routes.Of(c)
+		}
+		if tmpl != "" {
+			span.SetName(c.Method() + " " + tmpl)
+			span.SetAttributes(semconv.HTTPRoute(tmpl))
+		} else {
+			span.SetName(c.Method())
+		}
+		span.SetAttributes(semconv.HTTPResponseStatusCode(status))
 		if status >= 500 {
 			span.SetStatus(codes.Error, "server error")
 		}

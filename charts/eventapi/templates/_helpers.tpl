@@ -130,7 +130,14 @@ The whole environment of the API (and of the migration Job).
     secretKeyRef:
       name: {{ .Values.redis.existingSecret | quote }}
       key: {{ .Values.redis.secretKey | quote }}
+{{- else if .Values.redis.url }}
+- name: EVENTAPI_REDIS_URL
+  value: {{ .Values.redis.url | quote }}
 {{- end }}
+- name: EVENTAPI_DATABASE_POOLER
+  value: {{ .Values.database.pooler | quote }}
+- name: EVENTAPI_DRAIN_DELAY
+  value: {{ .Values.config.drainDelay | quote }}
 - name: EVENTAPI_ADDR
   value: ":8080"
 - name: EVENTAPI_LOG_LEVEL
@@ -145,6 +152,12 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.dbMaxConns | quote }}
 - name: EVENTAPI_SHUTDOWN_TIMEOUT
   value: {{ .Values.config.shutdownTimeout | quote }}
+- name: EVENTAPI_METRICS_ADDR
+  value: {{ printf ":%v" .Values.metrics.port | quote }}
+- name: EVENTAPI_REQUEST_LOG_RETENTION
+  value: {{ .Values.config.requestLogRetention | quote }}
+- name: EVENTAPI_REQUEST_LOG_BUFFER
+  value: {{ .Values.config.requestLogBuffer | quote }}
 {{- if .Values.config.v1Sunset }}
 - name: EVENTAPI_V1_SUNSET
   value: {{ .Values.config.v1Sunset | quote }}
@@ -180,8 +193,12 @@ Refuse configurations that cannot work.
 {{- if not .Values.database.existingSecret }}
 {{- fail "database.existingSecret is required: the name of a Secret holding the PostgreSQL URL (key database.secretKey)" }}
 {{- end }}
-{{- if and (or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled) (not .Values.redis.existingSecret) }}
+{{- if and (or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled) (not .Values.redis.existingSecret) (not .Values.redis.url) }}
 {{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
+{{- end }}
+{{- $stop := add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) }}
+{{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) (int $stop)) }}
+{{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout (%d s), or Kubernetes kills pods before they have drained" .Values.terminationGracePeriodSeconds (int $stop)) }}
 {{- end }}
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
@@ -212,4 +229,44 @@ markers); the chart check compares them.
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
+{{- end }}
+
+{{/*
+Whole seconds in a Go duration such as 5s, 1m30s or 1500ms (rounded up), for
+the arithmetic of terminationGracePeriodSeconds.
+*/}}
+{{- define "eventapi.durationSeconds" -}}
+{{- $ms := 0.0 -}}
+{{- range regexFindAll "[0-9.]+(ns|us|µs|ms|s|m|h)" (toString .) -1 -}}
+{{- $n := regexFind "^[0-9.]+" . | float64 -}}
+{{- $unit := trimPrefix (regexFind "^[0-9.]+" .) . -}}
+{{- $factor := dict "ns" 0.000001 "us" 0.001 "µs" 0.001 "ms" 1.0 "s" 1000.0 "m" 60000.0 "h" 3600000.0 -}}
+{{- $ms = addf $ms (mulf $n (get $factor $unit)) -}}
+{{- end -}}
+{{- ceil (divf $ms 1000.0) | int -}}
+{{- end }}
+
+{{/*
+The pod's terminationGracePeriodSeconds: the value when set, else the drain
+delay plus the shutdown timeout plus 10 s for closing the pools.
+*/}}
+{{- define "eventapi.terminationGracePeriodSeconds" -}}
+{{- if kindIs "invalid" .Values.terminationGracePeriodSeconds -}}
+{{- add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) 10 -}}
+{{- else -}}
+{{- .Values.terminationGracePeriodSeconds -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+Whether the API gets a PodDisruptionBudget: as set, or by default whenever
+more than one replica runs.
+*/}}
+{{- define "eventapi.pdbEnabled" -}}
+{{- $pdb := .Values.podDisruptionBudget.enabled -}}
+{{- if kindIs "invalid" $pdb -}}
+{{- if .Values.autoscaling.enabled -}}
+{{- if gt (int .Values.autoscaling.minReplicas) 1 }}true{{ end -}}
+{{- else if gt (int .Values.replicaCount) 1 }}true{{ end -}}
+{{- else if $pdb }}true{{ end -}}
 {{- end }}

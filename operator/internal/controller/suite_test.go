@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/operator/manager"
 	"github.com/eventapi/eventapi/platform/config"
@@ -215,6 +216,12 @@ func (h *harness) get(path, key string) (int, []byte, error) {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
+	if err == nil {
+		// Every answer the operator's tests see is held to the OpenAPI
+		// document, as apitest.Send does for the API's own tests.
+		apitest.CheckContract(h.t, http.MethodGet, path, nil,
+			&apitest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body})
+	}
 	return resp.StatusCode, body, err
 }
 

@@ -43,6 +43,7 @@ type options struct {
 	phases                            string
 	chainDBParams                     string
 	endpoints                         string
+	requestLogOff                     bool
 }
 
 func main() {
@@ -82,6 +83,8 @@ func parseFlags() options {
 	flag.StringVar(&o.endpoints, "endpoints", "detail,list", "comma-separated endpoints of the max and half phases: detail, list")
 	flag.StringVar(&o.chainDBParams, "chain-db-params", "",
 		"extra pgx parameters for the chain's database URL only, to try a pool setting (e.g. default_query_exec_mode=exec)")
+	flag.BoolVar(&o.requestLogOff, "request-log-off", false,
+		"add a chain that logs no request, to measure the request log's cost in the same run")
 	flag.StringVar(&o.adminURL, "db", "", "PostgreSQL admin URL (default EVENTAPI_TEST_DATABASE_URL or the local server)")
 	flag.StringVar(&o.redisURL, "redis", "", "Redis URL (default EVENTAPI_TEST_REDIS_URL or 127.0.0.1:6379)")
 	flag.Parse()

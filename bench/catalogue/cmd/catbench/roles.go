@@ -26,6 +26,8 @@ const (
 	cpuProfileEnv = "CATBENCH_CPUPROFILE"
 	baseDBEnv     = "CATBENCH_DATABASE_URL"
 	baseConnsEnv  = "CATBENCH_DB_MAX_CONNS"
+	// requestLogEnv=off starts a chain that logs no request (-request-log-off).
+	requestLogEnv = "CATBENCH_REQUEST_LOG"
 	listeningLine = "catbench listening "
 )
 
@@ -66,7 +68,7 @@ func serveChain(ctx context.Context) error {
 		return err
 	}
 	defer shutdownTracing(context.WithoutCancel(ctx))
-	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting})
+	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting, RequestLogOff: os.Getenv(requestLogEnv) == "off"})
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,8 @@ type bench struct {
 	o      options
 	client *http.Client
 	// procs are the servers: the chain first, then the chain with
-	// -chain-db-params when given, the baseline last.
+	// -chain-db-params and the chain without the request log
+	// (-request-log-off) when asked for, the baseline last.
 	procs []*child
 	// monitor is a one-connection pool the parent uses to list the
 	// database's backends.
@@ -100,6 +101,9 @@ func run(ctx context.Context, o options) (err error) {
 	starts := []spec{{"chain", "chain", chainEnv(dbURL, o.cpuProfileChain)}}
 	if o.chainDBParams != "" {
 		starts = append(starts, spec{"chain+" + o.chainDBParams, "chain", chainEnv(withParams(dbURL, o.chainDBParams), "")})
+	}
+	if o.requestLogOff {
+		starts = append(starts, spec{"chain-no-request-log", "chain", append(chainEnv(dbURL, ""), requestLogEnv+"=off")})
 	}
 	starts = append(starts, spec{"baseline", "baseline", []string{baseDBEnv + "=" + dbURL, baseConnsEnv + "=" + conns,
 		cpuProfileEnv + "=" + absOrEmpty(o.cpuProfileBase)}})

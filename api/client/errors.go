@@ -1,0 +1,106 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// APIError is an answer of 400 or more, decoded from the error envelope: v2's
+// {"error": {code, message, details, request_id}} or v1's {"error": {code,
+// message}} (whose request id comes from the X-Request-Id header).
+type APIError struct {
+	// Status is the HTTP status code.
+	Status int
+	// Code is the machine-readable error code (for example
+	// "duplicate_record", "overbook_blocked", or v1's "BAD_REQUEST"); route
+	// on it, never on Message.
+	Code string
+	// Message is the human text.
+	Message string
+	// Details is the envelope's structured detail, raw (null when absent);
+	// DecodeDetails unmarshals it.
+	Details json.RawMessage
+	// RequestID identifies the request in the server's logs.
+	RequestID string
+	// RetryAfter is the Retry-After header's delay, zero when absent.
+	RetryAfter time.Duration
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("eventapi: %d %s: %s (request %s)", e.Status, e.Code, e.Message, e.RequestID)
+}
+
+// DecodeDetails unmarshals Details into v (for example *OverbookDetails when
+// Code is "overbook_blocked").
+func (e *APIError) DecodeDetails(v any) error {
+	if len(e.Details) == 0 || string(e.Details) == "null" {
+		return fmt.Errorf("eventapi: error %s has no details", e.Code)
+	}
+	return json.Unmarshal(e.Details, v)
+}
+
+// CodeOf returns the code of err when it is (or wraps) an *APIError, else "".
+func CodeOf(err error) string {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 1 << 20
+
+// decodeError reads res (status 400 or more) into an *APIError and closes its
+// body.
+func decodeError(res *http.Response) *APIError {
+	defer res.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	e := &APIError{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id"),
+		RetryAfter: retryAfter(res.Header, time.Now())}
+	var env struct {
+		Error struct {
+			Code      string          `json:"code"`
+			Message   string          `json:"message"`
+			Details   json.RawMessage `json:"details"`
+			RequestID string          `json:"request_id"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Error.Code == "" {
+		e.Message = string(bytes.TrimSpace(body))
+		if e.Message == "" {
+			e.Message = http.StatusText(res.StatusCode)
+		}
+		return e
+	}
+	e.Code, e.Message, e.Details = env.Error.Code, env.Error.Message, env.Error.Details
+	if env.Error.RequestID != "" {
+		e.RequestID = env.Error.RequestID
+	}
+	return e
+}
+
+// retryAfter parses Retry-After (delay-seconds or an HTTP date); zero when
+// absent or unparseable.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

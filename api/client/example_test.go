@@ -1,0 +1,183 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/client"
+	v1 "github.com/eventapi/eventapi/api/client/v1"
+	"github.com/eventapi/eventapi/storage/demo"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// rentalHouse is a demo organization served on a real port, with a v2 live
+// key, a legacy v1 key and the job the load planner works on. On top of the
+// demo seed (which already books the job's first four pieces on Truck 1),
+// the job's pick list gets one more piece that can be booked and one whose
+// stock cannot cover it, so the planner meets every answer the spec names.
+type rentalHouse struct {
+	base, key, legacyKey string
+	job, overbooked      uuid.UUID
+	measured             map[uuid.UUID]caseSize
+	api                  *client.API
+}
+
+func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
+	t.Helper()
+	ctx := context.Background()
+	org := env.NewOrg("Load planner test house")
+	if err := demo.Seed(ctx, env.Svc.DB, tenancy.Tenant{Org: org.OrgID()}); err != nil {
+		t.Fatal(err)
+	}
+	h := &rentalHouse{base: env.Listen(t), key: org.Key,
+		legacyKey: env.NewKey(org.ID, apikey.Legacy, tenancy.EquipmentRead, tenancy.EquipmentWrite)}
+	api, err := client.New(h.base+"/api/v2", h.key, client.HTTPClient(contractClient(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.api = api
+	confirmed := client.EventStatusConfirmed
+	for ev, err := range client.All[client.Event](ctx, api.Raw.ListJobs, &client.ListJobsParams{Status: &confirmed}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Name == "Northwind Annual Gala" { // the confirmed job with the approved quote's pick list
+			h.job = ev.Id
+		}
+	}
+	byName := map[string]uuid.UUID{}
+	for eq, err := range client.All[client.Equipment](ctx, api.Raw.ListEquipment, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName[eq.Name] = eq.Id
+	}
+	lists, err := api.ListPickListsWithResponse(ctx, &client.ListPickListsParams{EventId: &h.job})
+	if err != nil || len(lists.JSON200.Data) != 1 {
+		t.Fatalf("the job's pick list: %v %+v", err, lists)
+	}
+	console, projector := byName["SD12 mixing console"], byName["UDX-4K32 laser projector"] // stock 2 each
+	one, five := 1, 5
+	for _, it := range []client.PickListItemCreate{
+		{PickListId: lists.JSON200.Data[0].Id, EquipmentId: &console, Quantity: &one},
+		{PickListId: lists.JSON200.Data[0].Id, EquipmentId: &projector, Quantity: &five},
+	} {
+		if _, err := api.CreatePickListItemWithResponse(ctx, nil, it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.overbooked = projector
+	h.measured = map[uuid.UUID]caseSize{console: {L: 49.5, W: 33, H: 18.25, Lbs: 141.5}}
+	return h
+}
+
+// check asserts what either version of the planner must have done: with a
+// reason the overbooked projector is forced onto the truck too.
+func (h *rentalHouse) check(t *testing.T, rep *planReport, forced bool) {
+	t.Helper()
+	want := planReport{Reserved: 1, AlreadyReserved: 4, Loaded: 5, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
+	if forced {
+		want.Reserved, want.Loaded = 2, 6
+	}
+	if rep.Reserved != want.Reserved || rep.AlreadyReserved != want.AlreadyReserved || rep.Loaded != want.Loaded ||
+		rep.Measured != want.Measured || len(rep.Short) != 1 || rep.Short[h.overbooked] != 3 {
+		t.Fatalf("report = %+v, want %+v", *rep, want)
+	}
+	ctx := context.Background()
+	for id, c := range h.measured {
+		eq, err := h.api.GetEquipmentWithResponse(ctx, id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := eq.JSON200.Data
+		if d.CaseLengthIn == nil || float64(*d.CaseLengthIn) != c.L || d.WeightLbs == nil || float64(*d.WeightLbs) != c.Lbs {
+			t.Fatalf("equipment %s after the v1 PATCH: %+v, want %+v", id, d, c)
+		}
+	}
+	loaded := 0
+	for r, err := range client.All[client.Reservation](ctx, h.api.Raw.ListEquipmentReservations,
+		&client.ListEquipmentReservationsParams{EventId: &h.job}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.VehicleId == nil {
+			t.Fatalf("reservation %s has no truck", r.Id)
+		}
+		loaded++
+	}
+	if loaded != 4+want.Reserved {
+		t.Fatalf("%d reservations on the job, want %d (4 seeded, %d new)", loaded, 4+want.Reserved, want.Reserved)
+	}
+}
+
+// TestTypicalIntegration runs the load planner, written with the SDK and
+// with net/http alone, each against its own demo organization on a real
+// listener; every exchange is checked against the OpenAPI documents.
+func TestTypicalIntegration(t *testing.T) {
+	env := apitest.New(t)
+	ctx := context.Background()
+	for _, reason := range []string{"", "sub-rental from a partner house"} {
+		forced := reason != ""
+		t.Run(fmt.Sprintf("sdk/forced=%v", forced), func(t *testing.T) {
+			h := newRentalHouse(t, env)
+			legacy, err := v1.New(h.base+"/api/v1", h.legacyKey, client.HTTPClient(contractClient(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := loadPlan(ctx, h.api, legacy, h.job, h.measured, reason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.check(t, rep, forced)
+		})
+		t.Run(fmt.Sprintf("net/http/forced=%v", forced), func(t *testing.T) {
+			h := newRentalHouse(t, env)
+			p := &plainPlanner{http: contractClient(t), base: h.base, key: h.key, legacyKey: h.legacyKey}
+			rep, err := p.loadPlan(ctx, h.job, h.measured, reason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.check(t, rep, forced)
+		})
+	}
+}
+
+// contractClient is an http.Client whose every exchange is validated
+// against the served OpenAPI documents (v2 and v1) by the contract check.
+func contractClient(t *testing.T) *http.Client {
+	return &http.Client{Transport: contractCheck{t: t, next: http.DefaultTransport}}
+}
+
+type contractCheck struct {
+	t    *testing.T
+	next http.RoundTripper
+}
+
+func (c contractCheck) RoundTrip(req *http.Request) (*http.Response, error) {
+	var reqBody []byte
+	if req.Body != nil {
+		reqBody, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
+	res, err := c.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	apitest.CheckContract(c.t, req.Method, req.URL.RequestURI(), reqBody,
+		&apitest.Response{Status: res.StatusCode, Header: res.Header, Body: body})
+	return res, nil
+}

@@ -1,0 +1,73 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+)
+
+// ListFunc is a generated list method of *Client, for example
+// (*Client).ListEvents: it takes the operation's parameters and returns the
+// raw answer.
+type ListFunc[P any] func(ctx context.Context, params *P, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+// All yields every record of a cursor-paginated list, fetching page after
+// page by passing each page's pagination.next_cursor back as cursor. T is
+// the record type, list a method of API.Raw and params its parameters (nil
+// for none); a cursor in params is where iteration starts. Iteration stops
+// at the first error, which is yielded with a zero T.
+//
+//	for ev, err := range client.All[client.Event](ctx, api.Raw.ListEvents, &client.ListEventsParams{}) { … }
+func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var cursor *string
+		for {
+			page, next, err := fetchPage[T](ctx, list, params, cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, rec := range page {
+				if !yield(rec, nil) {
+					return
+				}
+			}
+			if next == nil {
+				return
+			}
+			cursor = next
+		}
+	}
+}
+
+func fetchPage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, *string, error) {
+	var editors []RequestEditorFn
+	if cursor != nil {
+		c := *cursor
+		editors = append(editors, func(_ context.Context, req *http.Request) error {
+			q := req.URL.Query()
+			q.Set("cursor", c)
+			req.URL.RawQuery = q.Encode()
+			return nil
+		})
+	}
+	res, err := list(ctx, params, editors...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer drain(res)
+	var page struct {
+		Data       []T        `json:"data"`
+		Pagination Pagination `json:"pagination"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
+		return nil, nil, fmt.Errorf("eventapi: list page of %s: %w", res.Request.URL.Path, err)
+	}
+	if !page.Pagination.HasMore || page.Pagination.NextCursor == nil {
+		return page.Data, nil, nil
+	}
+	return page.Data, page.Pagination.NextCursor, nil
+}

@@ -1,0 +1,56 @@
+package client
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// API is the v2 client: the generated ClientWithResponses (typed responses:
+// JSON200, JSON201, …) with the SDK's transport, and Raw, the generated
+// plain client over the same transport (for All and for callers that want
+// the *http.Response).
+type API struct {
+	*ClientWithResponses
+	Raw *Client
+}
+
+// Option adjusts New.
+type Option func(*Transport)
+
+// HTTPClient sends requests through c (timeouts, proxies, test hooks).
+func HTTPClient(c *http.Client) Option { return func(t *Transport) { t.HTTP = c } }
+
+// RetryPolicy replaces DefaultRetry; Retry{} disables retries.
+func RetryPolicy(r Retry) Option { return func(t *Transport) { t.Retry = r } }
+
+// NoAutoIdempotencyKey stops adding an Idempotency-Key to writes that have
+// none; such writes are then retried only on 429 (never processed), not on
+// 503.
+func NoAutoIdempotencyKey() Option { return func(t *Transport) { t.AutoIdempo = false } }
+
+// UserAgent sets the User-Agent header.
+func UserAgent(ua string) Option { return func(t *Transport) { t.UserAgent = ua } }
+
+// NewTransport builds the SDK transport for key with opts applied; the v1
+// package uses it too.
+func NewTransport(key string, opts ...Option) *Transport {
+	t := &Transport{Key: key, HTTP: &http.Client{Timeout: 60 * time.Second}, Retry: DefaultRetry,
+		AutoIdempo: true, UserAgent: "eventapi-go-sdk"}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+// New returns a v2 client for baseURL (the v2 root, for example
+// http://localhost:8080/api/v2) authenticating with key.
+func New(baseURL, key string, opts ...Option) (*API, error) {
+	t := NewTransport(key, opts...)
+	base := strings.TrimSuffix(baseURL, "/") + "/"
+	raw, err := NewClient(base, WithHTTPClient(t))
+	if err != nil {
+		return nil, err
+	}
+	return &API{ClientWithResponses: &ClientWithResponses{ClientInterface: raw}, Raw: raw}, nil
+}

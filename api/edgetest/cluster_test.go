@@ -1,0 +1,123 @@
+package edgetest
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/middleware/idempotency"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/redistest"
+)
+
+// TestRedisClusterMasterKilled runs one `eventapi serve` on a private
+// 3-master Redis Cluster and crashes (SIGKILL) the
+// master that serves the organization's rate-limit bucket. Until its
+// replica is promoted, reads proceed with the limiter failing open (logged)
+// and keyed writes whose record lives on that master get 503 without being
+// executed; after the promotion both recover in the same process: keyed
+// writes execute and replay, and reads are counted again.
+func TestRedisClusterMasterKilled(t *testing.T) {
+	cluster := redistest.StartCluster(t, 5*time.Second)
+	env := []string{
+		"EVENTAPI_DATABASE_URL=" + pgtest.NewEmptyDatabase(t),
+		"EVENTAPI_REDIS_URL=" + cluster.URL,
+		"OTEL_SDK_DISABLED=true",
+		// A patient limiter: on a starved test machine a slow reply would
+		// fail open too and blur what this test looks at (a dead master is
+		// refused at once whatever the bound).
+		"EVENTAPI_REDIS_LIMITER_TIMEOUT=1s",
+	}
+	cli(t, env, nil, "migrate", "up")
+	var org struct{ ID string }
+	cli(t, env, &org, "orgs", "create", "--name", "Cluster Rentals", "--output", "json")
+	var key struct{ Key string }
+	cli(t, env, &key, "keys", "create", "--org", org.ID, "--name", "cluster", "--scopes", "all", "--mode", "live", "--output", "json")
+	p := serve(t, env)
+	client := &http.Client{Timeout: 30 * time.Second}
+	t.Cleanup(client.CloseIdleConnections)
+	read := func() *reply { return viaHTTP(t, client, p.URL, "GET", "/api/v2/clients", key.Key, "") }
+	keyed := func(k string) *reply {
+		return viaHTTP(t, client, p.URL, "POST", "/api/v2/clients", key.Key, fmt.Sprintf(`{"name":%q}`, "Client "+k), keyHeader, k)
+	}
+
+	// The production key layout (prefix "eventapi:", platform/edge): the
+	// bucket and, for the keyed writes, records on the same master.
+	master := cluster.MasterOf(t, "eventapi:{rl:v2:org:"+org.ID+"}")
+	orgID := uuid.MustParse(org.ID)
+	sameMaster := func() string {
+		for i := 0; i < 200; i++ {
+			k := "failover-" + uuid.NewString()
+			if cluster.MasterOf(t, "eventapi:{"+idempotency.StoreKey(orgID, k)+"}") == master {
+				return k
+			}
+		}
+		t.Fatal("no Idempotency-Key hashed to the killed master's slots")
+		return ""
+	}
+	before, during := sameMaster(), sameMaster()
+
+	if r := keyed(before); r.Status != http.StatusCreated {
+		t.Fatalf("healthy keyed write: %d %s", r.Status, r.Body)
+	}
+	if r := read(); r.Status != http.StatusOK || r.Remaining() != 998 {
+		t.Fatalf("healthy read: %d remaining %d", r.Status, r.Remaining())
+	}
+
+	cluster.Kill(t, master)
+	t.Logf("killed master %s", master)
+	if r := read(); r.Status != http.StatusOK || r.Remaining() != 999 {
+		t.Fatalf("read with the bucket's master dead: %d remaining %d, want 200 failing open (999)", r.Status, r.Remaining())
+	}
+	r := keyed(during)
+	if r.Status != http.StatusServiceUnavailable || r.Code() != "service_unavailable" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("keyed write with its record's master dead: %d %s", r.Status, r.Body)
+	}
+	killedAt := time.Now()
+
+	// Recovery: the replica is promoted (cluster-node-timeout 5 s, then an
+	// election); go-redis follows the new slot map. Poll the keyed write.
+	deadline := time.Now().Add(90 * time.Second)
+	for r.Status != http.StatusCreated && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		r = keyed(during)
+		if r.Status != http.StatusCreated && r.Status != http.StatusServiceUnavailable {
+			t.Fatalf("keyed write during the failover: %d %s", r.Status, r.Body)
+		}
+	}
+	if r.Status != http.StatusCreated || r.Header.Get(idempotency.HeaderReplayed) != "" {
+		t.Fatalf("keyed write after the failover: %d %s", r.Status, r.Body)
+	}
+	t.Logf("keyed writes executed again %v after the kill (new master %s)", time.Since(killedAt).Round(time.Millisecond),
+		cluster.MasterOf(t, "eventapi:{rl:v2:org:"+org.ID+"}"))
+	if again := keyed(during); again.Status != http.StatusCreated || again.Header.Get(idempotency.HeaderReplayed) != "true" {
+		t.Fatalf("replay after the failover: %d %s", again.Status, again.Body)
+	}
+	// Counted again: successive reads see Remaining fall (a fail-open
+	// always reports limit - 1).
+	for {
+		a, b := read(), read()
+		if a.Status != http.StatusOK || b.Status != http.StatusOK {
+			t.Fatalf("reads after the failover: %d, %d", a.Status, b.Status)
+		}
+		if a.Remaining() < 999 && b.Remaining() == a.Remaining()-1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the limiter still fails open after the failover: remaining %d then %d", a.Remaining(), b.Remaining())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var failOpen, unavailable bool
+	for _, w := range p.Warnings() {
+		failOpen = failOpen || strings.Contains(w, "failing open")
+		unavailable = unavailable || strings.Contains(w, "refusing keyed writes")
+	}
+	if !failOpen || !unavailable {
+		t.Fatalf("the outage was not logged (fail-open %v, keyed writes refused %v): %v", failOpen, unavailable, p.Warnings())
+	}
+}

@@ -1,0 +1,51 @@
+package events
+
+import (
+	"context"
+
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/tenancy"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/storage/reservations"
+)
+
+// Expansions are the relations ?expand accepts on GET /events/{id} and
+// GET /jobs/{id}: equipment_reservations inlines the event's reservations
+// (its truck assignments); equipment and vehicle then inline those records
+// in each reservation, and have no effect without it.
+var Expansions = []string{"equipment_reservations", "equipment", "vehicle"}
+
+// WithReservations is an event with its reservations inlined.
+type WithReservations struct {
+	*events.Event
+	EquipmentReservations []reservations.Reservation `json:"equipment_reservations"`
+}
+
+// show renders e with the requested expansions.
+func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *events.Event) (any, error) {
+	if !want["equipment_reservations"] {
+		return e, nil
+	}
+	rs, err := ReservationsOf(ctx, db, org, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := reservations.Expand(ctx, db, org, rs, map[string]bool{"equipment": want["equipment"], "vehicle": want["vehicle"]}); err != nil {
+		return nil, err
+	}
+	return WithReservations{Event: e, EquipmentReservations: rs}, nil
+}
+
+// ReservationsOf returns every reservation of org for the event, whatever
+// its status, in creation order.
+func ReservationsOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID) ([]reservations.Reservation, error) {
+	rs := []reservations.Reservation{}
+	err := db.NewSelect().Model(&rs).
+		Where("r.organization_id = ?", org).Where("r.event_id = ?", event).
+		OrderExpr("r.created_at, r.id").Scan(ctx)
+	return rs, database.Error(err)
+}

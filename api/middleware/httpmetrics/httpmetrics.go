@@ -1,0 +1,73 @@
+// Package httpmetrics records the OpenTelemetry HTTP server duration
+// histogram (http.server.request.duration, seconds) for every request,
+// labelled with the method, the route template (never the raw path), the
+// status code and its class (2xx...5xx). It never labels by organization.
+package httpmetrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+
+	"github.com/eventapi/eventapi/api/middleware/route"
+)
+
+// StatusClassKey is the status class attribute (2xx, 4xx, ...), which keeps
+// dashboards' error queries simple.
+const StatusClassKey = attribute.Key("http.response.status_class")
+
+// Buckets are the semantic conventions' advised boundaries, in seconds.
+var Buckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+var duration metric.Float64Histogram
+
+func init() {
+	duration, _ = otel.Meter("github.com/eventapi/eventapi/api/middleware/httpmetrics").Float64Histogram(
+		"http.server.request.duration",
+		metric.WithDescription("Duration of HTTP server requests."),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(Buckets...))
+}
+
+// Config configures the middleware.
+type Config struct {
+	Routes *route.Resolver
+	// ErrorHandler renders an error so the recorded status is the final one.
+	ErrorHandler fiber.ErrorHandler
+}
+
+// New returns the middleware.
+func New(cfg Config) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		err := c.Next()
+		if err != nil && cfg.ErrorHandler != nil {
+			if herr := cfg.ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+			err = nil
+		}
+		status := c.Response().StatusCode()
+		attrs := make([]attribute.KeyValue, 0, 4)
+		attrs = append(attrs, semconv.HTTPRequestMethodKey.String(c.Method()),
+			semconv.HTTPResponseStatusCode(status), StatusClassKey.String(Class(status)))
+		if r := cfg.Routes.Of(c); r != "" {
+			attrs = append(attrs, semconv.HTTPRoute(r))
+		}
+		duration.Record(c.UserContext(), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+		return err
+	}
+}
+
+// Class returns "2xx" for 200..299 and so on.
+func Class(status int) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return strconv.Itoa(status/100) + "xx"
+}

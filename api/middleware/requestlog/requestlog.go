@@ -1,0 +1,120 @@
+// Package requestlog records every request that reaches authentication in
+// the request log (platform/requestlog): it sits in front of the auth
+// middleware of the /api/v1 and /api/v2 groups, renders errors itself so the
+// final status is known, and hands one record to the buffered writer, which
+// never blocks the request.
+package requestlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Sink receives the records (a *requestlog.Writer).
+type Sink interface{ Add(requestlog.Record) }
+
+// Config configures the middleware.
+type Config struct {
+	Sink   Sink
+	Routes *route.Resolver
+	// ErrorHandler renders an error so the record has the final status.
+	ErrorHandler fiber.ErrorHandler
+	// APIVersion is "v1" or "v2".
+	APIVersion string
+}
+
+const (
+	headerIdempotencyKey = "Idempotency-Key"
+	headerReplayed       = "Idempotent-Replayed"
+)
+
+// New returns the middleware.
+func New(cfg Config) fiber.Handler {
+	if cfg.Sink == nil {
+		return func(c *fiber.Ctx) error { return c.Next() }
+	}
+	return func(c *fiber.Ctx) (err error) {
+		start := time.Now()
+		defer func() {
+			// A panic is re-raised for the recoverer, which answers 500.
+			if p := recover(); p != nil {
+				cfg.Sink.Add(record(c, cfg, start, fiber.StatusInternalServerError, "internal_error"))
+				panic(p)
+			}
+		}()
+		err = c.Next()
+		if err != nil && cfg.ErrorHandler != nil {
+			if herr := cfg.ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+			err = nil
+		}
+		status := c.Response().StatusCode()
+		code := rest.ErrorCodeOf(c)
+		if code == "" && status >= 400 {
+			code = bodyErrorCode(c.Response().Body())
+		}
+		cfg.Sink.Add(record(c, cfg, start, status, code))
+		return err
+	}
+}
+
+func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) requestlog.Record {
+	r := requestlog.Record{
+		CreatedAt:  start,
+		RequestID:  rest.EnsureRequestID(c),
+		Method:     c.Method(),
+		Path:       c.Path(),
+		Status:     status,
+		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
+		APIVersion: cfg.APIVersion,
+		ErrorCode:  nonEmpty(code),
+		IP:         nonEmpty(c.IP()),
+		UserAgent:  nonEmpty(string(c.Request().Header.UserAgent())),
+	}
+	if cfg.Routes != nil {
+		r.Route = nonEmpty(cfg.Routes.Of(c))
+	}
+	if p, ok := tenancy.FromContext(c.UserContext()); ok {
+		org, key := p.OrganizationID, p.KeyID
+		r.OrganizationID, r.KeyID, r.KeyPrefix = &org, &key, nonEmpty(p.KeyPrefix)
+	}
+	if k := c.Request().Header.Peek(headerIdempotencyKey); len(k) > 0 {
+		r.IdempotencyKey = nonEmpty(string(k))
+	}
+	r.IdempotentReplayed = string(c.Response().Header.Peek(headerReplayed)) == "true"
+	r.Normalize()
+	return r
+}
+
+// bodyErrorCode reads error.code from a JSON error body (a replayed stored
+// error is sent without passing through the error handler).
+func bodyErrorCode(body []byte) string {
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		return ""
+	}
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	return env.Error.Code
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,105 @@
+package planning
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/stock"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Availability is how many units of one equipment record are reserved and
+// free over a window, as the step function of api/stock: the stock guard
+// admits a reservation of n units for the window exactly when
+// n ≤ min_available (or stock is unlimited).
+type Availability struct {
+	EquipmentID   uuid.UUID `json:"equipment_id"`
+	StockQuantity *int      `json:"stock_quantity"`
+	WindowStart   time.Time `json:"window_start"`
+	WindowEnd     time.Time `json:"window_end"`
+	// MinAvailable is stock minus the most units held at any instant of the
+	// window; null when stock is unlimited.
+	MinAvailable *int `json:"min_available"`
+	// Intervals partition the window where the reserved count changes.
+	Intervals                 []stock.Interval `json:"intervals"`
+	ConflictingReservationIDs []uuid.UUID      `json:"conflicting_reservation_ids"`
+	ConflictingEventIDs       []uuid.UUID      `json:"conflicting_event_ids"`
+}
+
+func availabilityOf(id uuid.UUID, p stock.Profile) Availability {
+	return Availability{EquipmentID: id, StockQuantity: p.Stock, WindowStart: p.Window.Start, WindowEnd: p.Window.End,
+		MinAvailable: p.MinAvailable, Intervals: p.Intervals,
+		ConflictingReservationIDs: p.ReservationIDs, ConflictingEventIDs: p.EventIDs}
+}
+
+// equipmentKind names equipment in not_found.
+const equipmentKind = "equipment"
+
+// availability serves GET /equipment/{id}/availability?start=&end=.
+func (h handlers) availability(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, equipmentKind)
+	if err != nil {
+		return err
+	}
+	w, err := window(c)
+	if err != nil {
+		return err
+	}
+	out, err := h.answer(c, []uuid.UUID{id}, w)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, out[0])
+}
+
+// batchAvailability serves GET /availability?equipment_id=a,b,…&start=&end=:
+// the same answer for up to MaxBatch equipment records, in the order asked.
+func (h handlers) batchAvailability(c *fiber.Ctx) error {
+	ids, err := equipmentIDs(c)
+	if err != nil {
+		return err
+	}
+	w, err := window(c)
+	if err != nil {
+		return err
+	}
+	out, err := h.answer(c, ids, w)
+	if err != nil {
+		return err
+	}
+	return rest.Page(c, out, nil)
+}
+
+// answer loads the profiles of ids over w with one query. Any id that names
+// no equipment of the caller's organization makes the whole answer
+// not_found, naming those ids.
+func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window) ([]Availability, error) {
+	ctx := c.UserContext()
+	profiles, err := stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Availability, 0, len(ids))
+	var missing []string
+	for _, id := range ids {
+		p, ok := profiles[id]
+		if !ok {
+			missing = append(missing, id.String())
+			continue
+		}
+		out = append(out, availabilityOf(id, p))
+	}
+	switch {
+	case len(missing) == 1 && len(ids) == 1:
+		return nil, errs.NotFoundf(equipmentKind)
+	case len(missing) > 0:
+		return nil, errs.New(errs.NotFound, fmt.Sprintf("equipment not found: %s", strings.Join(missing, ", ")))
+	}
+	return out, nil
+}

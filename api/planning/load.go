@@ -1,0 +1,79 @@
+package planning
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/stock"
+	"github.com/eventapi/eventapi/api/truckload"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/storage/vehicles"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Load is what one vehicle carries over a window: the totals against its
+// limits and the reservations behind them.
+type Load struct {
+	truckload.Totals
+	// EventID is the event whose window was asked for (?event_id=), else null.
+	EventID      *uuid.UUID                 `json:"event_id"`
+	Reservations []reservations.Reservation `json:"reservations"`
+}
+
+// load serves GET /vehicles/{id}/load?start=&end= or ?event_id=: the
+// reservations on the vehicle that hold stock during the window (an event's
+// window for event_id), with expand=equipment,event,vehicle on each.
+func (h handlers) load(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, vehicles.Kind)
+	if err != nil {
+		return err
+	}
+	eventID, err := rest.QueryUUID(c, "event_id")
+	if err != nil {
+		return err
+	}
+	var w stock.Window
+	if eventID == nil {
+		if w, err = window(c); err != nil {
+			return err
+		}
+	} else if c.Query("start") != "" || c.Query("end") != "" {
+		return errs.InvalidField("event_id", "give either start and end, or event_id, not both")
+	}
+	want, err := rest.ParseExpand(c, reservations.Expansions...)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
+	vs, err := related.Vehicles(ctx, db, org, []uuid.UUID{id})
+	if err != nil {
+		return err
+	}
+	v := vs[id]
+	if v == nil {
+		return errs.NotFoundf(vehicles.Kind)
+	}
+	if eventID != nil {
+		evs, err := related.Events(ctx, db, org, []uuid.UUID{*eventID})
+		if err != nil {
+			return err
+		}
+		ev := evs[*eventID]
+		if ev == nil {
+			return errs.InvalidField("event_id", related.IssueNotInOrg)
+		}
+		w = stock.Window{Start: ev.StartDate, End: ev.EndDate}
+	}
+	totals, rs, err := reservations.VehicleLoad(ctx, db, org, v, w)
+	if err != nil {
+		return err
+	}
+	if err := reservations.Expand(ctx, db, org, rs, want); err != nil {
+		return err
+	}
+	return rest.OK(c, Load{Totals: totals, EventID: eventID, Reservations: rs})
+}

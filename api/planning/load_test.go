@@ -1,0 +1,193 @@
+package planning_test
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/crudtest"
+	"github.com/eventapi/eventapi/api/bookingtest"
+)
+
+// truck inserts an available vehicle with a payload limit and interior.
+func truck(rows *bookingtest.Rows, name string, payload, l, w, h any) uuid.UUID {
+	return rows.Insert("vehicles", map[string]any{"name": name, "status": "available", "max_payload_lbs": payload,
+		"interior_length_inches": l, "interior_width_inches": w, "interior_height_inches": h})
+}
+
+// item inserts equipment with a weight and case dimensions (nil: unknown).
+func item(rows *bookingtest.Rows, name string, lbs, l, w, h any) uuid.UUID {
+	return rows.Insert("equipment", map[string]any{"name": name, "weight_lbs": lbs,
+		"case_length_in": l, "case_width_in": w, "case_height_in": h})
+}
+
+func onTruck(t *testing.T, o *apitest.Org, eq, v uuid.UUID, from, to, qty int, kv ...any) *apitest.Response {
+	t.Helper()
+	body := map[string]any{"equipment_id": eq.String(), "vehicle_id": v.String(), "start_date": day(from), "end_date": day(to), "quantity": qty}
+	for i := 0; i+1 < len(kv); i += 2 {
+		body[kv[i].(string)] = kv[i+1]
+	}
+	r := o.Post(reservationsPath, body)
+	if r.Status != 201 {
+		t.Fatalf("assign: %d %s", r.Status, r.Body)
+	}
+	return r
+}
+
+func loadPath(v uuid.UUID, from, to int) string {
+	return "/api/v2/vehicles/" + v.String() + "/load?start=" + url.QueryEscape(day(from)) + "&end=" + url.QueryEscape(day(to))
+}
+
+// TestLoadTotals: a truck with lines of known, unknown and partly known
+// figures; only lines that hold stock and overlap the window count.
+func TestLoadTotals(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	v := truck(rows, "Box truck", 1000, 100, 50, 40) // 200,000 cu in
+	amp := item(rows, "Amp rack", 120.5, 24, 22, 14) // 7,392 cu in
+	deck := item(rows, "Stage deck", 90, nil, nil, nil)
+	cable := item(rows, "Cable", nil, 20, 20, 12) // 4,800 cu in
+	odd := item(rows, "Odd case", nil, 30, nil, 10)
+	ev := rows.Event("Show")
+
+	onTruck(t, a, amp, v, 1, 4, 3, "event_id", ev.String())
+	onTruck(t, a, deck, v, 2, 3, 2)
+	onTruck(t, a, cable, v, 3, 6, 5)
+	onTruck(t, a, odd, v, 1, 2, 1)
+	onTruck(t, a, amp, v, 4, 6, 9)                                    // touches the window's end: out
+	onTruck(t, a, deck, v, 1, 4, 7, "reservation_status", "returned") // holds nothing: out
+
+	r := a.Get(loadPath(v, 1, 4) + "&expand=equipment")
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	d := r.Data()
+	want := map[string]any{
+		"vehicle_id": v.String(), "window_start": day(1), "window_end": day(4), "event_id": nil,
+		"payload_lbs": 3*120.5 + 2*90.0, "max_payload_lbs": 1000.0,
+		"cargo_volume_cuin": 3*7392.0 + 5*4800.0, "interior_volume_cuin": 200000.0,
+		"over_payload": false, "over_volume": false, "unknown_weight_count": 2.0, "unknown_volume_count": 2.0,
+	}
+	for k, w := range want {
+		if d[k] != w {
+			t.Errorf("%s = %v, want %v", k, d[k], w)
+		}
+	}
+	rs := d["reservations"].([]any)
+	if len(rs) != 4 {
+		t.Fatalf("%d reservations, want 4: %s", len(rs), r.Body)
+	}
+	if e, _ := rs[0].(map[string]any)["equipment"].(map[string]any); e == nil || e["weight_lbs"] != 120.5 {
+		t.Errorf("expand=equipment did not inline the equipment: %v", rs[0])
+	}
+
+	// By event: the event's window (May 1–4, bookingtest.Event), the same answer.
+	byEvent := a.Get("/api/v2/vehicles/" + v.String() + "/load?event_id=" + ev.String()).Data()
+	if byEvent["event_id"] != ev.String() || byEvent["payload_lbs"] != d["payload_lbs"] || byEvent["window_end"] != day(4) {
+		t.Errorf("by event: %v", byEvent)
+	}
+
+	// Unknown limits never report over, however heavy the load.
+	open := truck(rows, "Flatbed", nil, nil, 50, 40)
+	onTruck(t, a, amp, open, 1, 2, 1000)
+	o := a.Get(loadPath(open, 1, 2)).Data()
+	if o["over_payload"] != false || o["over_volume"] != false || o["max_payload_lbs"] != nil || o["interior_volume_cuin"] != nil {
+		t.Errorf("unknown limits: %v", o)
+	}
+}
+
+// TestLoadWarnings: a reservation write that assigns a vehicle succeeds and
+// carries over_payload / over_volume exactly when the vehicle is then over
+// that limit during the reservation's window; exactly at the limit it is not.
+func TestLoadWarnings(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	v := truck(rows, "Van", 1000, 10, 10, 100)    // 10,000 cu in
+	crate := item(rows, "Crate", 100, 10, 10, 10) // 100 lbs, 1,000 cu in
+	feather := item(rows, "Feather", 0.1, 10, 10, 5)
+	other := truck(rows, "Other van", 1000, 10, 10, 100)
+
+	codes := func(r *apitest.Response) []string {
+		var out []string
+		ws, _ := r.JSON()["warnings"].([]any)
+		for _, w := range ws {
+			out = append(out, w.(map[string]any)["code"].(string))
+		}
+		return out
+	}
+	expect := func(what string, r *apitest.Response, want ...string) {
+		t.Helper()
+		if got := codes(r); len(got) != len(want) || (len(want) > 0 && !crudtest.Same(got, want)) {
+			t.Errorf("%s: warnings %v, want %v: %s", what, got, want, r.Body)
+		}
+	}
+
+	first := onTruck(t, a, crate, v, 1, 5, 6) // 600 lbs, 6,000 cu in
+	expect("600 of 1000 lbs", first)
+	id := first.Data()["id"].(string)
+	second := onTruck(t, a, crate, v, 3, 8, 4) // 1000 lbs, 10,000 cu in: exactly full
+	expect("exactly at both limits", second)
+
+	// 0.1 lb × 3 is 0.30000000000000004 in binary floating point: the sums
+	// are rounded, so this is over by 0.3 lb, never by noise alone.
+	r := onTruck(t, a, feather, v, 4, 5, 3)
+	expect("0.3 lb and 1,500 cu in over", r, "over_payload", "over_volume")
+	ws := r.JSON()["warnings"].([]any)
+	d := ws[0].(map[string]any)["details"].(map[string]any)
+	if d["payload_lbs"] != 1000.3 || d["max_payload_lbs"] != 1000.0 || d["vehicle_id"] != v.String() || d["window_start"] != day(4) {
+		t.Errorf("over_payload details %v", d)
+	}
+	if r.Data()["id"] == nil {
+		t.Fatal("the write did not succeed")
+	}
+	feather1 := r.Data()["id"].(string)
+
+	// Moving the feathers off the truck's busy days clears it; a patch that
+	// changes nothing on the truck never warns, even while it is over.
+	expect("moved to a quiet day", a.Patch(reservationsPath+"/"+feather1, map[string]any{"start_date": day(8), "end_date": day(9)}))
+	expect("moved back", a.Patch(reservationsPath+"/"+feather1, map[string]any{"start_date": day(4), "end_date": day(5)}), "over_payload", "over_volume")
+	expect("notes only", a.Patch(reservationsPath+"/"+id, map[string]any{"notes": "strap down"}))
+	// Cancelling holds nothing: no warning, and the truck is back at its limits.
+	expect("cancel", a.Patch(reservationsPath+"/"+feather1, map[string]any{"reservation_status": "cancelled"}))
+	if l := a.Get(loadPath(v, 4, 5)).Data(); l["payload_lbs"] != 1000.0 || l["over_payload"] != false {
+		t.Errorf("after cancel: %v", l)
+	}
+	// Growing the first reservation by one crate crosses both limits on days 3–5.
+	expect("quantity 6 → 7", a.Patch(reservationsPath+"/"+id, map[string]any{"quantity": 7}), "over_payload", "over_volume")
+	// Moving it to the other van assigns it there, where it fits.
+	expect("to the other van", a.Patch(reservationsPath+"/"+id, map[string]any{"vehicle_id": other.String()}))
+	// Without a vehicle nothing is checked.
+	if r := a.Post(reservationsPath, map[string]any{"equipment_id": crate.String(), "start_date": day(1), "end_date": day(9), "quantity": 500}); r.Status != 201 || len(codes(r)) != 0 {
+		t.Errorf("no vehicle: %d %s", r.Status, r.Body)
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	env := newEnv(t)
+	a, b := env.NewOrg("A"), env.NewOrg("B")
+	rows := bookingtest.For(env, a)
+	v := truck(rows, "Truck", 1000, 10, 10, 10)
+	theirs := bookingtest.For(env, b).Vehicle("Their truck", "available")
+	theirEvent := bookingtest.For(env, b).Event("Their show")
+	path := "/api/v2/vehicles/" + v.String() + "/load"
+	ok := "?start=" + url.QueryEscape(day(1)) + "&end=" + url.QueryEscape(day(2))
+	bad := func(name, p, field string) crudtest.Case {
+		return crudtest.Case{Name: name, Method: "GET", Path: p, Status: 422, Code: "validation_error", Field: field}
+	}
+	crudtest.Rejects(t, env, a, "equipment_reservations", []crudtest.Case{
+		bad("no window", path, "start"),
+		bad("only end", path+"?end="+day(2), "start"),
+		bad("inverted", path+"?start="+day(3)+"&end="+day(2), "end"),
+		bad("event and window", path+ok+"&event_id="+uuid.NewString(), "event_id"),
+		bad("event not a uuid", path+"?event_id=x", "event_id"),
+		bad("unknown event", path+"?event_id="+uuid.NewString(), "event_id"),
+		bad("another organization's event", path+"?event_id="+theirEvent.String(), "event_id"),
+		bad("unknown expand", path+ok+"&expand=category", "expand"),
+		{Name: "unknown vehicle", Method: "GET", Path: "/api/v2/vehicles/" + uuid.NewString() + "/load" + ok, Status: 404, Code: "not_found"},
+		{Name: "another organization's vehicle", Method: "GET", Path: "/api/v2/vehicles/" + theirs.String() + "/load" + ok, Status: 404, Code: "not_found"},
+	})
+}

@@ -1,0 +1,190 @@
+package requestlogs_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+const base = "/api/v2/request_logs"
+
+// flush writes the buffered records, as the writer does within a second.
+func flush(t *testing.T, env *apitest.Env) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := env.Svc.FlushRequestLog(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// byRequestID lists org's log filtered by request_id and returns the record.
+func byRequestID(t *testing.T, o *apitest.Org, reqID string) map[string]any {
+	t.Helper()
+	res := o.Get(base + "?request_id=" + url.QueryEscape(reqID))
+	if res.Status != 200 {
+		t.Fatalf("list: %d %s", res.Status, res.Body)
+	}
+	l := res.List()
+	if len(l) != 1 {
+		t.Fatalf("request %s: %d records: %s", reqID, len(l), res.Body)
+	}
+	return l[0]
+}
+
+// TestOrganizationSeesItsOwnRequests sends requests as A (a success, a 404, a
+// keyed write and its replay, a 401-free refusal for scope) and reads them
+// back from A's request log with their request id, route template, status
+// and error code; B's key sees none of them.
+func TestOrganizationSeesItsOwnRequests(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewOrg("Alpha"), env.NewOrg("Bravo")
+	limited := env.NewKey(a.ID, apikey.Live, tenancy.EventsRead)
+
+	list := a.Get("/api/v2/clients")
+	missing := a.Get("/api/v2/clients/" + uuid.NewString())
+	first := a.Do("POST", "/api/v2/clients", map[string]any{"name": "Keyed"}, "Idempotency-Key", "log-1")
+	replay := a.Do("POST", "/api/v2/clients", map[string]any{"name": "Keyed"}, "Idempotency-Key", "log-1")
+	denied := env.Send(apitest.Request{Method: "GET", Path: "/api/v2/clients", Key: limited})
+	if list.Status != 200 || missing.Status != 404 || first.Status != 201 || replay.Status != 201 || denied.Status != 403 {
+		t.Fatalf("setup: %d %d %d %d %d", list.Status, missing.Status, first.Status, replay.Status, denied.Status)
+	}
+	if replay.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("second keyed POST was not replayed")
+	}
+	flush(t, env)
+
+	tests := []struct {
+		name      string
+		res       *apitest.Response
+		method    string
+		route     string
+		status    float64
+		errorCode any
+		replayed  bool
+	}{
+		{"list", list, "GET", "/api/v2/clients", 200, nil, false},
+		{"missing", missing, "GET", "/api/v2/clients/{id}", 404, "not_found", false},
+		{"keyed write", first, "POST", "/api/v2/clients", 201, nil, false},
+		{"replay", replay, "POST", "/api/v2/clients", 201, nil, true},
+		{"scope refused", denied, "GET", "/api/v2/clients", 403, "insufficient_scope", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reqID := tt.res.Header.Get("X-Request-Id")
+			r := byRequestID(t, a, reqID)
+			if r["request_id"] != reqID || r["method"] != tt.method || r["route"] != tt.route ||
+				r["status"] != tt.status || r["error_code"] != tt.errorCode || r["idempotent_replayed"] != tt.replayed ||
+				r["api_version"] != "v2" {
+				t.Errorf("record %v", r)
+			}
+			if tt.replayed && r["idempotency_key"] != "log-1" {
+				t.Errorf("idempotency_key = %v", r["idempotency_key"])
+			}
+			if r["key_id"] == nil || r["key_prefix"] == nil {
+				t.Errorf("key not recorded: %v", r)
+			}
+			one := a.Get(base + "/" + r["id"].(string))
+			if one.Status != 200 || one.Data()["request_id"] != reqID {
+				t.Errorf("GET by id: %d %s", one.Status, one.Body)
+			}
+			// B never sees A's record, by filter or by id.
+			if other := b.Get(base + "?request_id=" + url.QueryEscape(reqID)); other.Status != 200 || len(other.List()) != 0 {
+				t.Errorf("B sees A's request: %d %s", other.Status, other.Body)
+			}
+			if other := b.Get(base + "/" + r["id"].(string)); other.Status != 404 || other.ErrorCode() != "not_found" {
+				t.Errorf("B reads A's record by id: %d %s", other.Status, other.Body)
+			}
+		})
+	}
+
+	// Filters narrow A's log; the list is newest first.
+	for q, want := range map[string]int{
+		"?status=404": 1, "?status=4xx": 2, "?method=POST": 2, "?route=" + url.QueryEscape("/api/v2/clients/{id}"): 1,
+	} {
+		res := a.Get(base + q)
+		if res.Status != 200 || len(res.List()) != want {
+			t.Errorf("%s: %d records (want %d): %s", q, len(res.List()), want, res.Body)
+		}
+	}
+	all := a.Get(base + "?limit=100").List()
+	for i := 1; i < len(all); i++ {
+		if all[i-1]["created_at"].(string) < all[i]["created_at"].(string) {
+			t.Errorf("not newest first at %d: %v then %v", i, all[i-1]["created_at"], all[i]["created_at"])
+		}
+	}
+	since := url.QueryEscape(time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	if res := a.Get(base + "?since=" + since); res.Status != 200 || len(res.List()) != 0 {
+		t.Errorf("since in the future: %s", res.Body)
+	}
+}
+
+// TestPagesNewestFirst walks A's log with limit=2 and finds every record once.
+func TestPagesNewestFirst(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Pager")
+	sent := map[string]bool{}
+	for range 5 {
+		sent[a.Get("/api/v2/events").Header.Get("X-Request-Id")] = true
+	}
+	flush(t, env)
+	seen := map[string]bool{}
+	next := base + "?limit=2&route=" + url.QueryEscape("/api/v2/events")
+	for pages := 0; next != ""; pages++ {
+		if pages > 5 {
+			t.Fatal("too many pages")
+		}
+		res := a.Get(next)
+		if res.Status != 200 {
+			t.Fatalf("%d %s", res.Status, res.Body)
+		}
+		for _, r := range res.List() {
+			id := r["request_id"].(string)
+			if seen[id] {
+				t.Errorf("request %s twice", id)
+			}
+			seen[id] = true
+		}
+		next = ""
+		if c, _ := res.JSON()["pagination"].(map[string]any)["next_cursor"].(string); c != "" {
+			next = base + "?limit=2&route=" + url.QueryEscape("/api/v2/events") + "&cursor=" + c
+		}
+	}
+	for id := range sent {
+		if !seen[id] {
+			t.Errorf("request %s missing from the pages", id)
+		}
+	}
+}
+
+func TestBadFiltersAre422(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Strict")
+	for _, q := range []string{"?status=abc", "?status=6xx", "?status=99", "?method=FETCH", "?key_id=nope",
+		"?since=yesterday", "?until=2026-13-01", "?limit=0", "?cursor=zzz"} {
+		if res := a.Get(base + q); res.Status != 422 || res.ErrorCode() != "validation_error" {
+			t.Errorf("%s: %d %s", q, res.Status, res.Body)
+		}
+	}
+	if res := a.Get(base + "/not-a-uuid"); res.Status != 404 {
+		t.Errorf("bad id: %d %s", res.Status, res.Body)
+	}
+}
+
+func TestNeedsTheScope(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrgWithKey("Scoped", apikey.Live, tenancy.EventsRead)
+	if res := a.Get(base); res.Status != 403 || res.ErrorCode() != "insufficient_scope" {
+		t.Errorf("%d %s", res.Status, res.Body)
+	}
+}

@@ -1,0 +1,195 @@
+package server_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/platform/telemetry"
+)
+
+var (
+	metricsOnce sync.Once
+	metricsURL  string
+)
+
+// metricsEndpoint installs the process's Prometheus meter provider once (the
+// global instruments bind to the first provider set) and serves it on a free
+// port, as serve does on EVENTAPI_METRICS_ADDR.
+func metricsEndpoint(t *testing.T) string {
+	t.Helper()
+	metricsOnce.Do(func() {
+		m, err := telemetry.SetupPrometheusMetrics(context.Background(), "eventapi-test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = telemetry.ServeMetrics(context.Background(), ln, m.Handler) }()
+		metricsURL = "http://" + ln.Addr().String() + "/metrics"
+	})
+	if metricsURL == "" {
+		t.Fatal("metrics endpoint failed to start")
+	}
+	return metricsURL
+}
+
+// scrape fetches and parses the exposition; a parse error fails the test.
+func scrape(t *testing.T, u string) map[string]*dto.MetricFamily {
+	t.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("GET /metrics: %d", res.StatusCode)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(res.Body)
+	if err != nil {
+		t.Fatalf("/metrics is not Prometheus text: %v", err)
+	}
+	return fams
+}
+
+func labels(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}
+
+// counter sums a counter family's samples whose labels include want.
+func counter(fams map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
+	var sum float64
+	for _, m := range fams[name].GetMetric() {
+		ls, ok := labels(m), true
+		for k, v := range want {
+			ok = ok && ls[k] == v
+		}
+		if ok {
+			sum += m.GetCounter().GetValue()
+		}
+	}
+	return sum
+}
+
+// TestMetricsExposition: after traffic, /metrics parses as Prometheus text,
+// holds the request-duration histogram labelled by route template, method
+// and status, the pool gauges, and no organization id in any label.
+func TestMetricsExposition(t *testing.T) {
+	u := metricsEndpoint(t)
+	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.Metrics = true })
+	org := env.NewOrg("Metered")
+	other := env.NewOrg("Other")
+	if res := org.Get("/api/v2/clients"); res.Status != 200 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	if res := other.Get("/api/v2/clients/" + org.ID.String()); res.Status != 404 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	fams := scrape(t, u)
+	hist := fams["http_server_request_duration_seconds"]
+	if hist == nil || hist.GetType() != dto.MetricType_HISTOGRAM {
+		t.Fatalf("no http_server_request_duration_seconds histogram; families: %d", len(fams))
+	}
+	found := map[string]bool{}
+	for _, m := range hist.GetMetric() {
+		ls := labels(m)
+		found[ls["http_request_method"]+" "+ls["http_route"]+" "+ls["http_response_status_code"]+" "+ls["http_response_status_class"]] = true
+	}
+	for _, want := range []string{"GET /api/v2/clients 200 2xx", "GET /api/v2/clients/{id} 404 4xx"} {
+		if !found[want] {
+			t.Errorf("no histogram series %q; have %v", want, found)
+		}
+	}
+	// The pool gauges the chart's dashboard plots (charts/eventapi/dashboards).
+	for _, name := range []string{"go_sql_connections_in_use", "go_sql_connections_max_open", "db_client_connections_usage"} {
+		if fams[name] == nil {
+			names := make([]string, 0, len(fams))
+			for n := range fams {
+				names = append(names, n)
+			}
+			t.Errorf("no %s (pool gauge); families: %v", name, names)
+		}
+	}
+	for name, f := range fams {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				for _, id := range []string{org.ID.String(), other.ID.String()} {
+					if strings.Contains(l.GetValue(), id) || strings.Contains(l.GetName(), "organization") {
+						t.Errorf("%s carries an organization in label %s=%s", name, l.GetName(), l.GetValue())
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRequestLogDropsWhenTheDatabaseStalls holds an exclusive lock on
+// today's request-log partition, so the writer's COPY waits, with a buffer
+// of two records. Requests keep succeeding, and the records that find the
+// buffer full are dropped and counted in /metrics.
+func TestRequestLogDropsWhenTheDatabaseStalls(t *testing.T) {
+	u := metricsEndpoint(t)
+	env := apitest.New(t, func(_ *config.Config, o *server.Options) {
+		o.Metrics = true
+		o.RequestLog = requestlog.WriterConfig{Buffer: 2, Batch: 1, Interval: 10 * time.Millisecond, WriteTimeout: time.Minute}
+	})
+	org := env.NewOrg("Stalled")
+	before := counter(scrape(t, u), "eventapi_request_log_dropped_total", map[string]string{"reason": "buffer_full"})
+
+	ctx := context.Background()
+	tx, err := env.Svc.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE "+requestlog.PartitionName(time.Now())+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if res := org.Get("/api/v2/events"); res.Status != 200 {
+			t.Fatalf("request %d while the log stalls: %d %s", i, res.Status, res.Body)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		after := counter(scrape(t, u), "eventapi_request_log_dropped_total", map[string]string{"reason": "buffer_full"})
+		if after > before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no drop counted (before %v, after %v, writer dropped %d)", before, after, env.Svc.RequestLog.Dropped())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// Once the lock is gone the writer catches up.
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := env.Svc.FlushRequestLog(fctx); err != nil {
+		t.Fatal(err)
+	}
+	if env.Svc.RequestLog.Written() == 0 {
+		t.Error("nothing written after the stall ended")
+	}
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// Limits of what the HTTP layer reads (docs/edge.md, "Requests refused at
+// the HTTP layer"). The read buffer holds a request line and headers at
+// their limits; a request beyond it fails inside fasthttp and is classified
+// by refuseUnread.
+const (
+	MaxURIBytes    = 8 << 10
+	MaxHeaderBytes = 16 << 10
+	readBufferSize = MaxURIBytes + MaxHeaderBytes + 1<<10
+)
+
+// guard installs on app's fasthttp server what Fiber cannot do itself:
+// refusals of requests that fail before routing (unknown methods, an
+// oversized request line or header block, a body over the limit,
+// conflicting framing) answered in the envelope by errorHandler, and the
+// per-connection bookkeeping of conn.
+func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *routeTable) {
+	srv := app.Server()
+	render := func(fctx *fasthttp.RequestCtx, err error) {
+		c := app.AcquireCtx(fctx)
+		defer app.ReleaseCtx(c)
+		if errorHandler(c, err) != nil {
+			fctx.SetStatusCode(fiber.StatusInternalServerError)
+		}
+	}
+
+	// A request with conflicting framing must not wait for a body: its
+	// body read times out at once, and the error handler (which cannot see
+	// the headers any more) or, when the body was already read, the handler
+	// finds the problem noted under the request's
+	// header, the one value both hooks share.
+	var framing sync.Map // *fasthttp.RequestHeader → problem
+
+	next := srv.Handler
+	srv.Handler = func(fctx *fasthttp.RequestCtx) {
+		if c, ok := fctx.Conn().(*conn); ok {
+			c.requestRead()
+		}
+		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
+			fctx.SetConnectionClose()
+			render(fctx, errs.New(errs.BadRequest, problem.(string)))
+			return
+		}
+		if method := string(fctx.Method()); !slices.Contains(fiber.DefaultMethods, method) {
+			fctx.SetConnectionClose()
+			render(fctx, routes.notAllowed(app, method, string(fctx.Path())))
+			return
+		}
+		next(fctx)
+	}
+
+	srv.HeaderReceived = func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		if problem := framingProblem(h); problem != "" {
+			framing.Store(h, problem)
+			return fasthttp.RequestConfig{ReadTimeout: time.Nanosecond}
+		}
+		return fasthttp.RequestConfig{}
+	}
+
+	fiberErrors := srv.ErrorHandler
+	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
+		// The request was not read to its end: let the client read the
+		// answer before the connection closes.
+		if c, ok := fctx.Conn().(*conn); ok {
+			c.lingerOnClose()
+		}
+		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
+			render(fctx, errs.New(errs.BadRequest, problem.(string)))
+			return
+		}
+		if e := refuseUnread(fctx, err); e != nil {
+			render(fctx, e)
+			return
+		}
+		fiberErrors(fctx, err)
+	}
+}
+
+// refuseUnread classifies a request fasthttp could not read: nil leaves it
+// to Fiber's own mapping (413 for a body over the limit, 408 on timeouts).
+func refuseUnread(fctx *fasthttp.RequestCtx, err error) error {
+	if !errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
+		return nil
+	}
+	// The request line and headers overflowed the read buffer: blame the
+	// request line when it alone is over its limit.
+	if c, ok := fctx.Conn().(*conn); ok && c.requestLineLen() > MaxURIBytes {
+		return uriTooLong()
+	}
+	return headersTooLarge()
+}
+
+func uriTooLong() error {
+	return errs.New(errs.URITooLong, "the request line is longer than "+strconv.Itoa(MaxURIBytes)+" bytes")
+}
+
+func headersTooLarge() error {
+	return errs.New(errs.HeadersTooLarge, "the request headers are larger than "+strconv.Itoa(MaxHeaderBytes)+" bytes")
+}
+
+// refuse is the first middleware after the access log: it answers in the
+// envelope what the handlers must never see.
+func refuse(c *fiber.Ctx) error {
+	h := &c.Request().Header
+	if len(h.RequestURI()) > MaxURIBytes {
+		return uriTooLong()
+	}
+	if len(h.RawHeaders()) > MaxHeaderBytes {
+		return headersTooLarge()
+	}
+	switch c.Method() {
+	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut:
+		if len(c.Request().Body()) > 0 && !isJSON(h.ContentType()) {
+			return errs.New(errs.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json")
+		}
+	}
+	return c.Next()
+}
+
+// isJSON reports whether a Content-Type is application/json or
+// application/<anything>+json, with any parameters (charset).
+func isJSON(ct []byte) bool {
+	if i := bytes.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = bytes.ToLower(bytes.TrimSpace(ct))
+	if !bytes.HasPrefix(ct, []byte("application/")) {
+		return false
+	}
+	sub := ct[len("application/"):]
+	return string(sub) == "json" || (bytes.HasSuffix(sub, []byte("+json")) && len(sub) > len("+json"))
+}
+
+// framingProblem describes why the body framing of a request is ambiguous
+// (two different Content-Length values, Content-Length beside
+// Transfer-Encoding, or a Transfer-Encoding other than chunked), or "".
+// Such a request could be read differently by a proxy in front, so it is
+// refused rather than guessed (request smuggling).
+func framingProblem(h *fasthttp.RequestHeader) string {
+	raw := h.RawHeaders()
+	var length []byte
+	lengths, encodings := 0, 0
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			continue
+		}
+		name, value := bytes.TrimSpace(line[:colon]), bytes.TrimSpace(line[colon+1:])
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if lengths > 0 && !bytes.Equal(value, length) {
+				return "the request has two different Content-Length headers"
+			}
+			length = value
+			lengths++
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			encodings++
+			if encodings > 1 || !bytes.EqualFold(value, []byte("chunked")) {
+				return "the request's Transfer-Encoding must be a single chunked"
+			}
+		}
+	}
+	if lengths > 0 && encodings > 0 {
+		return "the request has both Content-Length and Transfer-Encoding"
+	}
+	return ""
+}

@@ -1,0 +1,156 @@
+package server_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/api/apitest"
+)
+
+// rawExchange writes request on a fresh TCP connection to base (while
+// body, when set, is written concurrently, as a client streaming an upload
+// would) and reads one response. Speaking HTTP by hand reaches the refusals
+// that happen inside fasthttp, before any Go HTTP client would let it.
+func rawExchange(t *testing.T, base, request string, body io.Reader) (*http.Response, []byte) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A refusal must come at once: a server left waiting for a body fails
+	// here instead of hanging the test.
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		go func() { _, _ = io.Copy(conn, body) }()
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the answer's body: %v", err)
+	}
+	return resp, out
+}
+
+// assertEnvelope checks status, the v2 error envelope with code, and that
+// X-Request-Id is error.request_id.
+func assertEnvelope(t *testing.T, resp *http.Response, body []byte, status int, code string) {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Code      string `json:"code"`
+			Message   string `json:"message"`
+			RequestID string `json:"request_id"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("%d %q is not the JSON envelope: %v", resp.StatusCode, body, err)
+	}
+	if resp.StatusCode != status || e.Error.Code != code || e.Error.Message == "" {
+		t.Fatalf("got %d %s, want %d %s", resp.StatusCode, body, status, code)
+	}
+	if id := resp.Header.Get("X-Request-Id"); id == "" || id != e.Error.RequestID {
+		t.Fatalf("X-Request-Id %q, error.request_id %q", id, e.Error.RequestID)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type %q", ct)
+	}
+}
+
+func TestRefusalsAtTheHTTPLayer(t *testing.T) {
+	env := apitest.New(t)
+	org := env.NewOrg("Acme")
+	base := env.Listen(t)
+	auth := "Authorization: Bearer " + org.Key + "\r\n"
+	get := func(target, headers string) string {
+		return "GET " + target + " HTTP/1.1\r\nHost: test\r\n" + auth + headers + "\r\n"
+	}
+
+	t.Run("unknown method is 405", func(t *testing.T) {
+		resp, body := rawExchange(t, base, "FOO /api/v2/clients HTTP/1.1\r\nHost: test\r\n"+auth+"\r\n", nil)
+		assertEnvelope(t, resp, body, 405, "method_not_allowed")
+		if allow := resp.Header.Get("Allow"); allow != "GET, POST" {
+			t.Errorf("Allow = %q", allow)
+		}
+	})
+	t.Run("request line over 8 KiB is 414", func(t *testing.T) {
+		resp, body := rawExchange(t, base, get("/api/v2/clients?search="+strings.Repeat("a", 8<<10), ""), nil)
+		assertEnvelope(t, resp, body, 414, "uri_too_long")
+	})
+	t.Run("100 kB query string is 414", func(t *testing.T) {
+		resp, body := rawExchange(t, base, get("/api/v2/clients?search="+strings.Repeat("a", 100_000), ""), nil)
+		assertEnvelope(t, resp, body, 414, "uri_too_long")
+	})
+	t.Run("headers over 16 KiB are 431", func(t *testing.T) {
+		resp, body := rawExchange(t, base, get("/api/v2/clients", "X-Pad: "+strings.Repeat("h", 16<<10)+"\r\n"), nil)
+		assertEnvelope(t, resp, body, 431, "headers_too_large")
+	})
+	t.Run("headers far over the read buffer are 431", func(t *testing.T) {
+		var pad strings.Builder
+		for i := range 40 {
+			pad.WriteString("X-Pad-" + string(rune('a'+i%26)) + ": " + strings.Repeat("h", 1000) + "\r\n")
+		}
+		resp, body := rawExchange(t, base, get("/api/v2/clients", pad.String()), nil)
+		assertEnvelope(t, resp, body, 431, "headers_too_large")
+	})
+	t.Run("a 2 MiB body being sent gets a readable 413", func(t *testing.T) {
+		const size = 2 << 20
+		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 2097152\r\n\r\n"
+		resp, body := rawExchange(t, base, req, strings.NewReader(`{"name":"`+strings.Repeat("x", size-11)+`"}`))
+		assertEnvelope(t, resp, body, 413, "payload_too_large")
+	})
+	t.Run("a chunked body over 1 MiB gets a readable 413", func(t *testing.T) {
+		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
+			"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+		chunk := strings.Repeat("x", 64<<10)
+		var b strings.Builder
+		for range 40 {
+			b.WriteString("10000\r\n" + chunk + "\r\n")
+		}
+		b.WriteString("0\r\n\r\n")
+		resp, body := rawExchange(t, base, req, strings.NewReader(b.String()))
+		assertEnvelope(t, resp, body, 413, "payload_too_large")
+	})
+	t.Run("two different Content-Length headers are 400 at once", func(t *testing.T) {
+		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 100\r\n\r\n{\"a\":"
+		resp, body := rawExchange(t, base, req, nil)
+		assertEnvelope(t, resp, body, 400, "bad_request")
+	})
+	t.Run("Content-Length beside Transfer-Encoding is 400 at once", func(t *testing.T) {
+		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+		resp, body := rawExchange(t, base, req, nil)
+		assertEnvelope(t, resp, body, 400, "bad_request")
+	})
+	t.Run("a body that is not JSON is 415", func(t *testing.T) {
+		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", ""} {
+			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key,
+				Body: `{"name":"Plain"}`, Headers: map[string]string{"Content-Type": ct}})
+			if res.Status != 415 || res.ErrorCode() != "unsupported_media_type" {
+				t.Errorf("Content-Type %q: %d %s", ct, res.Status, res.Body)
+			}
+		}
+		for _, ct := range []string{"application/json; charset=utf-8", "application/merge-patch+json", "Application/JSON"} {
+			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key,
+				Body: `{"name":"Json ` + ct + `"}`, Headers: map[string]string{"Content-Type": ct}})
+			if res.Status != 201 {
+				t.Errorf("Content-Type %q: %d %s", ct, res.Status, res.Body)
+			}
+		}
+	})
+}

@@ -1,0 +1,82 @@
+// Package truckload answers "does this truck still take the weight and the
+// cube?": the payload and cargo volume of the reservations assigned to a
+// vehicle over a window, against the vehicle's payload and interior volume.
+// The load endpoint (api/planning) reports it and reservation writes
+// (api/reservations) warn when an assignment leaves a truck over either
+// limit. docs/availability.md explains the figures.
+package truckload
+
+import (
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Line is one reservation on the truck with its equipment's figures (nil
+// when the equipment lacks them).
+type Line struct {
+	Quantity  int
+	WeightLbs *float64
+	// Case dimensions in inches.
+	LengthIn, WidthIn, HeightIn *float64
+}
+
+// Limits are the vehicle's capacity; nil figures are unknown.
+type Limits struct {
+	MaxPayloadLbs *int
+	// Interior dimensions in inches.
+	LengthIn, WidthIn, HeightIn *int
+}
+
+// Totals is the load of one vehicle over a window.
+type Totals struct {
+	VehicleID   uuid.UUID `json:"vehicle_id"`
+	WindowStart time.Time `json:"window_start"`
+	WindowEnd   time.Time `json:"window_end"`
+	// PayloadLbs is Σ quantity × weight_lbs over the lines with a weight.
+	PayloadLbs    float64 `json:"payload_lbs"`
+	MaxPayloadLbs *int    `json:"max_payload_lbs"`
+	// CargoVolumeCuin is Σ quantity × case length × width × height over the
+	// lines with all three dimensions.
+	CargoVolumeCuin    float64 `json:"cargo_volume_cuin"`
+	InteriorVolumeCuin *int64  `json:"interior_volume_cuin"`
+	// OverPayload and OverVolume are true when a known limit is exceeded
+	// (never when the limit is unknown).
+	OverPayload bool `json:"over_payload"`
+	OverVolume  bool `json:"over_volume"`
+	// UnknownWeightCount and UnknownVolumeCount count the lines left out of
+	// the sums because their equipment lacks the figure.
+	UnknownWeightCount int `json:"unknown_weight_count"`
+	UnknownVolumeCount int `json:"unknown_volume_count"`
+}
+
+// Sum totals lines against the vehicle's limits. Sums are rounded to
+// hundredths (of a pound, of a cubic inch) before they are compared, so the
+// noise of binary floating point never decides over_payload or over_volume.
+func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Totals {
+	t := Totals{VehicleID: vehicle, WindowStart: start, WindowEnd: end, MaxPayloadLbs: lim.MaxPayloadLbs}
+	if lim.LengthIn != nil && lim.WidthIn != nil && lim.HeightIn != nil {
+		v := int64(*lim.LengthIn) * int64(*lim.WidthIn) * int64(*lim.HeightIn)
+		t.InteriorVolumeCuin = &v
+	}
+	for _, l := range lines {
+		q := float64(l.Quantity)
+		if l.WeightLbs == nil {
+			t.UnknownWeightCount++
+		} else {
+			t.PayloadLbs += q * *l.WeightLbs
+		}
+		if l.LengthIn == nil || l.WidthIn == nil || l.HeightIn == nil {
+			t.UnknownVolumeCount++
+		} else {
+			t.CargoVolumeCuin += q * *l.LengthIn * *l.WidthIn * *l.HeightIn
+		}
+	}
+	t.PayloadLbs, t.CargoVolumeCuin = hundredths(t.PayloadLbs), hundredths(t.CargoVolumeCuin)
+	t.OverPayload = t.MaxPayloadLbs != nil && t.PayloadLbs > float64(*t.MaxPayloadLbs)
+	t.OverVolume = t.InteriorVolumeCuin != nil && t.CargoVolumeCuin > float64(*t.InteriorVolumeCuin)
+	return t
+}
+
+func hundredths(x float64) float64 { return math.Round(x*100) / 100 }

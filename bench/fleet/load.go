@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fixture holds the demo organization's ids the load uses.
+type fixture struct {
+	org       string
+	key       string
+	pickLists []string
+	items     []string
+	equipment []string
+}
+
+// result is one request of the load.
+type result struct {
+	phase                 string
+	kind                  string
+	sent                  time.Time
+	done                  time.Time
+	status                int // 0: transport error
+	err                   string
+	enveloped, retryAfter bool
+}
+
+// failed reports a request the client saw fail: a transport error or a
+// 5xx. A 4xx is the API answering.
+func (r result) failed() bool { return r.status == 0 || r.status >= 500 }
+
+// load sends a constant rate of mixed requests through base.
+type load struct {
+	base    string
+	fx      *fixture
+	rate    int
+	client  *http.Client
+	phase   atomic.Value // string
+	mu      sync.Mutex
+	results []result
+	stages  []atomic.Int32 // next stage index per item
+	seq     atomic.Int64
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+var stages = []string{"checked", "staged", "loaded", "installing", "installed"}
+
+func newLoad(base string, fx *fixture, rate int) *load {
+	l := &load{base: base, fx: fx, rate: rate, stop: make(chan struct{}), stages: make([]atomic.Int32, len(fx.items)),
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}}
+	l.phase.Store("warm-up")
+	return l
+}
+
+func (l *load) setPhase(p string) { l.phase.Store(p) }
+
+// run sends requests at the constant rate (open loop: a slow answer does
+// not slow the sender) until stopped.
+func (l *load) run() {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		tick := time.NewTicker(time.Second / time.Duration(l.rate))
+		defer tick.Stop()
+		sem := make(chan struct{}, 256)
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-tick.C:
+			}
+			select {
+			case sem <- struct{}{}:
+			default:
+				l.record(result{phase: l.phase.Load().(string), kind: "dropped", sent: time.Now(), done: time.Now(), err: "256 requests in flight"})
+				continue
+			}
+			l.wg.Add(1)
+			go func() {
+				defer l.wg.Done()
+				defer func() { <-sem }()
+				l.one()
+			}()
+		}
+	}()
+}
+
+func (l *load) halt() {
+	close(l.stop)
+	l.wg.Wait()
+}
+
+func (l *load) record(r result) {
+	l.mu.Lock()
+	l.results = append(l.results, r)
+	l.mu.Unlock()
+}
+
+// one sends one request of the mix: 4 manifest reads, 3 vehicle lists,
+// 2 reservation writes with an Idempotency-Key, 1 pick-list item stage
+// update in every 10.
+func (l *load) one() {
+	n := l.seq.Add(1)
+	var kind, method, path, body, idem string
+	switch n % 10 {
+	case 0, 1, 2, 3:
+		kind, method = "manifest read", "GET"
+		path = "/api/v2/pick_lists/" + pick(l.fx.pickLists) + "?expand=items,equipment,category"
+	case 4, 5, 6:
+		kind, method, path = "vehicle list", "GET", "/api/v2/vehicles?limit=25"
+	case 7, 8:
+		kind, method, path = "reservation write", "POST", "/api/v2/equipment_reservations"
+		start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rand.IntN(24*365*20)) * time.Hour)
+		body = fmt.Sprintf(`{"equipment_id":%q,"start_date":%q,"end_date":%q,"quantity":1,"force_overbook":true,"overbook_reason":"fleet harness"}`,
+			pick(l.fx.equipment), start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339))
+		idem = fmt.Sprintf("fleet-%d-%d", time.Now().UnixNano(), n)
+	default:
+		kind, method = "stage update", "PATCH"
+		i := rand.IntN(len(l.fx.items))
+		s := min(int(l.stages[i].Add(1))-1, len(stages)-1)
+		path = "/api/v2/pick_list_items/" + l.fx.items[i]
+		body = fmt.Sprintf(`{"stage":%q}`, stages[s])
+	}
+	r := result{phase: l.phase.Load().(string), kind: kind, sent: time.Now()}
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, l.base+path, rd)
+	req.Header.Set("Authorization", "Bearer "+l.fx.key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if idem != "" {
+		req.Header.Set("Idempotency-Key", idem)
+	}
+	resp, err := l.client.Do(req)
+	r.done = time.Now()
+	if err != nil {
+		r.err = err.Error()
+		l.record(r)
+		return
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	r.status = resp.StatusCode
+	r.retryAfter = resp.Header.Get("Retry-After") != ""
+	var env struct {
+		Error *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	r.enveloped = json.Unmarshal(b, &env) == nil && env.Error != nil && env.Error.Code != ""
+	if r.failed() {
+		r.err = strings.TrimSpace(string(bytes.TrimSpace(b)))
+		if len(r.err) > 160 {
+			r.err = r.err[:160]
+		}
+	}
+	l.record(r)
+}
+
+func pick(ids []string) string { return ids[rand.IntN(len(ids))] }
+
+// snapshot returns the results so far.
+func (l *load) snapshot() []result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]result(nil), l.results...)
+}
+
+// summary prints one phase's counts.
+func summary(phase string, rs []result) string {
+	total, failed := 0, 0
+	status := map[string]int{}
+	kinds := map[string][2]int{}
+	errs := map[string]int{}
+	for _, r := range rs {
+		if r.phase != phase {
+			continue
+		}
+		total++
+		k := kinds[r.kind]
+		k[0]++
+		key := fmt.Sprint(r.status)
+		if r.status == 0 {
+			key = "transport error"
+		}
+		status[key]++
+		if r.failed() {
+			failed++
+			k[1]++
+			e := r.err
+			if r.status == 503 {
+				e = fmt.Sprintf("503 enveloped=%v retry-after=%v %s", r.enveloped, r.retryAfter, e)
+			}
+			if len(e) > 120 {
+				e = e[:120]
+			}
+			errs[e]++
+		}
+		kinds[r.kind] = k
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  requests %d, failed %d", total, failed)
+	keys := make([]string, 0, len(status))
+	for k := range status {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b.WriteString("; status:")
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s×%d", k, status[k])
+	}
+	b.WriteString("\n  by kind (requests/failed):")
+	kk := make([]string, 0, len(kinds))
+	for k := range kinds {
+		kk = append(kk, k)
+	}
+	sort.Strings(kk)
+	for _, k := range kk {
+		fmt.Fprintf(&b, " %s %d/%d;", k, kinds[k][0], kinds[k][1])
+	}
+	ek := make([]string, 0, len(errs))
+	for k := range errs {
+		ek = append(ek, k)
+	}
+	sort.Slice(ek, func(i, j int) bool { return errs[ek[i]] > errs[ek[j]] })
+	for i, k := range ek {
+		if i == 5 {
+			break
+		}
+		fmt.Fprintf(&b, "\n    %d× %s", errs[k], k)
+	}
+	return b.String()
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+var (
+	cleanupMu sync.Mutex
+	cleanups  []func()
+)
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fleet: "+format+"\n", args...)
+	cleanup()
+	os.Exit(1)
+}
+
+func cleanup() {
+	cleanupMu.Lock()
+	defer cleanupMu.Unlock()
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
+	cleanups = nil
+}
+
+func main() {
+	pods := flag.Int("pods", 3, "eventapi processes behind HAProxy")
+	rate := flag.Int("rate", 60, "requests per second, constant")
+	steady := flag.Duration("steady", 10*time.Second, "load before and between the scenarios")
+	redisOutage := flag.Duration("redis-outage", 10*time.Second, "how long the Redis master stays dead")
+	period := flag.Duration("probe-period", 5*time.Second, "readiness probe period (the chart's readiness.periodSeconds)")
+	fall := flag.Int("probe-failures", 2, "readiness failure threshold (the chart's readiness.failureThreshold)")
+	probeTimeout := flag.Duration("probe-timeout", 3*time.Second, "readiness probe timeout (the chart's readiness.timeoutSeconds)")
+	drain := flag.Duration("drain-delay", 12*time.Second, "EVENTAPI_DRAIN_DELAY of the pods: longer than probe-period × probe-failures, so HAProxy stops routing before the listener closes")
+	dbParams := flag.String("db-params", "default_query_exec_mode=exec&statement_cache_capacity=0", "pgx parameters added to the pods' database URL through PgBouncer")
+	scenarios := flag.String("scenarios", "rolling,redis,postgres", "scenarios to run, in order")
+	keep := flag.Bool("keep", false, "keep the temporary directory (logs) after the run")
+	flag.Parse()
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() { <-sig; fatalf("interrupted") }()
+
+	repo, err := os.Getwd()
+	must(err)
+	dir, err := os.MkdirTemp("", "eventapi-fleet-")
+	must(err)
+	if !*keep {
+		cleanups = append(cleanups, func() { _ = os.RemoveAll(dir) })
+	} else {
+		fmt.Println("logs in", dir)
+	}
+	bin := filepath.Join(dir, "eventapi")
+	step("build eventapi")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/eventapi")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	must(build.Run())
+
+	step("PostgreSQL (own instance), PgBouncer (transaction mode), Redis Cluster (3 masters + 3 replicas)")
+	pg := startPostgres(dir)
+	cleanups = append(cleanups, pg.stop)
+	bouncer := startPgBouncer(dir, pg)
+	cleanups = append(cleanups, bouncer.stop)
+	rc := startRedisCluster(repo, dir)
+	cleanups = append(cleanups, func() { _, _ = rc.run("stop") })
+
+	direct := []string{"EVENTAPI_DATABASE_URL=" + pg.url(), "OTEL_SDK_DISABLED=true"}
+	step("migrate (direct connection) and seed the demo organization")
+	must(cliRun(bin, direct, nil, "migrate", "up"))
+	var demo struct {
+		OrgID   string `json:"organization_id"`
+		LiveKey string `json:"live_key"`
+	}
+	must(cliRun(bin, direct, &demo, "demo", "--output", "json"))
+
+	env := []string{
+		"EVENTAPI_DATABASE_URL=" + bouncer.url(*dbParams),
+		"EVENTAPI_MIGRATE_DATABASE_URL=" + pg.url(),
+		"EVENTAPI_DATABASE_POOLER=transaction",
+		"EVENTAPI_REDIS_URL=" + rc.url,
+		"EVENTAPI_V2_RATE_LIMIT=1000000",
+		"EVENTAPI_DRAIN_DELAY=" + drain.String(),
+		"EVENTAPI_SHUTDOWN_TIMEOUT=10s",
+		"EVENTAPI_LOG_LEVEL=warn",
+		"OTEL_SDK_DISABLED=true",
+	}
+	step(fmt.Sprintf("%d pods", *pods))
+	var ps []*pod
+	for i := 0; i < *pods; i++ {
+		p := &pod{name: fmt.Sprintf("pod%d", i+1), port: freePort(), bin: bin, env: env, log: filepath.Join(dir, fmt.Sprintf("pod%d.log", i+1))}
+		must(p.start())
+		ps = append(ps, p)
+		cleanups = append(cleanups, func() { p.stop(30 * time.Second) })
+	}
+	step("HAProxy (TCP, /readyz checks every " + period.String() + ", no retries, no redispatch)")
+	lb := startHAProxy(dir, ps, *period, *fall, *probeTimeout)
+	cleanups = append(cleanups, lb.stop)
+	base := fmt.Sprintf("http://127.0.0.1:%d", lb.port)
+	fx := loadFixture(base, demo.LiveKey)
+	fx.org = demo.OrgID
+
+	l := newLoad(base, fx, *rate)
+	rotation := watchRotation(lb)
+	l.run()
+	began := time.Now()
+	phase := func(name string) { l.setPhase(name); rotation.phase(name); step(name) }
+
+	phase("steady")
+	time.Sleep(*steady)
+	var notes []string
+	for _, s := range strings.Split(*scenarios, ",") {
+		switch strings.TrimSpace(s) {
+		case "rolling":
+			phase("rolling restart")
+			notes = append(notes, rollingRestart(ps, lb, *drain))
+		case "redis":
+			phase("redis master killed")
+			notes = append(notes, killRedisMaster(l, rc, fx, *redisOutage))
+		case "postgres":
+			phase("postgresql restarted")
+			notes = append(notes, restartPostgres(l, pg))
+		default:
+			fatalf("unknown scenario %q", s)
+		}
+		phase("steady after " + s)
+		time.Sleep(*steady)
+	}
+	l.halt()
+	rotation.halt()
+
+	rs := l.snapshot()
+	fmt.Printf("\n== fleet: %d pods, %d req/s for %v, HAProxy checks /readyz every %v (fall %d), drain delay %v\n",
+		*pods, *rate, time.Since(began).Round(time.Second), *period, *fall, *drain)
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if !seen[r.phase] {
+			seen[r.phase] = true
+			fmt.Printf("\n[%s] pods out of rotation at most: %d\n%s\n", r.phase, rotation.maxDown(r.phase), summary(r.phase, rs))
+		}
+	}
+	fmt.Println()
+	for _, n := range notes {
+		fmt.Println(n)
+	}
+	cleanup()
+}
+
+func step(s string) { fmt.Fprintf(os.Stderr, "%s fleet: %s\n", time.Now().Format("15:04:05"), s) }
+
+// cliRun runs the eventapi CLI; out, when given, receives its JSON output.
+func cliRun(bin string, env []string, out any, args ...string) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("eventapi %s: %w", strings.Join(args, " "), err)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+// loadFixture lists the demo organization's pick lists, items and
+// equipment through the balancer.
+func loadFixture(base, key string) *fixture {
+	fx := &fixture{key: key}
+	list := func(path string) []string {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		must(err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var page struct{ Data []struct{ ID string } }
+		if resp.StatusCode != 200 || json.Unmarshal(b, &page) != nil || len(page.Data) == 0 {
+			fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+		}
+		ids := make([]string, len(page.Data))
+		for i, d := range page.Data {
+			ids[i] = d.ID
+		}
+		return ids
+	}
+	fx.pickLists = list("/api/v2/pick_lists?limit=100")
+	fx.equipment = list("/api/v2/equipment?limit=100")
+	for _, id := range fx.pickLists {
+		req, _ := http.NewRequest("GET", base+"/api/v2/pick_lists/"+id+"?expand=items", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		must(err)
+		var pl struct {
+			Data struct{ Items []struct{ ID string } }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&pl)
+		_ = resp.Body.Close()
+		must(err)
+		for _, it := range pl.Data.Items {
+			fx.items = append(fx.items, it.ID)
+		}
+	}
+	if len(fx.items) == 0 {
+		fatalf("the demo pick lists have no items")
+	}
+	return fx
+}

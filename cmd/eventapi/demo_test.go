@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/pgtest"
+)
+
+// TestDemoSandboxIsIsolatedAndReused runs `eventapi demo` twice on one
+// database and then serves it: the second run reuses the organization and
+// its sandbox and revokes the first run's keys; the test key reads and
+// writes only the sandbox (live data never shows through it, and what it
+// writes never shows to the live key); the legacy key reads v1.
+func TestDemoSandboxIsIsolatedAndReused(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	t.Setenv("EVENTAPI_REDIS_URL", "")
+	if _, err := runCLI(t, "migrate", "up"); err != nil {
+		t.Fatal(err)
+	}
+	first, err := runCLI(t, "demo", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := runCLI(t, "demo", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first["reused"] != false || second["reused"] != true ||
+		second["organization_id"] != first["organization_id"] || second["sandbox_organization_id"] != first["sandbox_organization_id"] {
+		t.Fatalf("second run did not reuse the first's organizations:\nfirst  %v\nsecond %v", first, second)
+	}
+	orgs, err := runCLI(t, "orgs", "list", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(orgs["organizations"].([]any)); n != 2 {
+		t.Fatalf("%d organizations after two runs, want 2 (demo and its sandbox): %v", n, orgs)
+	}
+
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := server.Open(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.App.Shutdown(); _ = svc.Close() })
+	call := func(key any, method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key.(string))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := svc.App.Test(req, 30_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		raw, _ := io.ReadAll(res.Body)
+		_ = json.NewDecoder(bytes.NewReader(raw)).Decode(&m)
+		return res.StatusCode, m
+	}
+	for _, k := range []string{"live_key", "test_key", "legacy_key"} {
+		if st, _ := call(first[k], "GET", "/api/v2/health", ""); st != 401 {
+			t.Errorf("first run's %s answers %d after the second run, want 401 (revoked)", k, st)
+		}
+	}
+	live, test := second["live_key"], second["test_key"]
+
+	_, h := call(test, "GET", "/api/v2/health", "")
+	if d := h["data"].(map[string]any); d["sandbox"] != true || d["organization_id"] != second["sandbox_organization_id"] {
+		t.Fatalf("test key health = %v, want the sandbox organization %v", d, second["sandbox_organization_id"])
+	}
+	// Each key sees only its own organization's seeded records.
+	demoFlags := func(key any) map[any]int {
+		_, l := call(key, "GET", "/api/v2/clients?limit=100", "")
+		flags := map[any]int{}
+		for _, c := range l["data"].([]any) {
+			flags[c.(map[string]any)["demo"]]++
+		}
+		return flags
+	}
+	if f := demoFlags(live); f[true] != 0 || f[false] == 0 {
+		t.Fatalf("live key sees clients by demo flag %v, want only live records", f)
+	}
+	if f := demoFlags(test); f[false] != 0 || f[true] == 0 {
+		t.Fatalf("test key sees clients by demo flag %v, want only sandbox records", f)
+	}
+	// A sandbox write stays in the sandbox; a live record is out of reach.
+	st, c := call(test, "POST", "/api/v2/clients", `{"name":"Sandbox Only Productions"}`)
+	if st != 201 {
+		t.Fatalf("test key POST /clients = %d %v", st, c)
+	}
+	if _, l := call(live, "GET", "/api/v2/clients?search=Sandbox%20Only", ""); len(l["data"].([]any)) != 0 {
+		t.Fatalf("the live key sees the sandbox's client: %v", l)
+	}
+	_, l := call(live, "GET", "/api/v2/clients?limit=1", "")
+	liveClient := l["data"].([]any)[0].(map[string]any)["id"].(string)
+	if st, _ := call(test, "PATCH", "/api/v2/clients/"+liveClient, `{"name":"changed"}`); st != 404 {
+		t.Fatalf("test key PATCH of a live client = %d, want 404", st)
+	}
+	if st, _ := call(test, "GET", "/api/v2/clients/"+liveClient, ""); st != 404 {
+		t.Fatalf("test key GET of a live client = %d, want 404", st)
+	}
+	// The legacy key reads the live organization through v1.
+	st, v1 := call(second["legacy_key"], "GET", "/api/v1/equipment?limit=2", "")
+	if st != 200 || v1["meta"].(map[string]any)["org_id"] != second["organization_id"] {
+		t.Fatalf("legacy key v1 equipment = %d %v", st, v1)
+	}
+}

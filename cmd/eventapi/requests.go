@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/requestlog"
+)
+
+// requestsCmd reads an organization's request log, newest first:
+//
+//	eventapi requests list --org ID [--since 24h|RFC3339] [--until RFC3339]
+//	  [--status 429|4xx] [--method M] [--route T] [--key ID] [--request-id R] [--limit N]
+func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	const use = "requests list --org ID [--since 24h|RFC3339] [--until RFC3339] [--status 429|4xx] [--method M] [--route T] [--key ID] [--request-id R] [--limit N]"
+	if len(args) == 0 || args[0] != "list" {
+		return fmt.Errorf("%w: %s", errUsage, use)
+	}
+	fs, output := newFlags("requests list")
+	org := fs.String("org", "", "organization id")
+	since := fs.String("since", "", "records at or after: RFC 3339, or a duration back from now such as 24h")
+	until := fs.String("until", "", "records before: RFC 3339, or a duration back from now")
+	status := fs.String("status", "", "a status code or a class such as 4xx")
+	method := fs.String("method", "", "HTTP method")
+	route := fs.String("route", "", "route template, such as /api/v2/events/{id}")
+	key := fs.String("key", "", "API key id")
+	reqID := fs.String("request-id", "", "one request's X-Request-Id")
+	limit := fs.Int("limit", 100, "most records printed (1 to 10000)")
+	pos, err := parse(fs, output, args[1:])
+	if err != nil {
+		return err
+	}
+	orgID, err := uuid.Parse(*org)
+	if err != nil || len(pos) != 0 || *limit < 1 || *limit > 10_000 {
+		return fmt.Errorf("%w: %s", errUsage, use)
+	}
+	f := requestlog.Filter{Method: strings.ToUpper(*method), Route: *route, RequestID: *reqID}
+	if *status != "" {
+		sf, ok := requestlog.ParseStatus(*status)
+		if !ok {
+			return fmt.Errorf("%w: --status must be a status code or a class such as 4xx", errUsage)
+		}
+		f.Status, f.StatusClass = sf.Status, sf.StatusClass
+	}
+	if *key != "" {
+		id, err := uuid.Parse(*key)
+		if err != nil {
+			return fmt.Errorf("%w: --key must be a key id", errUsage)
+		}
+		f.KeyID = &id
+	}
+	now := time.Now()
+	for _, q := range []struct {
+		name, v string
+		dst     **time.Time
+	}{{"since", *since, &f.Since}, {"until", *until, &f.Until}} {
+		if q.v == "" {
+			continue
+		}
+		t, err := when(q.v, now)
+		if err != nil {
+			return fmt.Errorf("%w: --%s: %v", errUsage, q.name, err)
+		}
+		*q.dst = &t
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	recs, more, err := requestlog.List(ctx, db, orgID, f, nil, *limit)
+	if err != nil {
+		return err
+	}
+	if *output == "json" {
+		if recs == nil {
+			recs = []requestlog.Record{}
+		}
+		return printJSON(stdout, map[string]any{"requests": recs, "truncated": more})
+	}
+	for _, r := range recs {
+		code, route := "-", "-"
+		if r.ErrorCode != nil {
+			code = *r.ErrorCode
+		}
+		if r.Route != nil {
+			route = *r.Route
+		}
+		fmt.Fprintf(stdout, "%s  %s %-6s %-40s %d %-24s %8.1fms  %s\n", r.CreatedAt.Format(time.RFC3339Nano),
+			r.RequestID, r.Method, route, r.Status, code, r.DurationMS, r.Path)
+	}
+	if more {
+		fmt.Fprintf(stdout, "(more than %d records; narrow with --since/--until or raise --limit)\n", *limit)
+	}
+	return nil
+}
+
+// when reads an RFC 3339 instant or a duration back from now ("24h").
+func when(v string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor a duration such as 24h", v)
+	}
+	return now.Add(-d), nil
+}

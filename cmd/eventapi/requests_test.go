@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// TestRequestsListAndKeyLastUsed: `requests list` prints the organization's
+// records newest first with the filters applied, and `keys list` shows when
+// a key was last used.
+func TestRequestsListAndKeyLastUsed(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Setenv("EVENTAPI_DATABASE_URL", dbURL)
+	ctx := context.Background()
+	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	org, err := tenancy.CreateOrganization(ctx, db, "Logged", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := uuid.New()
+	now := time.Now()
+	var recs []requestlog.Record
+	for i, st := range []int{200, 429, 429, 404} {
+		r := requestlog.Record{CreatedAt: now.Add(time.Duration(i-10) * time.Second), OrganizationID: &org.ID,
+			RequestID: uuid.NewString(), Method: "GET", Path: "/api/v2/events", Status: st, APIVersion: "v2"}
+		r.Normalize()
+		recs = append(recs, r)
+	}
+	foreign := requestlog.Record{CreatedAt: now, OrganizationID: &other, RequestID: "foreign", Method: "GET",
+		Path: "/api/v2/events", Status: 429, APIVersion: "v2"}
+	foreign.Normalize()
+	if err := requestlog.Copy(ctx, db, append(recs, foreign)); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := runCLI(t, "requests", "list", "--org", org.ID.String(), "--since", "1h", "--status", "429", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := out["requests"].([]any)
+	if len(got) != 2 {
+		t.Fatalf("requests list: %v", out)
+	}
+	first, second := got[0].(map[string]any), got[1].(map[string]any)
+	if first["request_id"] != recs[2].RequestID || second["request_id"] != recs[1].RequestID {
+		t.Errorf("not the 429s newest first: %v", got)
+	}
+	if all, err := runCLI(t, "requests", "list", "--org", org.ID.String(), "--status", "4xx", "--output", "json"); err != nil ||
+		len(all["requests"].([]any)) != 3 {
+		t.Errorf("--status 4xx: %v %v", all, err)
+	}
+	for _, bad := range [][]string{{"requests"}, {"requests", "list"}, {"requests", "list", "--org", org.ID.String(), "--status", "4x"},
+		{"requests", "list", "--org", org.ID.String(), "--since", "yesterday"}} {
+		if _, err := runCLI(t, bad...); !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+
+	k, err := tenancy.CreateKey(ctx, db, tenancy.NewKey{OrganizationID: org.ID, Name: "ops", Scopes: []tenancy.Scope{tenancy.RequestLogsRead}, Mode: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := runCLI(t, "keys", "list", "--org", org.ID.String(), "--output", "json")
+	if err != nil || keys["keys"].([]any)[0].(map[string]any)["last_used_at"] != nil {
+		t.Fatalf("unused key: %v %v", keys, err)
+	}
+	auth := tenancy.NewAuthenticator(db, nil)
+	if _, err := auth.Authenticate(ctx, k.Secret); err != nil {
+		t.Fatal(err)
+	}
+	auth.Close() // writes the pending last_used_at
+	keys, err = runCLI(t, "keys", "list", "--org", org.ID.String(), "--output", "json")
+	if err != nil || keys["keys"].([]any)[0].(map[string]any)["last_used_at"] == nil {
+		t.Fatalf("used key has no last_used_at: %v %v", keys, err)
+	}
+}

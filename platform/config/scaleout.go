@@ -1,0 +1,58 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Pooler modes of EVENTAPI_DATABASE_POOLER.
+const (
+	// PoolerNone: the service talks to PostgreSQL directly (or through a
+	// session pooler) and may keep prepared statements per connection.
+	PoolerNone = "none"
+	// PoolerTransaction: a PgBouncer-style transaction pooler hands each
+	// transaction a possibly different server connection, so no session
+	// state may be relied on (see docs/decisions.md).
+	PoolerTransaction = "transaction"
+)
+
+// scaleOut reads the settings for running several pods: the drain delay, the
+// pooler mode and the direct migration URL.
+func scaleOut(getenv Getenv, c *Config, errs *[]error) {
+	c.DrainDelay = nonNegativeDuration(getenv, "EVENTAPI_DRAIN_DELAY", 5*time.Second, errs)
+	c.DatabasePooler = orDefault(getenv("EVENTAPI_DATABASE_POOLER"), PoolerNone)
+	switch c.DatabasePooler {
+	case PoolerNone, PoolerTransaction:
+	default:
+		*errs = append(*errs, fmt.Errorf("EVENTAPI_DATABASE_POOLER %q must be none or transaction", c.DatabasePooler))
+	}
+	c.MigrateDatabaseURL = getenv("EVENTAPI_MIGRATE_DATABASE_URL")
+	if c.MigrateDatabaseURL != "" {
+		if u, err := url.Parse(c.MigrateDatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			*errs = append(*errs, errors.New("EVENTAPI_MIGRATE_DATABASE_URL must be a postgres:// or postgresql:// URL"))
+		}
+	}
+}
+
+// MigrationURL is the URL migrations connect to: the direct one when set.
+func (c Config) MigrationURL() string {
+	if c.MigrateDatabaseURL != "" {
+		return c.MigrateDatabaseURL
+	}
+	return c.DatabaseURL
+}
+
+func nonNegativeDuration(getenv Getenv, name string, def time.Duration, errs *[]error) time.Duration {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a duration such as 5s (0 disables)", name, v))
+		return def
+	}
+	return d
+}

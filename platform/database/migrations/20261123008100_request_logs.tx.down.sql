@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS request_logs;

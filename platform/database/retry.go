@@ -1,0 +1,89 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+)
+
+// Retries of transactions that PostgreSQL aborted because of a concurrent
+// one: TxAttempts runs in all, the n-th retry waiting a random time up to
+// txBackoffBase·2ⁿ⁻¹ (at most txBackoffMax), so that two transactions that
+// collided do not collide again in lockstep.
+const (
+	TxAttempts    = 4
+	txBackoffBase = 20 * time.Millisecond
+	txBackoffMax  = 250 * time.Millisecond
+)
+
+// RunInTxWith runs fn in a transaction with opts and commits it when fn
+// returns nil.
+//
+// Only the outermost transaction is retried. When db is a pool or a single
+// connection, a serialization failure (SQLSTATE 40001) or a deadlock
+// (40P01), raised by a statement of fn or by COMMIT, rolls the transaction
+// back and runs fn again in a new one, up to TxAttempts times in all; the
+// last error is returned (database.Error makes it a 503 with Retry-After).
+//
+// When db is already a transaction, fn runs under a savepoint and nothing is
+// retried here: PostgreSQL aborts the whole transaction on these errors, so
+// only its owner can start the unit of work again. The Idempotency-Key
+// middleware owns the transaction of a keyed request; it answers such an
+// error with 503 and releases the key, so the client's retry runs the whole
+// request again (docs/decisions.md).
+func RunInTxWith(ctx context.Context, db bun.IDB, opts *sql.TxOptions, fn func(ctx context.Context, tx bun.Tx) error) error {
+	if isTx(db) {
+		return db.RunInTx(ctx, opts, fn)
+	}
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = db.RunInTx(ctx, opts, fn)
+		if err == nil || !Retryable(err) || attempt == TxAttempts {
+			return err
+		}
+		if werr := backoff(ctx, attempt); werr != nil {
+			return err
+		}
+	}
+}
+
+// Retryable reports whether err is a serialization failure or a deadlock,
+// which succeed when the whole transaction runs again.
+func Retryable(err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return false
+	}
+	return pg.Code == pgerrcode.SerializationFailure || pg.Code == pgerrcode.DeadlockDetected
+}
+
+func isTx(db bun.IDB) bool {
+	switch db.(type) {
+	case bun.Tx, *bun.Tx:
+		return true
+	}
+	return false
+}
+
+// backoff waits before retry number attempt (1, 2, …) with full jitter, or
+// returns ctx's error when it ends first.
+func backoff(ctx context.Context, attempt int) error {
+	limit := txBackoffBase << (attempt - 1)
+	if limit > txBackoffMax {
+		limit = txBackoffMax
+	}
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(limit)) + 1))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

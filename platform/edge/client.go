@@ -1,0 +1,113 @@
+package edge
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// Defaults of the Redis client settings (config.Redis, EVENTAPI_REDIS_*).
+// docs/edge.md, "Redis client settings", explains each choice.
+const (
+	// DefaultIdempotencyTimeout bounds one attempt of an idempotency-record
+	// operation; a timed-out attempt is retried once.
+	DefaultIdempotencyTimeout = 500 * time.Millisecond
+	// DefaultPoolSize is the connection pool size per Redis node.
+	DefaultPoolSize = 50
+	// DefaultDialTimeout bounds establishing one connection.
+	DefaultDialTimeout = 500 * time.Millisecond
+	// DefaultSocketTimeout is the read and write ceiling of one command; the
+	// per-purpose bounds above are tighter and come from the context.
+	DefaultSocketTimeout = time.Second
+	// clusterReloadInterval is how often a cluster client refreshes its slot
+	// map without being told to (go-redis's default is 60 s).
+	clusterReloadInterval = 10 * time.Second
+)
+
+// clusterSchemes maps the cluster URL schemes to the single-node ones.
+var clusterSchemes = map[string]string{"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+// IsClusterURL reports whether rawURL names a Redis Cluster
+// (redis+cluster:// or rediss+cluster://).
+func IsClusterURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && clusterSchemes[u.Scheme] != ""
+}
+
+// withDefaults fills the zero settings with the defaults.
+func withDefaults(s config.Redis) config.Redis {
+	if s.LimiterTimeout <= 0 {
+		s.LimiterTimeout = DefaultTimeout
+	}
+	if s.IdempotencyTimeout <= 0 {
+		s.IdempotencyTimeout = DefaultIdempotencyTimeout
+	}
+	if s.PoolSize <= 0 {
+		s.PoolSize = DefaultPoolSize
+	}
+	if s.DialTimeout <= 0 {
+		s.DialTimeout = DefaultDialTimeout
+	}
+	if s.ReadTimeout <= 0 {
+		s.ReadTimeout = DefaultSocketTimeout
+	}
+	if s.WriteTimeout <= 0 {
+		s.WriteTimeout = DefaultSocketTimeout
+	}
+	return s
+}
+
+// newClient builds a single-node client for redis:// and rediss:// URLs and
+// a cluster client for redis+cluster://host:port,host:port,… (or any of
+// them with s.Cluster): the hosts are seed nodes, the client discovers the
+// rest of the cluster and follows failovers.
+func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse Redis URL: %w", err)
+	}
+	single, cluster := u.Scheme, clusterSchemes[u.Scheme] != ""
+	if cluster {
+		single = clusterSchemes[u.Scheme]
+	}
+	if !cluster && !s.Cluster {
+		o, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("parse Redis URL: %w", err)
+		}
+		o.PoolSize, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = s.PoolSize, s.DialTimeout, s.ReadTimeout, s.WriteTimeout
+		o.PoolTimeout = s.ReadTimeout
+		o.MaxRetries = -1 // 0 would mean the default (3 retries); retries are ours, per purpose
+		// One dial attempt per operation: with the default (5 attempts,
+		// 100 ms apart) every request during an outage would wait out its
+		// bound instead of failing at once on "connection refused".
+		o.DialerRetries = 1
+		o.ContextTimeoutEnabled = true
+		return redis.NewClient(o), nil
+	}
+	seeds := strings.Split(u.Host, ",")
+	first := *u
+	first.Scheme, first.Host, first.Path = single, seeds[0], ""
+	o, err := redis.ParseClusterURL(first.String())
+	if err != nil {
+		return nil, fmt.Errorf("parse Redis Cluster URL: %w", err)
+	}
+	o.Addrs = append(o.Addrs, seeds[1:]...)
+	o.PoolSize, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = s.PoolSize, s.DialTimeout, s.ReadTimeout, s.WriteTimeout
+	o.PoolTimeout = s.ReadTimeout
+	o.MaxRetries = -1
+	o.DialerRetries = 1
+	o.ContextTimeoutEnabled = true
+	// The slot map is also reloaded after every failed operation (Redis.failed);
+	// the periodic reload only bounds staleness without errors.
+	o.ClusterStateReloadInterval = clusterReloadInterval
+	// Redirects (MOVED/ASK, and another node after a network error) stay at
+	// go-redis's default of 3: they are how the client follows a failover.
+	// Every one of them happens within the operation's context deadline.
+	return redis.NewClusterClient(o), nil
+}

@@ -1,0 +1,161 @@
+package requestlog_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/requestlog"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func openDB(t *testing.T) *bun.DB {
+	t.Helper()
+	db, err := database.Open(context.Background(), pgtest.NewDatabase(t), database.Options{MaxOpenConns: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func day(t time.Time, d int) time.Time { return t.UTC().Truncate(24*time.Hour).AddDate(0, 0, d) }
+
+// TestRetentionDropsWholePartitions: partitions made ten days ago hold a
+// record; a run with a three-day retention drops the partitions that ended
+// more than three days ago (with their rows), keeps the newer ones and
+// creates today's and the coming days'.
+func TestRetentionDropsWholePartitions(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	past := now.AddDate(0, 0, -10)
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{Retention: 30 * 24 * time.Hour, Ahead: 9, Now: func() time.Time { return past }}); err != nil {
+		t.Fatal(err)
+	}
+	old := requestlog.Record{CreatedAt: past, RequestID: "old", Method: "GET", Path: "/api/v2/events", Status: 200, APIVersion: "v2"}
+	old.Normalize()
+	if err := requestlog.Copy(ctx, db, []requestlog.Record{old}); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{Retention: 72 * time.Hour, Ahead: 2, Now: func() time.Time { return now }})
+	if err != nil || res.Skipped {
+		t.Fatalf("maintain: %+v %v", res, err)
+	}
+	parts, err := requestlog.Partitions(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := -11; d <= 2; d++ {
+		name := requestlog.PartitionName(day(now, d))
+		// Day d ends at day(now, d+1); it is dropped once that is at or
+		// before now - 72h (day -3, 12:00), so days -3 and later are kept.
+		wantKept := d >= -3
+		if parts[name] != wantKept {
+			t.Errorf("partition %s (day %+d): exists=%v, want %v", name, d, parts[name], wantKept)
+		}
+	}
+	var n int
+	if err := db.NewRaw("SELECT count(*) FROM request_logs WHERE request_id = 'old'").Scan(ctx, &n); err != nil || n != 0 {
+		t.Errorf("old record still there: %d %v", n, err)
+	}
+}
+
+// TestConcurrentMaintenance runs the job from several "pods" at once: none
+// fails, and the partitions exist once.
+func TestConcurrentMaintenance(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	now := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{Retention: 48 * time.Hour, Now: func() time.Time { return now }})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("concurrent run failed: %v", err)
+		}
+	}
+	parts, err := requestlog.Partitions(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := -1; d <= requestlog.DefaultAhead; d++ {
+		if !parts[requestlog.PartitionName(day(now, d))] {
+			t.Errorf("partition for day %+d missing", d)
+		}
+	}
+}
+
+// TestWriterBatchesAndFlushes: records added to the writer are in the table
+// after Flush, readable by their organization only, newest first.
+func TestWriterBatchesAndFlushes(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Batch: 3, Interval: time.Hour})
+	org, other := uuid.New(), uuid.New()
+	start := time.Now()
+	for i := range 7 {
+		r := requestlog.Record{CreatedAt: start.Add(time.Duration(i) * time.Millisecond), OrganizationID: &org,
+			RequestID: uuid.NewString(), Method: "GET", Path: "/api/v2/events", Status: 200, APIVersion: "v2"}
+		r.Normalize()
+		w.Add(r)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, more, err := requestlog.List(ctx, db, org, requestlog.Filter{}, nil, 100)
+	if err != nil || more || len(got) != 7 {
+		t.Fatalf("list: %d records, more=%v, %v", len(got), more, err)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].CreatedAt.After(got[i-1].CreatedAt) {
+			t.Errorf("not newest first at %d", i)
+		}
+	}
+	one, err := requestlog.Get(ctx, db, org, got[0].ID)
+	if err != nil || one == nil || one.RequestID != got[0].RequestID {
+		t.Errorf("get: %+v %v", one, err)
+	}
+	if none, err := requestlog.Get(ctx, db, other, got[0].ID); err != nil || none != nil {
+		t.Errorf("another organization reads the record: %+v %v", none, err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.Add(requestlog.Record{})
+	if w.Dropped() != 1 || w.Written() != 7 {
+		t.Errorf("after close: dropped %d written %d", w.Dropped(), w.Written())
+	}
+}
+
+func TestIDCarriesTheMillisecond(t *testing.T) {
+	at := time.Date(2026, 11, 23, 6, 0, 0, 123_456_789, time.UTC)
+	id := requestlog.NewID(at)
+	got, ok := requestlog.IDTime(id)
+	if !ok || !got.Equal(at.Truncate(time.Millisecond)) || id.Version() != 7 {
+		t.Errorf("IDTime(NewID(%v)) = %v %v (version %d)", at, got, ok, id.Version())
+	}
+	if _, ok := requestlog.IDTime(uuid.New()); ok {
+		t.Error("a v4 id has no time")
+	}
+}

@@ -1,0 +1,131 @@
+package requestlog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// Filter narrows one organization's list. Zero fields do not filter.
+type Filter struct {
+	// Status is an exact status code; StatusClass (1 to 5) a class such as 4xx.
+	Status      int
+	StatusClass int
+	Method      string
+	Route       string
+	KeyID       *uuid.UUID
+	RequestID   string
+	// Since is inclusive, Until exclusive.
+	Since, Until *time.Time
+}
+
+// Position is a place in the newest-first order.
+type Position struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+const selectColumns = `id, created_at, request_id, method, path, route, status, duration_ms, error_code,
+	key_id, key_prefix, idempotency_key, idempotent_replayed, ip, user_agent, api_version`
+
+// row is a Record as scanned.
+type row struct {
+	ID                 uuid.UUID  `bun:"id"`
+	CreatedAt          time.Time  `bun:"created_at"`
+	RequestID          string     `bun:"request_id"`
+	Method             string     `bun:"method"`
+	Path               string     `bun:"path"`
+	Route              *string    `bun:"route"`
+	Status             int        `bun:"status"`
+	DurationMS         float64    `bun:"duration_ms"`
+	ErrorCode          *string    `bun:"error_code"`
+	KeyID              *uuid.UUID `bun:"key_id"`
+	KeyPrefix          *string    `bun:"key_prefix"`
+	IdempotencyKey     *string    `bun:"idempotency_key"`
+	IdempotentReplayed bool       `bun:"idempotent_replayed"`
+	IP                 *string    `bun:"ip"`
+	UserAgent          *string    `bun:"user_agent"`
+	APIVersion         string     `bun:"api_version"`
+}
+
+func (r row) record(org uuid.UUID) Record {
+	return Record{ID: r.ID, CreatedAt: r.CreatedAt.UTC(), OrganizationID: &org, RequestID: r.RequestID,
+		Method: r.Method, Path: r.Path, Route: r.Route, Status: r.Status, DurationMS: r.DurationMS,
+		ErrorCode: r.ErrorCode, KeyID: r.KeyID, KeyPrefix: r.KeyPrefix, IdempotencyKey: r.IdempotencyKey,
+		IdempotentReplayed: r.IdempotentReplayed, IP: r.IP, UserAgent: r.UserAgent, APIVersion: r.APIVersion}
+}
+
+// List returns up to limit records of org matching f, newest first, after
+// the position (exclusive) when one is given, and whether more follow.
+func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) ([]Record, bool, error) {
+	q := db.NewSelect().TableExpr("request_logs").ColumnExpr(selectColumns).Where("organization_id = ?", org)
+	if f.Status != 0 {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.StatusClass != 0 {
+		q = q.Where("status >= ? AND status < ?", f.StatusClass*100, f.StatusClass*100+100)
+	}
+	if f.Method != "" {
+		q = q.Where("method = ?", f.Method)
+	}
+	if f.Route != "" {
+		q = q.Where("route = ?", f.Route)
+	}
+	if f.KeyID != nil {
+		q = q.Where("key_id = ?", *f.KeyID)
+	}
+	if f.RequestID != "" {
+		q = q.Where("request_id = ?", f.RequestID)
+	}
+	if f.Since != nil {
+		q = q.Where("created_at >= ?", *f.Since)
+	}
+	if f.Until != nil {
+		q = q.Where("created_at < ?", *f.Until)
+	}
+	if after != nil {
+		q = q.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
+	}
+	var rows []row
+	err := q.OrderExpr("created_at DESC, id DESC").Limit(int64(limit+1)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, false, database.Error(err)
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	out := make([]Record, len(rows))
+	for i, r := range rows {
+		out[i] = r.record(org)
+	}
+	return out, more, nil
+}
+
+// Get returns org's record id, or nil when there is none (or it is
+// another organization's). The id's timestamp confines the lookup to one
+// millisecond, hence one partition.
+func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Record, error) {
+	t, ok := IDTime(id)
+	if !ok {
+		return nil, nil
+	}
+	var r row
+	err := db.NewSelect().TableExpr("request_logs").ColumnExpr(selectColumns).
+		Where("organization_id = ?", org).Where("id = ?", id).
+		Where("created_at >= ? AND created_at < ?", t, t.Add(time.Millisecond)).Scan(ctx, &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, database.Error(err)
+	}
+	rec := r.record(org)
+	return &rec, nil
+}

@@ -1,0 +1,274 @@
+package requestlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/eventapi/eventapi/platform/telemetry"
+)
+
+// Defaults of WriterConfig.
+const (
+	DefaultBuffer       = 10_000
+	DefaultBatch        = 500
+	DefaultInterval     = time.Second
+	DefaultWriteTimeout = 10 * time.Second
+)
+
+// Drop reasons, the reason attribute of eventapi.request_log.dropped.
+const (
+	ReasonBufferFull  = "buffer_full"
+	ReasonWriteFailed = "write_failed"
+	ReasonClosed      = "closed"
+)
+
+// WriterConfig configures a Writer.
+type WriterConfig struct {
+	// DB is the pool the batches are copied through (one connection at a time).
+	DB *bun.DB
+	// Buffer is how many records may wait in memory (default 10,000); a
+	// record that finds it full is dropped and counted.
+	Buffer int
+	// Batch is the most records copied in one statement (default 500).
+	Batch int
+	// Interval is the longest a record waits before its batch is written
+	// (default 1s).
+	Interval time.Duration
+	// WriteTimeout bounds one batch's COPY (default 10s); a batch that fails
+	// or times out is dropped and counted.
+	WriteTimeout time.Duration
+	Log          *slog.Logger
+}
+
+var (
+	droppedCounter metric.Int64Counter
+	writtenCounter metric.Int64Counter
+)
+
+func init() {
+	m := otel.Meter("github.com/eventapi/eventapi/platform/requestlog")
+	droppedCounter, _ = m.Int64Counter("eventapi.request_log.dropped",
+		metric.WithDescription("Request-log records dropped: buffer full, batch write failed, or logged after shutdown."),
+		metric.WithUnit("{record}"))
+	writtenCounter, _ = m.Int64Counter("eventapi.request_log.written",
+		metric.WithDescription("Request-log records written to PostgreSQL."),
+		metric.WithUnit("{record}"))
+}
+
+// Writer buffers records and copies them to request_logs in batches from
+// one goroutine. Add never blocks.
+type Writer struct {
+	cfg     WriterConfig
+	ch      chan Record
+	flushes chan chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	closed  atomic.Bool
+	once    sync.Once
+	dropped atomic.Int64
+	written atomic.Int64
+}
+
+// NewWriter starts a Writer. Call Close to flush and stop it.
+func NewWriter(cfg WriterConfig) *Writer {
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = DefaultBuffer
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = DefaultBatch
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	w := &Writer{cfg: cfg, ch: make(chan Record, cfg.Buffer), flushes: make(chan chan struct{}),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// Add queues r, or drops and counts it when the buffer is full or the
+// writer is closed. It never blocks.
+func (w *Writer) Add(r Record) {
+	if w.closed.Load() {
+		w.drop(ReasonClosed, 1)
+		return
+	}
+	select {
+	case w.ch <- r:
+	default:
+		w.drop(ReasonBufferFull, 1)
+	}
+}
+
+// Dropped returns how many records this writer dropped.
+func (w *Writer) Dropped() int64 { return w.dropped.Load() }
+
+// Written returns how many records this writer wrote.
+func (w *Writer) Written() int64 { return w.written.Load() }
+
+func (w *Writer) drop(reason string, n int) {
+	w.dropped.Add(int64(n))
+	droppedCounter.Add(context.Background(), int64(n), metric.WithAttributes(attribute.String("reason", reason)))
+}
+
+// Flush writes everything buffered before the call, or gives up when ctx
+// ends (the records stay buffered).
+func (w *Writer) Flush(ctx context.Context) error {
+	ack := make(chan struct{})
+	select {
+	case w.flushes <- ack:
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops accepting records, writes what is buffered and stops the
+// goroutine. When ctx ends first it returns ctx's error; the records still
+// buffered are then lost (counted as dropped once the goroutine gets to them).
+// Call it during shutdown after the HTTP server has drained and before the
+// database pool is closed.
+func (w *Writer) Close(ctx context.Context) error {
+	w.once.Do(func() {
+		w.closed.Store(true)
+		close(w.stop)
+	})
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *Writer) run() {
+	defer close(w.done)
+	t := time.NewTicker(w.cfg.Interval)
+	defer t.Stop()
+	batch := make([]Record, 0, w.cfg.Batch)
+	for {
+		select {
+		case r := <-w.ch:
+			batch = append(batch, r)
+			if len(batch) >= w.cfg.Batch {
+				batch = w.write(batch)
+			}
+		case <-t.C:
+			batch = w.write(batch)
+		case ack := <-w.flushes:
+			batch = w.drain(batch)
+			close(ack)
+		case <-w.stop:
+			w.drain(batch)
+			return
+		}
+	}
+}
+
+// drain writes batch and every record buffered now.
+func (w *Writer) drain(batch []Record) []Record {
+	for {
+		select {
+		case r := <-w.ch:
+			batch = append(batch, r)
+			if len(batch) >= w.cfg.Batch {
+				batch = w.write(batch)
+			}
+		default:
+			return w.write(batch)
+		}
+	}
+}
+
+// write copies batch in one statement and returns it emptied for reuse. Each
+// flush is its own root trace, never part of a request's.
+func (w *Writer) write(batch []Record) []Record {
+	if len(batch) == 0 {
+		return batch
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
+	defer cancel()
+	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
+		trace.WithAttributes(attribute.Int("eventapi.request_log.records", len(batch))))
+	defer span.End()
+	if err := Copy(ctx, w.cfg.DB, batch); err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "request log batch dropped")
+		w.drop(ReasonWriteFailed, len(batch))
+		w.cfg.Log.WarnContext(ctx, "request log: batch dropped", "records", len(batch), "error", err.Error())
+	} else {
+		w.written.Add(int64(len(batch)))
+		writtenCounter.Add(ctx, int64(len(batch)))
+	}
+	clear(batch)
+	return batch[:0]
+}
+
+var copyColumns = []string{"id", "created_at", "organization_id", "request_id", "method", "path", "route",
+	"status", "duration_ms", "error_code", "key_id", "key_prefix", "idempotency_key", "idempotent_replayed",
+	"ip", "user_agent", "api_version"}
+
+// Copy writes records with one COPY into request_logs (PostgreSQL routes
+// each row to its day's partition). It holds one pool connection for the
+// statement only, so it is safe behind a transaction-mode pooler.
+func Copy(ctx context.Context, db *bun.DB, records []Record) error {
+	ctx, span := telemetry.Tracer().Start(ctx, "COPY request_logs", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(semconv.DBSystemPostgreSQL, semconv.DBOperationName("COPY"),
+			semconv.DBCollectionName("request_logs")))
+	defer span.End()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("request log: driver connection is %T, not pgx", dc)
+		}
+		_, err := sc.Conn().CopyFrom(ctx, pgx.Identifier{"request_logs"}, copyColumns, pgx.CopyFromSlice(len(records),
+			func(i int) ([]any, error) {
+				r := &records[i]
+				return []any{r.ID, r.CreatedAt, r.OrganizationID, r.RequestID, r.Method, r.Path, r.Route,
+					int16(r.Status), r.DurationMS, r.ErrorCode, r.KeyID, r.KeyPrefix, r.IdempotencyKey,
+					r.IdempotentReplayed, r.IP, r.UserAgent, r.APIVersion}, nil
+			}))
+		return err
+	})
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "copy failed")
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("request log: copy timed out: %w", err)
+		}
+	}
+	return err
+}

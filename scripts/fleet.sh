@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The fleet harness (bench/README.md, "fleet"): N eventapi pods behind
+# HAProxy, on a Redis Cluster and PgBouncer in transaction mode with a
+# PostgreSQL of their own, under constant mixed load, through a rolling
+# restart, a Redis master crash and a PostgreSQL restart. A benchmark a user
+# runs, not part of the test command; it stops by itself and cleans up.
+#
+#   scripts/fleet.sh [-pods 3] [-rate 60] [-scenarios rolling,redis,postgres] [-keep] …
+#   (go run ./bench/fleet -h lists every flag)
+#
+# Installs what it needs on a fresh Debian machine: haproxy, pgbouncer,
+# redis-server, postgresql. Never touches the shared PostgreSQL (5432) or
+# Redis (6379).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+command -v pgbouncer >/dev/null 2>&1 || missing+=(pgbouncer)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "fleet: installing ${missing[*]}" >&2
+  apt-get update -qq && apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+exec go run ./bench/fleet "$@"
