@@ -42,7 +42,7 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return "", nil, err
 		}
-		return "events:" + org.String() + ":" + status,
+		return storage.ListScope("events", org, status),
 			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[events.Event], error) {
 				return events.List(ctx, db, org, p, events.ListFilter{Status: status})
 			}, nil

@@ -11,8 +11,6 @@ import (
 	"github.com/eventapi/eventapi/api/planning"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
-	"github.com/eventapi/eventapi/api/stock"
-	"github.com/eventapi/eventapi/api/truckload"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage/clients"
 	"github.com/eventapi/eventapi/storage/crew"
@@ -24,6 +22,8 @@ import (
 	"github.com/eventapi/eventapi/storage/quotes"
 	"github.com/eventapi/eventapi/storage/related"
 	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/storage/stock"
+	"github.com/eventapi/eventapi/storage/truckload"
 	"github.com/eventapi/eventapi/storage/vehicles"
 )
 

@@ -9,13 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Availability is how many units of one equipment record are reserved and
-// free over a window, as the step function of api/stock: the stock guard
+// free over a window, as the step function of storage/stock: the stock guard
 // admits a reservation of n units for the window exactly when
 // n ≤ min_available (or stock is unlimited).
 type Availability struct {

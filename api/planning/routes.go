@@ -2,7 +2,7 @@
 // how many units of an equipment record are still free over a window (and
 // when it is short), for one record or up to 100 at once, and what a truck
 // carries over a window against its payload and cargo volume. The rules live
-// in api/stock (shared with the stock guard) and api/truckload;
+// in storage/stock (shared with the stock guard) and storage/truckload;
 // docs/availability.md describes the endpoints.
 package planning
 

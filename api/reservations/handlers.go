@@ -35,7 +35,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	scope := "equipment_reservations:" + org.String() + ":" + c.Query("event_id") + ":" + c.Query("vehicle_id") + ":" + f.Status
+	scope := storage.ListScope("equipment_reservations", org, c.Query("event_id"), c.Query("vehicle_id"), f.Status)
 	p, err := rest.ParsePage(c, h.env.Cursors, scope)
 	if err != nil {
 		return err

@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -74,7 +74,7 @@ func lockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, 
 // shortage returns the details when r would exceed stock in its window, or
 // nil when it fits (or stock is unlimited). The equipment row must be locked.
 // The reservation itself (r.ID, when set) is left out. "Fits" is the rule of
-// api/stock, shared with the availability endpoints: at every instant of the
+// storage/stock, shared with the availability endpoints: at every instant of the
 // window, the units already held plus r's stay within stock.
 func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, error) {
 	if stockQuantity == nil {

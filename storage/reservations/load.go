@@ -6,10 +6,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/stock"
-	"github.com/eventapi/eventapi/api/truckload"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/storage/stock"
+	"github.com/eventapi/eventapi/storage/truckload"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -20,7 +20,7 @@ const (
 )
 
 // OnVehicle returns, in creation order, org's reservations on the vehicle
-// that hold stock during w (the statuses and overlap of api/stock): what is
+// that hold stock during w (the statuses and overlap of storage/stock): what is
 // on the truck over that window.
 func OnVehicle(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, vehicle uuid.UUID, w stock.Window) ([]Reservation, error) {
 	cond, args := stock.Holding("r", w)

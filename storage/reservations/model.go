@@ -8,10 +8,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/storage/stock"
 )
 
 // Reservation books a quantity of one equipment record for a window,
@@ -72,7 +72,7 @@ var Expansions = []string{"equipment", "event", "vehicle"}
 // MinOverbookReason is the shortest accepted overbook_reason.
 const MinOverbookReason = 4
 
-// counts reports whether the reservation holds stock (api/stock states which
+// counts reports whether the reservation holds stock (storage/stock states which
 // statuses do).
 func (r *Reservation) counts() bool {
 	return slices.Contains(stock.HoldingStatuses, r.ReservationStatus)
