@@ -27,9 +27,6 @@ type Principal struct {
 	StockGuardMode StockGuardMode
 }
 
-// Demo reports whether records written by this principal are demo data.
-func (p *Principal) Demo() bool { return p.Sandbox }
-
 type principalKey struct{}
 
 // WithPrincipal stores p in ctx.
@@ -54,4 +51,6 @@ func MustFromContext(ctx context.Context) *Principal {
 }
 
 // OrgID returns the effective organization of ctx's principal.
-func OrgID(ctx context.Context) uuid.UUID { return MustFromContext(ctx).OrganizationID }
+func OrgID(ctx context.Context) OrganizationID {
+	return OrganizationID{MustFromContext(ctx).OrganizationID}
+}

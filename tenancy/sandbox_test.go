@@ -49,7 +49,7 @@ func TestSandboxRouting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.OrganizationID != tt.org.ID || p.Sandbox != tt.sandbox || p.Demo() != tt.sandbox {
+			if p.OrganizationID != tt.org.ID || p.Sandbox != tt.sandbox || p.Tenant().Demo != tt.sandbox {
 				t.Fatalf("p = %+v, want org %s sandbox %v", p, tt.org.ID, tt.sandbox)
 			}
 		})

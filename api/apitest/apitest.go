@@ -25,6 +25,7 @@ import (
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/storage/storagetest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -96,6 +97,9 @@ func New(t testing.TB, opts ...Option) *Env {
 			t.Fatalf("Redis is required for tests and is not reachable at %s: %v", cfg.RedisURL, err)
 		}
 	}
+	// Every statement on a tenant table must name the organization; the
+	// check runs after the service has stopped (cleanups run last first).
+	storagetest.Install(t, svc.DB)
 	t.Cleanup(func() { _ = svc.App.Shutdown(); _ = svc.Close() })
 	return &Env{T: t, Svc: svc, Cfg: cfg}
 }
@@ -106,6 +110,12 @@ type Org struct {
 	Key string
 	env *Env
 }
+
+// OrgID is the organization's id as the store functions take it.
+func (o *Org) OrgID() tenancy.OrganizationID { return tenancy.OrganizationID{UUID: o.ID} }
+
+// Tenant is the organization as a live key acts for it (not demo).
+func (o *Org) Tenant() tenancy.Tenant { return tenancy.Tenant{Org: o.OrgID()} }
 
 // NewOrg creates an organization and a live key with every scope.
 func (e *Env) NewOrg(name string) *Org {

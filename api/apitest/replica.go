@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -31,7 +31,7 @@ func (e *Env) Replica() *Env {
 	log := telemetry.NewLogger(io.Discard, "error")
 	auth := tenancy.NewAuthenticator(db, log)
 	app := server.New(server.Deps{
-		DB: db, Auth: auth, Edge: e.Svc.Edge, Cursors: rest.NewCursors(key), Log: log,
+		DB: db, Auth: auth, Edge: e.Svc.Edge, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: e.Cfg.RateWindow, V1Limit: e.Cfg.V1RateLimit, V2Limit: e.Cfg.V2RateLimit, V1Sunset: e.Cfg.V1Sunset,
 		Ready: func(ctx context.Context) error { return db.PingContext(ctx) },
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/client"
 	v1 "github.com/eventapi/eventapi/api/client/v1"
-	"github.com/eventapi/eventapi/api/demo"
+	"github.com/eventapi/eventapi/storage/demo"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -34,7 +34,7 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 	t.Helper()
 	ctx := context.Background()
 	org := env.NewOrg("Load planner test house")
-	if err := demo.Seed(ctx, env.Svc.DB, org.ID, false); err != nil {
+	if err := demo.Seed(ctx, env.Svc.DB, tenancy.Tenant{Org: org.OrgID()}); err != nil {
 		t.Fatal(err)
 	}
 	h := &rentalHouse{base: env.Listen(t), key: org.Key,

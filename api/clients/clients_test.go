@@ -9,8 +9,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/api/clients"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/clients"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -20,10 +20,10 @@ const path = "/api/v2/clients"
 // storeClient creates a client of o through the store (fast, no HTTP).
 func storeClient(t *testing.T, env *apitest.Env, o *apitest.Org, name string, email *string) string {
 	t.Helper()
-	var ch scoped.Changes
+	var ch storage.Changes
 	ch.Set("name", name)
 	ch.Set("email", email)
-	c, err := clients.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	c, err := clients.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

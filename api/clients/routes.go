@@ -1,3 +1,6 @@
+// Package clients serves the clients of an organization over HTTP: input.go
+// (create and patch decoding), handlers.go and routes.go, over the queries of
+// storage/clients. It is the reference shape of a resource package.
 package clients
 
 import (
@@ -5,11 +8,12 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the client endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := tenancy.Require(tenancy.ClientsRead)
-	write := tenancy.Require(tenancy.ClientsWrite)
+	read := auth.Require(tenancy.ClientsRead)
+	write := auth.Require(tenancy.ClientsWrite)
 	resource(env).Mount(r, "/clients", read, write, list(env))
 }

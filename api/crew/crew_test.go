@@ -8,8 +8,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/api/crew"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/crew"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -19,10 +19,10 @@ const path = "/api/v2/crew_members"
 // storeMember creates crew member i of o through the store (fast, no HTTP).
 func storeMember(t *testing.T, env *apitest.Env, o *apitest.Org, i int) string {
 	t.Helper()
-	var ch scoped.Changes
+	var ch storage.Changes
 	ch.Set("first_name", fmt.Sprintf("Tech%03d", i))
 	ch.Set("last_name", "Crew")
-	m, err := crew.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	m, err := crew.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

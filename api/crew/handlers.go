@@ -5,18 +5,19 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/crew"
 )
 
 // resource serves GET, POST and PATCH of crew members.
-func resource(env *rest.Env) crud.Resource[Member, scoped.Changes] {
-	return crud.Resource[Member, scoped.Changes]{
-		Kind: Kind, Env: env, Decode: decodeFields,
-		Get: Get, Create: Create, Update: Update,
+func resource(env *rest.Env) crud.Resource[crew.Member, storage.Changes] {
+	return crud.Resource[crew.Member, storage.Changes]{
+		Kind: crew.Kind, Env: env, Decode: decodeFields,
+		Get: crew.Get, Create: crew.Create, Update: crew.Update,
 	}
 }
 
 // list serves GET /crew_members.
 func list(env *rest.Env) fiber.Handler {
-	return crud.List[Member](env, crud.Unfiltered("crew_members:", List))
+	return crud.List[crew.Member](env, crud.Unfiltered("crew_members", crew.List))
 }

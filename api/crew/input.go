@@ -3,7 +3,7 @@ package crew
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // ReadOnly lists the fields a crew member may never write.
@@ -14,8 +14,8 @@ var createRules, updateRules = openapi.Rules("CrewMemberCreate"), openapi.Rules(
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.
-func decodeFields(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeFields(in *rest.Input, create bool) storage.Changes {
+	var ch storage.Changes
 	rules := updateRules
 	if create {
 		rules = createRules

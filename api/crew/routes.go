@@ -1,5 +1,5 @@
-// Package crew serves the crew members of an organization: model, org-scoped
-// store and v2 handlers.
+// Package crew serves the crew members of an organization: its v2 handlers
+// over storage/crew.
 package crew
 
 import (
@@ -7,12 +7,13 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the crew member endpoints on r (the authenticated /api/v2
 // group). The legacy crew:read scope is v1 only and grants nothing here.
 func Routes(r fiber.Router, env *rest.Env) {
-	read := tenancy.Require(tenancy.CrewMembersRead)
-	write := tenancy.Require(tenancy.CrewMembersWrite)
+	read := auth.Require(tenancy.CrewMembersRead)
+	write := auth.Require(tenancy.CrewMembersWrite)
 	resource(env).Mount(r, "/crew_members", read, write, list(env))
 }

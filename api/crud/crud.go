@@ -12,7 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -23,30 +23,30 @@ type Resource[T, F any] struct {
 	Env  *rest.Env
 	// Decode reads a body; create enforces the required fields.
 	Decode func(in *rest.Input, create bool) F
-	Get    func(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*T, error)
-	Create func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, f F) (*T, error)
-	Update func(ctx context.Context, db bun.IDB, org, id uuid.UUID, f F) (*T, error)
+	Get    func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*T, error)
+	Create func(ctx context.Context, db bun.IDB, t tenancy.Tenant, f F) (*T, error)
+	Update func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) (*T, error)
 
 	// Check, when set, runs on a valid body before the write, on the same
 	// connection; id is uuid.Nil on create.
-	Check func(ctx context.Context, db bun.IDB, org, id uuid.UUID, f F) error
+	Check func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) error
 	// Expand lists the expansions ?expand accepts on get (none when empty).
 	Expand []string
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
-	Show func(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, v *T) (any, error)
+	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
 }
 
 // ListFunc loads one page of org's records.
-type ListFunc[T any] func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest) (scoped.Page[T], error)
+type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[T], error)
 
 // List serves GET on a collection without expansions. query reads the
 // resource's own parameters (checked before ?expand) and returns the cursor
 // scope of the request and the store call for one page.
 func List[T any, PT interface {
 	*T
-	scoped.Row
-}](env *rest.Env, query func(c *fiber.Ctx, org uuid.UUID) (string, ListFunc[T], error)) fiber.Handler {
+	storage.Row
+}](env *rest.Env, query func(c *fiber.Ctx, org tenancy.OrganizationID) (string, ListFunc[T], error)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
@@ -65,7 +65,7 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		return rest.Page(c, page.Items, scoped.Next[T, PT](page, p, env.Cursors))
+		return rest.Page(c, page.Items, storage.Next[T, PT](page, p, env.Cursors))
 	}
 }
 
@@ -106,14 +106,14 @@ func (r Resource[T, F]) CreateOne(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	p := tenancy.MustFromContext(ctx)
+	t := tenancy.TenantOf(ctx)
 	db := r.Env.Conn(ctx)
 	if r.Check != nil {
-		if err := r.Check(ctx, db, p.OrganizationID, uuid.Nil, f); err != nil {
+		if err := r.Check(ctx, db, t.Org, uuid.Nil, f); err != nil {
 			return err
 		}
 	}
-	v, err := r.Create(ctx, db, p.OrganizationID, p.Demo(), f)
+	v, err := r.Create(ctx, db, t, f)
 	if err != nil {
 		return err
 	}
@@ -150,10 +150,10 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 }
 
 // Unfiltered is the List query of a collection with no parameters of its
-// own: its cursor scope is prefix followed by the organization.
-func Unfiltered[T any](prefix string, list ListFunc[T]) func(*fiber.Ctx, uuid.UUID) (string, ListFunc[T], error) {
-	return func(_ *fiber.Ctx, org uuid.UUID) (string, ListFunc[T], error) {
-		return prefix + org.String(), list, nil
+// own: its cursor scope is the list name and the organization.
+func Unfiltered[T any](name string, list ListFunc[T]) func(*fiber.Ctx, tenancy.OrganizationID) (string, ListFunc[T], error) {
+	return func(_ *fiber.Ctx, org tenancy.OrganizationID) (string, ListFunc[T], error) {
+		return storage.ListScope(name, org), list, nil
 	}
 }
 

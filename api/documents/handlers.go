@@ -4,24 +4,24 @@ import (
 	"context"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/documents"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // ListFunc loads one page of org's documents, status filtering when not empty.
-type ListFunc[T any] func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest, status string) (scoped.Page[T], error)
+type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[T], error)
 
 // List serves GET on a document collection: ?status filters among statuses
-// and ?expand inlines Expansions. prefix starts the cursor scope ("quotes:").
+// and ?expand inlines Expansions. name names the list in the cursor scope ("quotes").
 func List[T any, PT interface {
 	*T
-	Party
-	scoped.Row
-}](env *rest.Env, prefix string, statuses []string, list ListFunc[T]) fiber.Handler {
+	documents.Party
+	storage.Row
+}](env *rest.Env, name string, statuses []string, list ListFunc[T]) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
@@ -29,11 +29,11 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		want, err := rest.ParseExpand(c, Expansions...)
+		want, err := rest.ParseExpand(c, documents.Expansions...)
 		if err != nil {
 			return err
 		}
-		p, err := rest.ParsePage(c, env.Cursors, prefix+org.String()+":"+status)
+		p, err := rest.ParsePage(c, env.Cursors, storage.ListScope(name, org, status))
 		if err != nil {
 			return err
 		}
@@ -42,10 +42,10 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		if err := Expand[T, PT](ctx, db, org, page.Items, want); err != nil {
+		if err := documents.Expand[T, PT](ctx, db, org, page.Items, want); err != nil {
 			return err
 		}
-		return rest.Page(c, page.Items, scoped.Next[T, PT](page, p, env.Cursors))
+		return rest.Page(c, page.Items, storage.Next[T, PT](page, p, env.Cursors))
 	}
 }
 
@@ -53,10 +53,10 @@ func List[T any, PT interface {
 // expansions inlined.
 func Show[T any, PT interface {
 	*T
-	Party
-}](ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, doc *T) (any, error) {
+	documents.Party
+}](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, doc *T) (any, error) {
 	one := []T{*doc}
-	if err := Expand[T, PT](ctx, db, org, one, want); err != nil {
+	if err := documents.Expand[T, PT](ctx, db, org, one, want); err != nil {
 		return nil, err
 	}
 	return &one[0], nil

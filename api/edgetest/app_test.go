@@ -10,13 +10,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/api/clients"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/clients"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -35,9 +35,9 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 		tr.runs.Add(1)
 		ctx := c.UserContext()
 		p := tenancy.MustFromContext(ctx)
-		var ch scoped.Changes
+		var ch storage.Changes
 		ch.Set("name", "written, then the request fails")
-		if _, err := clients.Create(ctx, tr.env.Conn(ctx), p.OrganizationID, p.Demo(), ch); err != nil {
+		if _, err := clients.Create(ctx, tr.env.Conn(ctx), p.Tenant(), ch); err != nil {
 			return err
 		}
 		return errs.Wrap(errs.New(errs.Internal, "boom"), "internal error")
@@ -47,10 +47,10 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 	v2.Post("/edge-test/conflict", func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		p := tenancy.MustFromContext(ctx)
-		var ch scoped.Changes
+		var ch storage.Changes
 		ch.Set("name", "written before a refused statement")
 		db := tr.env.Conn(ctx)
-		if _, err := clients.Create(ctx, db, p.OrganizationID, p.Demo(), ch); err != nil {
+		if _, err := clients.Create(ctx, db, p.Tenant(), ch); err != nil {
 			return err
 		}
 		_, err := db.ExecContext(ctx, "INSERT INTO clients (organization_id, name) VALUES (gen_random_uuid(), 'orphan')")
@@ -62,7 +62,7 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 			return err
 		}
 		ctx := c.UserContext()
-		if err := scoped.Delete[clients.Client](ctx, tr.env.Conn(ctx), tenancy.OrgID(ctx), id, clients.Kind); err != nil {
+		if err := storage.Delete[clients.Client](ctx, tr.env.Conn(ctx), tenancy.OrgID(ctx), id, clients.Kind); err != nil {
 			return err
 		}
 		return rest.NoContent(c)

@@ -12,8 +12,9 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/api/equipment"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/equipment"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -154,12 +155,12 @@ func TestCategoryFilterAndExpand(t *testing.T) {
 		}
 	})
 	t.Run("one query for the whole page", func(t *testing.T) {
-		items, err := equipment.List(context.Background(), env.Svc.DB, a.ID, rest.PageRequest{Limit: 100}, equipment.ListFilter{})
+		items, err := equipment.List(context.Background(), env.Svc.DB, a.OrgID(), storage.PageRequest{Limit: 100}, equipment.ListFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var n queryCounter
-		expanded, err := equipment.Expand(context.Background(), env.Svc.DB.WithQueryHook(&n), a.ID, items.Items)
+		expanded, err := equipment.Expand(context.Background(), env.Svc.DB.WithQueryHook(&n), a.OrgID(), items.Items)
 		if err != nil {
 			t.Fatal(err)
 		}

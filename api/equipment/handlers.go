@@ -8,9 +8,10 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/crud"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/storage/related"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -30,20 +31,20 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := rest.ParsePage(c, h.env.Cursors, "equipment:"+org.String()+":"+category)
+	p, err := rest.ParsePage(c, h.env.Cursors, storage.ListScope("equipment", org, category))
 	if err != nil {
 		return err
 	}
 	db := h.env.Conn(ctx)
-	page, err := List(ctx, db, org, p, ListFilter{Category: category})
+	page, err := equipment.List(ctx, db, org, p, equipment.ListFilter{Category: category})
 	if err != nil {
 		return err
 	}
-	next := scoped.Next(page, p, h.env.Cursors)
+	next := storage.Next(page, p, h.env.Cursors)
 	if !expand[expandCategory] {
 		return rest.Page(c, page.Items, next)
 	}
-	items, err := Expand(ctx, db, org, page.Items)
+	items, err := equipment.Expand(ctx, db, org, page.Items)
 	if err != nil {
 		return err
 	}
@@ -53,24 +54,24 @@ func (h handlers) list(c *fiber.Ctx) error {
 // resource serves GET, POST and PATCH of equipment: ?expand=category inlines
 // the category, and category_id is checked against the organization before
 // a write.
-func (h handlers) resource() crud.Resource[Equipment, write] {
-	return crud.Resource[Equipment, write]{
-		Kind: Kind, Env: h.env, Decode: decodeEquipment, Get: Get,
-		Create: func(ctx context.Context, db bun.IDB, org uuid.UUID, demo bool, w write) (*Equipment, error) {
-			return Create(ctx, db, org, demo, w.ch)
+func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
+	return crud.Resource[equipment.Equipment, write]{
+		Kind: equipment.Kind, Env: h.env, Decode: decodeEquipment, Get: equipment.Get,
+		Create: func(ctx context.Context, db bun.IDB, t tenancy.Tenant, w write) (*equipment.Equipment, error) {
+			return equipment.Create(ctx, db, t, w.ch)
 		},
-		Update: func(ctx context.Context, db bun.IDB, org, id uuid.UUID, w write) (*Equipment, error) {
-			return Update(ctx, db, org, id, w.ch)
+		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) (*equipment.Equipment, error) {
+			return equipment.Update(ctx, db, org, id, w.ch)
 		},
-		Check: func(ctx context.Context, db bun.IDB, org, _ uuid.UUID, w write) error {
+		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, w write) error {
 			return related.Check(ctx, db, org, w.refs...)
 		},
 		Expand: []string{expandCategory},
-		Show: func(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, e *Equipment) (any, error) {
+		Show: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *equipment.Equipment) (any, error) {
 			if !want[expandCategory] {
 				return e, nil
 			}
-			items, err := Expand(ctx, db, org, []Equipment{*e})
+			items, err := equipment.Expand(ctx, db, org, []equipment.Equipment{*e})
 			if err != nil {
 				return nil, err
 			}

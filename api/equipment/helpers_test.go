@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/api/equipment"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/equipment"
 )
 
 const (
@@ -17,10 +17,10 @@ const (
 // storeCategory creates a category of o through the store.
 func storeCategory(t *testing.T, env *apitest.Env, o *apitest.Org, name string, color *string) string {
 	t.Helper()
-	var ch scoped.Changes
+	var ch storage.Changes
 	ch.Set("name", name)
 	ch.Set("color", color)
-	c, err := equipment.CreateCategory(context.Background(), env.Svc.DB, o.ID, false, ch)
+	c, err := equipment.CreateCategory(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,12 +30,12 @@ func storeCategory(t *testing.T, env *apitest.Env, o *apitest.Org, name string, 
 // storeEquipment creates equipment of o (in category, when not empty).
 func storeEquipment(t *testing.T, env *apitest.Env, o *apitest.Org, name, category string) string {
 	t.Helper()
-	var ch scoped.Changes
+	var ch storage.Changes
 	ch.Set("name", name)
 	if category != "" {
 		ch.Set("category_id", category)
 	}
-	e, err := equipment.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	e, err := equipment.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

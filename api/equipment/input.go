@@ -2,9 +2,10 @@ package equipment
 
 import (
 	"github.com/eventapi/eventapi/api/openapi"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields equipment and categories may never write.
@@ -23,7 +24,7 @@ var (
 // write is a decoded body: column assignments and the references to check
 // against the organization before writing.
 type write struct {
-	ch   scoped.Changes
+	ch   storage.Changes
 	refs []related.Ref
 	// name is the new category name, when the body sets one.
 	name *string
@@ -46,7 +47,7 @@ func decodeEquipment(in *rest.Input, create bool) write {
 	}
 	category := in.UUID("category_id", rules.Get("category_id"))
 	ch.SetIf(category.Set, "category_id", category.Ptr())
-	w.refs = []related.Ref{{Field: "category_id", Table: categoryTable, ID: category.Ptr()}}
+	w.refs = []related.Ref{{Field: "category_id", Table: equipment.CategoryTable, ID: category.Ptr()}}
 	stock := in.Int("stock_quantity", rules.Get("stock_quantity"))
 	ch.SetIf(stock.Set, "stock_quantity", stock.Ptr())
 	rate := in.Money("daily_rate", rules.Get("daily_rate"))

@@ -1,6 +1,5 @@
 // Package equipment serves the equipment of an organization and its
-// equipment categories: models, org-scoped stores and v2 handlers, plus Get
-// and Expand for packages that check or inline equipment.
+// equipment categories: v2 handlers over storage/equipment.
 package equipment
 
 import (
@@ -8,16 +7,18 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/storage/equipment"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the equipment and equipment category endpoints on r (the
 // authenticated /api/v2 group), under equipment:read and equipment:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := tenancy.Require(tenancy.EquipmentRead)
-	write := tenancy.Require(tenancy.EquipmentWrite)
+	read := auth.Require(tenancy.EquipmentRead)
+	write := auth.Require(tenancy.EquipmentWrite)
 	h.resource().Mount(r, "/equipment", read, write, h.list)
-	categories := crud.List[Category](env, crud.Unfiltered("equipment_categories:", ListCategories))
+	categories := crud.List[equipment.Category](env, crud.Unfiltered("equipment_categories", equipment.ListCategories))
 	categoryResource(env).Mount(r, "/equipment_categories", read, write, categories)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/api/events"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/events"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -162,13 +162,13 @@ func TestEventScopes(t *testing.T) {
 // storeEvent creates event number i of o through the store (fast, no HTTP).
 func storeEvent(t *testing.T, env *apitest.Env, o *apitest.Org, i int) string {
 	t.Helper()
-	var ch scoped.Changes
+	var ch storage.Changes
 	start := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
 	ch.Set("name", fmt.Sprintf("event %03d", i))
 	ch.Set("start_date", start)
 	ch.Set("end_date", start.Add(4*time.Hour))
 	ch.Set("venue", "Hall")
-	e, err := events.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	e, err := events.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,14 @@ package events
 import (
 	"context"
 
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/tenancy"
+
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/storage/reservations"
 )
 
 // Expansions are the relations ?expand accepts on GET /events/{id} and
@@ -18,12 +21,12 @@ var Expansions = []string{"equipment_reservations", "equipment", "vehicle"}
 
 // WithReservations is an event with its reservations inlined.
 type WithReservations struct {
-	*Event
+	*events.Event
 	EquipmentReservations []reservations.Reservation `json:"equipment_reservations"`
 }
 
 // show renders e with the requested expansions.
-func show(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, e *Event) (any, error) {
+func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *events.Event) (any, error) {
 	if !want["equipment_reservations"] {
 		return e, nil
 	}
@@ -39,7 +42,7 @@ func show(ctx context.Context, db bun.IDB, org uuid.UUID, want map[string]bool, 
 
 // ReservationsOf returns every reservation of org for the event, whatever
 // its status, in creation order.
-func ReservationsOf(ctx context.Context, db bun.IDB, org, event uuid.UUID) ([]reservations.Reservation, error) {
+func ReservationsOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID) ([]reservations.Reservation, error) {
 	rs := []reservations.Reservation{}
 	err := db.NewSelect().Model(&rs).
 		Where("r.organization_id = ?", org).Where("r.event_id = ?", event).

@@ -1,13 +1,10 @@
 package events
 
 import (
-	"time"
-
 	"github.com/eventapi/eventapi/api/openapi"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
-	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields an event may never write.
@@ -16,21 +13,10 @@ var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_
 // The field rules of POST and PATCH bodies, from the OpenAPI document.
 var createRules, updateRules = openapi.Rules("EventCreate"), openapi.Rules("EventUpdate")
 
-// Fields is a decoded create or patch body: the column assignments, plus the
-// dates it sets so the window can be checked against the stored one.
-type Fields struct {
-	Changes scoped.Changes
-	// Start and End are the new dates, nil when the body leaves them alone.
-	Start, End *time.Time
-	// Refs are the records the body names (client_id), checked against the
-	// organization before the write.
-	Refs []related.Ref
-}
-
 // decodeFields reads every writable field. The same decoder serves POST
 // (create: required fields enforced, the window checked) and PATCH.
-func decodeFields(in *rest.Input, create bool) Fields {
-	var f Fields
+func decodeFields(in *rest.Input, create bool) events.Fields {
+	var f events.Fields
 	ch := &f.Changes
 	rules := updateRules
 	if create {
@@ -58,19 +44,9 @@ func decodeFields(in *rest.Input, create bool) Fields {
 
 	f.Start, f.End = start.Ptr(), end.Ptr()
 	if create && f.Start != nil && f.End != nil {
-		if err := CheckWindow(*f.Start, *f.End); err != nil {
-			in.Issue("end_date", windowIssue)
+		if err := events.CheckWindow(*f.Start, *f.End); err != nil {
+			in.Issue("end_date", events.WindowIssue)
 		}
 	}
 	return f
-}
-
-const windowIssue = "must be after start_date"
-
-// CheckWindow reports a validation_error on end_date unless end is after start.
-func CheckWindow(start, end time.Time) error {
-	if !end.After(start) {
-		return errs.InvalidField("end_date", windowIssue)
-	}
-	return nil
 }

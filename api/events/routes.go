@@ -1,5 +1,5 @@
 // Package events serves events, also reachable under the legacy name jobs:
-// model, org-scoped store and v2 handlers.
+// v2 handlers over storage/events.
 package events
 
 import (
@@ -7,6 +7,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the event endpoints and the /jobs read alias on r (the
@@ -14,8 +15,8 @@ import (
 // jobs:read; writes need events:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h, ls := resource(env), list(env)
-	read := tenancy.Require(tenancy.EventsRead, tenancy.JobsRead)
-	write := tenancy.Require(tenancy.EventsWrite)
+	read := auth.Require(tenancy.EventsRead, tenancy.JobsRead)
+	write := auth.Require(tenancy.EventsWrite)
 	h.Mount(r, "/events", read, write, ls)
 	r.Get("/jobs", read, ls)
 	r.Get("/jobs/:id", read, h.GetOne)

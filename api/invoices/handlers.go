@@ -4,28 +4,30 @@ import (
 	"context"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/documents"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	docstore "github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/storage/invoices"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // resource serves GET, POST and PATCH of invoices.
-func resource(env *rest.Env) crud.Resource[Invoice, documents.Write] {
-	return crud.Resource[Invoice, documents.Write]{
-		Kind: Kind, Env: env, Decode: decodeFields,
-		Get: Get, Create: Create, Update: Update,
-		Expand: documents.Expansions, Show: documents.Show[Invoice],
+func resource(env *rest.Env) crud.Resource[invoices.Invoice, docstore.Write] {
+	return crud.Resource[invoices.Invoice, docstore.Write]{
+		Kind: invoices.Kind, Env: env, Decode: decodeFields,
+		Get: invoices.Get, Create: invoices.Create, Update: invoices.Update,
+		Expand: docstore.Expansions, Show: documents.Show[invoices.Invoice],
 	}
 }
 
 // list serves GET /invoices.
 func list(env *rest.Env) fiber.Handler {
-	return documents.List[Invoice](env, "invoices:", Statuses,
-		func(ctx context.Context, db bun.IDB, org uuid.UUID, p rest.PageRequest, status string) (scoped.Page[Invoice], error) {
-			return List(ctx, db, org, p, ListFilter{Status: status})
+	return documents.List[invoices.Invoice](env, "invoices", invoices.Statuses,
+		func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[invoices.Invoice], error) {
+			return invoices.List(ctx, db, org, p, invoices.ListFilter{Status: status})
 		})
 }

@@ -3,8 +3,9 @@ package invoices
 import (
 	"github.com/eventapi/eventapi/api/documents"
 	"github.com/eventapi/eventapi/api/openapi"
-	"github.com/eventapi/eventapi/api/related"
 	"github.com/eventapi/eventapi/api/rest"
+	docstore "github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/storage/related"
 )
 
 // ReadOnly lists the fields an invoice may never be written with.
@@ -13,10 +14,10 @@ var ReadOnly = []string{"id", "organization_id", "total_amount", "demo", "create
 // The field rules of POST and PATCH bodies, from the OpenAPI document.
 var createRules, updateRules = openapi.Rules("InvoiceCreate"), openapi.Rules("InvoiceUpdate")
 
-// decodeFields reads every writable field into a documents.Write. The same
+// decodeFields reads every writable field into a docstore.Write. The same
 // decoder serves POST (create: due_date required) and PATCH.
-func decodeFields(in *rest.Input, create bool) documents.Write {
-	var w documents.Write
+func decodeFields(in *rest.Input, create bool) docstore.Write {
+	var w docstore.Write
 	rules := updateRules
 	if create {
 		rules = createRules

@@ -6,23 +6,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/eventapi/eventapi/api/clients"
-	"github.com/eventapi/eventapi/api/crew"
-	"github.com/eventapi/eventapi/api/documents"
-	"github.com/eventapi/eventapi/api/equipment"
-	"github.com/eventapi/eventapi/api/events"
-	"github.com/eventapi/eventapi/api/invoices"
-	"github.com/eventapi/eventapi/api/picklists"
+	eventsapi "github.com/eventapi/eventapi/api/events"
+
 	"github.com/eventapi/eventapi/api/planning"
-	"github.com/eventapi/eventapi/api/quotes"
-	"github.com/eventapi/eventapi/api/related"
-	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
-	"github.com/eventapi/eventapi/api/stock"
-	"github.com/eventapi/eventapi/api/truckload"
-	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/clients"
+	"github.com/eventapi/eventapi/storage/crew"
+	"github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/storage/invoices"
+	"github.com/eventapi/eventapi/storage/picklists"
+	"github.com/eventapi/eventapi/storage/quotes"
+	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/storage/stock"
+	"github.com/eventapi/eventapi/storage/truckload"
+	"github.com/eventapi/eventapi/storage/vehicles"
 )
 
 // TestSchemasMatchTheModels compares each documented object with the Go type
@@ -32,8 +34,8 @@ func TestSchemasMatchTheModels(t *testing.T) {
 	if fields, _ := jsonFields(reflect.TypeOf(equipment.WithCategory{})); !slices.Contains(fields, "category") {
 		t.Fatal("equipment.WithCategory no longer adds category")
 	}
-	if fields, _ := jsonFields(reflect.TypeOf(events.WithReservations{})); !slices.Contains(fields, "equipment_reservations") {
-		t.Fatal("events.WithReservations no longer adds equipment_reservations")
+	if fields, _ := jsonFields(reflect.TypeOf(eventsapi.WithReservations{})); !slices.Contains(fields, "equipment_reservations") {
+		t.Fatal("eventsapi.WithReservations no longer adds equipment_reservations")
 	}
 	d := loadSchemas(t)
 	for name, model := range map[string]any{
@@ -77,7 +79,7 @@ func TestSchemasMatchTheModels(t *testing.T) {
 				fields = append(fields, "category")
 			}
 			if name == "Event" {
-				// events.WithReservations adds equipment_reservations for
+				// eventsapi.WithReservations adds equipment_reservations for
 				// expand=equipment_reservations.
 				fields = append(fields, "equipment_reservations")
 			}

@@ -11,19 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	eventsapi "github.com/eventapi/eventapi/api/events"
+
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/eventapi/eventapi/api/documents"
-	"github.com/eventapi/eventapi/api/equipment"
-	"github.com/eventapi/eventapi/api/events"
-	"github.com/eventapi/eventapi/api/invoices"
 	"github.com/eventapi/eventapi/api/openapi"
-	"github.com/eventapi/eventapi/api/picklists"
-	"github.com/eventapi/eventapi/api/quotes"
-	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/storage/invoices"
+	"github.com/eventapi/eventapi/storage/picklists"
+	"github.com/eventapi/eventapi/storage/quotes"
+	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/storage/vehicles"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -260,7 +262,7 @@ func TestExpansionsMatchTheCode(t *testing.T) {
 		"ReservationExpand": reservations.Expansions,
 		"DocumentExpand":    documents.Expansions,
 		"PickListExpand":    picklists.Expansions,
-		"EventExpand":       events.Expansions,
+		"EventExpand":       eventsapi.Expansions,
 	} {
 		p, ok := d.Components.Parameters[name]
 		if !ok {

@@ -6,7 +6,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/picklists"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -14,13 +15,13 @@ type handlers struct{ env *rest.Env }
 
 // parseExpansion reads ?expand. On the list, equipment takes effect only with
 // items and category only with equipment; on the detail items are always
-// present (SPEC "Expansion rules for pick lists").
-func parseExpansion(c *fiber.Ctx, detail bool) (Expansion, error) {
-	want, err := rest.ParseExpand(c, Expansions...)
+// present (docs/decisions.md "Quotes, invoices and pick lists").
+func parseExpansion(c *fiber.Ctx, detail bool) (picklists.Expansion, error) {
+	want, err := rest.ParseExpand(c, picklists.Expansions...)
 	if err != nil {
-		return Expansion{}, err
+		return picklists.Expansion{}, err
 	}
-	x := Expansion{Event: want["event"], Items: detail || want["items"]}
+	x := picklists.Expansion{Event: want["event"], Items: detail || want["items"]}
 	x.Equipment = x.Items && want["equipment"]
 	x.Category = x.Equipment && want["category"]
 	return x, nil
@@ -29,12 +30,12 @@ func parseExpansion(c *fiber.Ctx, detail bool) (Expansion, error) {
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	var f ListFilter
+	var f picklists.ListFilter
 	var err error
 	if f.EventID, err = rest.QueryUUID(c, "event_id"); err != nil {
 		return err
 	}
-	if f.Status, err = rest.QueryEnum(c, "status", Statuses...); err != nil {
+	if f.Status, err = rest.QueryEnum(c, "status", picklists.Statuses...); err != nil {
 		return err
 	}
 	if f.Archived, err = rest.QueryBool(c, "archived", false); err != nil {
@@ -44,24 +45,24 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	scope := "pick_lists:" + org.String() + ":" + c.Query("event_id") + ":" + f.Status + ":" + strconv.FormatBool(f.Archived)
+	scope := storage.ListScope("pick_lists", org, c.Query("event_id"), f.Status, strconv.FormatBool(f.Archived))
 	p, err := rest.ParsePage(c, h.env.Cursors, scope)
 	if err != nil {
 		return err
 	}
 	db := h.env.Conn(ctx)
-	page, err := List(ctx, db, org, p, f)
+	page, err := picklists.List(ctx, db, org, p, f)
 	if err != nil {
 		return err
 	}
-	if err := Expand(ctx, db, org, page.Items, x); err != nil {
+	if err := picklists.Expand(ctx, db, org, page.Items, x); err != nil {
 		return err
 	}
-	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
+	return rest.Page(c, page.Items, storage.Next(page, p, h.env.Cursors))
 }
 
 func (h handlers) get(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
+	id, err := rest.PathID(c, picklists.Kind)
 	if err != nil {
 		return err
 	}
@@ -71,12 +72,12 @@ func (h handlers) get(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
-	pl, err := Get(ctx, db, org, id)
+	pl, err := picklists.Get(ctx, db, org, id)
 	if err != nil {
 		return err
 	}
-	one := []PickList{*pl}
-	if err := Expand(ctx, db, org, one, x); err != nil {
+	one := []picklists.PickList{*pl}
+	if err := picklists.Expand(ctx, db, org, one, x); err != nil {
 		return err
 	}
 	return rest.OK(c, &one[0])
@@ -93,7 +94,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	pl, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), b.ch, b.eventID.Ptr(), b.quoteID.Ptr())
+	pl, err := picklists.Create(ctx, h.env.Conn(ctx), p.Tenant(), b.ch, b.eventID.Ptr(), b.quoteID.Ptr())
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
+	id, err := rest.PathID(c, picklists.Kind)
 	if err != nil {
 		return err
 	}
@@ -115,12 +116,12 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
-	pl, err := Update(ctx, db, org, id, b.ch, b.status.Value)
+	pl, err := picklists.Update(ctx, db, org, id, b.ch, b.status.Value)
 	if err != nil {
 		return err
 	}
-	one := []PickList{*pl}
-	if err := Expand(ctx, db, org, one, Expansion{Items: true}); err != nil {
+	one := []picklists.PickList{*pl}
+	if err := picklists.Expand(ctx, db, org, one, picklists.Expansion{Items: true}); err != nil {
 		return err
 	}
 	return rest.Updated(c, &one[0], in)
@@ -137,7 +138,7 @@ func (h handlers) createItem(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	it, err := CreateItem(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), b.newItem())
+	it, err := picklists.CreateItem(ctx, h.env.Conn(ctx), p.Tenant(), b.newItem())
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (h handlers) createItem(c *fiber.Ctx) error {
 }
 
 func (h handlers) patchItem(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, ItemKind)
+	id, err := rest.PathID(c, picklists.ItemKind)
 	if err != nil {
 		return err
 	}
@@ -158,7 +159,7 @@ func (h handlers) patchItem(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	it, err := UpdateItem(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, b.apply)
+	it, err := picklists.UpdateItem(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, b.apply)
 	if err != nil {
 		return err
 	}
@@ -166,12 +167,12 @@ func (h handlers) patchItem(c *fiber.Ctx) error {
 }
 
 func (h handlers) deleteItem(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, ItemKind)
+	id, err := rest.PathID(c, picklists.ItemKind)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	if err := DeleteItem(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
+	if err := picklists.DeleteItem(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
 		return err
 	}
 	return rest.NoContent(c)

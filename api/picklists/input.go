@@ -3,9 +3,11 @@ package picklists
 import (
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/storage/picklists"
+
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // ReadOnly lists the fields of a pick list that are never written.
@@ -19,7 +21,7 @@ var (
 
 // listBody is a decoded pick list create or patch body.
 type listBody struct {
-	ch               scoped.Changes // name, notes, archived, event_id, quote_id
+	ch               storage.Changes // name, notes, archived, event_id, quote_id
 	eventID, quoteID rest.Field[uuid.UUID]
 	status           rest.Field[string]
 }
@@ -103,14 +105,14 @@ func decodeItem(in *rest.Input, create bool) itemBody {
 }
 
 // newItem builds the item a create body describes.
-func (b itemBody) newItem() *Item {
-	it := &Item{PickListID: b.pickListID.Value, Quantity: 1, Stage: Stages[0]}
+func (b itemBody) newItem() *picklists.Item {
+	it := &picklists.Item{PickListID: b.pickListID.Value, Quantity: 1, Stage: picklists.Stages[0]}
 	b.apply(it)
 	return it
 }
 
 // apply writes every field present in the body onto it.
-func (b itemBody) apply(it *Item) {
+func (b itemBody) apply(it *picklists.Item) {
 	setID := func(f rest.Field[uuid.UUID], dst **uuid.UUID) {
 		if f.Set {
 			*dst = f.Ptr()

@@ -1,4 +1,5 @@
-// Package picklists serves warehouse pick lists and their items: the status
+// Package picklists serves warehouse pick lists and their items over
+// storage/picklists: the status
 // flow of a list (draft → in_progress → packed/complete), the forward-only
 // stage of an item, expansion of items, equipment and categories without
 // N+1 queries, and the pick list an approved quote generates.
@@ -9,6 +10,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the pick list and pick list item endpoints on r (the
@@ -16,8 +18,8 @@ import (
 // the legacy jobs:read; writes need pick_lists:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := tenancy.Require(tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead)
-	write := tenancy.Require(tenancy.PickListsWrite)
+	read := auth.Require(tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead)
+	write := auth.Require(tenancy.PickListsWrite)
 	r.Get("/pick_lists", read, h.list)
 	r.Post("/pick_lists", write, h.create)
 	r.Get("/pick_lists/:id", read, h.get)

@@ -14,10 +14,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/reservations"
-	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -133,10 +133,10 @@ func generate(rng *rand.Rand) ([]rawReservation, int) {
 
 // tryReserve asks the guard (block mode) for qty units over w inside a
 // savepoint that is always rolled back; it returns the guard's error.
-func tryReserve(ctx context.Context, tx bun.Tx, org, eq uuid.UUID, w stock.Window, qty int) error {
+func tryReserve(ctx context.Context, tx bun.Tx, org uuid.UUID, eq uuid.UUID, w stock.Window, qty int) error {
 	var guardErr error
 	err := tx.RunInTx(ctx, nil, func(ctx context.Context, sp bun.Tx) error {
-		_, _, guardErr = reservations.Create(ctx, sp, org, false, tenancy.StockGuardBlock,
+		_, _, guardErr = reservations.Create(ctx, sp, tenancy.Tenant{Org: tenancy.OrganizationID{UUID: org}, StockGuard: tenancy.StockGuardBlock},
 			&reservations.Reservation{EquipmentID: eq, StartDate: w.Start, EndDate: w.End, Quantity: qty,
 				ReservationStatus: reservations.StatusReserved}, reservations.Override{})
 		return errRollback
@@ -206,7 +206,7 @@ func insertEquipment(t *testing.T, ctx context.Context, db bun.IDB, org uuid.UUI
 	return id
 }
 
-func insertReservation(t *testing.T, ctx context.Context, db bun.IDB, org, eq uuid.UUID, r rawReservation) {
+func insertReservation(t *testing.T, ctx context.Context, db bun.IDB, org uuid.UUID, eq uuid.UUID, r rawReservation) {
 	t.Helper()
 	if _, err := db.NewRaw(`INSERT INTO equipment_reservations
 		(organization_id, equipment_id, start_date, end_date, quantity, reservation_status) VALUES (?, ?, ?, ?, ?, ?)`,

@@ -9,13 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/stock"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Availability is how many units of one equipment record are reserved and
-// free over a window, as the step function of api/stock: the stock guard
+// free over a window, as the step function of storage/stock: the stock guard
 // admits a reservation of n units for the window exactly when
 // n ≤ min_available (or stock is unlimited).
 type Availability struct {
@@ -82,7 +82,7 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 // not_found, naming those ids.
 func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window) ([]Availability, error) {
 	ctx := c.UserContext()
-	profiles, err := stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), ids, w)
+	profiles, err := stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w)
 	if err != nil {
 		return nil, err
 	}

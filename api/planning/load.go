@@ -4,13 +4,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/eventapi/eventapi/api/related"
-	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/stock"
-	"github.com/eventapi/eventapi/api/truckload"
-	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/storage/stock"
+	"github.com/eventapi/eventapi/storage/truckload"
+	"github.com/eventapi/eventapi/storage/vehicles"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

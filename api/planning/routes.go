@@ -2,12 +2,14 @@
 // how many units of an equipment record are still free over a window (and
 // when it is short), for one record or up to 100 at once, and what a truck
 // carries over a window against its payload and cargo volume. The rules live
-// in api/stock (shared with the stock guard) and api/truckload;
+// in storage/stock (shared with the stock guard) and storage/truckload;
 // docs/availability.md describes the endpoints.
 package planning
 
 import (
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/tenancy/auth"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
@@ -19,7 +21,7 @@ type handlers struct{ env *rest.Env }
 // group). They read reservations, so they need equipment_reservations:read.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := tenancy.Require(tenancy.EquipmentReservationsRead)
+	read := auth.Require(tenancy.EquipmentReservationsRead)
 	r.Get("/equipment/:id/availability", read, h.availability)
 	r.Get("/availability", read, h.batchAvailability)
 	r.Get("/vehicles/:id/load", read, h.load)

@@ -1,4 +1,4 @@
-// Package quotes serves quotes: model, org-scoped store and v2 handlers.
+// Package quotes serves quotes: v2 handlers over storage/quotes.
 // Numbers (Q-000001) are gap-free per organization, line items replace as a
 // set with an exact server-computed total, and approving a quote creates its
 // one pick list in the same transaction.
@@ -9,11 +9,12 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the quote endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := tenancy.Require(tenancy.QuotesRead)
-	write := tenancy.Require(tenancy.QuotesWrite)
+	read := auth.Require(tenancy.QuotesRead)
+	write := auth.Require(tenancy.QuotesWrite)
 	resource(env).Mount(r, "/quotes", read, write, list(env))
 }

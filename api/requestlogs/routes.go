@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/tenancy/auth"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
@@ -18,7 +21,7 @@ import (
 
 // Routes registers the endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := tenancy.Require(tenancy.RequestLogsRead)
+	read := auth.Require(tenancy.RequestLogsRead)
 	r.Get("/request_logs", read, list(env))
 	r.Get("/request_logs/:id", read, get(env))
 }
@@ -38,14 +41,14 @@ func list(env *rest.Env) fiber.Handler {
 		if p.After != nil {
 			after = &requestlog.Position{CreatedAt: p.After.CreatedAt, ID: p.After.ID}
 		}
-		items, more, err := requestlog.List(c.UserContext(), env.Conn(c.UserContext()), org, f, after, p.Limit)
+		items, more, err := requestlog.List(c.UserContext(), env.Conn(c.UserContext()), org.UUID, f, after, p.Limit)
 		if err != nil {
 			return err
 		}
 		var next *string
 		if more && len(items) > 0 {
 			last := items[len(items)-1]
-			next = p.NextCursor(env.Cursors, true, rest.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+			next = p.NextCursor(env.Cursors, true, storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
 		}
 		return rest.Page(c, items, next)
 	}
@@ -58,7 +61,7 @@ func get(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		rec, err := requestlog.Get(c.UserContext(), env.Conn(c.UserContext()), org, id)
+		rec, err := requestlog.Get(c.UserContext(), env.Conn(c.UserContext()), org.UUID, id)
 		if err != nil {
 			return err
 		}

@@ -3,8 +3,10 @@ package reservations
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/storage/reservations"
+
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -13,12 +15,12 @@ type handlers struct{ env *rest.Env }
 // written is the body of a successful write: data, plus its warnings
 // (overbooked in warn mode, over_payload, over_volume, ignored_fields on
 // PATCH), absent when none.
-type written = rest.Written[*Reservation]
+type written = rest.Written[*reservations.Reservation]
 
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	var f ListFilter
+	var f reservations.ListFilter
 	var err error
 	if f.EventID, err = rest.QueryUUID(c, "event_id"); err != nil {
 		return err
@@ -26,46 +28,46 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if f.VehicleID, err = rest.QueryUUID(c, "vehicle_id"); err != nil {
 		return err
 	}
-	if f.Status, err = rest.QueryEnum(c, "status", Statuses...); err != nil {
+	if f.Status, err = rest.QueryEnum(c, "status", reservations.Statuses...); err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, Expansions...)
+	want, err := rest.ParseExpand(c, reservations.Expansions...)
 	if err != nil {
 		return err
 	}
-	scope := "equipment_reservations:" + org.String() + ":" + c.Query("event_id") + ":" + c.Query("vehicle_id") + ":" + f.Status
+	scope := storage.ListScope("equipment_reservations", org, c.Query("event_id"), c.Query("vehicle_id"), f.Status)
 	p, err := rest.ParsePage(c, h.env.Cursors, scope)
 	if err != nil {
 		return err
 	}
 	db := h.env.Conn(ctx)
-	page, err := List(ctx, db, org, p, f)
+	page, err := reservations.List(ctx, db, org, p, f)
 	if err != nil {
 		return err
 	}
-	if err := Expand(ctx, db, org, page.Items, want); err != nil {
+	if err := reservations.Expand(ctx, db, org, page.Items, want); err != nil {
 		return err
 	}
-	return rest.Page(c, page.Items, scoped.Next(page, p, h.env.Cursors))
+	return rest.Page(c, page.Items, storage.Next(page, p, h.env.Cursors))
 }
 
 func (h handlers) get(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
+	id, err := rest.PathID(c, reservations.Kind)
 	if err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, Expansions...)
+	want, err := rest.ParseExpand(c, reservations.Expansions...)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
-	r, err := Get(ctx, db, org, id)
+	r, err := reservations.Get(ctx, db, org, id)
 	if err != nil {
 		return err
 	}
-	one := []Reservation{*r}
-	if err := Expand(ctx, db, org, one, want); err != nil {
+	one := []reservations.Reservation{*r}
+	if err := reservations.Expand(ctx, db, org, one, want); err != nil {
 		return err
 	}
 	return rest.OK(c, &one[0])
@@ -82,7 +84,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warns, err := Create(ctx, h.env.Conn(ctx), p.OrganizationID, p.Demo(), p.StockGuardMode, b.newReservation(), b.override)
+	r, warns, err := reservations.Create(ctx, h.env.Conn(ctx), p.Tenant(), b.newReservation(), b.override)
 	if err != nil {
 		return err
 	}
@@ -90,7 +92,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
+	id, err := rest.PathID(c, reservations.Kind)
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	p := tenancy.MustFromContext(ctx)
-	r, warns, err := Update(ctx, h.env.Conn(ctx), p.OrganizationID, id, p.StockGuardMode, b.apply, b.override)
+	r, warns, err := reservations.Update(ctx, h.env.Conn(ctx), p.Tenant(), id, b.apply, b.override)
 	if err != nil {
 		return err
 	}
@@ -112,19 +114,19 @@ func (h handlers) patch(c *fiber.Ctx) error {
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, Kind)
+	id, err := rest.PathID(c, reservations.Kind)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	if err := Delete(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
+	if err := reservations.Delete(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
 		return err
 	}
 	return rest.NoContent(c)
 }
 
 // writtenWith is the write's body: the store's warnings, then extra ones.
-func writtenWith(r *Reservation, warns []Warning, extra ...rest.Warning) written {
+func writtenWith(r *reservations.Reservation, warns []reservations.Warning, extra ...rest.Warning) written {
 	out := written{Data: r}
 	for _, w := range warns {
 		out.Warnings = append(out.Warnings, rest.Warning{Code: w.Code, Details: w.Details})

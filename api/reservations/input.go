@@ -1,14 +1,14 @@
 package reservations
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/eventapi/eventapi/storage/reservations"
 
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // ReadOnly lists the fields a reservation may never be written with.
@@ -17,21 +17,13 @@ var ReadOnly = []string{"id", "organization_id", "overbooked", "demo", "created_
 // The field rules of POST and PATCH bodies, from the OpenAPI document.
 var createRules, updateRules = openapi.Rules("ReservationCreate"), openapi.Rules("ReservationUpdate")
 
-// Override is the caller's permission to exceed available stock
-// (force_overbook, overbook_reason, overbook_cost_ownership).
-type Override struct {
-	Force         bool
-	Reason        *string
-	CostOwnership *string
-}
-
 // body is a decoded create or patch body: every field that was present.
 type body struct {
 	equipmentID, eventID, vehicleID rest.Field[uuid.UUID]
 	truckPosition, status, notes    rest.Field[string]
 	start, end                      rest.Field[time.Time]
 	quantity                        rest.Field[int]
-	override                        Override
+	override                        reservations.Override
 }
 
 // decode reads every writable field. The same decoder serves POST (create:
@@ -54,7 +46,7 @@ func decode(in *rest.Input, create bool) body {
 	force := in.Bool("force_overbook", rules.Get("force_overbook"))
 	reason := in.String("overbook_reason", rules.Get("overbook_reason"))
 	owner := in.String("overbook_cost_ownership", rules.Get("overbook_cost_ownership"))
-	b.override = Override{Force: force.Value, Reason: reason.Ptr(), CostOwnership: owner.Ptr()}
+	b.override = reservations.Override{Force: force.Value, Reason: reason.Ptr(), CostOwnership: owner.Ptr()}
 	in.ReadOnly(ReadOnly...)
 	if b.start.Set && b.end.Set && !b.end.Value.After(b.start.Value) {
 		in.Issue("end_date", "must be after start_date")
@@ -62,28 +54,15 @@ func decode(in *rest.Input, create bool) body {
 	return b
 }
 
-// check returns overbook_reason_required when force_overbook is true without
-// a reason of at least MinOverbookReason characters. It runs after the field
-// validation and before any stock is looked at.
-func (o Override) check() error {
-	if !o.Force || (o.Reason != nil && len([]rune(*o.Reason)) >= MinOverbookReason) {
-		return nil
-	}
-	return errs.New(errs.OverbookReasonRequired,
-		fmt.Sprintf("force_overbook requires an overbook_reason of at least %d characters", MinOverbookReason)).
-		WithDetails(errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: "overbook_reason",
-			Issue: fmt.Sprintf("is required, at least %d characters, when force_overbook is true", MinOverbookReason)}}})
-}
-
 // newReservation builds the reservation a create body describes.
-func (b body) newReservation() *Reservation {
-	r := &Reservation{Quantity: 1, ReservationStatus: StatusReserved}
+func (b body) newReservation() *reservations.Reservation {
+	r := &reservations.Reservation{Quantity: 1, ReservationStatus: reservations.StatusReserved}
 	b.apply(r)
 	return r
 }
 
 // apply writes every field present in the body onto r.
-func (b body) apply(r *Reservation) {
+func (b body) apply(r *reservations.Reservation) {
 	if b.equipmentID.Set {
 		r.EquipmentID = b.equipmentID.Value
 	}

@@ -1,7 +1,7 @@
 // Package reservations serves equipment reservations (truck assignments)
-// under the stock guard: model, org-scoped store and v2 handlers. A write
+// under the stock guard: v2 handlers over storage/reservations. A write
 // locks the equipment row, reads the reservations holding stock in the window
-// (the rule of api/stock, shared with the availability endpoints) and decides in
+// (the rule of storage/stock, shared with the availability endpoints) and decides in
 // one transaction, so stock is never oversold across instances.
 package reservations
 
@@ -10,13 +10,14 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the reservation endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := tenancy.Require(tenancy.EquipmentReservationsRead)
-	write := tenancy.Require(tenancy.EquipmentReservationsWrite)
+	read := auth.Require(tenancy.EquipmentReservationsRead)
+	write := auth.Require(tenancy.EquipmentReservationsWrite)
 	r.Get("/equipment_reservations", read, h.list)
 	r.Post("/equipment_reservations", write, h.create)
 	r.Get("/equipment_reservations/:id", read, h.get)

@@ -5,12 +5,14 @@ import (
 	"log/slog"
 
 	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/storage"
 )
 
 // Env is what resource handlers need from the process.
 type Env struct {
 	DB      *bun.DB
-	Cursors *Cursors
+	Cursors *storage.Cursors
 	Log     *slog.Logger
 }
 

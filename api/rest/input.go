@@ -17,6 +17,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/money"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // DefaultMaxLen bounds a string field unless its rule says otherwise (the
@@ -407,20 +408,20 @@ func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 }
 
 // Date decodes a YYYY-MM-DD date.
-func (in *Input) Date(name string, r Rule) Field[Date] {
-	f, raw, ok := begin[Date](in, name, r)
+func (in *Input) Date(name string, r Rule) Field[storage.Date] {
+	f, raw, ok := begin[storage.Date](in, name, r)
 	if !ok {
 		return f
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		in.Issue(name, "must be a date string YYYY-MM-DD")
-		return Field[Date]{}
+		return Field[storage.Date]{}
 	}
-	d, err := ParseDate(s)
+	d, err := storage.ParseDate(s)
 	if err != nil {
 		in.Issue(name, "must be a date YYYY-MM-DD")
-		return Field[Date]{}
+		return Field[storage.Date]{}
 	}
 	f.Value = d
 	return f

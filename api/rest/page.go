@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // Page limits.
@@ -17,18 +18,10 @@ const (
 	MaxLimit     = 100
 )
 
-// PageRequest is a parsed limit and optional cursor.
-type PageRequest struct {
-	Limit int
-	After *Cursor
-	// Scope binds cursors to one organization and list.
-	Scope string
-}
-
 // ParsePage reads limit and cursor from the query string. scope should name
 // the organization and the list (and any filter that changes the order).
-func ParsePage(c *fiber.Ctx, cs *Cursors, scope string) (PageRequest, error) {
-	p := PageRequest{Limit: DefaultLimit, Scope: scope}
+func ParsePage(c *fiber.Ctx, cs *storage.Cursors, scope string) (storage.PageRequest, error) {
+	p := storage.PageRequest{Limit: DefaultLimit, Scope: scope}
 	var issues []errs.FieldIssue
 	if raw := c.Query("limit"); raw != "" || c.Context().QueryArgs().Has("limit") {
 		n, err := strconv.Atoi(raw)
@@ -50,15 +43,6 @@ func ParsePage(c *fiber.Ctx, cs *Cursors, scope string) (PageRequest, error) {
 		return p, errs.Invalid(issues...)
 	}
 	return p, nil
-}
-
-// NextCursor returns the opaque cursor after last, or nil when !hasMore.
-func (p PageRequest) NextCursor(cs *Cursors, hasMore bool, last Cursor) *string {
-	if !hasMore {
-		return nil
-	}
-	s := cs.Encode(p.Scope, last)
-	return &s
 }
 
 // ParseExpand reads the comma-separated expand parameter; a value outside

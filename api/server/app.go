@@ -35,7 +35,9 @@ import (
 	v1 "github.com/eventapi/eventapi/api/v1"
 	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // BodyLimit is the largest request body accepted (413 payload_too_large above).
@@ -46,7 +48,7 @@ type Deps struct {
 	DB      *bun.DB
 	Auth    *tenancy.Authenticator
 	Edge    edge.Store
-	Cursors *rest.Cursors
+	Cursors *storage.Cursors
 	Log     *slog.Logger
 	// RateWindow is the rate-limit window; V1Limit and V2Limit the defaults per window.
 	RateWindow       time.Duration
@@ -115,7 +117,7 @@ func New(d Deps) *fiber.App {
 	openapi.Routes(app)
 	openapi.V1Routes(app, d.V1Sunset)
 
-	auth := tenancy.Middleware(d.Auth)
+	auth := auth.Middleware(d.Auth)
 
 	// v2: per-organization rate limit, then Idempotency-Key on writes.
 	logged := func(version string) fiber.Handler {

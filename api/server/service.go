@@ -12,11 +12,11 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -110,7 +110,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		redisUp = store.Ping
 	}
 	s.App = New(Deps{
-		DB: db, Auth: auth, Edge: store, Cursors: rest.NewCursors(key), Log: log,
+		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),

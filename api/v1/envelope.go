@@ -3,6 +3,8 @@ package v1
 import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Meta is the meta block of a single-record response.
@@ -30,13 +32,13 @@ type Many[T any] struct {
 	Meta ListMeta `json:"meta"`
 }
 
-func writeOne[T any](c *fiber.Ctx, org uuid.UUID, v T) error {
-	return c.Status(fiber.StatusOK).JSON(One[T]{Data: v, Meta: Meta{OrgID: org}})
+func writeOne[T any](c *fiber.Ctx, org tenancy.OrganizationID, v T) error {
+	return c.Status(fiber.StatusOK).JSON(One[T]{Data: v, Meta: Meta{OrgID: org.UUID}})
 }
 
-func writeMany[T any](c *fiber.Ctx, org uuid.UUID, page int, items []T, total int) error {
+func writeMany[T any](c *fiber.Ctx, org tenancy.OrganizationID, page int, items []T, total int) error {
 	if items == nil {
 		items = []T{}
 	}
-	return c.Status(fiber.StatusOK).JSON(Many[T]{Data: items, Meta: ListMeta{OrgID: org, Page: page, Total: total}})
+	return c.Status(fiber.StatusOK).JSON(Many[T]{Data: items, Meta: ListMeta{OrgID: org.UUID, Page: page, Total: total}})
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -41,8 +41,8 @@ var patchIssues = func() map[string]string {
 // decodePatch reads a v1 equipment PATCH body into column assignments. Bad
 // values, unknown fields and a body with no writable field are 400
 // BAD_REQUEST naming the fields.
-func decodePatch(in *rest.Input) (scoped.Changes, error) {
-	var ch scoped.Changes
+func decodePatch(in *rest.Input) (storage.Changes, error) {
+	var ch storage.Changes
 	for _, f := range dimensionFields {
 		v := in.Number(f, rest.Rule{Positive: true})
 		ch.SetIf(v.Set, f, v.Value)
@@ -79,7 +79,7 @@ func patchEquipment(env *rest.Env) fiber.Handler {
 		org := tenancy.OrgID(ctx)
 		var out *Equipment
 		err = database.RunInTx(ctx, env.Conn(ctx), func(ctx context.Context, tx bun.Tx) error {
-			if _, err := scoped.Update[Equipment](ctx, tx, org, id, equipmentView.kind, ch); err != nil {
+			if _, err := storage.Update[Equipment](ctx, tx, org, id, equipmentView.kind, ch); err != nil {
 				return err
 			}
 			out, err = equipmentView.get(ctx, tx, org, id)

@@ -4,12 +4,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // filterParser reads a list's query filters (nil: the list has none).
-type filterParser func(c *fiber.Ctx) ([]scoped.Filter, error)
+type filterParser func(c *fiber.Ctx) ([]storage.Filter, error)
 
 // listHandler serves GET on a v1 collection: page and limit, the view's
 // filters and order, {data, meta:{org_id, page, total}}.
@@ -19,7 +19,7 @@ func listHandler[T any](env *rest.Env, v view[T], parse filterParser) fiber.Hand
 		if err != nil {
 			return err
 		}
-		var filters []scoped.Filter
+		var filters []storage.Filter
 		if parse != nil {
 			if filters, err = parse(c); err != nil {
 				return err

@@ -10,7 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // jobStatusOf maps each event status to its v1 job status. The v1 status
@@ -44,19 +44,19 @@ func eventStatusesOf(job string) []string {
 type Job struct {
 	bun.BaseModel `bun:"table:events,alias:e"`
 
-	ID             uuid.UUID `bun:"id,pk,type:uuid" json:"id"`
-	Name           string    `bun:"name" json:"name"`
-	EventStatus    string    `bun:"status" json:"-"`
-	Status         string    `bun:"-" json:"status"`
-	StartDate      time.Time `bun:"start_date" json:"-"`
-	EndDate        time.Time `bun:"end_date" json:"-"`
-	EventDate      rest.Date `bun:"-" json:"event_date"`
-	EventEndDate   rest.Date `bun:"-" json:"event_end_date"`
-	Venue          string    `bun:"venue" json:"venue"`
-	ClientName     *string   `bun:"client_name,scanonly" json:"client_name"`
-	OrganizationID uuid.UUID `bun:"organization_id,type:uuid" json:"organization_id"`
-	CreatedAt      time.Time `bun:"created_at" json:"created_at"`
-	UpdatedAt      time.Time `bun:"updated_at" json:"updated_at"`
+	ID             uuid.UUID    `bun:"id,pk,type:uuid" json:"id"`
+	Name           string       `bun:"name" json:"name"`
+	EventStatus    string       `bun:"status" json:"-"`
+	Status         string       `bun:"-" json:"status"`
+	StartDate      time.Time    `bun:"start_date" json:"-"`
+	EndDate        time.Time    `bun:"end_date" json:"-"`
+	EventDate      storage.Date `bun:"-" json:"event_date"`
+	EventEndDate   storage.Date `bun:"-" json:"event_end_date"`
+	Venue          string       `bun:"venue" json:"venue"`
+	ClientName     *string      `bun:"client_name,scanonly" json:"client_name"`
+	OrganizationID uuid.UUID    `bun:"organization_id,type:uuid" json:"organization_id"`
+	CreatedAt      time.Time    `bun:"created_at" json:"created_at"`
+	UpdatedAt      time.Time    `bun:"updated_at" json:"updated_at"`
 }
 
 var _ bun.AfterScanRowHook = (*Job)(nil)
@@ -69,9 +69,9 @@ func (j *Job) AfterScanRow(context.Context) error {
 	return nil
 }
 
-func dateOf(t time.Time) rest.Date {
+func dateOf(t time.Time) storage.Date {
 	u := t.UTC()
-	return rest.Date{Time: time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)}
+	return storage.Date{Time: time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)}
 }
 
 // jobView joins the client's name (same organization) and lists the newest
@@ -87,7 +87,7 @@ var jobView = view[Job]{
 }
 
 // jobFilters reads the optional v1 status filter.
-func jobFilters(c *fiber.Ctx) ([]scoped.Filter, error) {
+func jobFilters(c *fiber.Ctx) ([]storage.Filter, error) {
 	status, err := rest.QueryEnum(c, "status", jobStatuses...)
 	if err != nil {
 		return nil, nameFields(err, nil)
@@ -96,7 +96,7 @@ func jobFilters(c *fiber.Ctx) ([]scoped.Filter, error) {
 		return nil, nil
 	}
 	events := eventStatusesOf(status)
-	return []scoped.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
+	return []storage.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("?TableAlias.status IN (?)", bun.In(events))
 	}}, nil
 }

@@ -10,18 +10,19 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the v1 endpoints on r (the authenticated /api/v1 group).
 // Methods not registered here answer 405 METHOD_NOT_ALLOWED through the
 // app's fallback.
 func Routes(r fiber.Router, env *rest.Env) {
-	equipmentRead := tenancy.Require(tenancy.EquipmentRead)
+	equipmentRead := auth.Require(tenancy.EquipmentRead)
 	// equipment:write is only effective together with equipment:read: two
 	// Require handlers in a row demand both.
-	equipmentWrite := tenancy.Require(tenancy.EquipmentWrite)
-	jobsRead := tenancy.Require(tenancy.JobsRead)
-	crewRead := tenancy.Require(tenancy.CrewRead)
+	equipmentWrite := auth.Require(tenancy.EquipmentWrite)
+	jobsRead := auth.Require(tenancy.JobsRead)
+	crewRead := auth.Require(tenancy.CrewRead)
 
 	r.Get("/equipment", equipmentRead, listHandler(env, equipmentView, nil))
 	r.Get("/equipment/:id", equipmentRead, getHandler(env, equipmentView))

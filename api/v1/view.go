@@ -7,8 +7,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/scoped"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // view describes how one v1 resource is read from its table: T is a bun read
@@ -17,12 +18,12 @@ import (
 type view[T any] struct {
 	// kind names the resource in not_found.
 	kind  string
-	shape scoped.Filter
+	shape storage.Filter
 	order string
 }
 
 // selectFor starts an org-scoped select of the view into dst.
-func (v view[T]) selectFor(db bun.IDB, dst any, org uuid.UUID) *bun.SelectQuery {
+func (v view[T]) selectFor(db bun.IDB, dst any, org tenancy.OrganizationID) *bun.SelectQuery {
 	q := db.NewSelect().Model(dst).Where("?TableAlias.organization_id = ?", org)
 	if v.shape != nil {
 		q = v.shape(q)
@@ -31,18 +32,18 @@ func (v view[T]) selectFor(db bun.IDB, dst any, org uuid.UUID) *bun.SelectQuery 
 }
 
 // get loads the record id of org (not_found names the view's kind).
-func (v view[T]) get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*T, error) {
-	var filters []scoped.Filter
+func (v view[T]) get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*T, error) {
+	var filters []storage.Filter
 	if v.shape != nil {
 		filters = append(filters, v.shape)
 	}
-	return scoped.Get[T](ctx, db, org, id, v.kind, filters...)
+	return storage.Get[T](ctx, db, org, id, v.kind, filters...)
 }
 
 // list returns one page of org's records in the view's order and the count
 // of all records matching filters. Both read one snapshot, so total agrees
 // with the page.
-func (v view[T]) list(ctx context.Context, db bun.IDB, org uuid.UUID, p pageRequest, filters ...scoped.Filter) ([]T, int, error) {
+func (v view[T]) list(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p pageRequest, filters ...storage.Filter) ([]T, int, error) {
 	items := []T{}
 	var total int
 	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {

@@ -5,18 +5,19 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/vehicles"
 )
 
 // resource serves GET, POST and PATCH of vehicles.
-func resource(env *rest.Env) crud.Resource[Vehicle, scoped.Changes] {
-	return crud.Resource[Vehicle, scoped.Changes]{
-		Kind: Kind, Env: env, Decode: decodeFields,
-		Get: Get, Create: Create, Update: Update,
+func resource(env *rest.Env) crud.Resource[vehicles.Vehicle, storage.Changes] {
+	return crud.Resource[vehicles.Vehicle, storage.Changes]{
+		Kind: vehicles.Kind, Env: env, Decode: decodeFields,
+		Get: vehicles.Get, Create: vehicles.Create, Update: vehicles.Update,
 	}
 }
 
 // list serves GET /vehicles: available vehicles only.
 func list(env *rest.Env) fiber.Handler {
-	return crud.List[Vehicle](env, crud.Unfiltered("vehicles:available:", ListAvailable))
+	return crud.List[vehicles.Vehicle](env, crud.Unfiltered("vehicles:available", vehicles.ListAvailable))
 }

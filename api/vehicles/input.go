@@ -3,7 +3,7 @@ package vehicles
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/scoped"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // ReadOnly lists the fields a vehicle may never write.
@@ -18,8 +18,8 @@ var createRules, updateRules = openapi.Rules("VehicleCreate"), openapi.Rules("Ve
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.
-func decodeFields(in *rest.Input, create bool) scoped.Changes {
-	var ch scoped.Changes
+func decodeFields(in *rest.Input, create bool) storage.Changes {
+	var ch storage.Changes
 	rules := updateRules
 	if create {
 		rules = createRules

@@ -1,6 +1,5 @@
-// Package vehicles serves the fleet vehicles of an organization: model,
-// org-scoped store, v2 handlers, and Assignable, the check other packages
-// run before assigning a vehicle to a reservation.
+// Package vehicles serves the fleet vehicles of an organization: v2
+// handlers over storage/vehicles.
 package vehicles
 
 import (
@@ -8,13 +7,14 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Routes registers the vehicle endpoints on r (the authenticated /api/v2
 // group). Vehicles belong to load planning, so they use the
 // equipment_reservations scopes.
 func Routes(r fiber.Router, env *rest.Env) {
-	read := tenancy.Require(tenancy.EquipmentReservationsRead)
-	write := tenancy.Require(tenancy.EquipmentReservationsWrite)
+	read := auth.Require(tenancy.EquipmentReservationsRead)
+	write := auth.Require(tenancy.EquipmentReservationsWrite)
 	resource(env).Mount(r, "/vehicles", read, write, list(env))
 }

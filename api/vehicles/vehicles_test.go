@@ -10,9 +10,9 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/api/scoped"
-	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/storage/vehicles"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -22,10 +22,10 @@ const path = "/api/v2/vehicles"
 // storeVehicle creates a vehicle of o with status through the store.
 func storeVehicle(t *testing.T, env *apitest.Env, o *apitest.Org, name, status string) string {
 	t.Helper()
-	var ch scoped.Changes
+	var ch storage.Changes
 	ch.Set("name", name)
 	ch.Set("status", status)
-	v, err := vehicles.Create(context.Background(), env.Svc.DB, o.ID, false, ch)
+	v, err := vehicles.Create(context.Background(), env.Svc.DB, o.Tenant(), ch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestAssignable(t *testing.T) {
 		{"unknown", uuid.NewString(), false},
 	}
 	for _, tt := range tests {
-		err := vehicles.Assignable(ctx, env.Svc.DB, a.ID, uuid.MustParse(tt.id))
+		err := vehicles.Assignable(ctx, env.Svc.DB, a.OrgID(), uuid.MustParse(tt.id))
 		if tt.ok {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // HeaderOrg names the organization for the baseline, which has no auth.
@@ -62,7 +63,7 @@ func scanClient(row pgx.Row, c *client) error {
 // nothing else: no auth, rate limit, request id, tracing or access log.
 type Baseline struct {
 	Pool    *pgxpool.Pool
-	Cursors *rest.Cursors
+	Cursors *storage.Cursors
 }
 
 // Handler returns the baseline's routes.
@@ -119,13 +120,13 @@ func (b *Baseline) list(w http.ResponseWriter, r *http.Request) {
 	out := rest.List[client]{Data: items}
 	if len(items) > limit {
 		last := items[limit-1]
-		next := b.Cursors.Encode("clients:"+org.String()+":"+search, rest.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		next := b.Cursors.Encode("clients:"+org.String()+":"+search, storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
 		out.Data, out.Pagination = items[:limit], rest.Pagination{NextCursor: &next, HasMore: true}
 	}
 	writeJSON(w, out)
 }
 
-// query reads limit+1 rows, like scoped.List, to know whether more follow.
+// query reads limit+1 rows, like storage.List, to know whether more follow.
 func (b *Baseline) query(ctx context.Context, org uuid.UUID, limit int, search string) ([]client, error) {
 	var rows pgx.Rows
 	var err error

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/storage"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -41,11 +41,11 @@ func TestBaselineMatchesApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Baseline{Pool: pool, Cursors: rest.NewCursors(key)}
+	b := &Baseline{Pool: pool, Cursors: storage.NewCursors(key)}
 	srv := &http.Server{Handler: b.Handler()}
 	base := serve(t, srv.Serve)
 	t.Cleanup(func() { _ = srv.Close() })
-	pj := &PGJSON{Pool: pool, Cursors: rest.NewCursors(key)}
+	pj := &PGJSON{Pool: pool, Cursors: storage.NewCursors(key)}
 	pjSrv := &http.Server{Handler: pj.Handler()}
 	pjBase := serve(t, pjSrv.Serve)
 	t.Cleanup(func() { _ = pjSrv.Close() })

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // The JSON of a client built by PostgreSQL, in the app's field order.
@@ -42,7 +43,7 @@ const (
 // same HeaderOrg, same statements' WHERE and ORDER BY as Baseline.
 type PGJSON struct {
 	Pool    *pgxpool.Pool
-	Cursors *rest.Cursors
+	Cursors *storage.Cursors
 }
 
 // Handler returns the server's routes.
@@ -110,7 +111,7 @@ func (b *PGJSON) list(w http.ResponseWriter, r *http.Request) {
 	}
 	var p rest.Pagination
 	if hasMore && lastAt != nil && lastID != nil {
-		next := b.Cursors.Encode("clients:"+org.String()+":"+search, rest.Cursor{CreatedAt: lastAt.UTC(), ID: *lastID})
+		next := b.Cursors.Encode("clients:"+org.String()+":"+search, storage.Cursor{CreatedAt: lastAt.UTC(), ID: *lastID})
 		p = rest.Pagination{NextCursor: &next, HasMore: true}
 	}
 	writeEnvelope(w, data, &p)

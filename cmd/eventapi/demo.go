@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/demo"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/storage/demo"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -89,7 +89,7 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if org, err = tenancy.CreateOrganization(ctx, tx, name, nil); err != nil {
 			return err
 		}
-		if err := demo.Seed(ctx, tx, org.ID, false); err != nil {
+		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {
 			return err
 		}
 	} else {
@@ -103,7 +103,7 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if sandbox, err = tenancy.CreateOrganization(ctx, tx, name+" (sandbox)", &org.ID); err != nil {
 			return err
 		}
-		if err := demo.Seed(ctx, tx, sandbox.ID, true); err != nil {
+		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: sandbox.OrgID(), Demo: true}); err != nil {
 			return err
 		}
 	}

@@ -54,9 +54,6 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	return db, nil
 }
 
-// Ping checks that PostgreSQL answers within the context's deadline.
-func Ping(ctx context.Context, db *bun.DB) error { return db.PingContext(ctx) }
-
 // RunInTx runs fn in a transaction on db, committing when fn returns nil.
 // On a pool or connection a serialization failure or deadlock runs fn again
 // in a new transaction (see RunInTxWith); fn must therefore have no effect

@@ -51,21 +51,27 @@ func Error(err error) error {
 func fromPgError(pg *pgconn.PgError, cause error) error {
 	field := constraintField(pg.TableName, pg.ConstraintName, pg.ColumnName)
 	switch pg.Code {
-	case "23505": // unique_violation
+	case pgerrcode.UniqueViolation:
 		return &errs.Error{Code: errs.DuplicateRecord, Message: "a record with these values already exists", Cause: cause,
 			Details: map[string]any{"field": field}}
-	case "23503": // foreign_key_violation
+	case pgerrcode.ForeignKeyViolation:
 		return &errs.Error{Code: errs.Validation, Message: "a referenced record does not exist", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "references a record that does not exist"}}}}
-	case "23502", "23514", "22001", "22003", "22007", "22008", "22P02", "22023", "22021", "22P05": // not null, check, too long, range, datetime, text repr, bad bytes
+	case pgerrcode.NotNullViolation, pgerrcode.CheckViolation, pgerrcode.StringDataRightTruncationDataException,
+		pgerrcode.NumericValueOutOfRange, pgerrcode.InvalidDatetimeFormat, pgerrcode.DatetimeFieldOverflow,
+		pgerrcode.InvalidTextRepresentation, pgerrcode.InvalidParameterValue, pgerrcode.CharacterNotInRepertoire,
+		pgerrcode.UntranslatableCharacter:
 		return &errs.Error{Code: errs.Validation, Message: "a value is not acceptable", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
 	case pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected: // left after RunInTx's retries
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause, RetryAfter: 1}
-	case "57014": // query_canceled (statement timeout)
+	case pgerrcode.QueryCanceled: // statement timeout
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database timeout", Cause: cause, RetryAfter: 1}
+	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow, pgerrcode.DatabaseDropped,
+		pgerrcode.IdleSessionTimeout, pgerrcode.TooManyConnections:
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
 	}
-	if strings.HasPrefix(pg.Code, "08") || strings.HasPrefix(pg.Code, "57P") || pg.Code == "53300" {
+	if pgerrcode.IsConnectionException(pg.Code) {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
 	}
 	return errs.Wrap(cause, "internal error")
@@ -94,15 +100,12 @@ func constraintField(table, constraint, column string) string {
 }
 
 // knownConstraintFields maps constraint names to API fields where the name
-// does not say it.
-var knownConstraintFields = map[string]string{
-	"events_dates_check":                 "end_date",
-	"equipment_reservations_dates_check": "end_date",
-	"pick_list_items_what_check":         "equipment_id",
-}
+// does not say it. The packages that declare such a constraint register it.
+var knownConstraintFields = map[string]string{}
 
 // RegisterConstraintField tells Error which API field a constraint guards.
-// Resource packages call it from init.
+// The storage package that owns the constraint calls it from init, so the
+// map is written before any query runs.
 func RegisterConstraintField(constraint, field string) { knownConstraintFields[constraint] = field }
 
 func isConnectionError(err error) bool {

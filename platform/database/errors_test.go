@@ -3,6 +3,7 @@ package database
 import "testing"
 
 func TestConstraintField(t *testing.T) {
+	RegisterConstraintField("events_dates_check", "end_date")
 	tests := []struct{ table, constraint, column, want string }{
 		{"events", "events_client_id_fkey", "", "client_id"},
 		{"quotes", "quotes_quote_number_key", "", "quote_number"},

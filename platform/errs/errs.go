@@ -11,7 +11,7 @@ import (
 // Code is a machine-readable error code. Clients route on it.
 type Code string
 
-// The v2 error codes (SPEC.md "Errors" and DECISIONS.md "Errors").
+// The v2 error codes (documented in api/openapi/openapi.yaml).
 const (
 	MalformedJSON          Code = "malformed_json"
 	InvalidCredentials     Code = "invalid_credentials"

@@ -117,8 +117,10 @@ func rollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
 }
 
 // purge deletes up to batch rows older than retention and reports how many.
+// Retention spans every organization, so the statement carries the marker
+// the tenant filter check (storage/storagetest) accepts.
 func purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
-	res, err := db.NewRaw(`
+	res, err := db.NewRaw(`/* every organization: retention */
 		DELETE FROM idempotency_keys WHERE ctid IN (
 			SELECT ctid FROM idempotency_keys
 			WHERE created_at < clock_timestamp() - make_interval(secs => ?)

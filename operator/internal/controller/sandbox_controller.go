@@ -14,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/eventapi/eventapi/api/demo"
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/storage/demo"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -142,7 +142,7 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 			return err
 		}
 		if sb.Spec.SeedDemoData {
-			return demo.Seed(ctx, tx, org.ID, true)
+			return demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID(), Demo: true})
 		}
 		return nil
 	})

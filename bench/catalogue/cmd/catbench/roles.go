@@ -12,11 +12,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/bench/catalogue"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // The server roles (chain, baseline, pgjson) run in child processes of catbench (re-executed with
@@ -97,9 +97,9 @@ func serveBaseline(ctx context.Context, role string) error {
 	if err != nil {
 		return err
 	}
-	var h http.Handler = (&catalogue.Baseline{Pool: pool, Cursors: rest.NewCursors(key)}).Handler()
+	var h http.Handler = (&catalogue.Baseline{Pool: pool, Cursors: storage.NewCursors(key)}).Handler()
 	if role == "pgjson" {
-		h = (&catalogue.PGJSON{Pool: pool, Cursors: rest.NewCursors(key)}).Handler()
+		h = (&catalogue.PGJSON{Pool: pool, Cursors: storage.NewCursors(key)}).Handler()
 	}
 	srv := &http.Server{Handler: h, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
 		IdleTimeout: 120 * time.Second}

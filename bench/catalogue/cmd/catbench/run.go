@@ -15,10 +15,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/bench/catalogue"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/storage"
 )
 
 // raisedLimit is the v2 limit per window of the two search-scaling
@@ -209,7 +209,7 @@ func (b *bench) seed(ctx context.Context, dbURL string) error {
 	if err := db.NewRaw("SELECT value FROM service_secrets WHERE name = 'cursor_hmac'").Scan(ctx, &key); err != nil {
 		return err
 	}
-	b.deepCursor = rest.NewCursors(key).Encode("clients:"+b.big.ID.String()+":", rest.Cursor{CreatedAt: at.UTC(), ID: deep})
+	b.deepCursor = storage.NewCursors(key).Encode("clients:"+b.big.ID.String()+":", storage.Cursor{CreatedAt: at.UTC(), ID: deep})
 	b.big.ClientIDs = nil
 	return nil
 }

@@ -1,0 +1,162 @@
+// Package storage is the organization-scoped storage layer every resource
+// store is built from: the generic queries, the paged list with its signed
+// cursors, and the calendar date type. It knows nothing of HTTP. Every select, update and delete here carries
+// "organization_id = ?"; an update or delete that touches no row is
+// not_found, so another organization's id is indistinguishable from a
+// missing one. Functions take bun.IDB so they run on the pool or in a
+// transaction alike.
+package storage
+
+import (
+	"context"
+	"reflect"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Filter narrows a select query.
+type Filter func(*bun.SelectQuery) *bun.SelectQuery
+
+// Get loads the record id of org into a new T; kind names it in not_found.
+func Get[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string, filters ...Filter) (*T, error) {
+	if len(filters) == 0 {
+		if m, ok, err := getByID[T](ctx, db, org, id, kind); ok {
+			return m, err
+		}
+	}
+	m := new(T)
+	q := db.NewSelect().Model(m).
+		Where("?TableAlias.organization_id = ?", org).
+		Where("?TableAlias.id = ?", id)
+	for _, f := range filters {
+		q = f(q)
+	}
+	if err := q.Limit(1).Scan(ctx); err != nil {
+		if err = database.Error(err); errs.Is(err, errs.NotFound) {
+			return nil, errs.NotFoundf(kind)
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// Exists reports whether table holds id for org (for reference checks).
+func Exists(ctx context.Context, db bun.IDB, table string, org tenancy.OrganizationID, id uuid.UUID) (bool, error) {
+	ok, err := db.NewSelect().Table(table).Where("organization_id = ?", org).Where("id = ?", id).Exists(ctx)
+	return ok, database.Error(err)
+}
+
+// List returns up to p.Limit records of org after p.After, ordered by
+// (created_at, id) ascending. Records inserted or deleted between two fetches
+// never make another record appear twice or be skipped.
+func List[T any, PT interface {
+	*T
+	Row
+}](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p PageRequest, filters ...Filter) (Page[T], error) {
+	var items []T
+	q := db.NewSelect().Model(&items).Where("?TableAlias.organization_id = ?", org)
+	if p.After != nil {
+		q = q.Where("(?TableAlias.created_at, ?TableAlias.id) > (?, ?)", p.After.CreatedAt, p.After.ID)
+	}
+	for _, f := range filters {
+		q = f(q)
+	}
+	q = q.OrderExpr("?TableAlias.created_at ASC, ?TableAlias.id ASC").Limit(int64(p.Limit + 1))
+	if err := q.Scan(ctx); err != nil {
+		return Page[T]{}, database.Error(err)
+	}
+	page := Page[T]{Items: items}
+	if len(items) > p.Limit {
+		page.Items, page.HasMore = items[:p.Limit], true
+	}
+	if page.Items == nil {
+		page.Items = []T{}
+	}
+	return page, nil
+}
+
+// Create inserts a row of T's table for org from the assignments in ch (with
+// organization_id and demo set here, never from input) and returns the row as
+// stored, database defaults included.
+func Create[T any](ctx context.Context, db bun.IDB, t tenancy.Tenant, ch Changes) (*T, error) {
+	m := new(T)
+	table := db.Dialect().Tables().Get(reflect.TypeOf(m)).Name
+	args := []any{bun.Ident(table), bun.Ident("organization_id"), bun.Ident("demo")}
+	for _, col := range ch.cols {
+		args = append(args, bun.Ident(col))
+	}
+	args = append(args, t.Org, t.Demo)
+	args = append(args, ch.vals...)
+	n := len(ch.cols) + 2
+	placeholders := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+	query := "INSERT INTO ? (" + placeholders + ") VALUES (" + placeholders + ") RETURNING *"
+	if err := db.NewRaw(query, args...).Scan(ctx, m); err != nil {
+		return nil, database.Error(err)
+	}
+	return m, nil
+}
+
+// Changes is an ordered set of column assignments for Update.
+type Changes struct {
+	cols []string
+	vals []any
+}
+
+// Set assigns value to column.
+func (c *Changes) Set(column string, value any) {
+	c.cols = append(c.cols, column)
+	c.vals = append(c.vals, value)
+}
+
+// SetIf assigns value to column when ok.
+func (c *Changes) SetIf(ok bool, column string, value any) {
+	if ok {
+		c.Set(column, value)
+	}
+}
+
+// Len is the number of assignments.
+func (c *Changes) Len() int { return len(c.cols) }
+
+// Update applies ch to the record id of org and returns the updated record.
+// No change at all returns the record as it is.
+func Update[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string, ch Changes) (*T, error) {
+	if ch.Len() == 0 {
+		return Get[T](ctx, db, org, id, kind)
+	}
+	m := new(T)
+	q := db.NewUpdate().Model(m).
+		Where("?TableAlias.organization_id = ?", org).
+		Where("?TableAlias.id = ?", id)
+	for i, col := range ch.cols {
+		q = q.Set("? = ?", bun.Ident(col), ch.vals[i])
+	}
+	res, err := q.Set("updated_at = clock_timestamp()").Returning("*").Exec(ctx)
+	if err != nil {
+		return nil, database.Error(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, errs.NotFoundf(kind)
+	}
+	return m, nil
+}
+
+// Delete removes the record id of org.
+func Delete[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string) error {
+	res, err := db.NewDelete().Model((*T)(nil)).
+		Where("?TableAlias.organization_id = ?", org).
+		Where("?TableAlias.id = ?", id).Exec(ctx)
+	if err != nil {
+		return database.Error(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errs.NotFoundf(kind)
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+// Package auth is the HTTP side of tenancy: the Fiber middleware that turns a
+// bearer key into the request's principal, and the scope check each route
+// puts in front of its handler.
+package auth
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Middleware authenticates the bearer key of every request and stores the
+// principal in the request's user context. Failures are returned as
+// *errs.Error for the app's error handler to render.
+func Middleware(a *tenancy.Authenticator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		raw, ok := bearer(c.Get(fiber.HeaderAuthorization))
+		if !ok {
+			return tenancy.ErrInvalidCredentials
+		}
+		ctx := c.UserContext()
+		p, err := a.Authenticate(ctx, raw)
+		if err != nil {
+			return err
+		}
+		trace.SpanFromContext(ctx).SetAttributes(
+			attribute.String("eventapi.organization_id", p.OrganizationID.String()),
+			attribute.String("eventapi.api_key_id", p.KeyID.String()),
+			attribute.Bool("eventapi.sandbox", p.Sandbox),
+		)
+		c.SetUserContext(tenancy.WithPrincipal(ctx, p))
+		return c.Next()
+	}
+}
+
+func bearer(h string) (string, bool) {
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return "", false
+	}
+	return strings.TrimSpace(h[len(prefix):]), true
+}
+
+// Require allows the request when the principal holds any of scopes; else
+// 403 insufficient_scope with details.required listing them.
+func Require(scopes ...tenancy.Scope) fiber.Handler {
+	need := tenancy.NewScopeSet(scopes...)
+	required := make([]string, len(scopes))
+	for i, s := range scopes {
+		required[i] = string(s)
+	}
+	return func(c *fiber.Ctx) error {
+		p, ok := tenancy.FromContext(c.UserContext())
+		if !ok {
+			return tenancy.ErrInvalidCredentials
+		}
+		if p.Scopes&need == 0 {
+			return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",
+				Details: map[string]any{"required": required}}
+		}
+		return c.Next()
+	}
+}
