@@ -22,10 +22,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/api/storage/storagetest"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/telemetry"
-	"github.com/eventapi/eventapi/storage/storagetest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )

@@ -5,9 +5,9 @@ import (
 	"io"
 
 	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/telemetry"
-	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/client"
 	v1 "github.com/eventapi/eventapi/api/client/v1"
-	"github.com/eventapi/eventapi/storage/demo"
+	"github.com/eventapi/eventapi/api/storage/demo"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )

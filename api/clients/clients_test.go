@@ -9,8 +9,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/clients"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/clients"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )

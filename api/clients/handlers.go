@@ -8,8 +8,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/clients"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/clients"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -3,7 +3,7 @@ package clients
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // ReadOnly lists the fields a client may never write.

@@ -5,8 +5,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/crew"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/crew"
 )
 
 // resource serves GET, POST and PATCH of crew members.

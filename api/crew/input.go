@@ -3,7 +3,7 @@ package crew
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // ReadOnly lists the fields a crew member may never write.

@@ -7,8 +7,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/documents"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/documents"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/documents"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage/documents"
 )
 
 // The rules of a line item's fields and the most lines a body may carry,

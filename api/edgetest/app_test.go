@@ -12,11 +12,11 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/clients"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/clients"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

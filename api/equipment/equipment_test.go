@@ -13,8 +13,8 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )

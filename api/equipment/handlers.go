@@ -9,9 +9,9 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/equipment"
-	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/equipment"
+	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/equipment"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/equipment"
 )
 
 const (

@@ -3,9 +3,9 @@ package equipment
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/equipment"
-	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/equipment"
+	"github.com/eventapi/eventapi/api/storage/related"
 )
 
 // ReadOnly lists the fields equipment and categories may never write.

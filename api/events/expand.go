@@ -3,14 +3,14 @@ package events
 import (
 	"context"
 
-	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/api/storage/events"
 	"github.com/eventapi/eventapi/tenancy"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage/reservations"
 	"github.com/eventapi/eventapi/platform/database"
-	"github.com/eventapi/eventapi/storage/reservations"
 )
 
 // Expansions are the relations ?expand accepts on GET /events/{id} and

@@ -3,7 +3,7 @@ package events
 import (
 	"context"
 
-	"github.com/eventapi/eventapi/storage/events"
+	"github.com/eventapi/eventapi/api/storage/events"
 	"github.com/eventapi/eventapi/tenancy"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/related"
 )
 
 // resource serves GET, POST and PATCH of events; the records a body names

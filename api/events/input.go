@@ -3,8 +3,8 @@ package events
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage/events"
-	"github.com/eventapi/eventapi/storage/related"
+	"github.com/eventapi/eventapi/api/storage/events"
+	"github.com/eventapi/eventapi/api/storage/related"
 )
 
 // ReadOnly lists the fields an event may never write.

@@ -17,15 +17,15 @@ import (
 
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/documents"
+	"github.com/eventapi/eventapi/api/storage/equipment"
+	"github.com/eventapi/eventapi/api/storage/events"
+	"github.com/eventapi/eventapi/api/storage/invoices"
+	"github.com/eventapi/eventapi/api/storage/picklists"
+	"github.com/eventapi/eventapi/api/storage/quotes"
+	"github.com/eventapi/eventapi/api/storage/reservations"
+	"github.com/eventapi/eventapi/api/storage/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage/documents"
-	"github.com/eventapi/eventapi/storage/equipment"
-	"github.com/eventapi/eventapi/storage/events"
-	"github.com/eventapi/eventapi/storage/invoices"
-	"github.com/eventapi/eventapi/storage/picklists"
-	"github.com/eventapi/eventapi/storage/quotes"
-	"github.com/eventapi/eventapi/storage/reservations"
-	"github.com/eventapi/eventapi/storage/vehicles"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

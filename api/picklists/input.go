@@ -3,11 +3,11 @@ package picklists
 import (
 	"github.com/google/uuid"
 
-	"github.com/eventapi/eventapi/storage/picklists"
+	"github.com/eventapi/eventapi/api/storage/picklists"
 
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // ReadOnly lists the fields of a pick list that are never written.

@@ -14,10 +14,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage/reservations"
+	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/pgtest"
-	"github.com/eventapi/eventapi/storage/reservations"
-	"github.com/eventapi/eventapi/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

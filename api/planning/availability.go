@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

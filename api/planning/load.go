@@ -5,12 +5,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/api/storage/reservations"
+	"github.com/eventapi/eventapi/api/storage/stock"
+	"github.com/eventapi/eventapi/api/storage/truckload"
+	"github.com/eventapi/eventapi/api/storage/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage/related"
-	"github.com/eventapi/eventapi/storage/reservations"
-	"github.com/eventapi/eventapi/storage/stock"
-	"github.com/eventapi/eventapi/storage/truckload"
-	"github.com/eventapi/eventapi/storage/vehicles"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage/stock"
 )
 
 // MaxWindow bounds the window of one question, so an answer (every

@@ -10,9 +10,9 @@ import (
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/documents"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
-	docstore "github.com/eventapi/eventapi/storage/documents"
-	"github.com/eventapi/eventapi/storage/quotes"
+	"github.com/eventapi/eventapi/api/storage"
+	docstore "github.com/eventapi/eventapi/api/storage/documents"
+	"github.com/eventapi/eventapi/api/storage/quotes"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -4,8 +4,8 @@ import (
 	"github.com/eventapi/eventapi/api/documents"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	docstore "github.com/eventapi/eventapi/storage/documents"
-	"github.com/eventapi/eventapi/storage/related"
+	docstore "github.com/eventapi/eventapi/api/storage/documents"
+	"github.com/eventapi/eventapi/api/storage/related"
 )
 
 // ReadOnly lists the fields a quote may never be written with.

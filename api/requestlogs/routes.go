@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy/auth"
 
 	"github.com/gofiber/fiber/v2"

@@ -3,10 +3,10 @@ package reservations
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/api/storage/reservations"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

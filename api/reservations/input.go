@@ -3,7 +3,7 @@ package reservations
 import (
 	"time"
 
-	"github.com/eventapi/eventapi/storage/reservations"
+	"github.com/eventapi/eventapi/api/storage/reservations"
 
 	"github.com/google/uuid"
 

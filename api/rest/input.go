@@ -15,9 +15,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/money"
-	"github.com/eventapi/eventapi/storage"
 )
 
 // DefaultMaxLen bounds a string field unless its rule says otherwise (the

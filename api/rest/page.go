@@ -8,8 +8,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage"
 )
 
 // Page limits.

@@ -32,10 +32,10 @@ import (
 	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
 	v1 "github.com/eventapi/eventapi/api/v1"
 	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/platform/edge"
-	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )

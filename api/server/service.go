@@ -12,11 +12,11 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/requestlog"
-	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

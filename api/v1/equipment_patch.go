@@ -8,8 +8,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
-	"github.com/eventapi/eventapi/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

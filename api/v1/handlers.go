@@ -4,7 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // jobStatusOf maps each event status to its v1 job status. The v1 status

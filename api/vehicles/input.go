@@ -3,7 +3,7 @@ package vehicles
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // ReadOnly lists the fields a vehicle may never write.

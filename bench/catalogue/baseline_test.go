@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/pgtest"
-	"github.com/eventapi/eventapi/storage"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/storage"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // The JSON of a client built by PostgreSQL, in the app's field order.

@@ -14,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/eventapi/eventapi/api/storage/demo"
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/storage/demo"
 	"github.com/eventapi/eventapi/tenancy"
 )
 

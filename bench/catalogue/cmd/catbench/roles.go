@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/bench/catalogue"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/telemetry"
-	"github.com/eventapi/eventapi/storage"
 )
 
 // The server roles (chain, baseline, pgjson) run in child processes of catbench (re-executed with

@@ -15,10 +15,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/bench/catalogue"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
-	"github.com/eventapi/eventapi/storage"
 )
 
 // raisedLimit is the v2 limit per window of the two search-scaling

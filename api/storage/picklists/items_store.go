@@ -1,0 +1,193 @@
+package picklists
+
+import (
+	"context"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// CreateItem adds it to its pick list. The pick list, the equipment and the
+// parent item are verified to be org's (the parent on the same pick list)
+// before anything is written.
+func CreateItem(ctx context.Context, db bun.IDB, t tenancy.Tenant, it *Item) (*Item, error) {
+	var out *Item
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if err := checkItem(ctx, tx, t.Org, nil, it); err != nil {
+			return err
+		}
+		var err error
+		out, err = storage.Create[Item](ctx, tx, t, itemColumns(nil, it))
+		if err != nil {
+			return err
+		}
+		return touchList(ctx, tx, t.Org, out.PickListID)
+	})
+	return out, err
+}
+
+// UpdateItem applies change to the item id of org. Stages only move forward.
+func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, change func(*Item)) (*Item, error) {
+	var out *Item
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		cur, err := storage.Get[Item](ctx, tx, org, id, ItemKind, forUpdate)
+		if err != nil {
+			return err
+		}
+		next := *cur
+		change(&next)
+		if err := checkStageMove(cur.Stage, next.Stage); err != nil {
+			return err
+		}
+		if err := checkItem(ctx, tx, org, cur, &next); err != nil {
+			return err
+		}
+		out, err = storage.Update[Item](ctx, tx, org, id, ItemKind, itemColumns(cur, &next))
+		if err != nil {
+			return err
+		}
+		return touchList(ctx, tx, org, out.PickListID)
+	})
+	return out, err
+}
+
+// DeleteItem removes the item id of org; items inside it lose their parent.
+func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
+	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		it, err := storage.Get[Item](ctx, tx, org, id, ItemKind)
+		if err != nil {
+			return err
+		}
+		if err := storage.Delete[Item](ctx, tx, org, id, ItemKind); err != nil {
+			return err
+		}
+		return touchList(ctx, tx, org, it.PickListID)
+	})
+}
+
+// touchList moves the updated_at of a pick list whose items changed, so a
+// client polling lists for changes sees item writes too.
+func touchList(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, list uuid.UUID) error {
+	_, err := tx.NewUpdate().Table("pick_lists").Set("updated_at = clock_timestamp()").
+		Where("organization_id = ?", org).Where("id = ?", list).Exec(ctx)
+	return database.Error(err)
+}
+
+// checkItem verifies next (cur is the stored item on PATCH): it names
+// equipment or a custom description, and its pick list, equipment and
+// parent item are org's; the parent is on the same pick list and is not the
+// item itself or inside it.
+func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, next *Item) error {
+	var issues []errs.FieldIssue
+	if next.EquipmentID == nil && next.CustomDescription == nil {
+		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: "equipment_id or custom_description is required"})
+	}
+	var refs []related.Ref
+	if cur == nil {
+		refs = append(refs, related.Ref{Field: "pick_list_id", Table: related.TablePickLists, ID: &next.PickListID})
+	}
+	if cur == nil || !same(cur.EquipmentID, next.EquipmentID) {
+		refs = append(refs, related.Ref{Field: "equipment_id", Table: related.TableEquipment, ID: next.EquipmentID})
+	}
+	if err := related.Check(ctx, tx, org, refs...); err != nil {
+		if !errs.Is(err, errs.Validation) {
+			return err
+		}
+		issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
+	}
+	if next.ParentItemID != nil && (cur == nil || !same(cur.ParentItemID, next.ParentItemID)) {
+		issue, err := parentIssue(ctx, tx, org, next)
+		if err != nil {
+			return err
+		}
+		if issue != "" {
+			issues = append(issues, errs.FieldIssue{Field: "parent_item_id", Issue: issue})
+		}
+	}
+	if len(issues) > 0 {
+		return errs.Invalid(issues...)
+	}
+	return nil
+}
+
+// parentIssue returns why it.ParentItemID cannot contain it, or "".
+func parentIssue(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, it *Item) (string, error) {
+	var lists []uuid.UUID
+	err := tx.NewSelect().Table("pick_list_items").Column("pick_list_id").
+		Where("organization_id = ?", org).Where("id = ?", *it.ParentItemID).Scan(ctx, &lists)
+	if err != nil {
+		return "", database.Error(err)
+	}
+	switch {
+	case len(lists) == 0:
+		return related.IssueNotInOrg, nil
+	case lists[0] != it.PickListID:
+		return "must be an item of the same pick list", nil
+	case it.ID == uuid.Nil:
+		return "", nil
+	}
+	// On PATCH, the new parent must not be the item or sit inside it. Lock
+	// the pick list first so that two re-parentings within one list run one
+	// after the other: each then sees the other's committed change, and two
+	// items can never become each other's parent.
+	if _, err := tx.NewRaw("SELECT 1 FROM pick_lists WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE",
+		org, it.PickListID).Exec(ctx); err != nil {
+		return "", database.Error(err)
+	}
+	var cycle bool
+	err = tx.NewRaw(`WITH RECURSIVE chain (id, parent_item_id, depth) AS (
+			SELECT id, parent_item_id, 0 FROM pick_list_items WHERE organization_id = ? AND id = ?
+			UNION ALL
+			SELECT i.id, i.parent_item_id, c.depth + 1 FROM pick_list_items i
+			JOIN chain c ON i.id = c.parent_item_id WHERE i.organization_id = ? AND c.depth < 10000
+		) SELECT EXISTS (SELECT 1 FROM chain WHERE id = ?)`,
+		org, *it.ParentItemID, org, it.ID).Scan(ctx, &cycle)
+	if err != nil {
+		return "", database.Error(err)
+	}
+	if cycle {
+		return "must not be the item itself or an item inside it", nil
+	}
+	return "", nil
+}
+
+func same[T comparable](a, b *T) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// itemColumns returns the assignments that turn cur into next (every
+// writable column when cur is nil).
+func itemColumns(cur, next *Item) storage.Changes {
+	var ch storage.Changes
+	all := cur == nil
+	if all {
+		cur = &Item{}
+		ch.Set("pick_list_id", next.PickListID)
+	}
+	ch.SetIf(all || !same(cur.EquipmentID, next.EquipmentID), "equipment_id", next.EquipmentID)
+	ch.SetIf(all || cur.Quantity != next.Quantity, "quantity", next.Quantity)
+	ch.SetIf(all || cur.Stage != next.Stage, "stage", next.Stage)
+	ch.SetIf(all || !same(cur.Notes, next.Notes), "notes", next.Notes)
+	ch.SetIf(all || !same(cur.CustomDescription, next.CustomDescription), "custom_description", next.CustomDescription)
+	ch.SetIf(all || !same(cur.IsContainer, next.IsContainer), "is_container", next.IsContainer)
+	ch.SetIf(all || !same(cur.ContainerID, next.ContainerID), "container_id", next.ContainerID)
+	ch.SetIf(all || !same(cur.IsPackage, next.IsPackage), "is_package", next.IsPackage)
+	ch.SetIf(all || !same(cur.ParentItemID, next.ParentItemID), "parent_item_id", next.ParentItemID)
+	if all || (cur.SerialNumbers == nil) != (next.SerialNumbers == nil) || !slices.Equal(cur.SerialNumbers, next.SerialNumbers) {
+		var v any // NULL, or a text[]
+		if next.SerialNumbers != nil {
+			v = pgdialect.Array(next.SerialNumbers)
+		}
+		ch.Set("serial_numbers", v)
+	}
+	ch.SetIf(all || !same(cur.WarehouseID, next.WarehouseID), "warehouse_id", next.WarehouseID)
+	return ch
+}

@@ -1,0 +1,176 @@
+package picklists
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Get loads one pick list of org (without items).
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*PickList, error) {
+	return storage.Get[PickList](ctx, db, org, id, Kind)
+}
+
+// ListFilter narrows the pick list list.
+type ListFilter struct {
+	EventID  *uuid.UUID
+	Status   string
+	Archived bool
+}
+
+// List returns one page of org's pick lists (archived or not, per f).
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[PickList], error) {
+	filters := []storage.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.archived = ?", f.Archived)
+	}}
+	if f.EventID != nil {
+		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("?TableAlias.event_id = ?", *f.EventID)
+		})
+	}
+	if f.Status != "" {
+		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("?TableAlias.status = ?", f.Status)
+		})
+	}
+	return storage.List[PickList](ctx, db, org, p, filters...)
+}
+
+// Expansion says what to inline into pick lists.
+type Expansion struct {
+	Event, Items, Equipment, Category bool
+}
+
+// Expand inlines the requested relations into lists: one query for their
+// events, one for all their items, one for the items' equipment and one for
+// its categories, however many lists there are.
+func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lists []PickList, x Expansion) error {
+	if x.Event {
+		ev, err := related.Events(ctx, db, org, related.IDs(lists, func(p *PickList) *uuid.UUID { return p.EventID }))
+		if err != nil {
+			return err
+		}
+		for i := range lists {
+			lists[i].Event = related.Pick(ev, lists[i].EventID)
+		}
+	}
+	if !x.Items || len(lists) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(lists))
+	for i := range lists {
+		ids[i] = lists[i].ID
+	}
+	var items []Item
+	err := db.NewSelect().Model(&items).
+		Where("?TableAlias.organization_id = ?", org).
+		Where("?TableAlias.pick_list_id IN (?)", bun.In(ids)).
+		OrderExpr("?TableAlias.created_at ASC, ?TableAlias.id ASC").
+		Scan(ctx)
+	if err != nil {
+		return database.Error(err)
+	}
+	if x.Equipment {
+		if err := expandEquipment(ctx, db, org, items, x.Category); err != nil {
+			return err
+		}
+	}
+	byList := make(map[uuid.UUID][]Item, len(lists))
+	for _, it := range items {
+		byList[it.PickListID] = append(byList[it.PickListID], it)
+	}
+	for i := range lists {
+		its := byList[lists[i].ID]
+		if its == nil {
+			its = []Item{}
+		}
+		lists[i].Items = &its
+	}
+	return nil
+}
+
+// expandEquipment inlines each item's equipment (and its category).
+func expandEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, items []Item, withCategory bool) error {
+	eq, err := related.EquipmentByID(ctx, db, org, related.IDs(items, func(it *Item) *uuid.UUID { return it.EquipmentID }), withCategory)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		items[i].Equipment = related.Pick(eq, items[i].EquipmentID)
+	}
+	return nil
+}
+
+// Create inserts a draft pick list into org. Its event and quote must be
+// org's, and a quote has at most one pick list (409 duplicate_record with
+// details.existing_id).
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Changes, eventID, quoteID *uuid.UUID) (*PickList, error) {
+	var out *PickList
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		err := related.Check(ctx, tx, t.Org,
+			related.Ref{Field: "event_id", Table: related.TableEvents, ID: eventID},
+			related.Ref{Field: "quote_id", Table: related.TableQuotes, ID: quoteID})
+		if err != nil {
+			return err
+		}
+		if quoteID != nil {
+			if existing, err := ForQuote(ctx, tx, t.Org, *quoteID); err != nil {
+				return err
+			} else if existing != nil {
+				return errs.New(errs.DuplicateRecord, "this quote already has a pick list").
+					WithDetails(map[string]any{"field": "quote_id", "existing_id": *existing})
+			}
+		}
+		out, err = storage.Create[PickList](ctx, tx, t, ch)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	empty := []Item{}
+	out.Items = &empty
+	return out, nil
+}
+
+// ForQuote returns the id of the pick list of quote, or nil.
+func ForQuote(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, quote uuid.UUID) (*uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := db.NewSelect().Table("pick_lists").Column("id").
+		Where("organization_id = ?", org).Where("quote_id = ?", quote).Limit(1).Scan(ctx, &ids)
+	if err != nil || len(ids) == 0 {
+		return nil, database.Error(err)
+	}
+	return &ids[0], nil
+}
+
+// Update applies ch and a status move (to, "" for none) to the pick list id
+// of org. Only the moves of the flow are allowed; the current status again
+// is a no-op.
+func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, ch storage.Changes, to string) (*PickList, error) {
+	var out *PickList
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		cur, err := storage.Get[PickList](ctx, tx, org, id, Kind, forUpdate)
+		if err != nil {
+			return err
+		}
+		if to != "" && to != cur.Status {
+			if err := checkStatusMove(cur.Status, to); err != nil {
+				return err
+			}
+			ch.Set("status", to)
+		}
+		out, err = storage.Update[PickList](ctx, tx, org, id, Kind, ch)
+		return err
+	})
+	return out, err
+}
+
+// forUpdate locks the selected row until the transaction ends.
+func forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("NO KEY UPDATE") }

@@ -1,0 +1,69 @@
+package quotes
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/documents"
+	"github.com/eventapi/eventapi/api/storage/picklists"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// kind describes quotes to the shared document store.
+var kind = documents.Kind{Name: Kind, Lines: documents.QuoteLines, Numbers: documents.QuoteNumbers}
+
+// DocID implements documents.Doc.
+func (q *Quote) DocID() uuid.UUID { return q.ID }
+
+// SetLines implements documents.Doc.
+func (q *Quote) SetLines(lines []documents.Line) { q.LineItems = &lines }
+
+// Get loads one quote of org with its line items.
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Quote, error) {
+	return documents.Get[Quote](ctx, db, org, id, kind)
+}
+
+// ListFilter narrows the quote list.
+type ListFilter struct{ Status string }
+
+// List returns one page of org's quotes (without line items).
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Quote], error) {
+	var filters []storage.Filter
+	if f.Status != "" {
+		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("?TableAlias.status = ?", f.Status)
+		})
+	}
+	return storage.List[Quote](ctx, db, org, p, filters...)
+}
+
+// Create inserts a quote into org (numbered Q-000001.. unless the body
+// supplies a number); a quote created approved gets its pick list in the
+// same transaction.
+func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, w documents.Write) (*Quote, error) {
+	return documents.Create[Quote](ctx, db, t, kind, w, approval(t, w))
+}
+
+// Update applies w to the quote id of org; moving it to approved creates its
+// pick list in the same transaction unless it already has one.
+func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, w documents.Write) (*Quote, error) {
+	return documents.Update[Quote](ctx, db, t.Org, id, kind, w, approval(t, w))
+}
+
+// approval is the hook that creates the pick list of a quote w approves.
+func approval(t tenancy.Tenant, w documents.Write) documents.Hook[Quote] {
+	if w.Status != StatusApproved {
+		return nil
+	}
+	return func(ctx context.Context, tx bun.IDB, q *Quote) error {
+		src := picklists.QuoteSource{QuoteID: q.ID, Title: q.Title, EventID: q.EventID}
+		for _, l := range *q.LineItems {
+			src.Lines = append(src.Lines, picklists.SourceLine{EquipmentID: l.EquipmentID, Description: l.Description, Quantity: l.Quantity})
+		}
+		_, err := picklists.CreateForQuote(ctx, tx, t, src)
+		return err
+	}
+}

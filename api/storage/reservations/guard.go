@@ -1,0 +1,118 @@
+package reservations
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage/stock"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// The stock guard (DECISIONS.md "Stock guard"). Checking stock and writing
+// the reservation is one transaction that first locks the equipment row, so
+// every writer of reservations of one equipment record, on every instance,
+// queues on that lock: the sum it reads afterwards includes every reservation
+// committed before it, and none can be committed between its check and its
+// write.
+
+// OverbookDetails describes a reservation that exceeds available stock: the
+// details of overbook_blocked and of the overbooked warning.
+type OverbookDetails struct {
+	Requested                 int         `json:"requested"`
+	Available                 int         `json:"available"`
+	Deficit                   int         `json:"deficit"`
+	ConflictingEventIDs       []uuid.UUID `json:"conflicting_event_ids"`
+	ConflictingReservationIDs []uuid.UUID `json:"conflicting_reservation_ids"`
+	WindowStart               time.Time   `json:"window_start"`
+	WindowEnd                 time.Time   `json:"window_end"`
+	// RetryWith is the hint of overbook_blocked (absent on warnings).
+	RetryWith *RetryWith `json:"retry_with,omitempty"`
+}
+
+// RetryWith tells the caller how to force the reservation.
+type RetryWith struct {
+	ForceOverbook  bool   `json:"force_overbook"`
+	OverbookReason string `json:"overbook_reason"`
+}
+
+// Warning is an entry of the top-level warnings array beside data: the
+// overbooked warning of warn mode (details *OverbookDetails) and the truck
+// load warnings over_payload and over_volume (details *truckload.Totals).
+type Warning struct {
+	Code    string `json:"code"`
+	Details any    `json:"details"`
+}
+
+// WarningOverbooked is the code of the warn-mode warning.
+const WarningOverbooked = "overbooked"
+
+// lockEquipment locks the equipment row of org and returns its stock
+// (nil: unlimited). found is false when org has no such equipment.
+// FOR NO KEY UPDATE serializes the guard exactly like FOR UPDATE, but does
+// not block unrelated inserts whose foreign keys point at the equipment.
+func lockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (stock *int, found bool, err error) {
+	var rows []struct {
+		Stock *int `bun:"stock_quantity"`
+	}
+	err = tx.NewRaw("SELECT stock_quantity FROM equipment WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE",
+		org, id).Scan(ctx, &rows)
+	if err != nil {
+		return nil, false, database.Error(err)
+	}
+	if len(rows) == 0 {
+		return nil, false, nil
+	}
+	return rows[0].Stock, true, nil
+}
+
+// shortage returns the details when r would exceed stock in its window, or
+// nil when it fits (or stock is unlimited). The equipment row must be locked.
+// The reservation itself (r.ID, when set) is left out. "Fits" is the rule of
+// storage/stock, shared with the availability endpoints: at every instant of the
+// window, the units already held plus r's stay within stock.
+func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, error) {
+	if stockQuantity == nil {
+		return nil, nil
+	}
+	w := stock.Window{Start: r.StartDate, End: r.EndDate}
+	holds, err := stock.Holds(ctx, tx, org.UUID, r.EquipmentID, w, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := stock.Compute(stockQuantity, w, holds)
+	if p.Admits(r.Quantity) {
+		return nil, nil
+	}
+	return &OverbookDetails{Requested: r.Quantity, Available: *p.MinAvailable, Deficit: r.Quantity - *p.MinAvailable,
+		ConflictingEventIDs: p.EventIDs, ConflictingReservationIDs: p.ReservationIDs,
+		WindowStart: r.StartDate, WindowEnd: r.EndDate}, nil
+}
+
+// decide applies the organization's mode to a shortage of r: block refuses
+// it unless forced, warn lets it through with a warning, off never looks.
+// It sets r's overbook fields and returns the warning to report, if any.
+func decide(mode tenancy.StockGuardMode, short *OverbookDetails, r *Reservation, ov Override) (*Warning, error) {
+	if short == nil {
+		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = false, nil, nil
+		return nil, nil
+	}
+	switch {
+	case ov.Force:
+		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = true, ov.Reason, ov.CostOwnership
+		return nil, nil
+	case mode == tenancy.StockGuardWarn:
+		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = true, nil, ov.CostOwnership
+		return &Warning{Code: WarningOverbooked, Details: short}, nil
+	}
+	blocked := *short
+	blocked.RetryWith = &RetryWith{ForceOverbook: true, OverbookReason: "<why>"}
+	return nil, errs.New(errs.OverbookBlocked,
+		fmt.Sprintf("the reservation needs %d but only %d are available in the window", short.Requested, max(short.Available, 0))).
+		WithDetails(&blocked)
+}

@@ -1,0 +1,83 @@
+package reservations
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/api/storage/stock"
+	"github.com/eventapi/eventapi/api/storage/truckload"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Warning codes of a write that leaves its truck over a limit.
+const (
+	WarningOverPayload = "over_payload"
+	WarningOverVolume  = "over_volume"
+)
+
+// OnVehicle returns, in creation order, org's reservations on the vehicle
+// that hold stock during w (the statuses and overlap of storage/stock): what is
+// on the truck over that window.
+func OnVehicle(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, vehicle uuid.UUID, w stock.Window) ([]Reservation, error) {
+	cond, args := stock.Holding("r", w)
+	rs := []Reservation{}
+	err := db.NewSelect().Model(&rs).
+		Where("r.organization_id = ?", org).Where("r.vehicle_id = ?", vehicle).
+		Where(cond, args...).OrderExpr("r.created_at, r.id").Scan(ctx)
+	return rs, database.Error(err)
+}
+
+// VehicleLoad totals the load of the vehicle v of org over w and returns the
+// reservations behind it.
+func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *related.Vehicle, w stock.Window) (truckload.Totals, []Reservation, error) {
+	rs, err := OnVehicle(ctx, db, org, v.ID, w)
+	if err != nil {
+		return truckload.Totals{}, nil, err
+	}
+	eq, err := related.EquipmentByID(ctx, db, org, related.IDs(rs, func(r *Reservation) *uuid.UUID { return &r.EquipmentID }), false)
+	if err != nil {
+		return truckload.Totals{}, nil, err
+	}
+	lines := make([]truckload.Line, len(rs))
+	for i, r := range rs {
+		lines[i].Quantity = r.Quantity
+		if e := eq[r.EquipmentID]; e != nil {
+			lines[i].WeightLbs, lines[i].LengthIn, lines[i].WidthIn, lines[i].HeightIn = e.WeightLbs, e.CaseLengthIn, e.CaseWidthIn, e.CaseHeightIn
+		}
+	}
+	lim := truckload.Limits{MaxPayloadLbs: v.MaxPayloadLbs,
+		LengthIn: v.InteriorLengthInches, WidthIn: v.InteriorWidthInches, HeightIn: v.InteriorHeightInches}
+	return truckload.Sum(v.ID, w.Start, w.End, lim, lines), rs, nil
+}
+
+// loadWarnings returns the over_payload and over_volume warnings of a write
+// that leaves r (as stored, inside the write's transaction) on a truck that
+// is then over its payload or volume during r's window. cur is the stored
+// reservation before a PATCH (nil on create): a patch that does not change
+// what r puts on the truck (vehicle, equipment, window, quantity or whether
+// it holds stock) assigns nothing and never warns.
+func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, r *Reservation) ([]Warning, error) {
+	if r.VehicleID == nil || !r.counts() || (cur != nil && same(cur.VehicleID, r.VehicleID) && !changesClaim(cur, r)) {
+		return nil, nil
+	}
+	vs, err := related.Vehicles(ctx, tx, org, []uuid.UUID{*r.VehicleID})
+	if err != nil || vs[*r.VehicleID] == nil {
+		return nil, err
+	}
+	t, _, err := VehicleLoad(ctx, tx, org, vs[*r.VehicleID], stock.Window{Start: r.StartDate, End: r.EndDate})
+	if err != nil {
+		return nil, err
+	}
+	var out []Warning
+	if t.OverPayload {
+		out = append(out, Warning{Code: WarningOverPayload, Details: &t})
+	}
+	if t.OverVolume {
+		out = append(out, Warning{Code: WarningOverVolume, Details: &t})
+	}
+	return out, nil
+}
