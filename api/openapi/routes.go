@@ -17,17 +17,21 @@ const (
 func Routes(r fiber.Router) {
 	doc := MustJSON()
 	etag := document.etag
-	r.Get(DocumentPath, func(c *fiber.Ctx) error {
-		c.Set(fiber.HeaderCacheControl, "no-cache")
-		c.Set(fiber.HeaderETag, etag)
-		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-		c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
-		if c.Get(fiber.HeaderIfNoneMatch) == etag {
-			return c.SendStatus(fiber.StatusNotModified)
-		}
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-		return c.Send(doc)
-	})
+	r.Get(DocumentPath, func(c *fiber.Ctx) error { return sendDocument(c, doc, etag) })
 	r.Get(ReferencePath, reference)
 	r.Get(AssetsPath+"/:name", asset)
+}
+
+// sendDocument answers a served OpenAPI document: public, cacheable by ETag
+// (304 on If-None-Match), JSON.
+func sendDocument(c *fiber.Ctx, doc []byte, etag string) error {
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderETag, etag)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
+	if c.Get(fiber.HeaderIfNoneMatch) == etag {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(doc)
 }

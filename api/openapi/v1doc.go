@@ -58,14 +58,6 @@ func V1Routes(r fiber.Router, sunset time.Time) {
 		if !sunset.IsZero() {
 			c.Set("Sunset", header)
 		}
-		c.Set(fiber.HeaderCacheControl, "no-cache")
-		c.Set(fiber.HeaderETag, etag)
-		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-		c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
-		if c.Get(fiber.HeaderIfNoneMatch) == etag {
-			return c.SendStatus(fiber.StatusNotModified)
-		}
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-		return c.Send(doc)
+		return sendDocument(c, doc, etag)
 	})
 }
