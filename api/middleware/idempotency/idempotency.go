@@ -243,7 +243,6 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 	}
 	committed = true
 	release = false
-	runAfterCommit(org, key)
 	m.remember(ctx, name, record{State: stateDone, Fingerprint: fp, Status: status, ContentType: ct, Body: body}, m.Retention)
 	return nil
 }
