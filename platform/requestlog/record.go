@@ -14,25 +14,26 @@ import (
 	"github.com/google/uuid"
 )
 
-// Record is one logged request. Bodies are never logged.
+// Record is one logged request, as written and as read back (List, Get).
+// Bodies are never logged.
 type Record struct {
-	ID                 uuid.UUID  `json:"id"`
-	CreatedAt          time.Time  `json:"created_at"`
-	OrganizationID     *uuid.UUID `json:"-"`
-	RequestID          string     `json:"request_id"`
-	Method             string     `json:"method"`
-	Path               string     `json:"path"`
-	Route              *string    `json:"route"`
-	Status             int        `json:"status"`
-	DurationMS         float64    `json:"duration_ms"`
-	ErrorCode          *string    `json:"error_code"`
-	KeyID              *uuid.UUID `json:"key_id"`
-	KeyPrefix          *string    `json:"key_prefix"`
-	IdempotencyKey     *string    `json:"idempotency_key"`
-	IdempotentReplayed bool       `json:"idempotent_replayed"`
-	IP                 *string    `json:"ip"`
-	UserAgent          *string    `json:"user_agent"`
-	APIVersion         string     `json:"api_version"`
+	ID                 uuid.UUID  `bun:"id" json:"id"`
+	CreatedAt          time.Time  `bun:"created_at" json:"created_at"`
+	OrganizationID     *uuid.UUID `bun:"-" json:"-"`
+	RequestID          string     `bun:"request_id" json:"request_id"`
+	Method             string     `bun:"method" json:"method"`
+	Path               string     `bun:"path" json:"path"`
+	Route              *string    `bun:"route" json:"route"`
+	Status             int        `bun:"status" json:"status"`
+	DurationMS         float64    `bun:"duration_ms" json:"duration_ms"`
+	ErrorCode          *string    `bun:"error_code" json:"error_code"`
+	KeyID              *uuid.UUID `bun:"key_id" json:"key_id"`
+	KeyPrefix          *string    `bun:"key_prefix" json:"key_prefix"`
+	IdempotencyKey     *string    `bun:"idempotency_key" json:"idempotency_key"`
+	IdempotentReplayed bool       `bun:"idempotent_replayed" json:"idempotent_replayed"`
+	IP                 *string    `bun:"ip" json:"ip"`
+	UserAgent          *string    `bun:"user_agent" json:"user_agent"`
+	APIVersion         string     `bun:"api_version" json:"api_version"`
 }
 
 // Length bounds applied before storing, so one odd request cannot make a

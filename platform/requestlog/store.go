@@ -34,31 +34,13 @@ type Position struct {
 const selectColumns = `id, created_at, request_id, method, path, route, status, duration_ms, error_code,
 	key_id, key_prefix, idempotency_key, idempotent_replayed, ip, user_agent, api_version`
 
-// row is a Record as scanned.
-type row struct {
-	ID                 uuid.UUID  `bun:"id"`
-	CreatedAt          time.Time  `bun:"created_at"`
-	RequestID          string     `bun:"request_id"`
-	Method             string     `bun:"method"`
-	Path               string     `bun:"path"`
-	Route              *string    `bun:"route"`
-	Status             int        `bun:"status"`
-	DurationMS         float64    `bun:"duration_ms"`
-	ErrorCode          *string    `bun:"error_code"`
-	KeyID              *uuid.UUID `bun:"key_id"`
-	KeyPrefix          *string    `bun:"key_prefix"`
-	IdempotencyKey     *string    `bun:"idempotency_key"`
-	IdempotentReplayed bool       `bun:"idempotent_replayed"`
-	IP                 *string    `bun:"ip"`
-	UserAgent          *string    `bun:"user_agent"`
-	APIVersion         string     `bun:"api_version"`
-}
-
-func (r row) record(org uuid.UUID) Record {
-	return Record{ID: r.ID, CreatedAt: r.CreatedAt.UTC(), OrganizationID: &org, RequestID: r.RequestID,
-		Method: r.Method, Path: r.Path, Route: r.Route, Status: r.Status, DurationMS: r.DurationMS,
-		ErrorCode: r.ErrorCode, KeyID: r.KeyID, KeyPrefix: r.KeyPrefix, IdempotencyKey: r.IdempotencyKey,
-		IdempotentReplayed: r.IdempotentReplayed, IP: r.IP, UserAgent: r.UserAgent, APIVersion: r.APIVersion}
+// owned completes records read back for org: the organization is not
+// selected (the query is scoped by it) and times are rendered in UTC.
+func owned(recs []Record, org uuid.UUID) {
+	for i := range recs {
+		recs[i].OrganizationID = &org
+		recs[i].CreatedAt = recs[i].CreatedAt.UTC()
+	}
 }
 
 // List returns up to limit records of org matching f, newest first, after
@@ -92,7 +74,7 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 	if after != nil {
 		q = q.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
 	}
-	var rows []row
+	var rows []Record
 	err := q.OrderExpr("created_at DESC, id DESC").Limit(int64(limit+1)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, false, database.Error(err)
@@ -101,11 +83,8 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 	if more {
 		rows = rows[:limit]
 	}
-	out := make([]Record, len(rows))
-	for i, r := range rows {
-		out[i] = r.record(org)
-	}
-	return out, more, nil
+	owned(rows, org)
+	return rows, more, nil
 }
 
 // Get returns org's record id, or nil when there is none (or it is
@@ -116,16 +95,16 @@ func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Record, error) {
 	if !ok {
 		return nil, nil
 	}
-	var r row
+	var r [1]Record
 	err := db.NewSelect().TableExpr("request_logs").ColumnExpr(selectColumns).
 		Where("organization_id = ?", org).Where("id = ?", id).
-		Where("created_at >= ? AND created_at < ?", t, t.Add(time.Millisecond)).Scan(ctx, &r)
+		Where("created_at >= ? AND created_at < ?", t, t.Add(time.Millisecond)).Scan(ctx, &r[0])
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, database.Error(err)
 	}
-	rec := r.record(org)
-	return &rec, nil
+	owned(r[:], org)
+	return &r[0], nil
 }
