@@ -143,14 +143,21 @@ func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u Organiz
 	return GetOrganization(ctx, db, id)
 }
 
-// DeleteOrganization removes an organization and, by cascade, all its data.
+// DeleteOrganization removes an organization and, by cascade, all its data,
+// its change feed included. The cascade records no changes (the outbox is
+// switched off for the transaction; docs/changes.md).
 func DeleteOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) error {
-	res, err := db.NewDelete().Model((*Organization)(nil)).Where("id = ?", id).Exec(ctx)
-	if err != nil {
-		return database.Error(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.NotFoundf("organization")
-	}
-	return nil
+	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SELECT set_config('eventapi.outbox', 'off', true)"); err != nil {
+			return database.Error(err)
+		}
+		res, err := tx.NewDelete().Model((*Organization)(nil)).Where("id = ?", id).Exec(ctx)
+		if err != nil {
+			return database.Error(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.NotFoundf("organization")
+		}
+		return nil
+	})
 }

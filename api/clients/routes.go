@@ -11,9 +11,13 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.ClientsRead}
+
 // Routes registers the client endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(tenancy.ClientsRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.ClientsWrite)
 	resource(env).Mount(r, "/clients", read, write, list(env))
 }

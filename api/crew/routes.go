@@ -10,10 +10,14 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.CrewMembersRead}
+
 // Routes registers the crew member endpoints on r (the authenticated /api/v2
 // group). The legacy crew:read scope is v1 only and grants nothing here.
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(tenancy.CrewMembersRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.CrewMembersWrite)
 	resource(env).Mount(r, "/crew_members", read, write, list(env))
 }

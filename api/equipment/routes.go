@@ -12,11 +12,15 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.EquipmentRead}
+
 // Routes registers the equipment and equipment category endpoints on r (the
 // authenticated /api/v2 group), under equipment:read and equipment:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := auth.Require(tenancy.EquipmentRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.EquipmentWrite)
 	h.resource().Mount(r, "/equipment", read, write, h.list)
 	categories := crud.List[equipment.Category](env, crud.Unfiltered("equipment_categories", equipment.ListCategories))

@@ -10,12 +10,16 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.EventsRead, tenancy.JobsRead}
+
 // Routes registers the event endpoints and the /jobs read alias on r (the
 // authenticated /api/v2 group). Reads accept events:read or the legacy
 // jobs:read; writes need events:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h, ls := resource(env), list(env)
-	read := auth.Require(tenancy.EventsRead, tenancy.JobsRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.EventsWrite)
 	h.Mount(r, "/events", read, write, ls)
 	r.Get("/jobs", read, ls)

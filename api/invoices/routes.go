@@ -11,9 +11,13 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.InvoicesRead}
+
 // Routes registers the invoice endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(tenancy.InvoicesRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.InvoicesWrite)
 	resource(env).Mount(r, "/invoices", read, write, list(env))
 }

@@ -13,12 +13,16 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead}
+
 // Routes registers the pick list and pick list item endpoints on r (the
 // authenticated /api/v2 group). Reads accept pick_lists:read, events:read or
 // the legacy jobs:read; writes need pick_lists:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := auth.Require(tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.PickListsWrite)
 	r.Get("/pick_lists", read, h.list)
 	r.Post("/pick_lists", write, h.create)

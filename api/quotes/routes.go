@@ -12,9 +12,13 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.QuotesRead}
+
 // Routes registers the quote endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(tenancy.QuotesRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.QuotesWrite)
 	resource(env).Mount(r, "/quotes", read, write, list(env))
 }

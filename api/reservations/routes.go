@@ -13,10 +13,14 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.EquipmentReservationsRead}
+
 // Routes registers the reservation endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := auth.Require(tenancy.EquipmentReservationsRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.EquipmentReservationsWrite)
 	r.Get("/equipment_reservations", read, h.list)
 	r.Post("/equipment_reservations", write, h.create)

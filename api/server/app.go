@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/changes"
 	"github.com/eventapi/eventapi/api/clients"
 	"github.com/eventapi/eventapi/api/crew"
 	"github.com/eventapi/eventapi/api/equipment"
@@ -140,6 +141,7 @@ func New(d Deps) *fiber.App {
 	picklists.Routes(v2, env)
 	planning.Routes(v2, env)
 	requestlogs.Routes(v2, env)
+	changes.Routes(v2, env)
 	if d.Routes != nil {
 		d.Routes(v2)
 	}

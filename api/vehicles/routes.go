@@ -10,11 +10,15 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// ReadScopes are the scopes that read this resource (any one of them),
+// here and in the change feed.
+var ReadScopes = []tenancy.Scope{tenancy.EquipmentReservationsRead}
+
 // Routes registers the vehicle endpoints on r (the authenticated /api/v2
 // group). Vehicles belong to load planning, so they use the
 // equipment_reservations scopes.
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(tenancy.EquipmentReservationsRead)
+	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.EquipmentReservationsWrite)
 	resource(env).Mount(r, "/vehicles", read, write, list(env))
 }

@@ -1,0 +1,121 @@
+// Package changes serves the change feed, GET /api/v2/changes: every
+// committed change of the organization's records, oldest first, behind a
+// cursor that a reader follows to see each change exactly once
+// (docs/changes.md). A key sees the changes of the object types it may read.
+package changes
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/clients"
+	"github.com/eventapi/eventapi/api/crew"
+	"github.com/eventapi/eventapi/api/equipment"
+	"github.com/eventapi/eventapi/api/events"
+	"github.com/eventapi/eventapi/api/invoices"
+	"github.com/eventapi/eventapi/api/picklists"
+	"github.com/eventapi/eventapi/api/quotes"
+	"github.com/eventapi/eventapi/api/reservations"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
+	feed "github.com/eventapi/eventapi/api/storage/changes"
+	"github.com/eventapi/eventapi/api/vehicles"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
+)
+
+// readScopes maps each object type to the scopes that read it: the scopes
+// of the resource's own GET routes.
+var readScopes = map[string][]tenancy.Scope{
+	feed.Event:                events.ReadScopes,
+	feed.Client:               clients.ReadScopes,
+	feed.CrewMember:           crew.ReadScopes,
+	feed.Equipment:            equipment.ReadScopes,
+	feed.EquipmentCategory:    equipment.ReadScopes,
+	feed.Vehicle:              vehicles.ReadScopes,
+	feed.EquipmentReservation: reservations.ReadScopes,
+	feed.Quote:                quotes.ReadScopes,
+	feed.Invoice:              invoices.ReadScopes,
+	feed.PickList:             picklists.ReadScopes,
+	feed.PickListItem:         picklists.ReadScopes,
+}
+
+// anyRead is every scope that reads some object type of the feed.
+func anyRead() []tenancy.Scope {
+	var out []tenancy.Scope
+	for _, ss := range readScopes {
+		out = append(out, ss...)
+	}
+	return out
+}
+
+// Routes registers the feed on r (the authenticated /api/v2 group).
+func Routes(r fiber.Router, env *rest.Env) {
+	r.Get("/changes", auth.Require(anyRead()...), list(env))
+}
+
+// visible returns the object types whose read scope the key holds.
+func visible(scopes tenancy.ScopeSet) []string {
+	var out []string
+	for _, o := range feed.ObjectTypes {
+		if scopes.HasAny(readScopes[o]...) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func list(env *rest.Env) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx := c.UserContext()
+		org := tenancy.OrgID(ctx)
+		p, _ := tenancy.FromContext(ctx)
+		types, err := parseTypes(c)
+		if err != nil {
+			return err
+		}
+		page, err := rest.ParsePage(c, env.Cursors, storage.ListScope("changes", org, strings.Join(types, ",")))
+		if err != nil {
+			return err
+		}
+		db := env.Conn(ctx)
+		res, err := feed.List(ctx, db, org, page, feed.Filter{ObjectTypes: visible(p.Scopes), Types: types})
+		if err != nil {
+			return err
+		}
+		if err := feed.Render(ctx, db, org, res.Items); err != nil {
+			return err
+		}
+		// The cursor is always returned once a change has been seen, so a
+		// reader at the end of the feed polls from where it stopped.
+		var next *string
+		if n := len(res.Items); n > 0 {
+			next = page.NextCursor(env.Cursors, true, res.Items[n-1].PageKey())
+		} else if raw := c.Query("cursor"); raw != "" {
+			next = &raw
+		}
+		return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
+	}
+}
+
+// parseTypes reads ?type=, a comma-separated list of change types.
+func parseTypes(c *fiber.Ctx) ([]string, error) {
+	raw, err := rest.QueryString(c, "type", 2000)
+	if err != nil || raw == "" {
+		if err != nil {
+			return nil, errs.InvalidField("type", "must be a comma-separated list of change types")
+		}
+		return nil, nil
+	}
+	var out []string
+	for _, t := range strings.Split(raw, ",") {
+		t = strings.TrimSpace(t)
+		if !feed.ValidType(t) {
+			return nil, errs.InvalidField("type", "must be a comma-separated list of change types such as event.created or quote.approved")
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,47 @@
+package changes
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/storage"
+)
+
+// Change is one committed change of one record.
+type Change struct {
+	ID         uuid.UUID `bun:"id,type:uuid" json:"id"`
+	Type       string    `bun:"type" json:"type"`
+	ObjectType string    `bun:"object_type" json:"object_type"`
+	ObjectID   uuid.UUID `bun:"object_id,type:uuid" json:"object_id"`
+	// Data is the stored row until Render replaces it with the record as GET
+	// renders it (for a deletion, its last state).
+	Data      json.RawMessage `bun:"data,type:jsonb" json:"data"`
+	CreatedAt time.Time       `bun:"created_at" json:"created_at"`
+
+	// Position and Seq order the feed (docs/changes.md).
+	Position int64 `bun:"position" json:"-"`
+	Seq      int64 `bun:"seq" json:"-"`
+}
+
+// PageKey is the change's place in the feed, carried by the page cursor: the
+// position (an xid8, below 2^63) in the cursor's time slot, seq in the first
+// eight bytes of its id slot.
+func (c *Change) PageKey() storage.Cursor { return keyCursor(c.Position, c.Seq) }
+
+func keyCursor(position, seq int64) storage.Cursor {
+	var id uuid.UUID
+	for i := 0; i < 8; i++ {
+		id[i] = byte(uint64(seq) >> (56 - 8*i))
+	}
+	return storage.Cursor{CreatedAt: time.UnixMicro(position).UTC(), ID: id}
+}
+
+func fromCursor(c storage.Cursor) (position, seq int64) {
+	var s uint64
+	for i := 0; i < 8; i++ {
+		s = s<<8 | uint64(c.ID[i])
+	}
+	return c.CreatedAt.UnixMicro(), int64(s)
+}

@@ -1,0 +1,15 @@
+DROP TRIGGER record_change ON events;
+DROP TRIGGER record_change ON clients;
+DROP TRIGGER record_change ON crew_members;
+DROP TRIGGER record_change ON equipment;
+DROP TRIGGER record_change ON equipment_categories;
+DROP TRIGGER record_change ON vehicles;
+DROP TRIGGER record_change ON equipment_reservations;
+DROP TRIGGER record_change ON pick_lists;
+DROP TRIGGER record_change ON pick_list_items;
+DROP TRIGGER record_change ON quotes;
+DROP TRIGGER record_change_deleted ON quotes;
+DROP TRIGGER record_change ON invoices;
+DROP TRIGGER record_change_deleted ON invoices;
+DROP FUNCTION record_change();
+DROP TABLE changes;
