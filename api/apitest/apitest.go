@@ -135,6 +135,13 @@ func (e *Env) NewOrgWithKey(name string, mode apikey.Mode, scopes ...tenancy.Sco
 	return o
 }
 
+// WithKey is o calling with another key of its organization, created with
+// mode and scopes.
+func (o *Org) WithKey(mode apikey.Mode, scopes ...tenancy.Scope) *Org {
+	o.env.T.Helper()
+	return &Org{ID: o.ID, Key: o.env.NewKey(o.ID, mode, scopes...), env: o.env}
+}
+
 // NewKey creates a key for org and returns its secret.
 func (e *Env) NewKey(org uuid.UUID, mode apikey.Mode, scopes ...tenancy.Scope) string {
 	e.T.Helper()

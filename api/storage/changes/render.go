@@ -153,4 +153,3 @@ func rawStrings(in []json.RawMessage) []string {
 	}
 	return out
 }
-

@@ -1,0 +1,279 @@
+package changes_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+const feedPath = "/api/v2/changes"
+
+// follow reads o's feed from cursor until a page says has_more false and
+// returns the changes and the cursor to poll from next.
+func follow(t testing.TB, o *apitest.Org, query, cursor string) ([]map[string]any, string) {
+	t.Helper()
+	var out []map[string]any
+	for {
+		q := feedPath + "?limit=100" + query
+		if cursor != "" {
+			q += "&cursor=" + url.QueryEscape(cursor)
+		}
+		res := o.Get(q)
+		if res.Status != 200 {
+			t.Fatalf("GET %s: %d %s", q, res.Status, res.Body)
+		}
+		out = append(out, res.List()...)
+		pg := res.JSON()["pagination"].(map[string]any)
+		if next, ok := pg["next_cursor"].(string); ok {
+			cursor = next
+		}
+		if more, _ := pg["has_more"].(bool); !more {
+			return out, cursor
+		}
+	}
+}
+
+// settle follows o's feed until it holds at least n changes (the feed lists
+// a change once every transaction that began before it has ended, which on
+// a shared server takes a moment).
+func settle(t testing.TB, o *apitest.Org, query string, n int) []map[string]any {
+	t.Helper()
+	var all []map[string]any
+	cursor := ""
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var got []map[string]any
+		got, cursor = follow(t, o, query, cursor)
+		all = append(all, got...)
+		if len(all) >= n {
+			return all
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("feed holds %d changes after 30s, want %d", len(all), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func create(t testing.TB, o *apitest.Org, path string, body map[string]any) map[string]any {
+	t.Helper()
+	res := o.Post(path, body)
+	if res.Status != 201 {
+		t.Fatalf("POST %s: %d %s", path, res.Status, res.Body)
+	}
+	return res.Data()
+}
+
+func patch(t testing.TB, o *apitest.Org, path string, body map[string]any) map[string]any {
+	t.Helper()
+	res := o.Patch(path, body)
+	if res.Status != 200 {
+		t.Fatalf("PATCH %s: %d %s", path, res.Status, res.Body)
+	}
+	return res.Data()
+}
+
+func get(t testing.TB, o *apitest.Org, path string) map[string]any {
+	t.Helper()
+	res := o.Get(path)
+	if res.Status != 200 {
+		t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
+	}
+	return res.Data()
+}
+
+// withoutExpansions drops what GET adds only on request.
+func normal(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// TestEveryWriteIsAChangeRenderedAsGet writes every kind of record through
+// the API (creates, updates, a status move, a quote approval that makes a
+// pick list, deletions) and reads the feed: one change per changed record,
+// in order, each carrying the record exactly as GET rendered it then.
+func TestEveryWriteIsAChangeRenderedAsGet(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	type want struct {
+		typ  string
+		id   string
+		data map[string]any // nil: not compared (a record made inside another write)
+	}
+	var wants []want
+	add := func(typ string, rec map[string]any) { wants = append(wants, want{typ, rec["id"].(string), rec}) }
+
+	client := create(t, a, "/api/v2/clients", map[string]any{"name": "Client", "email": "c@client.example"})
+	add("client.created", get(t, a, "/api/v2/clients/"+client["id"].(string)))
+	add("client.updated", patch(t, a, "/api/v2/clients/"+client["id"].(string), map[string]any{"name": "Renamed"}))
+	event := create(t, a, "/api/v2/events", map[string]any{"name": "Gala", "client_id": client["id"],
+		"start_date": "2026-06-01T18:00:00Z", "end_date": "2026-06-02T02:00:00Z", "venue": "Pier 4"})
+	add("event.created", event)
+	add("event.updated", patch(t, a, "/api/v2/events/"+event["id"].(string), map[string]any{"status": "confirmed"}))
+	crew := create(t, a, "/api/v2/crew_members", map[string]any{"first_name": "Dana", "last_name": "Okafor"})
+	add("crew_member.created", crew)
+	cat := create(t, a, "/api/v2/equipment_categories", map[string]any{"name": "Audio", "color": "#1E88E5"})
+	add("equipment_category.created", cat)
+	eq := create(t, a, "/api/v2/equipment", map[string]any{"name": "Amp", "category_id": cat["id"], "stock_quantity": 4})
+	add("equipment.created", get(t, a, "/api/v2/equipment/"+eq["id"].(string)))
+	truck := create(t, a, "/api/v2/vehicles", map[string]any{"name": "Truck", "status": "available"})
+	add("vehicle.created", truck)
+	res := create(t, a, "/api/v2/equipment_reservations", map[string]any{"equipment_id": eq["id"], "event_id": event["id"],
+		"vehicle_id": truck["id"], "quantity": 2, "start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"})
+	resPath := "/api/v2/equipment_reservations/" + res["id"].(string)
+	add("equipment_reservation.created", get(t, a, resPath))
+	invoice := create(t, a, "/api/v2/invoices", map[string]any{"title": "Invoice", "due_date": "2026-12-01",
+		"line_items": []any{map[string]any{"description": "Hire", "quantity": 2, "unit_price": 12.5}}})
+	add("invoice.created", invoice)
+	quote := create(t, a, "/api/v2/quotes", map[string]any{"title": "Quote", "event_id": event["id"],
+		"line_items": []any{map[string]any{"equipment_id": eq["id"], "description": "Amp hire", "quantity": 2, "unit_price": 45.5}}})
+	add("quote.created", quote)
+	approved := patch(t, a, "/api/v2/quotes/"+quote["id"].(string), map[string]any{"status": "approved"})
+
+	last := get(t, a, resPath)
+	if r := a.Delete(resPath); r.Status != 204 {
+		t.Fatalf("DELETE reservation: %d %s", r.Status, r.Body)
+	}
+
+	all := settle(t, a, "", len(wants)+3)
+	byType := map[string][]map[string]any{}
+	for _, c := range all {
+		byType[c["type"].(string)] = append(byType[c["type"].(string)], c)
+	}
+	if len(byType["quote.approved"]) != 1 || byType["pick_list.created"] == nil || byType["pick_list_item.created"] == nil {
+		t.Fatalf("the approval gave %d quote.approved, %d pick_list.created, %d pick_list_item.created; want 1 and ≥1 and ≥1",
+			len(byType["quote.approved"]), len(byType["pick_list.created"]), len(byType["pick_list_item.created"]))
+	}
+	wants = append(wants, want{"quote.approved", quote["id"].(string), approved})
+	wants = append(wants, want{"equipment_reservation.deleted", res["id"].(string), last})
+
+	pos := map[string]int{}
+	for i, c := range all {
+		pos[c["id"].(string)] = i
+	}
+	prev := -1
+	for _, w := range wants {
+		var found map[string]any
+		for _, c := range all {
+			if c["type"] == w.typ && c["object_id"] == w.id {
+				found = c
+			}
+		}
+		if found == nil {
+			t.Errorf("no %s change of %s in the feed", w.typ, w.id)
+			continue
+		}
+		if i := pos[found["id"].(string)]; i < prev {
+			t.Errorf("%s of %s is listed before an earlier write's change", w.typ, w.id)
+		} else {
+			prev = i
+		}
+		if found["object_type"] != w.typ[:len(w.typ)-len(suffix(w.typ))-1] {
+			t.Errorf("%s: object_type %v", w.typ, found["object_type"])
+		}
+		if !reflect.DeepEqual(found["data"], normal(w.data)) {
+			g, _ := json.Marshal(found["data"])
+			e, _ := json.Marshal(w.data)
+			t.Errorf("%s data differs from GET:\n got  %s\n want %s", w.typ, g, e)
+		}
+	}
+	for _, c := range all {
+		if c["type"] == "quote.updated" {
+			t.Errorf("the approval also gave a quote.updated: %v", c)
+		}
+	}
+}
+
+func suffix(typ string) string {
+	for i := len(typ) - 1; i >= 0; i-- {
+		if typ[i] == '.' {
+			return typ[i+1:]
+		}
+	}
+	return typ
+}
+
+// TestScopesTypesAndOrganizations: a key sees only the object types it may
+// read; ?type narrows the feed; another organization's changes never show;
+// a bad type or cursor is a 422.
+func TestScopesTypesAndOrganizations(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewOrg("A"), env.NewOrg("B")
+	create(t, a, "/api/v2/clients", map[string]any{"name": "A client"})
+	create(t, a, "/api/v2/crew_members", map[string]any{"first_name": "Ann", "last_name": "Lee"})
+	bClient := create(t, b, "/api/v2/clients", map[string]any{"name": "B client"})
+	settle(t, a, "", 2)
+
+	clientsOnly := a.WithKey(apikey.Live, tenancy.ClientsRead)
+	got, _ := follow(t, clientsOnly, "", "")
+	if len(got) != 1 || got[0]["type"] != "client.created" {
+		t.Errorf("clients:read key sees %v, want A's client.created only", types(got))
+	}
+	got, _ = follow(t, a, "&type=crew_member.created", "")
+	if len(got) != 1 || got[0]["type"] != "crew_member.created" {
+		t.Errorf("type filter gives %v", types(got))
+	}
+	all, _ := follow(t, a, "", "")
+	for _, c := range all {
+		if c["object_id"] == bClient["id"] {
+			t.Errorf("A's feed holds B's change %v", c)
+		}
+	}
+	noRead := a.WithKey(apikey.Live, tenancy.EventsWrite)
+	if r := noRead.Get(feedPath); r.Status != 403 {
+		t.Errorf("a key with no read scope: %d, want 403", r.Status)
+	}
+	_, bCursor := follow(t, b, "", "")
+	for _, q := range []string{"?type=event.exploded", "?type=", "?cursor=abc", "?limit=0", "?cursor=" + url.QueryEscape(bCursor)} {
+		r := a.Get(feedPath + q)
+		if q == "?type=" && r.Status == 200 {
+			continue
+		}
+		if r.Status != 422 || r.ErrorCode() != "validation_error" {
+			t.Errorf("GET %s: %d %s, want 422 validation_error", q, r.Status, r.Body)
+		}
+	}
+}
+
+func types(cs []map[string]any) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, fmt.Sprint(c["type"]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRefusedWritesLeaveNoChange: a write the stock guard refuses
+// (overbook_blocked) and an invalid body record nothing.
+func TestRefusedWritesLeaveNoChange(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	eq := create(t, a, "/api/v2/equipment", map[string]any{"name": "Amp", "stock_quantity": 1})
+	body := map[string]any{"equipment_id": eq["id"], "quantity": 1, "start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"}
+	create(t, a, "/api/v2/equipment_reservations", body)
+	before := settle(t, a, "", 2)
+
+	body["quantity"] = 5
+	if r := a.Post("/api/v2/equipment_reservations", body); r.Status != 422 || r.ErrorCode() != "overbook_blocked" {
+		t.Fatalf("overbooking: %d %s, want 422 overbook_blocked", r.Status, r.Body)
+	}
+	if r := a.Post("/api/v2/clients", map[string]any{"name": 12}); r.Status != 422 {
+		t.Fatalf("bad client: %d %s", r.Status, r.Body)
+	}
+	marker := create(t, a, "/api/v2/clients", map[string]any{"name": "Marker"})
+	after := settle(t, a, "", len(before)+1)
+	if len(after) != len(before)+1 || after[len(after)-1]["object_id"] != marker["id"] {
+		t.Fatalf("after two refused writes and one client, the feed grew by %d: %v", len(after)-len(before), types(after[len(before):]))
+	}
+}
