@@ -121,7 +121,15 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 1 << 30 }))
 	a, b := env.NewOrg("A"), env.NewOrg("B")
 	hot := create(t, a, "/api/v2/clients", map[string]any{"name": "Hot", "notes": "0"})
-	_, baseCursor := follow(t, a, "", "")
+	// Start reading after the hot client's creation.
+	baseCursor := ""
+	for seenHot := false; !seenHot; {
+		var got []map[string]any
+		got, baseCursor = follow(t, a, "", baseCursor)
+		for _, c := range got {
+			seenHot = seenHot || c["object_id"] == hot["id"]
+		}
+	}
 
 	// A transaction that takes its id before the writers start and commits
 	// after many of them: its change must still reach the reader.
@@ -213,12 +221,12 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	total++ // the early client
+	readers.Wait() // every line read before Wait closes the pipes
 	for _, cmd := range procs {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("writer process: %v", err)
 		}
 	}
-	readers.Wait()
 	close(committed)
 	for n := range committed {
 		total += n
