@@ -39,6 +39,165 @@ func (e CaseType) Valid() bool {
 	}
 }
 
+// Defines values for ChangeObjectType.
+const (
+	ChangeObjectTypeClient               ChangeObjectType = "client"
+	ChangeObjectTypeCrewMember           ChangeObjectType = "crew_member"
+	ChangeObjectTypeEquipment            ChangeObjectType = "equipment"
+	ChangeObjectTypeEquipmentCategory    ChangeObjectType = "equipment_category"
+	ChangeObjectTypeEquipmentReservation ChangeObjectType = "equipment_reservation"
+	ChangeObjectTypeEvent                ChangeObjectType = "event"
+	ChangeObjectTypeInvoice              ChangeObjectType = "invoice"
+	ChangeObjectTypePickList             ChangeObjectType = "pick_list"
+	ChangeObjectTypePickListItem         ChangeObjectType = "pick_list_item"
+	ChangeObjectTypeQuote                ChangeObjectType = "quote"
+	ChangeObjectTypeVehicle              ChangeObjectType = "vehicle"
+)
+
+// Valid indicates whether the value is a known member of the ChangeObjectType enum.
+func (e ChangeObjectType) Valid() bool {
+	switch e {
+	case ChangeObjectTypeClient:
+		return true
+	case ChangeObjectTypeCrewMember:
+		return true
+	case ChangeObjectTypeEquipment:
+		return true
+	case ChangeObjectTypeEquipmentCategory:
+		return true
+	case ChangeObjectTypeEquipmentReservation:
+		return true
+	case ChangeObjectTypeEvent:
+		return true
+	case ChangeObjectTypeInvoice:
+		return true
+	case ChangeObjectTypePickList:
+		return true
+	case ChangeObjectTypePickListItem:
+		return true
+	case ChangeObjectTypeQuote:
+		return true
+	case ChangeObjectTypeVehicle:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangeType.
+const (
+	ChangeTypeClientCreated               ChangeType = "client.created"
+	ChangeTypeClientDeleted               ChangeType = "client.deleted"
+	ChangeTypeClientUpdated               ChangeType = "client.updated"
+	ChangeTypeCrewMemberCreated           ChangeType = "crew_member.created"
+	ChangeTypeCrewMemberDeleted           ChangeType = "crew_member.deleted"
+	ChangeTypeCrewMemberUpdated           ChangeType = "crew_member.updated"
+	ChangeTypeEquipmentCategoryCreated    ChangeType = "equipment_category.created"
+	ChangeTypeEquipmentCategoryDeleted    ChangeType = "equipment_category.deleted"
+	ChangeTypeEquipmentCategoryUpdated    ChangeType = "equipment_category.updated"
+	ChangeTypeEquipmentCreated            ChangeType = "equipment.created"
+	ChangeTypeEquipmentDeleted            ChangeType = "equipment.deleted"
+	ChangeTypeEquipmentReservationCreated ChangeType = "equipment_reservation.created"
+	ChangeTypeEquipmentReservationDeleted ChangeType = "equipment_reservation.deleted"
+	ChangeTypeEquipmentReservationUpdated ChangeType = "equipment_reservation.updated"
+	ChangeTypeEquipmentUpdated            ChangeType = "equipment.updated"
+	ChangeTypeEventCreated                ChangeType = "event.created"
+	ChangeTypeEventDeleted                ChangeType = "event.deleted"
+	ChangeTypeEventUpdated                ChangeType = "event.updated"
+	ChangeTypeInvoiceCreated              ChangeType = "invoice.created"
+	ChangeTypeInvoiceDeleted              ChangeType = "invoice.deleted"
+	ChangeTypeInvoiceUpdated              ChangeType = "invoice.updated"
+	ChangeTypePickListCreated             ChangeType = "pick_list.created"
+	ChangeTypePickListDeleted             ChangeType = "pick_list.deleted"
+	ChangeTypePickListItemCreated         ChangeType = "pick_list_item.created"
+	ChangeTypePickListItemDeleted         ChangeType = "pick_list_item.deleted"
+	ChangeTypePickListItemUpdated         ChangeType = "pick_list_item.updated"
+	ChangeTypePickListUpdated             ChangeType = "pick_list.updated"
+	ChangeTypeQuoteApproved               ChangeType = "quote.approved"
+	ChangeTypeQuoteCreated                ChangeType = "quote.created"
+	ChangeTypeQuoteDeleted                ChangeType = "quote.deleted"
+	ChangeTypeQuoteUpdated                ChangeType = "quote.updated"
+	ChangeTypeVehicleCreated              ChangeType = "vehicle.created"
+	ChangeTypeVehicleDeleted              ChangeType = "vehicle.deleted"
+	ChangeTypeVehicleUpdated              ChangeType = "vehicle.updated"
+)
+
+// Valid indicates whether the value is a known member of the ChangeType enum.
+func (e ChangeType) Valid() bool {
+	switch e {
+	case ChangeTypeClientCreated:
+		return true
+	case ChangeTypeClientDeleted:
+		return true
+	case ChangeTypeClientUpdated:
+		return true
+	case ChangeTypeCrewMemberCreated:
+		return true
+	case ChangeTypeCrewMemberDeleted:
+		return true
+	case ChangeTypeCrewMemberUpdated:
+		return true
+	case ChangeTypeEquipmentCategoryCreated:
+		return true
+	case ChangeTypeEquipmentCategoryDeleted:
+		return true
+	case ChangeTypeEquipmentCategoryUpdated:
+		return true
+	case ChangeTypeEquipmentCreated:
+		return true
+	case ChangeTypeEquipmentDeleted:
+		return true
+	case ChangeTypeEquipmentReservationCreated:
+		return true
+	case ChangeTypeEquipmentReservationDeleted:
+		return true
+	case ChangeTypeEquipmentReservationUpdated:
+		return true
+	case ChangeTypeEquipmentUpdated:
+		return true
+	case ChangeTypeEventCreated:
+		return true
+	case ChangeTypeEventDeleted:
+		return true
+	case ChangeTypeEventUpdated:
+		return true
+	case ChangeTypeInvoiceCreated:
+		return true
+	case ChangeTypeInvoiceDeleted:
+		return true
+	case ChangeTypeInvoiceUpdated:
+		return true
+	case ChangeTypePickListCreated:
+		return true
+	case ChangeTypePickListDeleted:
+		return true
+	case ChangeTypePickListItemCreated:
+		return true
+	case ChangeTypePickListItemDeleted:
+		return true
+	case ChangeTypePickListItemUpdated:
+		return true
+	case ChangeTypePickListUpdated:
+		return true
+	case ChangeTypeQuoteApproved:
+		return true
+	case ChangeTypeQuoteCreated:
+		return true
+	case ChangeTypeQuoteDeleted:
+		return true
+	case ChangeTypeQuoteUpdated:
+		return true
+	case ChangeTypeVehicleCreated:
+		return true
+	case ChangeTypeVehicleDeleted:
+		return true
+	case ChangeTypeVehicleUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ConflictErrorErrorCode.
 const (
 	ConflictErrorErrorCodeDuplicateRecord        ConflictErrorErrorCode = "duplicate_record"
@@ -1167,6 +1326,38 @@ type CategoryUpdate struct {
 	Name                 *string                `json:"name,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// Change defines model for Change.
+type Change struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data The record as `GET` renders it (quotes and invoices with `line_items`; pick lists
+	// without `items`, which have changes of their own), as of the change; for a deletion,
+	// the record's last state.
+	Data map[string]interface{} `json:"data"`
+
+	// Id The change's id; the `webhook-id` of its deliveries.
+	Id         openapi_types.UUID `json:"id"`
+	ObjectId   openapi_types.UUID `json:"object_id"`
+	ObjectType ChangeObjectType   `json:"object_type"`
+
+	// Type `<object_type>.created`, `.updated` or `.deleted`; a quote whose status becomes
+	// `approved` (by update, or created so) gives `quote.approved` instead.
+	Type ChangeType `json:"type"`
+}
+
+// ChangeObjectType defines model for Change.ObjectType.
+type ChangeObjectType string
+
+// ChangeList defines model for ChangeList.
+type ChangeList struct {
+	Data       []Change   `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// ChangeType `<object_type>.created`, `.updated` or `.deleted`; a quote whose status becomes
+// `approved` (by update, or created so) gives `quote.approved` instead.
+type ChangeType string
 
 // ClientRecord A customer of the organization.
 type ClientRecord struct {
@@ -2645,6 +2836,9 @@ type CategoryPage = CategoryList
 // CategoryUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
 type CategoryUpdated = CategoryPatched
 
+// ChangePage defines model for ChangePage.
+type ChangePage = ChangeList
+
 // ClientCreated defines model for ClientCreated.
 type ClientCreated = ClientData
 
@@ -2817,6 +3011,19 @@ type ListAvailabilityParams struct {
 
 	// End End of the window, after `start` and at most 366 days later, RFC 3339.
 	End WindowEnd `form:"end" json:"end"`
+}
+
+// ListChangesParams defines parameters for ListChanges.
+type ListChangesParams struct {
+	// Limit Page size, 1–100 (default 25). Outside that range the answer is `422 validation_error`.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page. Opaque and bound to the organization, the list
+	// and its filters; anything else answers `422 validation_error`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Type Only these change types, comma-separated (`event.created,quote.approved`).
+	Type *string `form:"type,omitempty" json:"type,omitempty"`
 }
 
 // ListClientsParams defines parameters for ListClients.
@@ -5801,6 +6008,21 @@ type ClientInterface interface {
 	// Corresponds with GET /availability (the `ListAvailability` operationId).
 	ListAvailability(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListChanges Follow the change feed
+	//
+	// Every committed create, update and delete of the organization's records, oldest first
+	// (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
+	// `cursor` sees every change exactly once, even while writers commit concurrently: a change
+	// is listed once every transaction that could commit before it has ended, usually within
+	// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
+	// also on the last page: keep it and poll with it to receive the changes that follow;
+	// `has_more` says whether more are ready now. A key sees the changes of the records it
+	// may read (any one of the listed scopes gives the records that scope reads).
+	// See docs/changes.md.
+	//
+	// Corresponds with GET /changes (the `ListChanges` operationId).
+	ListChanges(ctx context.Context, params *ListChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListClients List clients
 	//
 	// Scopes: `clients:read`.
@@ -6584,6 +6806,31 @@ type ClientInterface interface {
 // Corresponds with GET /availability (the `ListAvailability` operationId).
 func (c *Client) ListAvailability(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListAvailabilityRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListChanges Follow the change feed
+//
+// Every committed create, update and delete of the organization's records, oldest first
+// (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
+// `cursor` sees every change exactly once, even while writers commit concurrently: a change
+// is listed once every transaction that could commit before it has ended, usually within
+// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
+// also on the last page: keep it and poll with it to receive the changes that follow;
+// `has_more` says whether more are ready now. A key sees the changes of the records it
+// may read (any one of the listed scopes gives the records that scope reads).
+// See docs/changes.md.
+//
+// Corresponds with GET /changes (the `ListChanges` operationId).
+func (c *Client) ListChanges(ctx context.Context, params *ListChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListChangesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8169,6 +8416,84 @@ func NewListAvailabilityRequest(server string, params *ListAvailabilityParams) (
 			for _, qp := range strings.Split(queryFrag, "&") {
 				rawQueryFragments = append(rawQueryFragments, qp)
 			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListChangesRequest constructs an http.Request for the ListChanges method
+func NewListChangesRequest(server string, params *ListChangesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/changes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
 		}
 
 		if encoded := queryValues.Encode(); encoded != "" {
@@ -11547,6 +11872,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /availability (the `ListAvailability` operationId).
 	ListAvailabilityWithResponse(ctx context.Context, params *ListAvailabilityParams, reqEditors ...RequestEditorFn) (*ListAvailabilityResponse, error)
 
+	// ListChangesWithResponse Follow the change feed
+	//
+	// Every committed create, update and delete of the organization's records, oldest first
+	// (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
+	// `cursor` sees every change exactly once, even while writers commit concurrently: a change
+	// is listed once every transaction that could commit before it has ended, usually within
+	// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
+	// also on the last page: keep it and poll with it to receive the changes that follow;
+	// `has_more` says whether more are ready now. A key sees the changes of the records it
+	// may read (any one of the listed scopes gives the records that scope reads).
+	// See docs/changes.md.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /changes (the `ListChanges` operationId).
+	ListChangesWithResponse(ctx context.Context, params *ListChangesParams, reqEditors ...RequestEditorFn) (*ListChangesResponse, error)
+
 	// ListClientsWithResponse List clients
 	//
 	// Scopes: `clients:read`.
@@ -12540,6 +12882,153 @@ func (r ListAvailabilityResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListAvailabilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListChangesResponse200Headers the declared response headers of an HTTP 200 response for ListChanges
+type ListChangesResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListChangesResponse401Headers the declared response headers of an HTTP 401 response for ListChanges
+type ListChangesResponse401Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// ListChangesResponse403Headers the declared response headers of an HTTP 403 response for ListChanges
+type ListChangesResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListChangesResponse422Headers the declared response headers of an HTTP 422 response for ListChanges
+type ListChangesResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListChangesResponse429Headers the declared response headers of an HTTP 429 response for ListChanges
+type ListChangesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// ListChangesResponse500Headers the declared response headers of an HTTP 500 response for ListChanges
+type ListChangesResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// ListChangesResponse503Headers the declared response headers of an HTTP 503 response for ListChanges
+type ListChangesResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type ListChangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ChangePage
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListChangesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListChangesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListChangesResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListChangesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListChangesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListChangesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListChangesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListChangesResponse) GetJSON200() *ChangePage {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListChangesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListChangesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListChangesResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListChangesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListChangesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListChangesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListChangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListChangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListChangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListChangesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22121,6 +22610,29 @@ func (c *ClientWithResponses) ListAvailabilityWithResponse(ctx context.Context, 
 	return ParseListAvailabilityResponse(rsp)
 }
 
+// ListChangesWithResponse Follow the change feed
+//
+// Every committed create, update and delete of the organization's records, oldest first
+// (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
+// `cursor` sees every change exactly once, even while writers commit concurrently: a change
+// is listed once every transaction that could commit before it has ended, usually within
+// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
+// also on the last page: keep it and poll with it to receive the changes that follow;
+// `has_more` says whether more are ready now. A key sees the changes of the records it
+// may read (any one of the listed scopes gives the records that scope reads).
+// See docs/changes.md.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /changes (the `ListChanges` operationId).
+func (c *ClientWithResponses) ListChangesWithResponse(ctx context.Context, params *ListChangesParams, reqEditors ...RequestEditorFn) (*ListChangesResponse, error) {
+	rsp, err := c.ListChanges(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListChangesResponse(rsp)
+}
+
 // ListClientsWithResponse List clients
 //
 // Scopes: `clients:read`.
@@ -23675,6 +24187,252 @@ func ParseListAvailabilityResponse(rsp *http.Response) (*ListAvailabilityRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListAvailabilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListChangesResponse parses an HTTP response from a ListChangesWithResponse call
+func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListChangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ChangePage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListChangesResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListChangesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListChangesResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListChangesResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListChangesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListChangesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListChangesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -34,6 +34,9 @@ type Service struct {
 	// stopMaintenance ends the request log's partition maintenance loop.
 	stopMaintenance context.CancelFunc
 	maintenanceDone chan struct{}
+	// stopRetention ends the change feed's retention purge.
+	stopRetention context.CancelFunc
+	retentionDone chan struct{}
 	// probe is a pool of its own for /readyz, so that a pod whose main pool
 	// is saturated still reports whether PostgreSQL answers.
 	probe *bun.DB
@@ -105,6 +108,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	auth := tenancy.NewAuthenticator(db, log)
 	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{}}
 	s.startRequestLog(ctx, cfg, opt)
+	s.startFeedRetention(ctx)
 	var redisUp func(ctx context.Context) error
 	if cfg.RedisURL != "" {
 		redisUp = store.Ping
@@ -167,6 +171,8 @@ func (s *Service) FlushRequestLog(ctx context.Context) error { return s.RequestL
 func (s *Service) Close() error {
 	s.stopMaintenance()
 	<-s.maintenanceDone
+	s.stopRetention()
+	<-s.retentionDone
 	ctx, cancel := context.WithTimeout(context.Background(), RequestLogCloseTimeout)
 	logErr := s.RequestLog.Close(ctx)
 	cancel()

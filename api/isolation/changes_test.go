@@ -1,0 +1,74 @@
+package isolation_test
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/api/apitest"
+)
+
+// The change feed: A's writes reach A's feed and never B's.
+func init() {
+	register(nil, map[string]Route{
+		"GET /api/v2/changes": {Fixture: "clients", Check: checkChanges},
+	})
+}
+
+func checkChanges(t *testing.T, s *Suite) {
+	id := s.Make(t, "clients", s.A)
+	theirs := s.Make(t, "clients", s.B)
+	if !feedHolds(t, s.A, id) {
+		t.Fatalf("A's change of %s never reached A's feed", id)
+	}
+	if !feedHolds(t, s.B, theirs) {
+		t.Fatalf("B's change of %s never reached B's feed", theirs)
+	}
+	// Once B's own later change is listed, A's earlier one would be too.
+	for _, c := range feed(t, s.B) {
+		if c["object_id"] == id {
+			t.Fatalf("B's feed holds A's change %v", c)
+		}
+	}
+	for _, c := range feed(t, s.A) {
+		if c["object_id"] == theirs {
+			t.Fatalf("A's feed holds B's change %v", c)
+		}
+	}
+}
+
+// feedHolds polls o's feed until it lists a change of id (a change is listed
+// once the transactions before it have ended) or 30 s pass.
+func feedHolds(t *testing.T, o *apitest.Org, id string) bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, c := range feed(t, o) {
+			if c["object_id"] == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// feed reads o's whole feed.
+func feed(t *testing.T, o *apitest.Org) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	cursor := ""
+	for {
+		q := "/api/v2/changes?limit=100"
+		if cursor != "" {
+			q += "&cursor=" + url.QueryEscape(cursor)
+		}
+		res := o.Get(q)
+		if res.Status != 200 {
+			t.Fatalf("GET %s: %d %s", q, res.Status, res.Body)
+		}
+		out = append(out, res.List()...)
+		pg := res.JSON()["pagination"].(map[string]any)
+		if more, _ := pg["has_more"].(bool); !more {
+			return out
+		}
+		cursor = pg["next_cursor"].(string)
+	}
+}
