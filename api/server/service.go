@@ -164,9 +164,6 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 	return w
 }
 
-// FlushRequestLog writes the buffered request-log records now.
-func (s *Service) FlushRequestLog(ctx context.Context) error { return s.RequestLog.Flush(ctx) }
-
 // Close releases the pools after the app has stopped.
 // The request log's buffer is written first (within RequestLogCloseTimeout),
 // so records of the requests served during the drain are kept.
