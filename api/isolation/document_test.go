@@ -10,7 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 )
 
@@ -19,7 +19,7 @@ import (
 // none of B's records (an empty page or a 422 naming the filter), and never
 // a 5xx.
 func TestListFiltersWithForeignIDs(t *testing.T) {
-	c, err := apitest.LoadContract()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

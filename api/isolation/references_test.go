@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/contract"
 )
 
 // idFixtures names the fixture whose records a field that holds a record
@@ -94,7 +94,7 @@ func withRef(body map[string]any, ref Ref, id string) map[string]any {
 func TestRefsFromTheDocument(t *testing.T) {
 	s := &Suite{}
 	var err error
-	if s.contract, err = apitest.LoadContract(); err != nil {
+	if s.contract, err = contract.Load(); err != nil {
 		t.Fatal(err)
 	}
 	found := map[string]bool{}

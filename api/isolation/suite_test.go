@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -98,12 +99,12 @@ type Suite struct {
 	A, B   *apitest.Org
 	shared map[string]string
 	// contract is the OpenAPI document the references are read from.
-	contract *apitest.Contract
+	contract *contract.Contract
 }
 
 func newSuite(t *testing.T) *Suite {
 	env := apitest.New(t)
-	c, err := apitest.LoadContract()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
