@@ -318,9 +318,7 @@ func (c *Contract) checkUndocumented(path string, res *Response) []string {
 			RequestID string          `json:"request_id"`
 		} `json:"error"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(res.Body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
+	if err := decodeStrict(res.Body, &body); err != nil {
 		return []string{fmt.Sprintf("undocumented operation on %s answered %d with a body that is not the error envelope (%v): document it in api/openapi/openapi.yaml", path, res.Status, err)}
 	}
 	e := body.Error
@@ -341,6 +339,13 @@ func (c *Contract) checkUndocumented(path string, res *Response) []string {
 		problems = append(problems, "error.message is empty")
 	}
 	return problems
+}
+
+// decodeStrict decodes b into v, refusing fields v does not have.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 func newRequest(method, target string, body []byte) *http.Request {
@@ -397,9 +402,7 @@ func checkUndocumentedV1(path string, res *Response) []string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(res.Body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
+	if err := decodeStrict(res.Body, &body); err != nil {
 		return []string{fmt.Sprintf("undocumented v1 operation on %s answered %d with a body that is not the v1 error envelope (%v): document it in api/openapi/v1.yaml", path, res.Status, err)}
 	}
 	e := body.Error
