@@ -122,18 +122,14 @@ func Load() (*Contract, error) {
 // date-time, date, email) are asserted; security is not, since the harness
 // checks authentication through the responses themselves.
 func New(doc []byte) (*Contract, error) {
-	d, err := libopenapi.NewDocument(doc)
+	m, err := buildModel(doc)
 	if err != nil {
-		return nil, fmt.Errorf("openapi document: %w", err)
+		return nil, err
 	}
-	m, err := d.BuildV3Model()
-	if err != nil {
-		return nil, fmt.Errorf("openapi model: %w", err)
-	}
-	v := validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions(), config.WithoutSecurityValidation())
-	c := &Contract{validator: v, model: &m.Model, prefix: contractPrefix}
-	if m.Model.Components != nil {
-		if s, ok := m.Model.Components.Schemas.Get("ErrorCode"); ok {
+	v := validator.NewValidatorFromV3Model(m, config.WithFormatAssertions(), config.WithoutSecurityValidation())
+	c := &Contract{validator: v, model: m, prefix: contractPrefix}
+	if m.Components != nil {
+		if s, ok := m.Components.Schemas.Get("ErrorCode"); ok {
 			for _, e := range s.Schema().Enum {
 				c.codes = append(c.codes, e.Value)
 			}
