@@ -40,9 +40,6 @@ type Env struct {
 // Option adjusts the configuration or server options of New.
 type Option func(*config.Config, *server.Options)
 
-// WithMemoryEdge uses the in-process edge store instead of Redis.
-func WithMemoryEdge() Option { return func(c *config.Config, _ *server.Options) { c.RedisURL = "" } }
-
 // WithConfig edits the configuration.
 func WithConfig(f func(*config.Config)) Option {
 	return func(c *config.Config, _ *server.Options) { f(c) }

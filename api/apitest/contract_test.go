@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
@@ -42,7 +43,7 @@ const client = `{"id":"6f1c1f4e-3f2b-4b0e-9a43-1f7d0b3e2a11","name":"Acme","emai
 // conform and responses that break the document in one way each: every
 // broken one must be reported, every good one must pass.
 func TestContractCatchesWrongResponses(t *testing.T) {
-	c, err := apitest.LoadContract()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestContractCatchesWrongResponses(t *testing.T) {
 			if tc.reqBody != "" {
 				reqBody = []byte(tc.reqBody)
 			}
-			problems := c.Check(tc.method, tc.path, reqBody, &apitest.Response{Status: tc.status, Header: tc.header, Body: []byte(tc.body)})
+			problems := c.Check(tc.method, tc.path, reqBody, &contract.Response{Status: tc.status, Header: tc.header, Body: []byte(tc.body)})
 			all := strings.Join(problems, "\n")
 			switch {
 			case tc.wantProblem == "" && len(problems) > 0:
@@ -102,7 +103,7 @@ func TestContractCatchesWrongResponses(t *testing.T) {
 // or one the document promises but the app does not serve, fails.
 func TestEveryServedRouteIsDocumented(t *testing.T) {
 	env := apitest.New(t)
-	c, err := apitest.LoadContract()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestLiveResponsesConform(t *testing.T) {
 // document (api/openapi/v1.yaml) both ways.
 func TestEveryV1RouteIsDocumented(t *testing.T) {
 	env := apitest.New(t)
-	c, err := apitest.LoadV1Contract()
+	c, err := contract.LoadV1()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestEveryV1RouteIsDocumented(t *testing.T) {
 // TestV1ResponsesAreChecked: the contract hook validates /api/v1 answers
 // against the v1 document, so a v1 answer that breaks it is reported.
 func TestV1ResponsesAreChecked(t *testing.T) {
-	c, err := apitest.LoadV1Contract()
+	c, err := contract.LoadV1()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestV1ResponsesAreChecked(t *testing.T) {
 		"Deprecation": {"true"}, "Sunset": {"Wed, 30 Jun 2027 00:00:00 GMT"}, "X-Ratelimit-Limit": {"100"},
 		"X-Ratelimit-Remaining": {"99"}, "X-Ratelimit-Reset": {"2027-01-01T00:00:00Z"}}
 	good := `{"data":[],"meta":{"org_id":"` + uuid.NewString() + `","page":1,"total":0}}`
-	if p := c.Check("GET", "/api/v1/crew", nil, &apitest.Response{Status: 200, Header: header, Body: []byte(good)}); len(p) != 0 {
+	if p := c.Check("GET", "/api/v1/crew", nil, &contract.Response{Status: 200, Header: header, Body: []byte(good)}); len(p) != 0 {
 		t.Fatalf("a conforming v1 answer is reported: %v", p)
 	}
 	for name, body := range map[string]string{
@@ -213,7 +214,7 @@ func TestV1ResponsesAreChecked(t *testing.T) {
 		if strings.Contains(name, "error") {
 			status = 404
 		}
-		if p := c.Check("GET", "/api/v1/crew", nil, &apitest.Response{Status: status, Header: header, Body: []byte(body)}); len(p) == 0 {
+		if p := c.Check("GET", "/api/v1/crew", nil, &contract.Response{Status: status, Header: header, Body: []byte(body)}); len(p) == 0 {
 			t.Errorf("%s: a v1 answer that breaks the document passes", name)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
-	"github.com/eventapi/eventapi/api/middleware/ratelimit"
 	"github.com/eventapi/eventapi/platform/config"
 )
 
@@ -35,7 +34,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	}
 
 	rs.Stop()
-	failOpens := ratelimit.FailOpens()
+	failOpens := env.Svc.FailOpens.Load()
 	clientsBefore := count(t, env, "clients", a.ID)
 	for i := 0; i < 5; i++ {
 		start := time.Now()
@@ -45,7 +44,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 			t.Fatalf("read during the outage: %d %s %v", r.Status, r.Body, r.Header)
 		}
 	}
-	if got := ratelimit.FailOpens() - failOpens; got != 5 {
+	if got := env.Svc.FailOpens.Load() - failOpens; got != 5 {
 		t.Fatalf("FailOpens grew by %d over 5 reads, want 5", got)
 	}
 	r := keyed("during-outage", "During")
@@ -79,9 +78,9 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	if again := keyed("during-outage", "During"); again.Status != http.StatusCreated || again.Header.Get(idempotency.HeaderReplayed) != "true" {
 		t.Fatalf("replay after recovery: %d %s", again.Status, again.Body)
 	}
-	failOpens = ratelimit.FailOpens()
+	failOpens = env.Svc.FailOpens.Load()
 	h := a.Get("/api/v2/health")
-	if h.Status != 200 || ratelimit.FailOpens() != failOpens {
+	if h.Status != 200 || env.Svc.FailOpens.Load() != failOpens {
 		t.Fatalf("after recovery the limiter still fails open: %d", h.Status)
 	}
 	// The restarted Redis started empty, and the window with it: it holds

@@ -98,13 +98,6 @@ func (p *process) Warnings() []string {
 	return append([]string(nil), p.warnings...)
 }
 
-// ClearWarnings forgets the lines logged so far.
-func (p *process) ClearWarnings() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.warnings = nil
-}
-
 // serve starts `eventapi serve` on a random loopback port and returns it
 // once it logs that it listens. The process is stopped with SIGTERM at the
 // end of the test.

@@ -26,55 +26,31 @@ func init() {
 			return s.Create(t, o, "/api/v2/pick_list_items", itemBody(t, s, o))
 		}},
 	}, map[string]Route{
-		"GET /api/v2/equipment_reservations":     {Fixture: "equipment_reservations"},
-		"POST /api/v2/equipment_reservations":    {Fixture: "equipment_reservations", Body: reservationBody, Refs: reservationRefs},
-		"GET /api/v2/equipment_reservations/:id": {Fixture: "equipment_reservations"},
-		"PATCH /api/v2/equipment_reservations/:id": {Fixture: "equipment_reservations", Body: rename("notes"),
-			Refs: reservationRefs},
+		"GET /api/v2/equipment_reservations":        {Fixture: "equipment_reservations"},
+		"POST /api/v2/equipment_reservations":       {Fixture: "equipment_reservations", Body: reservationBody},
+		"GET /api/v2/equipment_reservations/:id":    {Fixture: "equipment_reservations"},
+		"PATCH /api/v2/equipment_reservations/:id":  {Fixture: "equipment_reservations", Body: rename("notes")},
 		"DELETE /api/v2/equipment_reservations/:id": {Fixture: "equipment_reservations"},
 
 		"GET /api/v2/quotes":       {Fixture: "quotes"},
-		"POST /api/v2/quotes":      {Fixture: "quotes", Body: quoteBody, Refs: documentRefs},
+		"POST /api/v2/quotes":      {Fixture: "quotes", Body: quoteBody},
 		"GET /api/v2/quotes/:id":   {Fixture: "quotes"},
-		"PATCH /api/v2/quotes/:id": {Fixture: "quotes", Body: rename("title"), Refs: documentRefs},
+		"PATCH /api/v2/quotes/:id": {Fixture: "quotes", Body: rename("title")},
 
 		"GET /api/v2/invoices":       {Fixture: "invoices"},
-		"POST /api/v2/invoices":      {Fixture: "invoices", Body: invoiceBody, Refs: documentRefs},
+		"POST /api/v2/invoices":      {Fixture: "invoices", Body: invoiceBody},
 		"GET /api/v2/invoices/:id":   {Fixture: "invoices"},
-		"PATCH /api/v2/invoices/:id": {Fixture: "invoices", Body: rename("notes"), Refs: documentRefs},
+		"PATCH /api/v2/invoices/:id": {Fixture: "invoices", Body: rename("notes")},
 
-		"GET /api/v2/pick_lists": {Fixture: "pick_lists"},
-		"POST /api/v2/pick_lists": {Fixture: "pick_lists", Body: rename("name"),
-			Refs: []Ref{{Field: "event_id", Fixture: "events"}, {Field: "quote_id", Fixture: "quotes"}}},
+		"GET /api/v2/pick_lists":       {Fixture: "pick_lists"},
+		"POST /api/v2/pick_lists":      {Fixture: "pick_lists", Body: rename("name")},
 		"GET /api/v2/pick_lists/:id":   {Fixture: "pick_lists"},
 		"PATCH /api/v2/pick_lists/:id": {Fixture: "pick_lists", Body: rename("name")},
 
-		"POST /api/v2/pick_list_items": {Fixture: "pick_list_items", Body: itemBody, Refs: []Ref{
-			{Field: "pick_list_id", Fixture: "pick_lists"},
-			{Field: "equipment_id", Fixture: "equipment"},
-			{Field: "parent_item_id", Fixture: "pick_list_items"},
-		}},
-		"PATCH /api/v2/pick_list_items/:id": {Fixture: "pick_list_items", Body: rename("notes"), Refs: []Ref{
-			{Field: "equipment_id", Fixture: "equipment"},
-			{Field: "parent_item_id", Fixture: "pick_list_items"},
-		}},
+		"POST /api/v2/pick_list_items":       {Fixture: "pick_list_items", Body: itemBody},
+		"PATCH /api/v2/pick_list_items/:id":  {Fixture: "pick_list_items", Body: rename("notes")},
 		"DELETE /api/v2/pick_list_items/:id": {Fixture: "pick_list_items"},
 	})
-}
-
-var reservationRefs = []Ref{
-	{Field: "equipment_id", Fixture: "equipment"},
-	{Field: "event_id", Fixture: "events"},
-	{Field: "vehicle_id", Fixture: "vehicles"},
-}
-
-// documentRefs are the references of quotes and invoices, line items included.
-var documentRefs = []Ref{
-	{Field: "client_id", Fixture: "clients"},
-	{Field: "event_id", Fixture: "events"},
-	{Field: "line_items[0].equipment_id", Fixture: "equipment", Set: func(body map[string]any, id string) {
-		body["line_items"] = []any{map[string]any{"equipment_id": id, "quantity": 2, "unit_price": 10}}
-	}},
 }
 
 // reservationBody reserves the shared equipment (no stock limit) of o.

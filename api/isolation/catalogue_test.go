@@ -33,9 +33,9 @@ func init() {
 		}},
 	}, map[string]Route{
 		"GET /api/v2/events":        {Fixture: "events"},
-		"POST /api/v2/events":       {Fixture: "events", Body: eventBody, Refs: []Ref{{Field: "client_id", Fixture: "clients"}}},
+		"POST /api/v2/events":       {Fixture: "events", Body: eventBody},
 		"GET /api/v2/events/:id":    {Fixture: "events"},
-		"PATCH /api/v2/events/:id":  {Fixture: "events", Body: rename("name"), Refs: []Ref{{Field: "client_id", Fixture: "clients"}}},
+		"PATCH /api/v2/events/:id":  {Fixture: "events", Body: rename("name")},
 		"GET /api/v2/jobs":          {Fixture: "events"},
 		"GET /api/v2/jobs/:id":      {Fixture: "events"},
 		"GET /api/v2/clients":       {Fixture: "clients"},
@@ -48,11 +48,10 @@ func init() {
 		"GET /api/v2/crew_members/:id":   {Fixture: "crew_members"},
 		"PATCH /api/v2/crew_members/:id": {Fixture: "crew_members", Body: rename("role")},
 
-		"GET /api/v2/equipment":     {Fixture: "equipment"},
-		"POST /api/v2/equipment":    {Fixture: "equipment", Body: rename("name"), Refs: []Ref{{Field: "category_id", Fixture: "equipment_categories"}}},
-		"GET /api/v2/equipment/:id": {Fixture: "equipment"},
-		"PATCH /api/v2/equipment/:id": {Fixture: "equipment", Body: rename("name"),
-			Refs: []Ref{{Field: "category_id", Fixture: "equipment_categories"}}},
+		"GET /api/v2/equipment":       {Fixture: "equipment"},
+		"POST /api/v2/equipment":      {Fixture: "equipment", Body: rename("name")},
+		"GET /api/v2/equipment/:id":   {Fixture: "equipment"},
+		"PATCH /api/v2/equipment/:id": {Fixture: "equipment", Body: rename("name")},
 
 		"GET /api/v2/equipment_categories":       {Fixture: "equipment_categories"},
 		"POST /api/v2/equipment_categories":      {Fixture: "equipment_categories", Body: rename("name")},

@@ -18,7 +18,7 @@ func init() {
 			reqID := o.Get("/api/v2/health").Header.Get("X-Request-Id")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if err := s.Env.Svc.FlushRequestLog(ctx); err != nil {
+			if err := s.Env.Svc.RequestLog.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
 			res := o.Get("/api/v2/request_logs?request_id=" + url.QueryEscape(reqID))

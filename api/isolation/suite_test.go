@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -34,14 +35,14 @@ type Fixture struct {
 	Stamp string
 }
 
-// Ref is a body field that references another resource's record.
+// Ref is a body field that references another resource's record. The
+// suite derives them from the OpenAPI document (references.go).
 type Ref struct {
-	// Field is the field the 422 must name.
+	// Field is the field the 422 must name ("line_items[0].equipment_id"
+	// for a field of an array's elements).
 	Field string
 	// Fixture is the referenced resource.
 	Fixture string
-	// Set puts id into body; nil sets body[Field] = id.
-	Set func(body map[string]any, id string)
 }
 
 // Route is the isolation check of one registered route.
@@ -50,11 +51,10 @@ type Route struct {
 	// the path's parameter, the records a list must (own) or must not
 	// (foreign) hold, the table a POST must not write to when refused.
 	Fixture string
-	// Body builds a valid POST or PATCH body for o (nil: {}).
-	Body func(t testing.TB, s *Suite, o *apitest.Org) map[string]any
-	// Refs are the references the body may carry: each, pointed at the
+	// Body builds a valid POST or PATCH body for o (nil: {}). Each
+	// reference the document gives the body (Suite.refs), pointed at the
 	// other organization's record, must give 422 naming the field.
-	Refs []Ref
+	Body func(t testing.TB, s *Suite, o *apitest.Org) map[string]any
 	// Query is appended to the path (e.g. "?start=…&end=…") for routes
 	// whose GET needs parameters to be served.
 	Query string
@@ -98,11 +98,17 @@ type Suite struct {
 	Env    *apitest.Env
 	A, B   *apitest.Org
 	shared map[string]string
+	// contract is the OpenAPI document the references are read from.
+	contract *contract.Contract
 }
 
 func newSuite(t *testing.T) *Suite {
 	env := apitest.New(t)
-	return &Suite{Env: env, A: env.NewOrg("A"), B: env.NewOrg("B"), shared: map[string]string{}}
+	c, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Suite{Env: env, A: env.NewOrg("A"), B: env.NewOrg("B"), shared: map[string]string{}, contract: c}
 }
 
 // Make creates a new record of fixture name in o.
@@ -205,20 +211,6 @@ func (s *Suite) body(t testing.TB, method string, r Route, o *apitest.Org) map[s
 	return r.Body(t, s, o)
 }
 
-// withRef returns a copy of body with ref pointing at id.
-func withRef(body map[string]any, ref Ref, id string) map[string]any {
-	out := maps.Clone(body)
-	if out == nil {
-		out = map[string]any{}
-	}
-	if ref.Set != nil {
-		ref.Set(out, id)
-	} else {
-		out[ref.Field] = id
-	}
-	return out
-}
-
 // TestCompleteness fails when a registered /api/v2 route has no entry in the
 // table, when an entry names a route that is not registered or a fixture
 // that does not exist, or when two files register the same key.
@@ -237,17 +229,8 @@ func TestCompleteness(t *testing.T) {
 		if !slices.Contains(registered, key) {
 			t.Errorf("isolation entry %s names no registered route", key)
 		}
-		names := []string{r.Fixture}
-		for _, ref := range r.Refs {
-			names = append(names, ref.Fixture)
-		}
-		for _, n := range names {
-			if _, ok := fixtures[n]; !ok {
-				t.Errorf("isolation entry %s uses unknown fixture %q", key, n)
-			}
-		}
-		if method, _ := splitKey(key); r.Refs != nil && method != http.MethodPost && method != http.MethodPatch {
-			t.Errorf("isolation entry %s: refs only apply to POST and PATCH", key)
+		if _, ok := fixtures[r.Fixture]; !ok {
+			t.Errorf("isolation entry %s uses unknown fixture %q", key, r.Fixture)
 		}
 	}
 	for key, files := range origin {
@@ -305,7 +288,7 @@ func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
 		t.Errorf("B %s A's record: %d %s, want 404 not_found", method, res.Status, res.Body)
 	}
 	unchanged("B's " + method)
-	for _, ref := range r.Refs {
+	for _, ref := range s.refs(t, method, route) {
 		foreign := s.Shared(t, ref.Fixture, s.B)
 		for _, res := range s.refused(t, method, path, withRef(s.body(t, method, r, s.A), ref, foreign)) {
 			if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "validation_error" ||
@@ -356,7 +339,7 @@ func (s *Suite) checkList(t *testing.T, path string, r Route) {
 // refusal writes nothing; a valid body is accepted.
 func (s *Suite) checkCreate(t *testing.T, method, path string, r Route) {
 	table := fixtures[r.Fixture].Table
-	for _, ref := range r.Refs {
+	for _, ref := range s.refs(t, method, path) {
 		foreign := s.Shared(t, ref.Fixture, s.B)
 		before := crudtest.Take(t, s.Env, table, s.A.ID)
 		for _, res := range s.refused(t, method, path, withRef(s.body(t, method, r, s.A), ref, foreign)) {

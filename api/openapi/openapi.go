@@ -18,9 +18,6 @@ import (
 //go:embed openapi.yaml
 var source []byte
 
-// YAML returns the document as authored.
-func YAML() []byte { return source }
-
 var document struct {
 	once sync.Once
 	json []byte

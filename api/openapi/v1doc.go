@@ -24,9 +24,6 @@ const v1DocumentSunset = "2027-06-30"
 //go:embed v1.yaml
 var v1Source []byte
 
-// V1YAML returns the v1 document as authored.
-func V1YAML() []byte { return v1Source }
-
 // V1JSON returns the v1 document converted to JSON, with sunset (when not
 // zero) as its removal date.
 func V1JSON(sunset time.Time) ([]byte, error) {

@@ -23,7 +23,7 @@ func flush(t *testing.T, env *apitest.Env) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := env.Svc.FlushRequestLog(ctx); err != nil {
+	if err := env.Svc.RequestLog.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -68,6 +69,9 @@ type Deps struct {
 	// RequestLog receives a record of every request that reaches
 	// authentication (nil: nothing is logged).
 	RequestLog reqlog.Sink
+	// FailOpens, when set, counts the requests both rate limiters admitted
+	// without a decision because the edge store failed.
+	FailOpens *atomic.Int64
 }
 
 // New builds the app. Middleware order matters:
@@ -125,7 +129,7 @@ func New(d Deps) *fiber.App {
 		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version})
 	}
 	v2 := app.Group("/api/v2", logged("v2"), auth,
-		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit)}),
+		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log}),
 	)
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log}
@@ -148,7 +152,7 @@ func New(d Deps) *fiber.App {
 
 	// v1: per-key rate limit, deprecation headers, its own envelope.
 	v1g := app.Group(rest.V1Prefix, deprecated(d.V1Sunset), logged("v1"), auth,
-		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit)}),
+		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
 	)
 	v1.Routes(v1g, env)
 

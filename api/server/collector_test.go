@@ -185,7 +185,7 @@ func TestTraceReachesARealCollector(t *testing.T) {
 	if res.Status != 201 {
 		t.Fatalf("POST: %d %s", res.Status, res.Body)
 	}
-	if err := env.Svc.FlushRequestLog(ctx); err != nil {
+	if err := env.Svc.RequestLog.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := shutdown(ctx); err != nil {

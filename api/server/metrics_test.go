@@ -186,7 +186,7 @@ func TestRequestLogDropsWhenTheDatabaseStalls(t *testing.T) {
 	// Once the lock is gone the writer catches up.
 	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := env.Svc.FlushRequestLog(fctx); err != nil {
+	if err := env.Svc.RequestLog.Flush(fctx); err != nil {
 		t.Fatal(err)
 	}
 	if env.Svc.RequestLog.Written() == 0 {

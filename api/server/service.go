@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -29,6 +30,10 @@ type Service struct {
 	Log  *slog.Logger
 	// Drain is the shutdown state that RunWith starts on SIGTERM.
 	Drain *Drain
+	// FailOpens counts the requests the rate limiters admitted without a
+	// decision because the edge store failed (the OpenTelemetry counter
+	// eventapi.ratelimit.fail_open reports the same events).
+	FailOpens atomic.Int64
 	// RequestLog buffers the request log; Close flushes it.
 	RequestLog *requestlog.Writer
 	// stopMaintenance ends the request log's partition maintenance loop.
@@ -118,6 +123,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
+		FailOpens: &s.FailOpens,
 	})
 	return s, nil
 }
@@ -161,9 +167,6 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 	}
 	return w
 }
-
-// FlushRequestLog writes the buffered request-log records now.
-func (s *Service) FlushRequestLog(ctx context.Context) error { return s.RequestLog.Flush(ctx) }
 
 // Close releases the pools after the app has stopped.
 // The request log's buffer is written first (within RequestLogCloseTimeout),

@@ -32,13 +32,6 @@ const (
 // clusterSchemes maps the cluster URL schemes to the single-node ones.
 var clusterSchemes = map[string]string{"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
-// IsClusterURL reports whether rawURL names a Redis Cluster
-// (redis+cluster:// or rediss+cluster://).
-func IsClusterURL(rawURL string) bool {
-	u, err := url.Parse(rawURL)
-	return err == nil && clusterSchemes[u.Scheme] != ""
-}
-
 // withDefaults fills the zero settings with the defaults.
 func withDefaults(s config.Redis) config.Redis {
 	if s.LimiterTimeout <= 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/extra/redisotel/v9"
@@ -29,6 +30,9 @@ type Redis struct {
 	// limiter bounds a rate-limit decision (no retry: the limiter fails
 	// open); record bounds one attempt of an idempotency-record operation.
 	limiter, record time.Duration
+	// retries counts the idempotency-record operations retried after a
+	// timed-out attempt (Retries).
+	retries atomic.Int64
 }
 
 // RedisOptions tunes the client.

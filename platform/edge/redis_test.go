@@ -149,7 +149,7 @@ func TestRedisOperationsAreBoundedByPurpose(t *testing.T) {
 	for _, tc := range ops {
 		hook := &deadlineHook{}
 		r.Client().AddHook(hook)
-		retries := edge.RecordRetries()
+		retries := r.Retries()
 		start := time.Now()
 		err := tc.op()
 		t.Logf("%s against a silent Redis failed after %v: %v", tc.name, time.Since(start), err)
@@ -172,8 +172,8 @@ func TestRedisOperationsAreBoundedByPurpose(t *testing.T) {
 			}
 		}
 		hook.mu.Unlock()
-		if got := edge.RecordRetries() - retries; got != int64(tc.attempts-1) {
-			t.Errorf("%s: RecordRetries grew by %d, want %d", tc.name, got, tc.attempts-1)
+		if got := r.Retries() - retries; got != int64(tc.attempts-1) {
+			t.Errorf("%s: Retries grew by %d, want %d", tc.name, got, tc.attempts-1)
 		}
 		hook.disable()
 	}
@@ -198,11 +198,11 @@ func TestRedisRefusedConnectionIsNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	retries := edge.RecordRetries()
+	retries := r.Retries()
 	if _, _, err := r.Claim(context.Background(), "k", []byte("v"), time.Second); !errors.Is(err, edge.ErrUnavailable) {
 		t.Fatalf("Claim: %v, want ErrUnavailable", err)
 	}
-	if got := edge.RecordRetries() - retries; got != 0 {
+	if got := r.Retries() - retries; got != 0 {
 		t.Fatalf("a refused connection was retried %d times", got)
 	}
 }

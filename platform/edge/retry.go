@@ -4,16 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync/atomic"
 )
 
-// retriesCounter counts idempotency-record operations retried after a
-// timeout, in this process.
-var retriesCounter atomic.Int64
-
-// RecordRetries returns how many idempotency-record operations this process
-// retried after a timed-out attempt.
-func RecordRetries() int64 { return retriesCounter.Load() }
+// Retries returns how many idempotency-record operations r retried after a
+// timed-out attempt.
+func (r *Redis) Retries() int64 { return r.retries.Load() }
 
 // retried runs op, an idempotency-record operation, under the record bound
 // and runs it once more, under a fresh bound, when that attempt timed out
@@ -32,7 +27,7 @@ func (r *Redis) retried(ctx context.Context, op func(ctx context.Context, retry 
 		if err == nil || !isTimeout(err) || ctx.Err() != nil || attempt > 0 {
 			break
 		}
-		retriesCounter.Add(1)
+		r.retries.Add(1)
 	}
 	return r.failed(err)
 }

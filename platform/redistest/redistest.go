@@ -198,16 +198,6 @@ func (c *Cluster) Kill(tb testing.TB, addr string) {
 	}
 }
 
-// StartNode starts a killed node again; it rejoins the cluster (as a
-// replica when its slots were failed over meanwhile).
-func (c *Cluster) StartNode(tb testing.TB, addr string) {
-	tb.Helper()
-	_, port, _ := net.SplitHostPort(addr)
-	if _, err := c.run("start-node", port); err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // CheckCluster connects to the cluster at a redis+cluster:// URL and checks
 // that it reports cluster_state:ok.
 func CheckCluster(ctx context.Context, rawURL string) error {

@@ -143,9 +143,6 @@ func partitions(ctx context.Context, db bun.IDB) (map[string]bool, error) {
 	return out, nil
 }
 
-// Partitions lists request_logs' partitions by name.
-func Partitions(ctx context.Context, db bun.IDB) (map[string]bool, error) { return partitions(ctx, db) }
-
 // RunMaintenance runs Maintain now and then every interval until ctx ends,
 // logging what it does. The serve process runs it in every pod; the lock
 // makes one of them do the work.

@@ -27,16 +27,16 @@ func TestMetricsAreExportedOverOTLP(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	defer otel.SetMeterProvider(noop.NewMeterProvider())
 
-	shutdown, exporting, err := SetupMetrics(context.Background(), "eventapi-test")
-	if err != nil || !exporting {
-		t.Fatalf("SetupMetrics: %v exporting=%v", err, exporting)
+	m, err := SetupPrometheusMetrics(context.Background(), "eventapi-test")
+	if err != nil || !m.OTLP {
+		t.Fatalf("SetupPrometheusMetrics: %v OTLP=%v", err, m != nil && m.OTLP)
 	}
 	c, err := otel.Meter("test").Int64Counter("eventapi.test.counter")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Add(context.Background(), 3)
-	if err := shutdown(context.Background()); err != nil {
+	if err := m.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if posts.Load() == 0 {

@@ -14,8 +14,6 @@ import (
 	"go.opentelemetry.io/otel"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 )
 
 // Metrics is the process's meter provider: a Prometheus reader always (its
@@ -30,7 +28,7 @@ type Metrics struct {
 
 // SetupPrometheusMetrics installs the global meter provider with a
 // Prometheus reader on a registry of its own (plus the Go runtime and process
-// collectors) and, when an OTLP endpoint is configured (see SetupMetrics), a
+// collectors) and, when an OTLP endpoint is configured (see metricsEnabled), a
 // periodic OTLP reader too. Instruments created earlier through the global
 // API (the rate limiter's, the idempotency layer's) report through it. Call
 // it once per process, before serving.
@@ -41,13 +39,7 @@ func SetupPrometheusMetrics(ctx context.Context, serviceName string) (*Metrics, 
 	if err != nil {
 		return nil, err
 	}
-	res, _ := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName(serviceName)))
-	if envRes, err := resource.New(ctx, resource.WithFromEnv()); err == nil {
-		if merged, err := resource.Merge(res, envRes); err == nil {
-			res = merged
-		}
-	}
-	opts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(promReader)}
+	opts := []sdkmetric.Option{sdkmetric.WithResource(serviceResource(ctx, serviceName)), sdkmetric.WithReader(promReader)}
 	m := &Metrics{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	if metricsEnabled(os.Getenv) {
 		exp, err := newMetricExporter(ctx)

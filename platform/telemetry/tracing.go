@@ -5,7 +5,6 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 
@@ -13,9 +12,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
@@ -44,17 +41,7 @@ func SetupTracing(ctx context.Context, serviceName string) (Shutdown, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
-	res, err := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName(serviceName)))
-	if err != nil && !errors.Is(err, resource.ErrSchemaURLConflict) {
-		return nil, false, err
-	}
-	envRes, err := resource.New(ctx, resource.WithFromEnv())
-	if err == nil {
-		if merged, mErr := resource.Merge(res, envRes); mErr == nil {
-			res = merged
-		}
-	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(serviceResource(ctx, serviceName)))
 	otel.SetTracerProvider(tp)
 	return tp.Shutdown, true, nil
 }

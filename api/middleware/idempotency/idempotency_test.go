@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/tenancy"
@@ -118,18 +119,32 @@ func (s *countingStore) Set(ctx context.Context, k string, v []byte, ttl time.Du
 	return s.Store.Set(ctx, k, v, ttl)
 }
 
+// clientBody is a client as the API renders it: what the test's handler
+// answers, so the exchange can be checked against the document.
+const clientBody = `{"data":{"id":"6f1c1f4e-3f2b-4b0e-9a43-1f7d0b3e2a11","name":"A","email":null,"phone":null,` +
+	`"address":null,"city":null,"state":null,"zip":null,"notes":null,"demo":false,` +
+	`"created_at":"2026-06-01T08:00:00Z","updated_at":"2026-06-01T08:00:00Z"}}`
+
 // These cases never reach the database (DB is nil): the ones that must not
-// touch it, and replays answered by the edge store alone.
+// touch it, and replays answered by the edge store alone. The handlers
+// stand in for documented operations (POST and GET /clients, DELETE of a
+// reservation), so every answer is checked against the OpenAPI document.
 func TestWithoutTheDatabase(t *testing.T) {
 	org := uuid.New()
+	const (
+		clients     = "/api/v2/clients"
+		reservation = "/api/v2/equipment_reservations/0b7c3c1e-5f55-4b43-9a4e-6d3f1c2a9e10"
+	)
 	body := `{"name":"A"}`
-	done := record{State: stateDone, Fingerprint: Fingerprint("POST", "/api/v2/things", []byte(body)),
-		Status: 201, ContentType: "application/json", Body: []byte(`{"data":{"id":"x"}}`)}
-	doneErr := record{State: stateDone, Fingerprint: Fingerprint("POST", "/api/v2/things", []byte(body)),
-		Status: 422, ContentType: "application/json", Body: []byte(`{"error":{"code":"validation_error","message":"m","details":null,"request_id":"old"}}`)}
+	done := record{State: stateDone, Fingerprint: Fingerprint("POST", clients, []byte(body)),
+		Status: 201, ContentType: "application/json", Body: []byte(clientBody)}
+	doneErr := record{State: stateDone, Fingerprint: Fingerprint("POST", clients, []byte(body)),
+		Status: 422, ContentType: "application/json",
+		Body: []byte(`{"error":{"code":"validation_error","message":"name: is taken","details":{"fields":[{"field":"name","issue":"is taken"}]},"request_id":"11111111-1111-1111-1111-111111111111"}}`)}
 	tests := []struct {
 		name    string
 		method  string
+		path    string
 		headers map[string]string
 		body    string
 		broken  bool
@@ -140,18 +155,18 @@ func TestWithoutTheDatabase(t *testing.T) {
 		ran     bool
 		replay  bool
 	}{
-		{name: "no header: no store call", method: "POST", body: body, status: 201, ran: true},
-		{name: "GET with a key: ignored", method: "GET", headers: map[string]string{Header: "k"}, status: 200, ran: true},
-		{name: "empty key", method: "POST", headers: map[string]string{Header: ""}, body: body, status: 422, code: "validation_error"},
-		{name: "key too long", method: "POST", headers: map[string]string{Header: strings.Repeat("x", 256)}, body: body, status: 422, code: "validation_error"},
-		{name: "control character", method: "DELETE", headers: map[string]string{Header: "a\x01b"}, status: 422, code: "validation_error"},
-		{name: "store down: 503, not executed", method: "POST", headers: map[string]string{Header: "k"}, body: body, broken: true,
+		{name: "no header: no store call", method: "POST", path: clients, body: body, status: 201, ran: true},
+		{name: "GET with a key: ignored", method: "GET", path: clients, headers: map[string]string{Header: "k"}, status: 200, ran: true},
+		{name: "empty key", method: "POST", path: clients, headers: map[string]string{Header: ""}, body: body, status: 422, code: "validation_error"},
+		{name: "key too long", method: "POST", path: clients, headers: map[string]string{Header: strings.Repeat("x", 256)}, body: body, status: 422, code: "validation_error"},
+		{name: "control character", method: "DELETE", path: reservation, headers: map[string]string{Header: "a\x01b"}, status: 422, code: "validation_error"},
+		{name: "store down: 503, not executed", method: "POST", path: clients, headers: map[string]string{Header: "k"}, body: body, broken: true,
 			status: 503, code: "service_unavailable", calls: 1},
-		{name: "replay from the edge store: one call", method: "POST", headers: map[string]string{Header: "k"}, body: body, seed: &done,
+		{name: "replay from the edge store: one call", method: "POST", path: clients, headers: map[string]string{Header: "k"}, body: body, seed: &done,
 			status: 201, calls: 1, replay: true},
-		{name: "replayed error names this request", method: "POST", headers: map[string]string{Header: "k"}, body: body, seed: &doneErr,
+		{name: "replayed error names this request", method: "POST", path: clients, headers: map[string]string{Header: "k"}, body: body, seed: &doneErr,
 			status: 422, code: "validation_error", calls: 1, replay: true},
-		{name: "same key, other body: mismatch", method: "POST", headers: map[string]string{Header: "k"}, body: `{"name":"B"}`, seed: &done,
+		{name: "same key, other body: mismatch", method: "POST", path: clients, headers: map[string]string{Header: "k"}, body: `{"name":"B"}`, seed: &done,
 			status: 409, code: "idempotency_key_mismatch", calls: 1},
 	}
 	for _, tt := range tests {
@@ -165,20 +180,31 @@ func TestWithoutTheDatabase(t *testing.T) {
 			app.Use(func(c *fiber.Ctx) error {
 				rest.EnsureRequestID(c)
 				c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), &tenancy.Principal{OrganizationID: org}))
+				// The rate limiter's headers, which every documented
+				// answer carries.
+				c.Set("X-RateLimit-Limit", "1000")
+				c.Set("X-RateLimit-Remaining", "999")
+				c.Set("X-RateLimit-Reset", "2026-06-01T08:01:00Z")
 				return c.Next()
 			})
 			app.Use(New(Config{Store: store}))
-			handler := func(c *fiber.Ctx) error {
+			app.Post(clients, func(c *fiber.Ctx) error {
 				ran = true
-				if c.Method() == "GET" {
-					return c.SendStatus(200)
-				}
-				return c.Status(201).JSON(fiber.Map{"data": fiber.Map{"id": "fresh"}})
+				c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+				return c.Status(201).SendString(clientBody)
+			})
+			app.Get(clients, func(c *fiber.Ctx) error {
+				ran = true
+				return rest.Page(c, []struct{}{}, nil)
+			})
+			app.Delete(reservation, func(c *fiber.Ctx) error {
+				ran = true
+				return rest.NoContent(c)
+			})
+			req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
+			if tt.body != "" {
+				req.Header.Set("Content-Type", "application/json")
 			}
-			app.Post("/api/v2/things", handler)
-			app.Get("/api/v2/things", handler)
-			app.Delete("/api/v2/things", handler)
-			req := httptest.NewRequest(tt.method, "/api/v2/things", strings.NewReader(tt.body))
 			for k, v := range tt.headers {
 				req.Header[k] = []string{v}
 			}
@@ -187,6 +213,11 @@ func TestWithoutTheDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			raw, _ := io.ReadAll(resp.Body)
+			var reqBody []byte
+			if tt.body != "" {
+				reqBody = []byte(tt.body)
+			}
+			contract.Assert(t, tt.method, tt.path, reqBody, &contract.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw})
 			if resp.StatusCode != tt.status || (tt.code != "" && !strings.Contains(string(raw), `"code":"`+tt.code+`"`)) {
 				t.Fatalf("%d %s, want %d %s", resp.StatusCode, raw, tt.status, tt.code)
 			}

@@ -3,8 +3,9 @@
 // request), and reports the bucket in X-RateLimit-* headers on every
 // response of its route group, errors included. When the store cannot be
 // reached it fails open within the store's timeout: the request proceeds, the
-// failure is counted (FailOpens and the OpenTelemetry counter
-// eventapi.ratelimit.fail_open) and logged at most once per LogEvery.
+// failure is counted (Config.FailOpens, when the caller gives one, and the
+// OpenTelemetry counter eventapi.ratelimit.fail_open) and logged at most once
+// per LogEvery.
 package ratelimit
 
 import (
@@ -45,6 +46,11 @@ type Config struct {
 	// Bucket returns the bucket key and limit for a request.
 	Bucket func(c *fiber.Ctx) (key string, limit int)
 	Log    *slog.Logger
+	// FailOpens, when set, is incremented for every request admitted
+	// without a decision because the store failed. The caller owns it (the
+	// server keeps one per process, readable as Service.FailOpens), so two
+	// apps in one process never share a count.
+	FailOpens *atomic.Int64
 }
 
 type bucketKey struct{}
@@ -55,10 +61,9 @@ func BucketFromContext(ctx context.Context) (edge.Decision, bool) {
 	return d, ok
 }
 
-var (
-	failOpens       atomic.Int64
-	failOpenCounter metric.Int64Counter
-)
+// failOpenCounter is the process's OpenTelemetry instrument; the count a
+// caller reads is Config.FailOpens.
+var failOpenCounter metric.Int64Counter
 
 func init() {
 	// The global meter provider delegates to whatever provider the process
@@ -69,10 +74,6 @@ func init() {
 		metric.WithUnit("{request}"))
 }
 
-// FailOpens returns how many requests this process admitted without a
-// decision because the edge store failed.
-func FailOpens() int64 { return failOpens.Load() }
-
 // New returns the middleware.
 func New(cfg Config) fiber.Handler {
 	outage := edge.NewOutageLog(cfg.Log, "rate limiter failing open: edge store unavailable", LogEvery)
@@ -82,7 +83,9 @@ func New(cfg Config) fiber.Handler {
 		ctx := c.UserContext()
 		d, err := cfg.Store.Admit(ctx, key, limit, cfg.Window)
 		if err != nil {
-			failOpens.Add(1)
+			if cfg.FailOpens != nil {
+				cfg.FailOpens.Add(1)
+			}
 			if failOpenCounter != nil {
 				failOpenCounter.Add(ctx, 1)
 			}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,9 +46,10 @@ func (s *syncBuffer) lines() int {
 }
 
 type harness struct {
-	app   *fiber.App
-	calls int
-	log   *syncBuffer
+	app       *fiber.App
+	calls     int
+	log       *syncBuffer
+	failOpens atomic.Int64
 }
 
 func newHarness(t *testing.T, store edge.Store, limit int, window time.Duration) *harness {
@@ -55,7 +57,7 @@ func newHarness(t *testing.T, store edge.Store, limit int, window time.Duration)
 	h := &harness{log: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(h.log, nil))
 	h.app = fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(log)})
-	mw := ratelimit.New(ratelimit.Config{Store: store, Window: window, Log: log,
+	mw := ratelimit.New(ratelimit.Config{Store: store, Window: window, Log: log, FailOpens: &h.failOpens,
 		Bucket: func(*fiber.Ctx) (string, int) { return "test:" + t.Name(), limit }})
 	handler := func(c *fiber.Ctx) error {
 		h.calls++
@@ -161,7 +163,6 @@ func TestV1RejectionUsesTheV1Envelope(t *testing.T) {
 
 func TestFailsOpenCountedAndLoggedSparingly(t *testing.T) {
 	h := newHarness(t, downStore{}, 5, time.Minute)
-	before := ratelimit.FailOpens()
 	const n = 50
 	for i := 0; i < n; i++ {
 		r := h.get(t, "/api/v2/ok")
@@ -172,7 +173,7 @@ func TestFailsOpenCountedAndLoggedSparingly(t *testing.T) {
 	if h.calls != n {
 		t.Fatalf("handler ran %d times, want %d", h.calls, n)
 	}
-	if got := ratelimit.FailOpens() - before; got != n {
+	if got := h.failOpens.Load(); got != n {
 		t.Fatalf("FailOpens grew by %d, want %d", got, n)
 	}
 	if lines := h.log.lines(); lines != 1 {

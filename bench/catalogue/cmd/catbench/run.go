@@ -60,8 +60,6 @@ type bench struct {
 	deepCursor string
 }
 
-func (b *bench) chain() *child { return b.procs[0] }
-
 // baseline and pgjson are the bare and the PostgreSQL-JSON servers.
 func (b *bench) baseline() *child { return b.procs[len(b.procs)-2] }
 func (b *bench) pgjson() *child   { return b.procs[len(b.procs)-1] }

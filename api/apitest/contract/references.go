@@ -1,4 +1,4 @@
-package apitest
+package contract
 
 import (
 	"net/http"
