@@ -22,6 +22,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage/clients"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -44,7 +45,7 @@ func TestFeedWriterProcess(t *testing.T) {
 	}
 	org := tenancy.OrganizationID{UUID: uuid.MustParse(os.Getenv(writerOrgEnv))}
 	hot := uuid.MustParse(os.Getenv(writerHotEnv))
-	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: writerN})
+	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: writerN, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +174,15 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 		}()
 	}
 
+	writersDone := make(chan struct{})
+	go func() { readers.Wait(); close(writersDone) }()
+
 	// Meanwhile B writes too, and the reader follows A's feed.
 	stopB := make(chan struct{})
 	var bDone sync.WaitGroup
 	bDone.Add(1)
+	stopWritingB := sync.OnceFunc(func() { close(stopB); bDone.Wait() })
+	defer stopWritingB()
 	go func() {
 		defer bDone.Done()
 		for i := 0; ; i++ {
@@ -214,6 +220,11 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 				continue
 			default:
 			}
+			select {
+			case <-writersDone: // they failed early, or were very quick
+				return true
+			default:
+			}
 			return total >= 40
 		}
 	})
@@ -221,7 +232,7 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	total++ // the early client
-	readers.Wait() // every line read before Wait closes the pipes
+	<-writersDone // every line read before Wait closes the pipes
 	for _, cmd := range procs {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("writer process: %v", err)
@@ -231,8 +242,7 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 	for n := range committed {
 		total += n
 	}
-	close(stopB)
-	bDone.Wait()
+	stopWritingB()
 	readUntil(func() bool { return len(seen) >= total })
 	// One more read: nothing beyond the committed changes may follow.
 	more, _ := follow(t, a, "", cursor)
