@@ -231,7 +231,7 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 	if err := early.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	total++ // the early client
+	total++       // the early client
 	<-writersDone // every line read before Wait closes the pipes
 	for _, cmd := range procs {
 		if err := cmd.Wait(); err != nil {
