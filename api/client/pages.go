@@ -44,6 +44,15 @@ func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T
 }
 
 func fetchPage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, *string, error) {
+	data, p, err := decodePage[T](ctx, list, params, cursor)
+	if err != nil || !p.HasMore || p.NextCursor == nil {
+		return data, nil, err
+	}
+	return data, p.NextCursor, nil
+}
+
+// decodePage fetches one page of list at cursor (nil: the params' own).
+func decodePage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, Pagination, error) {
 	var editors []RequestEditorFn
 	if cursor != nil {
 		c := *cursor
@@ -56,7 +65,7 @@ func fetchPage[T, P any](ctx context.Context, list ListFunc[P], params *P, curso
 	}
 	res, err := list(ctx, params, editors...)
 	if err != nil {
-		return nil, nil, err
+		return nil, Pagination{}, err
 	}
 	defer drain(res)
 	var page struct {
@@ -64,10 +73,7 @@ func fetchPage[T, P any](ctx context.Context, list ListFunc[P], params *P, curso
 		Pagination Pagination `json:"pagination"`
 	}
 	if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
-		return nil, nil, fmt.Errorf("eventapi: list page of %s: %w", res.Request.URL.Path, err)
+		return nil, Pagination{}, fmt.Errorf("eventapi: list page of %s: %w", res.Request.URL.Path, err)
 	}
-	if !page.Pagination.HasMore || page.Pagination.NextCursor == nil {
-		return page.Data, nil, nil
-	}
-	return page.Data, page.Pagination.NextCursor, nil
+	return page.Data, page.Pagination, nil
 }

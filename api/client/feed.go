@@ -1,0 +1,83 @@
+package client
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// Feed follows the change feed (GET /changes, docs/changes.md): it yields
+// every committed change once, oldest first, and keeps polling once it has
+// caught up. Save Cursor after handling the changes you were given; a new
+// Feed started from it continues where this one stopped. The cursor moves a
+// page at a time: a Feed stopped in the middle of a page resumes at that
+// page's start, so handle changes idempotently (by their id).
+type Feed struct {
+	api    *API
+	params ListChangesParams
+	cursor string
+	// Every is the pause between polls once the feed has caught up
+	// (default 1 s).
+	Every time.Duration
+}
+
+// NewFeed starts a feed at cursor ("" for the oldest change kept); params
+// may narrow it (Type) or size its pages (Limit), its Cursor is ignored.
+func (a *API) NewFeed(cursor string, params *ListChangesParams) *Feed {
+	f := &Feed{api: a, cursor: cursor, Every: time.Second}
+	if params != nil {
+		f.params = *params
+	}
+	return f
+}
+
+// Cursor is where the feed stands: after the last change yielded when that
+// change ended its page, else at the start of the page being yielded.
+func (f *Feed) Cursor() string { return f.cursor }
+
+// Changes yields the feed's changes until ctx ends or a request fails; the
+// error is yielded last, with a zero Change (ctx's end yields ctx.Err()).
+func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
+	return func(yield func(Change, error) bool) {
+		for {
+			params := f.params
+			var cursor *string
+			if f.cursor != "" {
+				c := f.cursor
+				cursor = &c
+			}
+			page, more, next, err := changePage(ctx, f.api.Raw, &params, cursor)
+			if err != nil {
+				yield(Change{}, err)
+				return
+			}
+			for i, ch := range page {
+				if i == len(page)-1 && next != nil {
+					f.cursor = *next // the page is handed out in full
+				}
+				if !yield(ch, nil) {
+					return
+				}
+			}
+			if more {
+				continue
+			}
+			select {
+			case <-ctx.Done():
+				yield(Change{}, ctx.Err())
+				return
+			case <-time.After(f.Every):
+			}
+		}
+	}
+}
+
+// changePage fetches one page of the feed, which keeps next_cursor on its
+// last page.
+func changePage(ctx context.Context, raw *Client, params *ListChangesParams, cursor *string) ([]Change, bool, *string, error) {
+	page, p, err := decodePage[Change](ctx, raw.ListChanges, params, cursor)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return page, p.HasMore, p.NextCursor, nil
+}
