@@ -97,7 +97,10 @@ func TestAuthenticate(t *testing.T) {
 		if err := SetKeyScopes(ctx, db, sk.ID, []Scope{QuotesRead}); err != nil {
 			t.Fatal(err)
 		}
-		a.Forget()
+		if p, err := a.Authenticate(ctx, sk.Secret); err != nil || !p.Scopes.Has(EventsRead) {
+			t.Fatalf("within the TTL: p = %+v, err = %v, want the cached scopes", p, err)
+		}
+		clock = clock.Add(CacheTTL + time.Millisecond)
 		p, err := a.Authenticate(ctx, sk.Secret)
 		if err != nil || !p.Scopes.Has(QuotesRead) || p.Scopes.Has(EventsRead) || p.Mode != apikey.Legacy {
 			t.Fatalf("p = %+v, err = %v", p, err)

@@ -121,8 +121,15 @@ func TestProtocol(t *testing.T) {
 		if err := tenancy.RevokeKey(t.Context(), env.Svc.DB, k.ID); err != nil {
 			t.Fatal(err)
 		}
-		env.Svc.Auth.Forget() // a local revoke drops the cached lookup
-		wantV1Error(t, get(env, k.Secret, "/api/v1/equipment"), http.StatusUnauthorized, "UNAUTHORIZED")
+		// The lookup stays cached for at most tenancy.CacheTTL: poll until
+		// the revocation shows, accepting only 200 meanwhile.
+		deadline := time.Now().Add(10 * tenancy.CacheTTL)
+		r := get(env, k.Secret, "/api/v1/equipment")
+		for r.Status == http.StatusOK && time.Now().Before(deadline) {
+			time.Sleep(25 * time.Millisecond)
+			r = get(env, k.Secret, "/api/v1/equipment")
+		}
+		wantV1Error(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
 	})
 
 	methods := []struct{ method, path string }{

@@ -108,41 +108,57 @@ func TestRevokedKeyRefusedWithinTTL(t *testing.T) {
 	}
 }
 
-// TestForgetRefusesRevokedKeyAtOnce is the local path (CLI or operator
-// revoking on this instance): Forget makes the very next call look again.
-func TestForgetRefusesRevokedKeyAtOnce(t *testing.T) {
+// TestUncachedRefusesRevokedKeyAtOnce: with no cache (the miss benchmarks'
+// authenticator) the very next call after a revocation looks the key up and
+// is refused.
+func TestUncachedRefusesRevokedKeyAtOnce(t *testing.T) {
 	f := setup(t)
-	a := newAuthenticator(t, f)
+	a := newUncachedAuthenticator(t, f)
 	ctx := context.Background()
 	key, id := newKey(t, f)
 	mustAuth(t, a, key)
 	if err := tenancy.RevokeKey(ctx, f.db, id); err != nil {
 		t.Fatal(err)
 	}
-	a.Forget()
 	if _, err := a.Authenticate(ctx, key); !isInvalidCredentials(err) {
-		t.Fatalf("after Forget: got %v, want invalid_credentials", err)
+		t.Fatalf("after the revocation: got %v, want invalid_credentials", err)
 	}
 }
 
-// TestForgetPicksUpScopeChange: a narrowed key holds only its new scopes on
-// the first call after Forget.
-func TestForgetPicksUpScopeChange(t *testing.T) {
+// TestUncachedPicksUpScopeChange: with no cache a narrowed key holds only its
+// new scopes on the next call.
+func TestUncachedPicksUpScopeChange(t *testing.T) {
 	f := setup(t)
-	a := newAuthenticator(t, f)
+	a := newUncachedAuthenticator(t, f)
 	ctx := context.Background()
 	key, id := newKey(t, f)
 	mustAuth(t, a, key)
 	if err := tenancy.SetKeyScopes(ctx, f.db, id, []tenancy.Scope{tenancy.ClientsRead}); err != nil {
 		t.Fatal(err)
 	}
-	a.Forget()
 	p, err := a.Authenticate(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := tenancy.NewScopeSet(tenancy.ClientsRead)
 	if p.Scopes != want {
-		t.Fatalf("scopes after Forget: got %v, want %v", p.Scopes, want)
+		t.Fatalf("scopes after the change: got %v, want %v", p.Scopes, want)
+	}
+}
+
+// TestUncachedLooksUpEveryCall is what the miss benchmarks rely on: every
+// call, known key or unknown, runs one lookup.
+func TestUncachedLooksUpEveryCall(t *testing.T) {
+	f := setup(t)
+	a := newUncachedAuthenticator(t, f)
+	ctx := context.Background()
+	for _, key := range []string{f.known, f.unknown} {
+		before := f.queries.Selects()
+		for range 10 {
+			_, _ = a.Authenticate(ctx, key)
+		}
+		if n := f.queries.Selects() - before; n != 10 {
+			t.Fatalf("10 uncached calls ran %d lookups, want 10", n)
+		}
 	}
 }

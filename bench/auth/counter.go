@@ -3,7 +3,8 @@
 // known key served from the in-process cache, a cache miss that looks the key
 // up, and their parallel variants. Its tests check the correctness side that
 // the timings rely on: the cached and malformed paths issue no query, and a
-// revoked key is refused within tenancy.CacheTTL (immediately after Forget).
+// revoked key is refused within tenancy.CacheTTL (on the next call with no
+// cache).
 //
 // Run: go test -run '^$' -bench . -benchmem ./bench/auth/
 package auth

@@ -94,6 +94,15 @@ func newAuthenticator(tb testing.TB, f *fixture) *tenancy.Authenticator {
 	return a
 }
 
+// newUncachedAuthenticator is newAuthenticator with no cache (CacheTTL 0):
+// every call looks the key up.
+func newUncachedAuthenticator(tb testing.TB, f *fixture) *tenancy.Authenticator {
+	a := tenancy.NewAuthenticatorWith(f.db, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		tenancy.AuthenticatorConfig{CacheTTL: 0})
+	tb.Cleanup(a.Close)
+	return a
+}
+
 // malformedKeys are refused by form alone. The bad checksum case is the
 // costliest: the whole key is scanned and its CRC32 computed.
 func malformedKeys(known string) []struct{ name, key string } {

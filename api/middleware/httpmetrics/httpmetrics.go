@@ -54,7 +54,7 @@ func New(cfg Config) fiber.Handler {
 		}
 		status := c.Response().StatusCode()
 		attrs := make([]attribute.KeyValue, 0, 4)
-		attrs = append(attrs, semconv.HTTPRequestMethodKey.String(c.Method()),
+		attrs = append(attrs, semconv.HTTPRequestMethodKey.String(Method(c.Method())),
 			semconv.HTTPResponseStatusCode(status), StatusClassKey.String(Class(status)))
 		if r := cfg.Routes.Of(c); r != "" {
 			attrs = append(attrs, semconv.HTTPRoute(r))
@@ -62,6 +62,26 @@ func New(cfg Config) fiber.Handler {
 		duration.Record(c.UserContext(), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 		return err
 	}
+}
+
+// methods maps each method Fiber routes to a constant of its own.
+var methods = func() map[string]string {
+	m := map[string]string{}
+	for _, v := range fiber.DefaultMethods {
+		m[v] = v
+	}
+	return m
+}()
+
+// Method returns the label value of method: a constant string, since the
+// label outlives the request and, in an app without fiber.Config.Immutable,
+// c.Method() points into a buffer the next request reuses. A method Fiber
+// does not route is "_OTHER", as the semantic conventions advise.
+func Method(method string) string {
+	if v, ok := methods[method]; ok {
+		return v
+	}
+	return "_OTHER"
 }
 
 // Class returns "2xx" for 200..299 and so on.

@@ -8,6 +8,7 @@ package requestlog
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -67,12 +68,16 @@ func New(cfg Config) fiber.Handler {
 	}
 }
 
+// record builds the request's record. The record outlives the request (the
+// writer stores it later), so its strings are copies: in an app without
+// fiber.Config.Immutable, c.Method() and c.Path() point into buffers the next
+// request reuses.
 func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) requestlog.Record {
 	r := requestlog.Record{
 		CreatedAt:  start,
 		RequestID:  rest.EnsureRequestID(c),
-		Method:     c.Method(),
-		Path:       c.Path(),
+		Method:     strings.Clone(c.Method()),
+		Path:       strings.Clone(c.Path()),
 		Status:     status,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 		APIVersion: cfg.APIVersion,
