@@ -36,6 +36,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage"
 	v1 "github.com/eventapi/eventapi/api/v1"
 	"github.com/eventapi/eventapi/api/vehicles"
+	"github.com/eventapi/eventapi/api/webhooks"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
@@ -68,6 +69,8 @@ type Deps struct {
 	// RequestLog receives a record of every request that reaches
 	// authentication (nil: nothing is logged).
 	RequestLog reqlog.Sink
+	// Webhooks configures the webhook endpoints' handlers.
+	Webhooks webhooks.Options
 }
 
 // New builds the app. Middleware order matters:
@@ -142,6 +145,7 @@ func New(d Deps) *fiber.App {
 	planning.Routes(v2, env)
 	requestlogs.Routes(v2, env)
 	changes.Routes(v2, env)
+	webhooks.Routes(v2, env, d.Webhooks)
 	if d.Routes != nil {
 		d.Routes(v2)
 	}
