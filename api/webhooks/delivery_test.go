@@ -53,10 +53,11 @@ func TestSignedDelivery(t *testing.T) {
 	if got := rcv.Messages()[1]; got.Type != "client.updated" || got.Data["name"] != "Signed Sound" {
 		t.Errorf("second message %s %v", got.Type, got.Data)
 	}
-	ds := deliveries(t, a, ep)
-	if len(ds) != 2 {
-		t.Fatalf("%d deliveries, want 2", len(ds))
-	}
+	var ds []map[string]any
+	waitFor(t, "both deliveries recorded", func() bool {
+		ds = deliveries(t, a, ep)
+		return len(ds) == 2 && ds[0]["status"] == "succeeded" && ds[1]["status"] == "succeeded"
+	})
 	if ds[0]["type"] != "client.updated" || ds[1]["type"] != "client.created" {
 		t.Errorf("deliveries not newest first: %v, %v", ds[0]["type"], ds[1]["type"])
 	}
