@@ -38,8 +38,10 @@ type Service struct {
 	// probe is a pool of its own for /readyz, so that a pod whose main pool
 	// is saturated still reports whether PostgreSQL answers.
 	probe *bun.DB
-	// webhooks sends webhook deliveries (nil when EVENTAPI_WEBHOOK_WORKERS=0).
-	webhooks *delivery.Worker
+	// webhooks sends webhook deliveries once StartWebhooks ran (nil when
+	// EVENTAPI_WEBHOOK_WORKERS=0).
+	webhooks      *delivery.Worker
+	startWebhooks func()
 }
 
 // Options adjusts Open for tests.
@@ -123,7 +125,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), Webhooks: hooks,
 	})
-	s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook)
+	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil
 }
 

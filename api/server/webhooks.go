@@ -26,3 +26,8 @@ func webhookOptions(ctx context.Context, db *bun.DB, cfg config.Config) (webhook
 	}
 	return webhooks.Options{Sealer: sealer, AllowPrivate: cfg.Webhook.AllowPrivate}, nil
 }
+
+// StartWebhooks starts the webhook delivery worker (docs/webhooks.md). It is
+// separate from Open so that callers finish setting up the pool (tests add
+// query hooks) before the worker's first query; call it once.
+func (s *Service) StartWebhooks() { s.startWebhooks() }
