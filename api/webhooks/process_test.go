@@ -163,7 +163,7 @@ type deliveryState struct {
 func TestTwoProcessesShareTheQueue(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2})
+	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestTwoProcessesShareTheQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"EVENTAPI_DATABASE_URL=" + dbURL, "EVENTAPI_REDIS_URL=" + pgtest.RedisURL(),
+	env := []string{"EVENTAPI_DATABASE_URL=" + dbURL, "EVENTAPI_DATABASE_POOLER=" + pgtest.Pooler(), "EVENTAPI_REDIS_URL=" + pgtest.RedisURL(),
 		"EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true", "EVENTAPI_WEBHOOK_POLL_INTERVAL=20ms",
 		"EVENTAPI_WEBHOOK_TIMEOUT=2s", "EVENTAPI_WEBHOOK_LEASE=3s",
 		"EVENTAPI_WEBHOOK_BACKOFF_BASE=20ms", "EVENTAPI_WEBHOOK_BACKOFF_MAX=200ms"}
