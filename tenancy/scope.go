@@ -14,7 +14,7 @@ import (
 // Scope is a permission carried by an API key.
 type Scope string
 
-// The v2 scopes (17) and the legacy scopes still accepted.
+// The v2 scopes (19) and the legacy scopes still accepted.
 const (
 	EventsRead                 Scope = "events:read"
 	EventsWrite                Scope = "events:write"
@@ -34,6 +34,11 @@ const (
 	PickListsWrite             Scope = "pick_lists:write"
 	// RequestLogsRead reads the organization's request log.
 	RequestLogsRead Scope = "request_logs:read"
+	// WebhooksRead lists webhook endpoints and their deliveries.
+	WebhooksRead Scope = "webhooks:read"
+	// WebhooksWrite registers, changes and removes webhook endpoints and
+	// retries deliveries.
+	WebhooksWrite Scope = "webhooks:write"
 
 	JobsRead Scope = "jobs:read"
 	CrewRead Scope = "crew:read"
@@ -44,7 +49,7 @@ var AllScopes = []Scope{
 	EventsRead, EventsWrite, ClientsRead, ClientsWrite, EquipmentRead, EquipmentWrite,
 	EquipmentReservationsRead, EquipmentReservationsWrite, QuotesRead, QuotesWrite,
 	InvoicesRead, InvoicesWrite, CrewMembersRead, CrewMembersWrite, PickListsRead, PickListsWrite,
-	RequestLogsRead,
+	RequestLogsRead, WebhooksRead, WebhooksWrite,
 	JobsRead, CrewRead,
 }
 

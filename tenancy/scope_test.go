@@ -22,8 +22,8 @@ func TestParseScopes(t *testing.T) {
 			t.Errorf("ParseScopes(%q) = %v, %v", tt.in, got, err)
 		}
 	}
-	if len(AllScopes) != 19 {
-		t.Fatalf("want 17 v2 + 2 legacy scopes, have %d", len(AllScopes))
+	if len(AllScopes) != 21 {
+		t.Fatalf("want 19 v2 + 2 legacy scopes, have %d", len(AllScopes))
 	}
 }
 

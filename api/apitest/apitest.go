@@ -97,6 +97,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	// Every statement on a tenant table must name the organization; the
 	// check runs after the service has stopped (cleanups run last first).
 	storagetest.Install(t, svc.DB)
+	svc.StartWebhooks()
 	t.Cleanup(func() { _ = svc.App.Shutdown(); _ = svc.Close() })
 	return &Env{T: t, Svc: svc, Cfg: cfg}
 }

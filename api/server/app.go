@@ -37,6 +37,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage"
 	v1 "github.com/eventapi/eventapi/api/v1"
 	"github.com/eventapi/eventapi/api/vehicles"
+	"github.com/eventapi/eventapi/api/webhooks"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
@@ -72,6 +73,8 @@ type Deps struct {
 	// FailOpens, when set, counts the requests both rate limiters admitted
 	// without a decision because the edge store failed.
 	FailOpens *atomic.Int64
+	// Webhooks configures the webhook endpoints' handlers.
+	Webhooks webhooks.Options
 }
 
 // New builds the app. Middleware order matters:
@@ -146,6 +149,7 @@ func New(d Deps) *fiber.App {
 	planning.Routes(v2, env)
 	requestlogs.Routes(v2, env)
 	changes.Routes(v2, env)
+	webhooks.Routes(v2, env, d.Webhooks)
 	if d.Routes != nil {
 		d.Routes(v2)
 	}

@@ -14,6 +14,7 @@ import (
 
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/webhooks/delivery"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
@@ -45,6 +46,10 @@ type Service struct {
 	// probe is a pool of its own for /readyz, so that a pod whose main pool
 	// is saturated still reports whether PostgreSQL answers.
 	probe *bun.DB
+	// webhooks sends webhook deliveries once StartWebhooks ran (nil when
+	// EVENTAPI_WEBHOOK_WORKERS=0).
+	webhooks      *delivery.Worker
+	startWebhooks func()
 }
 
 // Options adjusts Open for tests.
@@ -86,6 +91,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		_ = db.Close()
 		return nil, err
 	}
+	hooks, err := webhookOptions(ctx, db, cfg)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	var store edge.Store
 	if cfg.RedisURL == "" {
 		log.Warn("EVENTAPI_REDIS_URL is unset: using the in-process edge store; rate limits and idempotency are per instance, so run a single replica")
@@ -122,9 +132,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
-		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff),
+		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), Webhooks: hooks,
 		FailOpens: &s.FailOpens,
 	})
+	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil
 }
 
@@ -172,6 +183,7 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 // The request log's buffer is written first (within RequestLogCloseTimeout),
 // so records of the requests served during the drain are kept.
 func (s *Service) Close() error {
+	s.webhooks.Stop()
 	s.stopMaintenance()
 	<-s.maintenanceDone
 	s.stopRetention()

@@ -68,6 +68,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer svc.Close()
+	svc.StartWebhooks()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err

@@ -53,6 +53,8 @@ type Config struct {
 	// RequestLogBuffer is how many request-log records may wait to be
 	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER, default 10000).
 	RequestLogBuffer int
+	// Webhook tunes webhook delivery (EVENTAPI_WEBHOOK_*).
+	Webhook Webhook
 }
 
 // Getenv abstracts os.Getenv for tests.
@@ -102,6 +104,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 10000, &errs)
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	scaleOut(getenv, &c, &errs)
+	c.Webhook = webhookSettings(getenv, &errs)
 	return c, errors.Join(errs...)
 }
 

@@ -1,9 +1,6 @@
 package changes
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // The object types of the feed, as the record_change trigger names them.
 const (
@@ -42,12 +39,3 @@ const QuoteApproved = "quote.approved"
 
 // ValidType reports whether t is a change type.
 func ValidType(t string) bool { return slices.Contains(Types, t) }
-
-// ObjectTypeOf returns the object type of change type t ("quote" for
-// "quote.approved").
-func ObjectTypeOf(t string) string {
-	if i := strings.LastIndexByte(t, '.'); i > 0 {
-		return t[:i]
-	}
-	return t
-}

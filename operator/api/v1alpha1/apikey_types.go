@@ -17,7 +17,7 @@ const (
 
 // Scope is one API permission. The enum below must equal tenancy.AllScopes (a
 // test checks it).
-// +kubebuilder:validation:Enum=events:read;events:write;clients:read;clients:write;equipment:read;equipment:write;equipment_reservations:read;equipment_reservations:write;quotes:read;quotes:write;invoices:read;invoices:write;crew_members:read;crew_members:write;pick_lists:read;pick_lists:write;request_logs:read;jobs:read;crew:read
+// +kubebuilder:validation:Enum=events:read;events:write;clients:read;clients:write;equipment:read;equipment:write;equipment_reservations:read;equipment_reservations:write;quotes:read;quotes:write;invoices:read;invoices:write;crew_members:read;crew_members:write;pick_lists:read;pick_lists:write;request_logs:read;webhooks:read;webhooks:write;jobs:read;crew:read
 type Scope string
 
 // ApiKeySpec declares an API key of an eventapi organization.

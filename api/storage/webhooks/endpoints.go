@@ -1,0 +1,88 @@
+package webhooks
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/webhook"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// NewEndpoint is a validated registration.
+type NewEndpoint struct {
+	URL           string
+	Description   *string
+	EnabledEvents []string
+}
+
+// CreateEndpoint registers an endpoint of org with a new signing secret,
+// stored sealed by s under the endpoint's id, and returns it with the
+// secret in the clear (the only time it is shown).
+func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *webhook.Sealer, in NewEndpoint) (*CreatedEndpoint, error) {
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	id := uuid.New()
+	sealed, err := s.Seal([]byte(secret), id[:])
+	if err != nil {
+		return nil, err
+	}
+	e := &Endpoint{ID: id, OrganizationID: org.UUID, URL: in.URL, Description: in.Description,
+		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed}
+	if _, err := db.NewInsert().Model(e).Returning("*").Exec(ctx); err != nil {
+		return nil, database.Error(err)
+	}
+	return &CreatedEndpoint{Endpoint: *e, Secret: secret}, nil
+}
+
+// GetEndpoint loads the endpoint id of org.
+func GetEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Endpoint, error) {
+	return storage.Get[Endpoint](ctx, db, org, id, EndpointKind)
+}
+
+// ListEndpoints returns one page of org's endpoints, oldest first.
+func ListEndpoints(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[Endpoint], error) {
+	return storage.List[Endpoint](ctx, db, org, p)
+}
+
+// EndpointPatch holds the fields a PATCH sets (nil: unchanged).
+type EndpointPatch struct {
+	URL            *string
+	Description    *string
+	DescriptionSet bool
+	EnabledEvents  []string
+	Status         *string
+}
+
+// UpdateEndpoint applies p to the endpoint id of org. Setting status
+// enabled clears failing_since, so the endpoint starts a fresh run.
+func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch) (*Endpoint, error) {
+	var ch storage.Changes
+	ch.SetIf(p.URL != nil, "url", p.URL)
+	ch.SetIf(p.DescriptionSet, "description", p.Description)
+	ch.SetIf(p.EnabledEvents != nil, "enabled_events", pgdialect.Array(p.EnabledEvents))
+	if p.Status != nil {
+		ch.Set("status", *p.Status)
+		if *p.Status == Enabled {
+			ch.Set("failing_since", nil)
+		}
+	}
+	return storage.Update[Endpoint](ctx, db, org, id, EndpointKind, ch)
+}
+
+// DeleteEndpoint removes the endpoint id of org with its deliveries.
+func DeleteEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
+	return storage.Delete[Endpoint](ctx, db, org, id, EndpointKind)
+}
+
+// Secret opens the signing secret of e.
+func Secret(s *webhook.Sealer, e *Endpoint) (string, error) {
+	plain, err := s.Open(e.SealedSecret, e.ID[:])
+	return string(plain), err
+}

@@ -1,0 +1,93 @@
+package webhooks
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage"
+)
+
+// Kinds name the resources in not_found errors.
+const (
+	EndpointKind = "webhook endpoint"
+	DeliveryKind = "webhook delivery"
+)
+
+// Endpoint statuses.
+const (
+	Enabled  = "enabled"
+	Disabled = "disabled"
+)
+
+// Delivery statuses.
+const (
+	Pending   = "pending"
+	Succeeded = "succeeded"
+	Failed    = "failed"
+)
+
+// AllEvents in enabled_events subscribes to every change type.
+const AllEvents = "*"
+
+// Endpoint is a URL that receives an organization's changes.
+type Endpoint struct {
+	bun.BaseModel `bun:"table:webhook_endpoints,alias:we"`
+
+	ID             uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
+	OrganizationID uuid.UUID  `bun:"organization_id,type:uuid" json:"-"`
+	URL            string     `bun:"url" json:"url"`
+	Description    *string    `bun:"description" json:"description"`
+	EnabledEvents  []string   `bun:"enabled_events,array" json:"enabled_events"`
+	Status         string     `bun:"status" json:"status"`
+	SealedSecret   []byte     `bun:"secret" json:"-"`
+	FailingSince   *time.Time `bun:"failing_since" json:"failing_since"`
+	CreatedAt      time.Time  `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
+	UpdatedAt      time.Time  `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
+}
+
+// PageKey implements storage.Row.
+func (e *Endpoint) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} }
+
+// CreatedEndpoint is the answer to a registration: the endpoint and its
+// signing secret, shown this once.
+type CreatedEndpoint struct {
+	Endpoint
+	Secret string `json:"secret"`
+}
+
+// Delivery is one change to deliver to one endpoint, with its attempts.
+type Delivery struct {
+	bun.BaseModel `bun:"table:webhook_deliveries,alias:wd"`
+
+	ID             uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
+	OrganizationID uuid.UUID  `bun:"organization_id,type:uuid" json:"-"`
+	EndpointID     uuid.UUID  `bun:"endpoint_id,type:uuid" json:"endpoint_id"`
+	ChangeID       uuid.UUID  `bun:"change_id,type:uuid" json:"change_id"`
+	Type           string     `bun:"type" json:"type"`
+	Status         string     `bun:"status" json:"status"`
+	AttemptCount   int        `bun:"attempt_count" json:"attempt_count"`
+	NextAttemptAt  *time.Time `bun:"next_attempt_at" json:"next_attempt_at"`
+	FirstFailedAt  *time.Time `bun:"first_failed_at" json:"-"`
+	LeasedUntil    *time.Time `bun:"leased_until" json:"-"`
+	LeaseOwner     *uuid.UUID `bun:"lease_owner,type:uuid" json:"-"`
+	CreatedAt      time.Time  `bun:"created_at" json:"created_at"`
+	UpdatedAt      time.Time  `bun:"updated_at" json:"updated_at"`
+	Attempts       []Attempt  `bun:"-" json:"attempts"`
+}
+
+// Attempt is one HTTP request of a delivery.
+type Attempt struct {
+	bun.BaseModel `bun:"table:webhook_delivery_attempts,alias:wa"`
+
+	ID             uuid.UUID `bun:"id,pk,type:uuid,default:gen_random_uuid()" json:"id"`
+	OrganizationID uuid.UUID `bun:"organization_id,type:uuid" json:"-"`
+	DeliveryID     uuid.UUID `bun:"delivery_id,type:uuid" json:"-"`
+	StartedAt      time.Time `bun:"started_at" json:"started_at"`
+	// ResponseStatus is the receiver's HTTP status; nil when none came.
+	ResponseStatus *int `bun:"response_status" json:"response_status"`
+	DurationMS     int  `bun:"duration_ms" json:"duration_ms"`
+	// Error says why the attempt failed, in our own words; nil on success.
+	Error *string `bun:"error" json:"error"`
+}

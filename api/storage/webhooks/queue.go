@@ -1,0 +1,172 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// Claim is one delivery a worker holds until LeasedUntil.
+type Claim struct {
+	ID             uuid.UUID  `bun:"id,type:uuid"`
+	OrganizationID uuid.UUID  `bun:"organization_id,type:uuid"`
+	EndpointID     uuid.UUID  `bun:"endpoint_id,type:uuid"`
+	ChangeID       uuid.UUID  `bun:"change_id,type:uuid"`
+	AttemptCount   int        `bun:"attempt_count"`
+	FirstFailedAt  *time.Time `bun:"first_failed_at"`
+	LeaseOwner     uuid.UUID  `bun:"lease_owner,type:uuid"`
+	LeasedUntil    time.Time  `bun:"leased_until"`
+	// Now is the database's clock at the claim.
+	Now time.Time `bun:"now"`
+}
+
+// Org is the claim's organization.
+func (c *Claim) Org() tenancy.OrganizationID { return tenancy.OrganizationID{UUID: c.OrganizationID} }
+
+// ClaimDue claims up to limit due deliveries of enabled endpoints, at most
+// perEndpoint in flight per endpoint, each for lease. In one transaction:
+// the endpoints with due deliveries are locked (FOR NO KEY UPDATE SKIP
+// LOCKED: claims of one endpoint are serialized across pods, while the
+// fan-out's inserts, which take KEY SHARE, never wait), their live leases
+// counted, and the free slots filled with their oldest due deliveries. A
+// claim pushes next_attempt_at to the lease's end, so a claim that is never
+// completed (its pod died) is simply due again when the lease expires.
+func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease time.Duration) ([]Claim, error) {
+	var out []Claim
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var endpoints []uuid.UUID
+		err := tx.NewRaw(`/* every organization: the webhook workers' claim */
+			SELECT e.id FROM webhook_endpoints e
+			WHERE e.status = 'enabled' AND EXISTS (
+				SELECT 1 FROM webhook_deliveries d
+				WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp())
+			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, limit).Scan(ctx, &endpoints)
+		if err != nil || len(endpoints) == 0 {
+			return err
+		}
+		return tx.NewRaw(`/* every organization: the webhook workers' claim */
+			UPDATE webhook_deliveries d
+			SET leased_until = clock_timestamp() + make_interval(secs => ?), next_attempt_at = clock_timestamp() + make_interval(secs => ?),
+				lease_owner = gen_random_uuid(), updated_at = clock_timestamp()
+			FROM (
+				SELECT x.id FROM unnest(?::uuid[]) AS e(id)
+				CROSS JOIN LATERAL (
+					SELECT d2.id FROM webhook_deliveries d2
+					WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= clock_timestamp()
+					ORDER BY d2.next_attempt_at, d2.created_at
+					LIMIT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
+						WHERE f.endpoint_id = e.id AND f.status = 'pending' AND f.leased_until > clock_timestamp()))
+					FOR UPDATE SKIP LOCKED
+				) x
+				LIMIT ?
+			) c
+			WHERE d.id = c.id
+			RETURNING d.id, d.organization_id, d.endpoint_id, d.change_id, d.attempt_count, d.first_failed_at,
+				d.lease_owner, d.leased_until, clock_timestamp() AS now`,
+			lease.Seconds(), lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
+	})
+	return out, database.Error(err)
+}
+
+// Message is what a claimed delivery sends: the endpoint's address and
+// sealed secret, and the change.
+type Message struct {
+	URL          string          `bun:"url"`
+	SealedSecret []byte          `bun:"secret"`
+	ChangeID     uuid.UUID       `bun:"change_id,type:uuid"`
+	Type         string          `bun:"type"`
+	ObjectType   string          `bun:"object_type"`
+	ObjectID     uuid.UUID       `bun:"object_id,type:uuid"`
+	Data         json.RawMessage `bun:"data,type:jsonb"`
+	CreatedAt    time.Time       `bun:"created_at"`
+}
+
+// LoadMessage reads what claim c sends; found is false when the delivery,
+// its endpoint or its change is gone.
+func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bool, err error) {
+	var ms []Message
+	err = db.NewRaw(`SELECT e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
+		FROM webhook_deliveries d
+		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
+		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.id = d.change_id
+		WHERE d.organization_id = ? AND d.id = ?`, c.OrganizationID, c.ID).Scan(ctx, &ms)
+	if err != nil || len(ms) == 0 {
+		return Message{}, false, database.Error(err)
+	}
+	return ms[0], true, nil
+}
+
+// Outcome is the result of one attempt.
+type Outcome struct {
+	StartedAt      time.Time
+	Duration       time.Duration
+	ResponseStatus *int
+	// Error is nil on success.
+	Error *string
+	// RetryIn is the wait before the next attempt after a failure; GiveUp
+	// marks the delivery failed and disables the endpoint instead.
+	RetryIn time.Duration
+	GiveUp  bool
+}
+
+// Complete records the attempt of claim c and moves the delivery on:
+// succeeded; pending again after o.RetryIn; or failed, disabling the
+// endpoint. The delivery is only moved while c still holds it (lease_owner),
+// so a claim that outlived its lease cannot overwrite a newer one's result;
+// the attempt is recorded either way.
+func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) error {
+	org := c.OrganizationID
+	return database.Error(db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewRaw(`INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, started_at, response_status, duration_ms, error)
+			SELECT organization_id, id, ?, ?, ?, ? FROM webhook_deliveries WHERE organization_id = ? AND id = ?`,
+			o.StartedAt, o.ResponseStatus, o.Duration.Milliseconds(), o.Error, org, c.ID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if o.Error == nil {
+			_, err = tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
+					next_attempt_at = NULL, first_failed_at = NULL, leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
+				WHERE organization_id = ? AND id = ? AND lease_owner = ?`, org, c.ID, c.LeaseOwner).Exec(ctx)
+			if err == nil {
+				_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = NULL
+					WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL`, org, c.EndpointID).Exec(ctx)
+			}
+			return err
+		}
+		status := "pending"
+		if o.GiveUp {
+			status = "failed"
+		}
+		res, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1,
+				next_attempt_at = CASE WHEN ? THEN NULL ELSE clock_timestamp() + make_interval(secs => ?) END, first_failed_at = coalesce(first_failed_at, ?), leased_until = NULL, lease_owner = NULL,
+				updated_at = clock_timestamp()
+			WHERE organization_id = ? AND id = ? AND lease_owner = ?`, status, o.GiveUp, o.RetryIn.Seconds(), o.StartedAt, org, c.ID, c.LeaseOwner).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
+				status = CASE WHEN ? THEN 'disabled' ELSE status END,
+				updated_at = CASE WHEN ? THEN clock_timestamp() ELSE updated_at END
+			WHERE organization_id = ? AND id = ?`, o.StartedAt, o.GiveUp, o.GiveUp, org, c.EndpointID).Exec(ctx)
+		return err
+	}))
+}
+
+// Release hands claim c back at once without an attempt (its worker is
+// stopping), so another worker may deliver it now.
+func Release(ctx context.Context, db bun.IDB, c *Claim) error {
+	_, err := db.NewRaw(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), leased_until = NULL, lease_owner = NULL,
+			updated_at = clock_timestamp()
+		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
+	return database.Error(err)
+}

@@ -1,0 +1,50 @@
+package webhooks
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// deliveries serves GET /webhook_endpoints/{id}/deliveries: newest first,
+// each with its attempts.
+func (h handlers) deliveries(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, store.EndpointKind)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	org := tenancy.OrgID(ctx)
+	p, err := rest.ParsePage(c, h.env.Cursors, storage.ListScope("webhook_deliveries", org, id.String()))
+	if err != nil {
+		return err
+	}
+	page, err := store.ListDeliveries(ctx, h.env.Conn(ctx), org, id, p)
+	if err != nil {
+		return err
+	}
+	return rest.Page(c, page.Items, storage.Next[store.Delivery](page, p, h.env.Cursors))
+}
+
+// retry serves POST .../deliveries/{delivery_id}/retry: the delivery is due
+// again now, whatever its status.
+func (h handlers) retry(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, store.EndpointKind)
+	if err != nil {
+		return err
+	}
+	did, err := rest.ParseUUID(c.Params("delivery_id"))
+	if err != nil {
+		return errs.NotFoundf(store.DeliveryKind)
+	}
+	ctx := c.UserContext()
+	d, err := store.Retry(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, did)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, d)
+}

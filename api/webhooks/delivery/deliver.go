@@ -1,0 +1,148 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/eventapi/eventapi/api/storage/changes"
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/webhook"
+)
+
+// Payload is the body of every webhook request.
+type Payload struct {
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// leaseMargin is kept between an attempt's end and its lease's end, so the
+// delivery is never claimed again while a request is still out.
+const leaseMargin = time.Second
+
+// completeTimeout bounds recording an attempt, which runs even while the
+// worker stops.
+const completeTimeout = 10 * time.Second
+
+// deliver sends one claimed delivery and records the outcome.
+func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
+	claimed := time.Now()
+	msg, found, err := store.LoadMessage(ctx, w.db, c)
+	if err != nil {
+		w.handBack(ctx, c, err)
+		return
+	}
+	if !found {
+		return // the endpoint, the delivery or the change is gone
+	}
+	body, key, err := w.prepare(ctx, c, &msg)
+	if err != nil {
+		if ctx.Err() != nil {
+			w.handBack(ctx, c, err)
+			return
+		}
+		w.log.Error("webhooks: preparing a delivery failed", "delivery_id", c.ID.String(), "error", err.Error())
+		text := "internal error preparing the message; it will be retried"
+		w.complete(c, claimed, 0, nil, &text)
+		return
+	}
+	// The attempt must end before the lease does (less a margin), and
+	// within the configured timeout.
+	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin)
+	actx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))
+	if err != nil {
+		text := "the endpoint URL cannot be requested"
+		w.complete(c, claimed, 0, nil, &text)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "eventapi-webhooks/1")
+	webhook.SetHeaders(req.Header, key, msg.ChangeID.String(), time.Now(), body)
+	started := time.Now()
+	res, err := w.client.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			w.handBack(ctx, c, err)
+			return
+		}
+		text := describe(err, budget)
+		w.complete(c, claimed, time.Since(started), nil, &text)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))
+	_ = res.Body.Close()
+	code := res.StatusCode
+	var text *string
+	if code < 200 || code > 299 {
+		s := describeStatus(code)
+		text = &s
+	}
+	w.complete(c, claimed, time.Since(started), &code, text)
+}
+
+// prepare renders the change and signs nothing yet: it returns the body and
+// the endpoint's HMAC key.
+func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message) ([]byte, []byte, error) {
+	secret, err := w.sealer.Open(msg.SealedSecret, c.EndpointID[:])
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := webhook.SecretKey(string(secret))
+	if err != nil {
+		return nil, nil, err
+	}
+	cs := []changes.Change{{ID: msg.ChangeID, Type: msg.Type, ObjectType: msg.ObjectType, ObjectID: msg.ObjectID,
+		Data: msg.Data, CreatedAt: msg.CreatedAt}}
+	if err := changes.Render(ctx, w.db, c.Org(), cs); err != nil {
+		return nil, nil, err
+	}
+	body, err := json.Marshal(Payload{Type: msg.Type, Timestamp: msg.CreatedAt.UTC(), Data: cs[0].Data})
+	return body, key, err
+}
+
+// complete records an attempt that began at claimed (worker clock) and
+// took took; errText nil means success.
+func (w *Worker) complete(c *store.Claim, claimed time.Time, took time.Duration, code *int, errText *string) {
+	// The database's clock at the attempt's start: the claim's reading plus
+	// the time since, so one clock decides the retry window.
+	startedDB := c.Now.Add(time.Since(claimed) - took)
+	o := store.Outcome{StartedAt: startedDB, Duration: took, ResponseStatus: code, Error: errText}
+	if errText != nil {
+		first := startedDB
+		if c.FirstFailedAt != nil {
+			first = *c.FirstFailedAt
+		}
+		now := startedDB.Add(took)
+		if at, ok := w.backoff.Next(c.AttemptCount+1, first, now); ok {
+			o.RetryIn = at.Sub(now)
+		} else {
+			o.GiveUp = true
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	if err := store.Complete(ctx, w.db, c, o); err != nil {
+		// The lease runs out and the delivery is sent again: at least once.
+		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
+	}
+	if o.GiveUp {
+		w.log.Warn("webhooks: a delivery failed for good; its endpoint is disabled", "delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
+	}
+}
+
+// handBack returns a claim unrecorded: the worker is stopping, or the
+// database failed before the request was sent.
+func (w *Worker) handBack(ctx context.Context, c *store.Claim, err error) {
+	if ctx.Err() == nil {
+		w.log.Warn("webhooks: a delivery could not be prepared; handing it back", "delivery_id", c.ID.String(), "error", err.Error())
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	_ = store.Release(rctx, w.db, c)
+}

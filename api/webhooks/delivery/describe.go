@@ -1,0 +1,50 @@
+package delivery
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/eventapi/eventapi/platform/webhook"
+)
+
+// describe words a failed request for the deliveries list: our own words,
+// never the raw error (which can name internal addresses).
+func describe(err error, timeout time.Duration) string {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invalid x509.CertificateInvalidError
+		recErr  tls.RecordHeaderError
+		netErr  net.Error
+	)
+	switch {
+	case errors.Is(err, webhook.ErrAddressNotAllowed):
+		return "refused: the endpoint's host resolved to an address that is not public"
+	case errors.As(err, &dnsErr):
+		return "the endpoint's host name did not resolve"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Sprintf("no response within %v", timeout)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection reset by the endpoint"
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
+		return "the endpoint's TLS certificate is not valid for its host"
+	case errors.As(err, &recErr):
+		return "TLS handshake failed (is the endpoint serving https?)"
+	}
+	return "the request failed before a response arrived"
+}
+
+// describeStatus words a non-2xx answer.
+func describeStatus(code int) string {
+	return fmt.Sprintf("the endpoint answered HTTP %d (2xx is required)", code)
+}

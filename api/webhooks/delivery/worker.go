@@ -1,0 +1,101 @@
+package delivery
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/webhook"
+)
+
+// Worker claims and sends deliveries until Stop.
+type Worker struct {
+	db      *bun.DB
+	sealer  *webhook.Sealer
+	log     *slog.Logger
+	cfg     config.Webhook
+	backoff webhook.Backoff
+	client  *client
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	wake   chan struct{}
+}
+
+// Start runs a worker with cfg.Workers delivery slots; it returns nil when
+// cfg.Workers is 0 (delivery off in this process).
+func Start(db *bun.DB, sealer *webhook.Sealer, log *slog.Logger, cfg config.Webhook) *Worker {
+	if cfg.Workers <= 0 {
+		log.Info("webhook delivery is off in this process (EVENTAPI_WEBHOOK_WORKERS=0)")
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &Worker{
+		db: db, sealer: sealer, log: log, cfg: cfg,
+		backoff: webhook.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, RetryFor: cfg.RetryFor},
+		client:  newClient(cfg.AllowPrivate),
+		cancel:  cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
+	}
+	go w.run(ctx)
+	return w
+}
+
+// Stop ends claiming, cancels the attempts in flight (their deliveries are
+// handed back at once, unrecorded) and waits for them. A nil Worker is
+// stopped already.
+func (w *Worker) Stop() {
+	if w == nil {
+		return
+	}
+	w.cancel()
+	<-w.done
+}
+
+func (w *Worker) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Worker) run(ctx context.Context) {
+	defer close(w.done)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, w.cfg.Workers)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		if free := cap(slots) - len(slots); free > 0 {
+			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease)
+			if err != nil && ctx.Err() == nil {
+				w.log.Warn("webhooks: claiming due deliveries failed; retrying", "error", err.Error())
+			}
+			for i := range claims {
+				slots <- struct{}{}
+				wg.Add(1)
+				go func(c store.Claim) {
+					defer wg.Done()
+					w.deliver(ctx, &c)
+					<-slots
+					w.signal()
+				}(claims[i])
+			}
+			if err == nil && len(claims) == free {
+				continue // more may be due
+			}
+		}
+		timer.Reset(w.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		case <-timer.C:
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package webhooks
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+func (h handlers) list(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	org := tenancy.OrgID(ctx)
+	p, err := rest.ParsePage(c, h.env.Cursors, storage.ListScope("webhook_endpoints", org))
+	if err != nil {
+		return err
+	}
+	page, err := store.ListEndpoints(ctx, h.env.Conn(ctx), org, p)
+	if err != nil {
+		return err
+	}
+	return rest.Page(c, page.Items, storage.Next[store.Endpoint](page, p, h.env.Cursors))
+}
+
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := rest.Body(c)
+	if err != nil {
+		return err
+	}
+	if h.opt.Sealer == nil {
+		return errs.New(errs.ServiceUnavailable, "webhook registration is not available on this instance")
+	}
+	ctx := c.UserContext()
+	d := h.decode(ctx, in, true)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	e, err := store.CreateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, store.NewEndpoint{
+		URL: d.url.Value, Description: d.description.Ptr(), EnabledEvents: d.events.Value,
+	})
+	if err != nil {
+		return err
+	}
+	return rest.Created(c, e)
+}
+
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, store.EndpointKind)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	e, err := store.GetEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id)
+	if err != nil {
+		return err
+	}
+	return rest.OK(c, e)
+}
+
+func (h handlers) update(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, store.EndpointKind)
+	if err != nil {
+		return err
+	}
+	in, err := rest.PatchBody(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	d := h.decode(ctx, in, false)
+	if err := in.Err(); err != nil {
+		return err
+	}
+	p := store.EndpointPatch{URL: d.url.Ptr(), Status: d.status.Ptr(),
+		Description: d.description.Ptr(), DescriptionSet: d.description.Set}
+	if d.events.Set {
+		p.EnabledEvents = d.events.Value
+	}
+	e, err := store.UpdateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, p)
+	if err != nil {
+		return err
+	}
+	return rest.Updated(c, e, in)
+}
+
+func (h handlers) delete(c *fiber.Ctx) error {
+	id, err := rest.PathID(c, store.EndpointKind)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	if err := store.DeleteEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id); err != nil {
+		return err
+	}
+	return rest.NoContent(c)
+}

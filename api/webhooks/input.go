@@ -1,0 +1,80 @@
+package webhooks
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/eventapi/eventapi/api/openapi"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/changes"
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/webhook"
+)
+
+// readOnly lists the fields a body may never write.
+var readOnly = []string{"id", "secret", "failing_since", "created_at", "updated_at"}
+
+// The field rules of POST and PATCH bodies, from the OpenAPI document.
+var createRules, updateRules = openapi.Rules("WebhookEndpointCreate"), openapi.Rules("WebhookEndpointUpdate")
+
+// resolveTimeout bounds the DNS lookup of a new URL.
+const resolveTimeout = 5 * time.Second
+
+// decoded is a POST or PATCH body.
+type decoded struct {
+	url         rest.Field[string]
+	description rest.Field[string]
+	events      rest.Field[[]string]
+	status      rest.Field[string]
+}
+
+// decode reads a body; create enforces the required fields. The URL is
+// checked (scheme, public addresses) and every event type must be known.
+func (h handlers) decode(ctx context.Context, in *rest.Input, create bool) decoded {
+	rules := updateRules
+	if create {
+		rules = createRules
+	}
+	var d decoded
+	d.url = in.String("url", rules.Get("url"))
+	d.description = in.String("description", rules.Get("description"))
+	d.events = in.StringList("enabled_events", rules.Get("enabled_events"))
+	if create {
+		in.ReadOnly("status")
+	} else {
+		d.status = in.String("status", rules.Get("status"))
+	}
+	in.ReadOnly(readOnly...)
+	if d.url.Set && !d.url.Null && d.url.Value != "" {
+		rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		defer cancel()
+		if issue := webhook.CheckURL(rctx, d.url.Value, h.opt.AllowPrivate, h.opt.Resolver); issue != "" {
+			in.Issue("url", string(issue))
+		}
+	}
+	if d.events.Set && !d.events.Null {
+		d.events.Value = checkEvents(in, d.events.Value)
+	}
+	return d
+}
+
+// checkEvents requires one or more known change types, or "*", and drops
+// repeats.
+func checkEvents(in *rest.Input, events []string) []string {
+	if len(events) == 0 {
+		in.Issue("enabled_events", `must list at least one change type, or "*" for all`)
+		return nil
+	}
+	var out []string
+	for _, e := range events {
+		if e != store.AllEvents && !changes.ValidType(e) {
+			in.Issue("enabled_events", `"`+e+`" is not a change type; use types such as event.created or quote.approved, or "*" for all`)
+			return nil
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

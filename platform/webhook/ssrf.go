@@ -1,0 +1,132 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+)
+
+// ErrAddressNotAllowed is returned when a host resolves to an address that
+// is not public (see Public) and private addresses are not allowed.
+var ErrAddressNotAllowed = errors.New("webhook: address is not public")
+
+// special are the ranges, beyond what netip classifies, that are not
+// reachable public unicast addresses (IANA special-purpose registries).
+var special = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // carrier-grade NAT (RFC 6598)
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // TEST-NET-1
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // TEST-NET-2
+		"203.0.113.0/24",  // TEST-NET-3
+		"240.0.0.0/4",     // reserved, and the broadcast address
+		"64:ff9b::/96",    // NAT64: may embed a private IPv4 address
+		"64:ff9b:1::/48",  // local-use NAT64
+		"100::/64",        // discard-only
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4: may embed a private IPv4 address
+		"2001::/32",       // Teredo
+		"fec0::/10",       // deprecated site-local
+		"::/128",          // unspecified
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// Public reports whether a is a public unicast address: not loopback,
+// private (RFC 1918, IPv6 ULA), link-local, multicast, unspecified, CGNAT,
+// documentation, benchmarking, reserved or a translation range that could
+// embed one of those. IPv4-mapped IPv6 addresses are judged as IPv4.
+func Public(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() ||
+		a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range special {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// URLIssue is why an endpoint URL is refused, in words for the API caller.
+type URLIssue string
+
+// CheckURL validates an endpoint URL: absolute https (http too when
+// allowPrivate), a host, no user information, and every address the host
+// resolves to public unless allowPrivate. It returns "" when the URL is
+// acceptable.
+func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolver) URLIssue {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return "must be an absolute https URL"
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && allowPrivate:
+	default:
+		return "must use https"
+	}
+	if u.User != nil {
+		return "must not contain user information"
+	}
+	if u.Fragment != "" {
+		return "must not contain a fragment"
+	}
+	host := u.Hostname()
+	if host == "" {
+		return "must name a host"
+	}
+	if allowPrivate {
+		return ""
+	}
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if !Public(a) {
+			return "must point at a public address (private, loopback, link-local and other special addresses are refused)"
+		}
+		return ""
+	}
+	if r == nil {
+		r = net.DefaultResolver
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return "host does not resolve"
+	}
+	for _, a := range addrs {
+		if !Public(a) {
+			return "host resolves to an address that is not public (private, loopback, link-local and other special addresses are refused)"
+		}
+	}
+	return ""
+}
+
+// Control is a net.Dialer Control function that refuses to connect to an
+// address that is not public, so that a host re-pointed at a private
+// address after registration (DNS rebinding) is refused at delivery time.
+func Control(allowPrivate bool) func(network, address string, c syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		if allowPrivate {
+			return nil
+		}
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: %s", ErrAddressNotAllowed, address)
+		}
+		if !Public(ap.Addr()) {
+			return fmt.Errorf("%w: %s", ErrAddressNotAllowed, ap.Addr())
+		}
+		return nil
+	}
+}

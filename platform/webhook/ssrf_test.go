@@ -1,0 +1,112 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+)
+
+func TestPublic(t *testing.T) {
+	for _, tc := range []struct {
+		addr   string
+		public bool
+	}{
+		{"8.8.8.8", true},
+		{"1.1.1.1", true},
+		{"2606:4700:4700::1111", true},
+		{"127.0.0.1", false},
+		{"127.255.0.9", false},
+		{"::1", false},
+		{"10.1.2.3", false},
+		{"172.16.0.1", false},
+		{"172.31.255.255", false},
+		{"192.168.1.1", false},
+		{"169.254.169.254", false}, // cloud metadata
+		{"fe80::1", false},
+		{"100.64.0.1", false}, // CGNAT
+		{"100.127.255.254", false},
+		{"224.0.0.1", false},
+		{"239.255.255.250", false},
+		{"ff02::1", false},
+		{"0.0.0.0", false},
+		{"0.1.2.3", false},
+		{"::", false},
+		{"fc00::1", false}, // ULA
+		{"fd12:3456::1", false},
+		{"::ffff:127.0.0.1", false}, // IPv4-mapped loopback
+		{"::ffff:10.0.0.1", false},
+		{"::ffff:8.8.8.8", true},
+		{"64:ff9b::a00:1", false}, // NAT64 of 10.0.0.1
+		{"2002:a00:1::1", false},  // 6to4 of 10.0.0.1
+		{"192.0.2.10", false},
+		{"198.18.0.1", false},
+		{"203.0.113.5", false},
+		{"255.255.255.255", false},
+		{"240.0.0.1", false},
+		{"2001:db8::1", false},
+		{"fec0::1", false},
+	} {
+		if got := Public(netip.MustParseAddr(tc.addr)); got != tc.public {
+			t.Errorf("Public(%s) = %v, want %v", tc.addr, got, tc.public)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		url          string
+		allowPrivate bool
+		ok           bool
+	}{
+		{"https://8.8.8.8/hook", false, true},
+		{"https://[2606:4700:4700::1111]/hook", false, true},
+		{"http://8.8.8.8/hook", false, false}, // https only
+		{"ftp://8.8.8.8/", false, false},
+		{"https://127.0.0.1/hook", false, false},
+		{"https://localhost/hook", false, false}, // resolves to loopback
+		{"https://[::1]:8443/hook", false, false},
+		{"https://169.254.169.254/latest/meta-data", false, false},
+		{"https://10.0.0.5/", false, false},
+		{"https://100.64.1.1/", false, false},
+		{"https://[fd00::1]/", false, false},
+		{"https://[::ffff:192.168.0.1]/", false, false},
+		{"https://0.0.0.0/", false, false},
+		{"https://user:pw@8.8.8.8/", false, false},
+		{"https://8.8.8.8/#frag", false, false},
+		{"https://no-such-host.invalid/", false, false},
+		{"/relative", false, false},
+		{"https:///nohost", false, false},
+		{"not a url", false, false},
+		// Development and tests: plain http and private addresses.
+		{"http://127.0.0.1:8080/hook", true, true},
+		{"https://localhost/hook", true, true},
+		{"ftp://127.0.0.1/", true, false},
+	} {
+		issue := CheckURL(ctx, tc.url, tc.allowPrivate, nil)
+		if (issue == "") != tc.ok {
+			t.Errorf("CheckURL(%q, allowPrivate=%v) = %q, want ok=%v", tc.url, tc.allowPrivate, issue, tc.ok)
+		}
+	}
+}
+
+func TestControlRefusesPrivateAtDial(t *testing.T) {
+	for _, tc := range []struct {
+		address      string
+		allowPrivate bool
+		ok           bool
+	}{
+		{"8.8.8.8:443", false, true},
+		{"127.0.0.1:443", false, false},
+		{"[::1]:443", false, false},
+		{"10.0.0.1:80", false, false},
+		{"169.254.169.254:80", false, false},
+		{"127.0.0.1:443", true, true},
+	} {
+		err := Control(tc.allowPrivate)("tcp", tc.address, nil)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrAddressNotAllowed)) {
+			t.Errorf("Control(%v)(%s) = %v, want ok=%v", tc.allowPrivate, tc.address, err, tc.ok)
+		}
+	}
+}
