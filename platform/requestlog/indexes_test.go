@@ -116,7 +116,7 @@ func explain(t *testing.T, db *bun.DB, query string) string {
 		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
 			return err
 		}
-		return tx.NewRaw("EXPLAIN " + query).Scan(ctx, &lines)
+		return tx.NewRaw("EXPLAIN "+query).Scan(ctx, &lines)
 	})
 	if err != nil {
 		t.Fatal(err)
