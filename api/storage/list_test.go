@@ -63,7 +63,13 @@ func seedOrg(t *testing.T, db *bun.DB, names ...string) tenancy.OrganizationID {
 // text is the same for every organization, and the tenant guard sees it.
 func TestListParameterised(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	for _, pooler := range []string{"", database.PoolerTransaction} {
+	// The URL's own mode (behind EVENTAPI_TEST_POOLER_URL: transaction) and,
+	// directly on PostgreSQL, the pooler mode's pgx settings as well.
+	modes := []string{pgtest.Pooler()}
+	if modes[0] != database.PoolerTransaction {
+		modes = append(modes, database.PoolerTransaction)
+	}
+	for _, pooler := range modes {
 		t.Run("pooler="+pooler, func(t *testing.T) {
 			ctx := context.Background()
 			db, err := database.Open(ctx, url, database.Options{MaxOpenConns: 4, Pooler: pooler})
