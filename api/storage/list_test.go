@@ -142,6 +142,19 @@ func TestListParameterised(t *testing.T) {
 			if _, err := storage.List[clients.Client](ctx, db, b, storage.PageRequest{Limit: 3}); err != nil {
 				t.Fatal(err)
 			}
+			// A list with an inline condition is sent as bun sends it, every
+			// value in the text (planned for its values), not parameterised.
+			seen.mu.Lock()
+			n := len(seen.seen)
+			seen.mu.Unlock()
+			if _, err := storage.List[clients.Client](ctx, db, a, storage.PageRequest{Limit: 1}, storage.Inline("?TableAlias.name LIKE ?", "a%")); err != nil {
+				t.Fatal(err)
+			}
+			seen.mu.Lock()
+			if len(seen.seen) != n {
+				t.Errorf("a list with an inline condition was parameterised:\n%s", seen.seen[len(seen.seen)-1])
+			}
+			seen.mu.Unlock()
 			if textB := seen.last(t); textA != textB || strings.Contains(textA, a.String()) || !strings.Contains(textA, "$1") {
 				t.Errorf("list texts differ per organization or carry it:\n%s\n%s", textA, textB)
 			}
