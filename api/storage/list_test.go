@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy"
@@ -16,7 +15,7 @@ import (
 // next_cursor would (each cursor encoded, then decoded for the next
 // request), and returns the names in order. between runs after each page
 // but the last.
-func walk(t *testing.T, f fixture, org tenancy.OrganizationID, limit int, between func(page int), filters ...storage.Filter) []string {
+func walk(t *testing.T, f fixture, org tenancy.OrganizationID, limit int, between func(page int), filters ...storage.Cond) []string {
 	t.Helper()
 	cs := storage.NewCursors([]byte("test key"))
 	scope := storage.ListScope("clients", org)
@@ -64,21 +63,21 @@ func TestListPaging(t *testing.T) {
 		f.create(t, f.A, n)
 	}
 	f.create(t, f.B, "theirs")
-	named := func(names ...string) storage.Filter {
-		return func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("?TableAlias.name IN (?)", bun.In(names)) }
+	named := func(names ...string) storage.Cond {
+		return storage.Where("?TableAlias.name = ANY(?)", names)
 	}
 	tests := []struct {
 		name    string
 		org     tenancy.OrganizationID
 		limit   int
-		filters []storage.Filter
+		filters []storage.Cond
 		want    []string
 	}{
 		{"one page holds everything", f.A, 10, nil, all},
 		{"exactly one page: no next cursor", f.A, 5, nil, all},
 		{"pages of two", f.A, 2, nil, all},
 		{"pages of one", f.A, 1, nil, all},
-		{"a filter narrows every page", f.A, 1, []storage.Filter{named("c2", "c4", "theirs")}, []string{"c2", "c4"}},
+		{"a filter narrows every page", f.A, 1, []storage.Cond{named("c2", "c4", "theirs")}, []string{"c2", "c4"}},
 		{"another organization sees only its own", f.B, 2, nil, []string{"theirs"}},
 		{"an organization with nothing gets an empty page", tenancy.OrganizationID{UUID: uuid.New()}, 2, nil, nil},
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -19,38 +20,106 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// bun writes argument values into the SQL text, so a detail query by id is a
-// new statement every time and PostgreSQL parses and plans each one. The
-// detail lookup is the hottest query of the API, so it is sent here with real
-// parameters ($1 organization, $2 id): the text is constant per model, pgx
-// keeps it prepared, and each call is a single Bind/Execute. Behind a
-// transaction pooler (EVENTAPI_DATABASE_POOLER=transaction) pgx prepares
-// nothing and sends the same text as one unnamed parse-bind-execute round
-// trip instead (platform/database/pooler.go).
+// bun writes argument values into the SQL text, so a query by id, or a list
+// of one organization, is a new statement for every id or organization, and
+// PostgreSQL parses and plans each one (pgx's statement cache, 32 per
+// connection, cannot hold one text per organization). The hottest queries of
+// the API, the detail lookup and the list page, are therefore sent here with
+// real parameters ($1 organization, then the id or the cursor, the filters
+// and the limit): the text is constant per model and filter set, pgx keeps
+// it prepared, and each call is a single Bind/Execute. Behind a transaction
+// pooler (EVENTAPI_DATABASE_POOLER=transaction) pgx prepares nothing and
+// sends the same text as one unnamed parse-bind-execute round trip instead
+// (platform/database/pooler.go).
+//
+// These statements bypass bun's query hooks (bun would inline the
+// arguments), so they are traced here, and the statement hooks registered
+// with AddStatementHook (the tenant guard of api/storage/storagetest) see
+// their text.
 
 // scanner scans rows into bun models; it never runs a query itself.
 var scanner = bun.NewDB(nil, pgdialect.New())
 
-// getText caches the parameterised query per model type.
+// getText caches the parameterised detail query per model type.
 var getText sync.Map // reflect.Type → string
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
+// StatementHook sees the text of a statement this package sends with real
+// parameters, before it is sent.
+type StatementHook func(ctx context.Context, query string)
+
+var (
+	hooksMu sync.Mutex
+	// statementHooks holds the hooks per database.
+	statementHooks sync.Map // *bun.DB → []StatementHook
+	// hooked spares the lookup while no hook was ever added (production).
+	hooked atomic.Bool
+)
+
+// AddStatementHook registers h for the statements sent on db (on its pool or
+// in its transactions).
+func AddStatementHook(db *bun.DB, h StatementHook) {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
+	var hs []StatementHook
+	if v, ok := statementHooks.Load(db); ok {
+		hs = v.([]StatementHook)
+	}
+	statementHooks.Store(db, append(hs[:len(hs):len(hs)], h))
+	hooked.Store(true)
+}
+
+// direct returns what can run a parameterised query on db, and the bun.DB it
+// belongs to; ok is false when db is neither a pool nor a transaction (the
+// caller then uses the ordinary bun query).
+func direct(db bun.IDB) (q querier, owner func() *bun.DB, ok bool) {
+	switch d := db.(type) {
+	case *bun.DB:
+		return d.DB, func() *bun.DB { return d }, true
+	case bun.Tx:
+		return d.Tx, func() *bun.DB { return d.NewSelect().DB() }, true
+	default:
+		return nil, nil, false
+	}
+}
+
+// query sends text with args as parameters, traced as name, and hands the
+// rows to scan. ok is false when db cannot be addressed directly.
+func query(ctx context.Context, db bun.IDB, name, text string, args []any, scan func(context.Context, *sql.Rows) error) (ok bool, err error) {
+	q, owner, ok := direct(db)
+	if !ok {
+		return false, nil
+	}
+	if hooked.Load() {
+		if hs, found := statementHooks.Load(owner()); found {
+			for _, h := range hs.([]StatementHook) {
+				h(ctx, text)
+			}
+		}
+	}
+	ctx, span := telemetry.Tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.String("db.statement", text)))
+	defer span.End()
+	rows, err := q.QueryContext(ctx, text, args...)
+	if err != nil {
+		span.SetStatus(codes.Error, "query failed")
+		return true, database.Error(err)
+	}
+	defer rows.Close()
+	if err := scan(ctx, rows); err != nil {
+		span.SetStatus(codes.Error, "query failed")
+		return true, database.Error(err)
+	}
+	return true, database.Error(rows.Close())
+}
+
 // getByID loads the record id of org with a prepared, parameterised query.
 // ok is false when db is not a pool or transaction it can address directly;
 // the caller then uses the ordinary bun query.
 func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string) (m *T, ok bool, err error) {
-	var q querier
-	switch d := db.(type) {
-	case *bun.DB:
-		q = d.DB
-	case bun.Tx:
-		q = d.Tx
-	default:
-		return nil, false, nil
-	}
 	typ := reflect.TypeFor[T]()
 	text, found := getText.Load(typ)
 	if !found {
@@ -60,26 +129,20 @@ func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 			Limit(1).String()
 		getText.Store(typ, text)
 	}
-	ctx, span := telemetry.Tracer().Start(ctx, "SELECT "+kind, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.String("db.statement", text.(string))))
-	defer span.End()
-	rows, err := q.QueryContext(ctx, text.(string), org, id)
-	if err != nil {
-		span.SetStatus(codes.Error, "query failed")
-		return nil, true, database.Error(err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			span.SetStatus(codes.Error, "query failed")
-			return nil, true, database.Error(err)
+	notFound := false
+	ok, err = query(ctx, db, "SELECT "+kind, text.(string), []any{org, id}, func(ctx context.Context, rows *sql.Rows) error {
+		if !rows.Next() {
+			notFound = rows.Err() == nil
+			return rows.Err()
 		}
+		m = new(T)
+		return scanner.ScanRow(ctx, rows, m)
+	})
+	if ok && err == nil && notFound {
 		return nil, true, errs.NotFoundf(kind)
 	}
-	m = new(T)
-	if err := scanner.ScanRow(ctx, rows, m); err != nil {
-		span.SetStatus(codes.Error, "scan failed")
-		return nil, true, database.Error(err)
+	if err != nil {
+		m = nil
 	}
-	return m, true, database.Error(rows.Close())
+	return m, ok, err
 }

@@ -52,35 +52,6 @@ func Exists(ctx context.Context, db bun.IDB, table string, org tenancy.Organizat
 	return ok, database.Error(err)
 }
 
-// List returns up to p.Limit records of org after p.After, ordered by
-// (created_at, id) ascending. Records inserted or deleted between two fetches
-// never make another record appear twice or be skipped.
-func List[T any, PT interface {
-	*T
-	Row
-}](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p PageRequest, filters ...Filter) (Page[T], error) {
-	var items []T
-	q := db.NewSelect().Model(&items).Where("?TableAlias.organization_id = ?", org)
-	if p.After != nil {
-		q = q.Where("(?TableAlias.created_at, ?TableAlias.id) > (?, ?)", p.After.CreatedAt, p.After.ID)
-	}
-	for _, f := range filters {
-		q = f(q)
-	}
-	q = q.OrderExpr("?TableAlias.created_at ASC, ?TableAlias.id ASC").Limit(int64(p.Limit + 1))
-	if err := q.Scan(ctx); err != nil {
-		return Page[T]{}, database.Error(err)
-	}
-	page := Page[T]{Items: items}
-	if len(items) > p.Limit {
-		page.Items, page.HasMore = items[:p.Limit], true
-	}
-	if page.Items == nil {
-		page.Items = []T{}
-	}
-	return page, nil
-}
-
 // Create inserts a row of T's table for org from the assignments in ch (with
 // organization_id and demo set here, never from input) and returns the row as
 // stored, database defaults included.

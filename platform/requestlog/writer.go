@@ -71,10 +71,17 @@ func init() {
 }
 
 // Writer buffers records and copies them to request_logs in batches from
-// one goroutine. Add never blocks.
+// one goroutine. Add never blocks and, unlike a channel send, does not wake
+// the goroutine for each record: records gather in a slice under a mutex,
+// and the goroutine runs when a batch is full, at each interval, on Flush
+// and on Close.
 type Writer struct {
 	cfg     WriterConfig
-	ch      chan Record
+	mu      sync.Mutex
+	pending []Record // at most cfg.Buffer records, guarded by mu
+	spare   []Record // the emptied slice of the last write, reused (writer goroutine)
+	ended   bool     // the final drain has run; guarded by mu
+	wake    chan struct{}
 	flushes chan chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
@@ -101,7 +108,7 @@ func NewWriter(cfg WriterConfig) *Writer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	w := &Writer{cfg: cfg, ch: make(chan Record, cfg.Buffer), flushes: make(chan chan struct{}),
+	w := &Writer{cfg: cfg, wake: make(chan struct{}, 1), flushes: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w
@@ -114,10 +121,25 @@ func (w *Writer) Add(r Record) {
 		w.drop(ReasonClosed, 1)
 		return
 	}
-	select {
-	case w.ch <- r:
-	default:
+	w.mu.Lock()
+	switch {
+	case w.ended:
+		w.mu.Unlock()
+		w.drop(ReasonClosed, 1)
+		return
+	case len(w.pending) >= w.cfg.Buffer:
+		w.mu.Unlock()
 		w.drop(ReasonBufferFull, 1)
+		return
+	}
+	w.pending = append(w.pending, r)
+	full := len(w.pending)%w.cfg.Batch == 0
+	w.mu.Unlock()
+	if full {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -173,47 +195,40 @@ func (w *Writer) run() {
 	defer close(w.done)
 	t := time.NewTicker(w.cfg.Interval)
 	defer t.Stop()
-	batch := make([]Record, 0, w.cfg.Batch)
 	for {
 		select {
-		case r := <-w.ch:
-			batch = append(batch, r)
-			if len(batch) >= w.cfg.Batch {
-				batch = w.write(batch)
-			}
+		case <-w.wake:
+			w.drain(false)
 		case <-t.C:
-			batch = w.write(batch)
+			w.drain(false)
 		case ack := <-w.flushes:
-			batch = w.drain(batch)
+			w.drain(false)
 			close(ack)
 		case <-w.stop:
-			w.drain(batch)
+			w.drain(true)
 			return
 		}
 	}
 }
 
-// drain writes batch and every record buffered now.
-func (w *Writer) drain(batch []Record) []Record {
-	for {
-		select {
-		case r := <-w.ch:
-			batch = append(batch, r)
-			if len(batch) >= w.cfg.Batch {
-				batch = w.write(batch)
-			}
-		default:
-			return w.write(batch)
-		}
+// drain writes every record buffered now, in batches; final makes later
+// Adds drop their record as closed.
+func (w *Writer) drain(final bool) {
+	w.mu.Lock()
+	records := w.pending
+	w.pending, w.spare = w.spare[:0], nil
+	w.ended = final
+	w.mu.Unlock()
+	for start := 0; start < len(records); start += w.cfg.Batch {
+		w.write(records[start:min(start+w.cfg.Batch, len(records))])
 	}
+	clear(records)
+	w.spare = records[:0]
 }
 
-// write copies batch in one statement and returns it emptied for reuse. Each
-// flush is its own root trace, never part of a request's.
-func (w *Writer) write(batch []Record) []Record {
-	if len(batch) == 0 {
-		return batch
-	}
+// write copies batch in one statement. Each flush is its own root trace,
+// never part of a request's.
+func (w *Writer) write(batch []Record) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
 	defer cancel()
 	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
@@ -228,8 +243,6 @@ func (w *Writer) write(batch []Record) []Record {
 		w.written.Add(int64(len(batch)))
 		writtenCounter.Add(ctx, int64(len(batch)))
 	}
-	clear(batch)
-	return batch[:0]
 }
 
 var copyColumns = []string{"id", "created_at", "organization_id", "request_id", "method", "path", "route",

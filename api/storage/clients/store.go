@@ -24,12 +24,10 @@ type ListFilter struct {
 
 // List returns one page of org's clients.
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Client], error) {
-	var filters []storage.Filter
+	var filters []storage.Cond
 	if s := strings.ToLower(strings.TrimSpace(f.Search)); s != "" {
 		pattern := "%" + escapeLike(s) + "%"
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ?", pattern)
-		})
+		filters = append(filters, storage.Inline("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ?", pattern))
 	}
 	return storage.List[Client](ctx, db, org, p, filters...)
 }

@@ -27,7 +27,7 @@ type ListFilter struct {
 
 // List returns one page of org's equipment.
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Equipment], error) {
-	var filters []storage.Filter
+	var filters []storage.Cond
 	if f.Category != "" {
 		filters = append(filters, categoryFilter(org, f.Category))
 	}
@@ -36,16 +36,12 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 
 // categoryFilter matches a category id (in the canonical 36-character
 // form), else a category name of org.
-func categoryFilter(org tenancy.OrganizationID, category string) storage.Filter {
+func categoryFilter(org tenancy.OrganizationID, category string) storage.Cond {
 	if id, err := uuid.Parse(category); err == nil && len(category) == 36 {
-		return func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.category_id = ?", id)
-		}
+		return storage.Where("?TableAlias.category_id = ?", id)
 	}
 	name := strings.ToLower(strings.TrimSpace(category))
-	return func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = ?)", org, name)
-	}
+	return storage.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = ?)", org, name)
 }
 
 // Create inserts equipment into org from decoded fields. A category_id

@@ -25,11 +25,9 @@ type ListFilter struct {
 
 // List returns one page of org's events.
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Event], error) {
-	var filters []storage.Filter
+	var filters []storage.Cond
 	if f.Status != "" {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.status = ?", f.Status)
-		})
+		filters = append(filters, storage.Where("?TableAlias.status = ?", f.Status))
 	}
 	return storage.List[Event](ctx, db, org, p, filters...)
 }

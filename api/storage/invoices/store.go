@@ -24,11 +24,9 @@ type ListFilter struct{ Status string }
 
 // List returns one page of org's invoices (without line items).
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Invoice], error) {
-	var filters []storage.Filter
+	var filters []storage.Cond
 	if f.Status != "" {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.status = ?", f.Status)
-		})
+		filters = append(filters, storage.Where("?TableAlias.status = ?", f.Status))
 	}
 	return storage.List[Invoice](ctx, db, org, p, filters...)
 }

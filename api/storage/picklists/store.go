@@ -27,18 +27,12 @@ type ListFilter struct {
 
 // List returns one page of org's pick lists (archived or not, per f).
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[PickList], error) {
-	filters := []storage.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.archived = ?", f.Archived)
-	}}
+	filters := []storage.Cond{storage.Where("?TableAlias.archived = ?", f.Archived)}
 	if f.EventID != nil {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.event_id = ?", *f.EventID)
-		})
+		filters = append(filters, storage.Where("?TableAlias.event_id = ?", *f.EventID))
 	}
 	if f.Status != "" {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.status = ?", f.Status)
-		})
+		filters = append(filters, storage.Where("?TableAlias.status = ?", f.Status))
 	}
 	return storage.List[PickList](ctx, db, org, p, filters...)
 }

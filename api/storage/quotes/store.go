@@ -31,11 +31,9 @@ type ListFilter struct{ Status string }
 
 // List returns one page of org's quotes (without line items).
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Quote], error) {
-	var filters []storage.Filter
+	var filters []storage.Cond
 	if f.Status != "" {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.status = ?", f.Status)
-		})
+		filters = append(filters, storage.Where("?TableAlias.status = ?", f.Status))
 	}
 	return storage.List[Quote](ctx, db, org, p, filters...)
 }

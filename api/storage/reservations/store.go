@@ -29,21 +29,15 @@ type ListFilter struct {
 
 // List returns one page of org's reservations.
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f ListFilter) (storage.Page[Reservation], error) {
-	var filters []storage.Filter
+	var filters []storage.Cond
 	if f.EventID != nil {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.event_id = ?", *f.EventID)
-		})
+		filters = append(filters, storage.Where("?TableAlias.event_id = ?", *f.EventID))
 	}
 	if f.VehicleID != nil {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.vehicle_id = ?", *f.VehicleID)
-		})
+		filters = append(filters, storage.Where("?TableAlias.vehicle_id = ?", *f.VehicleID))
 	}
 	if f.Status != "" {
-		filters = append(filters, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("?TableAlias.reservation_status = ?", f.Status)
-		})
+		filters = append(filters, storage.Where("?TableAlias.reservation_status = ?", f.Status))
 	}
 	return storage.List[Reservation](ctx, db, org, p, filters...)
 }

@@ -19,9 +19,7 @@ func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UU
 // ListAvailable returns one page of org's available vehicles: the fleet a
 // load planner may assign.
 func ListAvailable(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[Vehicle], error) {
-	return storage.List[Vehicle](ctx, db, org, p, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.status = ?", StatusAvailable)
-	})
+	return storage.List[Vehicle](ctx, db, org, p, storage.Where("?TableAlias.status = ?", StatusAvailable))
 }
 
 // Create inserts a vehicle into org from decoded fields.
