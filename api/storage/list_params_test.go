@@ -17,7 +17,6 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-
 // texts records the statements storage sends with parameters.
 type texts struct {
 	mu   sync.Mutex
