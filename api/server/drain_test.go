@@ -109,7 +109,7 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_DATABASE_POOLER="+pgtest.Pooler(),
+	srv := apitest.StartProcess(t, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_DATABASE_POOLER="+pgtest.Pooler(),
 		"EVENTAPI_DRAIN_DELAY=1h", "EVENTAPI_SHUTDOWN_TIMEOUT=1m")
 	base := "http://" + srv.Addr
 
@@ -227,11 +227,11 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 		t.Fatalf("in-flight PATCH: %+v", r)
 	}
 	select {
-	case <-srv.done:
+	case <-srv.Done():
 	case <-time.After(60 * time.Second):
 		t.Fatal("the process did not exit after draining")
 	}
-	if code := srv.cmd.ProcessState.ExitCode(); code != 0 {
+	if code := srv.Cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 	if !strings.Contains(srv.Logs(), "eventapi stopped") {

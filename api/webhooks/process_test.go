@@ -1,138 +1,42 @@
 package webhooks_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// eventapiBinary builds the real eventapi binary once per test binary.
-func eventapiBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "webhooks-test-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "eventapi")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/eventapi/eventapi/cmd/eventapi").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build cmd/eventapi: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
 // server is a running `eventapi serve`.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	done chan struct{}
-	mu   sync.Mutex
-	logs bytes.Buffer
-}
+type server struct{ *apitest.Process }
 
-func (s *server) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logs.Write(b)
-}
-
-// startServer runs `eventapi serve` on a random loopback port with env.
-func startServer(t *testing.T, env ...string) *server {
+// startServer runs `eventapi serve` on a random loopback port with env and
+// no drain delay.
+func startServer(t *testing.T, env ...string) server {
 	t.Helper()
-	s := &server{done: make(chan struct{})}
-	s.cmd = exec.Command(eventapiBinary(t), "serve")
-	s.cmd.Env = append(os.Environ(), append([]string{"EVENTAPI_ADDR=127.0.0.1:0", "EVENTAPI_METRICS_ADDR=127.0.0.1:0",
-		"OTEL_SDK_DISABLED=true", "EVENTAPI_LOG_LEVEL=info", "EVENTAPI_DRAIN_DELAY=0s"}, env...)...)
-	stdout, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.cmd.Stderr = s
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			var line struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "eventapi listening" {
-				addr <- line.Addr
-			}
-			_, _ = s.Write(append(sc.Bytes(), '\n'))
-		}
-	}()
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(func() {
-		s.Kill()
-		if t.Failed() {
-			s.mu.Lock()
-			t.Logf("server %d log:\n%s", s.cmd.Process.Pid, s.logs.String())
-			s.mu.Unlock()
-		}
-	})
-	select {
-	case a := <-addr:
-		s.base = "http://" + a
-		return s
-	case <-s.done:
-		t.Fatalf("eventapi serve exited before listening:\n%s", s.logs.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("eventapi serve did not report its address")
-	}
-	return nil
-}
-
-// Kill sends SIGKILL and waits for the process to exit.
-func (s *server) Kill() {
-	select {
-	case <-s.done:
-	default:
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	return server{apitest.StartProcess(t, append([]string{"EVENTAPI_DRAIN_DELAY=0s"}, env...)...)}
 }
 
 // do sends one request with key and decodes the {data} envelope.
-func (s *server) do(t *testing.T, key, method, path string, body any) (int, map[string]any) {
+func (s server) do(t *testing.T, key, method, path string, body any) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, s.base+path, rd)
+	req, _ := http.NewRequest(method, s.Base()+path, rd)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
@@ -219,7 +123,7 @@ func TestTwoProcessesShareTheQueue(t *testing.T) {
 	const n = 40
 	want := map[string]bool{}
 	for i := 0; i < n; i++ {
-		p := []*server{p1, p2}[i%2]
+		p := []server{p1, p2}[i%2]
 		code, c := p.do(t, k.Secret, "POST", "/api/v2/clients", map[string]any{"name": fmt.Sprintf("client %d", i)})
 		if code != 201 {
 			t.Fatalf("create client: %d", code)
@@ -267,9 +171,9 @@ func TestTwoProcessesShareTheQueue(t *testing.T) {
 		t.Fatal("no delivery reached the receiver")
 	}
 	sender, survivor := p1, p2
-	if ownsConnection(t, p2.cmd.Process.Pid, r.RemoteAddr) {
+	if ownsConnection(t, p2.Pid(), r.RemoteAddr) {
 		sender, survivor = p2, p1
-	} else if !ownsConnection(t, p1.cmd.Process.Pid, r.RemoteAddr) {
+	} else if !ownsConnection(t, p1.Pid(), r.RemoteAddr) {
 		t.Fatalf("neither process owns the connection from %s", r.RemoteAddr)
 	}
 	sender.Kill()
@@ -278,7 +182,7 @@ func TestTwoProcessesShareTheQueue(t *testing.T) {
 	waitFor(t, "the delivery recorded as succeeded", func() bool {
 		err := db.NewRaw(`SELECT d.change_id, d.status, d.attempt_count,
 				(SELECT count(*) FROM webhook_delivery_attempts a WHERE a.organization_id = d.organization_id AND a.delivery_id = d.id) AS recorded
-			FROM webhook_deliveries d JOIN changes ch ON ch.organization_id = d.organization_id AND ch.id = d.change_id
+			FROM webhook_deliveries d JOIN changes ch ON ch.organization_id = d.organization_id AND ch.seq = d.change_seq
 			WHERE d.organization_id = ? AND ch.object_id = ?`, org.ID, victim).Scan(ctx, &s)
 		return err == nil && s.Status == "succeeded"
 	})

@@ -69,7 +69,7 @@ if grep -q '^kind: PodDisruptionBudget' "$tmp/default.yaml"; then fail "a PodDis
 grep -q 'terminationGracePeriodSeconds: 35$' "$tmp/default.yaml" || fail "default terminationGracePeriodSeconds is not drainDelay + shutdownTimeout + 10 s (35)"
 "$HELM" template eventapi "$chart" --set replicaCount=2 --set redis.url=redis://redis:6379/0 >"$tmp/two.yaml" || fail "helm template with two replicas"
 grep -q '^kind: PodDisruptionBudget' "$tmp/two.yaml" || fail "no PodDisruptionBudget by default with two replicas"
-for want in 'maxUnavailable: 0' 'path: /livez' 'path: /readyz' 'name: EVENTAPI_DRAIN_DELAY'; do
+for want in 'maxUnavailable: 0' 'path: /livez' 'path: /readyz' 'name: EVENTAPI_DRAIN_DELAY' 'name: EVENTAPI_WEBHOOK_WORKERS'; do
   grep -q "$want" "$tmp/default.yaml" || fail "the default rendering lacks '$want'"
 done
 for want in 'value: "transaction"' 'name: EVENTAPI_MIGRATE_DATABASE_URL' 'value: "redis+cluster://' '^kind: PodDisruptionBudget'; do

@@ -95,7 +95,7 @@ func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bo
 	err = db.NewRaw(`SELECT e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
 		FROM webhook_deliveries d
 		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
-		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.id = d.change_id
+		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.seq = d.change_seq
 		WHERE d.organization_id = ? AND d.id = ?`, c.OrganizationID, c.ID).Scan(ctx, &ms)
 	if err != nil || len(ms) == 0 {
 		return Message{}, false, database.Error(err)

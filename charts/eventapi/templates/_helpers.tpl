@@ -158,6 +158,14 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.requestLogRetention | quote }}
 - name: EVENTAPI_REQUEST_LOG_BUFFER
   value: {{ .Values.config.requestLogBuffer | quote }}
+- name: EVENTAPI_WEBHOOK_WORKERS
+  value: {{ .Values.webhooks.workers | quote }}
+- name: EVENTAPI_WEBHOOK_ENDPOINT_CONCURRENCY
+  value: {{ .Values.webhooks.endpointConcurrency | quote }}
+- name: EVENTAPI_WEBHOOK_POLL_INTERVAL
+  value: {{ .Values.webhooks.pollInterval | quote }}
+- name: EVENTAPI_WEBHOOK_ALLOW_PRIVATE
+  value: {{ .Values.webhooks.allowPrivate | quote }}
 {{- if .Values.config.v1Sunset }}
 - name: EVENTAPI_V1_SUNSET
   value: {{ .Values.config.v1Sunset | quote }}

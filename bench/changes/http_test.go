@@ -1,0 +1,298 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/bench/catalogue"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+var (
+	httpRounds   = flag.Int("http.rounds", 6, "BenchmarkHTTPWrite: measured rounds per mode (modes alternate)")
+	httpDuration = flag.Duration("http.duration", 5*time.Second, "BenchmarkHTTPWrite: length of one round")
+	httpConns    = flag.Int("http.conns", 16, "BenchmarkHTTPWrite: concurrent connections")
+	httpDDL      = flag.String("http.ddl", "", "BenchmarkHTTPWrite: SQL run on the database before measuring (to try a variant)")
+)
+
+// httpOrgs is how many organizations share the load, each at the real
+// limit (1000 requests per minute), so the limiter works as in production.
+const httpOrgs = 300
+
+// BenchmarkHTTPWrite is the outbox's cost as a customer sees it: a real
+// `eventapi serve` process (auth, the Redis limiter, the request log, the
+// webhook worker) takes POST /api/v2/clients and a PATCH of the new client
+// from -http.conns connections over 300 organizations, with the outbox on
+// and off in alternating rounds of one run. It prints each round and the
+// medians: writes per second and the CPU each write cost the server,
+// PostgreSQL (this database's backends and the server's own background
+// processes), Redis and the load generator, read from /proc, and the
+// ratios off/on. One call does the whole run (use -benchtime 1x).
+func BenchmarkHTTPWrite(b *testing.B) {
+	ctx := context.Background()
+	dbURL := pgtest.NewDatabase(b)
+	keys := seedKeys(b, dbURL, httpOrgs)
+	srv := apitest.StartProcess(b, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_REDIS_URL="+pgtest.RedisURL())
+	monitor, err := catalogue.OpenPool(ctx, dbURL, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer monitor.Close()
+	if *httpDDL != "" {
+		if _, err := monitor.Exec(ctx, *httpDDL); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m := &meter{server: srv.Pid(), monitor: monitor}
+	if m.redis, err = catalogue.ListenerPID(hostPort(pgtest.RedisURL(), "6379")); err != nil {
+		b.Fatalf("Redis must run on this machine: %v", err)
+	}
+	if m.postmaster, err = catalogue.ListenerPID(hostPort(pgtest.AdminURL(), "5432")); err != nil {
+		b.Fatalf("PostgreSQL must run on this machine: %v", err)
+	}
+	w := &writer{base: srv.Base(), keys: keys, client: catalogue.NewClient(*httpConns)}
+	defer w.client.CloseIdleConnections()
+
+	w.run(b, time.Second) // warm-up: connections, prepared statements, key cache
+	results := map[bool][]round{}
+	for r := range *httpRounds {
+		for _, on := range []bool{r%2 == 0, r%2 != 0} {
+			toggleOutbox(b, monitor, on)
+			before := m.read(b)
+			n := w.run(b, *httpDuration)
+			res := m.since(b, before, n)
+			results[on] = append(results[on], res)
+			fmt.Printf("round %d outbox=%-3s %s\n", r, onOff(on), res)
+		}
+	}
+	toggleOutbox(b, monitor, true)
+	on, off := median(results[true]), median(results[false])
+	fmt.Printf("median outbox=on  %s\nmedian outbox=off %s\n", on, off)
+	fmt.Printf("outbox cost: throughput on/off %.3f, CPU per write on/off %.3f (server %.3f, PostgreSQL %.3f)\n",
+		on.rate/off.rate, on.total()/off.total(), on.server/off.server, on.pg/off.pg)
+	b.ReportMetric(on.rate/off.rate, "throughput-on/off")
+	b.ReportMetric(on.total()/off.total(), "cpu-on/off")
+}
+
+// seedKeys makes n organizations with one live key each.
+func seedKeys(b *testing.B, dbURL string, n int) []string {
+	ctx := context.Background()
+	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	keys := make([]string, n)
+	for i := range keys {
+		o, err := tenancy.CreateOrganization(ctx, db, fmt.Sprintf("Bench %d", i), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k, err := tenancy.CreateKey(ctx, db, tenancy.NewKey{OrganizationID: o.ID, Name: "bench", Scopes: tenancy.AllScopes, Mode: apikey.Live})
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys[i] = k.Secret
+	}
+	return keys
+}
+
+// toggleOutbox enables or disables the clients table's change trigger.
+func toggleOutbox(b *testing.B, db *pgxpool.Pool, on bool) {
+	verb := "DISABLE"
+	if on {
+		verb = "ENABLE"
+	}
+	if _, err := db.Exec(context.Background(), "ALTER TABLE clients "+verb+" TRIGGER record_change"); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// writer sends the benchmarked writes.
+type writer struct {
+	base   string
+	keys   []string
+	client *http.Client
+	next   atomic.Int64
+}
+
+// run sends POST-then-PATCH pairs from the configured connections for d and
+// returns how many requests completed. Any failed request fails b.
+func (w *writer) run(b *testing.B, d time.Duration) int64 {
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	deadline := time.Now().Add(d)
+	for range *httpConns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				key := w.keys[w.next.Add(1)%int64(len(w.keys))]
+				var created struct {
+					Data struct{ ID string } `json:"data"`
+				}
+				if err := w.do(http.MethodPost, "/api/v2/clients", key, `{"name":"Bench client","email":"bench@example.com"}`, http.StatusCreated, &created); err != nil {
+					once.Do(func() { b.Error(err) })
+					return
+				}
+				if err := w.do(http.MethodPatch, "/api/v2/clients/"+created.Data.ID, key, `{"notes":"updated"}`, http.StatusOK, nil); err != nil {
+					once.Do(func() { b.Error(err) })
+					return
+				}
+				done.Add(2)
+			}
+		}()
+	}
+	wg.Wait()
+	if b.Failed() {
+		b.FailNow()
+	}
+	return done.Load()
+}
+
+func (w *writer) do(method, path, key, body string, want int, out any) error {
+	req, err := http.NewRequest(method, w.base+path, bytes.NewBufferString(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := w.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != want {
+		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// meter reads the CPU time of every process a write runs through.
+type meter struct {
+	server, redis, postmaster int
+	monitor                   *pgxpool.Pool
+}
+
+// reading is the CPU used so far by each measured process.
+type reading struct {
+	at                 time.Time
+	server, redis, gen time.Duration
+	pg                 catalogue.CPUSet
+}
+
+func (m *meter) read(b *testing.B) reading {
+	pids, err := m.pgPIDs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	server, err := catalogue.ReadCPU(m.server)
+	if err != nil {
+		b.Fatal(err)
+	}
+	redis, _ := catalogue.ReadCPU(m.redis)
+	gen, _ := catalogue.ReadCPU(0)
+	return reading{at: time.Now(), server: server, redis: redis, gen: gen, pg: catalogue.ReadCPUSet(pids)}
+}
+
+// since turns the CPU used since before by n requests into a round.
+func (m *meter) since(b *testing.B, before reading, n int64) round {
+	after := m.read(b)
+	for pid := range before.pg { // backends that have exited still count up to here
+		if _, ok := after.pg[pid]; !ok {
+			after.pg[pid] = before.pg[pid]
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / float64(n) }
+	return round{rate: float64(n) / after.at.Sub(before.at).Seconds(),
+		server: per(after.server - before.server), pg: per(after.pg.Since(before.pg)),
+		redis: per(after.redis - before.redis), gen: per(after.gen - before.gen)}
+}
+
+// pgPIDs lists this database's backends and PostgreSQL's own background
+// processes (WAL writer, checkpointer, ...), children of the postmaster
+// listening at the configured address.
+func (m *meter) pgPIDs() ([]int, error) {
+	rows, err := m.monitor.Query(context.Background(), `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() OR backend_type NOT IN ('client backend', 'autovacuum worker')`)
+	if err != nil {
+		return nil, err
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(pids, func(pid int) bool {
+		ppid, err := catalogue.ParentPID(pid)
+		return err != nil || ppid != m.postmaster
+	}), nil
+}
+
+// round is one measured round: requests per second and CPU microseconds
+// per request.
+type round struct{ rate, server, pg, redis, gen float64 }
+
+func (r round) total() float64 { return r.server + r.pg + r.redis + r.gen }
+
+func (r round) String() string {
+	return fmt.Sprintf("%7.0f writes/s  CPU per write: server %5.0fµs  PostgreSQL %5.0fµs  Redis %4.0fµs  generator %4.0fµs  total %5.0fµs",
+		r.rate, r.server, r.pg, r.redis, r.gen, r.total())
+}
+
+func median(rs []round) round {
+	field := func(f func(round) float64) float64 {
+		xs := make([]float64, len(rs))
+		for i, r := range rs {
+			xs[i] = f(r)
+		}
+		return catalogue.Median(xs)
+	}
+	return round{rate: field(func(r round) float64 { return r.rate }), server: field(func(r round) float64 { return r.server }),
+		pg: field(func(r round) float64 { return r.pg }), redis: field(func(r round) float64 { return r.redis }),
+		gen: field(func(r round) float64 { return r.gen })}
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// hostPort is the host:port of a database or Redis URL.
+func hostPort(raw, defaultPort string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Port() == "" {
+		return u.Host + ":" + defaultPort
+	}
+	return u.Host
+}
