@@ -47,7 +47,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
 		}
 		w.log.Error("webhooks: preparing a delivery failed", "delivery_id", c.ID.String(), "error", err.Error())
 		text := "internal error preparing the message; it will be retried"
-		w.complete(c, claimed, 0, nil, &text)
+		w.complete(c, msg.CreatedAt, claimed, 0, nil, &text)
 		return
 	}
 	// The attempt must end before the lease does (less a margin), and
@@ -58,7 +58,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))
 	if err != nil {
 		text := "the endpoint URL cannot be requested"
-		w.complete(c, claimed, 0, nil, &text)
+		w.complete(c, msg.CreatedAt, claimed, 0, nil, &text)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -72,7 +72,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
 			return
 		}
 		text := describe(err, budget)
-		w.complete(c, claimed, time.Since(started), nil, &text)
+		w.complete(c, msg.CreatedAt, claimed, time.Since(started), nil, &text)
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))
@@ -83,7 +83,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
 		s := describeStatus(code)
 		text = &s
 	}
-	w.complete(c, claimed, time.Since(started), &code, text)
+	w.complete(c, msg.CreatedAt, claimed, time.Since(started), &code, text)
 }
 
 // prepare renders the change and signs nothing yet: it returns the body and
@@ -107,8 +107,8 @@ func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message
 }
 
 // complete records an attempt that began at claimed (worker clock) and
-// took took; errText nil means success.
-func (w *Worker) complete(c *store.Claim, claimed time.Time, took time.Duration, code *int, errText *string) {
+// took took, of the change made at changedAt; errText nil means success.
+func (w *Worker) complete(c *store.Claim, changedAt, claimed time.Time, took time.Duration, code *int, errText *string) {
 	// The database's clock at the attempt's start: the claim's reading plus
 	// the time since, so one clock decides the retry window.
 	startedDB := c.Now.Add(time.Since(claimed) - took)
@@ -130,7 +130,9 @@ func (w *Worker) complete(c *store.Claim, claimed time.Time, took time.Duration,
 	if err := store.Complete(ctx, w.db, c, o); err != nil {
 		// The lease runs out and the delivery is sent again: at least once.
 		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
+		return
 	}
+	recordAttempt(took, errText != nil, o.GiveUp, changedAt)
 	if o.GiveUp {
 		w.log.Warn("webhooks: a delivery failed for good; its endpoint is disabled", "delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
 	}

@@ -1,0 +1,69 @@
+package server_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// TestWebhookDeliveriesAreMetered: a delivery to a real receiver that
+// answers 204, and one to a receiver that answers 500, are counted by
+// outcome in /metrics, with the attempt duration and the delivery lag as
+// histograms and no organization or endpoint in any label.
+func TestWebhookDeliveriesAreMetered(t *testing.T) {
+	u := metricsEndpoint(t)
+	env := apitest.New(t, func(c *config.Config, o *server.Options) {
+		o.Metrics = true
+		c.Webhook.AllowPrivate = true
+		c.Webhook.PollInterval = 20 * time.Millisecond
+		c.Webhook.BackoffBase = time.Hour // a failure is retried after the test
+	})
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer ok.Close()
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
+	defer broken.Close()
+	org := env.NewOrg("Hooked")
+	for _, url := range []string{ok.URL, broken.URL} {
+		if res := org.Post("/api/v2/webhook_endpoints", map[string]any{"url": url, "enabled_events": []string{"client.created"}}); res.Status != 201 {
+			t.Fatalf("create endpoint: %d %s", res.Status, res.Body)
+		}
+	}
+	before := scrape(t, u)
+	successes := counter(before, "eventapi_webhook_attempts_total", map[string]string{"outcome": "success"})
+	failures := counter(before, "eventapi_webhook_attempts_total", map[string]string{"outcome": "failure"})
+	if res := org.Post("/api/v2/clients", map[string]any{"name": "Metered"}); res.Status != 201 {
+		t.Fatalf("create client: %d %s", res.Status, res.Body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		fams := scrape(t, u)
+		s := counter(fams, "eventapi_webhook_attempts_total", map[string]string{"outcome": "success"})
+		f := counter(fams, "eventapi_webhook_attempts_total", map[string]string{"outcome": "failure"})
+		if s == successes+1 && f == failures+1 {
+			for _, name := range []string{"eventapi_webhook_attempt_duration_seconds", "eventapi_webhook_delivery_lag_seconds"} {
+				if fams[name] == nil || len(fams[name].GetMetric()) == 0 {
+					t.Errorf("no %s histogram", name)
+				}
+			}
+			for name, fam := range fams {
+				for _, m := range fam.GetMetric() {
+					for k, v := range labels(m) {
+						if v == org.ID.String() || k == "endpoint" || k == "url" {
+							t.Errorf("%s carries %s=%s", name, k, v)
+						}
+					}
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("attempts counted: success %v (want %v), failure %v (want %v)", s, successes+1, f, failures+1)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,57 @@
+package delivery
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// The delivery instruments (docs/observability.md). They carry the outcome
+// only: never an organization, endpoint or URL, so their cardinality stays
+// fixed however many customers register endpoints.
+var (
+	attemptCounter  metric.Int64Counter
+	attemptDuration metric.Float64Histogram
+	lagHistogram    metric.Float64Histogram
+)
+
+func init() {
+	m := otel.Meter("github.com/eventapi/eventapi/api/webhooks/delivery")
+	attemptCounter, _ = m.Int64Counter("eventapi.webhook.attempts",
+		metric.WithDescription("Webhook delivery attempts by outcome: success (2xx), failure (retried later) or gave_up (the endpoint was disabled)."),
+		metric.WithUnit("{attempt}"))
+	attemptDuration, _ = m.Float64Histogram("eventapi.webhook.attempt.duration",
+		metric.WithDescription("Time from sending a webhook request to its response or error."),
+		metric.WithUnit("s"))
+	lagHistogram, _ = m.Float64Histogram("eventapi.webhook.delivery.lag",
+		metric.WithDescription("Time from a change's commit to its successful delivery."),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400))
+}
+
+// outcome names an attempt's result for the attempts counter.
+func outcome(failed, gaveUp bool) string {
+	switch {
+	case gaveUp:
+		return "gave_up"
+	case failed:
+		return "failure"
+	}
+	return "success"
+}
+
+// recordAttempt counts one recorded attempt; changedAt is its change's
+// commit time, for the lag of a successful one.
+func recordAttempt(took time.Duration, failed, gaveUp bool, changedAt time.Time) {
+	ctx := context.Background()
+	attemptCounter.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome(failed, gaveUp))))
+	if took > 0 {
+		attemptDuration.Record(ctx, took.Seconds())
+	}
+	if !failed && !changedAt.IsZero() {
+		lagHistogram.Record(ctx, time.Since(changedAt).Seconds())
+	}
+}
