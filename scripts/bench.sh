@@ -38,6 +38,12 @@ for pkg in auth edge availability; do
   summarize "$out/$pkg.txt"
 done
 
+echo "== bench/changes: the outbox's cost through a real server, on vs off in one run" >&2
+go test -run '^$' -bench HTTPWrite -benchtime 1x ./bench/changes/ | tee "$out/changes-http.txt"
+echo "== bench/requestlog: the request log's CPU per request, on vs off (count $count)" >&2
+go test -run '^$' -bench PerRequest -benchtime 100000x -count "$count" ./bench/requestlog/ | tee "$out/requestlog.txt"
+summarize "$out/requestlog.txt"
+
 echo "== bench/catalogue (catbench: full chain vs bare baseline)" >&2
 go build -o "$out/catbench" ./bench/catalogue/cmd/catbench
 "$out/catbench" "$@" | tee "$out/catalogue.txt"
