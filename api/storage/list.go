@@ -91,12 +91,14 @@ func listTable[T any]() string {
 // condition's arguments in order, and the limit last. No cond is inline.
 func listQuery[T any](org tenancy.OrganizationID, p PageRequest, conds []Cond) (string, []any) {
 	args := make([]any, 0, 4+len(conds))
-	args = append(args, org)
+	args = append(args, param(org))
 	if p.After != nil {
-		args = append(args, p.After.CreatedAt, p.After.ID)
+		args = append(args, p.After.CreatedAt, param(p.After.ID))
 	}
 	for _, c := range conds {
-		args = append(args, c.Args...)
+		for _, a := range c.Args {
+			args = append(args, param(a))
+		}
 	}
 	args = append(args, int64(p.Limit+1))
 
