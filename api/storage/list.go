@@ -63,7 +63,7 @@ func List[T any, PT interface {
 	if !slices.ContainsFunc(conds, func(c Cond) bool { return c.inline }) {
 		text, args := listQuery[T](org, p, conds)
 		ok, err = query(ctx, db, "SELECT "+listTable[T](), text, args, func(ctx context.Context, rows *sql.Rows) error {
-			return scanner.ScanRows(ctx, rows, &items)
+			return scanAll(ctx, rows, &items)
 		})
 	}
 	if !ok {

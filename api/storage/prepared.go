@@ -153,7 +153,7 @@ func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 			return rows.Err()
 		}
 		m = new(T)
-		return scanner.ScanRow(ctx, rows, m)
+		return scanOne(ctx, rows, m)
 	})
 	if ok && err == nil && notFound {
 		return nil, true, errs.NotFoundf(kind)
