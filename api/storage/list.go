@@ -63,7 +63,7 @@ func List[T any, PT interface {
 	if !slices.ContainsFunc(conds, func(c Cond) bool { return c.inline }) {
 		text, args := listQuery[T](org, p, conds)
 		ok, err = query(ctx, db, "SELECT "+listTable[T](), text, args, func(ctx context.Context, rows *sql.Rows) error {
-			return scanner.ScanRows(ctx, rows, &items)
+			return scanAll(ctx, rows, &items)
 		})
 	}
 	if !ok {
@@ -91,12 +91,14 @@ func listTable[T any]() string {
 // condition's arguments in order, and the limit last. No cond is inline.
 func listQuery[T any](org tenancy.OrganizationID, p PageRequest, conds []Cond) (string, []any) {
 	args := make([]any, 0, 4+len(conds))
-	args = append(args, org)
+	args = append(args, param(org))
 	if p.After != nil {
-		args = append(args, p.After.CreatedAt, p.After.ID)
+		args = append(args, p.After.CreatedAt, param(p.After.ID))
 	}
 	for _, c := range conds {
-		args = append(args, c.Args...)
+		for _, a := range c.Args {
+			args = append(args, param(a))
+		}
 	}
 	args = append(args, int64(p.Limit+1))
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"go.opentelemetry.io/otel/attribute"
@@ -116,6 +117,22 @@ func query(ctx context.Context, db bun.IDB, name, text string, args []any, scan 
 	return true, database.Error(rows.Close())
 }
 
+// param returns the value sent for v: a UUID as a pgtype.UUID, which pgx
+// encodes in the binary format directly (and, in the pooler's exec mode,
+// which infers parameter types from Go types, sends as uuid). uuid.UUID and
+// tenancy.OrganizationID are driver.Valuers: pgx takes their string, fails
+// to encode that in binary (building the error with fmt.Errorf), parses it
+// back and encodes the result (bench/README.md).
+func param(v any) any {
+	switch v := v.(type) {
+	case uuid.UUID:
+		return pgtype.UUID{Bytes: v, Valid: true}
+	case tenancy.OrganizationID:
+		return pgtype.UUID{Bytes: v.UUID, Valid: true}
+	}
+	return v
+}
+
 // getByID loads the record id of org with a prepared, parameterised query.
 // ok is false when db is not a pool or transaction it can address directly;
 // the caller then uses the ordinary bun query.
@@ -130,13 +147,13 @@ func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		getText.Store(typ, text)
 	}
 	notFound := false
-	ok, err = query(ctx, db, "SELECT "+kind, text.(string), []any{org, id}, func(ctx context.Context, rows *sql.Rows) error {
+	ok, err = query(ctx, db, "SELECT "+kind, text.(string), []any{param(org), param(id)}, func(ctx context.Context, rows *sql.Rows) error {
 		if !rows.Next() {
 			notFound = rows.Err() == nil
 			return rows.Err()
 		}
 		m = new(T)
-		return scanner.ScanRow(ctx, rows, m)
+		return scanOne(ctx, rows, m)
 	})
 	if ok && err == nil && notFound {
 		return nil, true, errs.NotFoundf(kind)

@@ -2,8 +2,6 @@ package edge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -33,6 +31,8 @@ type Redis struct {
 	// retries counts the idempotency-record operations retried after a
 	// timed-out attempt (Retries).
 	retries atomic.Int64
+	// admits batches the process's concurrent admissions (admit.go).
+	admits admitter
 }
 
 // RedisOptions tunes the client.
@@ -144,29 +144,6 @@ if v then return v end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false
 `)
-
-// Admit implements Store in one round trip (EVALSHA; EVAL once after the
-// script cache was flushed, for example by a Redis restart).
-func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
-	var nonce [6]byte
-	_, _ = rand.Read(nonce[:])
-	ctx, cancel := context.WithTimeout(ctx, r.limiter)
-	defer cancel()
-	res, err := slidingWindow.Run(ctx, r.client, []string{r.Key("rl:" + key)},
-		window.Microseconds(), limit, hex.EncodeToString(nonce[:])).Int64Slice()
-	if err != nil {
-		return Decision{}, r.failed(err)
-	}
-	if len(res) != 4 {
-		return Decision{}, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, res)
-	}
-	d := Decision{Allowed: res[0] == 1, Limit: limit, Remaining: max(0, limit-int(res[1])),
-		Reset: time.UnixMicro(res[2]).UTC()}
-	if !d.Allowed {
-		d.RetryAfter = time.Duration(res[2]-res[3]) * time.Microsecond
-	}
-	return d, nil
-}
 
 // ttlMillis rounds ttl up to whole milliseconds (Redis PX), at least 1.
 func ttlMillis(ttl time.Duration) int64 {

@@ -1,7 +1,8 @@
 // Package ratelimit admits requests through an exact sliding window kept in
 // the shared edge store (one atomic script, one Redis round trip per
-// request), and reports the bucket in X-RateLimit-* headers on every
-// response of its route group, errors included. When the store cannot be
+// request; the Redis store pipelines a process's concurrent ones), and
+// reports the bucket in X-RateLimit-* headers on every response of its route
+// group, errors included. When the store cannot be
 // reached it fails open within the store's timeout: the request proceeds, the
 // failure is counted (Config.FailOpens, when the caller gives one, and the
 // OpenTelemetry counter eventapi.ratelimit.fail_open) and logged at most once

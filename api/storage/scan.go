@@ -1,0 +1,233 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun/schema"
+)
+
+// The parameterised detail and list pages (prepared.go, list.go) scan their
+// rows here instead of through bun: bun looks every column up by name and
+// scans it through a chain of reflective calls for each row, 40% of the
+// list's scanning (bench/README.md). Here the columns are matched to the
+// model's fields once per model, and each column is a sql.Scanner that
+// stores the driver's value in its field directly. Only the combinations
+// bun itself handles by plain assignment take that path (a string into a
+// string or *string, a bool, a time.Time, a UUID, NULL as the zero value or
+// a nil pointer); any other value goes to the field's own bun scanner, so a
+// record comes out exactly as bun would scan it. A model with scan hooks, or
+// a column bun does not map to a field, is scanned by bun.
+
+// fieldKind is how a column's value is stored in its field.
+type fieldKind uint8
+
+const (
+	viaBun fieldKind = iota
+	kindString
+	kindStringPtr
+	kindBool
+	kindTime
+	kindUUID
+)
+
+var kinds = map[reflect.Type]fieldKind{
+	reflect.TypeFor[string]():    kindString,
+	reflect.TypeFor[*string]():   kindStringPtr,
+	reflect.TypeFor[bool]():      kindBool,
+	reflect.TypeFor[time.Time](): kindTime,
+	reflect.TypeFor[uuid.UUID](): kindUUID,
+}
+
+// scanPlan maps the columns of a model's statement to its fields.
+type scanPlan struct {
+	columns []string
+	fields  []*schema.Field
+	kinds   []fieldKind
+}
+
+// scanPlans caches one plan per model type; a nil plan means bun scans.
+var scanPlans sync.Map // reflect.Type → *scanPlan
+
+// planFor returns the plan of T for these columns, or nil when bun must scan.
+func planFor[T any](columns []string) *scanPlan {
+	typ := reflect.TypeFor[T]()
+	if v, ok := scanPlans.Load(typ); ok {
+		p := v.(*scanPlan)
+		if p == nil || slices.Equal(p.columns, columns) {
+			return p
+		}
+		return newScanPlan(typ, columns) // another column list: not cached
+	}
+	p := newScanPlan(typ, columns)
+	scanPlans.Store(typ, p)
+	return p
+}
+
+func newScanPlan(typ reflect.Type, columns []string) *scanPlan {
+	t := scanner.Table(typ)
+	if t.HasBeforeScanRowHook() || t.HasAfterScanRowHook() {
+		return nil
+	}
+	p := &scanPlan{columns: slices.Clone(columns)}
+	for _, c := range columns {
+		f, ok := t.FieldMap[c]
+		if !ok {
+			return nil
+		}
+		k := kinds[f.StructField.Type]
+		if len(f.Index) != 1 || !plainTag(f) {
+			k = viaBun
+		}
+		p.fields = append(p.fields, f)
+		p.kinds = append(p.kinds, k)
+	}
+	return p
+}
+
+// plainTag reports whether the field's bun tag leaves its scanning to its
+// Go type (no array, JSON or msgpack encoding).
+func plainTag(f *schema.Field) bool {
+	for o, vs := range f.Tag.Options {
+		switch o {
+		case "pk", "nullzero", "notnull", "default", "unique", "skipupdate":
+		case "type":
+			for _, v := range vs {
+				switch strings.ToLower(v) {
+				case "uuid", "text", "varchar", "boolean", "timestamptz":
+				default:
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// column scans one column into the field of the current row's struct.
+type column struct {
+	field *schema.Field
+	kind  fieldKind
+	strct reflect.Value
+}
+
+// Scan implements sql.Scanner.
+func (c *column) Scan(src any) error {
+	if c.kind == viaBun {
+		return c.field.ScanValue(c.strct, src)
+	}
+	fv := c.strct.Field(c.field.Index[0])
+	p := fv.Addr().UnsafePointer()
+	switch c.kind {
+	case kindString:
+		switch s := src.(type) {
+		case string:
+			*(*string)(p) = s
+			return nil
+		case nil:
+			*(*string)(p) = ""
+			return nil
+		}
+	case kindStringPtr:
+		switch s := src.(type) {
+		case string:
+			*(**string)(p) = &s
+			return nil
+		case nil:
+			*(**string)(p) = nil
+			return nil
+		}
+	case kindBool:
+		switch b := src.(type) {
+		case bool:
+			*(*bool)(p) = b
+			return nil
+		case nil:
+			*(*bool)(p) = false
+			return nil
+		}
+	case kindTime:
+		switch t := src.(type) {
+		case time.Time:
+			*(*time.Time)(p) = t
+			return nil
+		case nil:
+			*(*time.Time)(p) = time.Time{}
+			return nil
+		}
+	case kindUUID:
+		return (*uuid.UUID)(p).Scan(src)
+	}
+	return c.field.ScanValue(c.strct, src)
+}
+
+// row is the scanning state of one statement.
+type row struct {
+	cols []column
+	dest []any
+}
+
+// newRow returns the scanning state for rows, or nil when bun must scan T.
+func newRow[T any](rows *sql.Rows) (*row, error) {
+	names, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	p := planFor[T](names)
+	if p == nil {
+		return nil, nil
+	}
+	r := &row{cols: make([]column, len(names)), dest: make([]any, len(names))}
+	for i := range r.cols {
+		r.cols[i] = column{field: p.fields[i], kind: p.kinds[i]}
+		r.dest[i] = &r.cols[i]
+	}
+	return r, nil
+}
+
+// scan scans the current row into m.
+func (r *row) scan(rows *sql.Rows, m any) error {
+	v := reflect.ValueOf(m).Elem()
+	for i := range r.cols {
+		r.cols[i].strct = v
+	}
+	return rows.Scan(r.dest...)
+}
+
+// scanAll appends every row to items, as bun's ScanRows does.
+func scanAll[T any](ctx context.Context, rows *sql.Rows, items *[]T) error {
+	r, err := newRow[T](rows)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return scanner.ScanRows(ctx, rows, items)
+	}
+	for rows.Next() {
+		*items = append(*items, *new(T))
+		if err := r.scan(rows, &(*items)[len(*items)-1]); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// scanOne scans the current row into m, as bun's ScanRow does.
+func scanOne[T any](ctx context.Context, rows *sql.Rows, m *T) error {
+	r, err := newRow[T](rows)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return scanner.ScanRow(ctx, rows, m)
+	}
+	return r.scan(rows, m)
+}
