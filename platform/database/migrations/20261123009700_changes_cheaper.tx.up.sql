@@ -1,4 +1,4 @@
--- The outbox costs a write less (docs/changes.md, "What the outbox costs"):
+-- The outbox costs a write less (docs/changes.md, "Cost"):
 --
 -- * changes is keyed by its seq (an identity: each insert lands on the
 --   index's last page) instead of the random id, whose btree took a random
