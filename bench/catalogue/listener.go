@@ -5,10 +5,33 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 )
+
+// HostPort is the host:port of a PostgreSQL or Redis URL, with the
+// scheme's default port when the URL names none.
+func HostPort(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch u.Scheme {
+	case "redis", "rediss":
+		return u.Host + ":6379"
+	default:
+		return u.Host + ":5432"
+	}
+}
+
+// URLListenerPID finds the local process listening at the host:port of a
+// PostgreSQL or Redis URL.
+func URLListenerPID(raw string) (int, error) { return ListenerPID(HostPort(raw)) }
 
 // ListenerPID returns the pid of the local process that owns the listening
 // TCP socket of addr ("host:port"), found the way ss -p does: the socket's

@@ -64,3 +64,16 @@ func TestListenerPID(t *testing.T) {
 		t.Logf("%s is served by pid %d", u.Host, pid)
 	}
 }
+
+func TestHostPort(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{"postgres://postgres@127.0.0.1:5433/db?sslmode=disable", "127.0.0.1:5433"},
+		{"postgres://postgres@127.0.0.1/db", "127.0.0.1:5432"},
+		{"redis://127.0.0.1/0", "127.0.0.1:6379"},
+		{"rediss://cache.internal:6380/0", "cache.internal:6380"},
+	} {
+		if got := HostPort(tc.raw); got != tc.want {
+			t.Errorf("HostPort(%q) = %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+}

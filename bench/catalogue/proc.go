@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,14 +137,26 @@ func (s CPUSet) Since(before CPUSet) time.Duration {
 	return total
 }
 
-// BackendPIDs lists the server processes of every other session on the
-// database pool is connected to, so their CPU time can be read from /proc
-// (PostgreSQL on this machine only).
-func BackendPIDs(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
+// ServerPIDs lists the server processes of every other session on the
+// database pool is connected to, and with background PostgreSQL's own
+// processes too (WAL writer, checkpointer, ...: the cost of writing), keeping
+// only children of postmaster, the process listening at the configured
+// address: a pid from pg_stat_activity is only read from /proc when it is
+// that server's (PostgreSQL on this machine only).
+func ServerPIDs(ctx context.Context, pool *pgxpool.Pool, postmaster int, background bool) ([]int, error) {
 	rows, err := pool.Query(ctx, `SELECT pid FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+		WHERE pid <> pg_backend_pid()
+		  AND (datname = current_database() OR ($1 AND backend_type NOT IN ('client backend', 'autovacuum worker')))`,
+		background)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[int])
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(pids, func(pid int) bool {
+		ppid, err := ParentPID(pid)
+		return err != nil || ppid != postmaster
+	}), nil
 }

@@ -8,14 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/eventapi/eventapi/api/apitest"
@@ -62,10 +59,10 @@ func BenchmarkHTTPWrite(b *testing.B) {
 		}
 	}
 	m := &meter{server: srv.Pid(), monitor: monitor}
-	if m.redis, err = catalogue.ListenerPID(hostPort(pgtest.RedisURL(), "6379")); err != nil {
+	if m.redis, err = catalogue.URLListenerPID(pgtest.RedisURL()); err != nil {
 		b.Fatalf("Redis must run on this machine: %v", err)
 	}
-	if m.postmaster, err = catalogue.ListenerPID(hostPort(pgtest.AdminURL(), "5432")); err != nil {
+	if m.postmaster, err = catalogue.URLListenerPID(pgtest.AdminURL()); err != nil {
 		b.Fatalf("PostgreSQL must run on this machine: %v", err)
 	}
 	w := &writer{base: srv.Base(), keys: keys, client: catalogue.NewClient(*httpConns)}
@@ -208,7 +205,7 @@ type reading struct {
 }
 
 func (m *meter) read(b *testing.B) reading {
-	pids, err := m.pgPIDs()
+	pids, err := catalogue.ServerPIDs(context.Background(), m.monitor, m.postmaster, true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -233,25 +230,6 @@ func (m *meter) since(b *testing.B, before reading, n int64) round {
 	return round{rate: float64(n) / after.at.Sub(before.at).Seconds(),
 		server: per(after.server - before.server), pg: per(after.pg.Since(before.pg)),
 		redis: per(after.redis - before.redis), gen: per(after.gen - before.gen)}
-}
-
-// pgPIDs lists this database's backends and PostgreSQL's own background
-// processes (WAL writer, checkpointer, ...), children of the postmaster
-// listening at the configured address.
-func (m *meter) pgPIDs() ([]int, error) {
-	rows, err := m.monitor.Query(context.Background(), `SELECT pid FROM pg_stat_activity
-		WHERE datname = current_database() OR backend_type NOT IN ('client backend', 'autovacuum worker')`)
-	if err != nil {
-		return nil, err
-	}
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(pids, func(pid int) bool {
-		ppid, err := catalogue.ParentPID(pid)
-		return err != nil || ppid != m.postmaster
-	}), nil
 }
 
 // round is one measured round: requests per second and CPU microseconds
@@ -283,16 +261,4 @@ func onOff(on bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// hostPort is the host:port of a database or Redis URL.
-func hostPort(raw, defaultPort string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	if u.Port() == "" {
-		return u.Host + ":" + defaultPort
-	}
-	return u.Host
 }

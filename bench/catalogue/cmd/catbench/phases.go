@@ -65,24 +65,12 @@ func (b *bench) measure(ctx context.Context, proc *child, run func() (catalogue.
 	return s, nil
 }
 
-// backends lists the database's server processes that are children of the
-// postmaster listening at the configured address: a pid from
-// pg_stat_activity is only read from /proc when it is that server's.
+// backends lists the database's server processes (catalogue.ServerPIDs).
 func (b *bench) backends(ctx context.Context) ([]int, error) {
 	if b.postmasterPID == 0 {
 		return nil, nil
 	}
-	pids, err := catalogue.BackendPIDs(ctx, b.monitor)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, pid := range pids {
-		if ppid, err := catalogue.ParentPID(pid); err == nil && ppid == b.postmasterPID {
-			out = append(out, pid)
-		}
-	}
-	return out, nil
+	return catalogue.ServerPIDs(ctx, b.monitor, b.postmasterPID, false)
 }
 
 // redisCPU is redis-server's CPU time so far (0 when it is not local).

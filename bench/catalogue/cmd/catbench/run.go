@@ -97,14 +97,14 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	b := &bench{o: o, client: catalogue.NewClient(max(o.concurrency, o.openWorkers))}
-	if b.redisPID, err = listenerOf(o.redisURL); err != nil {
+	if b.redisPID, err = catalogue.URLListenerPID(o.redisURL); err != nil {
 		fmt.Printf("Redis CPU not measured: %v\n", err)
 	}
-	if b.postmasterPID, err = listenerOf(o.adminURL); err != nil {
+	if b.postmasterPID, err = catalogue.URLListenerPID(o.adminURL); err != nil {
 		fmt.Printf("PostgreSQL CPU not measured: %v\n", err)
 	}
 	fmt.Printf("Redis at %s: pid %d; PostgreSQL at %s: postmaster pid %d (found by listening socket)\n",
-		hostOf(o.redisURL), b.redisPID, hostOf(o.adminURL), b.postmasterPID)
+		catalogue.HostPort(o.redisURL), b.redisPID, catalogue.HostPort(o.adminURL), b.postmasterPID)
 	if err := b.seed(ctx, dbURL); err != nil {
 		return err
 	}
@@ -210,29 +210,6 @@ func (b *bench) seed(ctx context.Context, dbURL string) error {
 	b.deepCursor = storage.NewCursors(key).Encode("clients:"+b.big.ID.String()+":", storage.Cursor{CreatedAt: at.UTC(), ID: deep})
 	b.big.ClientIDs = nil
 	return nil
-}
-
-// listenerOf finds the local process listening at the host:port of a
-// database or Redis URL.
-func listenerOf(raw string) (int, error) {
-	return catalogue.ListenerPID(hostOf(raw))
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	host := u.Host
-	if u.Port() == "" {
-		switch u.Scheme {
-		case "redis", "rediss":
-			host += ":6379"
-		default:
-			host += ":5432"
-		}
-	}
-	return host
 }
 
 // checkSameAnswers makes sure both servers do the same work for every path
