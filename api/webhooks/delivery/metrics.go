@@ -27,7 +27,7 @@ func init() {
 		metric.WithDescription("Time from sending a webhook request to its response or error."),
 		metric.WithUnit("s"))
 	lagHistogram, _ = m.Float64Histogram("eventapi.webhook.delivery.lag",
-		metric.WithDescription("Time from a change's commit to its successful delivery."),
+		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery."),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400))
 }
@@ -44,7 +44,7 @@ func outcome(failed, gaveUp bool) string {
 }
 
 // recordAttempt counts one recorded attempt; changedAt is its change's
-// commit time, for the lag of a successful one.
+// write time (created_at), for the lag of a successful one.
 func recordAttempt(took time.Duration, failed, gaveUp bool, changedAt time.Time) {
 	ctx := context.Background()
 	attemptCounter.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome(failed, gaveUp))))
