@@ -82,7 +82,10 @@ func TestTwoProcessesShareTheQueue(t *testing.T) {
 	}
 	env := []string{"EVENTAPI_DATABASE_URL=" + dbURL, "EVENTAPI_DATABASE_POOLER=" + pgtest.Pooler(), "EVENTAPI_REDIS_URL=" + pgtest.RedisURL(),
 		"EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true", "EVENTAPI_WEBHOOK_POLL_INTERVAL=20ms",
-		"EVENTAPI_WEBHOOK_TIMEOUT=2s", "EVENTAPI_WEBHOOK_LEASE=3s",
+		// Generous: on a loaded machine a 2 s attempt timed out while the
+		// receiver held it, so the sender's socket was gone before the
+		// test looked for it (and a healthy delivery could be retried).
+		"EVENTAPI_WEBHOOK_TIMEOUT=10s", "EVENTAPI_WEBHOOK_LEASE=12s",
 		"EVENTAPI_WEBHOOK_BACKOFF_BASE=20ms", "EVENTAPI_WEBHOOK_BACKOFF_MAX=200ms"}
 	p1, p2 := startServer(t, env...), startServer(t, env...)
 
