@@ -143,12 +143,21 @@ func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u Organiz
 	return GetOrganization(ctx, db, id)
 }
 
-// DeleteOrganization removes an organization and, by cascade, all its data,
-// its change feed included. The cascade records no changes (the outbox is
-// switched off for the transaction; docs/changes.md).
+// DeleteOrganization removes an organization with its change feed and, by
+// cascade, all its other data. The cascade records no changes (the outbox
+// is switched off for the transaction; docs/changes.md).
 func DeleteOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SELECT set_config('eventapi.outbox', 'off', true)"); err != nil {
+			return database.Error(err)
+		}
+		// The feed has no foreign key to its organization (it would cost
+		// every write a lock of the organization's row): delete the feeds
+		// of the organization and of its sandbox, which the cascade takes.
+		if _, err := tx.NewRaw(`WITH RECURSIVE doomed AS (
+				SELECT id FROM organizations WHERE id = ?
+				UNION ALL SELECT o.id FROM organizations o JOIN doomed d ON o.sandbox_of = d.id)
+			DELETE FROM changes WHERE organization_id IN (SELECT id FROM doomed)`, id).Exec(ctx); err != nil {
 			return database.Error(err)
 		}
 		res, err := tx.NewDelete().Model((*Organization)(nil)).Where("id = ?", id).Exec(ctx)

@@ -44,3 +44,44 @@ func TestOrganizationSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeleteOrganizationTakesItsFeed: an organization's deletion removes
+// its change feed and its sandbox's (the feed has no foreign key to cascade
+// along), and leaves other organizations' feeds alone.
+func TestDeleteOrganizationTakesItsFeed(t *testing.T) {
+	db, _ := openCounted(t)
+	ctx := context.Background()
+	parent, err := CreateOrganization(ctx, db, "Parent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandbox, err := CreateOrganization(ctx, db, "Parent sandbox", &parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := CreateOrganization(ctx, db, "Other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(org uuid.UUID) int {
+		n, err := db.NewSelect().TableExpr("changes").Where("organization_id = ?", org).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	for _, org := range []uuid.UUID{parent.ID, sandbox.ID, other.ID} {
+		if _, err := db.NewRaw("INSERT INTO clients (organization_id, name) VALUES (?, 'Feed')", org).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if feed(org) != 1 {
+			t.Fatalf("org %s: the client's insert recorded %d changes, want 1", org, feed(org))
+		}
+	}
+	if err := DeleteOrganization(ctx, db, parent.ID); err != nil {
+		t.Fatal(err)
+	}
+	if p, s, o := feed(parent.ID), feed(sandbox.ID), feed(other.ID); p != 0 || s != 0 || o != 1 {
+		t.Fatalf("changes left: parent %d, sandbox %d, other %d; want 0, 0, 1", p, s, o)
+	}
+}

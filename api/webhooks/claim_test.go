@@ -9,8 +9,8 @@ import (
 	"github.com/eventapi/eventapi/platform/config"
 )
 
-// TestClaimCapsPerEndpoint drives the queue's claim directly (the worker is
-// off): at most perEndpoint deliveries of one endpoint are leased at once,
+// TestClaimCapsPerEndpoint drives the queue's fan-out and claim directly
+// (the worker is off): at most perEndpoint deliveries of one endpoint are leased at once,
 // across claims; another endpoint is not held back; a disabled endpoint's
 // deliveries are never claimed; an expired lease is claimed again.
 func TestClaimCapsPerEndpoint(t *testing.T) {
@@ -28,6 +28,20 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 	}
 	ctx := context.Background()
 	db := env.Svc.DB
+	// The fan-out takes changes as they pass the visibility horizon, which
+	// another test's open transaction may hold back for a moment.
+	queued := 0
+	waitFor(t, "10 deliveries fanned out (5 changes to 2 enabled endpoints)", func() bool {
+		res, err := store.FanOut(ctx, db, 100)
+		if err != nil || res.Full {
+			t.Fatalf("fan-out: %+v, %v", res, err)
+		}
+		queued += res.Queued
+		return queued >= 10
+	})
+	if queued != 10 {
+		t.Fatalf("fan-out queued %d deliveries, want 10", queued)
+	}
 	per := map[string]int{}
 	first, err := store.ClaimDue(ctx, db, 100, 2, time.Minute)
 	if err != nil {

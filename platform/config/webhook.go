@@ -16,8 +16,9 @@ type Webhook struct {
 	// non-public addresses (EVENTAPI_WEBHOOK_ALLOW_PRIVATE, default false:
 	// development and tests only).
 	AllowPrivate bool
-	// PollInterval is how often an idle worker looks for due deliveries
-	// (EVENTAPI_WEBHOOK_POLL_INTERVAL, default 1s).
+	// PollInterval is how often an idle worker fans new changes out into
+	// deliveries and looks for due ones (EVENTAPI_WEBHOOK_POLL_INTERVAL,
+	// default 1s).
 	PollInterval time.Duration
 	// Timeout bounds one attempt (EVENTAPI_WEBHOOK_TIMEOUT, default 10s).
 	Timeout time.Duration

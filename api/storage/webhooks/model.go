@@ -43,8 +43,12 @@ type Endpoint struct {
 	Status         string     `bun:"status" json:"status"`
 	SealedSecret   []byte     `bun:"secret" json:"-"`
 	FailingSince   *time.Time `bun:"failing_since" json:"failing_since"`
-	CreatedAt      time.Time  `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
-	UpdatedAt      time.Time  `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
+	// FeedPosition and FeedSeq are the fan-out's cursor in the change feed
+	// (FanOut); only the database moves them.
+	FeedPosition string    `bun:"feed_position,scanonly" json:"-"`
+	FeedSeq      int64     `bun:"feed_seq,scanonly" json:"-"`
+	CreatedAt    time.Time `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
+	UpdatedAt    time.Time `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
 }
 
 // PageKey implements storage.Row.

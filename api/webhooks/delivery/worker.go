@@ -13,7 +13,11 @@ import (
 	"github.com/eventapi/eventapi/platform/webhook"
 )
 
-// Worker claims and sends deliveries until Stop.
+// fanOutBatch is how many changes one fan-out pass takes per endpoint.
+const fanOutBatch = 500
+
+// Worker fans the change feed out into deliveries and claims and sends
+// them, until Stop.
 type Worker struct {
 	db      *bun.DB
 	sealer  *webhook.Sealer
@@ -67,6 +71,11 @@ func (w *Worker) run(ctx context.Context) {
 	defer close(w.done)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w.fanOut(ctx)
+	}()
 	slots := make(chan struct{}, w.cfg.Workers)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -96,6 +105,33 @@ func (w *Worker) run(ctx context.Context) {
 			return
 		case <-w.wake:
 		case <-timer.C:
+		}
+	}
+}
+
+// fanOut queues the deliveries of new changes every poll interval (at once
+// again while endpoints have more), and wakes the claim loop when it queued
+// some. One process at a time does the work; the others' passes are no-ops.
+func (w *Worker) fanOut(ctx context.Context) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		res, err := store.FanOut(ctx, w.db, fanOutBatch)
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("webhooks: fanning out changes failed; retrying", "error", err.Error())
+		}
+		if res.Queued > 0 {
+			w.signal()
+		}
+		if err == nil && res.Full {
+			timer.Reset(0)
+		} else {
+			timer.Reset(w.cfg.PollInterval)
 		}
 	}
 }
