@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -341,7 +342,7 @@ func TestPickListScopes(t *testing.T) {
 	ok(t, w.Post(items, body("pick_list_id", id, "custom_description", "x")), 201)
 }
 
-// queryCounter counts the SQL queries run on a database.
+// queryCounter counts the SQL queries run on a database through bun.
 type queryCounter struct{ n atomic.Int64 }
 
 func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
@@ -363,6 +364,9 @@ func TestNoNPlusOne(t *testing.T) {
 	}
 	counter := &queryCounter{}
 	env.Svc.DB.AddQueryHook(counter)
+	// The page and the expansions sent with real parameters bypass bun's
+	// hooks; count them too.
+	storage.AddStatementHook(env.Svc.DB, func(context.Context, string) { counter.n.Add(1) })
 	queries := func(limit int) int64 {
 		before := counter.n.Load()
 		got := a.Get(fmt.Sprintf("%s?limit=%d&expand=items,equipment,category,event", lists, limit)).List()
@@ -383,6 +387,7 @@ func TestNoNPlusOne(t *testing.T) {
 		}
 		return counter.n.Load() - before
 	}
+	queries(1) // the key's first use is looked up and recorded
 	one, ten := queries(1), queries(10)
 	if one == 0 || one != ten {
 		t.Fatalf("1 list took %d queries, 10 lists took %d", one, ten)

@@ -62,14 +62,9 @@ func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lists [
 	for i := range lists {
 		ids[i] = lists[i].ID
 	}
-	var items []Item
-	err := db.NewSelect().Model(&items).
-		Where("?TableAlias.organization_id = ?", org).
-		Where("?TableAlias.pick_list_id IN (?)", bun.In(ids)).
-		OrderExpr("?TableAlias.created_at ASC, ?TableAlias.id ASC").
-		Scan(ctx)
+	items, err := storage.In[Item](ctx, db, org, "pick_list_id", ids, "?TableAlias.created_at ASC, ?TableAlias.id ASC", ItemKind)
 	if err != nil {
-		return database.Error(err)
+		return err
 	}
 	if x.Equipment {
 		if err := expandEquipment(ctx, db, org, items, x.Category); err != nil {

@@ -79,24 +79,24 @@ type Vehicle struct {
 
 // Events loads the events with ids in org, keyed by id.
 func Events(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID) (map[uuid.UUID]*Event, error) {
-	return load(ctx, db, org, ids, func(e *Event) uuid.UUID { return e.ID })
+	return load(ctx, db, org, ids, "event", func(e *Event) uuid.UUID { return e.ID })
 }
 
 // Clients loads the clients with ids in org, keyed by id.
 func Clients(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID) (map[uuid.UUID]*Client, error) {
-	return load(ctx, db, org, ids, func(c *Client) uuid.UUID { return c.ID })
+	return load(ctx, db, org, ids, "client", func(c *Client) uuid.UUID { return c.ID })
 }
 
 // Vehicles loads the vehicles with ids in org, keyed by id.
 func Vehicles(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID) (map[uuid.UUID]*Vehicle, error) {
-	return load(ctx, db, org, ids, func(v *Vehicle) uuid.UUID { return v.ID })
+	return load(ctx, db, org, ids, "vehicle", func(v *Vehicle) uuid.UUID { return v.ID })
 }
 
 // EquipmentByID loads the equipment with ids in org, keyed by id. With
 // withCategory each record's category is loaded too (one more query) and
 // inlined.
 func EquipmentByID(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID, withCategory bool) (map[uuid.UUID]*Equipment, error) {
-	eq, err := load(ctx, db, org, ids, func(e *Equipment) uuid.UUID { return e.ID })
+	eq, err := load(ctx, db, org, ids, "equipment", func(e *Equipment) uuid.UUID { return e.ID })
 	if err != nil || !withCategory {
 		return eq, err
 	}
@@ -108,7 +108,7 @@ func EquipmentByID(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 			catIDs = append(catIDs, *e.CategoryID)
 		}
 	}
-	cats, err := load(ctx, db, org, catIDs, func(c *Category) uuid.UUID { return c.ID })
+	cats, err := load(ctx, db, org, catIDs, "equipment category", func(c *Category) uuid.UUID { return c.ID })
 	if err != nil {
 		return nil, err
 	}

@@ -174,10 +174,10 @@ func mapNames[T any](m map[uuid.UUID]*T, name func(*T) string) map[uuid.UUID]str
 // equipmentName is the name, with "/category" when the category expansion
 // was requested ("/null" for none).
 func equipmentName(e *related.Equipment) string {
-	if e.Category.IsZero() {
+	if e.Category == nil {
 		return e.Name
 	}
-	if c := e.Category.Value(); c != nil {
+	if c := related.Value(e.Category); c != nil {
 		return e.Name + "/" + c.Name
 	}
 	return e.Name + "/null"
@@ -194,7 +194,7 @@ func TestOneAndIDs(t *testing.T) {
 		one  related.One[related.Client]
 		want string
 	}{
-		{"not requested: left out", related.One[related.Client]{}, `{}`},
+		{"not requested: left out", nil, `{}`},
 		{"requested, no relation: null", related.Pick(records, nil), `{"client":null}`},
 		{"requested, not loaded: null", related.Pick(records, &b), `{"client":null}`},
 		{"requested and loaded", related.Pick(records, &a), `{"client":{"id":"` + a.String() + `","name":"A","email":null,"phone":null}}`},
