@@ -69,7 +69,8 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	// A loaded test machine can take longer than the production 50 ms Redis
 	// bound; tests of that bound (api/edgetest) set their own timeout.
-	o := server.Options{RedisPrefix: "eventapi-test:" + uuid.NewString() + ":", RedisTimeout: time.Second}
+	o := server.Options{RedisPrefix: "eventapi-test:" + uuid.NewString() + ":", RedisTimeout: time.Second,
+		JSONEncoder: comparedJSON(t)}
 	for _, opt := range opts {
 		opt(&cfg, &o)
 	}

@@ -75,6 +75,8 @@ type Deps struct {
 	FailOpens *atomic.Int64
 	// Webhooks configures the webhook endpoints' handlers.
 	Webhooks webhooks.Options
+	// JSONEncoder renders response bodies (nil: rest.Encode).
+	JSONEncoder func(any) ([]byte, error)
 }
 
 // New builds the app. Middleware order matters:
@@ -94,8 +96,12 @@ func New(d Deps) *fiber.App {
 	if d.Drain == nil {
 		d.Drain = &Drain{}
 	}
+	if d.JSONEncoder == nil {
+		d.JSONEncoder = rest.Encode
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "eventapi",
+		JSONEncoder:           d.JSONEncoder,
 		Immutable:             true,
 		BodyLimit:             BodyLimit,
 		ErrorHandler:          errorHandler,

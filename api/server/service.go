@@ -75,6 +75,9 @@ type Options struct {
 	// RequestLogOff logs no request (bench/catalogue measures the request
 	// log's cost against it); serve never sets it.
 	RequestLogOff bool
+	// JSONEncoder renders response bodies (nil: rest.Encode; the tests
+	// compare it with encoding/json on every response).
+	JSONEncoder func(any) ([]byte, error)
 }
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
@@ -133,7 +136,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), Webhooks: hooks,
-		FailOpens: &s.FailOpens,
+		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder,
 	})
 	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil
