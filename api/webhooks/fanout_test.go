@@ -107,7 +107,20 @@ func TestFanOutFollowsTheFeed(t *testing.T) {
 	if got, w := queuedFor(a, all), append(want[all], "client.created:while enabled"); !slices.Equal(got, w) {
 		t.Errorf("after a disabled spell: queued %v, want %v", got, w)
 	}
+	// A pass with nothing new queues nothing and locks no endpoint (a row
+	// lock would stamp the endpoint's xmax: a write per endpoint per pass).
+	stamps := func() []string {
+		var out []string
+		if err := env.Svc.DB.NewRaw("SELECT xmax::text FROM webhook_endpoints WHERE organization_id = ? ORDER BY id", a.ID).Scan(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := stamps()
 	if res, err := store.FanOut(ctx, env.Svc.DB, 100); err != nil || res.Queued != 0 {
 		t.Fatalf("a pass with nothing new: %+v, %v", res, err)
+	}
+	if after := stamps(); !slices.Equal(before, after) {
+		t.Errorf("an idle pass locked endpoints: xmax %v -> %v", before, after)
 	}
 }

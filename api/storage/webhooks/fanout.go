@@ -29,8 +29,10 @@ type FanOutResult struct {
 // visibility horizon (docs/changes.md), so a cursor never passes a change
 // that commits later: every committed change reaches every endpoint that
 // was enabled when it became visible, once (the unique endpoint and change
-// pair absorbs a repeat). When another process holds the fan-out, the pass
-// does nothing.
+// pair absorbs a repeat). Only endpoints with new changes are locked (a
+// row lock is a write), so an idle pass reads one index probe per enabled
+// endpoint and writes nothing. When another process holds the fan-out, the
+// pass does nothing.
 func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, error) {
 	var out FanOutResult
 	err := db.NewRaw(`/* every organization: the webhook fan-out */
@@ -39,7 +41,11 @@ func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, err
 		), endpoint AS (
 			SELECT e.id, e.organization_id, e.enabled_events, e.feed_position, e.feed_seq
 			FROM webhook_endpoints e, turn
-			WHERE turn.mine AND e.status = 'enabled'
+			WHERE turn.mine AND e.status = 'enabled' AND EXISTS (
+				SELECT 1 FROM changes c
+				WHERE c.organization_id = e.organization_id
+				  AND (c.position, c.seq) > (e.feed_position, e.feed_seq)
+				  AND c.position < pg_snapshot_xmin(pg_current_snapshot()))
 			ORDER BY e.id
 			FOR NO KEY UPDATE OF e
 		), batch AS (
