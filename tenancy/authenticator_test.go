@@ -29,7 +29,12 @@ func TestAuthenticate(t *testing.T) {
 
 	t.Run("malformed keys never reach the database", func(t *testing.T) {
 		before := qc.n.Load()
-		for _, raw := range []string{"", "nope", k.Secret[:len(k.Secret)-1] + "x", "sk_live_zz"} {
+		// The key with its last character changed (to one it is not).
+		tampered := k.Secret[:len(k.Secret)-1] + "x"
+		if tampered == k.Secret {
+			tampered = k.Secret[:len(k.Secret)-1] + "y"
+		}
+		for _, raw := range []string{"", "nope", tampered, "sk_live_zz"} {
 			if _, err := a.Authenticate(ctx, raw); !errs.Is(err, errs.InvalidCredentials) {
 				t.Errorf("Authenticate(%q) = %v, want invalid_credentials", raw, err)
 			}
