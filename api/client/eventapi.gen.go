@@ -7900,9 +7900,10 @@ type ClientInterface interface {
 	// CreateWebhookEndpointWithBody Register a webhook endpoint
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
-	// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-	// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-	// Scopes: `webhooks:write`.
+	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+	// visible in `GET /changes` after its registration, and none that was visible before. The URL
+	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// signing `secret`, shown this once. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7912,9 +7913,10 @@ type ClientInterface interface {
 	// CreateWebhookEndpoint Register a webhook endpoint
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
-	// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-	// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-	// Scopes: `webhooks:write`.
+	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+	// visible in `GET /changes` after its registration, and none that was visible before. The URL
+	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// signing `secret`, shown this once. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7939,7 +7941,8 @@ type ClientInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`. Scopes: `webhooks:write`.
+	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+	// them), its pending deliveries are. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7950,7 +7953,8 @@ type ClientInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`. Scopes: `webhooks:write`.
+	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+	// them), its pending deliveries are. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9563,9 +9567,10 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 // CreateWebhookEndpointWithBody Register a webhook endpoint
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
-// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-// Scopes: `webhooks:write`.
+// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+// visible in `GET /changes` after its registration, and none that was visible before. The URL
+// must be `https` and its host must resolve to public addresses only. The answer carries the
+// signing `secret`, shown this once. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9585,9 +9590,10 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 // CreateWebhookEndpoint Register a webhook endpoint
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
-// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-// Scopes: `webhooks:write`.
+// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+// visible in `GET /changes` after its registration, and none that was visible before. The URL
+// must be `https` and its host must resolve to public addresses only. The answer carries the
+// signing `secret`, shown this once. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9642,7 +9648,8 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`. Scopes: `webhooks:write`.
+// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+// them), its pending deliveries are. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9663,7 +9670,8 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`. Scopes: `webhooks:write`.
+// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+// them), its pending deliveries are. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14485,9 +14493,10 @@ type ClientWithResponsesInterface interface {
 	// CreateWebhookEndpointWithBodyWithResponse Register a webhook endpoint
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
-	// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-	// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-	// Scopes: `webhooks:write`.
+	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+	// visible in `GET /changes` after its registration, and none that was visible before. The URL
+	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// signing `secret`, shown this once. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14497,9 +14506,10 @@ type ClientWithResponsesInterface interface {
 	// CreateWebhookEndpointWithResponse Register a webhook endpoint
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
-	// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-	// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-	// Scopes: `webhooks:write`.
+	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+	// visible in `GET /changes` after its registration, and none that was visible before. The URL
+	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// signing `secret`, shown this once. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14528,7 +14538,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`. Scopes: `webhooks:write`.
+	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+	// them), its pending deliveries are. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14539,7 +14550,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`. Scopes: `webhooks:write`.
+	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+	// them), its pending deliveries are. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27064,9 +27076,10 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 // CreateWebhookEndpointWithBodyWithResponse Register a webhook endpoint
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
-// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-// Scopes: `webhooks:write`.
+// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+// visible in `GET /changes` after its registration, and none that was visible before. The URL
+// must be `https` and its host must resolve to public addresses only. The answer carries the
+// signing `secret`, shown this once. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27082,9 +27095,10 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 // CreateWebhookEndpointWithResponse Register a webhook endpoint
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
-// (or `"*"` for all), signed per Standard Webhooks. The URL must be `https` and its host must
-// resolve to public addresses only. The answer carries the signing `secret`, shown this once.
-// Scopes: `webhooks:write`.
+// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
+// visible in `GET /changes` after its registration, and none that was visible before. The URL
+// must be `https` and its host must resolve to public addresses only. The answer carries the
+// signing `secret`, shown this once. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27131,7 +27145,8 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`. Scopes: `webhooks:write`.
+// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+// them), its pending deliveries are. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27148,7 +27163,8 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`. Scopes: `webhooks:write`.
+// `failing_since`; the changes made while it was disabled are not sent (the change feed has
+// them), its pending deliveries are. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
