@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
+
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
@@ -26,6 +28,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("configuration:\n%w", err)
 	}
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
+	setMemoryLimit(ctx, log, memlimit.FromCgroup)
 	shutdownTracing, exporting, err := telemetry.SetupTracing(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
