@@ -1,6 +1,8 @@
 package apitest
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,9 +11,10 @@ import (
 )
 
 // comparedJSON is the encoder of a test's app: every response body is
-// rendered by the production encoder and by encoding/json, and a difference
-// fails the test when it ends (the encoding runs on the server's goroutines,
-// which may outlive a failing test's own).
+// rendered by the production encoder (rest.Encode) and by encoding/json,
+// encoding/json's bytes are sent, and a difference fails the test when it
+// ends (the encoding runs on the server's goroutines, which may outlive a
+// failing test's own).
 func comparedJSON(t testing.TB) func(any) ([]byte, error) {
 	var (
 		mu    sync.Mutex
@@ -24,11 +27,16 @@ func comparedJSON(t testing.TB) func(any) ([]byte, error) {
 			t.Errorf("rest.Encode differs from encoding/json: %s", d)
 		}
 	})
-	return rest.Compared(func(v any, fast, std []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(diffs) < 5 {
-			diffs = append(diffs, fmt.Sprintf("%T:\n  fast %s\n  std  %s", v, fast, std))
+	return func(v any) ([]byte, error) {
+		std, err := json.Marshal(v)
+		fast, ferr := rest.Encode(v)
+		if (err == nil) != (ferr == nil) || !bytes.Equal(std, fast) {
+			mu.Lock()
+			if len(diffs) < 5 {
+				diffs = append(diffs, fmt.Sprintf("%T:\n  fast %s (%v)\n  std  %s (%v)", v, fast, ferr, std, err))
+			}
+			mu.Unlock()
 		}
-	})
+		return std, err
+	}
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // TestClaimCapsPerEndpoint drives the queue's fan-out and claim directly
-// (the worker is off): at most perEndpoint deliveries of one endpoint are leased at once,
-// across claims; another endpoint is not held back; a disabled endpoint's
-// deliveries are never claimed; an expired lease is claimed again.
+// (the worker is off): at most perEndpoint deliveries of one endpoint are
+// leased at once, across claims; another endpoint is not held back; a
+// disabled endpoint's deliveries are never claimed; an expired lease is
+// claimed again.
 func TestClaimCapsPerEndpoint(t *testing.T) {
 	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
 	a := env.NewOrg("A")

@@ -28,15 +28,6 @@ type One[T any] = **T
 // Expanded returns a requested relation holding v (nil renders null).
 func Expanded[T any](v *T) One[T] { return &v }
 
-// Value returns the related record, or nil when there is none or it was not
-// requested.
-func Value[T any](o One[T]) *T {
-	if o == nil {
-		return nil
-	}
-	return *o
-}
-
 // Pick returns the expansion of id from records loaded by a Load function.
 func Pick[T any](records map[uuid.UUID]*T, id *uuid.UUID) One[T] {
 	if id == nil {

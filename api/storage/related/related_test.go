@@ -177,7 +177,7 @@ func equipmentName(e *related.Equipment) string {
 	if e.Category == nil {
 		return e.Name
 	}
-	if c := related.Value(e.Category); c != nil {
+	if c := *e.Category; c != nil {
 		return e.Name + "/" + c.Name
 	}
 	return e.Name + "/null"
