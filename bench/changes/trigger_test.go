@@ -20,9 +20,9 @@ var (
 )
 
 // pairsLoop creates a client and updates it, each in its own transaction,
-// -trigger.pairs times, over the benchmark's organizations. Commits do not wait for
-// the WAL flush (synchronous_commit is off in the session), so the disk's
-// fsync, the same with or without the outbox, does not drown the trigger.
+// %d times, over the benchmark's organizations. Commits do not wait for the
+// WAL flush (synchronous_commit is off in the session), so the disk's fsync,
+// the same with or without the outbox, does not drown the trigger.
 const pairsLoop = `
 DO $$
 DECLARE orgs uuid[]; cid uuid;
