@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,6 +29,7 @@ var (
 	httpDuration = flag.Duration("http.duration", 5*time.Second, "BenchmarkHTTPWrite: length of one round")
 	httpConns    = flag.Int("http.conns", 16, "BenchmarkHTTPWrite: concurrent connections")
 	httpDDL      = flag.String("http.ddl", "", "BenchmarkHTTPWrite: SQL run on the database before measuring (to try a variant)")
+	httpDBParams = flag.String("http.db-params", "", "BenchmarkHTTPWrite: extra pgx parameters for the server's database URL (e.g. default_query_exec_mode=cache_statement)")
 )
 
 // httpOrgs is how many organizations share the load, each at the real
@@ -47,7 +49,11 @@ func BenchmarkHTTPWrite(b *testing.B) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(b)
 	keys := seedKeys(b, dbURL, httpOrgs)
-	srv := apitest.StartProcess(b, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_REDIS_URL="+pgtest.RedisURL())
+	serverURL := dbURL
+	if *httpDBParams != "" {
+		serverURL += map[bool]string{true: "&", false: "?"}[strings.Contains(dbURL, "?")] + *httpDBParams
+	}
+	srv := apitest.StartProcess(b, "EVENTAPI_DATABASE_URL="+serverURL, "EVENTAPI_REDIS_URL="+pgtest.RedisURL())
 	monitor, err := catalogue.OpenPool(ctx, dbURL, 1)
 	if err != nil {
 		b.Fatal(err)

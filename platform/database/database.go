@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
@@ -33,7 +34,13 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqldb := stdlib.OpenDB(*cfg)
+	connector := stdlib.GetConnector(*cfg)
+	// Behind a transaction pooler every query runs in exec mode already; a
+	// mode given in the URL is the operator's choice.
+	if opt.Pooler != PoolerTransaction && !strings.Contains(url, "default_query_exec_mode") {
+		connector = prepareOnReuse(connector)
+	}
+	sqldb := sql.OpenDB(connector)
 	if opt.MaxOpenConns <= 0 {
 		opt.MaxOpenConns = 20
 	}

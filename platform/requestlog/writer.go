@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -21,6 +20,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -265,11 +265,11 @@ func Copy(ctx context.Context, db *bun.DB, records []Record) error {
 	}
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
+		pc := database.PgxConn(dc)
+		if pc == nil {
 			return fmt.Errorf("request log: driver connection is %T, not pgx", dc)
 		}
-		_, err := sc.Conn().CopyFrom(ctx, pgx.Identifier{"request_logs"}, copyColumns, pgx.CopyFromSlice(len(records),
+		_, err := pc.CopyFrom(ctx, pgx.Identifier{"request_logs"}, copyColumns, pgx.CopyFromSlice(len(records),
 			func(i int) ([]any, error) {
 				r := &records[i]
 				return []any{pgtype.UUID{Bytes: r.ID, Valid: true}, r.CreatedAt, pgUUID(r.OrganizationID), r.RequestID,
