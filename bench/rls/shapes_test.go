@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/eventapi/eventapi/platform/database"
 )
 
 const columns = `id, organization_id, name, email, phone, address, city, state, zip, notes, demo, created_at, updated_at`
@@ -81,7 +82,7 @@ func rlsPipeline(ctx context.Context, f *fixture, query string, org, id uuid.UUI
 	defer conn.Close()
 	n := 0
 	err = conn.Raw(func(dc any) error {
-		c := dc.(*stdlib.Conn).Conn()
+		c := database.PgxConn(dc)
 		b := &pgx.Batch{}
 		b.Queue(setTenantAndRole, org.String(), f.role)
 		b.Queue(query, args(query, org, id)...).Query(func(rows pgx.Rows) error {
