@@ -51,7 +51,11 @@ func BenchmarkHTTPWrite(b *testing.B) {
 	keys := seedKeys(b, dbURL, httpOrgs)
 	serverURL := dbURL
 	if *httpDBParams != "" {
-		serverURL += map[bool]string{true: "&", false: "?"}[strings.Contains(dbURL, "?")] + *httpDBParams
+		sep := "?"
+		if strings.Contains(dbURL, "?") {
+			sep = "&"
+		}
+		serverURL += sep + *httpDBParams
 	}
 	srv := apitest.StartProcess(b, "EVENTAPI_DATABASE_URL="+serverURL, "EVENTAPI_REDIS_URL="+pgtest.RedisURL())
 	monitor, err := catalogue.OpenPool(ctx, dbURL, 1)

@@ -29,10 +29,11 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams["statement_timeout"] = "15000"
 	}
 	// bun writes argument values into the SQL text, so most statements are
-	// seen once (a detail GET embeds its id). pgx's default cache of 512
-	// prepared statements per connection then only holds memory (about
-	// 100 MiB over a 20-connection pool, measured by bench/catalogue); a small
-	// cache keeps the constant-text queries (first list pages, auth) prepared.
+	// seen once; those run unprepared (reuse.go), and only texts seen again
+	// reach this cache. pgx's default of 512 prepared statements per
+	// connection held about 100 MiB over a 20-connection pool (measured by
+	// bench/catalogue); a small cache keeps the constant-text queries (first
+	// list pages, auth) prepared.
 	if !strings.Contains(url, "statement_cache_capacity") {
 		cfg.StatementCacheCapacity = 32
 	}
