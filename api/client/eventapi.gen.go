@@ -2835,7 +2835,9 @@ type RequestLog struct {
 	DurationMs float32 `json:"duration_ms"`
 
 	// ErrorCode The error envelope's `code` (the v2 code, also for v1 requests); null on success.
-	ErrorCode      *string            `json:"error_code"`
+	ErrorCode *string `json:"error_code"`
+
+	// Id The request's id; equal to `request_id` for records logged since request ids are UUIDv7.
 	Id             openapi_types.UUID `json:"id"`
 	IdempotencyKey *string            `json:"idempotency_key"`
 

@@ -1,28 +1,45 @@
 package rest
 
 import (
-	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
+	"time"
 
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // HeaderRequestID carries the request id on every response.
 const HeaderRequestID = "X-Request-Id"
 
-const localRequestID = "eventapi.request_id"
+const (
+	localRequestID      = "eventapi.request_id"
+	localRequestArrival = "eventapi.request_arrival"
+)
 
 // EnsureRequestID returns the request id of c, assigning one (header, local
-// and user context) if the request id middleware has not run yet.
+// and user context) if the request id middleware has not run yet. The id is
+// a UUIDv7 carrying the millisecond of RequestArrival, and it is also the id
+// of the request's record in the request log (docs/observability.md).
 func EnsureRequestID(c *fiber.Ctx) string {
 	if id, ok := c.Locals(localRequestID).(string); ok && id != "" {
 		return id
 	}
-	id := uuid.NewString()
+	now := time.Now()
+	id := requestlog.NewID(now).String()
 	c.Locals(localRequestID, id)
+	c.Locals(localRequestArrival, now)
 	c.Set(HeaderRequestID, id)
 	c.SetUserContext(telemetry.WithRequestID(c.UserContext(), id))
 	return id
+}
+
+// RequestArrival returns when c's request id was assigned: the request's
+// arrival when the request id middleware runs first, as it does in the app.
+func RequestArrival(c *fiber.Ctx) time.Time {
+	EnsureRequestID(c)
+	at, _ := c.Locals(localRequestArrival).(time.Time)
+	return at
 }
 
 // Data is the single-record envelope.

@@ -39,6 +39,9 @@ func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, colu
 	if len(ids) == 0 {
 		return out, nil
 	}
+	if column == "id" {
+		out = make([]T, 0, len(ids)) // at most one row per id: no regrowth
+	}
 	key := inKey{reflect.TypeFor[T](), column, order}
 	text, found := inTexts.Load(key)
 	if !found {

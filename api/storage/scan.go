@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/schema"
@@ -19,9 +20,10 @@ import (
 // list's scanning (bench/README.md). Here the columns are matched to the
 // model's fields once per model, and each column is a sql.Scanner that
 // stores the driver's value in its field directly. Only the combinations
-// bun itself handles by plain assignment take that path (a string into a
-// string or *string, a bool, a time.Time, a UUID, NULL as the zero value or
-// a nil pointer); any other value goes to the field's own bun scanner, so a
+// bun itself handles by plain assignment take that path (a string, bool,
+// int, float64 or UUID into a field of that type or a pointer to one, a
+// time.Time, NULL as the zero value or a nil pointer); any other value goes
+// to the field's own bun scanner, so a
 // record comes out exactly as bun would scan it. A model with scan hooks, or
 // a column bun does not map to a field, is scanned by bun.
 
@@ -35,14 +37,26 @@ const (
 	kindBool
 	kindTime
 	kindUUID
+	kindUUIDPtr
+	kindBoolPtr
+	kindInt
+	kindIntPtr
+	kindFloat
+	kindFloatPtr
 )
 
 var kinds = map[reflect.Type]fieldKind{
-	reflect.TypeFor[string]():    kindString,
-	reflect.TypeFor[*string]():   kindStringPtr,
-	reflect.TypeFor[bool]():      kindBool,
-	reflect.TypeFor[time.Time](): kindTime,
-	reflect.TypeFor[uuid.UUID](): kindUUID,
+	reflect.TypeFor[string]():     kindString,
+	reflect.TypeFor[*string]():    kindStringPtr,
+	reflect.TypeFor[bool]():       kindBool,
+	reflect.TypeFor[time.Time]():  kindTime,
+	reflect.TypeFor[uuid.UUID]():  kindUUID,
+	reflect.TypeFor[*uuid.UUID](): kindUUIDPtr,
+	reflect.TypeFor[*bool]():      kindBoolPtr,
+	reflect.TypeFor[int]():        kindInt,
+	reflect.TypeFor[*int]():       kindIntPtr,
+	reflect.TypeFor[float64]():    kindFloat,
+	reflect.TypeFor[*float64]():   kindFloatPtr,
 }
 
 // scanPlan maps the columns of a model's statement to its fields.
@@ -165,8 +179,64 @@ func (c *column) Scan(src any) error {
 		}
 	case kindUUID:
 		return (*uuid.UUID)(p).Scan(src)
+	case kindUUIDPtr:
+		if src == nil {
+			*(**uuid.UUID)(p) = nil
+			return nil
+		}
+		var id uuid.UUID
+		if err := id.Scan(src); err != nil {
+			return err
+		}
+		*(**uuid.UUID)(p) = &id
+		return nil
+	case kindBoolPtr:
+		if ok := storePtr[bool](p, src, func(b bool) bool { return b }); ok {
+			return nil
+		}
+	case kindInt:
+		switch n := src.(type) {
+		case int64:
+			*(*int)(p) = int(n)
+			return nil
+		case nil:
+			*(*int)(p) = 0
+			return nil
+		}
+	case kindIntPtr:
+		if ok := storePtr[int64](p, src, func(n int64) int { return int(n) }); ok {
+			return nil
+		}
+	case kindFloat:
+		switch f := src.(type) {
+		case float64:
+			*(*float64)(p) = f
+			return nil
+		case nil:
+			*(*float64)(p) = 0
+			return nil
+		}
+	case kindFloatPtr:
+		if ok := storePtr[float64](p, src, func(f float64) float64 { return f }); ok {
+			return nil
+		}
 	}
 	return c.field.ScanValue(c.strct, src)
+}
+
+// storePtr stores src into the pointer field at p: nil for NULL, else a new
+// value converted from src when src is an S; false for any other src.
+func storePtr[S, F any](p unsafe.Pointer, src any, conv func(S) F) bool {
+	switch v := src.(type) {
+	case S:
+		f := conv(v)
+		*(**F)(p) = &f
+		return true
+	case nil:
+		*(**F)(p) = nil
+		return true
+	}
+	return false
 }
 
 // row is the scanning state of one statement.

@@ -15,7 +15,7 @@ import (
 )
 
 // probe has a field of every kind scan.go stores itself, and one it leaves
-// to bun (an integer).
+// to bun (an int64).
 type probe struct {
 	bun.BaseModel `bun:"table:scan_probe"`
 
@@ -28,6 +28,12 @@ type probe struct {
 	Count   int64      `bun:"count" json:"count"`
 	Missing string     `bun:"missing" json:"missing"`
 	Ref     uuid.UUID  `bun:"ref,type:uuid" json:"ref"`
+	RefP    *uuid.UUID `bun:"ref_p,type:uuid" json:"ref_p"`
+	FlagP   *bool      `bun:"flag_p" json:"flag_p"`
+	N       int        `bun:"n" json:"n"`
+	NP      *int       `bun:"n_p" json:"n_p"`
+	F       float64    `bun:"f" json:"f"`
+	FP      *float64   `bun:"f_p" json:"f_p"`
 }
 
 // hookedProbe scans through bun, which runs its hook.
@@ -46,13 +52,17 @@ func TestScanMatchesBun(t *testing.T) {
 	db := pgtest.Open(t)
 	ctx := context.Background()
 	if _, err := db.ExecContext(ctx, `CREATE TABLE scan_probe (id uuid PRIMARY KEY, name text NOT NULL,
-		email text, flag boolean NOT NULL, at timestamptz, maybe timestamptz, count bigint, missing text, ref uuid)`); err != nil {
+		email text, flag boolean NOT NULL, at timestamptz, maybe timestamptz, count bigint, missing text, ref uuid,
+		ref_p uuid, flag_p boolean, n integer, n_p integer, f double precision, f_p double precision)`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, `INSERT INTO scan_probe VALUES
-		('00000000-0000-0000-0000-000000000001', 'Ä <b>&"x"', 'a@b.c', true, '2026-11-23 10:00:00.123456+00', '9999-12-31 23:59:59+00', 42, 'm', '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a10'),
-		('00000000-0000-0000-0000-000000000002', '', NULL, false, NULL, NULL, NULL, NULL, NULL),
-		('00000000-0000-0000-0000-000000000003', 'z', '', true, '1970-01-01 00:00:00+00', '2000-02-29 12:00:00+05', -1, '', NULL)`); err != nil {
+		('00000000-0000-0000-0000-000000000001', 'Ä <b>&"x"', 'a@b.c', true, '2026-11-23 10:00:00.123456+00', '9999-12-31 23:59:59+00', 42, 'm', '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a10',
+		 '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a11', false, 2147483647, -7, 1.5e300, -0.25),
+		('00000000-0000-0000-0000-000000000002', '', NULL, false, NULL, NULL, NULL, NULL, NULL,
+		 NULL, NULL, NULL, NULL, NULL, NULL),
+		('00000000-0000-0000-0000-000000000003', 'z', '', true, '1970-01-01 00:00:00+00', '2000-02-29 12:00:00+05', -1, '', NULL,
+		 '00000000-0000-0000-0000-000000000000', true, -2147483648, 0, 0, 3.25)`); err != nil {
 		t.Fatal(err)
 	}
 	text := scanner.NewSelect().Model((*probe)(nil)).OrderExpr("id").String()
@@ -105,7 +115,8 @@ func TestScanMatchesBun(t *testing.T) {
 	for _, k := range plan.kinds {
 		used[k] = true
 	}
-	for _, k := range []fieldKind{kindString, kindStringPtr, kindBool, kindTime, kindUUID, viaBun} {
+	for _, k := range []fieldKind{viaBun, kindString, kindStringPtr, kindBool, kindTime, kindUUID,
+		kindUUIDPtr, kindBoolPtr, kindInt, kindIntPtr, kindFloat, kindFloatPtr} {
 		if !used[k] {
 			t.Errorf("the probe's plan %v does not use kind %d", plan.kinds, k)
 		}

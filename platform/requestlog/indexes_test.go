@@ -39,8 +39,10 @@ func (l *lastQuery) get() string {
 // matching records, and the statement List sends is answered from the index
 // meant for it (the plan read with sequential scans disabled, since even
 // with its bulk a test table is small enough to scan): the partial error index for status and
-// status-class filters, the hash index for request_id, the key index for
-// key_id.
+// status-class filters, the time index within one millisecond for a
+// request id (a UUIDv7, api/rest.EnsureRequestID), the key index for key_id.
+// A request id of another shape (logged before request ids were UUIDv7) is
+// still found, by a scan of the organization's range.
 func TestFiltersUseIndexes(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
@@ -50,17 +52,27 @@ func TestFiltersUseIndexes(t *testing.T) {
 	}
 	orgA, orgB, keyA, keyB := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 	var recs []requestlog.Record
-	add := func(org, key uuid.UUID, reqID string, status int) {
-		r := requestlog.Record{CreatedAt: now.Add(-time.Duration(len(recs)) * time.Millisecond), RequestID: reqID,
+	// add logs a request; reqID "" gives it a request id as the app does
+	// (the record's own UUIDv7 id).
+	add := func(org, key uuid.UUID, reqID string, status int) string {
+		at := now.Add(-time.Duration(len(recs)) * time.Millisecond)
+		r := requestlog.Record{CreatedAt: at, RequestID: reqID,
 			Method: "GET", Path: "/api/v2/events", Status: status, APIVersion: "v2", OrganizationID: &org, KeyID: &key}
+		if reqID == "" {
+			r.ID = requestlog.NewID(at)
+			r.RequestID = r.ID.String()
+		}
 		r.Normalize()
 		recs = append(recs, r)
+		return r.RequestID
 	}
-	add(orgA, keyA, "a-ok", 200)
+	aOK := add(orgA, keyA, "", 200)
 	add(orgA, keyA, "a-limited", 429)
 	add(orgA, keyA, "a-failed", 500)
+	legacy := add(orgA, keyA, uuid.NewString(), 200) // a v4 request id, as logged before they were v7
 	add(orgB, keyB, "b-limited", 429)
-	add(orgB, keyB, "a-ok", 200) // the same request id in another organization
+	add(orgB, keyB, aOK, 200)    // the same request id in another organization
+	add(orgB, keyB, legacy, 200) // and the legacy one
 	// The bulk: org A's successful requests with another key, as a busy
 	// organization's log would hold, so the planner sees what the indexes
 	// skip.
@@ -78,15 +90,18 @@ func TestFiltersUseIndexes(t *testing.T) {
 	db.AddQueryHook(seen)
 
 	tests := []struct {
-		name  string
-		f     requestlog.Filter
-		want  string // request ids, newest first
-		index string // suffix of the partition index the plan uses
+		name string
+		f    requestlog.Filter
+		want string // request ids, newest first
+		// inPlan are parts of the plan: the suffix of the partition index it
+		// uses, and for a request id the millisecond's bound in its condition.
+		inPlan []string
 	}{
-		{"status", requestlog.Filter{Status: 429}, "a-limited", "status_created_at_idx"},
-		{"status class", requestlog.Filter{StatusClass: 5}, "a-failed", "status_created_at_idx"},
-		{"request id", requestlog.Filter{RequestID: "a-ok"}, "a-ok", "request_id_idx"},
-		{"key", requestlog.Filter{KeyID: &keyA}, "a-ok a-limited a-failed", "key_id_created_at_idx"},
+		{"status", requestlog.Filter{Status: 429}, "a-limited", []string{"status_created_at_idx"}},
+		{"status class", requestlog.Filter{StatusClass: 5}, "a-failed", []string{"status_created_at_idx"}},
+		{"request id", requestlog.Filter{RequestID: aOK}, aOK, []string{"created_at_id_idx", "Index Cond: ((organization_id = ", ") AND (created_at >= "}},
+		{"legacy request id", requestlog.Filter{RequestID: legacy}, legacy, nil},
+		{"key", requestlog.Filter{KeyID: &keyA}, aOK + " a-limited a-failed " + legacy, []string{"key_id_created_at_idx"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,8 +117,10 @@ func TestFiltersUseIndexes(t *testing.T) {
 				t.Errorf("got %v, want %s", ids, tt.want)
 			}
 			plan := explain(t, db, seen.get())
-			if !strings.Contains(plan, tt.index) {
-				t.Errorf("plan does not use the *%s index:\n%s", tt.index, plan)
+			for _, part := range tt.inPlan {
+				if !strings.Contains(plan, part) {
+					t.Errorf("plan lacks %q:\n%s", part, plan)
+				}
 			}
 		})
 	}

@@ -64,6 +64,15 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 	}
 	if f.RequestID != "" {
 		q = q.Where("request_id = ?", f.RequestID)
+		// A request id is a UUIDv7 carrying the millisecond of its record's
+		// created_at (api/rest.EnsureRequestID), so the time index finds it
+		// in that millisecond; an id of any other shape (records logged
+		// before request ids were UUIDv7) is matched across the range.
+		if id, err := uuid.Parse(f.RequestID); err == nil {
+			if t, ok := IDTime(id); ok {
+				q = q.Where("created_at >= ? AND created_at < ?", t, t.Add(time.Millisecond))
+			}
+		}
 	}
 	if f.Since != nil {
 		q = q.Where("created_at >= ?", *f.Since)

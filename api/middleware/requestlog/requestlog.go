@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
@@ -43,7 +44,7 @@ func New(cfg Config) fiber.Handler {
 		return func(c *fiber.Ctx) error { return c.Next() }
 	}
 	return func(c *fiber.Ctx) (err error) {
-		start := time.Now()
+		start := rest.RequestArrival(c)
 		defer func() {
 			// A panic is re-raised for the recoverer, which answers 500.
 			if p := recover(); p != nil {
@@ -68,14 +69,18 @@ func New(cfg Config) fiber.Handler {
 	}
 }
 
-// record builds the request's record. The record outlives the request (the
+// record builds the request's record: its id is the request id and its time
+// the request's arrival, whose millisecond the id carries, so a record is
+// found by request id within one millisecond of the log's time index. The
+// record outlives the request (the
 // writer stores it later), so its strings are copies: in an app without
 // fiber.Config.Immutable, c.Method() and c.Path() point into buffers the next
 // request reuses.
 func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) requestlog.Record {
+	reqID := rest.EnsureRequestID(c)
 	r := requestlog.Record{
 		CreatedAt:  start,
-		RequestID:  rest.EnsureRequestID(c),
+		RequestID:  reqID,
 		Method:     strings.Clone(c.Method()),
 		Path:       strings.Clone(c.Path()),
 		Status:     status,
@@ -96,6 +101,7 @@ func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) 
 		r.IdempotencyKey = nonEmpty(string(k))
 	}
 	r.IdempotentReplayed = string(c.Response().Header.Peek(headerReplayed)) == "true"
+	r.ID, _ = uuid.Parse(reqID) // the nil uuid on failure: Normalize assigns one
 	r.Normalize()
 	return r
 }

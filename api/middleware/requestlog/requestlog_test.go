@@ -169,8 +169,13 @@ func checkRecord(t *testing.T, r requestlog.Record, method, path, requestID stri
 	if r.ID == uuid.Nil || r.ID.Version() != 7 {
 		t.Errorf("id %v, want a UUIDv7", r.ID)
 	}
-	if requestID == "" || r.RequestID != requestID {
-		t.Errorf("request id %q, want the response's %q", r.RequestID, requestID)
+	if requestID == "" || r.RequestID != requestID || r.ID.String() != requestID {
+		t.Errorf("request id %q, id %v, want both the response's %q", r.RequestID, r.ID, requestID)
+	}
+	// The id carries created_at's millisecond: the request-id filter finds
+	// the record within it.
+	if at, ok := requestlog.IDTime(r.ID); !ok || !at.Equal(r.CreatedAt.Truncate(time.Millisecond)) {
+		t.Errorf("id time %v, want created_at's millisecond %v", at, r.CreatedAt.Truncate(time.Millisecond))
 	}
 	if r.Method != method || r.Path != path || r.APIVersion != "v2" {
 		t.Errorf("method %q path %q version %q, want %q %q v2", r.Method, r.Path, r.APIVersion, method, path)

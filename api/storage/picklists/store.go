@@ -71,9 +71,33 @@ func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lists [
 			return err
 		}
 	}
-	byList := make(map[uuid.UUID][]Item, len(lists))
-	for _, it := range items {
-		byList[it.PickListID] = append(byList[it.PickListID], it)
+	groupItems(lists, items)
+	return nil
+}
+
+// groupItems gives each list its items, in the order of items. One list
+// takes the slice as it is; several get slices of their exact size, so a
+// large manifest's items are neither copied nor regrown.
+func groupItems(lists []PickList, items []Item) {
+	if len(lists) == 1 {
+		if items == nil {
+			items = []Item{}
+		}
+		lists[0].Items = &items
+		return
+	}
+	counts := make(map[uuid.UUID]int, len(lists))
+	for i := range items {
+		counts[items[i].PickListID]++
+	}
+	byList := make(map[uuid.UUID][]Item, len(counts))
+	for i := range items {
+		id := items[i].PickListID
+		its, ok := byList[id]
+		if !ok {
+			its = make([]Item, 0, counts[id])
+		}
+		byList[id] = append(its, items[i])
 	}
 	for i := range lists {
 		its := byList[lists[i].ID]
@@ -82,7 +106,6 @@ func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lists [
 		}
 		lists[i].Items = &its
 	}
-	return nil
 }
 
 // expandEquipment inlines each item's equipment (and its category).

@@ -1,7 +1,8 @@
 // Command rlindex measures what the request log's indexes cost PostgreSQL
 // per written record (issue 12): it copies the same generated records into
 // request_logs through requestlog.Copy (the writer's path) with the indexes
-// of migration 20261123008100 (four btrees) and with the current schema, and
+// of migration 20261123008100 (four btrees), of 20261123009100 (with a hash
+// index on request_id), of the current schema and of smaller sets, and
 // reads the CPU time of the one backend that did the work from
 // /proc/<pid>/stat, so other load on the machine does not count. PostgreSQL
 // must run on this machine.
@@ -35,13 +36,15 @@ var variants = []struct {
 	ddl  []string
 }{
 	{"four btrees (20261123008100)", []string{
-		"DROP INDEX request_logs_request_idx", "DROP INDEX request_logs_org_error_idx",
+		"DROP INDEX request_logs_org_error_idx",
 		"CREATE INDEX request_logs_org_request_idx ON request_logs (organization_id, request_id)",
 		"CREATE INDEX request_logs_org_status_idx ON request_logs (organization_id, status, created_at)"}},
+	{"with the request_id hash (20261123009100)", []string{
+		"CREATE INDEX request_logs_request_idx ON request_logs USING hash (request_id)"}},
 	{"current schema", nil},
 	{"current without the key index", []string{"DROP INDEX request_logs_org_key_idx"}},
-	{"time index only", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_request_idx", "DROP INDEX request_logs_org_error_idx"}},
-	{"no index (the floor)", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_request_idx", "DROP INDEX request_logs_org_error_idx", "DROP INDEX request_logs_org_time_idx"}},
+	{"time index only", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_org_error_idx"}},
+	{"no index (the floor)", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_org_error_idx", "DROP INDEX request_logs_org_time_idx"}},
 }
 
 func main() {
@@ -76,8 +79,9 @@ func main() {
 	}
 }
 
-// generate makes records as the middleware would: random request ids, one
-// key per organization, successful GETs, created over the last seconds.
+// generate makes records as the middleware would: the request id is the
+// record's UUIDv7 id, one key per organization, successful GETs, created
+// over the last seconds.
 func generate(n, orgs int) []requestlog.Record {
 	ids, keys := make([]uuid.UUID, orgs), make([]uuid.UUID, orgs)
 	for i := range ids {
@@ -88,7 +92,9 @@ func generate(n, orgs int) []requestlog.Record {
 	route, ua, prefix, ip := "/api/v2/clients/{id}", "catbench/1", "ea_live_abcd", "127.0.0.1"
 	for i := range out {
 		o := i % orgs
-		out[i] = requestlog.Record{CreatedAt: now.Add(time.Duration(i-n) * time.Microsecond), RequestID: uuid.NewString(),
+		at := now.Add(time.Duration(i-n) * time.Microsecond)
+		id := requestlog.NewID(at)
+		out[i] = requestlog.Record{ID: id, CreatedAt: at, RequestID: id.String(),
 			Method: "GET", Path: "/api/v2/clients/" + uuid.NewString(), Route: &route, Status: 200, DurationMS: 1.5,
 			OrganizationID: &ids[o], KeyID: &keys[o], KeyPrefix: &prefix, IP: &ip, UserAgent: &ua, APIVersion: "v2"}
 		out[i].Normalize()
@@ -134,7 +140,7 @@ func measure(ctx context.Context, db *bun.DB, ddl []string, records []requestlog
 }
 
 // createTable is request_logs with the indexes of the current schema
-// (migrations 20261123008100 and 20261123009100).
+// (migrations 20261123008100, 20261123009100 and 20261125010000).
 var createTable = `CREATE TABLE request_logs (
     id uuid NOT NULL, created_at timestamptz NOT NULL, organization_id uuid, request_id text NOT NULL,
     method text NOT NULL, path text NOT NULL, route text, status smallint NOT NULL,
@@ -144,5 +150,4 @@ var createTable = `CREATE TABLE request_logs (
 ) PARTITION BY RANGE (created_at);
 CREATE INDEX request_logs_org_time_idx ON request_logs (organization_id, created_at, id);
 CREATE INDEX request_logs_org_key_idx ON request_logs (organization_id, key_id, created_at);
-CREATE INDEX request_logs_request_idx ON request_logs USING hash (request_id);
 CREATE INDEX request_logs_org_error_idx ON request_logs (organization_id, status, created_at) WHERE status >= 400;`
