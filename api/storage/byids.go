@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"reflect"
 	"sync"
 
@@ -58,8 +57,8 @@ func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, colu
 	for i, id := range ids {
 		params[i] = pgtype.UUID{Bytes: id, Valid: true}
 	}
-	ok, err := query(ctx, db, "SELECT "+kind, text.(string), []any{param(org), params}, func(ctx context.Context, rows *sql.Rows) error {
-		return scanAll(ctx, rows, &out)
+	ok, err := query(ctx, db, "SELECT "+kind, text.(string), []any{param(org), params}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+		return scanAll(ctx, rs, &out)
 	})
 	if ok {
 		return out, err

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"reflect"
 	"slices"
 	"strconv"
@@ -62,8 +61,8 @@ func List[T any, PT interface {
 	ok, err := false, error(nil)
 	if !slices.ContainsFunc(conds, func(c Cond) bool { return c.inline }) {
 		text, args := listQuery[T](org, p, conds)
-		ok, err = query(ctx, db, "SELECT "+listTable[T](), text, args, func(ctx context.Context, rows *sql.Rows) error {
-			return scanAll(ctx, rows, &items)
+		ok, err = query(ctx, db, "SELECT "+listTable[T](), text, args, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+			return scanAll(ctx, rs, &items)
 		})
 	}
 	if !ok {

@@ -88,8 +88,9 @@ func direct(db bun.IDB) (q querier, owner func() *bun.DB, ok bool) {
 }
 
 // query sends text with args as parameters, traced as name, and hands the
-// rows to scan. ok is false when db cannot be addressed directly.
-func query(ctx context.Context, db bun.IDB, name, text string, args []any, scan func(context.Context, *sql.Rows) error) (ok bool, err error) {
+// rows to scan: pgx's when viaPgx and db is a pool (pgxscan.go), else
+// database/sql's. ok is false when db cannot be addressed directly.
+func query(ctx context.Context, db bun.IDB, name, text string, args []any, viaPgx bool, scan func(context.Context, rows) error) (ok bool, err error) {
 	q, owner, ok := direct(db)
 	if !ok {
 		return false, nil
@@ -104,17 +105,24 @@ func query(ctx context.Context, db bun.IDB, name, text string, args []any, scan 
 	ctx, span := telemetry.Tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.String("db.statement", text)))
 	defer span.End()
-	rows, err := q.QueryContext(ctx, text, args...)
+	if pool, isPool := db.(*bun.DB); isPool && viaPgx {
+		if err := onPgx(ctx, pool, text, args, scan); err != nil {
+			span.SetStatus(codes.Error, "query failed")
+			return true, database.Error(err)
+		}
+		return true, nil
+	}
+	rs, err := q.QueryContext(ctx, text, args...)
 	if err != nil {
 		span.SetStatus(codes.Error, "query failed")
 		return true, database.Error(err)
 	}
-	defer rows.Close()
-	if err := scan(ctx, rows); err != nil {
+	defer rs.Close()
+	if err := scan(ctx, rows{sql: rs}); err != nil {
 		span.SetStatus(codes.Error, "query failed")
 		return true, database.Error(err)
 	}
-	return true, database.Error(rows.Close())
+	return true, database.Error(rs.Close())
 }
 
 // param returns the value sent for v: a UUID as a pgtype.UUID, which pgx
@@ -147,13 +155,13 @@ func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		getText.Store(typ, text)
 	}
 	notFound := false
-	ok, err = query(ctx, db, "SELECT "+kind, text.(string), []any{param(org), param(id)}, func(ctx context.Context, rows *sql.Rows) error {
-		if !rows.Next() {
-			notFound = rows.Err() == nil
-			return rows.Err()
+	ok, err = query(ctx, db, "SELECT "+kind, text.(string), []any{param(org), param(id)}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+		if !rs.next() {
+			notFound = rs.err() == nil
+			return rs.err()
 		}
 		m = new(T)
-		return scanOne(ctx, rows, m)
+		return scanOne(ctx, rs, m)
 	})
 	if ok && err == nil && notFound {
 		return nil, true, errs.NotFoundf(kind)

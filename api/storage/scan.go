@@ -273,7 +273,11 @@ func (r *row) scan(rows *sql.Rows, m any) error {
 }
 
 // scanAll appends every row to items, as bun's ScanRows does.
-func scanAll[T any](ctx context.Context, rows *sql.Rows, items *[]T) error {
+func scanAll[T any](ctx context.Context, rs rows, items *[]T) error {
+	if rs.pgx != nil {
+		return pgxScanAll(rs.pgx, items)
+	}
+	rows := rs.sql
 	r, err := newRow[T](rows)
 	if err != nil {
 		return err
@@ -291,7 +295,15 @@ func scanAll[T any](ctx context.Context, rows *sql.Rows, items *[]T) error {
 }
 
 // scanOne scans the current row into m, as bun's ScanRow does.
-func scanOne[T any](ctx context.Context, rows *sql.Rows, m *T) error {
+func scanOne[T any](ctx context.Context, rs rows, m *T) error {
+	if rs.pgx != nil {
+		r, err := newPgxRow[T](rs.pgx.FieldDescriptions())
+		if err != nil {
+			return err
+		}
+		return r.scan(rs.pgx, m)
+	}
+	rows := rs.sql
 	r, err := newRow[T](rows)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/platform/money"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
@@ -34,6 +34,9 @@ type probe struct {
 	NP      *int       `bun:"n_p" json:"n_p"`
 	F       float64    `bun:"f" json:"f"`
 	FP      *float64   `bun:"f_p" json:"f_p"`
+	// Left to the field's scanner, or on the pgx path stored as a []string.
+	Price *money.Amount `bun:"price,type:numeric" json:"price"`
+	Tags  []string      `bun:"tags,array" json:"tags"`
 }
 
 // hookedProbe scans through bun, which runs its hook.
@@ -53,56 +56,71 @@ func TestScanMatchesBun(t *testing.T) {
 	ctx := context.Background()
 	if _, err := db.ExecContext(ctx, `CREATE TABLE scan_probe (id uuid PRIMARY KEY, name text NOT NULL,
 		email text, flag boolean NOT NULL, at timestamptz, maybe timestamptz, count bigint, missing text, ref uuid,
-		ref_p uuid, flag_p boolean, n integer, n_p integer, f double precision, f_p double precision)`); err != nil {
+		ref_p uuid, flag_p boolean, n integer, n_p integer, f double precision, f_p double precision,
+		price numeric(12,2), tags text[])`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, `INSERT INTO scan_probe VALUES
 		('00000000-0000-0000-0000-000000000001', 'Ä <b>&"x"', 'a@b.c', true, '2026-11-23 10:00:00.123456+00', '9999-12-31 23:59:59+00', 42, 'm', '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a10',
-		 '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a11', false, 2147483647, -7, 1.5e300, -0.25),
+		 '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a11', false, 2147483647, -7, 1.5e300, -0.25, 25.5, '{a,"b c",NULL,"Ä"}'),
 		('00000000-0000-0000-0000-000000000002', '', NULL, false, NULL, NULL, NULL, NULL, NULL,
-		 NULL, NULL, NULL, NULL, NULL, NULL),
+		 NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
 		('00000000-0000-0000-0000-000000000003', 'z', '', true, '1970-01-01 00:00:00+00', '2000-02-29 12:00:00+05', -1, '', NULL,
-		 '00000000-0000-0000-0000-000000000000', true, -2147483648, 0, 0, 3.25)`); err != nil {
+		 '00000000-0000-0000-0000-000000000000', true, -2147483648, 0, 0, 3.25, 0, '{}')`); err != nil {
 		t.Fatal(err)
 	}
 	text := scanner.NewSelect().Model((*probe)(nil)).OrderExpr("id").String()
-	run := func(scan func(*sql.Rows) error) {
+	// Each way of scanning runs the same statement: database/sql's rows, or
+	// pgx's through onPgx (the pool's path).
+	type way struct {
+		name string
+		run  func(scan func(rows) error)
+	}
+	viaSQL := func(scan func(rows) error) {
 		t.Helper()
-		rows, err := db.DB.QueryContext(ctx, text)
+		rs, err := db.DB.QueryContext(ctx, text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer rows.Close()
-		if err := scan(rows); err != nil {
+		defer rs.Close()
+		if err := scan(rows{sql: rs}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var fast, byBun []probe
-	run(func(rows *sql.Rows) error { return scanAll(ctx, rows, &fast) })
-	run(func(rows *sql.Rows) error { return scanner.ScanRows(ctx, rows, &byBun) })
-	if len(fast) != 3 || !reflect.DeepEqual(fast, byBun) {
-		t.Fatalf("scan.go scanned\n%+v\nbun scanned\n%+v", fast, byBun)
+	viaPgx := func(scan func(rows) error) {
+		t.Helper()
+		if err := onPgx(ctx, db, text, nil, func(_ context.Context, rs rows) error { return scan(rs) }); err != nil {
+			t.Fatal(err)
+		}
 	}
-	a, _ := json.Marshal(fast)
-	b, _ := json.Marshal(byBun)
-	if string(a) != string(b) {
-		t.Fatalf("JSON differs:\n%s\n%s", a, b)
+	if !pgxScannable[probe]() {
+		t.Fatal("the probe is not scanned on the pgx path")
 	}
-	var one, oneBun probe
-	for _, tc := range []struct {
-		m    *probe
-		scan func(*sql.Rows, *probe) error
-	}{
-		{&one, func(rows *sql.Rows, m *probe) error { return scanOne(ctx, rows, m) }},
-		{&oneBun, func(rows *sql.Rows, m *probe) error { return scanner.ScanRow(ctx, rows, m) }},
-	} {
-		run(func(rows *sql.Rows) error {
-			rows.Next()
-			return tc.scan(rows, tc.m)
+	var byBun []probe
+	viaSQL(func(rs rows) error { return scanner.ScanRows(ctx, rs.sql, &byBun) })
+	var oneBun probe
+	viaSQL(func(rs rows) error { rs.next(); return scanner.ScanRow(ctx, rs.sql, &oneBun) })
+	if len(byBun) != 3 {
+		t.Fatalf("bun scanned %d rows", len(byBun))
+	}
+	for _, w := range []way{{"database/sql", viaSQL}, {"pgx", viaPgx}} {
+		t.Run(w.name, func(t *testing.T) {
+			var all []probe
+			w.run(func(rs rows) error { return scanAll(ctx, rs, &all) })
+			if !reflect.DeepEqual(all, byBun) {
+				t.Fatalf("scanAll scanned\n%+v\nbun scanned\n%+v", all, byBun)
+			}
+			a, _ := json.Marshal(all)
+			b, _ := json.Marshal(byBun)
+			if string(a) != string(b) {
+				t.Fatalf("JSON differs:\n%s\n%s", a, b)
+			}
+			var one probe
+			w.run(func(rs rows) error { rs.next(); return scanOne(ctx, rs, &one) })
+			if !reflect.DeepEqual(one, oneBun) {
+				t.Fatalf("scanOne = %+v, bun = %+v", one, oneBun)
+			}
 		})
-	}
-	if !reflect.DeepEqual(one, oneBun) || !reflect.DeepEqual(one, fast[0]) {
-		t.Fatalf("scanOne = %+v, bun = %+v", one, oneBun)
 	}
 
 	p := scanPlans.Load
@@ -123,12 +141,15 @@ func TestScanMatchesBun(t *testing.T) {
 	}
 
 	var hooks []hookedProbe
-	rows, err := db.DB.QueryContext(ctx, "SELECT name FROM scan_probe ORDER BY id")
+	if pgxScannable[hookedProbe]() {
+		t.Error("a model with a scan hook would be scanned on the pgx path")
+	}
+	rs, err := db.DB.QueryContext(ctx, "SELECT name FROM scan_probe ORDER BY id")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	if err := scanAll(ctx, rows, &hooks); err != nil {
+	defer rs.Close()
+	if err := scanAll(ctx, rows{sql: rs}, &hooks); err != nil {
 		t.Fatal(err)
 	}
 	if len(hooks) != 3 || hooks[2].Name != "z!" {

@@ -1,0 +1,298 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// On a pool (not in a transaction), the parameterised statements of this
+// package run on pgx itself rather than through database/sql: database/sql
+// has pgx turn every column into a driver.Value (a uuid into its 36-byte
+// string, parsed back by uuid.Scan; every value boxed into an interface) and
+// then converts it again for the destination, which was most of a 1000-item
+// manifest's scanning (bench/README.md). Here pgx decodes each column from
+// PostgreSQL's binary format into a pgtype value held per column and the
+// value is stored in its field, so a record comes out exactly as bun scans it
+// (TestScanMatchesBun): NULL as the zero value or a nil pointer, a text[]
+// into a []string field tagged array. A column of any other kind goes
+// through the field's bun scanner with the value pgx gives database/sql.
+// A model with scan hooks, or with a field bun encodes itself (JSON, an
+// array of anything but text), stays on database/sql.
+
+// kindStrings is a []string field tagged array; only the pgx path stores it
+// itself (database/sql hands bun the array's text).
+const kindStrings fieldKind = 255
+
+// rows is a statement's result: database/sql's, or pgx's when the statement
+// ran on a pool connection directly.
+type rows struct {
+	sql *sql.Rows
+	pgx pgx.Rows
+}
+
+func (r rows) next() bool {
+	if r.pgx != nil {
+		return r.pgx.Next()
+	}
+	return r.sql.Next()
+}
+
+func (r rows) err() error {
+	if r.pgx != nil {
+		return r.pgx.Err()
+	}
+	return r.sql.Err()
+}
+
+// pgxReady caches whether a model type may be scanned by pgx.
+var pgxReady sync.Map // reflect.Type → bool
+
+// pgxScannable reports whether T's rows may be scanned on the pgx path.
+func pgxScannable[T any]() bool {
+	typ := reflect.TypeFor[T]()
+	if v, ok := pgxReady.Load(typ); ok {
+		return v.(bool)
+	}
+	ok := scannableByPgx(scanner.Table(typ))
+	pgxReady.Store(typ, ok)
+	return ok
+}
+
+func scannableByPgx(t *schema.Table) bool {
+	if t.HasBeforeScanRowHook() || t.HasAfterScanRowHook() {
+		return false
+	}
+	for _, f := range t.Fields {
+		if plainTag(f) {
+			continue
+		}
+		if _, isArray := f.Tag.Options["array"]; isArray && f.StructField.Type == reflect.TypeFor[[]string]() &&
+			len(f.Index) == 1 && len(f.Tag.Options) <= 2 {
+			continue // stored as kindStrings
+		}
+		if typeOption(f) == "numeric" && len(f.Tag.Options) <= 2 {
+			continue // the field's scanner reads the numeric's text
+		}
+		return false
+	}
+	return true
+}
+
+// typeOption returns the field's type:… tag option, or "".
+func typeOption(f *schema.Field) string {
+	if vs := f.Tag.Options["type"]; len(vs) == 1 {
+		return vs[0]
+	}
+	return ""
+}
+
+// cell is one column's decoding target on the pgx path.
+type cell struct {
+	kind   fieldKind
+	offset uintptr
+	text   pgtype.Text
+	b      pgtype.Bool
+	ts     pgtype.Timestamptz
+	i      pgtype.Int8
+	f      pgtype.Float8
+	u      pgtype.UUID
+	texts  pgtype.FlatArray[pgtype.Text]
+	col    column // the field's bun scanner, for any other column
+}
+
+// oidKinds are the column types each kind's pgtype value decodes.
+var oidKinds = map[fieldKind][]uint32{
+	kindString:    {pgtype.TextOID, pgtype.VarcharOID},
+	kindStringPtr: {pgtype.TextOID, pgtype.VarcharOID},
+	kindBool:      {pgtype.BoolOID},
+	kindBoolPtr:   {pgtype.BoolOID},
+	kindTime:      {pgtype.TimestamptzOID},
+	kindUUID:      {pgtype.UUIDOID},
+	kindUUIDPtr:   {pgtype.UUIDOID},
+	kindInt:       {pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID},
+	kindIntPtr:    {pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID},
+	kindFloat:     {pgtype.Float4OID, pgtype.Float8OID},
+	kindFloatPtr:  {pgtype.Float4OID, pgtype.Float8OID},
+	kindStrings:   {pgtype.TextArrayOID, pgtype.VarcharArrayOID},
+}
+
+// pgxRow is the scanning state of one statement on the pgx path.
+type pgxRow struct {
+	cells []cell
+	dest  []any
+}
+
+func newPgxRow[T any](fds []pgconn.FieldDescription) (*pgxRow, error) {
+	names := make([]string, len(fds))
+	for i, fd := range fds {
+		names[i] = fd.Name
+	}
+	p := planFor[T](names)
+	if p == nil {
+		return nil, errors.New("storage: no scan plan for a pgx-scannable model")
+	}
+	r := &pgxRow{cells: make([]cell, len(fds)), dest: make([]any, len(fds))}
+	for i := range r.cells {
+		c := &r.cells[i]
+		f := p.fields[i]
+		c.kind = p.kinds[i]
+		if _, isArray := f.Tag.Options["array"]; isArray && c.kind == viaBun &&
+			f.StructField.Type == reflect.TypeFor[[]string]() && len(f.Index) == 1 {
+			c.kind = kindStrings
+		}
+		if c.kind != viaBun && !slices.Contains(oidKinds[c.kind], fds[i].DataTypeOID) {
+			c.kind = viaBun
+		}
+		c.offset = f.StructField.Offset
+		c.col = column{field: f, kind: viaBun}
+		r.dest[i] = c.target()
+	}
+	return r, nil
+}
+
+// target is what pgx decodes the cell's column into.
+func (c *cell) target() any {
+	switch c.kind {
+	case kindStrings:
+		return &c.texts
+	case kindString, kindStringPtr:
+		return &c.text
+	case kindBool, kindBoolPtr:
+		return &c.b
+	case kindTime:
+		return &c.ts
+	case kindUUID, kindUUIDPtr:
+		return &c.u
+	case kindInt, kindIntPtr:
+		return &c.i
+	case kindFloat, kindFloatPtr:
+		return &c.f
+	}
+	return &c.col
+}
+
+// scan scans the current row into m.
+func (r *pgxRow) scan(rs pgx.Rows, m any) error {
+	v := reflect.ValueOf(m).Elem()
+	base := v.Addr().UnsafePointer()
+	for i := range r.cells {
+		if c := &r.cells[i]; c.kind == viaBun {
+			c.col.strct = v
+		}
+	}
+	if err := rs.Scan(r.dest...); err != nil {
+		return err
+	}
+	for i := range r.cells {
+		r.cells[i].store(unsafe.Add(base, r.cells[i].offset))
+	}
+	return nil
+}
+
+// store puts the decoded value into the field at p, as bun would.
+func (c *cell) store(p unsafe.Pointer) {
+	switch c.kind {
+	case kindString:
+		*(*string)(p) = c.text.String
+	case kindStringPtr:
+		*(**string)(p) = ptrIf(c.text.Valid, c.text.String)
+	case kindBool:
+		*(*bool)(p) = c.b.Bool
+	case kindBoolPtr:
+		*(**bool)(p) = ptrIf(c.b.Valid, c.b.Bool)
+	case kindTime:
+		*(*time.Time)(p) = c.ts.Time
+	case kindUUID:
+		*(*uuid.UUID)(p) = c.u.Bytes
+	case kindUUIDPtr:
+		*(**uuid.UUID)(p) = ptrIf(c.u.Valid, uuid.UUID(c.u.Bytes))
+	case kindInt:
+		*(*int)(p) = int(c.i.Int64)
+	case kindIntPtr:
+		*(**int)(p) = ptrIf(c.i.Valid, int(c.i.Int64))
+	case kindFloat:
+		*(*float64)(p) = c.f.Float64
+	case kindFloatPtr:
+		*(**float64)(p) = ptrIf(c.f.Valid, c.f.Float64)
+	case kindStrings:
+		*(*[]string)(p) = textArray(c.texts)
+	}
+	// viaBun was stored by the scan itself. The pgtype values of NULL
+	// columns are zero (Valid false), as bun leaves them.
+}
+
+// textArray is a text array as bun scans it: nil for NULL, "" for a NULL
+// element.
+func textArray(a pgtype.FlatArray[pgtype.Text]) []string {
+	if a == nil {
+		return nil
+	}
+	out := make([]string, len(a))
+	for i, t := range a {
+		out[i] = t.String
+	}
+	return out
+}
+
+func ptrIf[V any](valid bool, v V) *V {
+	if !valid {
+		return nil
+	}
+	return &v
+}
+
+// pgxScanAll appends every row to items.
+func pgxScanAll[T any](rs pgx.Rows, items *[]T) error {
+	r, err := newPgxRow[T](rs.FieldDescriptions())
+	if err != nil {
+		return err
+	}
+	for rs.Next() {
+		*items = append(*items, *new(T))
+		if err := r.scan(rs, &(*items)[len(*items)-1]); err != nil {
+			return err
+		}
+	}
+	return rs.Err()
+}
+
+// onPgx runs text on a connection of db's pool through pgx itself and
+// hands the rows to scan.
+func onPgx(ctx context.Context, db *bun.DB, text string, args []any, scan func(context.Context, rows) error) error {
+	conn, err := db.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc := database.PgxConn(dc)
+		if pc == nil {
+			return errors.New("storage: the pool's connections are not pgx")
+		}
+		rs, err := pc.Query(ctx, text, args...)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		if err := scan(ctx, rows{pgx: rs}); err != nil {
+			return err
+		}
+		rs.Close()
+		return rs.Err()
+	})
+}
