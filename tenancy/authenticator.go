@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -15,10 +16,16 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-// CacheTTL bounds how long a key's lookup (positive or negative) is reused.
-// It is also the bound on how long a revoked key keeps working on another
-// instance.
+// CacheTTL bounds how long a key's lookup (positive or negative) is reused
+// without knowing that nothing it holds has changed since. It is also the
+// bound on how long a revoked key keeps working on another instance.
 const CacheTTL = time.Second
+
+// maxEntryAge bounds how long a lookup is reused while the authentication
+// epoch stays where it was (auth_epoch, raised by every change to keys and
+// to the organization settings a principal carries): then it is looked up
+// again even so.
+const maxEntryAge = 5 * time.Minute
 
 // Bounds of the two caches. Valid keys and unknown keys are cached apart, so
 // a flood of forged well-formed keys (the CRC32 checksum is public) can only
@@ -40,8 +47,13 @@ type AuthenticatorConfig struct {
 }
 
 // Authenticator resolves bearer keys to principals. Lookups are cached per
-// key hash for the configured TTL (CacheTTL in production), and concurrent
-// misses for one key share one query.
+// key hash, and concurrent misses for one key share one query. A lookup is
+// reused for the configured TTL (CacheTTL in production) as it is; after
+// that, for as long as the authentication epoch it was read with is still
+// the current one, confirmed by one query per TTL for the whole process
+// (epoch.go), and at most maxEntryAge. So a revocation or a scope change
+// takes effect within the TTL, as before, while a process serving many keys
+// no longer looks each of them up again every TTL.
 type Authenticator struct {
 	db      bun.IDB
 	ttl     time.Duration
@@ -50,12 +62,18 @@ type Authenticator struct {
 	mu      sync.RWMutex
 	known   map[[32]byte]cacheEntry
 	unknown map[[32]byte]cacheEntry
+	epoch   epochClock
 	usage   *usageRecorder
 }
 
 type cacheEntry struct {
-	p       *Principal // nil: the key is unknown, revoked or expired
-	expires time.Time
+	p *Principal // nil: the key is unknown, revoked or expired
+	// fetched is when the lookup's query was sent, epoch what auth_epoch
+	// held in its snapshot.
+	fetched time.Time
+	epoch   int64
+	// keyExpires is the key's expires_at, checked on every use.
+	keyExpires *time.Time
 }
 
 // NewAuthenticator returns an Authenticator over db that caches lookups for
@@ -83,13 +101,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 	h := apikey.Hash(raw)
 	now := a.now()
 	e, ok := a.cached(h)
-	if !ok || now.After(e.expires) {
+	if !ok || !a.usable(ctx, e, now) {
 		v, err, _ := a.group.Do(string(h[:]), func() (any, error) {
-			p, err := a.lookup(ctx, h[:])
+			e, err := a.lookup(ctx, h[:])
 			if err != nil {
 				return nil, err
 			}
-			e := cacheEntry{p: p, expires: a.now().Add(a.ttl)}
 			if a.ttl > 0 {
 				a.store(h, e)
 			}
@@ -100,7 +117,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 		}
 		e = v.(cacheEntry)
 	}
-	if e.p == nil {
+	if e.p == nil || (e.keyExpires != nil && !now.Before(*e.keyExpires)) {
 		return nil, ErrInvalidCredentials
 	}
 	a.usage.touch(e.p.KeyID, now)
@@ -134,7 +151,7 @@ func (a *Authenticator) store(h [32]byte, e cacheEntry) {
 	if len(target) >= max {
 		now := a.now()
 		for k, old := range target {
-			if now.After(old.expires) {
+			if !now.Before(old.fetched.Add(maxEntryAge)) {
 				delete(target, k)
 			}
 		}
@@ -146,7 +163,7 @@ func (a *Authenticator) store(h [32]byte, e cacheEntry) {
 }
 
 type keyRow struct {
-	KeyID          uuid.UUID  `bun:"key_id"`
+	KeyID          *uuid.UUID `bun:"key_id"` // nil: no such key
 	KeyPrefix      string     `bun:"key_prefix"`
 	OrganizationID uuid.UUID  `bun:"organization_id"`
 	Scopes         []string   `bun:"scopes,array"`
@@ -158,36 +175,47 @@ type keyRow struct {
 	SandboxID      *uuid.UUID `bun:"sandbox_id"`
 	SandboxRate    *int       `bun:"sandbox_rate_limit"`
 	SandboxGuard   *string    `bun:"sandbox_stock_guard_mode"`
+	Epoch          int64      `bun:"epoch"`
 }
 
-func (a *Authenticator) lookup(ctx context.Context, hash []byte) (*Principal, error) {
+// lookup reads the key of hash, with the authentication epoch of the same
+// snapshot, into a cache entry.
+func (a *Authenticator) lookup(ctx context.Context, hash []byte) (cacheEntry, error) {
+	e := cacheEntry{fetched: a.now()}
 	var rows []keyRow
 	err := a.db.NewRaw(`
 		SELECT k.id AS key_id, k.prefix AS key_prefix, k.organization_id, k.scopes, k.mode, k.revoked_at, k.expires_at,
 		       o.rate_limit_per_window AS rate_limit, o.stock_guard_mode,
 		       s.id AS sandbox_id, s.rate_limit_per_window AS sandbox_rate_limit,
-		       s.stock_guard_mode AS sandbox_stock_guard_mode
-		FROM api_keys k
-		JOIN organizations o ON o.id = k.organization_id
-		LEFT JOIN organizations s ON s.sandbox_of = o.id
-		WHERE k.hash = ?`, hash).Scan(ctx, &rows)
+		       s.stock_guard_mode AS sandbox_stock_guard_mode, x.epoch
+		FROM auth_epoch x
+		LEFT JOIN (api_keys k
+		           JOIN organizations o ON o.id = k.organization_id
+		           LEFT JOIN organizations s ON s.sandbox_of = o.id) ON k.hash = ?`, hash).Scan(ctx, &rows)
 	if err != nil {
-		return nil, database.Error(err)
+		return e, database.Error(err)
 	}
-	if len(rows) == 0 {
-		return nil, nil
+	if len(rows) != 1 {
+		return e, fmt.Errorf("tenancy: key lookup returned %d rows", len(rows))
 	}
 	r := rows[0]
-	now := a.now()
-	if r.RevokedAt != nil || (r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)) {
-		return nil, nil
+	e.epoch, e.keyExpires = r.Epoch, r.ExpiresAt
+	a.epoch.set(r.Epoch, e.fetched)
+	if r.KeyID == nil || r.RevokedAt != nil || (r.ExpiresAt != nil && !e.fetched.Before(*r.ExpiresAt)) {
+		return e, nil
 	}
+	e.p = r.principal()
+	return e, nil
+}
+
+// principal is the principal of a live key's row.
+func (r *keyRow) principal() *Principal {
 	scopes := make([]Scope, len(r.Scopes))
 	for i, s := range r.Scopes {
 		scopes[i] = Scope(s)
 	}
 	p := &Principal{
-		KeyID: r.KeyID, KeyPrefix: r.KeyPrefix, OrganizationID: r.OrganizationID, HomeOrganizationID: r.OrganizationID,
+		KeyID: *r.KeyID, KeyPrefix: r.KeyPrefix, OrganizationID: r.OrganizationID, HomeOrganizationID: r.OrganizationID,
 		Scopes: NewScopeSet(scopes...), Mode: apikey.Mode(r.Mode), Sandbox: r.Mode == string(apikey.Test),
 		StockGuardMode: StockGuardMode(r.StockGuard),
 	}
@@ -204,5 +232,5 @@ func (a *Authenticator) lookup(ctx context.Context, hash []byte) (*Principal, er
 			p.StockGuardMode = StockGuardMode(*r.SandboxGuard)
 		}
 	}
-	return p, nil
+	return p
 }
