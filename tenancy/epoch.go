@@ -2,34 +2,45 @@ package tenancy
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/eventapi/eventapi/platform/database"
 )
 
-// epochClock remembers the last confirmed authentication epoch: the value
-// auth_epoch held in a snapshot taken after the time at.
+// epochClock remembers the last confirmed authentication epoch. It is read
+// by every authentication past its lookup's TTL, so it is one atomic
+// pointer, not a lock.
 type epochClock struct {
-	mu    sync.Mutex
-	at    time.Time
+	last atomic.Pointer[epochMark]
+}
+
+// epochMark says auth_epoch held value in a snapshot taken after at.
+type epochMark struct {
 	value int64
-	valid bool
+	at    time.Time
 }
 
 func (c *epochClock) get() (value int64, at time.Time, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.value, c.at, c.valid
+	m := c.last.Load()
+	if m == nil {
+		return 0, time.Time{}, false
+	}
+	return m.value, m.at, true
 }
 
 // set records that the epoch was value in a snapshot taken after at,
 // keeping the latest confirmation.
 func (c *epochClock) set(value int64, at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.valid || at.After(c.at) {
-		c.value, c.at, c.valid = value, at, true
+	m := &epochMark{value: value, at: at}
+	for {
+		old := c.last.Load()
+		if old != nil && !at.After(old.at) {
+			return
+		}
+		if c.last.CompareAndSwap(old, m) {
+			return
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -78,25 +79,28 @@ func scannableByPgx(t *schema.Table) bool {
 		return false
 	}
 	for _, f := range t.Fields {
-		if plainTag(f) {
-			continue
+		switch {
+		case plainTag(f), isTextArray(f):
+		case typeOption(f) == "numeric" && plainTagBut(f, "type"):
+			// the field's scanner reads the numeric's text
+		default:
+			return false
 		}
-		if _, isArray := f.Tag.Options["array"]; isArray && f.StructField.Type == reflect.TypeFor[[]string]() &&
-			len(f.Index) == 1 && len(f.Tag.Options) <= 2 {
-			continue // stored as kindStrings
-		}
-		if typeOption(f) == "numeric" && len(f.Tag.Options) <= 2 {
-			continue // the field's scanner reads the numeric's text
-		}
-		return false
 	}
 	return true
+}
+
+// isTextArray reports whether f is a []string tagged array and nothing else
+// bun encodes, which the pgx path stores itself (kindStrings).
+func isTextArray(f *schema.Field) bool {
+	_, isArray := f.Tag.Options["array"]
+	return isArray && f.StructField.Type == reflect.TypeFor[[]string]() && len(f.Index) == 1 && plainTagBut(f, "array")
 }
 
 // typeOption returns the field's type:… tag option, or "".
 func typeOption(f *schema.Field) string {
 	if vs := f.Tag.Options["type"]; len(vs) == 1 {
-		return vs[0]
+		return strings.ToLower(vs[0])
 	}
 	return ""
 }
@@ -151,8 +155,7 @@ func newPgxRow[T any](fds []pgconn.FieldDescription) (*pgxRow, error) {
 		c := &r.cells[i]
 		f := p.fields[i]
 		c.kind = p.kinds[i]
-		if _, isArray := f.Tag.Options["array"]; isArray && c.kind == viaBun &&
-			f.StructField.Type == reflect.TypeFor[[]string]() && len(f.Index) == 1 {
+		if isTextArray(f) {
 			c.kind = kindStrings
 		}
 		if c.kind != viaBun && !slices.Contains(oidKinds[c.kind], fds[i].DataTypeOID) {

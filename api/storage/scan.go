@@ -107,9 +107,13 @@ func newScanPlan(typ reflect.Type, columns []string) *scanPlan {
 
 // plainTag reports whether the field's bun tag leaves its scanning to its
 // Go type (no array, JSON or msgpack encoding).
-func plainTag(f *schema.Field) bool {
+func plainTag(f *schema.Field) bool { return plainTagBut(f, "") }
+
+// plainTagBut is plainTag with the option named except allowed as well.
+func plainTagBut(f *schema.Field, except string) bool {
 	for o, vs := range f.Tag.Options {
 		switch o {
+		case except:
 		case "pk", "nullzero", "notnull", "default", "unique", "skipupdate":
 		case "type":
 			for _, v := range vs {
