@@ -32,6 +32,10 @@ func ByIDs[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, i
 // go as one uuid[] parameter, where bun would write each into the text (an
 // expansion of 1000 records was a new 40 KB statement for PostgreSQL to
 // parse and plan every time), and the rows are scanned directly (scan.go).
+// The array is joined as a set (IN (SELECT unnest)), not tested with
+// = ANY: a cached generic plan cannot hash a parameter array, so = ANY
+// compared each of an organization's rows with every id (1000 ids: 1.7 ms
+// of PostgreSQL per manifest, against 0.3-1.3 ms joined).
 // column and order are code, never input.
 func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, column string, ids []uuid.UUID, order, kind string) ([]T, error) {
 	var out []T
@@ -46,7 +50,7 @@ func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, colu
 	if !found {
 		q := scanner.NewSelect().Model((*T)(nil)).
 			Where("?TableAlias.organization_id = $1").
-			Where("?TableAlias.? = ANY($2)", bun.Ident(column))
+			Where("?TableAlias.? IN (SELECT unnest($2::uuid[]))", bun.Ident(column))
 		if order != "" {
 			q = q.OrderExpr(order)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/uptrace/bun/schema"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/money"
 )
 
 // On a pool (not in a transaction), the parameterised statements of this
@@ -35,9 +37,21 @@ import (
 // A model with scan hooks, or with a field bun encodes itself (JSON, an
 // array of anything but text), stays on database/sql.
 
-// kindStrings is a []string field tagged array; only the pgx path stores it
-// itself (database/sql hands bun the array's text).
-const kindStrings fieldKind = 255
+// Kinds only the pgx path stores itself: a []string field tagged array
+// (database/sql hands bun the array's text), and a money amount read from
+// the numeric's binary form (database/sql has pgx write it as text for the
+// amount's Scan to parse).
+const (
+	kindStrings fieldKind = 255 - iota
+	kindMoney
+	kindMoneyPtr
+)
+
+// pgxKinds are the field types of the kinds above but kindStrings.
+var pgxKinds = map[reflect.Type]fieldKind{
+	reflect.TypeFor[money.Amount]():  kindMoney,
+	reflect.TypeFor[*money.Amount](): kindMoneyPtr,
+}
 
 // rows is a statement's result: database/sql's, or pgx's when the statement
 // ran on a pool connection directly.
@@ -133,6 +147,8 @@ var oidKinds = map[fieldKind][]uint32{
 	kindFloat:     {pgtype.Float4OID, pgtype.Float8OID},
 	kindFloatPtr:  {pgtype.Float4OID, pgtype.Float8OID},
 	kindStrings:   {pgtype.TextArrayOID, pgtype.VarcharArrayOID},
+	kindMoney:     {pgtype.NumericOID},
+	kindMoneyPtr:  {pgtype.NumericOID},
 }
 
 // pgxRow is the scanning state of one statement on the pgx path.
@@ -157,8 +173,11 @@ func newPgxRow[T any](fds []pgconn.FieldDescription) (*pgxRow, error) {
 		c.kind = p.kinds[i]
 		if isTextArray(f) {
 			c.kind = kindStrings
+		} else if k, ok := pgxKinds[f.StructField.Type]; ok && len(f.Index) == 1 {
+			c.kind = k
 		}
-		if c.kind != viaBun && !slices.Contains(oidKinds[c.kind], fds[i].DataTypeOID) {
+		if c.kind != viaBun && !slices.Contains(oidKinds[c.kind], fds[i].DataTypeOID) ||
+			(c.kind == kindMoney || c.kind == kindMoneyPtr) && fds[i].Format != pgx.BinaryFormatCode {
 			c.kind = viaBun
 		}
 		c.offset = f.StructField.Offset
@@ -185,6 +204,8 @@ func (c *cell) target() any {
 		return &c.i
 	case kindFloat, kindFloatPtr:
 		return &c.f
+	case kindMoney, kindMoneyPtr:
+		return nil // decoded by store from the row's raw value
 	}
 	return &c.col
 }
@@ -201,15 +222,21 @@ func (r *pgxRow) scan(rs pgx.Rows, m any) error {
 	if err := rs.Scan(r.dest...); err != nil {
 		return err
 	}
+	raw := rs.RawValues()
 	for i := range r.cells {
-		r.cells[i].store(unsafe.Add(base, r.cells[i].offset))
+		if err := r.cells[i].store(unsafe.Add(base, r.cells[i].offset), raw[i]); err != nil {
+			return fmt.Errorf("storage: column %s: %w", r.cells[i].col.field.Name, err)
+		}
 	}
 	return nil
 }
 
-// store puts the decoded value into the field at p, as bun would.
-func (c *cell) store(p unsafe.Pointer) {
+// store puts the decoded value into the field at p, as bun would; raw is
+// the column's undecoded value, for the kinds pgx does not decode.
+func (c *cell) store(p unsafe.Pointer, raw []byte) error {
 	switch c.kind {
+	case kindMoney, kindMoneyPtr:
+		return storeMoney(p, raw, c.kind == kindMoneyPtr)
 	case kindString:
 		*(*string)(p) = c.text.String
 	case kindStringPtr:
@@ -237,6 +264,30 @@ func (c *cell) store(p unsafe.Pointer) {
 	}
 	// viaBun was stored by the scan itself. The pgtype values of NULL
 	// columns are zero (Valid false), as bun leaves them.
+	return nil
+}
+
+// storeMoney decodes a numeric's binary value into a money.Amount field (a
+// pointer field when ptr): NULL as the amount's Scan takes it, zero or nil.
+func storeMoney(p unsafe.Pointer, raw []byte, ptr bool) error {
+	if raw == nil {
+		if ptr {
+			*(**money.Amount)(p) = nil
+		} else {
+			*(*money.Amount)(p) = 0
+		}
+		return nil
+	}
+	a, err := money.DecodeNumeric(raw)
+	if err != nil {
+		return err
+	}
+	if ptr {
+		*(**money.Amount)(p) = &a
+	} else {
+		*(*money.Amount)(p) = a
+	}
+	return nil
 }
 
 // textArray is a text array as bun scans it: nil for NULL, "" for a NULL

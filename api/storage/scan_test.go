@@ -37,6 +37,8 @@ type probe struct {
 	// Left to the field's scanner, or on the pgx path stored as a []string.
 	Price *money.Amount `bun:"price,type:numeric" json:"price"`
 	Tags  []string      `bun:"tags,array" json:"tags"`
+	// An unconstrained numeric, so its amounts need rounding past the cents.
+	Cost money.Amount `bun:"cost" json:"cost"`
 }
 
 // hookedProbe scans through bun, which runs its hook.
@@ -57,16 +59,16 @@ func TestScanMatchesBun(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE scan_probe (id uuid PRIMARY KEY, name text NOT NULL,
 		email text, flag boolean NOT NULL, at timestamptz, maybe timestamptz, count bigint, missing text, ref uuid,
 		ref_p uuid, flag_p boolean, n integer, n_p integer, f double precision, f_p double precision,
-		price numeric(12,2), tags text[])`); err != nil {
+		price numeric(12,2), tags text[], cost numeric)`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, `INSERT INTO scan_probe VALUES
 		('00000000-0000-0000-0000-000000000001', 'Ä <b>&"x"', 'a@b.c', true, '2026-11-23 10:00:00.123456+00', '9999-12-31 23:59:59+00', 42, 'm', '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a10',
-		 '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a11', false, 2147483647, -7, 1.5e300, -0.25, 25.5, '{a,"b c",NULL,"Ä"}'),
+		 '0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a11', false, 2147483647, -7, 1.5e300, -0.25, 25.5, '{a,"b c",NULL,"Ä"}', 123456789012.345),
 		('00000000-0000-0000-0000-000000000002', '', NULL, false, NULL, NULL, NULL, NULL, NULL,
-		 NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+		 NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
 		('00000000-0000-0000-0000-000000000003', 'z', '', true, '1970-01-01 00:00:00+00', '2000-02-29 12:00:00+05', -1, '', NULL,
-		 '00000000-0000-0000-0000-000000000000', true, -2147483648, 0, 0, 3.25, 0, '{}')`); err != nil {
+		 '00000000-0000-0000-0000-000000000000', true, -2147483648, 0, 0, 3.25, 0, '{}', -0.00499999)`); err != nil {
 		t.Fatal(err)
 	}
 	text := scanner.NewSelect().Model((*probe)(nil)).OrderExpr("id").String()
@@ -138,6 +140,28 @@ func TestScanMatchesBun(t *testing.T) {
 		if !used[k] {
 			t.Errorf("the probe's plan %v does not use kind %d", plan.kinds, k)
 		}
+	}
+
+	// On the pgx path the array and both amounts are stored by kinds of
+	// their own, not by their bun scanners.
+	err := onPgx(ctx, db, text, nil, func(_ context.Context, rs rows) error {
+		r, err := newPgxRow[probe](rs.pgx.FieldDescriptions())
+		if err != nil {
+			return err
+		}
+		got := map[fieldKind]bool{}
+		for _, c := range r.cells {
+			got[c.kind] = true
+		}
+		for _, k := range []fieldKind{kindStrings, kindMoney, kindMoneyPtr} {
+			if !got[k] {
+				t.Errorf("the probe's pgx cells do not use kind %d", k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	var hooks []hookedProbe

@@ -60,17 +60,20 @@ func parseRat(s string) (Amount, error) {
 func (a Amount) Mul(qty int) Amount { return a * Amount(qty) }
 
 // String renders the amount with two decimals.
-func (a Amount) String() string {
-	sign := ""
-	v := int64(a)
-	if v < 0 {
-		sign, v = "-", -v
+func (a Amount) String() string { return string(a.AppendText(make([]byte, 0, 24))) }
+
+// AppendText appends the amount with two decimals to b.
+func (a Amount) AppendText(b []byte) []byte {
+	v := uint64(a)
+	if a < 0 {
+		b, v = append(b, '-'), -v
 	}
-	return fmt.Sprintf("%s%d.%02d", sign, v/100, v%100)
+	b = strconv.AppendUint(b, v/100, 10)
+	return append(b, '.', byte('0'+v%100/10), byte('0'+v%10))
 }
 
 // MarshalJSON writes a JSON number with two decimals.
-func (a Amount) MarshalJSON() ([]byte, error) { return []byte(a.String()), nil }
+func (a Amount) MarshalJSON() ([]byte, error) { return a.AppendText(make([]byte, 0, 24)), nil }
 
 // UnmarshalJSON reads a JSON number exactly.
 func (a *Amount) UnmarshalJSON(b []byte) error {
