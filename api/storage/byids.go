@@ -13,12 +13,12 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// inTexts caches the parameterised query of In per model, column and order.
+// inTexts caches the parameterised query of In per model and set.
 var inTexts sync.Map // inKey → string
 
 type inKey struct {
-	typ           reflect.Type
-	column, order string
+	typ reflect.Type
+	set inSet
 }
 
 // ByIDs loads the records of org whose ids are in ids, in no particular
@@ -38,40 +38,91 @@ func ByIDs[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, i
 // of PostgreSQL per manifest, against 0.3-1.3 ms joined).
 // column and order are code, never input.
 func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, column string, ids []uuid.UUID, order, kind string) ([]T, error) {
+	return in[T](ctx, db, org, inSet{column: column, order: order}, ids, kind)
+}
+
+// Through names the links from other records to T's: T's id is in Column
+// of Table's rows (of the same organization) whose Key holds one of the ids,
+// as the equipment of a pick list's items is linked by pick_list_items'
+// equipment_id. All are code, never input.
+type Through struct{ Table, Column, Key string }
+
+// InThrough loads the records of org that t links from ids, in no
+// particular order, in one query that follows the links itself: it needs
+// neither the linking rows nor to wait for them (picklists.Expand runs it
+// beside the query for the items).
+func InThrough[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, t Through, ids []uuid.UUID, kind string) ([]T, error) {
+	return in[T](ctx, db, org, inSet{column: "id", through: t}, ids, kind)
+}
+
+// inSet is what In and InThrough select: the rows whose column is in the
+// ids, or in the links through from them, ordered by order.
+type inSet struct {
+	column, order string
+	through       Through
+}
+
+// idsParam is the SQL of the set of ids sent as In's $2.
+const idsParam = "SELECT unnest($2::uuid[])"
+
+// text is the set's parameterised statement, $1 the organization and $2 the
+// ids, cached per model.
+func (s inSet) text(typ reflect.Type) string {
+	key := inKey{typ, s}
+	if text, found := inTexts.Load(key); found {
+		return text.(string)
+	}
+	q := scanner.NewSelect().Model(reflect.New(typ).Interface()).
+		Where("?TableAlias.organization_id = $1")
+	if s.through.Table == "" {
+		q = q.Where("?TableAlias.? IN ("+idsParam+")", bun.Ident(s.column))
+	} else {
+		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = $1 AND ? IN ("+idsParam+"))",
+			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), bun.Ident(s.through.Key))
+	}
+	if s.order != "" {
+		q = q.OrderExpr(s.order)
+	}
+	text := q.String()
+	inTexts.Store(key, text)
+	return text
+}
+
+// where narrows q to the set as bun writes it, with the ids in the text:
+// for the connections query cannot address.
+func (s inSet) where(q *bun.SelectQuery, org tenancy.OrganizationID, ids []uuid.UUID) *bun.SelectQuery {
+	q = q.Where("?TableAlias.organization_id = ?", org)
+	if s.through.Table == "" {
+		q = q.Where("?TableAlias.? IN (?)", bun.Ident(s.column), bun.In(ids))
+	} else {
+		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = ? AND ? IN (?))",
+			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), org,
+			bun.Ident(s.through.Key), bun.In(ids))
+	}
+	if s.order != "" {
+		q = q.OrderExpr(s.order)
+	}
+	return q
+}
+
+func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set inSet, ids []uuid.UUID, kind string) ([]T, error) {
 	var out []T
 	if len(ids) == 0 {
 		return out, nil
 	}
-	if column == "id" {
+	if set.column == "id" && set.through.Table == "" {
 		out = make([]T, 0, len(ids)) // at most one row per id: no regrowth
-	}
-	key := inKey{reflect.TypeFor[T](), column, order}
-	text, found := inTexts.Load(key)
-	if !found {
-		q := scanner.NewSelect().Model((*T)(nil)).
-			Where("?TableAlias.organization_id = $1").
-			Where("?TableAlias.? IN (SELECT unnest($2::uuid[]))", bun.Ident(column))
-		if order != "" {
-			q = q.OrderExpr(order)
-		}
-		text = q.String()
-		inTexts.Store(key, text)
 	}
 	params := make([]pgtype.UUID, len(ids))
 	for i, id := range ids {
 		params[i] = pgtype.UUID{Bytes: id, Valid: true}
 	}
-	ok, err := query(ctx, db, "SELECT "+kind, text.(string), []any{param(org), params}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+	text := set.text(reflect.TypeFor[T]())
+	ok, err := query(ctx, db, "SELECT "+kind, text, []any{param(org), params}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
 		return scanAll(ctx, rs, &out)
 	})
 	if ok {
 		return out, err
 	}
-	q := db.NewSelect().Model(&out).
-		Where("?TableAlias.organization_id = ?", org).
-		Where("?TableAlias.? IN (?)", bun.Ident(column), bun.In(ids))
-	if order != "" {
-		q = q.OrderExpr(order)
-	}
-	return out, database.Error(q.Scan(ctx))
+	return out, database.Error(set.where(db.NewSelect().Model(&out), org, ids).Scan(ctx))
 }

@@ -2,9 +2,11 @@ package picklists
 
 import (
 	"context"
+	"maps"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/related"
@@ -62,17 +64,67 @@ func Expand(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lists [
 	for i := range lists {
 		ids[i] = lists[i].ID
 	}
-	items, err := storage.In[Item](ctx, db, org, "pick_list_id", ids, "?TableAlias.created_at ASC, ?TableAlias.id ASC", ItemKind)
+	items, err := loadItems(ctx, db, org, ids, x)
 	if err != nil {
 		return err
 	}
-	if x.Equipment {
-		if err := expandEquipment(ctx, db, org, items, x.Category); err != nil {
-			return err
-		}
-	}
 	groupItems(lists, items)
 	return nil
+}
+
+// itemOrder is the order of a list's items.
+const itemOrder = "?TableAlias.created_at ASC, ?TableAlias.id ASC"
+
+// itemsEquipment links pick lists to the equipment of their items.
+var itemsEquipment = storage.Through{Table: "pick_list_items", Column: "equipment_id", Key: "pick_list_id"}
+
+// loadItems loads the items of the pick lists ids, with their equipment
+// when x asks for it. On a pool the equipment is read beside the items, on a
+// second connection and through the items' table, so the two large reads of
+// a manifest overlap instead of the second waiting for the first; in a
+// transaction they run one after the other.
+func loadItems(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID, x Expansion) ([]Item, error) {
+	pool, isPool := db.(*bun.DB)
+	if !x.Equipment || !isPool {
+		items, err := storage.In[Item](ctx, db, org, "pick_list_id", ids, itemOrder, ItemKind)
+		if err != nil || !x.Equipment {
+			return items, err
+		}
+		return items, expandEquipment(ctx, db, org, items, x.Category)
+	}
+	var items []Item
+	var eq map[uuid.UUID]*related.Equipment
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		items, err = storage.In[Item](gctx, pool, org, "pick_list_id", ids, itemOrder, ItemKind)
+		return err
+	})
+	g.Go(func() (err error) {
+		eq, err = related.EquipmentThrough(gctx, pool, org, itemsEquipment, ids, x.Category)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// An item added between the two reads may name equipment the other read
+	// did not see: those few are read by id (a fifth query, only then).
+	missing := related.IDs(items, func(it *Item) *uuid.UUID {
+		if it.EquipmentID != nil && eq[*it.EquipmentID] == nil {
+			return it.EquipmentID
+		}
+		return nil
+	})
+	if len(missing) > 0 {
+		more, err := related.EquipmentByID(ctx, db, org, missing, x.Category)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(eq, more)
+	}
+	for i := range items {
+		items[i].Equipment = related.Pick(eq, items[i].EquipmentID)
+	}
+	return items, nil
 }
 
 // groupItems gives each list its items, in the order of items. One list

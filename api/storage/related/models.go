@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/money"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -100,6 +101,25 @@ func EquipmentByID(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 	if err != nil || !withCategory {
 		return eq, err
 	}
+	return eq, inlineCategories(ctx, db, org, eq)
+}
+
+// EquipmentThrough loads the equipment of org that t links from ids (as
+// storage.InThrough), keyed by id, with categories as EquipmentByID.
+func EquipmentThrough(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, t storage.Through, ids []uuid.UUID, withCategory bool) (map[uuid.UUID]*Equipment, error) {
+	rows, err := storage.InThrough[Equipment](ctx, db, org, t, ids, "equipment")
+	if err != nil {
+		return nil, err
+	}
+	eq := keyed(rows, func(e *Equipment) uuid.UUID { return e.ID })
+	if !withCategory {
+		return eq, nil
+	}
+	return eq, inlineCategories(ctx, db, org, eq)
+}
+
+// inlineCategories loads the categories of eq in one query and inlines them.
+func inlineCategories(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, eq map[uuid.UUID]*Equipment) error {
 	var catIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for _, e := range eq {
@@ -110,10 +130,10 @@ func EquipmentByID(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 	}
 	cats, err := load(ctx, db, org, catIDs, "equipment category", func(c *Category) uuid.UUID { return c.ID })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, e := range eq {
 		e.Category = Pick(cats, e.CategoryID)
 	}
-	return eq, nil
+	return nil
 }

@@ -56,9 +56,14 @@ func load[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id
 	if err != nil {
 		return nil, err
 	}
+	return keyed(rows, key), nil
+}
+
+// keyed maps each record of rows by its key.
+func keyed[T any](rows []T, key func(*T) uuid.UUID) map[uuid.UUID]*T {
 	out := make(map[uuid.UUID]*T, len(rows))
 	for i := range rows {
 		out[key(&rows[i])] = &rows[i]
 	}
-	return out, nil
+	return out
 }
