@@ -155,6 +155,13 @@ var oidKinds = map[fieldKind][]uint32{
 type pgxRow struct {
 	cells []cell
 	dest  []any
+	// the values of the statement's pointer fields
+	strings slab[string]
+	bools   slab[bool]
+	uuids   slab[uuid.UUID]
+	ints    slab[int]
+	floats  slab[float64]
+	amounts slab[money.Amount]
 }
 
 func newPgxRow[T any](fds []pgconn.FieldDescription) (*pgxRow, error) {
@@ -224,7 +231,7 @@ func (r *pgxRow) scan(rs pgx.Rows, m any) error {
 	}
 	raw := rs.RawValues()
 	for i := range r.cells {
-		if err := r.cells[i].store(unsafe.Add(base, r.cells[i].offset), raw[i]); err != nil {
+		if err := r.store(&r.cells[i], unsafe.Add(base, r.cells[i].offset), raw[i]); err != nil {
 			return fmt.Errorf("storage: column %s: %w", r.cells[i].col.field.Name, err)
 		}
 	}
@@ -233,32 +240,32 @@ func (r *pgxRow) scan(rs pgx.Rows, m any) error {
 
 // store puts the decoded value into the field at p, as bun would; raw is
 // the column's undecoded value, for the kinds pgx does not decode.
-func (c *cell) store(p unsafe.Pointer, raw []byte) error {
+func (r *pgxRow) store(c *cell, p unsafe.Pointer, raw []byte) error {
 	switch c.kind {
 	case kindMoney, kindMoneyPtr:
-		return storeMoney(p, raw, c.kind == kindMoneyPtr)
+		return r.storeMoney(p, raw, c.kind == kindMoneyPtr)
 	case kindString:
 		*(*string)(p) = c.text.String
 	case kindStringPtr:
-		*(**string)(p) = ptrIf(c.text.Valid, c.text.String)
+		*(**string)(p) = r.strings.ptr(c.text.Valid, c.text.String)
 	case kindBool:
 		*(*bool)(p) = c.b.Bool
 	case kindBoolPtr:
-		*(**bool)(p) = ptrIf(c.b.Valid, c.b.Bool)
+		*(**bool)(p) = r.bools.ptr(c.b.Valid, c.b.Bool)
 	case kindTime:
 		*(*time.Time)(p) = c.ts.Time
 	case kindUUID:
 		*(*uuid.UUID)(p) = c.u.Bytes
 	case kindUUIDPtr:
-		*(**uuid.UUID)(p) = ptrIf(c.u.Valid, uuid.UUID(c.u.Bytes))
+		*(**uuid.UUID)(p) = r.uuids.ptr(c.u.Valid, uuid.UUID(c.u.Bytes))
 	case kindInt:
 		*(*int)(p) = int(c.i.Int64)
 	case kindIntPtr:
-		*(**int)(p) = ptrIf(c.i.Valid, int(c.i.Int64))
+		*(**int)(p) = r.ints.ptr(c.i.Valid, int(c.i.Int64))
 	case kindFloat:
 		*(*float64)(p) = c.f.Float64
 	case kindFloatPtr:
-		*(**float64)(p) = ptrIf(c.f.Valid, c.f.Float64)
+		*(**float64)(p) = r.floats.ptr(c.f.Valid, c.f.Float64)
 	case kindStrings:
 		*(*[]string)(p) = textArray(c.texts)
 	}
@@ -269,7 +276,7 @@ func (c *cell) store(p unsafe.Pointer, raw []byte) error {
 
 // storeMoney decodes a numeric's binary value into a money.Amount field (a
 // pointer field when ptr): NULL as the amount's Scan takes it, zero or nil.
-func storeMoney(p unsafe.Pointer, raw []byte, ptr bool) error {
+func (r *pgxRow) storeMoney(p unsafe.Pointer, raw []byte, ptr bool) error {
 	if raw == nil {
 		if ptr {
 			*(**money.Amount)(p) = nil
@@ -283,7 +290,7 @@ func storeMoney(p unsafe.Pointer, raw []byte, ptr bool) error {
 		return err
 	}
 	if ptr {
-		*(**money.Amount)(p) = &a
+		*(**money.Amount)(p) = r.amounts.ptr(true, a)
 	} else {
 		*(*money.Amount)(p) = a
 	}
@@ -303,11 +310,29 @@ func textArray(a pgtype.FlatArray[pgtype.Text]) []string {
 	return out
 }
 
-func ptrIf[V any](valid bool, v V) *V {
+// slab hands out pointers to values of V carved from chunks, so the
+// pointer fields of a page of records cost one allocation per chunk rather
+// than one per field (the chunks double from 8 to 256 values, so one record
+// holds little). A chunk lives as long as any record pointing into it: all
+// of a statement's records go out in one response together.
+type slab[V any] struct {
+	free []V
+	next int
+}
+
+// ptr returns a pointer to a copy of v, or nil when !valid (NULL).
+func (s *slab[V]) ptr(valid bool, v V) *V {
 	if !valid {
 		return nil
 	}
-	return &v
+	if len(s.free) == 0 {
+		s.next = min(max(2*s.next, 8), 256)
+		s.free = make([]V, s.next)
+	}
+	p := &s.free[0]
+	*p = v
+	s.free = s.free[1:]
+	return p
 }
 
 // pgxScanAll appends every row to items.
