@@ -27,14 +27,18 @@ func New(cfg Config) fiber.Handler {
 			_ = cfg.ErrorHandler(c, err)
 			err = nil
 		}
-		attrs := []any{
-			"method", c.Method(), "path", c.Path(), "route", c.Route().Path,
-			"status", c.Response().StatusCode(), "duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+		attrs := [6]slog.Attr{
+			slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", c.Route().Path),
+			slog.Int("status", c.Response().StatusCode()),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 		}
+		n := 5
 		if p, ok := tenancy.FromContext(c.UserContext()); ok {
-			attrs = append(attrs, "organization_id", p.OrganizationID.String())
+			attrs[n] = slog.String("organization_id", p.OrganizationID.String())
+			n++
 		}
-		cfg.Log.InfoContext(c.UserContext(), "request", attrs...)
+		// Typed attributes, not key-value pairs: nothing is boxed or converted.
+		cfg.Log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs[:n]...)
 		return err
 	}
 }
