@@ -43,6 +43,8 @@ var variants = []struct {
 		"CREATE INDEX request_logs_request_idx ON request_logs USING hash (request_id)"}},
 	{"current schema", nil},
 	{"current without the key index", []string{"DROP INDEX request_logs_org_key_idx"}},
+	{"key in the time index (INCLUDE)", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_org_time_idx",
+		"CREATE INDEX request_logs_org_time_idx ON request_logs (organization_id, created_at, id) INCLUDE (key_id)"}},
 	{"time index only", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_org_error_idx"}},
 	{"no index (the floor)", []string{"DROP INDEX request_logs_org_key_idx", "DROP INDEX request_logs_org_error_idx", "DROP INDEX request_logs_org_time_idx"}},
 }
