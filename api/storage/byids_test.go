@@ -93,3 +93,86 @@ func TestInScopesAndOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestInThroughScopes: InThrough returns the organization's records linked
+// from the ids by the organization's own links, each once however many
+// links name it: never a record another organization's link names, nor a
+// foreign record its own link names. The same on a pool, in a transaction
+// and through bun's fallback.
+func TestInThroughScopes(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE in_probe (id uuid PRIMARY KEY, organization_id uuid NOT NULL, list_id uuid NOT NULL, name text NOT NULL);
+		CREATE TABLE in_link (organization_id uuid NOT NULL, list_id uuid NOT NULL, probe_id uuid)`); err != nil {
+		t.Fatal(err)
+	}
+	orgA, orgB := tenancy.OrganizationID{UUID: uuid.New()}, tenancy.OrganizationID{UUID: uuid.New()}
+	list1, list2, list3 := uuid.New(), uuid.New(), uuid.New()
+	probes := []inProbe{
+		{ID: uuid.New(), OrganizationID: orgA.UUID, ListID: list1, Name: "a"},
+		{ID: uuid.New(), OrganizationID: orgA.UUID, ListID: list1, Name: "b"},
+		{ID: uuid.New(), OrganizationID: orgA.UUID, ListID: list1, Name: "unlinked"},
+		{ID: uuid.New(), OrganizationID: orgB.UUID, ListID: list1, Name: "foreign"},
+	}
+	if _, err := db.NewInsert().Model(&probes).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type link struct {
+		bun.BaseModel  `bun:"table:in_link"`
+		OrganizationID uuid.UUID  `bun:"organization_id,type:uuid"`
+		ListID         uuid.UUID  `bun:"list_id,type:uuid"`
+		ProbeID        *uuid.UUID `bun:"probe_id,type:uuid"`
+	}
+	links := []link{
+		{OrganizationID: orgA.UUID, ListID: list1, ProbeID: &probes[0].ID},
+		{OrganizationID: orgA.UUID, ListID: list1, ProbeID: &probes[0].ID}, // twice
+		{OrganizationID: orgA.UUID, ListID: list2, ProbeID: &probes[1].ID},
+		{OrganizationID: orgA.UUID, ListID: list2, ProbeID: nil},
+		{OrganizationID: orgA.UUID, ListID: list3, ProbeID: &probes[3].ID}, // A's link to B's record
+		{OrganizationID: orgB.UUID, ListID: list1, ProbeID: &probes[2].ID}, // B's link to A's record
+	}
+	if _, err := db.NewInsert().Model(&links).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	through := Through{Table: "in_link", Column: "probe_id", Key: "list_id"}
+	tests := []struct {
+		name string
+		org  tenancy.OrganizationID
+		ids  []uuid.UUID
+		want []string
+	}{
+		{"linked twice, once", orgA, []uuid.UUID{list1}, []string{"a"}},
+		{"several lists, a NULL link", orgA, []uuid.UUID{list1, list2}, []string{"a", "b"}},
+		{"a link to another organization's record", orgA, []uuid.UUID{list3}, nil},
+		{"another organization's link", orgB, []uuid.UUID{list1}, nil},
+		{"no ids", orgA, nil, nil},
+	}
+	for _, tt := range tests {
+		for via, idb := range map[string]bun.IDB{"pool": db, "transaction": tx, "bun fallback": conn} {
+			t.Run(tt.name+" via "+via, func(t *testing.T) {
+				got, err := InThrough[inProbe](ctx, idb, tt.org, through, tt.ids, "probe")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, r := range got {
+					names = append(names, r.Name)
+				}
+				slices.Sort(names)
+				if !slices.Equal(names, tt.want) {
+					t.Fatalf("got %v, want %v", names, tt.want)
+				}
+			})
+		}
+	}
+}
