@@ -2,8 +2,10 @@ package storage
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/money"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
@@ -12,7 +14,9 @@ import (
 // PostgreSQL's binary numeric is the one money.Amount's Scan reads from the
 // same value's text, for every shape of digits PostgreSQL writes: whole
 // base-10000 groups, rounding past the cents either way, signs, scales
-// beyond the value's digits.
+// beyond the value's digits. The statement asks for the first column in
+// binary itself (pgconn's ExecParams): behind the pooler pgx's exec mode
+// reads every result as text, and money then goes through its Scan.
 func TestNumericDecodesAsItScans(t *testing.T) {
 	db := pgtest.Open(t)
 	ctx := context.Background()
@@ -22,24 +26,34 @@ func TestNumericDecodesAsItScans(t *testing.T) {
 		"999999999999.99", "99999999999999.99", "0.0000001", "1e-10", "1e12", "12345678.00000000",
 		"0.9999", "0.99999", "100000000.5050",
 	}
-	err := onPgx(ctx, db, "SELECT v::numeric, v::numeric::text FROM unnest($1::text[]) AS v", []any{values},
-		func(_ context.Context, rs rows) error {
-			for rs.next() {
-				raw := rs.pgx.RawValues()
-				text := string(raw[1])
-				got, err := money.DecodeNumeric(raw[0])
-				var want money.Amount
-				if serr := want.Scan(text); serr != nil || err != nil {
-					t.Errorf("%s: decoded %v, %v; scanned %v, %v", text, got, err, want, serr)
-					continue
-				}
-				if got != want {
-					t.Errorf("%s: decoded %v, scanned %v", text, got, want)
-				}
-			}
-			return rs.err()
-		})
+	sql := "SELECT v::numeric, v::numeric::text FROM unnest(ARRAY['" + strings.Join(values, "','") + "']) AS v"
+	conn, err := db.DB.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer conn.Close()
+	var rows [][][]byte
+	err = conn.Raw(func(dc any) error {
+		res := database.PgxConn(dc).PgConn().ExecParams(ctx, sql, nil, nil, nil, []int16{1, 0}).Read()
+		rows = res.Rows
+		return res.Err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(values) {
+		t.Fatalf("%d rows, want %d", len(rows), len(values))
+	}
+	for _, row := range rows {
+		text := string(row[1])
+		got, err := money.DecodeNumeric(row[0])
+		var want money.Amount
+		if serr := want.Scan(text); serr != nil || err != nil {
+			t.Errorf("%s: decoded %v, %v; scanned %v, %v", text, got, err, want, serr)
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: decoded %v, scanned %v", text, got, want)
+		}
 	}
 }
