@@ -226,7 +226,7 @@ func Open(ctx context.Context, client *http.Client, t Target, rate float64, work
 	jobs := make(chan job) // unbuffered: a send waits only when every worker is busy
 	var rec recorder
 	rec.latencies = make([]time.Duration, 0, n)
-	var late atomic.Int64
+	var late, busy atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -236,6 +236,7 @@ func Open(ctx context.Context, client *http.Client, t Target, rate float64, work
 				}
 				err := do(ctx, client, t, j.i)
 				rec.add(time.Since(j.due), err)
+				busy.Add(-1)
 			}
 		})
 	}
@@ -246,15 +247,15 @@ func Open(ctx context.Context, client *http.Client, t Target, rate float64, work
 		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
-		j := job{i: i, due: due}
-		select {
-		case jobs <- j:
-			continue
-		default:
+		// Saturated means every worker is still on an earlier request. A
+		// worker that is free but not yet waiting (just started, or not
+		// yet scheduled) is not the server's doing: the send waits for it,
+		// and a long wait shows as late.
+		if busy.Add(1) > int64(workers) {
 			saturated++
 		}
 		select {
-		case jobs <- j:
+		case jobs <- job{i: i, due: due}:
 		case <-ctx.Done():
 		}
 	}

@@ -184,3 +184,21 @@ func TestReadProcess(t *testing.T) {
 		t.Fatalf("SampleMemory: %+v", peak)
 	}
 }
+
+// TestOpenLoopCountsOnlyBusyWorkers: at a rate an instant server easily
+// serves, no request finds every worker busy, the first ones included
+// (which once counted as saturated when the workers had not yet started to
+// wait for work: a run of 80 requests then "did not keep up").
+func TestOpenLoopCountsOnlyBusyWorkers(t *testing.T) {
+	s, _ := countingServer(t)
+	target := Target{Name: "instant", URL: func(int64) string { return s.URL + "/" }}
+	for range 5 {
+		r, err := Open(context.Background(), NewClient(64), target, 200, 64, Load{Requests: 10, Duration: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Saturated != 0 || !r.KeptUp() {
+			t.Fatalf("%d of %d requests found every worker busy (kept up %v)", r.Saturated, r.Offered, r.KeptUp())
+		}
+	}
+}

@@ -16,6 +16,7 @@ type summary struct {
 	p50, p99, cpuPerReq, dbPerReq, redisPerReq, genPerReq time.Duration
 	errors                                                int64
 	firstErr                                              string
+	peakRSS                                               int64 // the highest of the runs' peaks
 }
 
 func summarize(ss []sample) summary {
@@ -29,6 +30,7 @@ func summarize(ss []sample) summary {
 		db = append(db, float64(s.dbPerReq))
 		redis = append(redis, float64(s.redisPerReq))
 		gen = append(gen, float64(s.genPerReq))
+		out.peakRSS = max(out.peakRSS, s.mem.RSS)
 		out.errors += s.errors
 		if out.firstErr == "" {
 			out.firstErr = s.firstErr
