@@ -43,16 +43,7 @@ func TestInScopesAndOrders(t *testing.T) {
 	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	ways := threeWays(t, db)
 	names := func(got []inProbe) []string {
 		var out []string
 		for _, r := range got {
@@ -76,7 +67,7 @@ func TestInScopesAndOrders(t *testing.T) {
 		{"unknown ids", orgA, "id", []uuid.UUID{uuid.New()}, "", nil},
 	}
 	for _, tt := range tests {
-		for via, idb := range map[string]bun.IDB{"pool": db, "transaction": tx, "bun fallback": conn} {
+		for via, idb := range ways {
 			t.Run(tt.name+" via "+via, func(t *testing.T) {
 				got, err := In[inProbe](ctx, idb, tt.org, tt.column, tt.ids, tt.order, "probe")
 				if err != nil {
@@ -134,16 +125,7 @@ func TestInThroughScopes(t *testing.T) {
 	if _, err := db.NewInsert().Model(&links).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	ways := threeWays(t, db)
 	through := Through{Table: "in_link", Column: "probe_id", Key: "list_id"}
 	tests := []struct {
 		name string
@@ -158,7 +140,7 @@ func TestInThroughScopes(t *testing.T) {
 		{"no ids", orgA, nil, nil},
 	}
 	for _, tt := range tests {
-		for via, idb := range map[string]bun.IDB{"pool": db, "transaction": tx, "bun fallback": conn} {
+		for via, idb := range ways {
 			t.Run(tt.name+" via "+via, func(t *testing.T) {
 				got, err := InThrough[inProbe](ctx, idb, tt.org, through, tt.ids, "probe")
 				if err != nil {
@@ -175,4 +157,23 @@ func TestInThroughScopes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// threeWays are the connections In is checked on: the pool (the pgx path),
+// a transaction (database/sql) and a single connection, which In cannot
+// address directly (bun's fallback).
+func threeWays(t *testing.T, db *bun.DB) map[string]bun.IDB {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	return map[string]bun.IDB{"pool": db, "transaction": tx, "bun fallback": conn}
 }
