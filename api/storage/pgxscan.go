@@ -32,8 +32,10 @@ import (
 // PostgreSQL's binary format into a pgtype value held per column and the
 // value is stored in its field, so a record comes out exactly as bun scans it
 // (TestScanMatchesBun): NULL as the zero value or a nil pointer, a text[]
-// into a []string field tagged array. A column of any other kind goes
-// through the field's bun scanner with the value pgx gives database/sql.
+// into a []string field tagged array, a binary numeric into a money.Amount
+// (the pooler's exec mode reads results as text: then the amount's own
+// Scan). A column of any other kind goes through the field's bun scanner
+// with the value pgx gives database/sql.
 // A model with scan hooks, or with a field bun encodes itself (JSON, an
 // array of anything but text), stays on database/sql.
 
@@ -96,7 +98,8 @@ func scannableByPgx(t *schema.Table) bool {
 		switch {
 		case plainTag(f), isTextArray(f):
 		case typeOption(f) == "numeric" && plainTagBut(f, "type"):
-			// the field's scanner reads the numeric's text
+			// a money.Amount is decoded by kindMoney; any other type's
+			// scanner reads the numeric's text
 		default:
 			return false
 		}

@@ -121,9 +121,7 @@ func loadItems(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids 
 		}
 		maps.Copy(eq, more)
 	}
-	for i := range items {
-		items[i].Equipment = related.Pick(eq, items[i].EquipmentID)
-	}
+	attachEquipment(items, eq)
 	return items, nil
 }
 
@@ -166,10 +164,15 @@ func expandEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID
 	if err != nil {
 		return err
 	}
+	attachEquipment(items, eq)
+	return nil
+}
+
+// attachEquipment inlines each item's equipment from eq.
+func attachEquipment(items []Item, eq map[uuid.UUID]*related.Equipment) {
 	for i := range items {
 		items[i].Equipment = related.Pick(eq, items[i].EquipmentID)
 	}
-	return nil
 }
 
 // Create inserts a draft pick list into org. Its event and quote must be
