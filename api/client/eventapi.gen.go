@@ -7663,6 +7663,9 @@ type ClientInterface interface {
 	// adds each list's `items`; `equipment` takes effect only together with `items` and
 	// inlines each item's equipment; `category` takes effect only together with `equipment`
 	// and nests the category inside each equipment record. `event` inlines the event.
+	// With `items` this is a large read: an instance builds a bounded number at once, and
+	// one that waits more than 10 s for its turn answers `503 service_unavailable` with
+	// `Retry-After`.
 	// Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
 	// Corresponds with GET /pick_lists (the `ListPickLists` operationId).
@@ -7696,7 +7699,9 @@ type ClientInterface interface {
 	//
 	// `items` is always present. `expand=equipment` inlines each item's equipment;
 	// `expand=equipment,category` also nests the category; `expand=event` inlines the
-	// event. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
+	// event. This is a large read: an instance builds a bounded number at once, and one
+	// that waits more than 10 s for its turn answers `503 service_unavailable` with
+	// `Retry-After`. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
 	// Corresponds with GET /pick_lists/{id} (the `GetPickList` operationId).
 	GetPickList(ctx context.Context, id Id, params *GetPickListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9100,6 +9105,9 @@ func (c *Client) UpdatePickListItem(ctx context.Context, id Id, params *UpdatePi
 // adds each list's `items`; `equipment` takes effect only together with `items` and
 // inlines each item's equipment; `category` takes effect only together with `equipment`
 // and nests the category inside each equipment record. `event` inlines the event.
+// With `items` this is a large read: an instance builds a bounded number at once, and
+// one that waits more than 10 s for its turn answers `503 service_unavailable` with
+// `Retry-After`.
 // Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
 // Corresponds with GET /pick_lists (the `ListPickLists` operationId).
@@ -9163,7 +9171,9 @@ func (c *Client) CreatePickList(ctx context.Context, params *CreatePickListParam
 //
 // `items` is always present. `expand=equipment` inlines each item's equipment;
 // `expand=equipment,category` also nests the category; `expand=event` inlines the
-// event. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
+// event. This is a large read: an instance builds a bounded number at once, and one
+// that waits more than 10 s for its turn answers `503 service_unavailable` with
+// `Retry-After`. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
 // Corresponds with GET /pick_lists/{id} (the `GetPickList` operationId).
 func (c *Client) GetPickList(ctx context.Context, id Id, params *GetPickListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -14234,6 +14244,9 @@ type ClientWithResponsesInterface interface {
 	// adds each list's `items`; `equipment` takes effect only together with `items` and
 	// inlines each item's equipment; `category` takes effect only together with `equipment`
 	// and nests the category inside each equipment record. `event` inlines the event.
+	// With `items` this is a large read: an instance builds a bounded number at once, and
+	// one that waits more than 10 s for its turn answers `503 service_unavailable` with
+	// `Retry-After`.
 	// Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -14269,7 +14282,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// `items` is always present. `expand=equipment` inlines each item's equipment;
 	// `expand=equipment,category` also nests the category; `expand=event` inlines the
-	// event. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
+	// event. This is a large read: an instance builds a bounded number at once, and one
+	// that waits more than 10 s for its turn answers `503 service_unavailable` with
+	// `Retry-After`. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -26679,6 +26694,9 @@ func (c *ClientWithResponses) UpdatePickListItemWithResponse(ctx context.Context
 // adds each list's `items`; `equipment` takes effect only together with `items` and
 // inlines each item's equipment; `category` takes effect only together with `equipment`
 // and nests the category inside each equipment record. `event` inlines the event.
+// With `items` this is a large read: an instance builds a bounded number at once, and
+// one that waits more than 10 s for its turn answers `503 service_unavailable` with
+// `Retry-After`.
 // Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -26732,7 +26750,9 @@ func (c *ClientWithResponses) CreatePickListWithResponse(ctx context.Context, pa
 //
 // `items` is always present. `expand=equipment` inlines each item's equipment;
 // `expand=equipment,category` also nests the category; `expand=event` inlines the
-// event. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
+// event. This is a large read: an instance builds a bounded number at once, and one
+// that waits more than 10 s for its turn answers `503 service_unavailable` with
+// `Retry-After`. Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

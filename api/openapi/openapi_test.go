@@ -1,11 +1,14 @@
 package openapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -365,5 +368,34 @@ func TestReferencePageLoadsNothingFromElsewhere(t *testing.T) {
 	}
 	if strings.Contains(csp, "http") || strings.Contains(csp, "unsafe-eval") {
 		t.Errorf("CSP %q allows other origins or eval", csp)
+	}
+}
+
+// TestAssetsServedWhole: each asset is served byte for byte as the file it
+// is built from, with its length, and its ETag answers 304.
+func TestAssetsServedWhole(t *testing.T) {
+	app := newApp()
+	for _, name := range []string{"redoc.standalone.js", "reference.css", "redoc.LICENSE"} {
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("assets", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := app.Test(httptest.NewRequest("GET", openapi.AssetsPath+"/"+name, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(res.Body)
+			if res.StatusCode != 200 || !bytes.Equal(got, want) || res.ContentLength != int64(len(want)) {
+				t.Fatalf("status %d, %d bytes (Content-Length %d), want 200 and the file's %d bytes",
+					res.StatusCode, len(got), res.ContentLength, len(want))
+			}
+			etag := res.Header.Get("ETag")
+			req := httptest.NewRequest("GET", openapi.AssetsPath+"/"+name, nil)
+			req.Header.Set("If-None-Match", etag)
+			if res, err := app.Test(req); err != nil || res.StatusCode != 304 || etag == "" {
+				t.Fatalf("If-None-Match %q: %v %v, want 304", etag, res.StatusCode, err)
+			}
+		})
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"io"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -60,10 +62,14 @@ var assetTypes = map[string]string{
 	".css": "text/css; charset=utf-8",
 }
 
+// servedAsset is a file of assets/. Its body is streamed from the binary on
+// each request rather than copied into the heap (the Redoc bundle is over a
+// megabyte every process would hold); its ETag is hashed on first use.
 type servedAsset struct {
-	body        []byte
+	path        string
+	size        int
 	contentType string
-	etag        string
+	etag        func() string
 }
 
 var assets = loadAssets()
@@ -75,7 +81,7 @@ func loadAssets() map[string]servedAsset {
 	}
 	out := make(map[string]servedAsset, len(entries))
 	for _, e := range entries {
-		b, err := assetFiles.ReadFile("assets/" + e.Name())
+		info, err := e.Info()
 		if err != nil {
 			panic(err)
 		}
@@ -83,8 +89,19 @@ func loadAssets() map[string]servedAsset {
 		if !ok {
 			ct = fiber.MIMETextPlainCharsetUTF8
 		}
-		sum := sha256.Sum256(b)
-		out[e.Name()] = servedAsset{body: b, contentType: ct, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		p := "assets/" + e.Name()
+		out[e.Name()] = servedAsset{path: p, size: int(info.Size()), contentType: ct, etag: sync.OnceValue(func() string {
+			f, err := assetFiles.Open(p)
+			if err != nil {
+				panic(err)
+			}
+			defer f.Close()
+			sum := sha256.New()
+			if _, err := io.Copy(sum, f); err != nil {
+				panic(err)
+			}
+			return `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`
+		})}
 	}
 	return out
 }
@@ -94,12 +111,17 @@ func asset(c *fiber.Ctx) error {
 	if !ok || strings.HasPrefix(c.Params("name"), ".") {
 		return errs.New(errs.NotFound, "no such asset")
 	}
+	etag := a.etag()
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
-	c.Set(fiber.HeaderETag, a.etag)
-	if c.Get(fiber.HeaderIfNoneMatch) == a.etag {
+	c.Set(fiber.HeaderETag, etag)
+	if c.Get(fiber.HeaderIfNoneMatch) == etag {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, a.contentType)
-	return c.Send(a.body)
+	f, err := assetFiles.Open(a.path)
+	if err != nil {
+		return err
+	}
+	return c.SendStream(f, a.size) // the response closes f once sent
 }

@@ -55,10 +55,16 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := picklists.Expand(ctx, db, org, page.Items, x); err != nil {
-		return err
+	respond := func() error {
+		if err := picklists.Expand(ctx, db, org, page.Items, x); err != nil {
+			return err
+		}
+		return rest.Page(c, page.Items, storage.Next(page, p, h.env.Cursors))
 	}
-	return rest.Page(c, page.Items, storage.Next(page, p, h.env.Cursors))
+	if !x.Items {
+		return respond()
+	}
+	return h.env.LargeReads.Run(ctx, respond)
 }
 
 func (h handlers) get(c *fiber.Ctx) error {
@@ -72,15 +78,18 @@ func (h handlers) get(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
-	pl, err := picklists.Get(ctx, db, org, id)
-	if err != nil {
-		return err
-	}
-	one := []picklists.PickList{*pl}
-	if err := picklists.Expand(ctx, db, org, one, x); err != nil {
-		return err
-	}
-	return rest.OK(c, &one[0])
+	// The detail always carries its items: a large read.
+	return h.env.LargeReads.Run(ctx, func() error {
+		pl, err := picklists.Get(ctx, db, org, id)
+		if err != nil {
+			return err
+		}
+		one := []picklists.PickList{*pl}
+		if err := picklists.Expand(ctx, db, org, one, x); err != nil {
+			return err
+		}
+		return rest.OK(c, &one[0])
+	})
 }
 
 func (h handlers) create(c *fiber.Ctx) error {

@@ -14,6 +14,8 @@ type Env struct {
 	DB      *bun.DB
 	Cursors *storage.Cursors
 	Log     *slog.Logger
+	// LargeReads bounds the large responses built at once (nil: no bound).
+	LargeReads *Bulkhead
 }
 
 type txKey struct{}

@@ -77,6 +77,8 @@ type Deps struct {
 	Webhooks webhooks.Options
 	// JSONEncoder renders response bodies (nil: rest.Encode).
 	JSONEncoder func(any) ([]byte, error)
+	// LargeReads bounds the large responses built at once (nil: no bound).
+	LargeReads *rest.Bulkhead
 }
 
 // New builds the app. Middleware order matters:
@@ -141,7 +143,7 @@ func New(d Deps) *fiber.App {
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log}),
 	)
-	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log}
+	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
 	v2.Get("/health", health)
 	events.Routes(v2, env)
 	clients.Routes(v2, env)

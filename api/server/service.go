@@ -13,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/webhooks/delivery"
 	"github.com/eventapi/eventapi/platform/config"
@@ -37,6 +38,9 @@ type Service struct {
 	FailOpens atomic.Int64
 	// RequestLog buffers the request log; Close flushes it.
 	RequestLog *requestlog.Writer
+	// LargeReads bounds the large responses the process builds at once
+	// (EVENTAPI_LARGE_READS).
+	LargeReads *rest.Bulkhead
 	// stopMaintenance ends the request log's partition maintenance loop.
 	stopMaintenance context.CancelFunc
 	maintenanceDone chan struct{}
@@ -124,7 +128,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		return nil, err
 	}
 	auth := tenancy.NewAuthenticator(db, log)
-	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{}}
+	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{},
+		LargeReads: rest.NewBulkhead(cfg.LargeReads, rest.DefaultBulkheadWait)}
 	s.startRequestLog(ctx, cfg, opt)
 	s.startFeedRetention(ctx)
 	var redisUp func(ctx context.Context) error
@@ -136,7 +141,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), Webhooks: hooks,
-		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder,
+		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads,
 	})
 	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ type Config struct {
 	LogLevel string
 	// DBMaxConns caps the PostgreSQL pool (EVENTAPI_DB_MAX_CONNS, default 20).
 	DBMaxConns int
+	// LargeReads is how many large responses (pick lists with their items)
+	// one process builds at once (EVENTAPI_LARGE_READS, default 2 per CPU
+	// the process may use, GOMAXPROCS).
+	LargeReads int
 	// DrainDelay is how long a stopping process keeps serving while it
 	// reports not ready (EVENTAPI_DRAIN_DELAY, default 5s; 0 disables).
 	DrainDelay time.Duration
@@ -96,6 +101,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
+	c.LargeReads = positiveInt(getenv, "EVENTAPI_LARGE_READS", 2*runtime.GOMAXPROCS(0), &errs)
 	c.MetricsAddr = orDefault(getenv("EVENTAPI_METRICS_ADDR"), ":9464")
 	if _, _, err := splitAddr(c.MetricsAddr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q: %v", c.MetricsAddr, err))

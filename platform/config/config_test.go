@@ -1,6 +1,7 @@
 package config
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,19 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "missing database", env: map[string]string{}, wantErr: []string{"EVENTAPI_DATABASE_URL is required"}},
+		{name: "large reads: two per usable CPU", env: base, check: func(t *testing.T, c Config) {
+			if c.LargeReads != 2*runtime.GOMAXPROCS(0) {
+				t.Fatalf("LargeReads = %d, want %d", c.LargeReads, 2*runtime.GOMAXPROCS(0))
+			}
+		}},
+		{name: "large reads set", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_LARGE_READS": "3"},
+			check: func(t *testing.T, c Config) {
+				if c.LargeReads != 3 {
+					t.Fatalf("LargeReads = %d, want 3", c.LargeReads)
+				}
+			}},
+		{name: "large reads must be positive", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_LARGE_READS": "0"},
+			wantErr: []string{"EVENTAPI_LARGE_READS"}},
 		{name: "observability defaults", env: base, check: func(t *testing.T, c Config) {
 			if c.MetricsAddr != ":9464" || c.RequestLogRetention != 2160*time.Hour || c.RequestLogBuffer != 10000 {
 				t.Fatalf("unexpected defaults: %+v", c)

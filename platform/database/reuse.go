@@ -32,7 +32,7 @@ type seenTexts struct {
 }
 
 func newSeenTexts() *seenTexts {
-	return &seenTexts{seed: maphash.MakeSeed(), seen: make(map[uint64]struct{}, seenCapacity)}
+	return &seenTexts{seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}} // grows with use: a probe pool sends a handful of texts
 }
 
 // again reports whether text was sent before, and remembers it.

@@ -150,6 +150,10 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.v2RateLimit | quote }}
 - name: EVENTAPI_DB_MAX_CONNS
   value: {{ .Values.config.dbMaxConns | quote }}
+{{- if .Values.config.largeReads }}
+- name: EVENTAPI_LARGE_READS
+  value: {{ .Values.config.largeReads | quote }}
+{{- end }}
 - name: EVENTAPI_SHUTDOWN_TIMEOUT
   value: {{ .Values.config.shutdownTimeout | quote }}
 - name: EVENTAPI_METRICS_ADDR
