@@ -3,11 +3,16 @@ package rest_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // hold takes b's slot until release is closed; it returns once the slot is held.
@@ -95,4 +100,47 @@ func TestBulkheadFreesTheSlotOfAPanickingBuild(t *testing.T) {
 	if err := b.Run(context.Background(), func() error { return nil }); err != nil {
 		t.Fatalf("the slot stayed taken after a panic: %v", err)
 	}
+}
+
+// TestBulkheadWaitersInMetrics: the waiters show in /metrics as the gauge
+// docs/observability.md names.
+func TestBulkheadWaitersInMetrics(t *testing.T) {
+	m, err := processMetrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rest.NewBulkhead(1, time.Minute)
+	release := hold(t, b)
+	done := make(chan error, 1)
+	go func() { done <- b.Run(context.Background(), func() error { return nil }) }()
+	waitFor(t, b, 1)
+	if got := scrapeLine(t, m.Handler, "eventapi_large_reads_waiting"); got != "eventapi_large_reads_waiting 1" {
+		t.Fatalf("while one waits: %q", got)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := scrapeLine(t, m.Handler, "eventapi_large_reads_waiting"); got != "eventapi_large_reads_waiting 0" {
+		t.Fatalf("after: %q", got)
+	}
+}
+
+// processMetrics installs the global meter provider once: instruments made
+// before the first provider follow only that one, as in a real process.
+var processMetrics = sync.OnceValues(func() (*telemetry.Metrics, error) {
+	return telemetry.SetupPrometheusMetrics(context.Background(), "bulkhead-test")
+})
+
+// scrapeLine returns the exposition line of the unlabelled series name.
+func scrapeLine(t *testing.T, h http.Handler, name string) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
+			return line
+		}
+	}
+	return ""
 }
