@@ -95,6 +95,9 @@ func BenchmarkHTTPWrite(b *testing.B) {
 	fmt.Printf("median outbox=on  %s\nmedian outbox=off %s\n", on, off)
 	fmt.Printf("outbox cost: throughput on/off %.3f, CPU per write on/off %.3f (server %.3f, PostgreSQL %.3f)\n",
 		on.rate/off.rate, on.total()/off.total(), on.server/off.server, on.pg/off.pg)
+	paired := pairedRatios(results[true], results[false])
+	fmt.Printf("throughput on/off of each round's pair (the two ran back to back): median %.3f, %s\n",
+		catalogue.Median(paired), formatRatios(paired))
 	b.ReportMetric(on.rate/off.rate, "throughput-on/off")
 	b.ReportMetric(on.total()/off.total(), "cpu-on/off")
 }
@@ -264,6 +267,25 @@ func median(rs []round) round {
 	return round{rate: field(func(r round) float64 { return r.rate }), server: field(func(r round) float64 { return r.server }),
 		pg: field(func(r round) float64 { return r.pg }), redis: field(func(r round) float64 { return r.redis }),
 		gen: field(func(r round) float64 { return r.gen })}
+}
+
+// pairedRatios is on/off throughput of each round: its two modes ran back
+// to back, so a drift of the machine's load between rounds (other work on a
+// shared machine) cancels out of each ratio.
+func pairedRatios(on, off []round) []float64 {
+	out := make([]float64, min(len(on), len(off)))
+	for i := range out {
+		out[i] = on[i].rate / off[i].rate
+	}
+	return out
+}
+
+func formatRatios(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.3f", x)
+	}
+	return "rounds " + strings.Join(parts, " ")
 }
 
 func onOff(on bool) string {
