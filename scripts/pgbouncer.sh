@@ -6,6 +6,7 @@
 #                     database entry and pool_mode = transaction, and sets
 #                     PGBOUNCER_URL
 #                     (postgres://postgres@127.0.0.1:PORT/?sslmode=disable);
+#   pgbouncer_report  after a failure: is it alive, and the end of its log;
 #   stop_pgbouncer    stops it and removes its files.
 # query_wait_timeout and server_login_retry are set as docs/helm.md
 # recommends for production. Pool sizes stay small (PGBOUNCER_POOL_SIZE per
@@ -75,6 +76,20 @@ INI
   cat "$PGBOUNCER_DIR/pgbouncer.log" >&2 || true
   echo "pgbouncer: FATAL: did not start" >&2
   return 1
+}
+
+# pgbouncer_report tells, after a failed run, whether PgBouncer is still
+# alive and shows the end of its log (stop_pgbouncer removes the log).
+pgbouncer_report() {
+  if [ -z "$PGBOUNCER_DIR" ]; then return 0; fi
+  local pid=""
+  [ -f "$PGBOUNCER_DIR/pgbouncer.pid" ] && pid="$(cat "$PGBOUNCER_DIR/pgbouncer.pid")"
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    echo "pgbouncer: still running (pid $pid); the end of its log:" >&2
+  else
+    echo "pgbouncer: NOT running any more (pid ${pid:-unknown}); the end of its log:" >&2
+  fi
+  tail -n 40 "$PGBOUNCER_DIR/pgbouncer.log" >&2 || true
 }
 
 stop_pgbouncer() {

@@ -61,7 +61,10 @@ cleanups+=(stop_pgbouncer)
 echo "== go test through PgBouncer (pool_mode=transaction)" >&2
 pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
 # shellcheck disable=SC2086
-EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled
+if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled; then
+  pgbouncer_report
+  exit 1
+fi
 stop_pgbouncer
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
 echo "== keyed writes under CPU saturation" >&2
