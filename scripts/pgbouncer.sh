@@ -6,6 +6,7 @@
 #                     database entry and pool_mode = transaction, and sets
 #                     PGBOUNCER_URL
 #                     (postgres://postgres@127.0.0.1:PORT/?sslmode=disable);
+#   pgbouncer_alive   whether it still accepts connections;
 #   pgbouncer_report  after a failure: is it alive, and the end of its log;
 #   stop_pgbouncer    stops it and removes its files.
 # query_wait_timeout and server_login_retry are set as docs/helm.md
@@ -16,6 +17,7 @@ set -euo pipefail
 
 PGBOUNCER_DIR=""
 PGBOUNCER_URL=""
+PGBOUNCER_PORT=""
 
 pgbouncer_port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -67,6 +69,7 @@ INI
   pgbouncer -d "${run_as[@]}" "$PGBOUNCER_DIR/pgbouncer.ini"
   for _ in $(seq 1 100); do
     if ! pgbouncer_port_free "$port"; then
+      PGBOUNCER_PORT="$port"
       PGBOUNCER_URL="postgres://postgres@127.0.0.1:${port}/?sslmode=disable"
       echo "pgbouncer: pool_mode=transaction on 127.0.0.1:${port} (log ${PGBOUNCER_DIR}/pgbouncer.log)" >&2
       return 0
@@ -78,16 +81,18 @@ INI
   return 1
 }
 
+# pgbouncer_alive reports whether the started PgBouncer still accepts
+# connections.
+pgbouncer_alive() { [ -n "$PGBOUNCER_PORT" ] && ! pgbouncer_port_free "$PGBOUNCER_PORT"; }
+
 # pgbouncer_report tells, after a failed run, whether PgBouncer is still
 # alive and shows the end of its log (stop_pgbouncer removes the log).
 pgbouncer_report() {
   if [ -z "$PGBOUNCER_DIR" ]; then return 0; fi
-  local pid=""
-  [ -f "$PGBOUNCER_DIR/pgbouncer.pid" ] && pid="$(cat "$PGBOUNCER_DIR/pgbouncer.pid")"
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    echo "pgbouncer: still running (pid $pid); the end of its log:" >&2
+  if pgbouncer_alive; then
+    echo "pgbouncer: still running; the end of its log:" >&2
   else
-    echo "pgbouncer: NOT running any more (pid ${pid:-unknown}); the end of its log:" >&2
+    echo "pgbouncer: NOT running any more; the end of its log:" >&2
   fi
   tail -n 40 "$PGBOUNCER_DIR/pgbouncer.log" >&2 || true
 }
@@ -102,4 +107,5 @@ stop_pgbouncer() {
   fi
   rm -rf "$PGBOUNCER_DIR"
   PGBOUNCER_DIR=""
+  PGBOUNCER_PORT=""
 }
