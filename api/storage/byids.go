@@ -72,32 +72,23 @@ func (s inSet) text(typ reflect.Type) string {
 	if text, found := inTexts.Load(key); found {
 		return text.(string)
 	}
-	q := scanner.NewSelect().Model(reflect.New(typ).Interface()).
-		Where("?TableAlias.organization_id = $1")
-	if s.through.Table == "" {
-		q = q.Where("?TableAlias.? IN ("+idsParam+")", bun.Ident(s.column))
-	} else {
-		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = $1 AND ? IN ("+idsParam+"))",
-			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), bun.Ident(s.through.Key))
-	}
-	if s.order != "" {
-		q = q.OrderExpr(s.order)
-	}
-	text := q.String()
+	q := scanner.NewSelect().Model(reflect.New(typ).Interface())
+	text := s.where(q, bun.Safe("$1"), bun.Safe(idsParam)).String()
 	inTexts.Store(key, text)
 	return text
 }
 
-// where narrows q to the set as bun writes it, with the ids in the text:
-// for the connections query cannot address.
-func (s inSet) where(q *bun.SelectQuery, org tenancy.OrganizationID, ids []uuid.UUID) *bun.SelectQuery {
+// where narrows q to the set with org and ids as given: placeholders for
+// the parameterised text, values (bun.In) where bun writes them into the
+// text, for the connections query cannot address.
+func (s inSet) where(q *bun.SelectQuery, org, ids any) *bun.SelectQuery {
 	q = q.Where("?TableAlias.organization_id = ?", org)
 	if s.through.Table == "" {
-		q = q.Where("?TableAlias.? IN (?)", bun.Ident(s.column), bun.In(ids))
+		q = q.Where("?TableAlias.? IN (?)", bun.Ident(s.column), ids)
 	} else {
 		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = ? AND ? IN (?))",
 			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), org,
-			bun.Ident(s.through.Key), bun.In(ids))
+			bun.Ident(s.through.Key), ids)
 	}
 	if s.order != "" {
 		q = q.OrderExpr(s.order)
@@ -124,5 +115,5 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 	if ok {
 		return out, err
 	}
-	return out, database.Error(set.where(db.NewSelect().Model(&out), org, ids).Scan(ctx))
+	return out, database.Error(set.where(db.NewSelect().Model(&out), org, bun.In(ids)).Scan(ctx))
 }
