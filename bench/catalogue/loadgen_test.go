@@ -172,8 +172,8 @@ func TestReadProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.RSS <= 0 || m.HWM < m.RSS {
-		t.Fatalf("memory %+v: want 0 < RSS <= HWM", m)
+	if m.RSS <= 0 || m.HWM < m.RSS || m.File <= 0 || m.File > m.RSS {
+		t.Fatalf("memory %+v: want 0 < RSS <= HWM and 0 < File <= RSS", m)
 	}
 	if _, err := ReadCPU(0); err != nil {
 		t.Fatal(err)
@@ -200,5 +200,29 @@ func TestOpenLoopCountsOnlyBusyWorkers(t *testing.T) {
 		if r.Saturated != 0 || !r.KeptUp() {
 			t.Fatalf("%d of %d requests found every worker busy (kept up %v)", r.Saturated, r.Offered, r.KeptUp())
 		}
+	}
+}
+
+func TestParseMemory(t *testing.T) {
+	cases := []struct {
+		name    string
+		status  string
+		want    Memory
+		wantErr bool
+	}{
+		{name: "all three", status: "Name:\tx\nVmHWM:\t  300 kB\nVmRSS:\t  200 kB\nRssAnon:\t  150 kB\nRssFile:\t   50 kB\n",
+			want: Memory{RSS: 200 << 10, HWM: 300 << 10, File: 50 << 10}},
+		{name: "no file line", status: "VmRSS:\t200 kB\nVmHWM:\t200 kB\n", want: Memory{RSS: 200 << 10, HWM: 200 << 10}},
+		{name: "no VmRSS", status: "VmHWM:\t200 kB\n", wantErr: true},
+		{name: "not kB", status: "VmRSS:\t200 MB\n", wantErr: true},
+		{name: "not a number", status: "VmRSS:\tmany kB\n", wantErr: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := parseMemory("status", []byte(c.status))
+			if (err != nil) != c.wantErr || got != c.want {
+				t.Fatalf("parseMemory = %+v, %v; want %+v, error %v", got, err, c.want, c.wantErr)
+			}
+		})
 	}
 }

@@ -19,9 +19,20 @@ import (
 type Memory struct {
 	// RSS is the current resident set (VmRSS); HWM its peak so far (VmHWM).
 	RSS, HWM int64 // bytes
+	// File is the part of RSS mapped from files (RssFile): for a Go server,
+	// its own binary's code and read-only data. The rest is its heap,
+	// stacks and runtime.
+	File int64 // bytes
 }
 
-// ReadMemory reads VmRSS and VmHWM of pid (0: this process).
+// memoryFields names the /proc/<pid>/status lines ReadMemory reads.
+var memoryFields = map[string]func(*Memory) *int64{
+	"VmRSS":   func(m *Memory) *int64 { return &m.RSS },
+	"VmHWM":   func(m *Memory) *int64 { return &m.HWM },
+	"RssFile": func(m *Memory) *int64 { return &m.File },
+}
+
+// ReadMemory reads VmRSS, VmHWM and RssFile of pid (0: this process).
 func ReadMemory(pid int) (Memory, error) {
 	path := "/proc/self/status"
 	if pid > 0 {
@@ -31,11 +42,17 @@ func ReadMemory(pid int) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
+	return parseMemory(path, b)
+}
+
+// parseMemory reads the memoryFields of a /proc/<pid>/status text.
+func parseMemory(path string, b []byte) (Memory, error) {
 	var m Memory
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
+		field := memoryFields[name]
+		if !ok || field == nil {
 			continue
 		}
 		f := strings.Fields(rest) // "12345 kB"
@@ -46,11 +63,7 @@ func ReadMemory(pid int) (Memory, error) {
 		if err != nil {
 			return Memory{}, fmt.Errorf("%s: %s: %w", path, name, err)
 		}
-		if name == "VmRSS" {
-			m.RSS = kb << 10
-		} else {
-			m.HWM = kb << 10
-		}
+		*field(&m) = kb << 10
 	}
 	if m.RSS == 0 {
 		return Memory{}, fmt.Errorf("%s: no VmRSS", path)
@@ -91,14 +104,16 @@ func ReadCPU(pid int) (time.Duration, error) {
 const clockTicks = 100
 
 // SampleMemory reads pid's memory every interval until stop is closed and
-// returns the largest VmRSS seen and the last VmHWM.
+// returns the largest VmRSS seen, with its RssFile, and the last VmHWM.
 func SampleMemory(pid int, interval time.Duration, stop <-chan struct{}) Memory {
 	var peak Memory
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	sample := func() {
 		if m, err := ReadMemory(pid); err == nil {
-			peak.RSS = max(peak.RSS, m.RSS)
+			if m.RSS > peak.RSS {
+				peak.RSS, peak.File = m.RSS, m.File
+			}
 			peak.HWM = m.HWM
 		}
 	}

@@ -36,8 +36,8 @@ type Config struct {
 	// DBMaxConns caps the PostgreSQL pool (EVENTAPI_DB_MAX_CONNS, default 20).
 	DBMaxConns int
 	// LargeReads is how many large responses (pick lists with their items)
-	// one process builds at once (EVENTAPI_LARGE_READS, default 2 per CPU
-	// the process may use, GOMAXPROCS).
+	// one process builds at once (EVENTAPI_LARGE_READS, default
+	// DefaultLargeReads).
 	LargeReads int
 	// DrainDelay is how long a stopping process keeps serving while it
 	// reports not ready (EVENTAPI_DRAIN_DELAY, default 5s; 0 disables).
@@ -101,7 +101,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
-	c.LargeReads = positiveInt(getenv, "EVENTAPI_LARGE_READS", 2*runtime.GOMAXPROCS(0), &errs)
+	c.LargeReads = positiveInt(getenv, "EVENTAPI_LARGE_READS", DefaultLargeReads(), &errs)
 	c.MetricsAddr = orDefault(getenv("EVENTAPI_METRICS_ADDR"), ":9464")
 	if _, _, err := splitAddr(c.MetricsAddr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q: %v", c.MetricsAddr, err))
@@ -171,3 +171,10 @@ func date(getenv Getenv, name string, def time.Time, errs *[]error) time.Time {
 	}
 	return t
 }
+
+// DefaultLargeReads is one large response per CPU the process may use
+// (GOMAXPROCS, which Go derives from the container's CPU limit), plus one
+// whose queries are in PostgreSQL meanwhile: building one is Go's CPU
+// (scanning, encoding) after a wait for its rows, so more in flight add
+// memory, not throughput (docs/architecture.md, "Memory").
+func DefaultLargeReads() int { return runtime.GOMAXPROCS(0) + 1 }

@@ -21,9 +21,9 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "missing database", env: map[string]string{}, wantErr: []string{"EVENTAPI_DATABASE_URL is required"}},
-		{name: "large reads: two per usable CPU", env: base, check: func(t *testing.T, c Config) {
-			if c.LargeReads != 2*runtime.GOMAXPROCS(0) {
-				t.Fatalf("LargeReads = %d, want %d", c.LargeReads, 2*runtime.GOMAXPROCS(0))
+		{name: "large reads: one per usable CPU, plus one", env: base, check: func(t *testing.T, c Config) {
+			if c.LargeReads != runtime.GOMAXPROCS(0)+1 {
+				t.Fatalf("LargeReads = %d, want %d", c.LargeReads, runtime.GOMAXPROCS(0)+1)
 			}
 		}},
 		{name: "large reads set", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_LARGE_READS": "3"},

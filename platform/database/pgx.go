@@ -37,5 +37,12 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	if !strings.Contains(url, "statement_cache_capacity") {
 		cfg.StatementCacheCapacity = 32
 	}
+	// The description cache serves only pgx's cache_describe mode, which
+	// the service never uses (it prepares or sends a statement once,
+	// reuse.go); pgx would still allocate it for 512 entries on every
+	// connection.
+	if !strings.Contains(url, "description_cache_capacity") {
+		cfg.DescriptionCacheCapacity = 0
+	}
 	return cfg, nil
 }

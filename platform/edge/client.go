@@ -27,6 +27,13 @@ const (
 	// clusterReloadInterval is how often a cluster client refreshes its slot
 	// map without being told to (go-redis's default is 60 s).
 	clusterReloadInterval = 10 * time.Second
+	// connBufferSize sizes each connection's read and write buffers, in the
+	// regular pool and a single node's pipeline pool. go-redis's defaults (32 KiB, and 128 KiB for the
+	// pipeline pool) are for large values and long pipelines; here a command
+	// and its reply are a few hundred bytes (a limiter batch of 16 scripts
+	// is under 2 KiB), and a larger reply, such as a stored response, is
+	// read past the buffer into a slice of its own size.
+	connBufferSize = 8 << 10
 )
 
 // clusterSchemes maps the cluster URL schemes to the single-node ones.
@@ -75,6 +82,8 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 		}
 		o.PoolSize, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = s.PoolSize, s.DialTimeout, s.ReadTimeout, s.WriteTimeout
 		o.PoolTimeout = s.ReadTimeout
+		o.ReadBufferSize, o.WriteBufferSize = connBufferSize, connBufferSize
+		o.PipelineReadBufferSize, o.PipelineWriteBufferSize = connBufferSize, connBufferSize
 		o.MaxRetries = -1 // 0 would mean the default (3 retries); retries are ours, per purpose
 		// One dial attempt per operation: with the default (5 attempts,
 		// 100 ms apart) every request during an outage would wait out its
@@ -93,6 +102,9 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 	o.Addrs = append(o.Addrs, seeds[1:]...)
 	o.PoolSize, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = s.PoolSize, s.DialTimeout, s.ReadTimeout, s.WriteTimeout
 	o.PoolTimeout = s.ReadTimeout
+	// A cluster client pipelines through its regular pools unless pipeline
+	// buffer sizes are set, so those stay unset.
+	o.ReadBufferSize, o.WriteBufferSize = connBufferSize, connBufferSize
 	o.MaxRetries = -1
 	o.DialerRetries = 1
 	o.ContextTimeoutEnabled = true

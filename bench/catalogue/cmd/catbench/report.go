@@ -17,6 +17,7 @@ type summary struct {
 	errors                                                int64
 	firstErr                                              string
 	peakRSS                                               int64 // the highest of the runs' peaks
+	peakFile                                              int64 // peakRSS's part mapped from files
 }
 
 func summarize(ss []sample) summary {
@@ -30,7 +31,9 @@ func summarize(ss []sample) summary {
 		db = append(db, float64(s.dbPerReq))
 		redis = append(redis, float64(s.redisPerReq))
 		gen = append(gen, float64(s.genPerReq))
-		out.peakRSS = max(out.peakRSS, s.mem.RSS)
+		if s.mem.RSS > out.peakRSS {
+			out.peakRSS, out.peakFile = s.mem.RSS, s.mem.File
+		}
 		out.errors += s.errors
 		if out.firstErr == "" {
 			out.firstErr = s.firstErr
