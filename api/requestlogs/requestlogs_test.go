@@ -217,3 +217,27 @@ func TestNeedsTheScope(t *testing.T) {
 		t.Errorf("%d %s", res.Status, res.Body)
 	}
 }
+
+// TestTextPostgreSQLRefusesIsStoredReplaced: a request whose headers carry
+// bytes a PostgreSQL text column refuses (invalid UTF-8) is logged with
+// those bytes replaced, and the requests logged beside it in the same batch
+// are kept: one client's odd bytes never cost other requests their records
+// (the whole COPY failed before). The path is kept as sent, escaped.
+func TestTextPostgreSQLRefusesIsStoredReplaced(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Bytes")
+	before := a.Get("/api/v2/clients")
+	odd := a.Do("GET", "/api/v2/clients/%ff%00x", nil, "User-Agent", "agent\xff", "Idempotency-Key", "key\xfe")
+	after := a.Get("/api/v2/clients")
+	if before.Status != 200 || odd.Status/100 != 4 || after.Status != 200 {
+		t.Fatalf("setup: %d %d %d %s", before.Status, odd.Status, after.Status, odd.Body)
+	}
+	flush(t, env)
+	for _, res := range []*apitest.Response{before, after} {
+		byRequestID(t, a, res.Header.Get("X-Request-Id"))
+	}
+	r := byRequestID(t, a, odd.Header.Get("X-Request-Id"))
+	if r["path"] != "/api/v2/clients/%ff%00x" || r["user_agent"] != "agent\uFFFD" || r["idempotency_key"] != "key\uFFFD" {
+		t.Fatalf("record %v", r)
+	}
+}

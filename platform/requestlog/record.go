@@ -9,7 +9,9 @@ package requestlog
 
 import (
 	"encoding/binary"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -44,19 +46,46 @@ const (
 	maxText      = 255
 )
 
-// Normalize truncates long text fields, rounds CreatedAt to the microsecond
-// PostgreSQL keeps, and assigns the id (a UUIDv7 carrying CreatedAt's
-// millisecond) when it is unset.
+// Normalize makes every text field storable and bounded, rounds CreatedAt
+// to the microsecond PostgreSQL keeps, and assigns the id (a UUIDv7
+// carrying CreatedAt's millisecond) when it is unset.
+//
+// The path and headers are the client's bytes. PostgreSQL's text refuses
+// invalid UTF-8 and NUL, and refuses them for the whole COPY, so one such
+// request would cost every record of its batch; each such byte (a run of
+// invalid bytes, or a NUL) is stored as U+FFFD instead.
 func (r *Record) Normalize() {
 	r.CreatedAt = r.CreatedAt.UTC().Truncate(time.Microsecond)
 	if r.ID == uuid.Nil {
 		r.ID = NewID(r.CreatedAt)
 	}
-	r.Path = truncate(r.Path, maxPath)
-	r.UserAgent = truncatePtr(r.UserAgent, maxUserAgent)
-	r.IdempotencyKey = truncatePtr(r.IdempotencyKey, maxText)
-	r.Route = truncatePtr(r.Route, maxText)
-	r.ErrorCode = truncatePtr(r.ErrorCode, maxText)
+	r.RequestID = storable(r.RequestID, maxText)
+	r.Method = storable(r.Method, maxText)
+	r.Path = storable(r.Path, maxPath)
+	r.APIVersion = storable(r.APIVersion, maxText)
+	for _, f := range []struct {
+		s   **string
+		max int
+	}{{&r.UserAgent, maxUserAgent}, {&r.IdempotencyKey, maxText}, {&r.Route, maxText},
+		{&r.ErrorCode, maxText}, {&r.KeyPrefix, maxText}, {&r.IP, maxText}} {
+		if *f.s != nil {
+			if t := storable(**f.s, f.max); t != **f.s {
+				*f.s = &t
+			}
+		}
+	}
+}
+
+// storable returns s as PostgreSQL text can hold it (invalid UTF-8 and NUL
+// replaced by U+FFFD), cut to at most n bytes on a rune boundary.
+func storable(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return truncate(s, n)
 }
 
 // NewID returns a UUIDv7 whose timestamp is t's millisecond.
@@ -93,12 +122,4 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-func truncatePtr(s *string, n int) *string {
-	if s == nil || len(*s) <= n {
-		return s
-	}
-	t := truncate(*s, n)
-	return &t
 }
