@@ -28,11 +28,12 @@ const (
 	// map without being told to (go-redis's default is 60 s).
 	clusterReloadInterval = 10 * time.Second
 	// connBufferSize sizes each connection's read and write buffers, in the
-	// regular pool and a single node's pipeline pool. go-redis's defaults (32 KiB, and 128 KiB for the
-	// pipeline pool) are for large values and long pipelines; here a command
-	// and its reply are a few hundred bytes (a limiter batch of 16 scripts
-	// is under 2 KiB), and a larger reply, such as a stored response, is
-	// read past the buffer into a slice of its own size.
+	// regular pool and a single node's pipeline pool. go-redis's defaults
+	// (32 KiB, and 128 KiB for the pipeline pool) are for large values and
+	// long pipelines; here a command and its reply are a few hundred bytes
+	// (a limiter batch of 16 scripts is under 2 KiB), and a larger reply,
+	// such as a stored response, is read past the buffer into a slice of
+	// its own size (docs/edge.md, "Redis client settings").
 	connBufferSize = 8 << 10
 )
 
