@@ -31,9 +31,10 @@ const (
 	// regular pool and a single node's pipeline pool. go-redis's defaults
 	// (32 KiB, and 128 KiB for the pipeline pool) are for large values and
 	// long pipelines; here a command and its reply are a few hundred bytes
-	// (a limiter batch of 16 scripts is under 2 KiB), and a larger reply,
-	// such as a stored response, is read past the buffer into a slice of
-	// its own size (docs/edge.md, "Redis client settings").
+	// (a limiter script call is about 200), a batch larger than the buffer
+	// is written in more than one system call, and a larger reply, such as
+	// a stored response, is read past the buffer into a slice of its own
+	// size (docs/edge.md, "Redis client settings").
 	connBufferSize = 8 << 10
 )
 
