@@ -209,6 +209,9 @@ func (b *bench) maxPhase(ctx context.Context) error {
 					len(samples[i]), mib(maxRSS), verdict(sums[i].peakRSS <= maxRSS)))
 			}
 		}
+		if v, ok := requestLogCost(ep, procs, sums, samples); ok {
+			verdicts = append(verdicts, v)
+		}
 		if ep.chainOnly {
 			continue
 		}
@@ -236,6 +239,39 @@ func (b *bench) maxPhase(ctx context.Context) error {
 		fmt.Println(v)
 	}
 	return nil
+}
+
+// maxRequestLogCost is the request log's target: at most 3% of the chain's
+// throughput (issue 12).
+const maxRequestLogCost = 0.03
+
+// requestLogCost compares the chain with the chain that logs no request
+// (-request-log-off), when both ran: the throughput the log costs, per
+// round too, and where its CPU goes, in the server (the pod) and in
+// PostgreSQL (the database, shared by every pod).
+func requestLogCost(ep endpoint, procs []*child, sums []summary, samples [][]sample) (string, bool) {
+	on, off := -1, -1
+	for i, p := range procs {
+		switch p.name {
+		case "chain":
+			on = i
+		case "chain-no-request-log":
+			off = i
+		}
+	}
+	if on < 0 || off < 0 {
+		return "", false
+	}
+	var rounds []float64
+	for r := range samples[on] {
+		rounds = append(rounds, 100*(1-samples[on][r].rps/samples[off][r].rps))
+	}
+	cost := 1 - sums[on].rps/sums[off].rps
+	return fmt.Sprintf("%-6s request log: throughput cost %.1f%% (per round %s%%), server %+.0fµs/req, PostgreSQL %+.0fµs/req; "+
+		"target <= %.0f%%: %s", ep.name, 100*cost, floats(rounds),
+		float64(sums[on].cpuPerReq-sums[off].cpuPerReq)/float64(time.Microsecond),
+		float64(sums[on].dbPerReq-sums[off].dbPerReq)/float64(time.Microsecond),
+		100*maxRequestLogCost, verdict(cost <= maxRequestLogCost)), true
 }
 
 // halfRate is the fixed open-loop rate of ep (-half-rates).
