@@ -11,9 +11,9 @@ import (
 // The writer sends its batches in PostgreSQL's binary COPY format, encoded
 // here for request_logs' seventeen columns. pgx's CopyFrom takes each row as
 // seventeen interface values and looks up an encode plan for each value of
-// each row: with it the log cost this process 3.8–4.3 µs per request, with
-// this encoding 1.9–2.1 (bench/requestlog, docs/observability.md). The format is
-// PostgreSQL's own (the COPY reference, "Binary Format"): a signature and
+// each row: with it the log cost this process 3.8–4.4 µs per request, with
+// this encoding 1.8–2.2 (bench/requestlog, docs/observability.md). The
+// format is PostgreSQL's own (the COPY reference, "Binary Format"): a signature and
 // two zero words, then per row the field count and each field as its byte
 // length (-1 for NULL) and bytes, then a trailer of -1.
 // TestBinaryCopyMatchesPgx copies the same records both ways and compares
