@@ -72,15 +72,18 @@ func init() {
 
 // Writer buffers records and copies them to request_logs in batches from
 // one goroutine. Add never blocks and, unlike a channel send, does not wake
-// the goroutine for each record: records gather in a slice under a mutex,
-// and the goroutine runs when a batch is full, at each interval, on Flush
-// and on Close.
+// the goroutine for each record: records gather under a mutex in chunks of
+// one batch each, and the goroutine runs when a batch is full, at each
+// interval, on Flush and on Close. A chunk is made at its full size once
+// and reused, so a backlog never grows, and copies, one long slice while
+// requests wait for the mutex.
 type Writer struct {
 	cfg     WriterConfig
 	mu      sync.Mutex
-	pending []Record // at most cfg.Buffer records, guarded by mu
-	spare   []Record // the emptied slice of the last write, reused (writer goroutine)
-	ended   bool     // the final drain has run; guarded by mu
+	pending [][]Record // chunks of at most cfg.Batch records; guarded by mu
+	count   int        // the records in pending, at most cfg.Buffer; guarded by mu
+	free    [][]Record // emptied chunks kept for reuse, at most maxFreeChunks; guarded by mu
+	ended   bool       // the final drain has run; guarded by mu
 	wake    chan struct{}
 	flushes chan chan struct{}
 	stop    chan struct{}
@@ -127,13 +130,19 @@ func (w *Writer) Add(r Record) {
 		w.mu.Unlock()
 		w.drop(ReasonClosed, 1)
 		return
-	case len(w.pending) >= w.cfg.Buffer:
+	case w.count >= w.cfg.Buffer:
 		w.mu.Unlock()
 		w.drop(ReasonBufferFull, 1)
 		return
 	}
-	w.pending = append(w.pending, r)
-	full := len(w.pending)%w.cfg.Batch == 0
+	n := len(w.pending)
+	if n == 0 || len(w.pending[n-1]) == w.cfg.Batch {
+		w.pending = append(w.pending, w.newChunk())
+		n++
+	}
+	w.pending[n-1] = append(w.pending[n-1], r)
+	w.count++
+	full := len(w.pending[n-1]) == w.cfg.Batch
 	w.mu.Unlock()
 	if full {
 		select {
@@ -211,19 +220,41 @@ func (w *Writer) run() {
 	}
 }
 
-// drain writes every record buffered now, in batches; final makes later
-// Adds drop their record as closed.
+// maxFreeChunks bounds the emptied chunks kept for reuse: enough for the
+// steady state (one filling while one is written), not a past backlog's.
+const maxFreeChunks = 4
+
+// newChunk returns an empty chunk of one batch's capacity, reused when one
+// is free (w.mu held).
+func (w *Writer) newChunk() []Record {
+	if n := len(w.free); n > 0 {
+		c := w.free[n-1]
+		w.free = w.free[:n-1]
+		return c
+	}
+	return make([]Record, 0, min(w.cfg.Batch, w.cfg.Buffer))
+}
+
+// drain writes every record buffered now, one batch per chunk; final makes
+// later Adds drop their record as closed.
 func (w *Writer) drain(final bool) {
 	w.mu.Lock()
-	records := w.pending
-	w.pending, w.spare = w.spare[:0], nil
+	chunks := w.pending
+	w.pending, w.count = nil, 0
 	w.ended = final
 	w.mu.Unlock()
-	for start := 0; start < len(records); start += w.cfg.Batch {
-		w.write(records[start:min(start+w.cfg.Batch, len(records))])
+	for _, c := range chunks {
+		w.write(c)
 	}
-	clear(records)
-	w.spare = records[:0]
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range chunks {
+		if len(w.free) == maxFreeChunks {
+			break
+		}
+		clear(c)
+		w.free = append(w.free, c[:0])
+	}
 }
 
 // write copies batch in one statement. Each flush is its own root trace,
