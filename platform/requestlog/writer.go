@@ -74,9 +74,9 @@ func init() {
 // one goroutine. Add never blocks and, unlike a channel send, does not wake
 // the goroutine for each record: records gather under a mutex in chunks of
 // one batch each, and the goroutine runs when a batch is full, at each
-// interval, on Flush and on Close. A chunk is made at its full size once
-// and reused, so a backlog never grows, and copies, one long slice while
-// requests wait for the mutex.
+// interval, on Flush and on Close. A chunk is made at a batch's size once
+// and reused: a backlog adds chunks instead of growing one long slice, and
+// copying it, while requests wait for the mutex.
 type Writer struct {
 	cfg     WriterConfig
 	mu      sync.Mutex
