@@ -32,10 +32,7 @@ func ByIDs[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, i
 // go as one uuid[] parameter, where bun would write each into the text (an
 // expansion of 1000 records was a new 40 KB statement for PostgreSQL to
 // parse and plan every time), and the rows are scanned directly (scan.go).
-// The array is joined as a set (IN (SELECT unnest)), not tested with
-// = ANY: a cached generic plan cannot hash a parameter array, so = ANY
-// compared each of an organization's rows with every id (1000 ids: 1.7 ms
-// of PostgreSQL per manifest, against 0.3-1.3 ms joined).
+// How the array is matched depends on its size (inSet.few).
 // column and order are code, never input.
 func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, column string, ids []uuid.UUID, order, kind string) ([]T, error) {
 	return in[T](ctx, db, org, inSet{column: column, order: order}, ids, kind)
@@ -60,10 +57,30 @@ func InThrough[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationI
 type inSet struct {
 	column, order string
 	through       Through
+	// few is set for at most fewIDs ids, which the parameterised text
+	// tests with = ANY instead of joining as a set (fewIDs).
+	few bool
 }
 
-// idsParam is the SQL of the set of ids sent as In's $2.
-const idsParam = "SELECT unnest($2::uuid[])"
+// fewIDs is the most ids In tests with = ANY($2). PostgreSQL plans a
+// statement with a parameter array as if it held about ten elements, so
+// for a few ids the cached generic plan is the one each call would get
+// (an index scan per id) and the statement is not planned again; a pick
+// list's items, by its one id, took 1.7 ms against 2.1 joined
+// (docs/architecture.md, "Expansions"). A larger set is joined as a set
+// (IN (SELECT unnest)): a generic plan cannot hash a parameter array, so
+// = ANY compared each of an organization's rows with every id (1000 ids:
+// 1.7 ms of PostgreSQL per manifest, against 0.3-1.3 ms joined).
+const fewIDs = 8
+
+// idsParam is the SQL of the ids sent as In's $2, tested with = ANY when
+// few and joined as a set otherwise.
+func (s inSet) idsParam() (op string, param bun.Safe) {
+	if s.few {
+		return "= ANY(?)", bun.Safe("$2::uuid[]")
+	}
+	return "IN (?)", bun.Safe("SELECT unnest($2::uuid[])")
+}
 
 // text is the set's parameterised statement, $1 the organization and $2 the
 // ids, cached per model.
@@ -73,20 +90,25 @@ func (s inSet) text(typ reflect.Type) string {
 		return text.(string)
 	}
 	q := scanner.NewSelect().Model(reflect.New(typ).Interface())
-	text := s.where(q, bun.Safe("$1"), bun.Safe(idsParam)).String()
+	op, ids := s.idsParam()
+	text := s.where(q, bun.Safe("$1"), op, ids).String()
 	inTexts.Store(key, text)
 	return text
 }
 
-// where narrows q to the set with org and ids as given: placeholders for
-// the parameterised text, values (bun.In) where bun writes them into the
-// text, for the connections query cannot address.
-func (s inSet) where(q *bun.SelectQuery, org, ids any) *bun.SelectQuery {
+// where narrows q to the set with org and ids as given, the ids matched by
+// op: placeholders for the parameterised text, values (IN and bun.In) where
+// bun writes them into the text, for the connections query cannot address.
+// The records linked through a table are read by their ids as an array
+// made by a subquery (= ANY(ARRAY(…))), one index scan that visits each
+// record once, where a join probed the index once per link (a manifest's
+// equipment: 2.0 ms against 2.4).
+func (s inSet) where(q *bun.SelectQuery, org any, op string, ids any) *bun.SelectQuery {
 	q = q.Where("?TableAlias.organization_id = ?", org)
 	if s.through.Table == "" {
-		q = q.Where("?TableAlias.? IN (?)", bun.Ident(s.column), ids)
+		q = q.Where("?TableAlias.? "+op, bun.Ident(s.column), ids)
 	} else {
-		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = ? AND ? IN (?))",
+		q = q.Where("?TableAlias.? = ANY(ARRAY(SELECT ? FROM ? WHERE organization_id = ? AND ? "+op+"))",
 			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), org,
 			bun.Ident(s.through.Key), ids)
 	}
@@ -104,6 +126,7 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 	if set.column == "id" && set.through.Table == "" {
 		out = make([]T, 0, len(ids)) // at most one row per id: no regrowth
 	}
+	set.few = len(ids) <= fewIDs
 	params := make([]pgtype.UUID, len(ids))
 	for i, id := range ids {
 		params[i] = pgtype.UUID{Bytes: id, Valid: true}
@@ -115,5 +138,5 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 	if ok {
 		return out, err
 	}
-	return out, database.Error(set.where(db.NewSelect().Model(&out), org, bun.In(ids)).Scan(ctx))
+	return out, database.Error(set.where(db.NewSelect().Model(&out), org, "IN (?)", bun.In(ids)).Scan(ctx))
 }
