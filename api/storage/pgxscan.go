@@ -345,8 +345,7 @@ func pgxScanAll[T any](rs pgx.Rows, items *[]T) error {
 		return err
 	}
 	for rs.Next() {
-		*items = append(*items, *new(T))
-		if err := r.scan(rs, &(*items)[len(*items)-1]); err != nil {
+		if err := r.scan(rs, next(items)); err != nil {
 			return err
 		}
 	}

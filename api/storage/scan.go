@@ -290,12 +290,28 @@ func scanAll[T any](ctx context.Context, rs rows, items *[]T) error {
 		return scanner.ScanRows(ctx, rows, items)
 	}
 	for rows.Next() {
-		*items = append(*items, *new(T))
-		if err := r.scan(rows, &(*items)[len(*items)-1]); err != nil {
+		if err := r.scan(rows, next(items)); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// next appends a zero record to items for the next row and returns it. A
+// full slice doubles, where append grows a slice of more than 256 elements
+// by about a quarter at a time, so that a large read was copied into more
+// and larger arrays than it needs (a manifest's load allocated 1.27 MB,
+// 0.91 MB now; docs/architecture.md, "Memory").
+func next[T any](items *[]T) *T {
+	s := *items
+	if len(s) == cap(s) {
+		grown := make([]T, len(s), max(2*len(s), 8))
+		copy(grown, s)
+		s = grown
+	}
+	s = append(s, *new(T))
+	*items = s
+	return &s[len(s)-1]
 }
 
 // scanOne scans the current row into m, as bun's ScanRow does.

@@ -192,3 +192,39 @@ func TestScanMatchesBun(t *testing.T) {
 		t.Fatalf("hookedProbe rows %+v: the hook did not run", hooks)
 	}
 }
+
+// TestNextDoublesAndZeroes: next hands out the new last element, zero even
+// where the slice's spare capacity held an old value, and a full slice
+// doubles its capacity (at least 8) instead of append's quarter steps.
+func TestNextDoublesAndZeroes(t *testing.T) {
+	tests := []struct {
+		name    string
+		start   []int
+		appends int
+		wantCap int
+	}{
+		{"from nil", nil, 1, 8},
+		{"to the first doubling", nil, 9, 16},
+		{"a large read", nil, 1000, 1024},
+		{"past 256, doubling not a quarter", make([]int, 300), 1, 600},
+		{"spare capacity with an old value", []int{7, 8, 9}[:1], 2, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.start
+			for i := range tt.appends {
+				p := next(&s)
+				if *p != 0 {
+					t.Fatalf("append %d: element holds %d, want zero", i, *p)
+				}
+				if p != &s[len(s)-1] {
+					t.Fatalf("append %d: not the last element", i)
+				}
+				*p = i + 1
+			}
+			if len(s) != len(tt.start)+tt.appends || cap(s) != tt.wantCap {
+				t.Fatalf("len %d cap %d, want len %d cap %d", len(s), cap(s), len(tt.start)+tt.appends, tt.wantCap)
+			}
+		})
+	}
+}
