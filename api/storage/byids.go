@@ -32,7 +32,7 @@ func ByIDs[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, i
 // go as one uuid[] parameter, where bun would write each into the text (an
 // expansion of 1000 records was a new 40 KB statement for PostgreSQL to
 // parse and plan every time), and the rows are scanned directly (scan.go).
-// How the array is matched depends on its size (inSet.few).
+// A single id is matched with = $2, more are joined as a set (inSet.oneID).
 // column and order are code, never input.
 func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, column string, ids []uuid.UUID, order, kind string) ([]T, error) {
 	return in[T](ctx, db, org, inSet{column: column, order: order}, ids, kind)
@@ -57,27 +57,30 @@ func InThrough[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationI
 type inSet struct {
 	column, order string
 	through       Through
-	// few is set for at most fewIDs ids, which the parameterised text
-	// tests with = ANY instead of joining as a set (fewIDs).
-	few bool
+	// one is set for a single id on the column itself, which the
+	// parameterised text tests with = $2 (oneID).
+	one bool
 }
 
-// fewIDs is the most ids In tests with = ANY($2). PostgreSQL plans a
-// statement with a parameter array as if it held about ten elements, so
-// for a few ids the cached generic plan is the one each call would get
-// (an index scan per id) and the statement is not planned again; a pick
-// list's items, by its one id, took 1.7 ms against 2.1 joined
-// (docs/architecture.md, "Expansions"). A larger set is joined as a set
-// (IN (SELECT unnest)): a generic plan cannot hash a parameter array, so
-// = ANY compared each of an organization's rows with every id (1000 ids:
-// 1.7 ms of PostgreSQL per manifest, against 0.3-1.3 ms joined).
-const fewIDs = 8
+// oneID reports whether the parameterised text of s for n ids tests a
+// single uuid with = $2 instead of joining the array as a set. The plan
+// PostgreSQL caches for = $2 after five calls is the one every call would
+// get, an index scan on (organization_id, column) however large the
+// organization, so the statement is not planned again (a pick list's items
+// by its id: 2.06 ms with the join, which was planned on every call, 1.71
+// with = $2; docs/architecture.md, "Expansions"). Several ids are joined as
+// a set (IN (SELECT unnest)), and so are the records linked through a
+// table: for those a generic plan is chosen from the average organization
+// and, on an organization much larger than the average, scans all its rows
+// (a generic plan cannot hash a parameter array: = ANY compared each of an
+// organization's rows with every id, 1.7 ms of PostgreSQL per manifest
+// against 0.3-1.3 ms joined), so they keep their custom plans.
+func (s inSet) oneID(n int) bool { return n == 1 && s.through.Table == "" }
 
-// idsParam is the SQL of the ids sent as In's $2, tested with = ANY when
-// few and joined as a set otherwise.
+// idsParam is the SQL of the ids sent as In's $2 and how they are matched.
 func (s inSet) idsParam() (op string, param bun.Safe) {
-	if s.few {
-		return "= ANY(?)", bun.Safe("$2::uuid[]")
+	if s.one {
+		return "= ?", bun.Safe("$2::uuid")
 	}
 	return "IN (?)", bun.Safe("SELECT unnest($2::uuid[])")
 }
@@ -99,16 +102,12 @@ func (s inSet) text(typ reflect.Type) string {
 // where narrows q to the set with org and ids as given, the ids matched by
 // op: placeholders for the parameterised text, values (IN and bun.In) where
 // bun writes them into the text, for the connections query cannot address.
-// The records linked through a table are read by their ids as an array
-// made by a subquery (= ANY(ARRAY(…))), one index scan that visits each
-// record once, where a join probed the index once per link (a manifest's
-// equipment: 2.0 ms against 2.4).
 func (s inSet) where(q *bun.SelectQuery, org any, op string, ids any) *bun.SelectQuery {
 	q = q.Where("?TableAlias.organization_id = ?", org)
 	if s.through.Table == "" {
 		q = q.Where("?TableAlias.? "+op, bun.Ident(s.column), ids)
 	} else {
-		q = q.Where("?TableAlias.? = ANY(ARRAY(SELECT ? FROM ? WHERE organization_id = ? AND ? "+op+"))",
+		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = ? AND ? "+op+")",
 			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), org,
 			bun.Ident(s.through.Key), ids)
 	}
@@ -126,13 +125,19 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 	if set.column == "id" && set.through.Table == "" {
 		out = make([]T, 0, len(ids)) // at most one row per id: no regrowth
 	}
-	set.few = len(ids) <= fewIDs
-	params := make([]pgtype.UUID, len(ids))
-	for i, id := range ids {
-		params[i] = pgtype.UUID{Bytes: id, Valid: true}
+	set.one = set.oneID(len(ids))
+	var idsArg any
+	if set.one {
+		idsArg = pgtype.UUID{Bytes: ids[0], Valid: true}
+	} else {
+		params := make([]pgtype.UUID, len(ids))
+		for i, id := range ids {
+			params[i] = pgtype.UUID{Bytes: id, Valid: true}
+		}
+		idsArg = params
 	}
 	text := set.text(reflect.TypeFor[T]())
-	ok, err := query(ctx, db, "SELECT "+kind, text, []any{param(org), params}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+	ok, err := query(ctx, db, "SELECT "+kind, text, []any{param(org), idsArg}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
 		return scanAll(ctx, rs, &out)
 	})
 	if ok {

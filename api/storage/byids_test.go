@@ -67,8 +67,10 @@ func TestInScopesAndOrders(t *testing.T) {
 		{"the other organization", orgB, "list_id", []uuid.UUID{list1, list2}, "", []string{"foreign"}},
 		{"no ids", orgA, "id", nil, "", nil},
 		{"unknown ids", orgA, "id", []uuid.UUID{uuid.New()}, "", nil},
-		{"more ids than few, joined", orgA, "id", manyIDs(rows[0].ID, rows[3].ID), "", []string{"c"}},
-		{"more lists than few, ordered", orgA, "list_id", manyIDs(list1, list2), "?TableAlias.name ASC", []string{"a", "b", "c"}},
+		{"one id, matched with = $2", orgA, "id", []uuid.UUID{rows[1].ID}, "", []string{"a"}},
+		{"one foreign id", orgA, "id", []uuid.UUID{rows[3].ID}, "", nil},
+		{"many ids, joined", orgA, "id", manyIDs(rows[0].ID, rows[3].ID), "", []string{"c"}},
+		{"many lists, ordered", orgA, "list_id", manyIDs(list1, list2), "?TableAlias.name ASC", []string{"a", "b", "c"}},
 	}
 	for _, tt := range tests {
 		for via, idb := range ways {
@@ -142,7 +144,7 @@ func TestInThroughScopes(t *testing.T) {
 		{"a link to another organization's record", orgA, []uuid.UUID{list3}, nil},
 		{"another organization's link", orgB, []uuid.UUID{list1}, nil},
 		{"no ids", orgA, nil, nil},
-		{"more lists than few, joined", orgA, manyIDs(list1, list2, list3), []string{"a", "b"}},
+		{"many lists, joined", orgA, manyIDs(list1, list2, list3), []string{"a", "b"}},
 	}
 	for _, tt := range tests {
 		for via, idb := range ways {
@@ -164,40 +166,39 @@ func TestInThroughScopes(t *testing.T) {
 	}
 }
 
-// manyIDs is ids followed by unknown ids, more than fewIDs in all, so that
-// In joins them as a set instead of testing them with = ANY.
+// manyIDs is ids followed by ten unknown ids.
 func manyIDs(ids ...uuid.UUID) []uuid.UUID {
-	for len(ids) <= fewIDs {
+	for range 10 {
 		ids = append(ids, uuid.New())
 	}
 	return ids
 }
 
-// TestInTextMatchesBySize: the parameterised text tests a few ids with
-// = ANY and joins more as a set; linked records are read by an array of
-// their ids either way.
-func TestInTextMatchesBySize(t *testing.T) {
+// TestInTextMatchesByCount: the parameterised text tests one id with = $2
+// and joins more as a set; linked records are always joined, so that they
+// keep their custom plans.
+func TestInTextMatchesByCount(t *testing.T) {
 	typ := reflect.TypeFor[inProbe]()
 	link := Through{Table: "in_link", Column: "probe_id", Key: "list_id"}
 	tests := []struct {
 		name string
 		set  inSet
-		want []string
+		ids  int
+		want string
 	}{
-		{"few ids", inSet{column: "list_id", few: true}, []string{`"ip"."list_id" = ANY($2::uuid[])`}},
-		{"many ids", inSet{column: "list_id"}, []string{`"ip"."list_id" IN (SELECT unnest($2::uuid[]))`}},
-		{"few, through", inSet{column: "id", through: link, few: true},
-			[]string{`"ip"."id" = ANY(ARRAY(SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" = ANY($2::uuid[])))`}},
-		{"many, through", inSet{column: "id", through: link},
-			[]string{`"ip"."id" = ANY(ARRAY(SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" IN (SELECT unnest($2::uuid[]))))`}},
+		{"one id", inSet{column: "list_id"}, 1, `"ip"."list_id" = $2::uuid`},
+		{"two ids", inSet{column: "list_id"}, 2, `"ip"."list_id" IN (SELECT unnest($2::uuid[]))`},
+		{"one, through", inSet{column: "id", through: link}, 1,
+			`"ip"."id" IN (SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" IN (SELECT unnest($2::uuid[])))`},
+		{"many, through", inSet{column: "id", through: link}, 20,
+			`"ip"."id" IN (SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" IN (SELECT unnest($2::uuid[])))`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := tt.set.text(typ)
-			for _, w := range tt.want {
-				if !strings.Contains(text, w) {
-					t.Fatalf("%s\nlacks %s", text, w)
-				}
+			set := tt.set
+			set.one = set.oneID(tt.ids)
+			if text := set.text(typ); !strings.Contains(text, tt.want) {
+				t.Fatalf("%s\nlacks %s", text, tt.want)
 			}
 		})
 	}
