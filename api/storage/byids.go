@@ -67,14 +67,13 @@ type inSet struct {
 // PostgreSQL caches for = $2 after five calls is the one every call would
 // get, an index scan on (organization_id, column) however large the
 // organization, so the statement is not planned again (a pick list's items
-// by its id: 2.06 ms with the join, which was planned on every call, 1.71
-// with = $2; docs/architecture.md, "Expansions"). Several ids are joined as
-// a set (IN (SELECT unnest)), and so are the records linked through a
-// table: for those a generic plan is chosen from the average organization
-// and, on an organization much larger than the average, scans all its rows
-// (a generic plan cannot hash a parameter array: = ANY compared each of an
-// organization's rows with every id, 1.7 ms of PostgreSQL per manifest
-// against 0.3-1.3 ms joined), so they keep their custom plans.
+// by its id: 2.06 ms joined, planned on every call, against 1.71 ms).
+// Several ids, and the records linked through a table, stay joined
+// (IN (SELECT unnest)): = ANY's generic plan compared each of an
+// organization's rows with every id (1.7 ms of PostgreSQL per manifest
+// against 0.3-1.3 ms joined), and the joined statements get custom plans
+// because PostgreSQL's generic estimate for them is the higher, which
+// docs/architecture.md ("Expansions") notes is not guaranteed.
 func (s inSet) oneID(n int) bool { return n == 1 && s.through.Table == "" }
 
 // idsParam is the SQL of the ids sent as In's $2 and how they are matched.
@@ -128,7 +127,7 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 	set.one = set.oneID(len(ids))
 	var idsArg any
 	if set.one {
-		idsArg = pgtype.UUID{Bytes: ids[0], Valid: true}
+		idsArg = param(ids[0])
 	} else {
 		params := make([]pgtype.UUID, len(ids))
 		for i, id := range ids {
