@@ -11,38 +11,44 @@ import (
 	"testing"
 )
 
-// ownsConnection reports whether process pid holds the TCP socket whose
-// local address is remote (the receiver's view of the sender), by matching
-// the socket's inode in /proc/net/tcp against pid's open files.
-func ownsConnection(t *testing.T, pid int, remote string) bool {
+// ownsConnection reports whether process pid holds the TCP socket from
+// sender to receiver (the addresses as the receiver sees them), by matching
+// the socket's inode in /proc/net/tcp against pid's open files. Both ends
+// are matched: the sender's port alone can also be the local port of
+// another connection, to another address, or of a closed one waiting out
+// TIME_WAIT (inode 0), and /proc/net/tcp may list that one too.
+func ownsConnection(t *testing.T, pid int, sender, receiver string) bool {
 	t.Helper()
-	host, port, err := net.SplitHostPort(remote)
-	if err != nil || host != "127.0.0.1" {
-		t.Fatalf("unexpected sender address %q", remote)
-	}
-	p, _ := strconv.Atoi(port)
-	local := fmt.Sprintf("0100007F:%04X", p)
+	local, remote := procAddr(t, sender), procAddr(t, receiver)
 	f, err := os.Open("/proc/net/tcp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	inode := ""
+	inodes := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) > 9 && fields[1] == local {
-			inode = fields[9]
+		if len(fields) > 9 && fields[1] == local && fields[2] == remote && fields[9] != "0" {
+			inodes["socket:["+fields[9]+"]"] = true
 		}
-	}
-	if inode == "" {
-		return false
 	}
 	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
 	for _, fd := range fds {
-		if target, err := os.Readlink(fd); err == nil && target == "socket:["+inode+"]" {
+		if target, err := os.Readlink(fd); err == nil && inodes[target] {
 			return true
 		}
 	}
 	return false
+}
+
+// procAddr is a loopback IPv4 address as /proc/net/tcp writes it.
+func procAddr(t *testing.T, addr string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host != "127.0.0.1" {
+		t.Fatalf("unexpected address %q", addr)
+	}
+	p, _ := strconv.Atoi(port)
+	return fmt.Sprintf("0100007F:%04X", p)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -174,10 +175,11 @@ func TestTwoProcessesShareTheQueue(t *testing.T) {
 		t.Fatal("no delivery reached the receiver")
 	}
 	sender, survivor := p1, p2
-	if ownsConnection(t, p2.Pid(), r.RemoteAddr) {
+	receiver := r.Context().Value(http.LocalAddrContextKey).(net.Addr).String()
+	if ownsConnection(t, p2.Pid(), r.RemoteAddr, receiver) {
 		sender, survivor = p2, p1
-	} else if !ownsConnection(t, p1.Pid(), r.RemoteAddr) {
-		t.Fatalf("neither process owns the connection from %s", r.RemoteAddr)
+	} else if !ownsConnection(t, p1.Pid(), r.RemoteAddr, receiver) {
+		t.Fatalf("neither process owns the connection from %s to %s", r.RemoteAddr, receiver)
 	}
 	sender.Kill()
 	waitFor(t, "the killed process's change delivered by the other", func() bool { return created(rcv)[victim] == 1 })
