@@ -32,7 +32,8 @@ func ByIDs[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, i
 // go as one uuid[] parameter, where bun would write each into the text (an
 // expansion of 1000 records was a new 40 KB statement for PostgreSQL to
 // parse and plan every time), and the rows are scanned directly (scan.go).
-// A single id is matched with = $2, more are joined as a set (inSet.oneID).
+// A single id is matched with = $2 and stays prepared; more are matched
+// with = ANY($2) and planned on every call (inSet.oneID, inSet.args).
 // column and order are code, never input.
 func In[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, column string, ids []uuid.UUID, order, kind string) ([]T, error) {
 	return in[T](ctx, db, org, inSet{column: column, order: order}, ids, kind)
@@ -58,22 +59,19 @@ type inSet struct {
 	column, order string
 	through       Through
 	// one is set for a single id on the column itself, which the
-	// parameterised text tests with = $2 (oneID).
+	// parameterised text tests with = $2 (oneID); otherwise the ids are an
+	// array.
 	one bool
 }
 
 // oneID reports whether the parameterised text of s for n ids tests a
-// single uuid with = $2 instead of joining the array as a set. The plan
+// single uuid with = $2 rather than an array with = ANY($2). The plan
 // PostgreSQL caches for = $2 after five calls is the one every call would
 // get, an index scan on (organization_id, column) however large the
-// organization, so the statement is not planned again (a pick list's items
-// by its id: 2.06 ms joined, planned on every call, against 1.71 ms).
-// Several ids, and the records linked through a table, stay joined
-// (IN (SELECT unnest)): = ANY's generic plan compared each of an
-// organization's rows with every id (1.7 ms of PostgreSQL per manifest
-// against 0.3-1.3 ms joined), and the joined statements get custom plans
-// because PostgreSQL's generic estimate for them is the higher, which
-// docs/architecture.md ("Expansions") notes is not guaranteed.
+// organization, so that statement stays prepared and is not planned again
+// (a pick list's items by its id: 1.71 ms against 2.06 planned each call).
+// Records linked through a table are matched through an array even for one
+// id (idsParam).
 func (s inSet) oneID(n int) bool { return n == 1 && s.through.Table == "" }
 
 // idsParam is the SQL of the ids sent as In's $2 and how they are matched.
@@ -81,7 +79,26 @@ func (s inSet) idsParam() (op string, param bun.Safe) {
 	if s.one {
 		return "= ?", bun.Safe("$2::uuid")
 	}
-	return "IN (?)", bun.Safe("SELECT unnest($2::uuid[])")
+	return "= ANY(?)", bun.Safe("$2::uuid[]")
+}
+
+// args are the query arguments of s's text for org and ids. An array of ids
+// is sent with database.PlanEachCall, so that PostgreSQL plans it for this
+// organization and these ids: the plan it would otherwise cache after five
+// calls is made for no organization in particular, and for = ANY, or the
+// join of an unnested array, that plan could read all of the
+// organization's rows and compare each with the ids, which on an
+// organization much larger than the average is its whole table
+// (docs/architecture.md, "Expansions").
+func (s inSet) args(org tenancy.OrganizationID, ids []uuid.UUID) []any {
+	if s.one {
+		return []any{param(org), param(ids[0])}
+	}
+	params := make([]pgtype.UUID, len(ids))
+	for i, id := range ids {
+		params[i] = pgtype.UUID{Bytes: id, Valid: true}
+	}
+	return []any{database.PlanEachCall, param(org), params}
 }
 
 // text is the set's parameterised statement, $1 the organization and $2 the
@@ -106,7 +123,7 @@ func (s inSet) where(q *bun.SelectQuery, org any, op string, ids any) *bun.Selec
 	if s.through.Table == "" {
 		q = q.Where("?TableAlias.? "+op, bun.Ident(s.column), ids)
 	} else {
-		q = q.Where("?TableAlias.? IN (SELECT ? FROM ? WHERE organization_id = ? AND ? "+op+")",
+		q = q.Where("?TableAlias.? = ANY(ARRAY(SELECT ? FROM ? WHERE organization_id = ? AND ? "+op+"))",
 			bun.Ident(s.column), bun.Ident(s.through.Column), bun.Ident(s.through.Table), org,
 			bun.Ident(s.through.Key), ids)
 	}
@@ -125,18 +142,9 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 		out = make([]T, 0, len(ids)) // at most one row per id: no regrowth
 	}
 	set.one = set.oneID(len(ids))
-	var idsArg any
-	if set.one {
-		idsArg = param(ids[0])
-	} else {
-		params := make([]pgtype.UUID, len(ids))
-		for i, id := range ids {
-			params[i] = pgtype.UUID{Bytes: id, Valid: true}
-		}
-		idsArg = params
-	}
+	args := set.args(org, ids)
 	text := set.text(reflect.TypeFor[T]())
-	ok, err := query(ctx, db, "SELECT "+kind, text, []any{param(org), idsArg}, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+	ok, err := query(ctx, db, "SELECT "+kind, text, args, pgxScannable[T](), func(ctx context.Context, rs rows) error {
 		return scanAll(ctx, rs, &out)
 	})
 	if ok {

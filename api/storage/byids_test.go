@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -175,30 +176,36 @@ func manyIDs(ids ...uuid.UUID) []uuid.UUID {
 }
 
 // TestInTextMatchesByCount: the parameterised text tests one id with = $2
-// and joins more as a set; linked records are always joined, so that they
-// keep their custom plans.
+// and sends it as a prepared statement may; more ids, and linked records
+// even for one id, are an array sent with database.PlanEachCall, so that
+// PostgreSQL never keeps a plan made for no organization in particular.
 func TestInTextMatchesByCount(t *testing.T) {
 	typ := reflect.TypeFor[inProbe]()
 	link := Through{Table: "in_link", Column: "probe_id", Key: "list_id"}
+	through := `"ip"."id" = ANY(ARRAY(SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" = ANY($2::uuid[])))`
 	tests := []struct {
-		name string
-		set  inSet
-		ids  int
-		want string
+		name         string
+		set          inSet
+		ids          int
+		want         string
+		planEachCall bool
 	}{
-		{"one id", inSet{column: "list_id"}, 1, `"ip"."list_id" = $2::uuid`},
-		{"two ids", inSet{column: "list_id"}, 2, `"ip"."list_id" IN (SELECT unnest($2::uuid[]))`},
-		{"one, through", inSet{column: "id", through: link}, 1,
-			`"ip"."id" IN (SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" IN (SELECT unnest($2::uuid[])))`},
-		{"many, through", inSet{column: "id", through: link}, 20,
-			`"ip"."id" IN (SELECT "probe_id" FROM "in_link" WHERE organization_id = $1 AND "list_id" IN (SELECT unnest($2::uuid[])))`},
+		{"one id", inSet{column: "list_id"}, 1, `"ip"."list_id" = $2::uuid`, false},
+		{"two ids", inSet{column: "list_id"}, 2, `"ip"."list_id" = ANY($2::uuid[])`, true},
+		{"one, through", inSet{column: "id", through: link}, 1, through, true},
+		{"many, through", inSet{column: "id", through: link}, 20, through, true},
 	}
+	org := tenancy.OrganizationID{UUID: uuid.New()}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			set := tt.set
 			set.one = set.oneID(tt.ids)
 			if text := set.text(typ); !strings.Contains(text, tt.want) {
 				t.Fatalf("%s\nlacks %s", text, tt.want)
+			}
+			args := set.args(org, make([]uuid.UUID, tt.ids))
+			if got := args[0] == database.PlanEachCall; got != tt.planEachCall {
+				t.Fatalf("planned on every call = %v, want %v (arguments %v)", got, tt.planEachCall, args)
 			}
 		})
 	}

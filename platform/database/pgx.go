@@ -21,6 +21,7 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	}
 	cfg.RuntimeParams["timezone"] = "UTC"
 	cfg.RuntimeParams["application_name"] = "eventapi"
+	keepDescriptions(cfg, strings.Contains(url, "description_cache_capacity"))
 	if pooler == PoolerTransaction {
 		forTransactionPooler(cfg)
 		return cfg, nil
@@ -37,12 +38,33 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	if !strings.Contains(url, "statement_cache_capacity") {
 		cfg.StatementCacheCapacity = 32
 	}
-	// The description cache serves only pgx's cache_describe mode, which
-	// the service never uses (it prepares or sends a statement once,
-	// reuse.go); pgx would still allocate it for 512 entries on every
-	// connection.
-	if !strings.Contains(url, "description_cache_capacity") {
-		cfg.DescriptionCacheCapacity = 0
-	}
 	return cfg, nil
 }
+
+// descriptionCacheCapacity is the size of each connection's description
+// cache unless the URL names one.
+const descriptionCacheCapacity = 16
+
+// keepDescriptions sizes cfg's description cache. It serves pgx's
+// cache_describe mode (PlanEachCall), which the service uses only for the
+// few statements that must be planned on every call, so it is small: pgx's
+// default would allocate 512 entries on every connection. A size given in
+// the URL (inURL) is kept, but never below one entry, since cache_describe
+// refuses to run without the cache.
+func keepDescriptions(cfg *pgx.ConnConfig, inURL bool) {
+	if !inURL {
+		cfg.DescriptionCacheCapacity = descriptionCacheCapacity
+	}
+	cfg.DescriptionCacheCapacity = max(cfg.DescriptionCacheCapacity, 1)
+}
+
+// PlanEachCall is the leading query argument that makes pgx send a
+// statement unnamed, with its parameters, on every call, so that
+// PostgreSQL plans it for the values given and never caches a generic plan
+// for it (a plan made for no organization in particular). The statement is
+// described once per connection (pgx's cache_describe mode) and its results
+// come in the binary format; each call is one round trip, on a direct
+// connection and behind a transaction pooler alike. Both pgx's Query and
+// database/sql's QueryContext on a pgx connection accept it. See
+// docs/architecture.md, "Expansions".
+const PlanEachCall = pgx.QueryExecModeCacheDescribe

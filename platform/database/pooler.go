@@ -14,7 +14,11 @@ const PoolerTransaction = "transaction"
 //     connection would be missing, or a different one, on the next. Queries
 //     use pgx's QueryExecModeExec: Parse of the unnamed statement, Bind and
 //     Execute in one round trip, parameters in text form, typed by
-//     PostgreSQL from the query. Nothing outlives the round trip.
+//     PostgreSQL from the query. Nothing outlives the round trip. The
+//     statements sent with PlanEachCall are unnamed too (Parse, Bind and
+//     Execute in one round trip); only their description, the parameter
+//     and column types, is kept by pgx, and it holds on every server
+//     connection of the database alike.
 //   - no startup parameter beyond the ones PgBouncer tracks and restores per
 //     client (TimeZone, application_name): PgBouncer refuses the others, so
 //     the default statement_timeout is not sent (one named in the URL is
@@ -27,5 +31,4 @@ const PoolerTransaction = "transaction"
 func forTransactionPooler(cfg *pgx.ConnConfig) {
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity = 0
-	cfg.DescriptionCacheCapacity = 0
 }
