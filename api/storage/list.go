@@ -21,24 +21,23 @@ import (
 type Cond struct {
 	Expr string
 	Args []any
-	// inline writes the arguments into the text instead (Inline).
-	inline bool
+	// planned has the list planned for its values on every call
+	// (WherePlanned).
+	planned bool
 }
 
 // Where returns a condition whose arguments are sent as parameters.
 func Where(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args} }
 
-// Inline returns a condition whose value decides the plan, and a list that
-// has one is sent the way bun sends it: every value, the organization
-// included, written into the SQL text, so PostgreSQL plans each statement
-// for its values. A prepared statement is planned generically after five
-// runs, and a generic plan of a trigram search, not knowing the term nor the
-// organization, scans the organization's page index instead of the trigram
-// index: a rare term at 100,000 clients took 360 ms instead of 24 ms
-// (bench/README.md). The text then differs per value and is not kept
-// prepared.
-func Inline(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args, inline: true} }
-
+// WherePlanned returns a condition whose value decides the plan. A list that
+// has one is sent with database.PlanEachCall, its arguments still
+// parameters, so PostgreSQL plans every call for its values instead of
+// keeping the statement prepared. A prepared statement is planned
+// generically after five runs, and a generic plan of a trigram search, not
+// knowing the term nor the organization, scans the organization's page
+// index instead of the trigram index: a rare term at 100,000 clients took
+// 360 ms instead of 24 ms (bench/README.md).
+func WherePlanned(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args, planned: true} }
 // listKey identifies one parameterised list text.
 type listKey struct {
 	typ    reflect.Type
@@ -58,15 +57,15 @@ func List[T any, PT interface {
 	Row
 }](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p PageRequest, conds ...Cond) (Page[T], error) {
 	var items []T
-	ok, err := false, error(nil)
-	if !slices.ContainsFunc(conds, func(c Cond) bool { return c.inline }) {
-		text, args := listQuery[T](org, p, conds)
-		ok, err = query(ctx, db, "SELECT "+listTable[T](), text, args, pgxScannable[T](), func(ctx context.Context, rs rows) error {
-			return scanAll(ctx, rs, &items)
-		})
+	text, args := listQuery[T](org, p, conds)
+	if slices.ContainsFunc(conds, func(c Cond) bool { return c.planned }) {
+		args = append([]any{database.PlanEachCall}, args...)
 	}
+	ok, err := query(ctx, db, "SELECT "+listTable[T](), text, args, pgxScannable[T](), func(ctx context.Context, rs rows) error {
+		return scanAll(ctx, rs, &items)
+	})
 	if !ok {
-		err = listInline(ctx, db, &items, org, p, conds)
+		err = listViaBun(ctx, db, &items, org, p, conds)
 	}
 	if err != nil {
 		return Page[T]{}, err
@@ -87,7 +86,7 @@ func listTable[T any]() string {
 
 // listQuery returns the parameterised text of a list page and its arguments:
 // $1 the organization, then the cursor's created_at and id, each
-// condition's arguments in order, and the limit last. No cond is inline.
+// condition's arguments in order, and the limit last.
 func listQuery[T any](org tenancy.OrganizationID, p PageRequest, conds []Cond) (string, []any) {
 	args := make([]any, 0, 4+len(conds))
 	args = append(args, param(org))
@@ -131,10 +130,9 @@ func listQuery[T any](org tenancy.OrganizationID, p PageRequest, conds []Cond) (
 	return text, args
 }
 
-// listInline runs the list through bun, every value written into the text:
-// for a list with an inline condition, or on a db that query cannot address
-// directly.
-func listInline[T any](ctx context.Context, db bun.IDB, items *[]T, org tenancy.OrganizationID, p PageRequest, conds []Cond) error {
+// listViaBun runs the list through bun, every value written into the text,
+// on a db that query cannot address directly.
+func listViaBun[T any](ctx context.Context, db bun.IDB, items *[]T, org tenancy.OrganizationID, p PageRequest, conds []Cond) error {
 	q := db.NewSelect().Model(items).Where("?TableAlias.organization_id = ?", org)
 	if p.After != nil {
 		q = q.Where("(?TableAlias.created_at, ?TableAlias.id) > (?, ?)", p.After.CreatedAt, p.After.ID)

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +59,8 @@ func seedOrg(t *testing.T, db *bun.DB, names ...string) tenancy.OrganizationID {
 // without conditions, on a pool and in a transaction, in the default mode
 // and in the transaction-pooler mode (pgx exec mode, nothing prepared): the
 // pages hold exactly that organization's matching records in order, the
-// text is the same for every organization, and the tenant guard sees it.
+// text is the same for every organization, and the tenant guard sees it; a
+// list with a planned condition is never kept prepared.
 func TestListParameterised(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	// The URL's own mode (behind EVENTAPI_TEST_POOLER_URL: transaction) and,
@@ -113,7 +115,7 @@ func TestListParameterised(t *testing.T) {
 				{"all of b", b, nil, "b1 x2"},
 				{"parameter", a, []storage.Cond{storage.Where("?TableAlias.name LIKE ?", "x%")}, "x3 x5"},
 				{"two parameters", a, []storage.Cond{storage.Where("?TableAlias.name >= ? AND ?TableAlias.name < ?", "a2", "x5")}, "a2 x3 a4"},
-				{"inline and parameter", a, []storage.Cond{storage.Inline("?TableAlias.name LIKE ?", "a%"), storage.Where("?TableAlias.name <> ?", "a2")}, "a1 a4"},
+				{"planned and parameter", a, []storage.Cond{storage.WherePlanned("?TableAlias.name LIKE ?", "a%"), storage.Where("?TableAlias.name <> ?", "a2")}, "a1 a4"},
 				{"parameter of b", b, []storage.Cond{storage.Where("?TableAlias.name LIKE ?", "x%")}, "x2"},
 			}
 			for _, tt := range tests {
@@ -140,21 +142,35 @@ func TestListParameterised(t *testing.T) {
 			if _, err := storage.List[clients.Client](ctx, db, b, storage.PageRequest{Limit: 3}); err != nil {
 				t.Fatal(err)
 			}
-			// A list with an inline condition is sent as bun sends it, every
-			// value in the text (planned for its values), not parameterised.
-			seen.mu.Lock()
-			n := len(seen.seen)
-			seen.mu.Unlock()
-			if _, err := storage.List[clients.Client](ctx, db, a, storage.PageRequest{Limit: 1}, storage.Inline("?TableAlias.name LIKE ?", "a%")); err != nil {
-				t.Fatal(err)
-			}
-			seen.mu.Lock()
-			if len(seen.seen) != n {
-				t.Errorf("a list with an inline condition was parameterised:\n%s", seen.seen[len(seen.seen)-1])
-			}
-			seen.mu.Unlock()
 			if textB := seen.last(t); textA != textB || strings.Contains(textA, a.String()) || !strings.Contains(textA, "$1") {
 				t.Errorf("list texts differ per organization or carry it:\n%s\n%s", textA, textB)
+			}
+
+			// A list with a planned condition is parameterised as well, but
+			// never kept prepared, so every call is planned for its values.
+			// One connection: the check reads its prepared statements.
+			db.DB.SetMaxOpenConns(1)
+			planned := storage.WherePlanned("?TableAlias.name ILIKE ?", "a%") // a text no other case sent
+			for range 8 { // beyond the five custom plans after which PostgreSQL may keep a generic one
+				for _, conds := range [][]storage.Cond{nil, {planned}} {
+					if _, err := storage.List[clients.Client](ctx, db, a, storage.PageRequest{Limit: 1}, conds...); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			plannedText := seen.last(t)
+			if strings.Contains(plannedText, "a%") || !strings.Contains(plannedText, "ILIKE $") {
+				t.Errorf("the planned condition's value is not a parameter:\n%s", plannedText)
+			}
+			var prepared []string
+			if err := db.NewRaw(`SELECT statement FROM pg_prepared_statements`).Scan(ctx, &prepared); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(prepared, plannedText) {
+				t.Errorf("a list with a planned condition is kept prepared:\n%s", plannedText)
+			}
+			if pooler != database.PoolerTransaction && !slices.Contains(prepared, textA) {
+				t.Errorf("the list without conditions is not prepared; prepared: %q", prepared)
 			}
 		})
 	}

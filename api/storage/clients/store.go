@@ -27,7 +27,7 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	var filters []storage.Cond
 	if s := strings.ToLower(strings.TrimSpace(f.Search)); s != "" {
 		pattern := "%" + escapeLike(s) + "%"
-		filters = append(filters, storage.Inline("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ?", pattern))
+		filters = append(filters, storage.WherePlanned("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ?", pattern))
 	}
 	return storage.List[Client](ctx, db, org, p, filters...)
 }
