@@ -38,6 +38,7 @@ func Where(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args} 
 // index instead of the trigram index: a rare term at 100,000 clients took
 // 360 ms instead of 24 ms (bench/README.md).
 func WherePlanned(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args, planned: true} }
+
 // listKey identifies one parameterised list text.
 type listKey struct {
 	typ    reflect.Type

@@ -150,8 +150,10 @@ func TestListParameterised(t *testing.T) {
 			// never kept prepared, so every call is planned for its values.
 			// One connection: the check reads its prepared statements.
 			db.DB.SetMaxOpenConns(1)
-			planned := storage.WherePlanned("?TableAlias.name ILIKE ?", "a%") // a text no other case sent
-			for range 8 { // beyond the five custom plans after which PostgreSQL may keep a generic one
+			// A text no other case sent, run beyond the five custom plans after
+			// which PostgreSQL may keep a generic one.
+			planned := storage.WherePlanned("?TableAlias.name ILIKE ?", "a%")
+			for range 8 {
 				for _, conds := range [][]storage.Cond{nil, {planned}} {
 					if _, err := storage.List[clients.Client](ctx, db, a, storage.PageRequest{Limit: 1}, conds...); err != nil {
 						t.Fatal(err)
