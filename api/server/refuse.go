@@ -129,7 +129,21 @@ func refuse(c *fiber.Ctx) error {
 			return errs.New(errs.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json")
 		}
 	}
+	if len(c.Request().Body()) > 0 && !identity(h.ContentEncoding()) {
+		c.Set(fiber.HeaderAcceptEncoding, "identity")
+		return errs.New(errs.UnsupportedMediaType, "the request body must not be compressed: send it without Content-Encoding")
+	}
 	return c.Next()
+}
+
+// identity reports whether a request's Content-Encoding leaves its body as
+// sent: absent or "identity". Any other coding is refused, not decoded:
+// Fiber would inflate a gzip or deflate body with no bound, so that 150 KB
+// on the wire, under BodyLimit, became 150 MiB in memory; and an unknown
+// coding would be read as if it were none. docs/decisions.md.
+func identity(ce []byte) bool {
+	ce = bytes.TrimSpace(ce)
+	return len(ce) == 0 || bytes.EqualFold(ce, []byte("identity"))
 }
 
 // isJSON reports whether a Content-Type is application/json or

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net"
@@ -146,6 +147,36 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			"Content-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
 		resp, body := rawExchange(t, base, req, nil)
 		assertEnvelope(t, resp, body, 400, "bad_request")
+	})
+	t.Run("a compressed body is 415, however small it is on the wire", func(t *testing.T) {
+		// 4 MiB of JSON whitespace gzips to about 4 KB: under the body
+		// limit on the wire, over it once inflated.
+		var bomb bytes.Buffer
+		zw := gzip.NewWriter(&bomb)
+		_, _ = zw.Write([]byte(`{"name":"Bomb","notes":"x"` + strings.Repeat(" ", 4<<20) + `}`))
+		_ = zw.Close()
+		for _, tt := range []struct{ encoding, body string }{
+			{"gzip", bomb.String()},
+			{"deflate", "x\x9c\xab\xae\x05\x00\x01u\x00\xf9"},
+			{"bogus", `{"name":"Bogus"}`},
+			{"gzip, identity", bomb.String()},
+		} {
+			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key, Body: tt.body,
+				Headers: map[string]string{"Content-Type": "application/json", "Content-Encoding": tt.encoding}})
+			if res.Status != 415 || res.ErrorCode() != "unsupported_media_type" || res.Header.Get("Accept-Encoding") != "identity" {
+				t.Errorf("Content-Encoding %q: %d %s (Accept-Encoding %q)", tt.encoding, res.Status, res.Body, res.Header.Get("Accept-Encoding"))
+			}
+		}
+		if res := org.Do("GET", "/api/v2/clients?limit=100", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("Bomb")) || bytes.Contains(res.Body, []byte("Bogus")) {
+			t.Errorf("a refused body was stored: %d %s", res.Status, res.Body)
+		}
+		for _, ce := range []string{"identity", "Identity", ""} {
+			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key, Body: `{"name":"Plain ` + ce + `"}`,
+				Headers: map[string]string{"Content-Type": "application/json", "Content-Encoding": ce}})
+			if res.Status != 201 {
+				t.Errorf("Content-Encoding %q: %d %s", ce, res.Status, res.Body)
+			}
+		}
 	})
 	t.Run("a body that is not JSON is 415", func(t *testing.T) {
 		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", ""} {
