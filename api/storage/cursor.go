@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -26,10 +28,37 @@ const (
 // Cursors encodes and verifies opaque, URL-safe, tamper-evident cursors. A
 // cursor is bound to the organization and list it came from (its scope), so
 // it cannot be replayed against another list or tenant.
-type Cursors struct{ key []byte }
+//
+// A cursor is also sealed: its position is encrypted, not only signed. The
+// change feed's position is a counter shared by every organization, so a
+// readable cursor would let a reader count the other organizations' writes
+// between two of its pages. The sealing is deterministic (SIV): the tag is
+// the HMAC of scope and position, and the position is encrypted with
+// AES-CTR under a key derived from the same secret, the tag as its IV.
+// Cursors issued before sealing (the position in the clear, the same tag)
+// are still accepted, so a feed reader's saved cursor survives the upgrade.
+// docs/decisions.md, "Cursors".
+type Cursors struct {
+	key []byte
+	enc cipher.Block
+}
 
-// NewCursors returns a codec using key for the HMAC.
-func NewCursors(key []byte) *Cursors { return &Cursors{key: append([]byte(nil), key...)} }
+// sealLabel derives the encryption key from the cursor secret. The tag's
+// input always holds a zero byte followed by the payload; the label has no
+// zero byte, so the two HMAC inputs never coincide.
+const sealLabel = "eventapi cursor sealing key"
+
+// NewCursors returns a codec using key for the HMAC and, derived from it,
+// the encryption.
+func NewCursors(key []byte) *Cursors {
+	k := hmac.New(sha256.New, key)
+	k.Write([]byte(sealLabel))
+	block, err := aes.NewCipher(k.Sum(nil)) // 32 bytes: AES-256, never an error
+	if err != nil {
+		panic(err)
+	}
+	return &Cursors{key: append([]byte(nil), key...), enc: block}
+}
 
 func (cs *Cursors) mac(scope string, payload []byte) []byte {
 	m := hmac.New(sha256.New, cs.key)
@@ -39,12 +68,19 @@ func (cs *Cursors) mac(scope string, payload []byte) []byte {
 	return m.Sum(nil)[:cursorMACLen]
 }
 
+// crypt encrypts or decrypts payload in place with the tag as the IV.
+func (cs *Cursors) crypt(tag, payload []byte) {
+	cipher.NewCTR(cs.enc, tag).XORKeyStream(payload, payload)
+}
+
 // Encode returns the opaque form of c for scope.
 func (cs *Cursors) Encode(scope string, c Cursor) string {
 	buf := make([]byte, cursorPayloadLen, cursorPayloadLen+cursorMACLen)
 	binary.BigEndian.PutUint64(buf[:8], uint64(c.CreatedAt.UnixMicro()))
 	copy(buf[8:], c.ID[:])
-	buf = append(buf, cs.mac(scope, buf)...)
+	tag := cs.mac(scope, buf)
+	cs.crypt(tag, buf)
+	buf = append(buf, tag...)
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
 
@@ -60,9 +96,14 @@ func (cs *Cursors) Decode(scope, s string) (Cursor, error) {
 	if err != nil || len(buf) != cursorPayloadLen+cursorMACLen {
 		return Cursor{}, ErrBadCursor
 	}
-	payload, mac := buf[:cursorPayloadLen], buf[cursorPayloadLen:]
-	if !hmac.Equal(mac, cs.mac(scope, payload)) {
-		return Cursor{}, ErrBadCursor
+	sealed, tag := buf[:cursorPayloadLen], buf[cursorPayloadLen:]
+	payload := append([]byte(nil), sealed...)
+	cs.crypt(tag, payload)
+	if !hmac.Equal(tag, cs.mac(scope, payload)) {
+		// A cursor issued before sealing: the payload in the clear.
+		if payload = sealed; !hmac.Equal(tag, cs.mac(scope, payload)) {
+			return Cursor{}, ErrBadCursor
+		}
 	}
 	var c Cursor
 	c.CreatedAt = time.UnixMicro(int64(binary.BigEndian.Uint64(payload[:8]))).UTC()

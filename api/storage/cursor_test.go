@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"strings"
 	"testing"
 	"time"
@@ -47,4 +50,63 @@ func TestCursorRoundTripAndTamperEvidence(t *testing.T) {
 	if strings.ContainsAny(s, "+/=") {
 		t.Errorf("cursor %q is not URL-safe", s)
 	}
+}
+
+// TestCursorIsSealed: a cursor does not show its position (the change feed's
+// is a counter shared by all organizations), and a cursor issued before
+// sealing, its position in the clear, is still accepted for its own scope
+// only.
+func TestCursorIsSealed(t *testing.T) {
+	cs := NewCursors([]byte("0123456789abcdef0123456789abcdef"))
+	c := Cursor{CreatedAt: time.UnixMicro(1_000_000).UTC(), ID: uuid.UUID{0, 0, 0, 0, 0, 0, 2, 0x8a}}
+	plain := make([]byte, cursorPayloadLen)
+	binary.BigEndian.PutUint64(plain[:8], uint64(c.CreatedAt.UnixMicro()))
+	copy(plain[8:], c.ID[:])
+	legacy := base64.RawURLEncoding.EncodeToString(append(append([]byte(nil), plain...), cs.mac("changes:org-a", plain)...))
+
+	raw, err := base64.RawURLEncoding.DecodeString(cs.Encode("changes:org-a", c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range [][]byte{plain[:8], plain[8:16]} {
+		if bytes.Contains(raw, part) {
+			t.Fatalf("the cursor %x shows its position %x", raw, part)
+		}
+	}
+	next := Cursor{CreatedAt: c.CreatedAt, ID: uuid.UUID{0, 0, 0, 0, 0, 0, 2, 0x8b}}
+	rawNext, _ := base64.RawURLEncoding.DecodeString(cs.Encode("changes:org-a", next))
+	if differ := diffBytes(raw[:cursorPayloadLen], rawNext[:cursorPayloadLen]); differ < 4 {
+		t.Errorf("cursors one position apart differ in %d payload bytes: %x, %x", differ, raw, rawNext)
+	}
+
+	tests := []struct {
+		name, scope, s string
+		ok             bool
+	}{
+		{"sealed", "changes:org-a", cs.Encode("changes:org-a", c), true},
+		{"issued before sealing", "changes:org-a", legacy, true},
+		{"issued before sealing, another scope", "changes:org-b", legacy, false},
+		{"sealed, another scope", "changes:org-b", cs.Encode("changes:org-a", c), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := cs.Decode(tt.scope, tt.s)
+			if ok := err == nil; ok != tt.ok {
+				t.Fatalf("accepted = %v, want %v (%v)", ok, tt.ok, err)
+			}
+			if tt.ok && (!got.CreatedAt.Equal(c.CreatedAt) || got.ID != c.ID) {
+				t.Fatalf("decoded %+v, want %+v", got, c)
+			}
+		})
+	}
+}
+
+func diffBytes(a, b []byte) int {
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
 }
