@@ -114,6 +114,13 @@ func New(d Deps) *fiber.App {
 		// The request line and headers must fit; refuse.go answers 414/431
 		// beyond their limits, in the envelope.
 		ReadBufferSize: readBufferSize,
+		// The service never reads forms. Left on, fasthttp parses a
+		// multipart body while reading the request, and one that does not
+		// parse fails there, after the request (path included) was reset:
+		// a generic 400 in the v2 envelope, even on v1. Off, the body is
+		// read as bytes and refuse answers 415 like any other body that is
+		// not JSON.
+		DisablePreParseMultipartForm: true,
 	})
 	allowed := &routeTable{}
 	guard(app, errorHandler, allowed)

@@ -19,22 +19,26 @@ type route struct {
 }
 
 // routeTable is the app's routes with their patterns split into segments,
-// read once, on first use (routes are all registered by then).
+// read once, on first use (routes are all registered by then), with the
+// router's settings that decide which paths match.
 type routeTable struct {
-	once   sync.Once
-	routes []route
+	once                  sync.Once
+	routes                []route
+	strict, caseSensitive bool
 }
 
 // allow returns the methods other than method registered on path, sorted.
 func (t *routeTable) allow(app *fiber.App, method, path string) []string {
 	t.once.Do(func() {
+		cfg := app.Config()
+		t.strict, t.caseSensitive = cfg.StrictRouting, cfg.CaseSensitive
 		for _, r := range app.GetRoutes(true) {
 			if r.Method != fiber.MethodHead {
-				t.routes = append(t.routes, route{method: r.Method, segs: splitPath(r.Path)})
+				t.routes = append(t.routes, route{method: r.Method, segs: t.split(r.Path)})
 			}
 		}
 	})
-	segs := splitPath(path)
+	segs := t.split(path)
 	allow := []string{}
 	for _, r := range t.routes {
 		if r.method != method && !slices.Contains(allow, r.method) && segmentsMatch(r.segs, segs) {
@@ -65,7 +69,19 @@ func fallback(app *fiber.App, routes *routeTable) fiber.Handler {
 	}
 }
 
-func splitPath(p string) []string { return strings.Split(strings.Trim(p, "/"), "/") }
+// split cuts a path or pattern into segments as the router reads it: case
+// folded unless the router is case sensitive, trailing slashes dropped
+// unless it is strict, and every other empty segment kept, so that
+// "//api/v2/events" (four segments) matches no route the router would not.
+func (t *routeTable) split(p string) []string {
+	if !t.caseSensitive {
+		p = strings.ToLower(p)
+	}
+	if !t.strict && len(p) > 1 {
+		p = strings.TrimRight(p, "/")
+	}
+	return strings.Split(p, "/")
+}
 
 // segmentsMatch matches a route pattern with :params against a path.
 func segmentsMatch(pattern, path []string) bool {

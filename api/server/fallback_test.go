@@ -1,6 +1,15 @@
 package server
 
-import "testing"
+import (
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/eventapi/eventapi/api/rest"
+)
 
 func TestSegmentsMatch(t *testing.T) {
 	tests := []struct {
@@ -12,11 +21,85 @@ func TestSegmentsMatch(t *testing.T) {
 		{"/api/v2/clients/:id", "/api/v2/clients/", false},
 		{"/api/v2/clients/:id", "/api/v2/clients", false},
 		{"/api/v2/clients", "/api/v2/clients/123", false},
+		{"/api/v2/clients/:id", "/api/v2/clients/123/", true},
 		{"/api/v2/clients/:id", "/api/v2/crew/123", false},
+		{"/api/v2/clients/:id", "/api/v2/clients//123", false},
+		{"/api/v2/clients", "//api/v2/clients", false},
+		{"/api/v2/clients", "/api/v2//clients", false},
+		{"/api/v2/clients", "/api/v2/clients/", true},
+		{"/api/v2/clients", "/API/V2/Clients", true},
+	}
+	split := (&routeTable{}).split // Fiber's defaults: neither strict nor case sensitive
+	for _, tt := range tests {
+		if got := segmentsMatch(split(tt.pattern), split(tt.path)); got != tt.want {
+			t.Errorf("segmentsMatch(%q, %q) = %v, want %v", tt.pattern, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestFallbackAgreesWithTheRouter serves paths the router matches, almost
+// matches or does not match through a small app with the fallback last: a
+// 405 is only for a path the router serves under another method, and every
+// method its Allow lists is served.
+func TestFallbackAgreesWithTheRouter(t *testing.T) {
+	app := fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(slog.New(slog.DiscardHandler))})
+	ok := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) }
+	v2 := app.Group("/api/v2")
+	v2.Get("/events", ok)
+	v2.Post("/events", ok)
+	v2.Get("/events/:id", ok)
+	v2.Patch("/events/:id", ok)
+	app.Use(fallback(app, &routeTable{}))
+	handler := app.Handler()
+	serve := func(method, path string) *fasthttp.Response {
+		var fctx fasthttp.RequestCtx
+		fctx.Request.Header.SetMethod(method)
+		fctx.Request.Header.SetHost("test")
+		fctx.Request.SetRequestURI(path)
+		handler(&fctx)
+		var resp fasthttp.Response
+		fctx.Response.CopyTo(&resp)
+		return &resp
+	}
+
+	tests := []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/api/v2/events", 204, ""},
+		{"DELETE", "/api/v2/events", 405, "GET, POST"},
+		{"DELETE", "/api/v2/events/1", 405, "GET, PATCH"},
+		{"GET", "/api/v2/nothing", 404, ""},
+		// Empty segments: the router matches none of these.
+		{"GET", "//api/v2/events", 404, ""},
+		{"POST", "//api/v2/events", 404, ""},
+		{"GET", "/api/v2//events", 404, ""},
+		{"POST", "/api/v2//events", 404, ""},
+		{"GET", "/api/v2/events//1", 404, ""},
+		{"GET", "//", 404, ""},
+		// The router ignores trailing slashes and case (StrictRouting and
+		// CaseSensitive are off), and so does the fallback.
+		{"GET", "/api/v2/events/", 204, ""},
+		{"DELETE", "/api/v2/events/", 405, "GET, POST"},
+		{"DELETE", "/api/v2/events//", 405, "GET, POST"},
+		{"DELETE", "/api/v2/events/1/", 405, "GET, PATCH"},
+		{"DELETE", "/API/V2/Events", 405, "GET, POST"},
 	}
 	for _, tt := range tests {
-		if got := segmentsMatch(splitPath(tt.pattern), splitPath(tt.path)); got != tt.want {
-			t.Errorf("segmentsMatch(%q, %q) = %v, want %v", tt.pattern, tt.path, got, tt.want)
+		resp := serve(tt.method, tt.path)
+		if resp.StatusCode() != tt.status || string(resp.Header.Peek("Allow")) != tt.allow {
+			t.Errorf("%s %s: %d Allow %q %s, want %d Allow %q", tt.method, tt.path,
+				resp.StatusCode(), resp.Header.Peek("Allow"), resp.Body(), tt.status, tt.allow)
+			continue
+		}
+		if tt.allow == "" {
+			continue
+		}
+		for _, m := range strings.Split(tt.allow, ", ") {
+			if got := serve(m, tt.path); got.StatusCode() != 204 {
+				t.Errorf("%s %s: Allow lists %s, which answers %d %s", tt.method, tt.path, m, got.StatusCode(), got.Body())
+			}
 		}
 	}
 }

@@ -58,7 +58,9 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *routeTable) 
 		}
 		if method := string(fctx.Method()); !slices.Contains(fiber.DefaultMethods, method) {
 			fctx.SetConnectionClose()
-			render(fctx, routes.notAllowed(app, method, string(fctx.Path())))
+			// The path as sent, which is what the router matches (Path()
+			// would be cleaned and unescaped).
+			render(fctx, routes.notAllowed(app, method, string(fctx.URI().PathOriginal())))
 			return
 		}
 		next(fctx)
@@ -92,7 +94,8 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *routeTable) 
 }
 
 // refuseUnread classifies a request fasthttp could not read: nil leaves it
-// to Fiber's own mapping (413 for a body over the limit, 408 on timeouts).
+// to Fiber's own mapping (413 for a body over the limit; a read timeout is
+// Fiber's 408, which rest.FromFiber answers as its generic 400).
 func refuseUnread(fctx *fasthttp.RequestCtx, err error) error {
 	if !errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
 		return nil

@@ -8,11 +8,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 // rawExchange writes request on a fresh TCP connection to base, then body
@@ -66,6 +71,26 @@ func assertEnvelope(t *testing.T, resp *http.Response, body []byte, status int, 
 	}
 	if id := resp.Header.Get("X-Request-Id"); id == "" || id != e.Error.RequestID {
 		t.Fatalf("X-Request-Id %q, error.request_id %q", id, e.Error.RequestID)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type %q", ct)
+	}
+}
+
+// assertV1Envelope checks status and the v1 error envelope with code.
+func assertV1Envelope(t *testing.T, resp *http.Response, body []byte, status int, code string) {
+	t.Helper()
+	var e struct {
+		Error map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("%d %q is not the JSON envelope: %v", resp.StatusCode, body, err)
+	}
+	if resp.StatusCode != status || e.Error["code"] != code || e.Error["message"] == "" || len(e.Error) != 2 {
+		t.Fatalf("got %d %s, want %d %s in the v1 envelope", resp.StatusCode, body, status, code)
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		t.Fatal("no X-Request-Id")
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("Content-Type %q", ct)
@@ -176,6 +201,31 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			if res.Status != 201 {
 				t.Errorf("Content-Encoding %q: %d %s", ce, res.Status, res.Body)
 			}
+		}
+	})
+	t.Run("a multipart body is 415 in its surface's envelope, whatever it holds", func(t *testing.T) {
+		legacy := "Authorization: Bearer " + env.NewKey(org.ID, apikey.Legacy, tenancy.EquipmentRead, tenancy.EquipmentWrite) + "\r\n"
+		form := "--x\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nForm\r\n--x--\r\n"
+		for _, tt := range []struct {
+			name, line, auth, body string
+			v1                     bool
+		}{
+			{"v2, JSON in a multipart request", "POST /api/v2/clients", auth, `{"name":"x"}`, false},
+			{"v2, a valid form", "POST /api/v2/clients", auth, form, false},
+			{"v2, no key", "POST /api/v2/clients", "", `{"name":"x"}`, false},
+			{"v1, JSON in a multipart request", "PATCH /api/v1/equipment/" + uuid.NewString(), legacy, `{"name":"x"}`, true},
+			{"v1, a valid form", "PATCH /api/v1/equipment/" + uuid.NewString(), legacy, form, true},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				req := tt.line + " HTTP/1.1\r\nHost: test\r\n" + tt.auth +
+					"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: " + strconv.Itoa(len(tt.body)) + "\r\n\r\n" + tt.body
+				resp, body := rawExchange(t, base, req, nil)
+				if tt.v1 {
+					assertV1Envelope(t, resp, body, 415, "BAD_REQUEST")
+				} else {
+					assertEnvelope(t, resp, body, 415, "unsupported_media_type")
+				}
+			})
 		}
 	})
 	t.Run("a body that is not JSON is 415", func(t *testing.T) {
