@@ -81,7 +81,7 @@ func decodeLine(raw json.RawMessage, lenient bool) (documents.Line, []errs.Field
 	if !li.HasIssues() {
 		l.LineTotal = l.UnitPrice.Mul(l.Quantity)
 		if l.LineTotal > documents.MaxTotal {
-			li.Issue("unit_price", "quantity × unit_price must be at most 99999999999999.99")
+			li.Issue("unit_price", documents.LineTotalIssue)
 		}
 	}
 	if err := li.Err(); err != nil {

@@ -37,6 +37,8 @@ func TestDecodeWrite(t *testing.T) {
 		{"every shared field", `{"title":"Gig","doc_number":"Q-1","status":"draft","client_id":"` + client + `","event_id":"` + event + `","own":"x"}`,
 			rules(), 6, "Q-1", -1, ""},
 		{"lines", `{"line_items":[{"description":"Truck","quantity":1,"unit_price":10}]}`, rules(), 0, "", 1, ""},
+		{"a line total over the largest names the largest", `{"line_items":[{"description":"d","quantity":1000000,"unit_price":9999999.99}]}`,
+			rules(), 0, "", -1, "line_items[0].unit_price=quantity × unit_price must be at most 999999999999.99"},
 		{"read-only", `{"total_amount":"5.00"}`, rules(), 0, "", -1, "total_amount=read-only"},
 		{"required by the rules", `{}`, rules("title"), 0, "", -1, "title=required"},
 		{"the type's own field, required", `{"title":"Gig"}`, rules("own"), 0, "", -1, "own=required"},

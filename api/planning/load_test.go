@@ -1,6 +1,7 @@
 package planning_test
 
 import (
+	"bytes"
 	"context"
 	"net/url"
 	"testing"
@@ -99,6 +100,15 @@ func TestLoadTotals(t *testing.T) {
 	if o["over_payload"] != false || o["over_volume"] != false || o["max_payload_lbs"] != nil || o["interior_volume_cuin"] != nil {
 		t.Errorf("unknown limits: %v", o)
 	}
+
+	// The largest interior, (2^31 - 1)^3 cu in, is past int64: it is sent
+	// with all its digits, and a 1 cu in load is not over it.
+	largest := truck(rows, "Largest", nil, 2147483647, 2147483647, 2147483647)
+	onTruck(t, a, item(rows, "Die", nil, 1, 1, 1), largest, 1, 2, 1)
+	l := a.Get(loadPath(largest, 1, 2))
+	if !bytes.Contains(l.Body, []byte(`"interior_volume_cuin":9903520300447984150353281023,`)) || l.Data()["over_volume"] != false {
+		t.Errorf("largest interior: %d %s", l.Status, l.Body)
+	}
 }
 
 // TestLoadWarnings: a reservation write that assigns a vehicle succeeds and
@@ -184,6 +194,8 @@ func TestLoadRejects(t *testing.T) {
 		bad("no window", path, "start"),
 		bad("only end", path+"?end="+day(2), "start"),
 		bad("inverted", path+"?start="+day(3)+"&end="+day(2), "end"),
+		bad("start in 1899", path+"?start=1899-12-31T23:59:59Z&end="+day(2), "start"),
+		bad("end in year 0", path+"?start="+day(1)+"&end=0000-01-01T00:00:00Z", "end"),
 		bad("event and window", path+ok+"&event_id="+uuid.NewString(), "event_id"),
 		bad("event not a uuid", path+"?event_id=x", "event_id"),
 		bad("unknown event", path+"?event_id="+uuid.NewString(), "event_id"),

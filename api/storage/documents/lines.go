@@ -32,6 +32,18 @@ type Line struct {
 // MaxTotal is the largest line or document total (numeric(14,2)).
 const MaxTotal money.Amount = 99_999_999_999_999
 
+// The issues of a line total and of a document total over MaxTotal.
+var (
+	LineTotalIssue = atMostMaxTotal("quantity × unit_price")
+	totalIssue     = atMostMaxTotal("the total")
+)
+
+// atMostMaxTotal is the issue of a figure over MaxTotal, which it writes as
+// money (999999999999.99).
+func atMostMaxTotal(figure string) string {
+	return figure + " must be at most " + MaxTotal.String()
+}
+
 // Field is the body field that carries the line items.
 const Field = "line_items"
 
@@ -43,7 +55,7 @@ func Total(lines []Line) (money.Amount, error) {
 		t += l.LineTotal
 	}
 	if t > MaxTotal {
-		return 0, errs.InvalidField(Field, "the total must be at most 99999999999999.99")
+		return 0, errs.InvalidField(Field, totalIssue)
 	}
 	return t, nil
 }

@@ -54,6 +54,9 @@ func TestTotal(t *testing.T) {
 				if f := fields(t, err); !slices.Equal(f, []string{documents.Field}) {
 					t.Fatalf("Total: %v, want a validation_error on %s", err, documents.Field)
 				}
+				if got, want := errs.As(err).Details.(errs.ValidationDetails).Fields[0].Issue, "the total must be at most 999999999999.99"; got != want {
+					t.Fatalf("Total: issue %q, want %q", got, want)
+				}
 				return
 			}
 			if err != nil || got != tt.want {

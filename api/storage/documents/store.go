@@ -148,7 +148,7 @@ func prepare(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, self u
 	for i := range lines {
 		lines[i].LineTotal = lines[i].UnitPrice.Mul(lines[i].Quantity)
 		if lines[i].LineTotal > MaxTotal {
-			return storage.Changes{}, errs.InvalidField(fmt.Sprintf("%s[%d].unit_price", Field, i), "quantity × unit_price must be at most 99999999999999.99")
+			return storage.Changes{}, errs.InvalidField(fmt.Sprintf("%s[%d].unit_price", Field, i), LineTotalIssue)
 		}
 	}
 	if _, err := Total(lines); err != nil {

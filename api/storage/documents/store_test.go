@@ -2,6 +2,7 @@ package documents_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -51,7 +52,7 @@ func TestCreate(t *testing.T) {
 		name   string
 		w      documents.Write
 		code   errs.Code
-		field  string
+		field  string // the field refused, and =its issue when given
 		number string
 		total  money.Amount
 		lines  []money.Amount
@@ -64,9 +65,9 @@ func TestCreate(t *testing.T) {
 		{"another organization's client", write("Foreign", "", []related.Ref{{Field: "client_id", Table: related.TableClients, ID: &theirClient}}),
 			errs.Validation, "client_id", "", 0, nil},
 		{"a line total over the largest", write("Huge line", "", nil, [2]int{1000, int(documents.MaxTotal/1000 + 1)}),
-			errs.Validation, "line_items[0].unit_price", "", 0, nil},
+			errs.Validation, "line_items[0].unit_price=quantity × unit_price must be at most 999999999999.99", "", 0, nil},
 		{"a document total over the largest", write("Huge sum", "", nil, [2]int{1, int(documents.MaxTotal)}, [2]int{1, 1}),
-			errs.Validation, "line_items", "", 0, nil},
+			errs.Validation, "line_items=the total must be at most 999999999999.99", "", 0, nil},
 		{"a value the database refuses, after the number was drawn", badStatus(write("Bad status", "", nil)),
 			errs.Validation, "status", "", 0, nil},
 		{"a hook that fails, after the lines were stored", write("Hooked", "", nil, [2]int{1, 1}), errs.InvalidTransition, "", "", 0, nil},
@@ -87,8 +88,12 @@ func TestCreate(t *testing.T) {
 				if e == nil || e.Code != s.code {
 					t.Fatalf("Create: %v, want %s", err, s.code)
 				}
-				if s.field != "" && fields(t, err)[0] != s.field {
-					t.Fatalf("Create: %v, want it to name %s", err, s.field)
+				field, issue, _ := strings.Cut(s.field, "=")
+				if field != "" && fields(t, err)[0] != field {
+					t.Fatalf("Create: %v, want it to name %s", err, field)
+				}
+				if issue != "" && e.Details.(errs.ValidationDetails).Fields[0].Issue != issue {
+					t.Fatalf("Create: %v, want the issue %q", err, issue)
 				}
 				if after := count(t, f, f.A); after != before {
 					t.Fatalf("a refused create left %d quotes, want %d", after, before)

@@ -8,6 +8,7 @@ package truckload
 
 import (
 	"math"
+	"math/big"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,8 +40,12 @@ type Totals struct {
 	MaxPayloadLbs *int    `json:"max_payload_lbs"`
 	// CargoVolumeCuin is Σ quantity × case length × width × height over the
 	// lines with all three dimensions.
-	CargoVolumeCuin    float64 `json:"cargo_volume_cuin"`
-	InteriorVolumeCuin *int64  `json:"interior_volume_cuin"`
+	CargoVolumeCuin float64 `json:"cargo_volume_cuin"`
+	// InteriorVolumeCuin is length × width × height of the interior, exactly:
+	// with each up to 2147483647 in it reaches (2^31 - 1)^3, about 9.9e27,
+	// past int64 and past the integers a float64 holds. It is written as a
+	// JSON integer of all its digits.
+	InteriorVolumeCuin *big.Int `json:"interior_volume_cuin"`
 	// OverPayload and OverVolume are true when a known limit is exceeded
 	// (never when the limit is unknown).
 	OverPayload bool `json:"over_payload"`
@@ -57,8 +62,9 @@ type Totals struct {
 func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Totals {
 	t := Totals{VehicleID: vehicle, WindowStart: start, WindowEnd: end, MaxPayloadLbs: lim.MaxPayloadLbs}
 	if lim.LengthIn != nil && lim.WidthIn != nil && lim.HeightIn != nil {
-		v := int64(*lim.LengthIn) * int64(*lim.WidthIn) * int64(*lim.HeightIn)
-		t.InteriorVolumeCuin = &v
+		v := big.NewInt(int64(*lim.LengthIn))
+		v.Mul(v, big.NewInt(int64(*lim.WidthIn)))
+		t.InteriorVolumeCuin = v.Mul(v, big.NewInt(int64(*lim.HeightIn)))
 	}
 	for _, l := range lines {
 		q := float64(l.Quantity)
@@ -75,8 +81,14 @@ func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Tota
 	}
 	t.PayloadLbs, t.CargoVolumeCuin = hundredths(t.PayloadLbs), hundredths(t.CargoVolumeCuin)
 	t.OverPayload = t.MaxPayloadLbs != nil && t.PayloadLbs > float64(*t.MaxPayloadLbs)
-	t.OverVolume = t.InteriorVolumeCuin != nil && t.CargoVolumeCuin > float64(*t.InteriorVolumeCuin)
+	t.OverVolume = t.InteriorVolumeCuin != nil && exceeds(t.CargoVolumeCuin, t.InteriorVolumeCuin)
 	return t
+}
+
+// exceeds reports x > n exactly: a big.Float holds both without rounding
+// (float64(n) would round an n past 2^53).
+func exceeds(x float64, n *big.Int) bool {
+	return big.NewFloat(x).Cmp(new(big.Float).SetInt(n)) > 0
 }
 
 func hundredths(x float64) float64 { return math.Round(x*100) / 100 }

@@ -1,6 +1,7 @@
 package truckload
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -14,6 +15,11 @@ func TestSum(t *testing.T) {
 	crate := Line{Quantity: 1, WeightLbs: f(100), LengthIn: f(10), WidthIn: f(10), HeightIn: f(10)}
 	van := Limits{MaxPayloadLbs: n(1000), LengthIn: n(10), WidthIn: n(10), HeightIn: n(100)}
 	times := func(l Line, q int) Line { l.Quantity = q; return l }
+	cube := func(side int) Limits { return Limits{LengthIn: n(side), WidthIn: n(side), HeightIn: n(side)} }
+	inch := Line{Quantity: 1, LengthIn: f(1), WidthIn: f(1), HeightIn: f(1)}
+	// 2^63 in³, as a case of 2097152 in each way, and 2048 in³ more.
+	twoTo63 := Line{Quantity: 1, LengthIn: f(2097152), WidthIn: f(2097152), HeightIn: f(2097152)}
+	more := Line{Quantity: 1, LengthIn: f(2048), WidthIn: f(1), HeightIn: f(1)}
 	tests := []struct {
 		name               string
 		lim                Limits
@@ -21,22 +27,28 @@ func TestSum(t *testing.T) {
 		payload, volume    float64
 		overP, overV       bool
 		unknownW, unknownV int
-		interior           *int64
+		interior           string // as sent in JSON
 	}{
-		{"empty truck", van, nil, 0, 0, false, false, 0, 0, ptr64(10000)},
-		{"exactly at both limits", van, []Line{times(crate, 10)}, 1000, 10000, false, false, 0, 0, ptr64(10000)},
-		{"one over both", van, []Line{times(crate, 11)}, 1100, 11000, true, true, 0, 0, ptr64(10000)},
+		{"empty truck", van, nil, 0, 0, false, false, 0, 0, "10000"},
+		{"exactly at both limits", van, []Line{times(crate, 10)}, 1000, 10000, false, false, 0, 0, "10000"},
+		{"one over both", van, []Line{times(crate, 11)}, 1100, 11000, true, true, 0, 0, "10000"},
 		{"mixed known and unknown figures", van, []Line{
 			times(crate, 3),
 			{Quantity: 2, WeightLbs: f(90)}, // no dimensions
 			{Quantity: 5, LengthIn: f(20), WidthIn: f(20), HeightIn: f(12)}, // no weight
 			{Quantity: 1, LengthIn: f(30), HeightIn: f(10)},                 // neither
-		}, 480, 3000 + 24000, false, true, 2, 2, ptr64(10000)},
+		}, 480, 3000 + 24000, false, true, 2, 2, "10000"},
 		// 0.7 + 2.2 + 2.2 + 0.9 is 6.000000000000001 in float64: exactly full, not over.
 		{"floating point noise is rounded away", Limits{MaxPayloadLbs: n(6)}, []Line{
 			{Quantity: 1, WeightLbs: f(0.7)}, {Quantity: 2, WeightLbs: f(2.2)}, {Quantity: 1, WeightLbs: f(0.9)},
-		}, 6, 0, false, false, 0, 3, nil},
-		{"unknown limits are never over", Limits{LengthIn: n(10), WidthIn: n(10)}, []Line{times(crate, 1000)}, 100000, 1000000, false, false, 0, 0, nil},
+		}, 6, 0, false, false, 0, 3, "null"},
+		{"unknown limits are never over", Limits{LengthIn: n(10), WidthIn: n(10)}, []Line{times(crate, 1000)}, 100000, 1000000, false, false, 0, 0, "null"},
+		// Interior dimensions go up to 2147483647 in, so the interior volume
+		// passes int64 (2^63 - 1) and the integers float64 holds exactly.
+		{"an interior of 2097152 in each way is 2^63", cube(2097152), []Line{inch}, 0, 1, false, false, 1, 0, "9223372036854775808"},
+		{"the largest interior, exactly", cube(2147483647), []Line{inch}, 0, 1, false, false, 1, 0, "9903520300447984150353281023"},
+		{"exactly at an interior of 2^63", cube(2097152), []Line{twoTo63}, 0, 1 << 63, false, false, 1, 0, "9223372036854775808"},
+		{"2048 in³ over an interior of 2^63", cube(2097152), []Line{twoTo63, more}, 0, 1<<63 + 2048, false, true, 2, 0, "9223372036854775808"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,11 +57,9 @@ func TestSum(t *testing.T) {
 				got.UnknownWeightCount != tt.unknownW || got.UnknownVolumeCount != tt.unknownV {
 				t.Errorf("got %+v", got)
 			}
-			if (got.InteriorVolumeCuin == nil) != (tt.interior == nil) || (tt.interior != nil && *got.InteriorVolumeCuin != *tt.interior) {
-				t.Errorf("interior volume %v, want %v", got.InteriorVolumeCuin, tt.interior)
+			if b, err := json.Marshal(got.InteriorVolumeCuin); err != nil || string(b) != tt.interior {
+				t.Errorf("interior volume %s (%v), want %s", b, err, tt.interior)
 			}
 		})
 	}
 }
-
-func ptr64(x int64) *int64 { return &x }
