@@ -2410,7 +2410,7 @@ type LoadTotals struct {
 	// CargoVolumeCuin Σ quantity × case length × width × height over the lines with all three.
 	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
 
-	// InteriorVolumeCuin Interior length × width × height; null when one is unknown.
+	// InteriorVolumeCuin Interior length × width × height, exact; null when one is unknown. With each dimension up to 2147483647 it can exceed 2^63 − 1 (up to (2^31 − 1)^3, about 9.9 × 10^27): read it as an arbitrary-precision integer.
 	InteriorVolumeCuin *int `json:"interior_volume_cuin"`
 	MaxPayloadLbs      *int `json:"max_payload_lbs"`
 
@@ -3075,7 +3075,7 @@ type UnsupportedMediaTypeErrorErrorCode string
 // ValidationDetails Every bad field of the request, at once.
 type ValidationDetails struct {
 	Fields []struct {
-		// Field The body field, query parameter or header (for example `name`, `limit`, `line_items[0].quantity`, `Idempotency-Key`).
+		// Field The body field, query parameter or header (for example `name`, `limit`, `line_items[0].quantity`, `serial_numbers[1]`, `Idempotency-Key`).
 		Field string `json:"field"`
 
 		// Issue What is wrong with it.
@@ -3292,7 +3292,8 @@ type WebhookEndpointCreate struct {
 	// EnabledEvents Change types (see `WebhookEventType`), or `["*"]` for every type. Repeats are dropped.
 	EnabledEvents []string `json:"enabled_events"`
 
-	// Url An `https` URL whose host resolves to public addresses only (private, loopback,
+	// Url An `https` URL, with a port from 1 to 65535 if it names one, whose host resolves to
+	// public addresses only (private, loopback,
 	// link-local, CGNAT, multicast and other special addresses are refused, at registration
 	// and again at every delivery). `http` and private addresses are accepted only when the
 	// service runs with `EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true` (development).
@@ -3336,7 +3337,8 @@ type WebhookEndpointUpdate struct {
 	EnabledEvents *[]string                    `json:"enabled_events,omitempty"`
 	Status        *WebhookEndpointUpdateStatus `json:"status,omitempty"`
 
-	// Url An `https` URL whose host resolves to public addresses only (private, loopback,
+	// Url An `https` URL, with a port from 1 to 65535 if it names one, whose host resolves to
+	// public addresses only (private, loopback,
 	// link-local, CGNAT, multicast and other special addresses are refused, at registration
 	// and again at every delivery). `http` and private addresses are accepted only when the
 	// service runs with `EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true` (development).

@@ -218,7 +218,9 @@ func TestItemRulesAndBadInput(t *testing.T) {
 		{"quantity zero", body("pick_list_id", pl, "equipment_id", eq, "quantity", 0), 422, "validation_error", "quantity"},
 		{"bad stage", body("pick_list_id", pl, "equipment_id", eq, "stage", "lost"), 422, "validation_error", "stage"},
 		{"serials not array", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", "A1"), 422, "validation_error", "serial_numbers"},
-		{"serials numbers", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", []int{1}), 422, "validation_error", "serial_numbers"},
+		{"serials numbers", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", []int{1}), 422, "validation_error", "serial_numbers[0]"},
+		{"serial with NUL and a null serial", body("pick_list_id", pl, "custom_description", "x", "serial_numbers", []any{"a\u0000b", nil}), 422, "validation_error", "serial_numbers[0],serial_numbers[1]"},
+		{"serial too long", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", []string{"ok", strings.Repeat("s", 101)}), 422, "validation_error", "serial_numbers[1]"},
 		{"too many serials", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", make([]string, 501)), 422, "validation_error", "serial_numbers"},
 		{"100 kB notes", body("pick_list_id", pl, "equipment_id", eq, "notes", strings.Repeat("n", 100_000)), 422, "validation_error", "notes"},
 		{"is_container string", body("pick_list_id", pl, "equipment_id", eq, "is_container", "yes"), 422, "validation_error", "is_container"},
@@ -253,6 +255,8 @@ func TestItemRulesAndBadInput(t *testing.T) {
 		{"drop both", parent, body("custom_description", nil), "validation_error"},
 		{"null quantity", child, body("quantity", nil), "validation_error"},
 		{"null stage", child, body("stage", nil), "validation_error"},
+		{"serial with NUL", child, body("serial_numbers", []any{"a\u0000b"}), "validation_error"},
+		{"null serial", child, body("serial_numbers", []any{"LA-1", nil}), "validation_error"},
 	}
 	for _, tt := range patches {
 		t.Run("patch "+tt.name, func(t *testing.T) {

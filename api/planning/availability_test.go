@@ -182,6 +182,10 @@ func TestAvailabilityRejects(t *testing.T) {
 		bad("end before start", item+"?start="+day(3)+"&end="+day(2), "end"),
 		bad("end equals start", item+"?start="+day(3)+"&end="+day(3), "end"),
 		bad("window over 366 days", item+"?start=2026-01-01T00:00:00Z&end=2027-01-03T00:00:00Z", "end"),
+		// The year range of every date-time (storage.MinYear to MaxYear).
+		bad("start in year 0", item+"?start=0000-01-01T00:00:00Z&end=0000-01-02T00:00:00Z", "start"),
+		bad("start in 1899", item+"?start=1899-12-31T00:00:00Z&end=1900-01-01T00:00:00Z", "start"),
+		bad("end in 10000", item+"?start=9999-12-31T00:00:00Z&end=10000-01-01T00:00:00Z", "end"),
 		bad("batch without ids", "/api/v2/availability?"+ok, "equipment_id"),
 		bad("batch bad id", "/api/v2/availability?equipment_id="+eq.String()+",nope&"+ok, "equipment_id"),
 		bad("batch of 101", "/api/v2/availability?equipment_id="+strings.Join(many, ",")+"&"+ok, "equipment_id"),
@@ -192,6 +196,12 @@ func TestAvailabilityRejects(t *testing.T) {
 		{Name: "batch naming another organization's equipment", Method: "GET",
 			Path: "/api/v2/availability?equipment_id=" + eq.String() + "," + theirs.String() + "&" + ok, Status: 404, Code: "not_found"},
 	})
+	// The first and the last year of the range are answered.
+	for _, w := range []string{"start=1900-01-01T00:00:00Z&end=1900-01-02T00:00:00Z", "start=9999-12-30T00:00:00Z&end=9999-12-31T23:59:59Z"} {
+		if r := a.Get(item + "?" + w); r.Status != 200 {
+			t.Errorf("%s: %d %s", w, r.Status, r.Body)
+		}
+	}
 	// 100 distinct ids are accepted (all unknown here, so not_found).
 	if r := a.Get("/api/v2/availability?equipment_id=" + strings.Join(many[:100], ",") + "&" + ok); r.Status != 404 {
 		t.Errorf("100 ids: %d %s", r.Status, r.Body)

@@ -3,12 +3,14 @@ package requestlogs_test
 import (
 	"context"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -207,6 +209,38 @@ func TestBadFiltersAre422(t *testing.T) {
 	}
 	if res := a.Get(base + "/not-a-uuid"); res.Status != 404 {
 		t.Errorf("bad id: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestTimeFiltersYearRange: since and until take the years every date-time
+// of the API takes (storage.MinYear to storage.MaxYear); outside them the
+// filter is named in a 422 before the database sees it (year 0 was a
+// translated database error on "body").
+func TestTimeFiltersYearRange(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Years")
+	for _, tc := range []struct {
+		query  string
+		fields string // "" means 200
+	}{
+		{"?since=0000-01-01T00:00:00Z", "since"},
+		{"?until=0000-01-01T00:00:00Z", "until"},
+		{"?since=1899-12-31T23:59:59Z", "since"},
+		{"?since=1900-01-01T00:00:00Z", ""},
+		{"?until=9999-12-31T23:59:59Z", ""},
+		{"?until=10000-01-01T00:00:00Z", "until"},
+		{"?since=0001-01-01T00:00:00Z&until=0001-01-02T00:00:00Z", "since,until"},
+	} {
+		res := a.Get(base + tc.query)
+		if tc.fields == "" {
+			if res.Status != 200 {
+				t.Errorf("%s: %d %s", tc.query, res.Status, res.Body)
+			}
+			continue
+		}
+		if got := strings.Join(crudtest.Fields(res), ","); res.Status != 422 || res.ErrorCode() != "validation_error" || got != tc.fields {
+			t.Errorf("%s: %d fields %q, want 422 naming %q: %s", tc.query, res.Status, got, tc.fields, res.Body)
+		}
 	}
 }
 

@@ -112,13 +112,14 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	} else {
 		f.KeyID = k
 	}
+	// since and until take the years every date-time of the API takes.
 	for _, q := range []struct {
 		name string
 		dst  **time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
 		if s := c.Query(q.name); s != "" {
 			t, err := time.Parse(time.RFC3339Nano, s)
-			if err != nil {
+			if err != nil || !storage.InYearRange(t) {
 				bad(q.name, "must be an RFC 3339 date-time such as 2026-11-23T00:00:00Z")
 				continue
 			}

@@ -228,15 +228,31 @@ func (in *Input) String(name string, r Rule) Field[string] {
 	if !ok {
 		return f
 	}
+	s, issue := stringValue(raw, r)
+	if issue != "" {
+		in.Issue(name, issue)
+		return Field[string]{}
+	}
+	f.Value = s
+	return f
+}
+
+// stringValue checks one JSON value against the string rules of r and
+// returns it trimmed, or the issue. String and each item of StringList use
+// it, so a string is checked the same wherever it appears.
+func stringValue(raw json.RawMessage, r Rule) (string, string) {
+	// json.Unmarshal would turn null into "": refuse it here, where begin
+	// has not already dealt with it (list items).
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return "", "must not be null"
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		in.Issue(name, "must be a string")
-		return Field[string]{}
+		return "", "must be a string"
 	}
 	s = strings.TrimSpace(s)
 	if strings.ContainsRune(s, 0) {
-		in.Issue(name, "must not contain NUL characters")
-		return Field[string]{}
+		return "", "must not contain NUL characters"
 	}
 	max := r.MaxLen
 	if max == 0 {
@@ -248,22 +264,19 @@ func (in *Input) String(name string, r Rule) Field[string] {
 	}
 	switch n := utf8.RuneCountInString(s); {
 	case n > max:
-		in.Issue(name, fmt.Sprintf("must be at most %d characters", max))
+		return "", fmt.Sprintf("must be at most %d characters", max)
 	case n < min && min == 1:
-		in.Issue(name, "must not be empty")
+		return "", "must not be empty"
 	case n < min:
-		in.Issue(name, fmt.Sprintf("must be at least %d characters", min))
+		return "", fmt.Sprintf("must be at least %d characters", min)
 	case r.Email && !validEmail(s):
-		in.Issue(name, "must be a valid email address")
+		return "", "must be a valid email address"
 	case len(r.OneOf) > 0 && !slices.Contains(r.OneOf, s):
-		in.Issue(name, "must be one of: "+strings.Join(r.OneOf, ", "))
+		return "", "must be one of: " + strings.Join(r.OneOf, ", ")
 	case r.Match != nil && !r.Match.MatchString(s):
-		in.Issue(name, "has an invalid format")
-	default:
-		f.Value = s
-		return f
+		return "", "has an invalid format"
 	}
-	return Field[string]{}
+	return s, ""
 }
 
 func validEmail(s string) bool {
@@ -387,7 +400,8 @@ func (in *Input) UUID(name string, r Rule) Field[uuid.UUID] {
 	return f
 }
 
-// DateTime decodes an RFC 3339 timestamp, normalised to UTC.
+// DateTime decodes an RFC 3339 timestamp of a year from storage.MinYear to
+// storage.MaxYear, normalised to UTC.
 func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 	f, raw, ok := begin[time.Time](in, name, r)
 	if !ok {
@@ -399,7 +413,7 @@ func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 		return Field[time.Time]{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil || t.Year() < 1900 || t.Year() > 9999 {
+	if err != nil || !storage.InYearRange(t) {
 		in.Issue(name, "must be an RFC 3339 date-time such as 2026-05-01T18:00:00Z")
 		return Field[time.Time]{}
 	}
@@ -407,7 +421,8 @@ func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 	return f
 }
 
-// Date decodes a YYYY-MM-DD date.
+// Date decodes a YYYY-MM-DD date (of a year from storage.MinYear to
+// storage.MaxYear, as DateTime).
 func (in *Input) Date(name string, r Rule) Field[storage.Date] {
 	f, raw, ok := begin[storage.Date](in, name, r)
 	if !ok {
@@ -427,34 +442,39 @@ func (in *Input) Date(name string, r Rule) Field[storage.Date] {
 	return f
 }
 
-// StringList decodes an array of strings.
+// StringList decodes an array of strings. Each item is checked as String
+// checks a field, with r's item limits (MaxLen, MinLen), and a bad item is
+// named by its index: tags[2].
 func (in *Input) StringList(name string, r Rule) Field[[]string] {
 	maxItems := r.MaxItems
 	f, raw, ok := begin[[]string](in, name, r)
 	if !ok {
 		return f
 	}
-	var v []string
-	if err := json.Unmarshal(raw, &v); err != nil {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
 		in.Issue(name, "must be an array of strings")
 		return Field[[]string]{}
 	}
-	if len(v) > maxItems {
+	if len(items) > maxItems {
 		in.Issue(name, fmt.Sprintf("must have at most %d items", maxItems))
 		return Field[[]string]{}
 	}
-	max := r.MaxLen
-	if max == 0 {
-		max = DefaultMaxLen
-	}
-	for _, s := range v {
-		if utf8.RuneCountInString(s) > max {
-			in.Issue(name, fmt.Sprintf("items must be at most %d characters", max))
-			return Field[[]string]{}
+	// Required and Nullable are about the list itself, not its items.
+	itemRule := Rule{MaxLen: r.MaxLen, MinLen: r.MinLen}
+	v := make([]string, 0, len(items))
+	bad := false
+	for i, item := range items {
+		s, issue := stringValue(item, itemRule)
+		if issue != "" {
+			in.Issue(fmt.Sprintf("%s[%d]", name, i), issue)
+			bad = true
+			continue
 		}
+		v = append(v, s)
 	}
-	if v == nil {
-		v = []string{}
+	if bad {
+		return Field[[]string]{}
 	}
 	f.Value = v
 	return f

@@ -74,7 +74,42 @@ func TestInputFieldRules(t *testing.T) {
 		{"uuid", `{"id":"123"}`, func(in *Input) { in.UUID("id", Rule{}) }, map[string]string{"id": "uuid"}},
 		{"date-time", `{"t":"2026-01-01"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
 		{"date", `{"d":"2026-13-01"}`, func(in *Input) { in.Date("d", Rule{}) }, map[string]string{"d": "YYYY-MM-DD"}},
+		// Dates and date-times share one year range (storage.MinYear to
+		// storage.MaxYear); a year beyond 9999 has no YYYY form at all.
+		{"date year 0", `{"d":"0000-01-01"}`, func(in *Input) { in.Date("d", Rule{}) }, map[string]string{"d": "YYYY-MM-DD"}},
+		{"date 1899", `{"d":"1899-12-31"}`, func(in *Input) { in.Date("d", Rule{}) }, map[string]string{"d": "YYYY-MM-DD"}},
+		{"date 1900", `{"d":"1900-01-01"}`, func(in *Input) { in.Date("d", Rule{}) }, nil},
+		{"date 9999", `{"d":"9999-12-31"}`, func(in *Input) { in.Date("d", Rule{}) }, nil},
+		{"date 10000", `{"d":"10000-01-01"}`, func(in *Input) { in.Date("d", Rule{}) }, map[string]string{"d": "YYYY-MM-DD"}},
+		{"date-time year 0", `{"t":"0000-01-01T00:00:00Z"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
+		{"date-time 1899", `{"t":"1899-12-31T23:59:59Z"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
+		{"date-time 1900", `{"t":"1900-01-01T00:00:00Z"}`, func(in *Input) { in.DateTime("t", Rule{}) }, nil},
+		{"date-time 9999", `{"t":"9999-12-31T23:59:59Z"}`, func(in *Input) { in.DateTime("t", Rule{}) }, nil},
+		{"date-time 10000", `{"t":"10000-01-01T00:00:00Z"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
 		{"list too long", `{"l":["a","b","c"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) }, map[string]string{"l": "at most 2"}},
+		{"list not an array", `{"l":"a"}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) }, map[string]string{"l": "must be an array of strings"}},
+		{"list item nul byte", `{"l":["ok","a\u0000b"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) },
+			map[string]string{"l[1]": "must not contain NUL characters"}},
+		{"list item null", `{"l":["ok",null]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) },
+			map[string]string{"l[1]": "must not be null"}},
+		{"list item wrong type", `{"l":[1]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) },
+			map[string]string{"l[0]": "must be a string"}},
+		{"list item too long", `{"l":["abc"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2, MaxLen: 2}) },
+			map[string]string{"l[0]": "must be at most 2 characters"}},
+		{"list item default max length", `{"l":["` + strings.Repeat("x", 256) + `"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) },
+			map[string]string{"l[0]": "at most 255"}},
+		{"every bad list item", `{"l":[null,"a\u0000",{},"ok"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 4}) },
+			map[string]string{"l[0]": "must not be null", "l[1]": "NUL", "l[2]": "must be a string"}},
+		{"list items trimmed", `{"l":[" a ","b",""]}`, func(in *Input) {
+			if v := in.StringList("l", Rule{MaxItems: 3}); strings.Join(v.Value, "|") != "a|b|" {
+				in.Issue("l", "items not trimmed: "+strings.Join(v.Value, "|"))
+			}
+		}, nil},
+		{"empty list", `{"l":[]}`, func(in *Input) {
+			if v := in.StringList("l", Rule{MaxItems: 3}); v.Value == nil || len(v.Value) != 0 {
+				in.Issue("l", "want an empty list")
+			}
+		}, nil},
 		{"unknown field", `{"x":1}`, func(in *Input) {}, map[string]string{"x": "not a known field"}},
 		{"read only", `{"id":"x"}`, func(in *Input) { in.ReadOnly("id") }, map[string]string{"id": "read-only"}},
 		{"every issue at once", `{"a":1,"b":"x"}`, func(in *Input) { in.String("a", Rule{}); in.Int("b", Rule{}) },

@@ -7,11 +7,36 @@ import (
 	"time"
 )
 
+// MinYear and MaxYear are the first and last year of every date and
+// date-time the API accepts, in bodies and query parameters alike. Outside
+// them PostgreSQL refuses some values (it has no year 0) and RFC 3339 has no
+// form for others (years past 9999).
+const (
+	MinYear = 1900
+	MaxYear = 9999
+)
+
+// InYearRange reports whether t's year is from MinYear to MaxYear.
+func InYearRange(t time.Time) bool { return t.Year() >= MinYear && t.Year() <= MaxYear }
+
 // Date is a calendar date rendered as YYYY-MM-DD.
 type Date struct{ time.Time }
 
-// ParseDate parses YYYY-MM-DD.
+// ParseDate parses YYYY-MM-DD of a year from MinYear to MaxYear.
 func ParseDate(s string) (Date, error) {
+	d, err := parseDate(s)
+	if err != nil {
+		return Date{}, err
+	}
+	if !InYearRange(d.Time) {
+		return Date{}, fmt.Errorf("date %s: the year must be from %d to %d", s, MinYear, MaxYear)
+	}
+	return d, nil
+}
+
+// parseDate parses YYYY-MM-DD of any year: what the database holds is read
+// as it is, even when it predates the year range.
+func parseDate(s string) (Date, error) {
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
 		return Date{}, err
@@ -49,11 +74,11 @@ func (d *Date) Scan(src any) error {
 		d.Time = time.Date(v.Year(), v.Month(), v.Day(), 0, 0, 0, 0, time.UTC)
 		return nil
 	case string:
-		p, err := ParseDate(v[:min(len(v), 10)])
+		p, err := parseDate(v[:min(len(v), 10)])
 		*d = p
 		return err
 	case []byte:
-		p, err := ParseDate(string(v[:min(len(v), 10)]))
+		p, err := parseDate(string(v[:min(len(v), 10)]))
 		*d = p
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/requestlog"
 )
 
@@ -103,6 +104,9 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 // when reads an RFC 3339 instant or a duration back from now ("24h").
 func when(v string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		if !storage.InYearRange(t) {
+			return time.Time{}, fmt.Errorf("%q is outside the years %d to %d", v, storage.MinYear, storage.MaxYear)
+		}
 		return t, nil
 	}
 	d, err := time.ParseDuration(v)

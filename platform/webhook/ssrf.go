@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -64,9 +65,9 @@ func Public(a netip.Addr) bool {
 type URLIssue string
 
 // CheckURL validates an endpoint URL: absolute https (http too when
-// allowPrivate), a host, no user information, and every address the host
-// resolves to public unless allowPrivate. It returns "" when the URL is
-// acceptable.
+// allowPrivate), a host, a port from 1 to 65535 if any, no user
+// information, and every address the host resolves to public unless
+// allowPrivate. It returns "" when the URL is acceptable.
 func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolver) URLIssue {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
@@ -87,6 +88,9 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolve
 	host := u.Hostname()
 	if host == "" {
 		return "must name a host"
+	}
+	if !validPort(u) {
+		return "must have a port from 1 to 65535, or none"
 	}
 	if allowPrivate {
 		return ""
@@ -110,6 +114,18 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolve
 		}
 	}
 	return ""
+}
+
+// validPort reports whether u has no port or a decimal port from 1 to
+// 65535. url.Parse accepts any digits after the colon, and none ("host:"),
+// which Port reports as no port: a trailing colon counts as a port, empty.
+func validPort(u *url.URL) bool {
+	p := u.Port()
+	if p == "" && !strings.HasSuffix(u.Host, ":") {
+		return true
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	return err == nil && n > 0
 }
 
 // Control is a net.Dialer Control function that refuses to connect to an

@@ -79,10 +79,25 @@ func TestCheckURL(t *testing.T) {
 		{"/relative", false, false},
 		{"https:///nohost", false, false},
 		{"not a url", false, false},
+		// A port, when present, is a decimal number from 1 to 65535.
+		{"https://8.8.8.8:443/hook", false, true},
+		{"https://8.8.8.8:8443/hook", false, true},
+		{"https://[2606:4700:4700::1111]:8443/hook", false, true},
+		{"https://8.8.8.8:0/hook", false, false},
+		{"https://8.8.8.8:65536/hook", false, false},
+		{"https://8.8.8.8:99999/hook", false, false},
+		{"https://8.8.8.8:abc/hook", false, false},
+		{"https://8.8.8.8:/hook", false, false},
+		{"https://[2606:4700:4700::1111]:/hook", false, false},
+		{"https://[2606:4700:4700::1111]:0/hook", false, false},
 		// Development and tests: plain http and private addresses.
 		{"http://127.0.0.1:8080/hook", true, true},
 		{"https://localhost/hook", true, true},
 		{"ftp://127.0.0.1/", true, false},
+		{"https://127.0.0.1:65535/hook", true, true},
+		{"https://127.0.0.1:99999/x", true, false},
+		{"http://127.0.0.1:0/hook", true, false},
+		{"https://localhost:/hook", true, false},
 	} {
 		issue := CheckURL(ctx, tc.url, tc.allowPrivate, nil)
 		if (issue == "") != tc.ok {
