@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
@@ -100,12 +101,14 @@ type Written[T any] struct {
 }
 
 // IgnoredWarnings returns the ignored_fields warning of a decoded body, or
-// nil when every field it carried was used.
+// nil when every field it carried was used. It names the first
+// errs.MaxListedFields of them.
 func IgnoredWarnings(in *Input) []Warning {
 	fields := in.Ignored()
 	if len(fields) == 0 {
 		return nil
 	}
+	fields = fields[:min(len(fields), errs.MaxListedFields)]
 	return []Warning{{Code: WarningIgnoredFields, Details: IgnoredFieldsDetails{Fields: fields}}}
 }
 

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -146,5 +147,33 @@ func TestInputFieldRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIgnoredWarningsAreBounded: a PATCH body of many unknown fields gets a
+// warning naming the first errs.MaxListedFields of them, not all.
+func TestIgnoredWarningsAreBounded(t *testing.T) {
+	for _, n := range []int{1, errs.MaxListedFields, 5000} {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"x%d":1`, i)
+		}
+		b.WriteString("}")
+		in, err := ParseObject([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Lenient(true)
+		if err := in.Err(); err != nil {
+			t.Fatal(err)
+		}
+		w := IgnoredWarnings(in)
+		if got := len(w[0].Details.(IgnoredFieldsDetails).Fields); got != min(n, errs.MaxListedFields) {
+			t.Errorf("%d unknown fields: %d named, want %d", n, got, min(n, errs.MaxListedFields))
+		}
 	}
 }

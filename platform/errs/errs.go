@@ -106,11 +106,21 @@ type ValidationDetails struct {
 	Fields []FieldIssue `json:"fields"`
 }
 
-// Invalid returns a validation_error naming every bad field.
+// MaxListedFields bounds the fields an answer lists (the issues of a
+// validation_error, the fields of an ignored_fields warning): a 1 MiB body
+// of 90,000 unknown fields was answered with 4.8 MB naming each.
+const MaxListedFields = 100
+
+// Invalid returns a validation_error naming every bad field, the first
+// MaxListedFields of them when there are more (the message gives the count).
 func Invalid(issues ...FieldIssue) *Error {
 	msg := "request validation failed"
-	if len(issues) == 1 {
+	switch {
+	case len(issues) == 1:
 		msg = fmt.Sprintf("%s: %s", issues[0].Field, issues[0].Issue)
+	case len(issues) > MaxListedFields:
+		msg = fmt.Sprintf("request validation failed: %d fields, the first %d listed", len(issues), MaxListedFields)
+		issues = issues[:MaxListedFields]
 	}
 	return &Error{Code: Validation, Message: msg, Details: ValidationDetails{Fields: issues}}
 }
