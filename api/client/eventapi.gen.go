@@ -282,6 +282,7 @@ const (
 	ErrorCodeOverbookReasonRequired ErrorCode = "overbook_reason_required"
 	ErrorCodePayloadTooLarge        ErrorCode = "payload_too_large"
 	ErrorCodeRateLimited            ErrorCode = "rate_limited"
+	ErrorCodeRequestTimeout         ErrorCode = "request_timeout"
 	ErrorCodeServiceUnavailable     ErrorCode = "service_unavailable"
 	ErrorCodeUnsupportedMediaType   ErrorCode = "unsupported_media_type"
 	ErrorCodeUriTooLong             ErrorCode = "uri_too_long"
@@ -322,6 +323,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePayloadTooLarge:
 		return true
 	case ErrorCodeRateLimited:
+		return true
+	case ErrorCodeRequestTimeout:
 		return true
 	case ErrorCodeServiceUnavailable:
 		return true

@@ -30,6 +30,7 @@ var statusOf = map[errs.Code]int{
 	errs.URITooLong:             fiber.StatusRequestURITooLong,
 	errs.UnsupportedMediaType:   fiber.StatusUnsupportedMediaType,
 	errs.HeadersTooLarge:        fiber.StatusRequestHeaderFieldsTooLarge,
+	errs.RequestTimeout:         fiber.StatusRequestTimeout,
 	errs.Validation:             fiber.StatusUnprocessableEntity,
 	errs.InvalidTransition:      fiber.StatusUnprocessableEntity,
 	errs.OverbookBlocked:        fiber.StatusUnprocessableEntity,
@@ -51,6 +52,7 @@ var v1CodeOf = map[errs.Code]struct {
 	errs.PayloadTooLarge:      {"BAD_REQUEST", fiber.StatusRequestEntityTooLarge},
 	errs.URITooLong:           {"BAD_REQUEST", fiber.StatusRequestURITooLong},
 	errs.HeadersTooLarge:      {"BAD_REQUEST", fiber.StatusRequestHeaderFieldsTooLarge},
+	errs.RequestTimeout:       {"BAD_REQUEST", fiber.StatusRequestTimeout},
 	errs.UnsupportedMediaType: {"BAD_REQUEST", fiber.StatusUnsupportedMediaType},
 	errs.InvalidCredentials:   {"UNAUTHORIZED", fiber.StatusUnauthorized},
 	errs.InsufficientScope:    {"FORBIDDEN", fiber.StatusForbidden},
@@ -106,6 +108,10 @@ func FromFiber(err error) *errs.Error {
 		return errs.New(errs.MethodNotAllowed, "method not allowed on this path")
 	case fiber.StatusRequestEntityTooLarge:
 		return errs.New(errs.PayloadTooLarge, "request body is larger than 1 MiB")
+	case fiber.StatusRequestTimeout:
+		// The connection's read deadline passed before the request was
+		// whole (a stalled header block or body).
+		return errs.New(errs.RequestTimeout, "the request did not arrive in time")
 	case fiber.StatusUnprocessableEntity:
 		return errs.New(errs.Validation, fe.Message)
 	case fiber.StatusServiceUnavailable:

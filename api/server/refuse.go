@@ -94,8 +94,8 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *routeTable) 
 }
 
 // refuseUnread classifies a request fasthttp could not read: nil leaves it
-// to Fiber's own mapping (413 for a body over the limit; a read timeout is
-// Fiber's 408, which rest.FromFiber answers as its generic 400).
+// to Fiber's own mapping (413 for a body over the limit, 408 when the read
+// deadline passed; rest.FromFiber names them).
 func refuseUnread(fctx *fasthttp.RequestCtx, err error) error {
 	if !errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
 		return nil

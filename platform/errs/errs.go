@@ -26,6 +26,7 @@ const (
 	URITooLong             Code = "uri_too_long"
 	UnsupportedMediaType   Code = "unsupported_media_type"
 	HeadersTooLarge        Code = "headers_too_large"
+	RequestTimeout         Code = "request_timeout"
 	Validation             Code = "validation_error"
 	InvalidTransition      Code = "invalid_transition"
 	OverbookBlocked        Code = "overbook_blocked"
