@@ -16,8 +16,13 @@ const (
 	MaxYear = 9999
 )
 
-// InYearRange reports whether t's year is from MinYear to MaxYear.
-func InYearRange(t time.Time) bool { return t.Year() >= MinYear && t.Year() <= MaxYear }
+// InYearRange reports whether t's year in UTC is from MinYear to MaxYear.
+// UTC is what is stored and rendered: 9999-12-31T23:00:00-12:00 is in the
+// year 10000 there, which no RFC 3339 date-time can show.
+func InYearRange(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= MinYear && y <= MaxYear
+}
 
 // Date is a calendar date rendered as YYYY-MM-DD.
 type Date struct{ time.Time }

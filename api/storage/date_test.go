@@ -43,6 +43,11 @@ func TestInYearRange(t *testing.T) {
 		{time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), true},
 		{time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), true},
 		{time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		// The year that counts is the one in UTC, where the value is stored.
+		{time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("-12:00", -12*3600)), false},
+		{time.Date(9999, 12, 31, 11, 0, 0, 0, time.FixedZone("-12:00", -12*3600)), true},
+		{time.Date(1900, 1, 1, 0, 0, 0, 0, time.FixedZone("+01:00", 3600)), false},
+		{time.Date(1900, 1, 1, 1, 0, 0, 0, time.FixedZone("+01:00", 3600)), true},
 	} {
 		if got := InYearRange(tc.t); got != tc.ok {
 			t.Errorf("InYearRange(%v) = %v, want %v", tc.t, got, tc.ok)
