@@ -109,6 +109,16 @@ func TestLoadTotals(t *testing.T) {
 	if !bytes.Contains(l.Body, []byte(`"interior_volume_cuin":9903520300447984150353281023,`)) || l.Data()["over_volume"] != false {
 		t.Errorf("largest interior: %d %s", l.Status, l.Body)
 	}
+
+	// A cargo of exactly 10^27 cu in fills a 10^9 in cube, not over it: the
+	// sum is exact, not 1.0000000000000002e+27 in float64.
+	huge := truck(rows, "Huge", nil, 1000000000, 1000000000, 1000000000)
+	onTruck(t, a, item(rows, "Huge case", nil, 1e9, 1e9, 1e9), huge, 1, 2, 1)
+	h := a.Get(loadPath(huge, 1, 2))
+	if !bytes.Contains(h.Body, []byte(`"cargo_volume_cuin":1e+27,`)) || !bytes.Contains(h.Body, []byte(`"interior_volume_cuin":1000000000000000000000000000,`)) ||
+		h.Data()["over_volume"] != false {
+		t.Errorf("10^27 cu in: %d %s", h.Status, h.Body)
+	}
 }
 
 // TestLoadWarnings: a reservation write that assigns a vehicle succeeds and

@@ -7,7 +7,6 @@
 package truckload
 
 import (
-	"math"
 	"math/big"
 	"time"
 
@@ -56,9 +55,10 @@ type Totals struct {
 	UnknownVolumeCount int `json:"unknown_volume_count"`
 }
 
-// Sum totals lines against the vehicle's limits. Sums are rounded to
-// hundredths (of a pound, of a cubic inch) before they are compared, so the
-// noise of binary floating point never decides over_payload or over_volume.
+// Sum totals lines against the vehicle's limits. Sums are computed exactly and
+// rounded to hundredths (of a pound, of a cubic inch) before they are
+// compared, so the noise of binary floating point never decides over_payload
+// or over_volume, however large the sum.
 func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Totals {
 	t := Totals{VehicleID: vehicle, WindowStart: start, WindowEnd: end, MaxPayloadLbs: lim.MaxPayloadLbs}
 	if lim.LengthIn != nil && lim.WidthIn != nil && lim.HeightIn != nil {
@@ -66,29 +66,51 @@ func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Tota
 		v.Mul(v, big.NewInt(int64(*lim.WidthIn)))
 		t.InteriorVolumeCuin = v.Mul(v, big.NewInt(int64(*lim.HeightIn)))
 	}
+	var payload, cargo big.Rat
 	for _, l := range lines {
-		q := float64(l.Quantity)
 		if l.WeightLbs == nil {
 			t.UnknownWeightCount++
 		} else {
-			t.PayloadLbs += q * *l.WeightLbs
+			payload.Add(&payload, product(l.Quantity, *l.WeightLbs))
 		}
 		if l.LengthIn == nil || l.WidthIn == nil || l.HeightIn == nil {
 			t.UnknownVolumeCount++
 		} else {
-			t.CargoVolumeCuin += q * *l.LengthIn * *l.WidthIn * *l.HeightIn
+			cargo.Add(&cargo, product(l.Quantity, *l.LengthIn, *l.WidthIn, *l.HeightIn))
 		}
 	}
-	t.PayloadLbs, t.CargoVolumeCuin = hundredths(t.PayloadLbs), hundredths(t.CargoVolumeCuin)
-	t.OverPayload = t.MaxPayloadLbs != nil && t.PayloadLbs > float64(*t.MaxPayloadLbs)
-	t.OverVolume = t.InteriorVolumeCuin != nil && exceeds(t.CargoVolumeCuin, t.InteriorVolumeCuin)
+	var maxPayload *big.Int
+	if lim.MaxPayloadLbs != nil {
+		maxPayload = big.NewInt(int64(*lim.MaxPayloadLbs))
+	}
+	t.PayloadLbs, t.OverPayload = total(&payload, maxPayload)
+	t.CargoVolumeCuin, t.OverVolume = total(&cargo, t.InteriorVolumeCuin)
 	return t
 }
 
-// exceeds reports x > n exactly: a big.Float holds both without rounding
-// (float64(n) would round an n past 2^53).
-func exceeds(x float64, n *big.Int) bool {
-	return big.NewFloat(x).Cmp(new(big.Float).SetInt(n)) > 0
+// product is q × xs exactly: a finite float64 converts to a big.Rat without
+// rounding. (SetFloat64 gives nil, and Mul then panics, for NaN or ±Inf; the
+// API writes the figures from JSON, which has neither.)
+func product(q int, xs ...float64) *big.Rat {
+	p := new(big.Rat).SetInt64(int64(q))
+	for _, x := range xs {
+		p.Mul(p, new(big.Rat).SetFloat64(x))
+	}
+	return p
 }
 
-func hundredths(x float64) float64 { return math.Round(x*100) / 100 }
+// total rounds an exact sum to hundredths, half away from zero (as
+// math.Round), and reports it as the nearest float64 and whether it exceeds
+// limit, compared exactly (never when limit is nil, unknown).
+func total(sum *big.Rat, limit *big.Int) (float64, bool) {
+	// sum × 100 = q + r/d with q, r truncated toward zero; a remainder of
+	// half or more rounds q one further from zero.
+	d := sum.Denom()
+	q, r := new(big.Int).QuoRem(new(big.Int).Mul(sum.Num(), big.NewInt(100)), d, new(big.Int))
+	if r.Lsh(r.Abs(r), 1).Cmp(d) >= 0 {
+		q.Add(q, big.NewInt(int64(sum.Sign())))
+	}
+	rounded := new(big.Rat).SetFrac(q, big.NewInt(100))
+	f, _ := rounded.Float64()
+	return f, limit != nil && rounded.Cmp(new(big.Rat).SetInt(limit)) > 0
+}

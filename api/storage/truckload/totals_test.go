@@ -20,6 +20,16 @@ func TestSum(t *testing.T) {
 	// 2^63 in³, as a case of 2097152 in each way, and 2048 in³ more.
 	twoTo63 := Line{Quantity: 1, LengthIn: f(2097152), WidthIn: f(2097152), HeightIn: f(2097152)}
 	more := Line{Quantity: 1, LengthIn: f(2048), WidthIn: f(1), HeightIn: f(1)}
+	// 10^27 in³ (past 2^53, and 10^9 is exact in float64) and 200009³ in³
+	// (below 2^53, but ×100 passes it).
+	billion := Line{Quantity: 1, LengthIn: f(1e9), WidthIn: f(1e9), HeightIn: f(1e9)}
+	side := Line{Quantity: 1, LengthIn: f(200009), WidthIn: f(200009), HeightIn: f(200009)}
+	lbs := func(ws ...float64) (ls []Line) {
+		for _, w := range ws {
+			ls = append(ls, Line{Quantity: 1, WeightLbs: f(w)})
+		}
+		return ls
+	}
 	tests := []struct {
 		name               string
 		lim                Limits
@@ -49,6 +59,18 @@ func TestSum(t *testing.T) {
 		{"the largest interior, exactly", cube(2147483647), []Line{inch}, 0, 1, false, false, 1, 0, "9903520300447984150353281023"},
 		{"exactly at an interior of 2^63", cube(2097152), []Line{twoTo63}, 0, 1 << 63, false, false, 1, 0, "9223372036854775808"},
 		{"2048 in³ over an interior of 2^63", cube(2097152), []Line{twoTo63, more}, 0, 1<<63 + 2048, false, true, 2, 0, "9223372036854775808"},
+		// Sums are exact and rounded to hundredths exactly, whatever their size.
+		{"exactly at an interior of 10^27", cube(1e9), []Line{billion}, 0, 1e27, false, false, 1, 0, "1000000000000000000000000000"},
+		{"exactly at an interior of 3 × 10^27", Limits{LengthIn: n(1.5e9), WidthIn: n(2e9), HeightIn: n(1e9)}, []Line{times(billion, 3)}, 0, 3e27, false, false, 1, 0, "3000000000000000000000000000"},
+		{"0.004 in³ over 3 × 10^27 rounds away", Limits{LengthIn: n(1.5e9), WidthIn: n(2e9), HeightIn: n(1e9)}, []Line{times(billion, 3), {Quantity: 1, LengthIn: f(0.004), WidthIn: f(1), HeightIn: f(1)}}, 0, 3e27, false, false, 2, 0, "3000000000000000000000000000"},
+		{"0.01 in³ over 3 × 10^27", Limits{LengthIn: n(1.5e9), WidthIn: n(2e9), HeightIn: n(1e9)}, []Line{times(billion, 3), {Quantity: 1, LengthIn: f(0.01), WidthIn: f(1), HeightIn: f(1)}}, 0, 3e27, false, true, 2, 0, "3000000000000000000000000000"},
+		{"exactly at an interior of 200009³", cube(200009), []Line{side}, 0, 200009 * 200009 * 200009, false, false, 1, 0, "8001080048600729"},
+		{"1 in³ over an interior of 200009³", cube(200009), []Line{side, inch}, 0, 200009*200009*200009 + 1, false, true, 2, 0, "8001080048600729"},
+		// 10.1 in is 10.0999999999999996447… in float64: the hundredths absorb it.
+		{"decimal dimensions exactly at the limit", Limits{LengthIn: n(1010), WidthIn: n(1), HeightIn: n(1)}, []Line{{Quantity: 1, LengthIn: f(10.1), WidthIn: f(10), HeightIn: f(10)}}, 0, 1010, false, false, 1, 0, "1010"},
+		// 0.1 + 0.2 + 0.7 is 1.0000000000000000222… exactly (each float64 is a little off).
+		{"0.1 + 0.2 + 0.7 lb exactly at the limit", Limits{MaxPayloadLbs: n(1)}, lbs(0.1, 0.2, 0.7), 1, 0, false, false, 0, 3, "null"},
+		{"0.01 lb over the limit", Limits{MaxPayloadLbs: n(1)}, lbs(0.1, 0.2, 0.7, 0.01), 1.01, 0, true, false, 0, 4, "null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
