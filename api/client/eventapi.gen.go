@@ -3710,7 +3710,7 @@ type ListEquipmentParams struct {
 	// Category A category id, or a category name matched case-insensitively.
 	Category *string `form:"category,omitempty" json:"category,omitempty"`
 
-	// Expand `category` inlines the equipment category (id, name, color).
+	// Expand `category` inlines the equipment category (id, name, color). Like every expansion it needs a read scope of the type it inlines (`equipment:read`); else `403 insufficient_scope`.
 	Expand *EquipmentExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3729,7 +3729,7 @@ type CreateEquipmentParams struct {
 
 // GetEquipmentParams defines parameters for GetEquipment.
 type GetEquipmentParams struct {
-	// Expand `category` inlines the equipment category (id, name, color).
+	// Expand `category` inlines the equipment category (id, name, color). Like every expansion it needs a read scope of the type it inlines (`equipment:read`); else `403 insufficient_scope`.
 	Expand *EquipmentExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3803,7 +3803,9 @@ type ListEquipmentReservationsParams struct {
 	// Status Only reservations with this `reservation_status`.
 	Status *ReservationStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`equipment:read` for `equipment`, `events:read` or `jobs:read`
+	// for `event`, `equipment_reservations:read` for `vehicle`); else `403 insufficient_scope`.
 	Expand *ReservationExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3832,7 +3834,9 @@ type DeleteEquipmentReservationParams struct {
 
 // GetEquipmentReservationParams defines parameters for GetEquipmentReservation.
 type GetEquipmentReservationParams struct {
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`equipment:read` for `equipment`, `events:read` or `jobs:read`
+	// for `event`, `equipment_reservations:read` for `vehicle`); else `403 insufficient_scope`.
 	Expand *ReservationExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3876,7 +3880,9 @@ type CreateEventParams struct {
 type GetEventParams struct {
 	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
 	// order); `equipment` and `vehicle` then inline those records in each reservation and
-	// have no effect without it.
+	// have no effect without it. Each value needs a read scope of the type it inlines, as
+	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
+	// and `vehicle`, `equipment:read` for `equipment`); else `403 insufficient_scope`.
 	Expand *EventExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3905,7 +3911,9 @@ type ListInvoicesParams struct {
 	// Status Only invoices with this status.
 	Status *InvoiceStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`clients:read` for `client`, `events:read` or `jobs:read` for
+	// `event`); else `403 insufficient_scope`.
 	Expand *DocumentExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3924,7 +3932,9 @@ type CreateInvoiceParams struct {
 
 // GetInvoiceParams defines parameters for GetInvoice.
 type GetInvoiceParams struct {
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`clients:read` for `client`, `events:read` or `jobs:read` for
+	// `event`); else `403 insufficient_scope`.
 	Expand *DocumentExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -3958,7 +3968,9 @@ type ListJobsParams struct {
 type GetJobParams struct {
 	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
 	// order); `equipment` and `vehicle` then inline those records in each reservation and
-	// have no effect without it.
+	// have no effect without it. Each value needs a read scope of the type it inlines, as
+	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
+	// and `vehicle`, `equipment:read` for `equipment`); else `403 insufficient_scope`.
 	Expand *EventExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4016,7 +4028,10 @@ type ListPickListsParams struct {
 	// Archived `true` lists archived pick lists, `false` (the default) the others. `1` and `0` are accepted too.
 	Archived *ListPickListsParamsArchived `form:"archived,omitempty" json:"archived,omitempty"`
 
-	// Expand Comma-separated relations to inline (see the operation for how they combine).
+	// Expand Comma-separated relations to inline (see the operation for how they combine). Each needs
+	// a read scope of the type it inlines, as that type's own GET does (`events:read` or
+	// `jobs:read` for `event`, `equipment:read` for `equipment` and `category`; `items` comes
+	// with the pick list's own scopes); else `403 insufficient_scope`.
 	Expand *PickListExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4038,7 +4053,10 @@ type CreatePickListParams struct {
 
 // GetPickListParams defines parameters for GetPickList.
 type GetPickListParams struct {
-	// Expand Comma-separated relations to inline (see the operation for how they combine).
+	// Expand Comma-separated relations to inline (see the operation for how they combine). Each needs
+	// a read scope of the type it inlines, as that type's own GET does (`events:read` or
+	// `jobs:read` for `event`, `equipment:read` for `equipment` and `category`; `items` comes
+	// with the pick list's own scopes); else `403 insufficient_scope`.
 	Expand *PickListExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4067,7 +4085,9 @@ type ListQuotesParams struct {
 	// Status Only quotes with this status.
 	Status *QuoteStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`clients:read` for `client`, `events:read` or `jobs:read` for
+	// `event`); else `403 insufficient_scope`.
 	Expand *DocumentExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4086,7 +4106,9 @@ type CreateQuoteParams struct {
 
 // GetQuoteParams defines parameters for GetQuote.
 type GetQuoteParams struct {
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`clients:read` for `client`, `events:read` or `jobs:read` for
+	// `event`); else `403 insufficient_scope`.
 	Expand *DocumentExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4175,7 +4197,9 @@ type GetVehicleLoadParams struct {
 	// EventId Use this event's window instead of `start` and `end`.
 	EventId *openapi_types.UUID `form:"event_id,omitempty" json:"event_id,omitempty"`
 
-	// Expand Comma-separated relations to inline.
+	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
+	// that type's own GET does (`equipment:read` for `equipment`, `events:read` or `jobs:read`
+	// for `event`, `equipment_reservations:read` for `vehicle`); else `403 insufficient_scope`.
 	Expand *ReservationExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 

@@ -30,8 +30,9 @@ type Resource[T, F any] struct {
 	// Check, when set, runs on a valid body before the write, on the same
 	// connection; id is uuid.Nil on create.
 	Check func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) error
-	// Expand lists the expansions ?expand accepts on get (none when empty).
-	Expand []string
+	// Expand lists the expansions ?expand accepts on get, each with the
+	// scopes that may read what it inlines (none when empty).
+	Expand []rest.Expansion
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
 	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
@@ -54,7 +55,7 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		if _, err := rest.ParseExpand(c); err != nil {
+		if _, err := rest.ParseExpansions(c); err != nil {
 			return err
 		}
 		p, err := rest.ParsePage(c, env.Cursors, scope)
@@ -75,7 +76,7 @@ func (r Resource[T, F]) GetOne(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, r.Expand...)
+	want, err := rest.ParseExpansions(c, r.Expand...)
 	if err != nil {
 		return err
 	}

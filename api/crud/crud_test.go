@@ -72,7 +72,8 @@ func newHarness(t *testing.T) *harness {
 			org = h.f.B
 		}
 		rest.EnsureRequestID(c)
-		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), &tenancy.Principal{OrganizationID: org.UUID}))
+		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), &tenancy.Principal{OrganizationID: org.UUID,
+			Scopes: tenancy.NewScopeSet(tenancy.EventsRead)}))
 		return c.Next()
 	})
 	r := crud.Resource[thing, fields]{
@@ -93,7 +94,7 @@ func newHarness(t *testing.T) *harness {
 			}
 			return nil
 		},
-		Expand: []string{"shout"},
+		Expand: []rest.Expansion{rest.Expand("shout", tenancy.EventsRead, tenancy.JobsRead), rest.Expand("secret", tenancy.QuotesRead)},
 		Show: func(_ context.Context, _ bun.IDB, _ tenancy.OrganizationID, want map[string]bool, v *thing) (any, error) {
 			if want["shout"] {
 				return map[string]any{"id": v.ID, "name": strings.ToUpper(v.Name)}, nil
@@ -179,6 +180,7 @@ func TestHandlers(t *testing.T) {
 	}{
 		{name: "get own", method: "GET", path: "/things/{a}", status: 200, want: "alpha"},
 		{name: "get with an expansion", method: "GET", path: "/things/{a}?expand=shout", status: 200, want: "ALPHA"},
+		{name: "get with an expansion the key may not read", method: "GET", path: "/things/{a}?expand=shout,secret", status: 403, code: "insufficient_scope"},
 		{name: "get with an unknown expansion", method: "GET", path: "/things/{a}?expand=whisper", status: 422, code: "validation_error"},
 		{name: "get another organization's", method: "GET", path: "/things/{b}", status: 404, code: "not_found"},
 		{name: "get a non-uuid id", method: "GET", path: "/things/nope", status: 404, code: "not_found"},

@@ -12,6 +12,13 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
+// Expansions is what ?expand accepts on quotes and invoices, each with the
+// scopes of its object type's GET route.
+var Expansions = []rest.Expansion{
+	rest.Expand("client", tenancy.ClientsRead),
+	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
+}
+
 // ListFunc loads one page of org's documents, status filtering when not empty.
 type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[T], error)
 
@@ -29,7 +36,7 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		want, err := rest.ParseExpand(c, documents.Expansions...)
+		want, err := rest.ParseExpansions(c, Expansions...)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,10 @@ type handlers struct{ env *rest.Env }
 // expandCategory is the one expansion of the equipment endpoints.
 const expandCategory = "category"
 
+// expansions is what ?expand accepts on the equipment endpoints: categories
+// are read with the equipment scopes (GET /equipment_categories).
+var expansions = []rest.Expansion{rest.Expand(expandCategory, ReadScopes...)}
+
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
@@ -27,7 +31,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	expand, err := rest.ParseExpand(c, expandCategory)
+	expand, err := rest.ParseExpansions(c, expansions...)
 	if err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, w write) error {
 			return related.Check(ctx, db, org, w.refs...)
 		},
-		Expand: []string{expandCategory},
+		Expand: expansions,
 		Show: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *equipment.Equipment) (any, error) {
 			if !want[expandCategory] {
 				return e, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/reservations"
 	"github.com/eventapi/eventapi/platform/database"
 )
@@ -16,8 +17,17 @@ import (
 // Expansions are the relations ?expand accepts on GET /events/{id} and
 // GET /jobs/{id}: equipment_reservations inlines the event's reservations
 // (its truck assignments); equipment and vehicle then inline those records
-// in each reservation, and have no effect without it.
-var Expansions = []string{"equipment_reservations", "equipment", "vehicle"}
+// in each reservation, and have no effect without it. Each needs a scope
+// that reads its object type, as that type's GET route does.
+var expansions = []rest.Expansion{
+	rest.Expand("equipment_reservations", tenancy.EquipmentReservationsRead),
+	rest.Expand("equipment", tenancy.EquipmentRead),
+	// Vehicles are read with equipment_reservations:read (api/vehicles).
+	rest.Expand("vehicle", tenancy.EquipmentReservationsRead),
+}
+
+// Expansions are the names of expansions, as the OpenAPI document lists them.
+var Expansions = rest.ExpansionNames(expansions)
 
 // WithReservations is an event with its reservations inlined.
 type WithReservations struct {

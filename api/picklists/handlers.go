@@ -13,11 +13,22 @@ import (
 
 type handlers struct{ env *rest.Env }
 
+// Expansions is what ?expand accepts on the pick list endpoints, each with
+// the scopes of its object type's GET route. Items have no route of their
+// own: they are part of the pick list, read with its scopes.
+var Expansions = []rest.Expansion{
+	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
+	rest.Expand("items", ReadScopes...),
+	rest.Expand("equipment", tenancy.EquipmentRead),
+	// Equipment categories are read with equipment:read.
+	rest.Expand("category", tenancy.EquipmentRead),
+}
+
 // parseExpansion reads ?expand. On the list, equipment takes effect only with
 // items and category only with equipment; on the detail items are always
 // present (docs/decisions.md "Quotes, invoices and pick lists").
 func parseExpansion(c *fiber.Ctx, detail bool) (picklists.Expansion, error) {
-	want, err := rest.ParseExpand(c, picklists.Expansions...)
+	want, err := rest.ParseExpansions(c, Expansions...)
 	if err != nil {
 		return picklists.Expansion{}, err
 	}

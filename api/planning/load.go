@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	reservationsapi "github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/api/storage/reservations"
@@ -43,7 +44,7 @@ func (h handlers) load(c *fiber.Ctx) error {
 	} else if c.Query("start") != "" || c.Query("end") != "" {
 		return errs.InvalidField("event_id", "give either start and end, or event_id, not both")
 	}
-	want, err := rest.ParseExpand(c, reservations.Expansions...)
+	want, err := rest.ParseExpansions(c, reservationsapi.Expansions...)
 	if err != nil {
 		return err
 	}

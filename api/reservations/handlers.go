@@ -12,6 +12,15 @@ import (
 
 type handlers struct{ env *rest.Env }
 
+// Expansions is what ?expand accepts on the reservation endpoints, each with
+// the scopes of its object type's GET route.
+var Expansions = []rest.Expansion{
+	rest.Expand("equipment", tenancy.EquipmentRead),
+	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
+	// Vehicles are read with equipment_reservations:read (api/vehicles).
+	rest.Expand("vehicle", tenancy.EquipmentReservationsRead),
+}
+
 // written is the body of a successful write: data, plus its warnings
 // (overbooked in warn mode, over_payload, over_volume, ignored_fields on
 // PATCH), absent when none.
@@ -31,7 +40,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if f.Status, err = rest.QueryEnum(c, "status", reservations.Statuses...); err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, reservations.Expansions...)
+	want, err := rest.ParseExpansions(c, Expansions...)
 	if err != nil {
 		return err
 	}
@@ -56,7 +65,7 @@ func (h handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	want, err := rest.ParseExpand(c, reservations.Expansions...)
+	want, err := rest.ParseExpansions(c, Expansions...)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Page limits.
@@ -45,9 +48,50 @@ func ParsePage(c *fiber.Ctx, cs *storage.Cursors, scope string) (storage.PageReq
 	return p, nil
 }
 
-// ParseExpand reads the comma-separated expand parameter; a value outside
-// allowed is a 422 naming it.
-func ParseExpand(c *fiber.Ctx, allowed ...string) (map[string]bool, error) {
+// Expansion is one value ?expand accepts on an endpoint, with the scopes
+// that may read the records it inlines: the scopes the GET route of that
+// object type requires (any one of them suffices).
+type Expansion struct {
+	Name   string
+	Scopes []tenancy.Scope
+}
+
+// Expand declares an expansion readable with any of scopes.
+func Expand(name string, scopes ...tenancy.Scope) Expansion {
+	return Expansion{Name: name, Scopes: scopes}
+}
+
+// ExpansionNames returns the names of xs in order.
+func ExpansionNames(xs []Expansion) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.Name
+	}
+	return out
+}
+
+// ParseExpansions reads the comma-separated expand parameter against allowed:
+// a value outside allowed is a 422 naming it; a value whose records the key
+// may not read (it holds none of the expansion's scopes) is the 403
+// insufficient_scope of auth.Check, details.required listing those scopes.
+// Every name is validated before any scope is checked.
+func ParseExpansions(c *fiber.Ctx, allowed ...Expansion) (map[string]bool, error) {
+	out, err := parseExpand(c, ExpansionNames(allowed))
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	for _, x := range allowed {
+		if !out[x.Name] {
+			continue
+		}
+		if err := auth.Check(c.UserContext(), x.Scopes...); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	raw := c.Query("expand")
 	if raw == "" {
@@ -58,14 +102,7 @@ func ParseExpand(c *fiber.Ctx, allowed ...string) (map[string]bool, error) {
 		if name == "" {
 			continue
 		}
-		ok := false
-		for _, a := range allowed {
-			if a == name {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !slices.Contains(allowed, name) {
 			if len(allowed) == 0 {
 				return nil, errs.InvalidField("expand", "this endpoint supports no expansions")
 			}

@@ -4,6 +4,7 @@
 package auth
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -47,22 +48,33 @@ func bearer(h string) (string, bool) {
 }
 
 // Require allows the request when the principal holds any of scopes; else
-// 403 insufficient_scope with details.required listing them.
+// 403 insufficient_scope with details.required listing them (see Check).
 func Require(scopes ...tenancy.Scope) fiber.Handler {
-	need := tenancy.NewScopeSet(scopes...)
+	return func(c *fiber.Ctx) error {
+		if err := Check(c.UserContext(), scopes...); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// Check returns nil when the principal of ctx holds any of scopes. Otherwise
+// it returns the *errs.Error to answer: 401 when ctx has no principal, else
+// 403 insufficient_scope with details.required listing scopes. Route guards
+// (Require) and checks inside a handler (the scopes of an ?expand value) use
+// it alike.
+func Check(ctx context.Context, scopes ...tenancy.Scope) error {
+	p, ok := tenancy.FromContext(ctx)
+	if !ok {
+		return tenancy.ErrInvalidCredentials
+	}
+	if p.Scopes.HasAny(scopes...) {
+		return nil
+	}
 	required := make([]string, len(scopes))
 	for i, s := range scopes {
 		required[i] = string(s)
 	}
-	return func(c *fiber.Ctx) error {
-		p, ok := tenancy.FromContext(c.UserContext())
-		if !ok {
-			return tenancy.ErrInvalidCredentials
-		}
-		if p.Scopes&need == 0 {
-			return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",
-				Details: map[string]any{"required": required}}
-		}
-		return c.Next()
-	}
+	return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",
+		Details: map[string]any{"required": required}}
 }
