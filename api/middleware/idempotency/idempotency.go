@@ -147,7 +147,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return errUnavailable
 	}
 	if claimed {
-		return m.execute(c, org, key, fp, name)
+		return m.execute(c, p.Scopes, org, key, fp, name)
 	}
 	rec, ok := decodeRecord(prev)
 	if !ok {
@@ -157,7 +157,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return errMismatch
 	}
 	if rec.State == stateDone {
-		return replay(c, rec)
+		return replay(c, p.Scopes, rec)
 	}
 	// In progress, or its owner committed and died before recording the
 	// response in the edge store: the database decides.
@@ -168,12 +168,12 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	if r == nil || !r.done() {
 		return errInUse
 	}
-	return m.replayRow(c, name, r, fp)
+	return m.replayRow(c, p.Scopes, name, r, fp)
 }
 
 // execute runs the handler for a freshly claimed key inside a transaction
 // that records the response with the write.
-func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte, name string) error {
+func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUID, key string, fp []byte, name string) error {
 	ctx := c.UserContext()
 	release := true // delete the marker on the way out unless the key is settled
 	defer func() {
@@ -201,7 +201,7 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 			return errInUse
 		}
 		release = false
-		return m.replayRow(c, name, prior, fp)
+		return m.replayRow(c, scopes, name, prior, fp)
 	}
 	m.maybePurge()
 	// The handler runs under a savepoint: a 4xx is stored without whatever
@@ -222,8 +222,10 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 	}
 	res := c.Response()
 	status := res.StatusCode()
-	if status >= 500 {
-		return nil // rolled back and released: a retry executes again
+	if status >= 500 || status == fiber.StatusForbidden {
+		// Rolled back and released: a retry executes again. A 403 refuses
+		// the key, not the request, so a key with the scope may retry.
+		return nil
 	}
 	if status >= 400 {
 		if err := rollbackToSavepoint(ctx, tx); err != nil {
@@ -231,8 +233,9 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 			return err
 		}
 	}
-	ct, body := string(res.Header.ContentType()), bytes.Clone(res.Body())
-	if err := complete(ctx, tx, org, key, status, ct, body); err != nil {
+	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
+		Body: bytes.Clone(res.Body()), Scopes: scopeNames(scopes)}
+	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err
 	}
@@ -243,24 +246,27 @@ func (m *middleware) execute(c *fiber.Ctx, org uuid.UUID, key string, fp []byte,
 	}
 	committed = true
 	release = false
-	m.remember(ctx, name, record{State: stateDone, Fingerprint: fp, Status: status, ContentType: ct, Body: body}, m.Retention)
+	m.remember(ctx, name, rec, m.Retention)
 	return nil
 }
 
 // replayRow replays a completed database row and copies it to the edge store.
-func (m *middleware) replayRow(c *fiber.Ctx, name string, r *row, fp []byte) error {
+func (m *middleware) replayRow(c *fiber.Ctx, scopes tenancy.ScopeSet, name string, r *row, fp []byte) error {
 	rec := r.record()
 	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention))
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return errMismatch
 	}
-	return replay(c, rec)
+	return replay(c, scopes, rec)
 }
 
-// replay sends a stored response. The body is the stored one, except that a
-// replayed error names the replaying request in error.request_id, which must
-// equal this response's X-Request-Id.
-func replay(c *fiber.Ctx, rec record) error {
+// replay sends a stored response to a key holding scopes. The body is the
+// stored one, except that a replayed error names the replaying request in
+// error.request_id, which must equal this response's X-Request-Id.
+func replay(c *fiber.Ctx, scopes tenancy.ScopeSet, rec record) error {
+	if err := replayable(scopes, rec); err != nil {
+		return err
+	}
 	c.Status(rec.Status)
 	if rec.ContentType != "" {
 		c.Set(fiber.HeaderContentType, rec.ContentType)
@@ -335,4 +341,35 @@ func (m *middleware) maybePurge() {
 			m.Log.Info("idempotency: purged expired keys", "rows", n)
 		}
 	}()
+}
+
+// scopeNames lists a key's scopes as they are stored with its record.
+func scopeNames(scopes tenancy.ScopeSet) []string {
+	names := []string{}
+	for _, s := range scopes.List() {
+		names = append(names, string(s))
+	}
+	return names
+}
+
+// replayable refuses a replay to a key that lacks one of the scopes of the
+// key that executed the request. A record is shared by the organization's
+// keys (docs/decisions.md, "Idempotency") and a replay skips the route's own
+// scope check, so without this a key could read, through another key's
+// Idempotency-Key, a response its scopes do not allow (a client record, a
+// new webhook endpoint's secret). A record kept without scopes (written
+// before they were) is replayed to any key of the organization.
+func replayable(scopes tenancy.ScopeSet, rec record) error {
+	var missing []string
+	for _, s := range rec.Scopes {
+		if !scopes.Has(tenancy.Scope(s)) {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &errs.Error{Code: errs.InsufficientScope,
+		Message: "this Idempotency-Key was used by an API key with scopes this one lacks",
+		Details: map[string]any{"required": missing}}
 }

@@ -16,6 +16,10 @@ type record struct {
 	Status      int    `json:"c,omitempty"`
 	ContentType string `json:"t,omitempty"`
 	Body        []byte `json:"b,omitempty"`
+	// Scopes are those of the key that executed the request: a replay goes
+	// only to a key holding all of them (replayable). None on records
+	// written before they were kept.
+	Scopes []string `json:"sc,omitempty"`
 	// Owner makes each in-progress marker unique, so that the edge store can
 	// tell its own claim, retried after a timeout, from another request's
 	// (platform/edge Redis.Claim).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/platform/database"
 )
@@ -24,6 +25,9 @@ type row struct {
 	Status      *int   `bun:"status"`
 	ContentType string `bun:"content_type"`
 	Response    []byte `bun:"response"`
+	// Scopes are those of the key that executed the request (nil on rows
+	// written before they were recorded).
+	Scopes []string `bun:"scopes,array"`
 	// AgeSeconds is how long ago the row was created, by the database clock.
 	AgeSeconds float64 `bun:"age_seconds"`
 }
@@ -34,7 +38,7 @@ func (r *row) ttl(retention time.Duration) time.Duration {
 }
 
 func (r *row) record() record {
-	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response}
+	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Scopes: r.Scopes}
 }
 
 func (r *row) done() bool { return r.Status != nil }
@@ -77,7 +81,7 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*row, error) {
 	r := new(row)
 	err := db.NewRaw(`
-		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response,
+		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, scopes,
 		       extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_seconds
 		FROM idempotency_keys
 		WHERE organization_id = ? AND key = ?
@@ -93,12 +97,12 @@ func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention 
 }
 
 // complete records the response on the row in tx.
-func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, status int, contentType string, body []byte) error {
+func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, rec record) error {
 	_, err := tx.NewRaw(`
 		UPDATE idempotency_keys
-		SET status = ?, content_type = ?, response = ?, completed_at = clock_timestamp()
+		SET status = ?, content_type = ?, response = ?, scopes = ?, completed_at = clock_timestamp()
 		WHERE organization_id = ? AND key = ?`,
-		status, contentType, bytes.Clone(body), org, key).Exec(ctx)
+		rec.Status, rec.ContentType, bytes.Clone(rec.Body), pgdialect.Array(rec.Scopes), org, key).Exec(ctx)
 	return database.Error(err)
 }
 
