@@ -48,10 +48,12 @@ func bearer(h string) (string, bool) {
 }
 
 // Require allows the request when the principal holds any of scopes; else
-// 403 insufficient_scope with details.required listing them (see Check).
+// 403 insufficient_scope with details.required listing them (see Check). The
+// set is built once per route, not per request.
 func Require(scopes ...tenancy.Scope) fiber.Handler {
+	need := tenancy.NewScopeSet(scopes...)
 	return func(c *fiber.Ctx) error {
-		if err := Check(c.UserContext(), scopes...); err != nil {
+		if err := check(c.UserContext(), need, scopes); err != nil {
 			return err
 		}
 		return c.Next()
@@ -64,11 +66,16 @@ func Require(scopes ...tenancy.Scope) fiber.Handler {
 // (Require) and checks inside a handler (the scopes of an ?expand value) use
 // it alike.
 func Check(ctx context.Context, scopes ...tenancy.Scope) error {
+	return check(ctx, tenancy.NewScopeSet(scopes...), scopes)
+}
+
+// check is Check with the set of scopes already built.
+func check(ctx context.Context, need tenancy.ScopeSet, scopes []tenancy.Scope) error {
 	p, ok := tenancy.FromContext(ctx)
 	if !ok {
 		return tenancy.ErrInvalidCredentials
 	}
-	if p.Scopes.HasAny(scopes...) {
+	if p.Scopes&need != 0 {
 		return nil
 	}
 	required := make([]string, len(scopes))
