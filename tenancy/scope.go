@@ -81,12 +81,15 @@ func ParseScopes(list string) ([]Scope, error) {
 }
 
 // JoinScopes renders scopes as a comma-separated list.
-func JoinScopes(ss []Scope) string {
-	parts := make([]string, len(ss))
+func JoinScopes(ss []Scope) string { return strings.Join(ScopeNames(ss), ",") }
+
+// ScopeNames returns the names of scopes, in order.
+func ScopeNames(ss []Scope) []string {
+	names := make([]string, len(ss))
 	for i, s := range ss {
-		parts[i] = string(s)
+		names[i] = string(s)
 	}
-	return strings.Join(parts, ",")
+	return names
 }
 
 // ScopeSet is a set of scopes with O(1) membership.

@@ -78,10 +78,6 @@ func check(ctx context.Context, need tenancy.ScopeSet, scopes []tenancy.Scope) e
 	if p.Scopes&need != 0 {
 		return nil
 	}
-	required := make([]string, len(scopes))
-	for i, s := range scopes {
-		required[i] = string(s)
-	}
 	return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",
-		Details: map[string]any{"required": required}}
+		Details: map[string]any{"required": tenancy.ScopeNames(scopes)}}
 }

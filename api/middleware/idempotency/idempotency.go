@@ -234,7 +234,7 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 		}
 	}
 	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: bytes.Clone(res.Body()), Scopes: scopeNames(scopes)}
+		Body: bytes.Clone(res.Body()), Scopes: tenancy.ScopeNames(scopes.List())}
 	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err
@@ -341,15 +341,6 @@ func (m *middleware) maybePurge() {
 			m.Log.Info("idempotency: purged expired keys", "rows", n)
 		}
 	}()
-}
-
-// scopeNames lists a key's scopes as they are stored with its record.
-func scopeNames(scopes tenancy.ScopeSet) []string {
-	names := []string{}
-	for _, s := range scopes.List() {
-		names = append(names, string(s))
-	}
-	return names
 }
 
 // replayable refuses a replay to a key that lacks one of the scopes of the
