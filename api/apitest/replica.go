@@ -28,12 +28,17 @@ func (e *Env) Replica() *Env {
 		_ = db.Close()
 		e.T.Fatal(err)
 	}
+	responses, err := server.ResponseSealer(ctx, db)
+	if err != nil {
+		_ = db.Close()
+		e.T.Fatal(err)
+	}
 	log := telemetry.NewLogger(io.Discard, "error")
 	auth := tenancy.NewAuthenticator(db, log)
 	app := server.New(server.Deps{
 		DB: db, Auth: auth, Edge: e.Svc.Edge, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: e.Cfg.RateWindow, V1Limit: e.Cfg.V1RateLimit, V2Limit: e.Cfg.V2RateLimit, V1Sunset: e.Cfg.V1Sunset,
-		Ready: func(ctx context.Context) error { return db.PingContext(ctx) },
+		Ready: func(ctx context.Context) error { return db.PingContext(ctx) }, Responses: responses,
 	})
 	// The edge store belongs to e: the replica must not close it.
 	e.T.Cleanup(func() { _ = app.Shutdown(); auth.Close(); _ = db.Close() })

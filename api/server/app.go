@@ -39,6 +39,7 @@ import (
 	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/api/webhooks"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
@@ -79,6 +80,9 @@ type Deps struct {
 	JSONEncoder func(any) ([]byte, error)
 	// LargeReads bounds the large responses built at once (nil: no bound).
 	LargeReads *rest.Bulkhead
+	// Responses seals the responses kept for Idempotency-Key replays
+	// (ResponseSealer); required.
+	Responses *seal.Sealer
 }
 
 // New builds the app. Middleware order matters:
@@ -148,7 +152,7 @@ func New(d Deps) *fiber.App {
 	}
 	v2 := app.Group("/api/v2", logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
-		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log}),
+		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses}),
 	)
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
 	v2.Get("/health", health)

@@ -103,6 +103,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		_ = db.Close()
 		return nil, err
 	}
+	responses, err := ResponseSealer(ctx, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	var store edge.Store
 	if cfg.RedisURL == "" {
 		log.Warn("EVENTAPI_REDIS_URL is unset: using the in-process edge store; rate limits and idempotency are per instance, so run a single replica")
@@ -141,7 +146,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		RateWindow: cfg.RateWindow, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), Webhooks: hooks,
-		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads,
+		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads, Responses: responses,
 	})
 	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil

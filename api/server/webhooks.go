@@ -8,7 +8,7 @@ import (
 	"github.com/eventapi/eventapi/api/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
-	"github.com/eventapi/eventapi/platform/webhook"
+	"github.com/eventapi/eventapi/platform/seal"
 )
 
 // webhookOptions reads (or makes, on first start) the key that seals
@@ -20,7 +20,7 @@ func webhookOptions(ctx context.Context, db *bun.DB, cfg config.Config) (webhook
 	if err != nil {
 		return webhooks.Options{}, err
 	}
-	sealer, err := webhook.NewSealer(key)
+	sealer, err := seal.New(key)
 	if err != nil {
 		return webhooks.Options{}, err
 	}

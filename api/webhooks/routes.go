@@ -12,7 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/webhook"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
@@ -20,7 +20,7 @@ import (
 // Options is what the handlers need beyond rest.Env.
 type Options struct {
 	// Sealer encrypts new signing secrets.
-	Sealer *webhook.Sealer
+	Sealer *seal.Sealer
 	// AllowPrivate accepts http URLs and non-public addresses
 	// (EVENTAPI_WEBHOOK_ALLOW_PRIVATE).
 	AllowPrivate bool

@@ -61,31 +61,3 @@ func TestSignVerifiesWithTheStandardLibrary(t *testing.T) {
 		t.Errorf("Sign = %s, library = %s", got, want)
 	}
 }
-
-func TestSealer(t *testing.T) {
-	key := bytes.Repeat([]byte{7}, 32)
-	s, err := NewSealer(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed, err := s.Seal([]byte("whsec_abc"), []byte("endpoint-1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(sealed, []byte("whsec_abc")) {
-		t.Fatal("sealed value holds the plain secret")
-	}
-	if got, err := s.Open(sealed, []byte("endpoint-1")); err != nil || string(got) != "whsec_abc" {
-		t.Fatalf("Open = %q, %v", got, err)
-	}
-	if _, err := s.Open(sealed, []byte("endpoint-2")); err == nil {
-		t.Error("opened under another endpoint's id")
-	}
-	other, _ := NewSealer(bytes.Repeat([]byte{8}, 32))
-	if _, err := other.Open(sealed, []byte("endpoint-1")); err == nil {
-		t.Error("opened under another key")
-	}
-	if _, err := NewSealer([]byte("short")); err == nil {
-		t.Error("short key accepted")
-	}
-}

@@ -15,7 +15,8 @@
 // A fresh key runs its handler inside a PostgreSQL transaction that also
 // inserts the key's idempotency_keys row and stores the response on it before
 // COMMIT; only then is the response written to the edge store (the second
-// round trip). 2xx and 4xx responses are kept for Retention; a 5xx rolls the
+// round trip). The stored body is sealed (platform/seal) in both places: it
+// may hold a new webhook endpoint's secret. 2xx and 4xx responses are kept for Retention; a 5xx rolls the
 // transaction back and releases the key, so a retry executes again. When the
 // edge store is unavailable a keyed request is refused with 503 and never
 // executed.
@@ -25,6 +26,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -39,6 +41,7 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -58,6 +61,9 @@ type Config struct {
 	Store edge.Store
 	DB    *bun.DB
 	Log   *slog.Logger
+	// Sealer seals the stored responses; required. Every instance must use
+	// the same key (server.ResponseSealer reads it from the database).
+	Sealer *seal.Sealer
 	// ErrorHandler renders a handler's error so its final status and body
 	// can be stored (default rest.ErrorHandler).
 	ErrorHandler fiber.ErrorHandler
@@ -89,6 +95,9 @@ type middleware struct {
 // New returns the middleware. It must run after authentication: keys are
 // scoped to the principal's (effective) organization.
 func New(cfg Config) fiber.Handler {
+	if cfg.Sealer == nil {
+		panic("idempotency: Config.Sealer is required")
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -157,7 +166,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return errMismatch
 	}
 	if rec.State == stateDone {
-		return replay(c, p.Scopes, rec)
+		return m.replay(c, p.Scopes, name, rec)
 	}
 	// In progress, or its owner committed and died before recording the
 	// response in the edge store: the database decides.
@@ -233,8 +242,13 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 			return err
 		}
 	}
+	sealed, err := m.Sealer.Seal(res.Body(), []byte(name))
+	if err != nil {
+		res.ResetBody()
+		return err
+	}
 	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: bytes.Clone(res.Body()), Scopes: tenancy.ScopeNames(scopes.List())}
+		Body: sealed, Sealed: true, Scopes: tenancy.ScopeNames(scopes.List())}
 	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err
@@ -257,14 +271,19 @@ func (m *middleware) replayRow(c *fiber.Ctx, scopes tenancy.ScopeSet, name strin
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return errMismatch
 	}
-	return replay(c, scopes, rec)
+	return m.replay(c, scopes, name, rec)
 }
 
-// replay sends a stored response to a key holding scopes. The body is the
-// stored one, except that a replayed error names the replaying request in
-// error.request_id, which must equal this response's X-Request-Id.
-func replay(c *fiber.Ctx, scopes tenancy.ScopeSet, rec record) error {
+// replay sends the response stored under name to a key holding scopes. The
+// body is the stored one, except that a replayed error names the replaying
+// request in error.request_id, which must equal this response's
+// X-Request-Id.
+func (m *middleware) replay(c *fiber.Ctx, scopes tenancy.ScopeSet, name string, rec record) error {
 	if err := replayable(scopes, rec); err != nil {
+		return err
+	}
+	body, err := m.body(rec, name)
+	if err != nil {
 		return err
 	}
 	c.Status(rec.Status)
@@ -272,11 +291,22 @@ func replay(c *fiber.Ctx, scopes tenancy.ScopeSet, rec record) error {
 		c.Set(fiber.HeaderContentType, rec.ContentType)
 	}
 	c.Set(HeaderReplayed, "true")
-	body := rec.Body
 	if rec.Status >= 400 {
 		body = withRequestID(body, rest.EnsureRequestID(c))
 	}
 	return c.Send(body)
+}
+
+// body opens the stored body of rec, sealed under name.
+func (m *middleware) body(rec record, name string) ([]byte, error) {
+	if !rec.Sealed {
+		return rec.Body, nil
+	}
+	body, err := m.Sealer.Open(rec.Body, []byte(name))
+	if err != nil {
+		return nil, errs.Wrap(fmt.Errorf("idempotency: stored response does not open: %w", err), "internal error")
+	}
+	return body, nil
 }
 
 // withRequestID replaces the request id of a v2 error envelope. request_id is

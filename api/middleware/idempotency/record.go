@@ -16,6 +16,9 @@ type record struct {
 	Status      int    `json:"c,omitempty"`
 	ContentType string `json:"t,omitempty"`
 	Body        []byte `json:"b,omitempty"`
+	// Sealed says Body is sealed (seal.Sealer, bound to the record's store
+	// key). Records written before sealing hold it in the clear.
+	Sealed bool `json:"z,omitempty"`
 	// Scopes are those of the key that executed the request: a replay goes
 	// only to a key holding all of them (replayable). None on records
 	// written before they were kept.

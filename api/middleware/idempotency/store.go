@@ -1,7 +1,6 @@
 package idempotency
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -25,6 +24,8 @@ type row struct {
 	Status      *int   `bun:"status"`
 	ContentType string `bun:"content_type"`
 	Response    []byte `bun:"response"`
+	// Sealed says Response is sealed (false on rows written before).
+	Sealed bool `bun:"response_sealed"`
 	// Scopes are those of the key that executed the request (nil on rows
 	// written before they were recorded).
 	Scopes []string `bun:"scopes,array"`
@@ -38,7 +39,7 @@ func (r *row) ttl(retention time.Duration) time.Duration {
 }
 
 func (r *row) record() record {
-	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Scopes: r.Scopes}
+	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Sealed: r.Sealed, Scopes: r.Scopes}
 }
 
 func (r *row) done() bool { return r.Status != nil }
@@ -58,7 +59,7 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 		VALUES (?, ?, ?)
 		ON CONFLICT (organization_id, key) DO UPDATE
 		SET fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, response = NULL,
-		    created_at = clock_timestamp(), completed_at = NULL
+		    response_sealed = false, scopes = NULL, created_at = clock_timestamp(), completed_at = NULL
 		WHERE idempotency_keys.created_at < clock_timestamp() - make_interval(secs => ?)
 		RETURNING true`, org, key, fp, seconds(retention)).Scan(ctx, &owned)
 	if err == nil {
@@ -81,7 +82,7 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*row, error) {
 	r := new(row)
 	err := db.NewRaw(`
-		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, scopes,
+		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, response_sealed, scopes,
 		       extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_seconds
 		FROM idempotency_keys
 		WHERE organization_id = ? AND key = ?
@@ -100,9 +101,9 @@ func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention 
 func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, rec record) error {
 	_, err := tx.NewRaw(`
 		UPDATE idempotency_keys
-		SET status = ?, content_type = ?, response = ?, scopes = ?, completed_at = clock_timestamp()
+		SET status = ?, content_type = ?, response = ?, response_sealed = ?, scopes = ?, completed_at = clock_timestamp()
 		WHERE organization_id = ? AND key = ?`,
-		rec.Status, rec.ContentType, bytes.Clone(rec.Body), pgdialect.Array(rec.Scopes), org, key).Exec(ctx)
+		rec.Status, rec.ContentType, rec.Body, rec.Sealed, pgdialect.Array(rec.Scopes), org, key).Exec(ctx)
 	return database.Error(err)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/platform/webhook"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -23,7 +24,7 @@ type NewEndpoint struct {
 // CreateEndpoint registers an endpoint of org with a new signing secret,
 // stored sealed by s under the endpoint's id, and returns it with the
 // secret in the clear (the only time it is shown).
-func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *webhook.Sealer, in NewEndpoint) (*CreatedEndpoint, error) {
+func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, in NewEndpoint) (*CreatedEndpoint, error) {
 	secret, err := webhook.NewSecret()
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func DeleteEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 }
 
 // Secret opens the signing secret of e.
-func Secret(s *webhook.Sealer, e *Endpoint) (string, error) {
+func Secret(s *seal.Sealer, e *Endpoint) (string, error) {
 	plain, err := s.Open(e.SealedSecret, e.ID[:])
 	return string(plain), err
 }

@@ -10,6 +10,7 @@ import (
 
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/platform/webhook"
 )
 
@@ -20,7 +21,7 @@ const fanOutBatch = 500
 // them, until Stop.
 type Worker struct {
 	db      *bun.DB
-	sealer  *webhook.Sealer
+	sealer  *seal.Sealer
 	log     *slog.Logger
 	cfg     config.Webhook
 	backoff webhook.Backoff
@@ -33,7 +34,7 @@ type Worker struct {
 
 // Start runs a worker with cfg.Workers delivery slots; it returns nil when
 // cfg.Workers is 0 (delivery off in this process).
-func Start(db *bun.DB, sealer *webhook.Sealer, log *slog.Logger, cfg config.Webhook) *Worker {
+func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook) *Worker {
 	if cfg.Workers <= 0 {
 		log.Info("webhook delivery is off in this process (EVENTAPI_WEBHOOK_WORKERS=0)")
 		return nil
