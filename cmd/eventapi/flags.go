@@ -3,17 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 )
 
-// newFlags returns a flag set that reports errors instead of exiting.
+// newFlags returns a subcommand's flag set. The flag package prints
+// nothing: parse answers --help and reports a bad flag itself.
 func newFlags(name string) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -21,12 +25,23 @@ func newFlags(name string) (*flag.FlagSet, *string) {
 	return fs, output
 }
 
-// parse parses args (flags may follow positional arguments) and checks --output.
+// helpText is the answer to --help (or -h): run prints it on stdout and
+// exits 0.
+type helpText string
+
+func (h helpText) Error() string { return string(h) }
+
+// parse parses args (flags may follow positional arguments) and checks
+// --output. A flag it cannot parse is a usage error followed by the flag list.
 func parse(fs *flag.FlagSet, output *string, args []string) ([]string, error) {
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", fs.Name(), flagList(fs)))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v\n\n%s", errUsage, fs.Name(), err, flagList(fs))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -39,6 +54,44 @@ func parse(fs *flag.FlagSet, output *string, args []string) ([]string, error) {
 		return nil, fmt.Errorf("%w: --output must be text or json", errUsage)
 	}
 	return positional, nil
+}
+
+// flagList lists every flag of fs with its description and default.
+func flagList(fs *flag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString("flags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "\n  %s\n        %s", strings.TrimSpace("--"+f.Name+" "+arg), usage)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(&b, " (default %s)", f.DefValue)
+		}
+	})
+	return b.String()
+}
+
+// requiredID reads the UUID flag name, which must be given.
+func requiredID(name, v string) (uuid.UUID, error) {
+	if v == "" {
+		return uuid.Nil, fmt.Errorf("%w: --%s is required", errUsage, name)
+	}
+	id, err := optionalID(name, v)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return *id, nil
+}
+
+// optionalID reads the UUID flag name; not given ("") is nil.
+func optionalID(name, v string) (*uuid.UUID, error) {
+	if v == "" {
+		return nil, nil
+	}
+	id, err := uuid.Parse(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --%s: not a UUID: %q", errUsage, name, v)
+	}
+	return &id, nil
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -21,16 +21,19 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	name := fs.String("name", "", "key name")
 	scopes := fs.String("scopes", "", "comma-separated scopes, or all")
 	mode := fs.String("mode", "live", "live, test or legacy")
-	expires := fs.String("expires", "", "optional expiry (RFC 3339)")
+	expires := fs.String("expires", "", "optional expiry, RFC 3339 and in the future")
 	pos, err := parse(fs, output, args[1:])
 	if err != nil {
 		return err
 	}
 	switch args[0] {
 	case "create":
-		orgID, err := uuid.Parse(*org)
-		if err != nil || *name == "" || len(pos) != 0 {
+		if *name == "" || len(pos) != 0 {
 			return fmt.Errorf("%w: keys create --org ID --name N --scopes a,b|all --mode live|test|legacy", errUsage)
+		}
+		orgID, err := requiredID("org", *org)
+		if err != nil {
+			return err
 		}
 		ss, err := tenancy.ParseScopes(*scopes)
 		if err != nil {
@@ -44,7 +47,11 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if *expires != "" {
 			t, err := time.Parse(time.RFC3339, *expires)
 			if err != nil {
-				return fmt.Errorf("%w: --expires must be RFC 3339", errUsage)
+				return fmt.Errorf("%w: --expires must be RFC 3339, such as 2030-01-31T00:00:00Z", errUsage)
+			}
+			// A key that can never authenticate is never what was meant.
+			if !t.After(time.Now()) {
+				return fmt.Errorf("%w: --expires is in the past", errUsage)
 			}
 			nk.ExpiresAt = &t
 		}
@@ -63,15 +70,18 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
 		return nil
 	case "list":
-		orgID, err := uuid.Parse(*org)
+		orgID, err := requiredID("org", *org)
 		if err != nil {
-			return fmt.Errorf("%w: keys list --org ID", errUsage)
+			return err
 		}
 		db, _, err := openDB(ctx)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
+		if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
+			return err
+		}
 		ks, err := tenancy.ListKeys(ctx, db, orgID)
 		if err != nil {
 			return err

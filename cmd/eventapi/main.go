@@ -11,7 +11,8 @@
 //	eventapi requests list --org ID [--since 24h|RFC3339] [--status 429|4xx] ...
 //	eventapi demo
 //
-// Admin commands take --output json to print one JSON object on stdout.
+// Every command lists its flags with --help. Admin commands take --output
+// json to print one JSON object on stdout.
 package main
 
 import (
@@ -56,6 +57,14 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := command(ctx, args, stdout, stderr)
+	if help, ok := errors.AsType[helpText](err); ok {
+		_, err = io.WriteString(stdout, string(help))
+	}
+	return err
+}
+
+func command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: a command is required", errUsage)
@@ -75,8 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "demo":
 		return demoCmd(ctx, rest, stdout)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return helpText(usage)
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -111,3 +112,26 @@ func TestAdminCommandsPrintJSON(t *testing.T) {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// cliCase is one invocation and how it must end: want "" is success, else
+// an error containing want, a usage error (exit 2) exactly when usage is set.
+type cliCase struct {
+	args  []string
+	usage bool
+	want  string
+}
+
+func runCases(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := runCLI(t, c.args...)
+		switch {
+		case c.want == "":
+			if err != nil {
+				t.Errorf("%v: %v, want success", c.args, err)
+			}
+		case err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, errUsage) != c.usage:
+			t.Errorf("%v: err = %v, want an error containing %q (usage error: %v)", c.args, err, c.want, c.usage)
+		}
+	}
+}

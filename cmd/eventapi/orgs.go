@@ -18,7 +18,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	name := fs.String("name", "", "organization name")
 	sandboxOf := fs.String("sandbox-of", "", "parent organization id (creates its sandbox)")
 	guard := fs.String("stock-guard", "", "block, warn or off")
-	rate := fs.Int("rate-limit", -1, "v2 requests per window (0 clears the override)")
+	rate := fs.Int("rate-limit", -1, "v2 requests per window (0 clears the override, -1 leaves it)")
 	pos, err := parse(fs, output, args[1:])
 	if err != nil {
 		return err
@@ -28,13 +28,9 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if *name == "" || len(pos) != 0 {
 			return fmt.Errorf("%w: orgs create --name N [--sandbox-of ID]", errUsage)
 		}
-		var parent *uuid.UUID
-		if *sandboxOf != "" {
-			id, err := uuid.Parse(*sandboxOf)
-			if err != nil {
-				return fmt.Errorf("%w: --sandbox-of must be an organization id", errUsage)
-			}
-			parent = &id
+		parent, err := optionalID("sandbox-of", *sandboxOf)
+		if err != nil {
+			return err
 		}
 		db, _, err := openDB(ctx)
 		if err != nil {

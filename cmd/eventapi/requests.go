@@ -4,19 +4,24 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
+
+// maxListed bounds requests list --limit.
+const maxListed = 10_000
 
 // requestsCmd reads an organization's request log, newest first:
 //
 //	eventapi requests list --org ID [--since 24h|RFC3339] [--until RFC3339]
 //	  [--status 429|4xx] [--method M] [--route T] [--key ID] [--request-id R] [--limit N]
+//
+// An organization that does not exist is an error, not an empty log.
 func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	const use = "requests list --org ID [--since 24h|RFC3339] [--until RFC3339] [--status 429|4xx] [--method M] [--route T] [--key ID] [--request-id R] [--limit N]"
 	if len(args) == 0 || args[0] != "list" {
@@ -31,14 +36,21 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	route := fs.String("route", "", "route template, such as /api/v2/events/{id}")
 	key := fs.String("key", "", "API key id")
 	reqID := fs.String("request-id", "", "one request's X-Request-Id")
-	limit := fs.Int("limit", 100, "most records printed (1 to 10000)")
+	limitArg := fs.String("limit", "100", fmt.Sprintf("most records printed, `N` from 1 to %d", maxListed))
 	pos, err := parse(fs, output, args[1:])
 	if err != nil {
 		return err
 	}
-	orgID, err := uuid.Parse(*org)
-	if err != nil || len(pos) != 0 || *limit < 1 || *limit > 10_000 {
+	if len(pos) != 0 {
 		return fmt.Errorf("%w: %s", errUsage, use)
+	}
+	orgID, err := requiredID("org", *org)
+	if err != nil {
+		return err
+	}
+	limit, err := strconv.Atoi(*limitArg)
+	if err != nil || limit < 1 || limit > maxListed {
+		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, *limitArg)
 	}
 	f := requestlog.Filter{Method: strings.ToUpper(*method), Route: *route, RequestID: *reqID}
 	if *status != "" {
@@ -48,12 +60,8 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		f.Status, f.StatusClass = sf.Status, sf.StatusClass
 	}
-	if *key != "" {
-		id, err := uuid.Parse(*key)
-		if err != nil {
-			return fmt.Errorf("%w: --key must be a key id", errUsage)
-		}
-		f.KeyID = &id
+	if f.KeyID, err = optionalID("key", *key); err != nil {
+		return err
 	}
 	now := time.Now()
 	for _, q := range []struct {
@@ -69,12 +77,18 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		*q.dst = &t
 	}
+	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
+		return fmt.Errorf("%w: --since must be before --until", errUsage)
+	}
 	db, _, err := openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	recs, more, err := requestlog.List(ctx, db, orgID, f, nil, *limit)
+	if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
+		return err
+	}
+	recs, more, err := requestlog.List(ctx, db, orgID, f, nil, limit)
 	if err != nil {
 		return err
 	}
@@ -96,7 +110,7 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			r.RequestID, r.Method, route, r.Status, code, r.DurationMS, r.Path)
 	}
 	if more {
-		fmt.Fprintf(stdout, "(more than %d records; narrow with --since/--until or raise --limit)\n", *limit)
+		fmt.Fprintf(stdout, "(more than %d records; narrow with --since/--until or raise --limit)\n", limit)
 	}
 	return nil
 }

@@ -90,3 +90,32 @@ func TestRequestsListAndKeyLastUsed(t *testing.T) {
 		t.Fatalf("used key has no last_used_at: %v %v", keys, err)
 	}
 }
+
+// TestRequestsListRefusesBadArguments: a bad value names its flag and what
+// it accepts; --since not before --until is refused; an organization that
+// does not exist is an error (exit 1), not an empty log.
+func TestRequestsListRefusesBadArguments(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	org, err := runCLI(t, "orgs", "create", "--name", "Quiet", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(args ...string) []string {
+		return append([]string{"requests", "list", "--org", org["id"].(string)}, args...)
+	}
+	at := "2030-01-01T00:00:00Z"
+	runCases(t, []cliCase{
+		{list(), false, ""},
+		{list("--since", "2h", "--until", "1h", "--limit", "10000"), false, ""},
+		{list("--limit", "0"), true, `--limit must be between 1 and 10000: "0"`},
+		{list("--limit", "10001"), true, "--limit must be between 1 and 10000"},
+		{list("--limit", "abc"), true, `--limit must be between 1 and 10000: "abc"`},
+		{list("--org", "not-a-uuid"), true, `--org: not a UUID: "not-a-uuid"`},
+		{[]string{"requests", "list", "--status", "429"}, true, "--org is required"},
+		{list("--key", "k1"), true, `--key: not a UUID: "k1"`},
+		{list("--since", "yesterday"), true, `--since: "yesterday" is neither RFC 3339 nor a duration such as 24h`},
+		{list("--since", "1h", "--until", "2h"), true, "--since must be before --until"},
+		{list("--since", at, "--until", at), true, "--since must be before --until"},
+		{list("--org", uuid.NewString()), false, "organization not found"},
+	})
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
+)
+
+// TestKeysRefuseBadArguments: a bad --org names the flag; an --expires in
+// the past is refused, since such a key could never authenticate; an
+// organization that does not exist is an error, not an empty list.
+func TestKeysRefuseBadArguments(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	org, err := runCLI(t, "orgs", "create", "--name", "Keyed", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := org["id"].(string)
+	create := func(args ...string) []string {
+		return append([]string{"keys", "create", "--org", id, "--name", "n", "--scopes", "all"}, args...)
+	}
+	runCases(t, []cliCase{
+		{create("--expires", time.Now().Add(time.Hour).Format(time.RFC3339)), false, ""},
+		{create("--expires", "2001-01-01T00:00:00Z"), true, "--expires is in the past"},
+		{create("--expires", time.Now().Add(-time.Second).Format(time.RFC3339)), true, "--expires is in the past"},
+		{create("--expires", "tomorrow"), true, "--expires must be RFC 3339"},
+		{create("--org", "not-a-uuid"), true, `--org: not a UUID: "not-a-uuid"`},
+		{[]string{"keys", "create", "--name", "n", "--scopes", "all"}, true, "--org is required"},
+		{create("--org", uuid.NewString()), false, "organization not found"},
+		{[]string{"keys", "list", "--org", "x"}, true, `--org: not a UUID: "x"`},
+		{[]string{"keys", "list"}, true, "--org is required"},
+		{[]string{"keys", "list", "--org", id}, false, ""},
+		{[]string{"keys", "list", "--org", uuid.NewString()}, false, "organization not found"},
+	})
+}
