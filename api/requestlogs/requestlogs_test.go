@@ -58,8 +58,10 @@ func TestOrganizationSeesItsOwnRequests(t *testing.T) {
 	first := a.Do("POST", "/api/v2/clients", map[string]any{"name": "Keyed"}, "Idempotency-Key", "log-1")
 	replay := a.Do("POST", "/api/v2/clients", map[string]any{"name": "Keyed"}, "Idempotency-Key", "log-1")
 	denied := env.Send(apitest.Request{Method: "GET", Path: "/api/v2/clients", Key: limited})
-	if list.Status != 200 || missing.Status != 404 || first.Status != 201 || replay.Status != 201 || denied.Status != 403 {
-		t.Fatalf("setup: %d %d %d %d %d", list.Status, missing.Status, first.Status, replay.Status, denied.Status)
+	notAllowed := a.Do("PUT", "/api/v2/clients/"+uuid.NewString(), map[string]any{"name": "X"})
+	if list.Status != 200 || missing.Status != 404 || first.Status != 201 || replay.Status != 201 || denied.Status != 403 ||
+		notAllowed.Status != 405 {
+		t.Fatalf("setup: %d %d %d %d %d %d", list.Status, missing.Status, first.Status, replay.Status, denied.Status, notAllowed.Status)
 	}
 	if replay.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("second keyed POST was not replayed")
@@ -80,6 +82,7 @@ func TestOrganizationSeesItsOwnRequests(t *testing.T) {
 		{"keyed write", first, "POST", "/api/v2/clients", 201, nil, false},
 		{"replay", replay, "POST", "/api/v2/clients", 201, nil, true},
 		{"scope refused", denied, "GET", "/api/v2/clients", 403, "insufficient_scope", false},
+		{"method not allowed on a known path", notAllowed, "PUT", "/api/v2/clients/{id}", 405, "method_not_allowed", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,7 +115,7 @@ func TestOrganizationSeesItsOwnRequests(t *testing.T) {
 
 	// Filters narrow A's log; the list is newest first.
 	for q, want := range map[string]int{
-		"?status=404": 1, "?status=4xx": 2, "?method=POST": 2, "?route=" + url.QueryEscape("/api/v2/clients/{id}"): 1,
+		"?status=404": 1, "?status=4xx": 3, "?method=POST": 2, "?route=" + url.QueryEscape("/api/v2/clients/{id}"): 2,
 	} {
 		res := a.Get(base + q)
 		if res.Status != 200 || len(res.List()) != want {

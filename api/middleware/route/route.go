@@ -5,7 +5,9 @@
 // Fiber's c.Route() is the template only when a route handler ran; a request
 // answered by middleware (401, 429) stops at the group's prefix. The Resolver
 // then matches the path against the app's routes itself, in registration
-// order as Fiber does.
+// order as Fiber does. A path that exists under other methods only (a 405)
+// is named by its template too: the route is null only for an unknown path
+// (docs/observability.md).
 package route
 
 import (
@@ -23,6 +25,7 @@ type Resolver struct {
 	once  sync.Once
 	known map[string]string     // "METHOD fiberpath" -> template
 	byM   map[string][]template // method -> routes in registration order
+	all   []template            // every method's routes in registration order
 }
 
 type template struct {
@@ -42,12 +45,14 @@ func (r *Resolver) load() {
 			continue
 		}
 		r.known[key] = name
-		r.byM[rt.Method] = append(r.byM[rt.Method], template{segs: split(rt.Path), name: name})
+		t := template{segs: split(rt.Path), name: name}
+		r.byM[rt.Method] = append(r.byM[rt.Method], t)
+		r.all = append(r.all, t)
 	}
 }
 
-// Of returns the template of c's request, or "" when no route matches (an
-// unknown path).
+// Of returns the template of c's request, or "" when no route of any method
+// matches (an unknown path).
 func (r *Resolver) Of(c *fiber.Ctx) string {
 	r.once.Do(r.load)
 	method := c.Method()
@@ -60,13 +65,16 @@ func (r *Resolver) Of(c *fiber.Ctx) string {
 }
 
 // Match returns the template of the first route of method whose pattern
-// matches path, or "".
+// matches path; failing that, of the first route of any method (a method the
+// path does not allow); or "".
 func (r *Resolver) Match(method, path string) string {
 	r.once.Do(r.load)
 	segs := split(path)
-	for _, t := range r.byM[method] {
-		if matches(t.segs, segs) {
-			return t.name
+	for _, routes := range [][]template{r.byM[method], r.all} {
+		for _, t := range routes {
+			if matches(t.segs, segs) {
+				return t.name
+			}
 		}
 	}
 	return ""

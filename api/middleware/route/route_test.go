@@ -24,6 +24,7 @@ func TestTemplate(t *testing.T) {
 
 // TestResolverNamesMiddlewareAnswers checks that a request answered by group
 // middleware (as the rate limiter's 429 is) still gets its route's template,
+// that a path answered 405 (allowed under other methods only) is named too,
 // and that an unknown path gets none.
 func TestResolverNamesMiddlewareAnswers(t *testing.T) {
 	app := fiber.New()
@@ -55,7 +56,10 @@ func TestResolverNamesMiddlewareAnswers(t *testing.T) {
 		{"POST", "/api/v2/events/1/items/2", true, "/api/v2/events/{id}/items/{item_id}"},
 		{"GET", "/api/v2/events/", true, "/api/v2/events"},
 		{"GET", "/api/v2/nothing/here", true, ""},
-		{"DELETE", "/api/v2/events/42", true, ""},
+		{"DELETE", "/api/v2/events/42", true, "/api/v2/events/{id}"},
+		{"DELETE", "/api/v2/events/42", false, "/api/v2/events/{id}"},
+		{"POST", "/api/v2/events", false, "/api/v2/events"},
+		{"DELETE", "/api/v2/nothing/here", false, ""},
 	}
 	for _, tt := range tests {
 		got = "unset"
