@@ -25,7 +25,7 @@ import (
 	"github.com/eventapi/eventapi/api/middleware/recoverer"
 	"github.com/eventapi/eventapi/api/middleware/requestid"
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
-	routetemplate "github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/middleware/tracing"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/picklists"
@@ -126,13 +126,12 @@ func New(d Deps) *fiber.App {
 		// not JSON.
 		DisablePreParseMultipartForm: true,
 	})
-	allowed := &routeTable{}
-	guard(app, errorHandler, allowed)
+	routes := route.New(app)
+	guard(app, errorHandler, routes)
 
 	app.Use(requestid.New())
 	app.Use(d.Drain.closeWhileDraining)
 	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
-	routes := routetemplate.New(app)
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler}))
@@ -181,7 +180,7 @@ func New(d Deps) *fiber.App {
 
 	// Last: anything unmatched is 405 when the path exists with another
 	// method, else 404, both in the envelope.
-	app.Use(fallback(app, allowed))
+	app.Use(fallback(routes))
 	return app
 }
 

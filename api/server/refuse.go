@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -29,7 +30,7 @@ const (
 // oversized request line or header block, a body over the limit,
 // conflicting framing) answered in the envelope by errorHandler, and the
 // per-connection bookkeeping of conn.
-func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *routeTable) {
+func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
 	srv := app.Server()
 	render := func(fctx *fasthttp.RequestCtx, err error) {
 		c := app.AcquireCtx(fctx)
@@ -60,7 +61,7 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *routeTable) 
 			fctx.SetConnectionClose()
 			// The path as sent, which is what the router matches (Path()
 			// would be cleaned and unescaped).
-			render(fctx, routes.notAllowed(app, method, string(fctx.URI().PathOriginal())))
+			render(fctx, notAllowed(routes, method, string(fctx.URI().PathOriginal())))
 			return
 		}
 		next(fctx)

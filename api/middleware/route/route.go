@@ -1,53 +1,64 @@
-// Package route names the route template a request matched, in the OpenAPI
-// form (/api/v2/events/{id}), for span names, metric labels and the request
-// log. It is never the raw path, so it is safe as a low-cardinality label.
+// Package route matches request paths against an app's routes, the one
+// place that does so outside Fiber's router. It names the route template a
+// request matched, in the OpenAPI form (/api/v2/events/{id}), for span
+// names, metric labels and the request log, and lists the methods a path
+// allows, for 405 answers. A template is never the raw path, so it is safe
+// as a low-cardinality label.
 //
-// Fiber's c.Route() is the template only when a route handler ran; a request
-// answered by middleware (401, 429) stops at the group's prefix. The Resolver
-// then matches the path against the app's routes itself, in registration
-// order as Fiber does. A path that exists under other methods only (a 405)
-// is named by its template too: the route is null only for an unknown path
+// Fiber's c.Route() is the template only when a route handler ran; a
+// request answered by middleware (401, 429) stops at the group's prefix, and
+// one no route serves (404, 405) at the last middleware. The Resolver then
+// matches the path itself, reading it as the router does: case folded unless
+// the app is case sensitive, trailing slashes dropped unless it is strict,
+// every other empty segment kept (so "//api/v2/events" matches nothing, as
+// in the router). A path that exists under other methods only (a 405) is
+// named by its template too: the route is null only for an unknown path
 // (docs/observability.md).
 package route
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
 )
 
-// Resolver finds route templates for one app. Build it before the app serves
-// and use it from any goroutine; it reads the routes on first use, when
-// every route is registered.
+// Resolver matches paths against one app's routes. Build it before the app
+// serves and use it from any goroutine; it reads the routes on first use,
+// when every route is registered.
 type Resolver struct {
-	app   *fiber.App
-	once  sync.Once
-	known map[string]string     // "METHOD fiberpath" -> template
-	byM   map[string][]template // method -> routes in registration order
-	all   []template            // every method's routes in registration order
+	app  *fiber.App
+	once sync.Once
+	// strict and caseSensitive are the router's settings that decide which
+	// paths match.
+	strict, caseSensitive bool
+	known                 map[string]string // "METHOD fiberpath" -> template
+	routes                []route           // in registration order
 }
 
-type template struct {
-	segs []string
-	name string
+// route is a registered route with its pattern split once into segments.
+type route struct {
+	method string
+	segs   []string
+	name   string
 }
 
 // New returns a Resolver for app.
 func New(app *fiber.App) *Resolver { return &Resolver{app: app} }
 
 func (r *Resolver) load() {
-	r.known, r.byM = map[string]string{}, map[string][]template{}
+	cfg := r.app.Config()
+	r.strict, r.caseSensitive = cfg.StrictRouting, cfg.CaseSensitive
+	r.known = map[string]string{}
 	for _, rt := range r.app.GetRoutes(true) {
-		name := Template(rt.Path)
 		key := rt.Method + " " + rt.Path
 		if _, dup := r.known[key]; dup {
 			continue
 		}
+		name := Template(rt.Path)
 		r.known[key] = name
-		t := template{segs: split(rt.Path), name: name}
-		r.byM[rt.Method] = append(r.byM[rt.Method], t)
-		r.all = append(r.all, t)
+		r.routes = append(r.routes, route{method: rt.Method, segs: r.split(rt.Path), name: name})
 	}
 }
 
@@ -69,24 +80,58 @@ func (r *Resolver) Of(c *fiber.Ctx) string {
 // path does not allow); or "".
 func (r *Resolver) Match(method, path string) string {
 	r.once.Do(r.load)
-	segs := split(path)
-	for _, routes := range [][]template{r.byM[method], r.all} {
-		for _, t := range routes {
-			if matches(t.segs, segs) {
-				return t.name
-			}
+	segs := r.split(path)
+	other := ""
+	for _, rt := range r.routes {
+		if !matches(rt.segs, segs) {
+			continue
+		}
+		if rt.method == method {
+			return rt.name
+		}
+		if other == "" {
+			other = rt.name
 		}
 	}
-	return ""
+	return other
 }
 
+// Allow returns the methods other than method (and HEAD, which comes with
+// GET) registered on path, sorted; none for an unknown path.
+func (r *Resolver) Allow(method, path string) []string {
+	r.once.Do(r.load)
+	segs := r.split(path)
+	allow := []string{}
+	for _, rt := range r.routes {
+		if rt.method != method && rt.method != fiber.MethodHead && !slices.Contains(allow, rt.method) && matches(rt.segs, segs) {
+			allow = append(allow, rt.method)
+		}
+	}
+	slices.Sort(allow)
+	return allow
+}
+
+// split cuts a path or pattern into segments as the router reads it.
+func (r *Resolver) split(p string) []string {
+	if !r.caseSensitive {
+		p = strings.ToLower(p)
+	}
+	if !r.strict && len(p) > 1 {
+		p = strings.TrimRight(p, "/")
+	}
+	return strings.Split(p, "/")
+}
+
+// matches matches a pattern's segments against a path's: a :param matches
+// one non-empty segment, or none when it is the last and optional (:id?);
+// a wildcard (* or +) matches the rest.
 func matches(pattern, path []string) bool {
 	for i, p := range pattern {
 		if p == "*" || strings.HasPrefix(p, "+") {
 			return true
 		}
 		if i >= len(path) {
-			return strings.HasSuffix(p, "?") && strings.HasPrefix(p, ":") && i == len(pattern)-1
+			return i == len(pattern)-1 && strings.HasPrefix(p, ":") && strings.HasSuffix(p, "?")
 		}
 		if strings.HasPrefix(p, ":") {
 			if path[i] == "" {
@@ -94,19 +139,11 @@ func matches(pattern, path []string) bool {
 			}
 			continue
 		}
-		if !strings.EqualFold(p, path[i]) {
+		if p != path[i] {
 			return false
 		}
 	}
 	return len(pattern) == len(path)
-}
-
-func split(p string) []string {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return nil
-	}
-	return strings.Split(p, "/")
 }
 
 // Template renders a Fiber path in OpenAPI form: :id becomes {id}.

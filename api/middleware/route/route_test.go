@@ -3,6 +3,7 @@ package route
 import (
 	"io"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -74,6 +75,48 @@ func TestResolverNamesMiddlewareAnswers(t *testing.T) {
 		_, _ = io.Copy(io.Discard, res.Body)
 		if got != tt.want {
 			t.Errorf("%s %s (refused=%v): route %q, want %q", tt.method, tt.path, tt.refuse, got, tt.want)
+		}
+	}
+}
+
+// TestMatchReadsPathsAsTheRouter: paths are matched as Fiber's router reads
+// them at its defaults (neither strict nor case sensitive): trailing
+// slashes and case ignored, other empty segments kept. Match names a path
+// served under another method only; Allow lists those methods.
+func TestMatchReadsPathsAsTheRouter(t *testing.T) {
+	app := fiber.New()
+	ok := func(c *fiber.Ctx) error { return nil }
+	app.Get("/api/v2/clients", ok)
+	app.Post("/api/v2/clients", ok)
+	app.Get("/api/v2/clients/:id", ok)
+	app.Patch("/api/v2/clients/:id", ok)
+	app.Get("/files/*", ok)
+	r := New(app)
+
+	tests := []struct {
+		method, path string
+		route        string
+		allow        string
+	}{
+		{"GET", "/api/v2/clients", "/api/v2/clients", "POST"},
+		{"GET", "/api/v2/clients/123", "/api/v2/clients/{id}", "PATCH"},
+		{"DELETE", "/api/v2/clients/123", "/api/v2/clients/{id}", "GET PATCH"},
+		{"GET", "/api/v2/clients/123/", "/api/v2/clients/{id}", "PATCH"},
+		{"GET", "/api/v2/clients/", "/api/v2/clients", "POST"},
+		{"GET", "/API/V2/Clients", "/api/v2/clients", "POST"},
+		{"GET", "/api/v2/crew/123", "", ""},
+		{"GET", "/api/v2/clients/123/items", "", ""},
+		{"GET", "/api/v2/clients//123", "", ""},
+		{"GET", "//api/v2/clients", "", ""},
+		{"GET", "/api/v2//clients", "", ""},
+		{"GET", "/files/a/b", "/files/{path}", ""},
+	}
+	for _, tt := range tests {
+		if got := r.Match(tt.method, tt.path); got != tt.route {
+			t.Errorf("Match(%s %s) = %q, want %q", tt.method, tt.path, got, tt.route)
+		}
+		if got := strings.Join(r.Allow(tt.method, tt.path), " "); got != tt.allow {
+			t.Errorf("Allow(%s %s) = %q, want %q", tt.method, tt.path, got, tt.allow)
 		}
 	}
 }
