@@ -7939,7 +7939,10 @@ type ClientInterface interface {
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 	// visible in `GET /changes` after its registration, and none that was visible before. The URL
 	// must be `https` and its host must resolve to public addresses only. The answer carries the
-	// signing `secret`, shown this once. Scopes: `webhooks:write`.
+	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+	// must also hold a read scope of every object type subscribed to (`quotes:read` for
+	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+	// the first type it cannot read. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7952,7 +7955,10 @@ type ClientInterface interface {
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 	// visible in `GET /changes` after its registration, and none that was visible before. The URL
 	// must be `https` and its host must resolve to public addresses only. The answer carries the
-	// signing `secret`, shown this once. Scopes: `webhooks:write`.
+	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+	// must also hold a read scope of every object type subscribed to (`quotes:read` for
+	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+	// the first type it cannot read. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7978,7 +7984,10 @@ type ClientInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Scopes: `webhooks:write`.
+	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// of every object type the endpoint is subscribed to once changed (as on registration), since
+	// it decides where those records go: a key that could not read them cannot redirect them.
+	// Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7990,7 +7999,10 @@ type ClientInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Scopes: `webhooks:write`.
+	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// of every object type the endpoint is subscribed to once changed (as on registration), since
+	// it decides where those records go: a key that could not read them cannot redirect them.
+	// Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9611,7 +9623,10 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 // visible in `GET /changes` after its registration, and none that was visible before. The URL
 // must be `https` and its host must resolve to public addresses only. The answer carries the
-// signing `secret`, shown this once. Scopes: `webhooks:write`.
+// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+// must also hold a read scope of every object type subscribed to (`quotes:read` for
+// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+// the first type it cannot read. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9634,7 +9649,10 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 // visible in `GET /changes` after its registration, and none that was visible before. The URL
 // must be `https` and its host must resolve to public addresses only. The answer carries the
-// signing `secret`, shown this once. Scopes: `webhooks:write`.
+// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+// must also hold a read scope of every object type subscribed to (`quotes:read` for
+// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+// the first type it cannot read. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9690,7 +9708,10 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Scopes: `webhooks:write`.
+// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// of every object type the endpoint is subscribed to once changed (as on registration), since
+// it decides where those records go: a key that could not read them cannot redirect them.
+// Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9712,7 +9733,10 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Scopes: `webhooks:write`.
+// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// of every object type the endpoint is subscribed to once changed (as on registration), since
+// it decides where those records go: a key that could not read them cannot redirect them.
+// Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14542,7 +14566,10 @@ type ClientWithResponsesInterface interface {
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 	// visible in `GET /changes` after its registration, and none that was visible before. The URL
 	// must be `https` and its host must resolve to public addresses only. The answer carries the
-	// signing `secret`, shown this once. Scopes: `webhooks:write`.
+	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+	// must also hold a read scope of every object type subscribed to (`quotes:read` for
+	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+	// the first type it cannot read. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14555,7 +14582,10 @@ type ClientWithResponsesInterface interface {
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 	// visible in `GET /changes` after its registration, and none that was visible before. The URL
 	// must be `https` and its host must resolve to public addresses only. The answer carries the
-	// signing `secret`, shown this once. Scopes: `webhooks:write`.
+	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+	// must also hold a read scope of every object type subscribed to (`quotes:read` for
+	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+	// the first type it cannot read. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14585,7 +14615,10 @@ type ClientWithResponsesInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Scopes: `webhooks:write`.
+	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// of every object type the endpoint is subscribed to once changed (as on registration), since
+	// it decides where those records go: a key that could not read them cannot redirect them.
+	// Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14597,7 +14630,10 @@ type ClientWithResponsesInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Scopes: `webhooks:write`.
+	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// of every object type the endpoint is subscribed to once changed (as on registration), since
+	// it decides where those records go: a key that could not read them cannot redirect them.
+	// Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27130,7 +27166,10 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 // visible in `GET /changes` after its registration, and none that was visible before. The URL
 // must be `https` and its host must resolve to public addresses only. The answer carries the
-// signing `secret`, shown this once. Scopes: `webhooks:write`.
+// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+// must also hold a read scope of every object type subscribed to (`quotes:read` for
+// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+// the first type it cannot read. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27149,7 +27188,10 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
 // visible in `GET /changes` after its registration, and none that was visible before. The URL
 // must be `https` and its host must resolve to public addresses only. The answer carries the
-// signing `secret`, shown this once. Scopes: `webhooks:write`.
+// signing `secret`, shown this once. Since each delivery carries the whole record, the key
+// must also hold a read scope of every object type subscribed to (`quotes:read` for
+// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
+// the first type it cannot read. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27197,7 +27239,10 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Scopes: `webhooks:write`.
+// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// of every object type the endpoint is subscribed to once changed (as on registration), since
+// it decides where those records go: a key that could not read them cannot redirect them.
+// Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27215,7 +27260,10 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Scopes: `webhooks:write`.
+// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// of every object type the endpoint is subscribed to once changed (as on registration), since
+// it decides where those records go: a key that could not read them cannot redirect them.
+// Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/changes"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
@@ -35,6 +36,11 @@ func (h handlers) create(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	d := h.decode(ctx, in, true)
 	if err := in.Err(); err != nil {
+		return err
+	}
+	// An endpoint receives each change's whole record: subscribing must not
+	// reach what the key cannot read.
+	if err := changes.CheckReadable(ctx, d.events.Value, store.AllEvents); err != nil {
 		return err
 	}
 	e, err := store.CreateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, store.NewEndpoint{
@@ -78,7 +84,11 @@ func (h handlers) update(c *fiber.Ctx) error {
 	if d.events.Set {
 		p.EnabledEvents = d.events.Value
 	}
-	e, err := store.UpdateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, p)
+	// Any change (the URL above all) decides where the subscription's
+	// records go: the key must be able to read them all.
+	e, err := store.UpdateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, p, func(events []string) error {
+		return changes.CheckReadable(ctx, events, store.AllEvents)
+	})
 	if err != nil {
 		return err
 	}

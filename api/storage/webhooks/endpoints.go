@@ -2,6 +2,8 @@ package webhooks
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/platform/webhook"
 	"github.com/eventapi/eventapi/tenancy"
@@ -63,7 +66,40 @@ type EndpointPatch struct {
 
 // UpdateEndpoint applies p to the endpoint id of org. Setting status
 // enabled clears failing_since, so the endpoint starts a fresh run.
-func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch) (*Endpoint, error) {
+//
+// allow is given the subscription the endpoint will have (p's, else the
+// stored one) and refuses the change with an error; it runs with the row
+// locked, so no concurrent change of the subscription slips between the
+// check and the write.
+func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch,
+	allow func(enabledEvents []string) error) (*Endpoint, error) {
+	var out *Endpoint
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		events := p.EnabledEvents
+		if events == nil {
+			var stored []string
+			err := tx.NewSelect().Model((*Endpoint)(nil)).Column("enabled_events").
+				Where("organization_id = ? AND id = ?", org, id).For("UPDATE").Scan(ctx, pgdialect.Array(&stored))
+			if errors.Is(err, sql.ErrNoRows) {
+				return errs.NotFoundf(EndpointKind)
+			}
+			if err != nil {
+				return database.Error(err)
+			}
+			events = stored
+		}
+		if err := allow(events); err != nil {
+			return err
+		}
+		e, err := update(ctx, tx, org, id, p)
+		out = e
+		return err
+	})
+	return out, err
+}
+
+// update writes p to the endpoint id of org.
+func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch) (*Endpoint, error) {
 	var ch storage.Changes
 	ch.SetIf(p.URL != nil, "url", p.URL)
 	ch.SetIf(p.DescriptionSet, "description", p.Description)
