@@ -245,3 +245,44 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		}
 	})
 }
+
+// TestOneOfEachHeaderThatActs: a request carrying two Authorization headers
+// (which key acts would depend on the reader) is refused as unauthenticated,
+// on both surfaces, whichever key comes first; two Idempotency-Key headers
+// are a 422 on the header. Neither request writes anything.
+func TestOneOfEachHeaderThatActs(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewOrg("Alpha"), env.NewOrg("Bravo")
+	legacy := env.NewKey(a.ID, apikey.Legacy, tenancy.EquipmentRead)
+	base := env.Listen(t)
+	line := func(k string) string { return "Authorization: Bearer " + k + "\r\n" }
+	tests := []struct {
+		name, request string
+		v1            bool
+		status        int
+		code          string
+	}{
+		{"v2, two keys of two organizations", "GET /api/v2/health HTTP/1.1\r\nHost: t\r\n" + line(a.Key) + line(b.Key) + "\r\n", false, 401, "invalid_credentials"},
+		{"v2, the other order", "GET /api/v2/health HTTP/1.1\r\nHost: t\r\n" + line(b.Key) + line(a.Key) + "\r\n", false, 401, "invalid_credentials"},
+		{"v2, one key twice", "GET /api/v2/health HTTP/1.1\r\nHost: t\r\n" + line(a.Key) + line(a.Key) + "\r\n", false, 401, "invalid_credentials"},
+		{"v1, two keys", "GET /api/v1/equipment HTTP/1.1\r\nHost: t\r\n" + line(legacy) + line(b.Key) + "\r\n", true, 401, "UNAUTHORIZED"},
+		{"v2, two Idempotency-Keys", "POST /api/v2/clients HTTP/1.1\r\nHost: t\r\n" + line(a.Key) +
+			"Idempotency-Key: one\r\nIdempotency-Key: two\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{\"name\":\"Two\"}", false, 422, "validation_error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawExchange(t, base, tt.request, nil)
+			if tt.v1 {
+				assertV1Envelope(t, resp, body, tt.status, tt.code)
+			} else {
+				assertEnvelope(t, resp, body, tt.status, tt.code)
+			}
+		})
+	}
+	if r := a.Get("/api/v2/clients"); r.Status != 200 || len(r.List()) != 0 {
+		t.Fatalf("a refused request wrote: %d %s", r.Status, r.Body)
+	}
+	if r := a.Get("/api/v2/health"); r.Status != 200 {
+		t.Fatalf("one header still works: %d %s", r.Status, r.Body)
+	}
+}

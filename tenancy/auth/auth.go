@@ -18,8 +18,15 @@ import (
 // Middleware authenticates the bearer key of every request and stores the
 // principal in the request's user context. Failures are returned as
 // *errs.Error for the app's error handler to render.
+//
+// A request must carry one Authorization header: with two, which key acts
+// would depend on which one a reader takes (the server the first, a proxy
+// or a log perhaps the other), so it is refused like a missing key.
 func Middleware(a *tenancy.Authenticator) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if len(c.Request().Header.PeekAll(fiber.HeaderAuthorization)) > 1 {
+			return errTwoKeys
+		}
 		raw, ok := bearer(c.Get(fiber.HeaderAuthorization))
 		if !ok {
 			return tenancy.ErrInvalidCredentials
@@ -38,6 +45,8 @@ func Middleware(a *tenancy.Authenticator) fiber.Handler {
 		return c.Next()
 	}
 }
+
+var errTwoKeys = errs.New(errs.InvalidCredentials, "send exactly one Authorization header")
 
 func bearer(h string) (string, bool) {
 	const prefix = "bearer "

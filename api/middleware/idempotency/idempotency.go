@@ -140,6 +140,9 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	if !ValidKey(key) {
 		return ErrInvalidKey
 	}
+	if len(c.Request().Header.PeekAll(Header)) > 1 {
+		return errTwoKeys
+	}
 	ctx := c.UserContext()
 	p, ok := tenancy.FromContext(ctx)
 	if !ok {

@@ -20,6 +20,10 @@ const MaxKeyLen = 255
 // ErrInvalidKey is the 422 for a key that is empty, too long or not printable ASCII.
 var ErrInvalidKey = errs.InvalidField(Header, "must be 1 to 255 printable ASCII characters (0x20 to 0x7E)")
 
+// errTwoKeys is the 422 for a request carrying the header more than once:
+// which key it meant is not knowable.
+var errTwoKeys = errs.InvalidField(Header, "must be sent once")
+
 // keyOf returns the request's Idempotency-Key and whether the header was sent
 // at all (an empty header is sent, and invalid).
 func keyOf(c *fiber.Ctx) (string, bool) {
