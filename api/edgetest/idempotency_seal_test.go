@@ -20,7 +20,7 @@ import (
 // clear; a replay from either still answers it.
 func TestStoredResponsesAreSealed(t *testing.T) {
 	env, _ := newApp(t, apitest.WithConfig(func(c *config.Config) { c.Webhook.AllowPrivate = true }))
-	org := env.NewOrg("Acme").WithKey(apikey.Live, tenancy.WebhooksRead, tenancy.WebhooksWrite)
+	org := env.NewOrg("Acme").WithKey(apikey.Live, tenancy.WebhooksRead, tenancy.WebhooksWrite, tenancy.ClientsRead)
 	body := map[string]any{"url": "http://127.0.0.1:9/hooks", "enabled_events": []string{"client.created"}}
 	ctx := context.Background()
 	name := idempotency.StoreKey(org.ID, "seal-1")
