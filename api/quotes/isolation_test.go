@@ -29,6 +29,7 @@ func TestIsolation(t *testing.T) {
 		"client_id":                  body("title", "x", "client_id", aCl.String()),
 		"event_id":                   body("title", "x", "event_id", aEv.String()),
 		"line_items[0].equipment_id": body("title", "x", "line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 1)}),
+		"client_id,line_items[0].equipment_id": body("title", "x", "client_id", aCl.String(), "line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 1)}),
 	} {
 		res := b.Post(base, bd)
 		want(t, res, 422, "validation_error")

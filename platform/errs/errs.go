@@ -126,6 +126,38 @@ func Invalid(issues ...FieldIssue) *Error {
 	return &Error{Code: Validation, Message: msg, Details: ValidationDetails{Fields: issues}}
 }
 
+// Combine returns the answer to several checks of one request: nil when all
+// passed; the first error that is not a validation_error when there is one
+// (a failure to check is not a finding); else one validation_error naming
+// the fields of them all, so that a client learns every bad field at once.
+func Combine(checks ...error) error {
+	var issues []FieldIssue
+	for _, err := range checks {
+		if err == nil {
+			continue
+		}
+		e := As(err)
+		d, ok := validationDetails(e)
+		if !ok {
+			return err
+		}
+		issues = append(issues, d.Fields...)
+	}
+	if len(issues) == 0 {
+		return nil
+	}
+	return Invalid(issues...)
+}
+
+// validationDetails returns the fields of a validation_error.
+func validationDetails(e *Error) (ValidationDetails, bool) {
+	if e == nil || e.Code != Validation {
+		return ValidationDetails{}, false
+	}
+	d, ok := e.Details.(ValidationDetails)
+	return d, ok
+}
+
 // InvalidField is shorthand for a validation_error on one field.
 func InvalidField(field, issue string) *Error {
 	return Invalid(FieldIssue{Field: field, Issue: issue})

@@ -1,7 +1,9 @@
 package errs
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,45 @@ func TestInvalidListsAtMostMaxListedFields(t *testing.T) {
 			got := e.Details.(ValidationDetails).Fields
 			if len(got) != tt.listed || got[0].Field != "f0" || e.Message != tt.message {
 				t.Fatalf("%d fields listed from f%s, message %q; want %d, %q", len(got), strings.TrimPrefix(got[0].Field, "f"), e.Message, tt.listed, tt.message)
+			}
+		})
+	}
+}
+
+func TestCombine(t *testing.T) {
+	dbDown := errors.New("connection refused")
+	conflict := New(DuplicateRecord, "taken")
+	tests := []struct {
+		name   string
+		checks []error
+		want   error    // when the answer is one of the checks itself
+		fields []string // when it is a merged validation_error
+	}{
+		{"all passed", []error{nil, nil}, nil, nil},
+		{"one finding", []error{nil, InvalidField("a", "bad")}, nil, []string{"a"}},
+		{"findings of each check, in order", []error{Invalid(FieldIssue{"a", "x"}, FieldIssue{"b", "y"}), nil, InvalidField("c", "z")}, nil, []string{"a", "b", "c"}},
+		{"a failure to check wins over findings", []error{InvalidField("a", "bad"), dbDown}, dbDown, nil},
+		{"another error code wins over findings", []error{InvalidField("a", "bad"), conflict, InvalidField("b", "bad")}, conflict, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Combine(tt.checks...)
+			if tt.fields == nil {
+				if got != tt.want {
+					t.Fatalf("Combine = %v, want %v", got, tt.want)
+				}
+				return
+			}
+			d, ok := validationDetails(As(got))
+			if !ok {
+				t.Fatalf("Combine = %v, want a validation_error", got)
+			}
+			var names []string
+			for _, f := range d.Fields {
+				names = append(names, f.Field)
+			}
+			if !slices.Equal(names, tt.fields) {
+				t.Fatalf("fields %v, want %v", names, tt.fields)
 			}
 		})
 	}

@@ -139,10 +139,9 @@ func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.Organ
 // prepare runs the checks of a write (computing each line's total) and
 // returns its column assignments.
 func prepare(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, self uuid.UUID, k Kind, w Write, lines []Line) (storage.Changes, error) {
-	if err := related.Check(ctx, tx, org, w.Refs...); err != nil {
-		return storage.Changes{}, err
-	}
-	if err := CheckEquipment(ctx, tx, org, lines); err != nil {
+	// Every bad reference is named at once: the document's own and its
+	// lines' equipment.
+	if err := errs.Combine(related.Check(ctx, tx, org, w.Refs...), CheckEquipment(ctx, tx, org, lines)); err != nil {
 		return storage.Changes{}, err
 	}
 	for i := range lines {
