@@ -41,7 +41,12 @@ type conn struct {
 	// request began; lineEnd is the offset of the first '\n' at or after
 	// start (the end of the request line), -1 until one is read.
 	read, start, lineEnd int64
-	linger               atomic.Bool
+	// head holds the first headLen bytes of the current request: enough of
+	// its request line to tell its surface when fasthttp has reset the
+	// request before its error handler runs (v1).
+	head    [16]byte
+	headLen int
+	linger  atomic.Bool
 }
 
 func (c *conn) Read(p []byte) (int, error) {
@@ -52,6 +57,7 @@ func (c *conn) Read(p []byte) (int, error) {
 			from = c.start - c.read
 		}
 		if from < int64(n) {
+			c.headLen += copy(c.head[c.headLen:], p[from:n])
 			if i := bytes.IndexByte(p[from:n], '\n'); i >= 0 {
 				c.lineEnd = c.read + from + int64(i)
 			}
@@ -63,7 +69,24 @@ func (c *conn) Read(p []byte) (int, error) {
 
 // requestRead marks the bytes read so far as the current request's (called
 // when the handler starts): the next request begins after them.
-func (c *conn) requestRead() { c.start, c.lineEnd = c.read, -1 }
+func (c *conn) requestRead() { c.start, c.lineEnd, c.headLen = c.read, -1, 0 }
+
+// v1 reports whether the current request's target is on the v1 surface
+// (/api/v1 or below), as far as its first bytes tell.
+func (c *conn) v1() bool {
+	line := c.head[:c.headLen]
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 0 {
+		return false
+	}
+	target := line[sp+1:]
+	const prefix = "/api/v1"
+	if !bytes.HasPrefix(target, []byte(prefix)) {
+		return false
+	}
+	rest := target[len(prefix):]
+	return len(rest) == 0 || rest[0] == '/' || rest[0] == '?' || rest[0] == ' '
+}
 
 // requestLineLen is the length of the current request's line so far (all
 // the bytes read since it began when no line end was seen yet).

@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -81,6 +82,11 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		// answer before the connection closes.
 		if c, ok := fctx.Conn().(*conn); ok {
 			c.lingerOnClose()
+			// fasthttp reset the request, path included: answer in the
+			// envelope of the surface it was sent to.
+			if c.v1() {
+				fctx.Request.SetRequestURI(rest.V1Prefix)
+			}
 		}
 		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
 			render(fctx, errs.New(errs.BadRequest, problem.(string)))

@@ -167,6 +167,13 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		resp, body := rawExchange(t, base, req, nil)
 		assertEnvelope(t, resp, body, 400, "bad_request")
 	})
+	t.Run("ambiguous framing on v1 is 400 in the v1 envelope", func(t *testing.T) {
+		legacy := "Authorization: Bearer " + env.NewKey(org.ID, apikey.Legacy, tenancy.EquipmentRead, tenancy.EquipmentWrite) + "\r\n"
+		req := "PATCH /api/v1/equipment/" + uuid.NewString() + " HTTP/1.1\r\nHost: test\r\n" + legacy +
+			"Content-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 100\r\n\r\n{\"a\":"
+		resp, body := rawExchange(t, base, req, nil)
+		assertV1Envelope(t, resp, body, 400, "BAD_REQUEST")
+	})
 	t.Run("Content-Length beside Transfer-Encoding is 400 at once", func(t *testing.T) {
 		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth +
 			"Content-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
