@@ -26,9 +26,9 @@ func TestIsolation(t *testing.T) {
 	bookingtest.NotListed(t, a, base, bQ)
 	bookingtest.ForeignCursor(t, a, b, base)
 	for field, bd := range map[string]any{
-		"client_id":                  body("title", "x", "client_id", aCl.String()),
-		"event_id":                   body("title", "x", "event_id", aEv.String()),
-		"line_items[0].equipment_id": body("title", "x", "line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 1)}),
+		"client_id":                            body("title", "x", "client_id", aCl.String()),
+		"event_id":                             body("title", "x", "event_id", aEv.String()),
+		"line_items[0].equipment_id":           body("title", "x", "line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 1)}),
 		"client_id,line_items[0].equipment_id": body("title", "x", "client_id", aCl.String(), "line_items", []any{line("equipment_id", aEq.String(), "quantity", 1, "unit_price", 1)}),
 	} {
 		res := b.Post(base, bd)
