@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -54,6 +55,19 @@ func parse(fs *flag.FlagSet, output *string, args []string) ([]string, error) {
 		return nil, fmt.Errorf("%w: --output must be text or json", errUsage)
 	}
 	return positional, nil
+}
+
+// subcommand returns the subcommand args name, one of subs of group
+// (keys, orgs). --help (or -h, help) there lists them.
+func subcommand(group string, subs []string, args []string) (string, error) {
+	use := fmt.Sprintf("eventapi %s %s", group, strings.Join(subs, "|"))
+	if len(args) > 0 && slices.Contains([]string{"-h", "--help", "help"}, args[0]) {
+		return "", helpText(fmt.Sprintf("usage: %s [flags]\n\neventapi %s <command> --help lists a command's flags.\n", use, group))
+	}
+	if len(args) == 0 || !slices.Contains(subs, args[0]) {
+		return "", fmt.Errorf("%w: %s", errUsage, use)
+	}
+	return args[0], nil
 }
 
 // flagList lists every flag of fs with its description and default.

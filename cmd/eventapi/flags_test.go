@@ -26,6 +26,9 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			"--method", "--route", "--key", "--request-id", "--limit N", "most records printed, N from 1 to 10000 (default 100)",
 			"output format: text or json (default text)"}},
 		{[]string{"demo", "--help"}, []string{"usage: eventapi demo", "--name", "(default Demo Rental House)"}},
+		{[]string{"keys", "--help"}, []string{"usage: eventapi keys create|list|revoke", "eventapi keys <command> --help"}},
+		{[]string{"orgs", "-h"}, []string{"usage: eventapi orgs create|update|list"}},
+		{[]string{"orgs", "help"}, []string{"usage: eventapi orgs create|update|list"}},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer

@@ -13,10 +13,11 @@ import (
 )
 
 func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: keys create|list|revoke", errUsage)
+	sub, err := subcommand("keys", []string{"create", "list", "revoke"}, args)
+	if err != nil {
+		return err
 	}
-	fs, output := newFlags("keys " + args[0])
+	fs, output := newFlags("keys " + sub)
 	org := fs.String("org", "", "organization id")
 	name := fs.String("name", "", "key name")
 	scopes := fs.String("scopes", "", "comma-separated scopes, or all")
@@ -26,7 +27,7 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch args[0] {
+	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
 			return fmt.Errorf("%w: keys create --org ID --name N --scopes a,b|all --mode live|test|legacy", errUsage)

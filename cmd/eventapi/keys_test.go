@@ -32,6 +32,9 @@ func TestKeysRefuseBadArguments(t *testing.T) {
 		{create("--org", uuid.NewString()), false, "organization not found"},
 		{[]string{"keys", "list", "--org", "x"}, true, `--org: not a UUID: "x"`},
 		{[]string{"keys", "list"}, true, "--org is required"},
+		{[]string{"keys"}, true, "eventapi keys create|list|revoke"},
+		{[]string{"keys", "bogus"}, true, "eventapi keys create|list|revoke"},
+		{[]string{"orgs", "bogus"}, true, "eventapi orgs create|update|list"},
 		{[]string{"keys", "list", "--org", id}, false, ""},
 		{[]string{"keys", "list", "--org", uuid.NewString()}, false, "organization not found"},
 	})

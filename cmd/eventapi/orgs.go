@@ -11,10 +11,11 @@ import (
 )
 
 func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: orgs create|update|list", errUsage)
+	sub, err := subcommand("orgs", []string{"create", "update", "list"}, args)
+	if err != nil {
+		return err
 	}
-	fs, output := newFlags("orgs " + args[0])
+	fs, output := newFlags("orgs " + sub)
 	name := fs.String("name", "", "organization name")
 	sandboxOf := fs.String("sandbox-of", "", "parent organization id (creates its sandbox)")
 	guard := fs.String("stock-guard", "", "block, warn or off")
@@ -23,7 +24,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch args[0] {
+	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
 			return fmt.Errorf("%w: orgs create --name N [--sandbox-of ID]", errUsage)
