@@ -37,6 +37,10 @@ var special = func() []netip.Prefix {
 		"2001::/32",       // Teredo
 		"fec0::/10",       // deprecated site-local
 		"::/128",          // unspecified
+		"::/96",           // IPv4-compatible (deprecated): ::127.0.0.1
+		"::ffff:0:0:0/96", // IPv4-translated (SIIT): ::ffff:0:127.0.0.1
+		"192.88.99.0/24",  // 6to4 relay anycast (deprecated)
+		"3fff::/20",       // documentation (RFC 9637)
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}

@@ -32,7 +32,14 @@ func TestPublic(t *testing.T) {
 		{"0.0.0.0", false},
 		{"0.1.2.3", false},
 		{"::", false},
-		{"fc00::1", false}, // ULA
+		{"::7f00:1", false},         // ::127.0.0.1, IPv4-compatible
+		{"::8.8.8.8", false},        // IPv4-compatible is deprecated, whatever it embeds
+		{"::ffff:0:7f00:1", false},  // IPv4-translated 127.0.0.1
+		{"192.88.99.1", false},      // 6to4 relay anycast
+		{"3fff::1", false},          // documentation
+		{"::ffff:8.8.8.8", true},    // IPv4-mapped public: judged as 8.8.8.8
+		{"2a00:1450:4001::1", true}, // an ordinary global address
+		{"fc00::1", false},          // ULA
 		{"fd12:3456::1", false},
 		{"::ffff:127.0.0.1", false}, // IPv4-mapped loopback
 		{"::ffff:10.0.0.1", false},
