@@ -186,6 +186,11 @@ func TestAvailabilityRejects(t *testing.T) {
 		bad("start in year 0", item+"?start=0000-01-01T00:00:00Z&end=0000-01-02T00:00:00Z", "start"),
 		bad("start in 1899", item+"?start=1899-12-31T00:00:00Z&end=1900-01-01T00:00:00Z", "start"),
 		bad("end in 10000", item+"?start=9999-12-31T00:00:00Z&end=10000-01-01T00:00:00Z", "end"),
+		// Strict RFC 3339 (rest.ParseDateTime): time.Parse would shift these.
+		bad("offset +24:00", item+"?start="+url.QueryEscape("2026-05-01T08:00:00+24:00")+"&end="+day(9), "start"),
+		bad("offset minute 60", item+"?start="+day(1)+"&end="+url.QueryEscape("2026-05-09T08:00:00+23:60"), "end"),
+		// End within the same microsecond as start is not after it.
+		bad("end under a microsecond after start", item+"?start=2026-05-01T08:00:00Z&end=2026-05-01T08:00:00.0000009Z", "end"),
 		bad("batch without ids", "/api/v2/availability?"+ok, "equipment_id"),
 		bad("batch bad id", "/api/v2/availability?equipment_id="+eq.String()+",nope&"+ok, "equipment_id"),
 		bad("batch of 101", "/api/v2/availability?equipment_id="+strings.Join(many, ",")+"&"+ok, "equipment_id"),

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 )
@@ -47,24 +46,24 @@ func window(c *fiber.Ctx) (stock.Window, error) {
 	return stock.Window{Start: start, End: end}, nil
 }
 
-// dateTime reads one required RFC 3339 query parameter of a year from
-// storage.MinYear to storage.MaxYear (as every date-time of the API), in UTC
-// and at the microsecond precision PostgreSQL keeps (as reservation dates
-// are stored).
+// dateTime reads one required RFC 3339 query parameter as every date-time
+// of the API is read (rest.ParseDateTime): a year from storage.MinYear to
+// storage.MaxYear, in UTC and at the microsecond precision PostgreSQL keeps
+// (as reservation dates are stored).
 func dateTime(c *fiber.Ctx, name string) (time.Time, *errs.FieldIssue) {
 	raw := c.Query(name)
 	if raw == "" {
 		return time.Time{}, &errs.FieldIssue{Field: name, Issue: "is required (an RFC 3339 date-time such as 2026-05-01T08:00:00Z)"}
 	}
-	t, err := time.Parse(time.RFC3339Nano, raw)
-	if err != nil || !storage.InYearRange(t) {
+	t, ok := rest.ParseDateTime(raw)
+	if !ok {
 		issue := "must be an RFC 3339 date-time such as 2026-05-01T08:00:00Z"
 		if strings.Contains(raw, " ") {
 			issue += " (a + in an offset must be sent as %2B)"
 		}
 		return time.Time{}, &errs.FieldIssue{Field: name, Issue: issue}
 	}
-	return t.UTC().Truncate(time.Microsecond), nil
+	return t, nil
 }
 
 // equipmentIDs reads the required, comma-separated equipment_id parameter:

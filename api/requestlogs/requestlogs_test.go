@@ -233,6 +233,12 @@ func TestTimeFiltersYearRange(t *testing.T) {
 		{"?until=9999-12-31T23:59:59Z", ""},
 		{"?until=10000-01-01T00:00:00Z", "until"},
 		{"?since=0001-01-01T00:00:00Z&until=0001-01-02T00:00:00Z", "since,until"},
+		// strict RFC 3339 (rest.ParseDateTime): time.Parse shifts these
+		{"?since=" + url.QueryEscape("2026-01-01T00:00:00+24:00"), "since"},
+		{"?until=" + url.QueryEscape("2026-01-01T00:00:00+23:60"), "until"},
+		{"?since=" + url.QueryEscape("2026-01-01T00:00:00-24:00"), "since"},
+		{"?since=2026-01-01T1:00:00Z", "since"},
+		{"?since=" + url.QueryEscape("2026-01-01T00:00:00+23:59"), ""},
 	} {
 		res := a.Get(base + tc.query)
 		if tc.fields == "" {

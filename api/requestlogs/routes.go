@@ -112,14 +112,15 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	} else {
 		f.KeyID = k
 	}
-	// since and until take the years every date-time of the API takes.
+	// since and until are read as every date-time of the API is
+	// (rest.ParseDateTime).
 	for _, q := range []struct {
 		name string
 		dst  **time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
 		if s := c.Query(q.name); s != "" {
-			t, err := time.Parse(time.RFC3339Nano, s)
-			if err != nil || !storage.InYearRange(t) {
+			t, ok := rest.ParseDateTime(s)
+			if !ok {
 				bad(q.name, "must be an RFC 3339 date-time such as 2026-11-23T00:00:00Z")
 				continue
 			}

@@ -401,7 +401,8 @@ func (in *Input) UUID(name string, r Rule) Field[uuid.UUID] {
 }
 
 // DateTime decodes an RFC 3339 timestamp of a year from storage.MinYear to
-// storage.MaxYear, normalised to UTC.
+// storage.MaxYear, normalised to UTC and truncated to the microsecond (see
+// ParseDateTime).
 func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 	f, raw, ok := begin[time.Time](in, name, r)
 	if !ok {
@@ -412,12 +413,12 @@ func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 		in.Issue(name, "must be an RFC 3339 date-time string")
 		return Field[time.Time]{}
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil || !storage.InYearRange(t) {
+	t, ok := ParseDateTime(s)
+	if !ok {
 		in.Issue(name, "must be an RFC 3339 date-time such as 2026-05-01T18:00:00Z")
 		return Field[time.Time]{}
 	}
-	f.Value = t.UTC()
+	f.Value = t
 	return f
 }
 

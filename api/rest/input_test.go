@@ -91,6 +91,18 @@ func TestInputFieldRules(t *testing.T) {
 		{"date-time in 1900 here, 1899 in UTC", `{"t":"1900-01-01T00:30:00+01:00"}`, func(in *Input) { in.DateTime("t", Rule{}) },
 			map[string]string{"t": "RFC 3339"}},
 		{"date-time 10000", `{"t":"10000-01-01T00:00:00Z"}`, func(in *Input) { in.DateTime("t", Rule{}) }, map[string]string{"t": "RFC 3339"}},
+		// Strict RFC 3339 (ParseDateTime): time.Parse would shift these.
+		{"date-time offset +24:00", `{"t":"2026-01-01T00:00:00+24:00"}`, func(in *Input) { in.DateTime("t", Rule{}) },
+			map[string]string{"t": "RFC 3339"}},
+		{"date-time offset minute 60", `{"t":"2026-01-01T00:00:00+23:60"}`, func(in *Input) { in.DateTime("t", Rule{}) },
+			map[string]string{"t": "RFC 3339"}},
+		{"date-time one-digit hour", `{"t":"2026-01-01T1:00:00Z"}`, func(in *Input) { in.DateTime("t", Rule{}) },
+			map[string]string{"t": "RFC 3339"}},
+		{"date-time truncated to the microsecond", `{"t":"2028-01-01T00:00:00.0000019Z"}`, func(in *Input) {
+			if v := in.DateTime("t", Rule{}); v.Value.Nanosecond() != 1000 {
+				in.Issue("t", fmt.Sprintf("not truncated to the microsecond: %v", v.Value))
+			}
+		}, nil},
 		{"list too long", `{"l":["a","b","c"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) }, map[string]string{"l": "at most 2"}},
 		{"list not an array", `{"l":"a"}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) }, map[string]string{"l": "must be an array of strings"}},
 		{"list item nul byte", `{"l":["ok","a\u0000b"]}`, func(in *Input) { in.StringList("l", Rule{MaxItems: 2}) },

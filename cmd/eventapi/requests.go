@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
@@ -115,13 +116,18 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// when reads an RFC 3339 instant or a duration back from now ("24h").
+// when reads an RFC 3339 instant, as the API reads one (rest.ParseDateTime),
+// or a duration back from now ("24h").
 func when(v string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		if !storage.InYearRange(t) {
-			return time.Time{}, fmt.Errorf("%q is outside the years %d to %d", v, storage.MinYear, storage.MaxYear)
-		}
+	if t, ok := rest.ParseDateTime(v); ok {
 		return t, nil
+	}
+	// Refused by ParseDateTime yet read by Go's lenient time.Parse: most
+	// likely a year out of range, which is worth naming. (An offset such as
+	// +24:00 that time.Parse takes and RFC 3339 does not falls through to
+	// the message below.)
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil && !storage.InYearRange(t) {
+		return time.Time{}, fmt.Errorf("%q is outside the years %d to %d", v, storage.MinYear, storage.MaxYear)
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {

@@ -114,8 +114,41 @@ func TestRequestsListRefusesBadArguments(t *testing.T) {
 		{[]string{"requests", "list", "--status", "429"}, true, "--org is required"},
 		{list("--key", "k1"), true, `--key: not a UUID: "k1"`},
 		{list("--since", "yesterday"), true, `--since: "yesterday" is neither RFC 3339 nor a duration such as 24h`},
+		// RFC 3339 as the API reads it: time.Parse would shift +24:00 by a day.
+		{list("--since", "2026-01-01T00:00:00+24:00"), true,
+			`--since: "2026-01-01T00:00:00+24:00" is neither RFC 3339 nor a duration such as 24h`},
+		{list("--until", "2026-01-01T00:00:00+23:60"), true,
+			`--until: "2026-01-01T00:00:00+23:60" is neither RFC 3339 nor a duration such as 24h`},
+		{list("--until", "9999-12-31T23:00:00-12:00"), true, "is outside the years 1900 to 9999"},
+		{list("--since", "2026-01-01T00:00:00+23:59", "--until", "2026-01-01T00:00:00Z"), false, ""},
 		{list("--since", "1h", "--until", "2h"), true, "--since must be before --until"},
 		{list("--since", at, "--until", at), true, "--since must be before --until"},
 		{list("--org", uuid.NewString()), false, "organization not found"},
 	})
+}
+
+// TestWhenReadsDateTimesAsTheAPIDoes: --since and --until read an RFC 3339
+// date-time with rest.ParseDateTime (in UTC, to the microsecond) or a
+// duration back from now.
+func TestWhenReadsDateTimesAsTheAPIDoes(t *testing.T) {
+	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Time
+		err  bool
+	}{
+		{"2026-01-01T00:00:00+02:00", time.Date(2025, 12, 31, 22, 0, 0, 0, time.UTC), false},
+		{"2026-01-01T00:00:00.0000009Z", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"90m", now.Add(-90 * time.Minute), false},
+		{"2026-01-01T00:00:00-24:00", time.Time{}, true},
+		{"2026-01-01T1:00:00Z", time.Time{}, true},
+		{"1899-12-31T23:59:59Z", time.Time{}, true},
+		{"-1h", time.Time{}, true},
+	}
+	for _, tt := range tests {
+		got, err := when(tt.in, now)
+		if (err != nil) != tt.err || !got.Equal(tt.want) || (err == nil && got.Location() != time.UTC) {
+			t.Errorf("when(%q) = %v, %v; want %v (error %v)", tt.in, got, err, tt.want, tt.err)
+		}
+	}
 }

@@ -3,7 +3,8 @@ package money
 // Plain decimal text ("123", "12.5", "0.10", "-3.25") is by far the common
 // input, both from JSON bodies and from PostgreSQL numeric columns. It is read
 // here directly as fixed-point cents; anything else (exponents, more than 13
-// integer digits) is left to the exact big.Rat path by returning ok = false.
+// integer digits) is left to the exact reader of number.go by returning ok =
+// false.
 
 // maxIntDigits keeps the integer part small enough that cents fit an int64
 // with room to spare (Max has 10 integer digits).

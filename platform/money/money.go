@@ -7,7 +7,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 )
@@ -24,7 +23,10 @@ var ErrPrecision = errors.New("must have at most 2 decimal places")
 // ErrRange reports an amount outside 0..Max or not a number.
 var ErrRange = errors.New("must be a number from 0 to 9999999999.99")
 
-// Parse reads a decimal text (a JSON number) exactly.
+// Parse reads a decimal text (a JSON number, or any text of the form
+// `[+-]?digits[.digits][(e|E)[+-]?digits]`) exactly. Its cost is one pass
+// over the text, whatever the exponent: no amount passes through big
+// arithmetic (see number.go).
 func Parse(s string) (Amount, error) {
 	if d, ok := parseDecimal(s); ok {
 		switch {
@@ -35,25 +37,7 @@ func Parse(s string) (Amount, error) {
 		}
 		return Amount(d.cents), nil
 	}
-	return parseRat(s)
-}
-
-// parseRat is Parse for the forms parseDecimal leaves out (exponents, long
-// integer parts), through an exact rational.
-func parseRat(s string) (Amount, error) {
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return 0, ErrRange
-	}
-	r.Mul(r, big.NewRat(100, 1))
-	if !r.IsInt() {
-		return 0, ErrPrecision
-	}
-	n := r.Num()
-	if n.Sign() < 0 || n.Cmp(big.NewInt(int64(Max))) > 0 {
-		return 0, ErrRange
-	}
-	return Amount(n.Int64()), nil
+	return parseNumber(s)
 }
 
 // Mul returns a × qty.
@@ -112,6 +96,8 @@ func (a *Amount) Scan(src any) error {
 }
 
 // scanText reads numeric text, rounding half away from zero past the cents.
+// An exponent form is read as Parse reads it, in one pass; a value whose
+// cents do not fit an int64 is an error rather than a wrapped amount.
 func scanText[T string | []byte](a *Amount, s T) error {
 	if d, ok := parseDecimal(s); ok {
 		v := d.cents
@@ -124,16 +110,23 @@ func scanText[T string | []byte](a *Amount, s T) error {
 		*a = Amount(v)
 		return nil
 	}
-	r, ok := new(big.Rat).SetString(string(s))
-	if !ok {
+	n, ok := readNumber(s)
+	switch {
+	case !ok:
 		return fmt.Errorf("money: cannot scan %q", s)
-	}
-	r.Mul(r, big.NewRat(100, 1))
-	f, _ := r.Float64()
-	if r.IsInt() {
-		*a = Amount(r.Num().Int64())
+	case n.zero:
+		*a = 0
 		return nil
+	case n.centsDigits() > maxScanDigits:
+		return fmt.Errorf("money: %q is out of range", s)
 	}
-	*a = Amount(int64(f + 0.5))
+	v, next := leading(s, n, n.centsDigits())
+	if next >= 5 {
+		v++
+	}
+	if n.negative {
+		v = -v
+	}
+	*a = Amount(v)
 	return nil
 }

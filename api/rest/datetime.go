@@ -1,0 +1,108 @@
+package rest
+
+import (
+	"time"
+
+	"github.com/eventapi/eventapi/api/storage"
+)
+
+// ParseDateTime reads a date-time of the API, wherever a client sends one
+// (a body field, a query parameter, a CLI flag): an RFC 3339 date-time
+// (section 5.6), strictly,
+//
+//	YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)
+//
+// with a month of 01-12, a day that exists in that month, an hour of 00-23,
+// a minute of 00-59, a second of 00-59 (a leap second, 60, is refused: Go's
+// time has none, and PostgreSQL would move it to the next minute), a
+// fraction of one digit or more, and an offset hour of 00-23 and minute of
+// 00-59 (-00:00 is UTC). T and Z are upper case. Go's time.Parse is more
+// lenient: it takes the offsets +24:00, -24:59 and +23:60 and shifts the
+// instant by them, and takes a one-digit hour or a comma before the
+// fraction.
+//
+// The instant must fall in a year from storage.MinYear to storage.MaxYear
+// in UTC (storage.InYearRange). It is returned in UTC, truncated to the
+// microsecond, the precision PostgreSQL keeps, so that what is checked (end
+// after start) is what is stored. The bool is false for anything else.
+func ParseDateTime(s string) (time.Time, bool) {
+	if len(s) < len("2006-01-02T15:04:05Z") ||
+		s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) ||
+		month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := s[19:]
+	micro := 0
+	if rest[0] == '.' {
+		n := 1 // rest[1:n] are the digits of the fraction
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 {
+			return time.Time{}, false
+		}
+		for i := 1; i <= 6; i++ { // the microseconds; later digits are truncated
+			micro *= 10
+			if i < n {
+				micro += int(rest[i] - '0')
+			}
+		}
+		rest = rest[n:]
+	}
+	offset := 0
+	if rest != "Z" {
+		if len(rest) != len("+07:00") || rest[0] != '+' && rest[0] != '-' || rest[3] != ':' {
+			return time.Time{}, false
+		}
+		h, okH := digits(rest[1:3])
+		m, okM := digits(rest[4:6])
+		if !okH || !okM || h > 23 || m > 59 {
+			return time.Time{}, false
+		}
+		offset = (h*60 + m) * 60
+		if rest[0] == '-' {
+			offset = -offset
+		}
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, micro*1000, time.UTC).
+		Add(-time.Duration(offset) * time.Second)
+	if !storage.InYearRange(t) {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// digits reads s, of ASCII digits only, as a number.
+func digits(s string) (int, bool) {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		v = v*10 + int(s[i]-'0')
+	}
+	return v, true
+}
+
+// daysIn is the number of days of a month (1-12) of a year.
+func daysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
