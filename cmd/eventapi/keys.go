@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -46,8 +47,8 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		nk := tenancy.NewKey{OrganizationID: orgID, Name: *name, Scopes: ss, Mode: m}
 		if *expires != "" {
-			t, err := time.Parse(time.RFC3339, *expires)
-			if err != nil {
+			t, ok := rest.ParseDateTime(*expires)
+			if !ok {
 				return fmt.Errorf("%w: --expires must be RFC 3339, such as 2030-01-31T00:00:00Z", errUsage)
 			}
 			// A key that can never authenticate is never what was meant.
