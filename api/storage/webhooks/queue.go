@@ -38,39 +38,89 @@ func (c *Claim) Org() tenancy.OrganizationID { return tenancy.OrganizationID{UUI
 // counted, and the free slots filled with their oldest due deliveries. A
 // claim pushes next_attempt_at to the lease's end, so a claim that is never
 // completed (its pod died) is simply due again when the lease expires.
+//
+// Claiming is fair across organizations and endpoints (docs/webhooks.md,
+// "Fairness"): the endpoints locked are at most limit of those with a free
+// slot (an endpoint at its cap is skipped, it would only waste the limit),
+// those whose organization has the fewest deliveries in flight first, then
+// those with the fewest in flight themselves, then those whose oldest due
+// delivery has waited longest; and the limit is dealt out one delivery per
+// endpoint per turn, in that order. So one organization's backlog, however
+// old and deep, takes the free slots only while no other organization with
+// fewer deliveries in flight has one due.
+//
+// The first statement's in-flight counts only rank and skip endpoints: they
+// are read before the locks, so they may be stale, and they look at most
+// lease ahead (a live lease is due again at its end, which is within lease
+// for every pod with this setting; a longer lease elsewhere is missed),
+// which keeps them from reading an endpoint's whole backoff backlog. The
+// cap is enforced by the second statement, whose snapshot is taken once
+// the endpoints are locked, so it sees the claims every other pod committed
+// for them; it counts every live lease.
 func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease time.Duration) ([]Claim, error) {
 	var out []Claim
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var endpoints []uuid.UUID
+		// pending walks the endpoints that have pending deliveries (one
+		// probe of the pending index each, not one per enabled endpoint or
+		// per due delivery); every delivery in flight is one of them.
 		err := tx.NewRaw(`/* every organization: the webhook workers' claim */
-			SELECT e.id FROM webhook_endpoints e
-			WHERE e.status = 'enabled' AND EXISTS (
-				SELECT 1 FROM webhook_deliveries d
-				WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp())
-			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, limit).Scan(ctx, &endpoints)
+			WITH RECURSIVE pending AS (
+				(SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' ORDER BY d.endpoint_id LIMIT 1)
+				UNION ALL
+				SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+					WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+				FROM pending p WHERE p.endpoint_id IS NOT NULL
+			), load AS (
+				SELECT e.id, due.at, live.n, sum(live.n) OVER (PARTITION BY e.organization_id) AS org_n
+				FROM pending p
+				JOIN webhook_endpoints e ON e.id = p.endpoint_id AND e.status = 'enabled'
+				LEFT JOIN LATERAL (
+					SELECT d.next_attempt_at AS at FROM webhook_deliveries d
+					WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= statement_timestamp()
+					ORDER BY d.next_attempt_at LIMIT 1
+				) due ON true
+				CROSS JOIN LATERAL (
+					SELECT count(*) AS n FROM webhook_deliveries f
+					WHERE f.endpoint_id = e.id AND f.status = 'pending' AND f.leased_until > statement_timestamp()
+					  AND f.next_attempt_at > statement_timestamp() AND f.next_attempt_at <= statement_timestamp() + make_interval(secs => ?)
+				) live
+			)
+			SELECT e.id FROM webhook_endpoints e JOIN load l ON l.id = e.id
+			WHERE e.status = 'enabled' AND l.at IS NOT NULL AND l.n < ?
+			ORDER BY l.org_n, l.n, l.at, e.id
+			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, lease.Seconds(), perEndpoint, limit).Scan(ctx, &endpoints)
 		if err != nil || len(endpoints) == 0 {
 			return err
 		}
+		// A live lease is never due (a claim sets next_attempt_at to the
+		// lease's end; Complete and Release clear the lease), so the count
+		// reads only the endpoint's deliveries that are not due.
 		return tx.NewRaw(`/* every organization: the webhook workers' claim */
 			UPDATE webhook_deliveries d
-			SET leased_until = clock_timestamp() + make_interval(secs => ?), next_attempt_at = clock_timestamp() + make_interval(secs => ?),
-				lease_owner = gen_random_uuid(), updated_at = clock_timestamp()
+			SET leased_until = c.until, next_attempt_at = c.until, lease_owner = gen_random_uuid(), updated_at = clock_timestamp()
 			FROM (
-				SELECT x.id FROM unnest(?::uuid[]) AS e(id)
-				CROSS JOIN LATERAL (
-					SELECT d2.id FROM webhook_deliveries d2
-					WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= clock_timestamp()
-					ORDER BY d2.next_attempt_at, d2.created_at
-					LIMIT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
-						WHERE f.endpoint_id = e.id AND f.status = 'pending' AND f.leased_until > clock_timestamp()))
-					FOR UPDATE SKIP LOCKED
+				SELECT x.id, clock_timestamp() + make_interval(secs => ?) AS until
+				FROM (
+					SELECT x.id, e.ord, row_number() OVER (PARTITION BY e.ord ORDER BY x.next_attempt_at, x.created_at) AS turn
+					FROM unnest(?::uuid[]) WITH ORDINALITY AS e(id, ord)
+					CROSS JOIN LATERAL (
+						SELECT d2.id, d2.next_attempt_at, d2.created_at FROM webhook_deliveries d2
+						WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= statement_timestamp()
+						ORDER BY d2.next_attempt_at, d2.created_at
+						LIMIT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
+							WHERE f.endpoint_id = e.id AND f.status = 'pending'
+							  AND f.next_attempt_at > statement_timestamp() AND f.leased_until > statement_timestamp()))
+						FOR UPDATE SKIP LOCKED
+					) x
 				) x
+				ORDER BY x.turn, x.ord
 				LIMIT ?
 			) c
 			WHERE d.id = c.id
 			RETURNING d.id, d.organization_id, d.endpoint_id, d.change_id, d.attempt_count, d.first_failed_at,
 				d.lease_owner, d.leased_until, clock_timestamp() AS now`,
-			lease.Seconds(), lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
+			lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
 	})
 	return out, database.Error(err)
 }
