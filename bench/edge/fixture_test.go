@@ -24,6 +24,7 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	edgestore "github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -163,7 +164,11 @@ func (f *fixture) app(s stack) *fiber.App {
 			Bucket: func(*fiber.Ctx) (string, int) { return bucket, s.limit }}))
 	}
 	if s.idempotency {
-		app.Use(idempotency.New(idempotency.Config{Store: store, DB: f.db, Log: log}))
+		sealer, err := seal.New(make([]byte, seal.KeySize)) // one process: any key
+		if err != nil {
+			panic(err)
+		}
+		app.Use(idempotency.New(idempotency.Config{Store: store, DB: f.db, Log: log, Sealer: sealer}))
 	}
 	handler := func(c *fiber.Ctx) error {
 		return c.Status(fiber.StatusCreated).JSON(fiber.Map{"data": fiber.Map{"id": "0b7c3c1e-5f55-4b43-9a4e-6d3f1c2a9e10", "name": "Bench"}})
