@@ -248,6 +248,20 @@ func TestScopesTypesAndOrganizations(t *testing.T) {
 	noRead := a.WithKey(apikey.Live, tenancy.EventsWrite)
 	if r := noRead.Get(feedPath); r.Status != 403 {
 		t.Errorf("a key with no read scope: %d, want 403", r.Status)
+	} else {
+		// The 403 names each scope that would do, once.
+		details, _ := r.JSON()["error"].(map[string]any)["details"].(map[string]any)
+		required, _ := details["required"].([]any)
+		seen := map[any]bool{}
+		for _, s := range required {
+			if seen[s] {
+				t.Errorf("required lists %v twice: %v", s, required)
+			}
+			seen[s] = true
+		}
+		if !seen["clients:read"] || !seen["events:read"] {
+			t.Errorf("required %v lacks clients:read or events:read", required)
+		}
 	}
 	_, bCursor := follow(t, b, "", "")
 	for _, q := range []string{"?type=event.exploded", "?type=", "?cursor=abc", "?limit=0", "?cursor=" + url.QueryEscape(bCursor)} {

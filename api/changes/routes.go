@@ -5,6 +5,7 @@
 package changes
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -42,11 +43,16 @@ var readScopes = map[string][]tenancy.Scope{
 	feed.PickListItem:         picklists.ReadScopes,
 }
 
-// anyRead is every scope that reads some object type of the feed.
+// anyRead is every scope that reads some object type of the feed, each
+// once, in the feed's order of object types (the 403 lists them).
 func anyRead() []tenancy.Scope {
 	var out []tenancy.Scope
-	for _, ss := range readScopes {
-		out = append(out, ss...)
+	for _, o := range feed.ObjectTypes {
+		for _, s := range readScopes[o] {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
 	}
 	return out
 }

@@ -170,6 +170,21 @@ func TestPagesNewestFirst(t *testing.T) {
 			t.Errorf("request %s missing from the pages", id)
 		}
 	}
+
+	// A cursor is bound to its filters, as on every list.
+	first := a.Get(base + "?limit=1&method=GET")
+	c, _ := first.JSON()["pagination"].(map[string]any)["next_cursor"].(string)
+	if c == "" {
+		t.Fatalf("no cursor: %s", first.Body)
+	}
+	for _, q := range []string{"?limit=1&method=POST", "?limit=1&method=GET&status=4xx", "?limit=1"} {
+		if r := a.Get(base + q + "&cursor=" + url.QueryEscape(c)); r.Status != 422 || r.ErrorCode() != "validation_error" {
+			t.Errorf("%s with a method=GET cursor: %d %s, want 422", q, r.Status, r.Body)
+		}
+	}
+	if r := a.Get(base + "?limit=1&method=GET&cursor=" + url.QueryEscape(c)); r.Status != 200 {
+		t.Errorf("the cursor under its own filter: %d %s", r.Status, r.Body)
+	}
 }
 
 // TestRefusedCredentialsAreLoggedWithoutOrganization: a 401 reached

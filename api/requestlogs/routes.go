@@ -33,7 +33,7 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		p, err := rest.ParsePage(c, env.Cursors, "request_logs:"+org.String())
+		p, err := rest.ParsePage(c, env.Cursors, storage.ListScope("request_logs", org, f.Key()))
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -336,14 +337,17 @@ func inBounds(v float64, r Rule) bool {
 	return (r.Min == nil || v >= *r.Min) && (r.Max == nil || v <= *r.Max)
 }
 
+// boundsText states a number's bounds as a client would write them
+// (1000000, not 1e+06).
 func boundsText(r Rule, what string) string {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	switch {
 	case r.Min != nil && r.Max != nil:
-		return fmt.Sprintf("must be %s from %g to %g", what, *r.Min, *r.Max)
+		return fmt.Sprintf("must be %s from %s to %s", what, num(*r.Min), num(*r.Max))
 	case r.Min != nil:
-		return fmt.Sprintf("must be %s of at least %g", what, *r.Min)
+		return fmt.Sprintf("must be %s of at least %s", what, num(*r.Min))
 	case r.Max != nil:
-		return fmt.Sprintf("must be %s of at most %g", what, *r.Max)
+		return fmt.Sprintf("must be %s of at most %s", what, num(*r.Max))
 	}
 	return "must be " + what
 }

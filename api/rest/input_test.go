@@ -193,3 +193,24 @@ func TestIgnoredWarningsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundsTextWritesNumbersAsSent: bounds read as a client would send
+// them; 1e+06 would be refused as "must be an integer" if sent back.
+func TestBoundsTextWritesNumbersAsSent(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		rule Rule
+		want string
+	}{
+		{Rule{Min: f(1), Max: f(1_000_000)}, "must be an integer from 1 to 1000000"},
+		{Rule{Min: f(0), Max: f(9999999999.99)}, "must be an integer from 0 to 9999999999.99"},
+		{Rule{Min: f(0.5)}, "must be an integer of at least 0.5"},
+		{Rule{Max: f(1e12)}, "must be an integer of at most 1000000000000"},
+		{Rule{}, "must be an integer"},
+	}
+	for _, tt := range tests {
+		if got := boundsText(tt.rule, "an integer"); got != tt.want {
+			t.Errorf("boundsText(%+v) = %q, want %q", tt.rule, got, tt.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +24,24 @@ type Filter struct {
 	RequestID   string
 	// Since is inclusive, Until exclusive.
 	Since, Until *time.Time
+}
+
+// Key is the filter in a canonical text, to bind a cursor to the filter it
+// was issued for (a cursor of one filter is refused under another, as on
+// every list).
+func (f Filter) Key() string {
+	at := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	key := ""
+	if f.KeyID != nil {
+		key = f.KeyID.String()
+	}
+	return fmt.Sprintf("status=%d,class=%d,method=%q,route=%q,key=%s,request=%q,since=%s,until=%s",
+		f.Status, f.StatusClass, f.Method, f.Route, key, f.RequestID, at(f.Since), at(f.Until))
 }
 
 // Position is a place in the newest-first order.
