@@ -120,7 +120,7 @@ func New(cfg Config) fiber.Handler {
 
 var (
 	errMismatch = errs.New(errs.IdempotencyKeyMismatch,
-		"this Idempotency-Key was used with a different request (method, path or body)")
+		"this Idempotency-Key was used with a different request (method, path, body, or live versus test key)")
 	errInUse = &errs.Error{Code: errs.IdempotencyKeyInUse,
 		Message: "a request with this Idempotency-Key is still executing; retry later", RetryAfter: 1}
 	errUnavailable = &errs.Error{Code: errs.ServiceUnavailable,
@@ -150,6 +150,9 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	}
 	org := p.OrganizationID
 	fp := Fingerprint(c.Method(), c.Path(), c.Body())
+	if p.Sandbox {
+		fp = testFingerprint(fp)
+	}
 	name := StoreKey(org, key)
 
 	marker := record{State: stateRunning, Fingerprint: fp, Owner: uuid.NewString()}

@@ -65,6 +65,18 @@ func Fingerprint(method, path string, body []byte) []byte {
 	return h.Sum(nil)
 }
 
+// testFingerprint marks the fingerprint of a test key's request. A test key
+// of an organization without a sandbox writes into the organization itself
+// (marked demo), sharing its Idempotency-Keys with the live keys: the same
+// key and body sent by a live key is another request (409 mismatch), not a
+// replay of the demo write.
+func testFingerprint(fp []byte) []byte {
+	h := sha256.New()
+	h.Write(fp)
+	h.Write([]byte("\x00test"))
+	return h.Sum(nil)
+}
+
 // Canonical returns the canonical form of a JSON body, or body itself when it
 // is not a single JSON value.
 func Canonical(body []byte) []byte {
