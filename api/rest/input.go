@@ -86,6 +86,10 @@ func ParseObject(body []byte) (*Input, error) {
 	if !json.Valid(body) || !utf8.Valid(body) {
 		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
 	}
+	// Nor a lone surrogate escape (\ud800), which it turns into U+FFFD too.
+	if loneSurrogate(body) {
+		return nil, errs.New(errs.MalformedJSON, `the request body holds a lone UTF-16 surrogate escape (such as \ud800); send valid Unicode`)
+	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, errs.InvalidField("body", "must be a JSON object")
@@ -266,7 +270,7 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	switch n := utf8.RuneCountInString(s); {
 	case n > max:
 		return "", fmt.Sprintf("must be at most %d characters", max)
-	case n < min && min == 1:
+	case min == 1 && (n == 0 || blank(s)):
 		return "", "must not be empty"
 	case n < min:
 		return "", fmt.Sprintf("must be at least %d characters", min)

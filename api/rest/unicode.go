@@ -1,0 +1,66 @@
+package rest
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+)
+
+// loneSurrogate reports whether a JSON text holds a \u escape of a UTF-16
+// surrogate that is not part of a pair (\ud800 alone, or a low surrogate
+// first). Go's decoder turns one into U+FFFD, which would store a mangled
+// value, like invalid UTF-8 bytes (RFC 8259, section 8.2). A backslash
+// outside a string is not valid JSON, so every backslash here starts an
+// escape.
+func loneSurrogate(body []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += j
+		v, ok := escapedUnit(body, i)
+		switch {
+		case !ok: // \" \\ \n ...: two bytes
+			i += 2
+		case v >= 0xdc00 && v <= 0xdfff: // a low surrogate with no high one before it
+			return true
+		case v >= 0xd800 && v <= 0xdbff:
+			low, ok := escapedUnit(body, i+6)
+			if !ok || low < 0xdc00 || low > 0xdfff {
+				return true
+			}
+			i += 12
+		default:
+			i += 6
+		}
+	}
+}
+
+// escapedUnit reads the \uXXXX escape at body[i:], if there is one.
+func escapedUnit(body []byte, i int) (rune, bool) {
+	if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+		return 0, false
+	}
+	var v rune
+	for _, c := range body[i+2 : i+6] {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// blank reports whether s shows nothing: it holds only white space and
+// invisible format characters (zero-width space, word joiner, byte order
+// mark: Unicode category Cf). Such a value is empty to whoever reads it.
+func blank(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }) < 0
+}

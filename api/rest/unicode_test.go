@@ -1,0 +1,52 @@
+package rest
+
+import "testing"
+
+func TestLoneSurrogate(t *testing.T) {
+	tests := []struct {
+		body string
+		lone bool
+	}{
+		{`{"name":"plain"}`, false},
+		{`{"name":"pair \ud83d\ude00"}`, false},
+		{`{"name":"pair \uD83D\uDE00 upper case"}`, false},
+		{`{"name":"bmp \u00e9 \u200b \uffff"}`, false},
+		{`{"name":"escaped backslash \\ud800"}`, false},
+		{`{"name":"quote \" then \ud83d\ude00"}`, false},
+		{`{"name":"x\ud800y"}`, true},
+		{`{"name":"x\ud800"}`, true},
+		{`{"name":"low first \ude00\ud83d"}`, true},
+		{`{"name":"high then high \ud83d\ud83d"}`, true},
+		{`{"name":"high then letter \ud83d\u0041"}`, true},
+		{`{"a":"\ud83d\ude00","b":"\udfff"}`, true},
+		{`{"name":"\\\ud800"}`, true},
+	}
+	for _, tt := range tests {
+		if got := loneSurrogate([]byte(tt.body)); got != tt.lone {
+			t.Errorf("loneSurrogate(%s) = %v, want %v", tt.body, got, tt.lone)
+		}
+	}
+}
+
+func TestBlank(t *testing.T) {
+	tests := []struct {
+		s     string
+		blank bool
+	}{
+		{"", true},
+		{"   ", true},
+		{"\u00a0\u3000", true},
+		{"\u200b", true},
+		{"\ufeff\u2060", true},
+		{"\u200b \u200d", true},
+		{"a", false},
+		{"\u200ba", false},
+		{"\U0001F600", false},
+		{"\u05d0", false},
+	}
+	for _, tt := range tests {
+		if got := blank(tt.s); got != tt.blank {
+			t.Errorf("blank(%q) = %v, want %v", tt.s, got, tt.blank)
+		}
+	}
+}
