@@ -178,6 +178,15 @@ func attachEquipment(items []Item, eq map[uuid.UUID]*related.Equipment) {
 // Create inserts a draft pick list into org. Its event and quote must be
 // org's, and a quote has at most one pick list (409 duplicate_record with
 // details.existing_id).
+//
+// The quote's row is locked FOR NO KEY UPDATE before the check, as the
+// quote's approval locks it before making its pick list (documents.Update):
+// every creation of one quote's pick list, here or by approval, runs after
+// the one before has ended, so the check sees the winner and every loser
+// gets the documented 409 with existing_id, never the bare unique
+// violation of pick_lists_quote_id_key. The lock is held until the
+// outermost transaction ends (the Idempotency-Key middleware's, when db is
+// one: RunInTx is then a savepoint).
 func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Changes, eventID, quoteID *uuid.UUID) (*PickList, error) {
 	var out *PickList
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
@@ -188,6 +197,9 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 			return err
 		}
 		if quoteID != nil {
+			if err := lockQuote(ctx, tx, t.Org, *quoteID); err != nil {
+				return err
+			}
 			if existing, err := ForQuote(ctx, tx, t.Org, *quoteID); err != nil {
 				return err
 			} else if existing != nil {
@@ -204,6 +216,16 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 	empty := []Item{}
 	out.Items = &empty
 	return out, nil
+}
+
+// lockQuote locks the quote's row of org until the transaction ends. A quote
+// deleted since it was checked locks nothing; the insert's foreign key then
+// refuses it.
+func lockQuote(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, quote uuid.UUID) error {
+	var ids []uuid.UUID
+	err := tx.NewSelect().Table("quotes").Column("id").
+		Where("organization_id = ?", org).Where("id = ?", quote).For("NO KEY UPDATE").Scan(ctx, &ids)
+	return database.Error(err)
 }
 
 // ForQuote returns the id of the pick list of quote, or nil.

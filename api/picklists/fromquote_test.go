@@ -1,0 +1,231 @@
+package picklists_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/api/storage/picklists"
+)
+
+const quotes = "/api/v2/quotes"
+
+// quoteLine is one quote line item of qty units of equipment eq (or, with
+// eq "", of a description).
+func quoteLine(eq string, desc string, qty int) map[string]any {
+	l := body("quantity", qty, "unit_price", 1)
+	if eq != "" {
+		l["equipment_id"] = eq
+	} else {
+		l["description"] = desc
+	}
+	return l
+}
+
+// pickListOfQuote returns the ids of the pick lists of quote, read from the
+// database.
+func pickListOfQuote(t *testing.T, env *apitest.Env, org *apitest.Org, quote string) []string {
+	t.Helper()
+	var ids []uuid.UUID
+	err := env.Svc.DB.NewSelect().Table("pick_lists").Column("id").
+		Where("organization_id = ?", org.ID).Where("quote_id = ?", quote).Scan(context.Background(), &ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out
+}
+
+// TestQuoteAboveTheItemMaximumSplitsItems approves a quote whose lines of
+// one equipment add up to more than an item may hold: the pick list has
+// several items of that equipment, none above the write maximum, totalling
+// the quote's quantity, in the documented order, and each survives a
+// PATCH of its own fields (GET → PATCH round trip).
+func TestQuoteAboveTheItemMaximumSplitsItems(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	truss, mic := rows.Equipment("Truss", nil, nil).String(), rows.Equipment("Mic", nil, nil).String()
+	q := ok(t, a.Post(quotes, body("title", "Stadium", "line_items", []any{
+		quoteLine(truss, "", 600_000),
+		quoteLine(mic, "", 4),
+		quoteLine(truss, "", 600_000),
+		quoteLine("", "Crew", 1_000_000),
+	})), 201)["id"].(string)
+	ok(t, a.Patch(quotes+"/"+q, body("status", "approved")), 200)
+	ids := pickListOfQuote(t, env, a, q)
+	if len(ids) != 1 {
+		t.Fatalf("pick lists of the quote = %v", ids)
+	}
+	its := itemsOf(ok(t, a.Get(lists+"/"+ids[0]), 200))
+
+	// Each item opens where the line that made it is: the truss's first
+	// item is full, the second line's overflow comes after the mic.
+	type kq struct {
+		what string
+		qty  float64
+	}
+	want := []kq{{truss, picklists.MaxItemQuantity}, {mic, 4}, {truss, 200_000}, {"Crew", 1_000_000}}
+	var got []kq
+	total := map[string]float64{}
+	for _, it := range its {
+		what, _ := it["equipment_id"].(string)
+		if what == "" {
+			what, _ = it["custom_description"].(string)
+		}
+		qty := it["quantity"].(float64)
+		got = append(got, kq{what, qty})
+		total[what] += qty
+		if qty < 1 || qty > picklists.MaxItemQuantity {
+			t.Errorf("item %v quantity %v, above the write maximum %d", it["id"], qty, picklists.MaxItemQuantity)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("items = %v, want %v", got, want)
+	}
+	if total[truss] != 1_200_000 || total[mic] != 4 || total["Crew"] != 1_000_000 {
+		t.Errorf("totals = %v", total)
+	}
+
+	// Each item survives a PATCH that sends it back: first its quantity and
+	// stage, then the whole object as GET returned it (read-only fields are
+	// ignored on PATCH). Nothing changes.
+	for _, it := range its {
+		id := it["id"].(string)
+		p := ok(t, a.Patch(items+"/"+id, body("quantity", it["quantity"], "stage", it["stage"])), 200)
+		if p["quantity"] != it["quantity"] || p["stage"] != it["stage"] || p["updated_at"] != it["updated_at"] {
+			t.Errorf("PATCH of its own quantity and stage changed item %s: %v → %v", id, it, p)
+		}
+		whole := ok(t, a.Patch(items+"/"+id, it), 200)
+		if whole["quantity"] != it["quantity"] || whole["updated_at"] != it["updated_at"] {
+			t.Errorf("PATCH of the whole item changed item %s: %v → %v", id, it, whole)
+		}
+	}
+	if after := itemsOf(ok(t, a.Get(lists+"/"+ids[0]), 200)); fmt.Sprint(after) != fmt.Sprint(its) {
+		t.Errorf("items changed by PATCHes of their own values:\n%v\n%v", its, after)
+	}
+}
+
+// TestConcurrentPickListsForOneQuote sends eight POST /pick_lists for one
+// quote at once (across two instances, half of them under an
+// Idempotency-Key, so inside the middleware's transaction), in every other
+// round with the quote's approval racing them. Exactly one pick list is
+// made; a POST that made it is 201 (exactly one when no approval races,
+// at most one when the approval may win), and every other POST is the
+// documented 409 duplicate_record with details.existing_id naming it.
+func TestConcurrentPickListsForOneQuote(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	instances := []*apitest.Org{a, a.Via(env.Replica())}
+	eq := bookingtest.For(env, a).Equipment("Truss", nil, nil).String()
+	const posts = 8
+	for round := 0; round < 10; round++ {
+		approve := round%2 == 1
+		q := ok(t, a.Post(quotes, body("title", fmt.Sprint("Q", round), "line_items", []any{quoteLine(eq, "", 3)})), 201)["id"].(string)
+
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		res := make([]*apitest.Response, posts)
+		for i := range posts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var headers []string
+				if i%2 == 0 {
+					headers = []string{"Idempotency-Key", uuid.NewString()}
+				}
+				<-start
+				res[i] = instances[(i/2)%2].Do(http.MethodPost, lists, body("name", fmt.Sprint("manual ", i), "quote_id", q), headers...)
+			}()
+		}
+		var approval *apitest.Response
+		if approve {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				approval = instances[round/2%2].Patch(quotes+"/"+q, body("status", "approved"))
+			}()
+		}
+		close(start)
+		wg.Wait()
+
+		ids := pickListOfQuote(t, env, a, q)
+		if len(ids) != 1 {
+			t.Fatalf("round %d: pick lists of the quote = %v", round, ids)
+		}
+		if approval != nil && approval.Status != 200 {
+			t.Errorf("round %d: approval %d %s", round, approval.Status, approval.Body)
+		}
+		created := 0
+		for i, r := range res {
+			switch r.Status {
+			case 201:
+				created++
+				if id := r.Data()["id"]; id != ids[0] {
+					t.Errorf("round %d: POST %d created %v, but the quote's pick list is %s", round, i, id, ids[0])
+				}
+			case 409:
+				d := errDetails(r)
+				if r.ErrorCode() != "duplicate_record" || d["field"] != "quote_id" || d["existing_id"] != ids[0] {
+					t.Errorf("round %d: POST %d: want 409 duplicate_record {field: quote_id, existing_id: %s}, got %s",
+						round, i, ids[0], r.Body)
+				}
+			default:
+				t.Errorf("round %d: POST %d: %d %s", round, i, r.Status, r.Body)
+			}
+		}
+		if created > 1 || (!approve && created != 1) {
+			t.Errorf("round %d (approval racing: %v): %d POSTs answered 201", round, approve, created)
+		}
+	}
+}
+
+// TestQuoteItemsKeepTheLineOrder approves a quote of many lines: the pick
+// list's items come back in the order of the lines, every time (the rows
+// of one INSERT would otherwise often share a timestamp and fall back to
+// the order of their random ids).
+func TestQuoteItemsKeepTheLineOrder(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	var lines []any
+	var want []string
+	for i := range 60 {
+		if i%5 == 4 {
+			d := fmt.Sprint("note ", i)
+			lines = append(lines, quoteLine("", d, 1))
+			want = append(want, d)
+			continue
+		}
+		eq := rows.Equipment(fmt.Sprint("E", i), nil, nil).String()
+		lines = append(lines, quoteLine(eq, "", i+1))
+		want = append(want, eq)
+	}
+	q := ok(t, a.Post(quotes, body("title", "Many", "line_items", lines)), 201)["id"].(string)
+	ok(t, a.Patch(quotes+"/"+q, body("status", "approved")), 200)
+	ids := pickListOfQuote(t, env, a, q)
+	if len(ids) != 1 {
+		t.Fatalf("pick lists of the quote = %v", ids)
+	}
+	var got []string
+	for _, it := range itemsOf(ok(t, a.Get(lists+"/"+ids[0]), 200)) {
+		what, _ := it["equipment_id"].(string)
+		if what == "" {
+			what, _ = it["custom_description"].(string)
+		}
+		got = append(got, what)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("items out of line order:\n got %v\nwant %v", got, want)
+	}
+}
