@@ -73,6 +73,16 @@ func Status(code errs.Code) int {
 // V1Prefix is the path prefix of the v1 surface; errors under it use the v1 envelope.
 const V1Prefix = "/api/v1"
 
+// IsV1Path reports whether path is on the v1 surface, read as the router
+// reads it (case-insensitively): /API/V1/equipment is served by v1 and so
+// must answer in its envelope.
+func IsV1Path(path string) bool {
+	if len(path) < len(V1Prefix) || !strings.EqualFold(path[:len(V1Prefix)], V1Prefix) {
+		return false
+	}
+	return len(path) == len(V1Prefix) || path[len(V1Prefix)] == '/'
+}
+
 // ErrorBody is the v2 error envelope.
 type ErrorBody struct {
 	Error ErrorObject `json:"error"`
@@ -143,7 +153,7 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 				c.Set(fiber.HeaderAllow, strings.Join(allow.Allow, ", "))
 			}
 		}
-		if strings.HasPrefix(c.Path(), V1Prefix+"/") || c.Path() == V1Prefix {
+		if IsV1Path(c.Path()) {
 			v1, ok := v1CodeOf[e.Code]
 			if !ok {
 				v1.code, v1.status = "SERVER_ERROR", fiber.StatusInternalServerError

@@ -98,7 +98,7 @@ type Deps struct {
 //     per organization, and before idempotency, whose keys are per
 //     organization; a request refused by auth is never counted or stored.
 func New(d Deps) *fiber.App {
-	errorHandler := rest.ErrorHandler(d.Log)
+	errorHandler := v1Headers(rest.ErrorHandler(d.Log), d.V1Sunset)
 	if d.Drain == nil {
 		d.Drain = &Drain{}
 	}
@@ -201,12 +201,35 @@ func v1Bucket(def int) func(c *fiber.Ctx) (string, int) {
 	}
 }
 
+// deprecated marks every response of the v1 group Deprecated, with its
+// Sunset date.
 func deprecated(sunset time.Time) fiber.Handler {
+	mark := deprecation(sunset)
+	return func(c *fiber.Ctx) error {
+		mark(c)
+		return c.Next()
+	}
+}
+
+// v1Headers adds the same marks to every error answered on a v1 path,
+// including those answered before the v1 group runs (413, 414, 415, 431,
+// ambiguous framing): every v1 response carries them (docs/v1.md).
+func v1Headers(next fiber.ErrorHandler, sunset time.Time) fiber.ErrorHandler {
+	mark := deprecation(sunset)
+	return func(c *fiber.Ctx, err error) error {
+		if rest.IsV1Path(c.Path()) {
+			mark(c)
+		}
+		return next(c, err)
+	}
+}
+
+// deprecation sets the Deprecation and Sunset headers of a v1 response.
+func deprecation(sunset time.Time) func(c *fiber.Ctx) {
 	value := sunset.UTC().Format(time.RFC1123)
 	value = value[:len(value)-3] + "GMT"
-	return func(c *fiber.Ctx) error {
+	return func(c *fiber.Ctx) {
 		c.Set("Deprecation", "true")
 		c.Set("Sunset", value)
-		return c.Next()
 	}
 }

@@ -72,7 +72,8 @@ func (c *conn) Read(p []byte) (int, error) {
 func (c *conn) requestRead() { c.start, c.lineEnd, c.headLen = c.read, -1, 0 }
 
 // v1 reports whether the current request's target is on the v1 surface
-// (/api/v1 or below), as far as its first bytes tell.
+// (/api/v1 or below, in any letter case as the router reads it), as far as
+// its first bytes tell.
 func (c *conn) v1() bool {
 	line := c.head[:c.headLen]
 	sp := bytes.IndexByte(line, ' ')
@@ -81,7 +82,7 @@ func (c *conn) v1() bool {
 	}
 	target := line[sp+1:]
 	const prefix = "/api/v1"
-	if !bytes.HasPrefix(target, []byte(prefix)) {
+	if len(target) < len(prefix) || !bytes.EqualFold(target[:len(prefix)], []byte(prefix)) {
 		return false
 	}
 	rest := target[len(prefix):]

@@ -19,6 +19,7 @@ func TestConnTellsTheSurface(t *testing.T) {
 		{"v1 query", []string{"GET /api/v1?x=1 HTTP/1.1\r\n"}, true},
 		{"the longest method", []string{"OPTIONS /api/v1/equipment HTTP/1.1\r\n"}, true},
 		{"one byte at a time", []string{"P", "A", "T", "C", "H", " ", "/api/v1/", "equipment/1 HTTP/1.1\r\n"}, true},
+		{"v1 in upper case", []string{"GET /API/V1/equipment HTTP/1.1\r\n"}, true},
 		{"v2", []string{"GET /api/v2/events HTTP/1.1\r\n"}, false},
 		{"a v1 look-alike", []string{"GET /api/v10/events HTTP/1.1\r\n"}, false},
 		{"v1 in the query only", []string{"GET /x?/api/v1 HTTP/1.1\r\n"}, false},

@@ -293,3 +293,39 @@ func TestOneOfEachHeaderThatActs(t *testing.T) {
 		t.Fatalf("one header still works: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestEveryV1ErrorIsV1: a v1 request refused before the v1 group runs (a
+// body that is not JSON, too large or ambiguously framed, headers over the
+// limit), or sent in another letter case (the router serves /API/V1 as
+// v1), is answered in the v1 envelope with the Deprecation and Sunset
+// headers every v1 response carries.
+func TestEveryV1ErrorIsV1(t *testing.T) {
+	env := apitest.New(t)
+	org := env.NewOrg("Legacy")
+	legacy := "Authorization: Bearer " + env.NewKey(org.ID, apikey.Legacy, tenancy.EquipmentRead, tenancy.EquipmentWrite) + "\r\n"
+	base := env.Listen(t)
+	patch := "PATCH /api/v1/equipment/" + uuid.NewString() + " HTTP/1.1\r\nHost: t\r\n" + legacy
+	big := strings.Repeat(" ", 1<<20+10)
+	tests := []struct {
+		name, request string
+		status        int
+		code          string
+	}{
+		{"not JSON", patch + "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}", 415, "BAD_REQUEST"},
+		{"too large", patch + "Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(big)) + "\r\n\r\n" + big, 413, "BAD_REQUEST"},
+		{"ambiguous framing", patch + "Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "BAD_REQUEST"},
+		{"headers over the limit", "GET /api/v1/equipment HTTP/1.1\r\nHost: t\r\n" + legacy + "X-Big: " + strings.Repeat("a", 17000) + "\r\n\r\n", 431, "BAD_REQUEST"},
+		{"upper case, bad query", "GET /API/V1/equipment?page=0 HTTP/1.1\r\nHost: t\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
+		{"upper case, unknown record", "GET /API/V1/equipment/" + uuid.NewString() + " HTTP/1.1\r\nHost: t\r\n" + legacy + "\r\n", 404, "NOT_FOUND"},
+		{"upper case, no key", "GET /Api/V1/equipment HTTP/1.1\r\nHost: t\r\n\r\n", 401, "UNAUTHORIZED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawExchange(t, base, tt.request, nil)
+			assertV1Envelope(t, resp, body, tt.status, tt.code)
+			if resp.Header.Get("Deprecation") != "true" || resp.Header.Get("Sunset") == "" {
+				t.Fatalf("Deprecation %q, Sunset %q", resp.Header.Get("Deprecation"), resp.Header.Get("Sunset"))
+			}
+		})
+	}
+}

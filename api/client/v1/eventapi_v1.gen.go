@@ -288,6 +288,9 @@ type ServiceUnavailable = Error
 // Unauthorized The v1 error envelope.
 type Unauthorized = Error
 
+// UnsupportedMediaType The v1 error envelope.
+type UnsupportedMediaType = Error
+
 // ListCrewV1Params defines parameters for ListCrewV1.
 type ListCrewV1Params struct {
 	// Page 1-indexed page number, plain decimal digits (default 1).
@@ -1792,6 +1795,13 @@ type PatchEquipmentV1Response413Headers struct {
 	XRequestId  openapi_types.UUID
 }
 
+// PatchEquipmentV1Response415Headers the declared response headers of an HTTP 415 response for PatchEquipmentV1
+type PatchEquipmentV1Response415Headers struct {
+	Deprecation bool
+	Sunset      string
+	XRequestId  openapi_types.UUID
+}
+
 // PatchEquipmentV1Response429Headers the declared response headers of an HTTP 429 response for PatchEquipmentV1
 type PatchEquipmentV1Response429Headers struct {
 	Deprecation bool
@@ -1829,6 +1839,8 @@ type PatchEquipmentV1Response struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RateLimited
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -1847,6 +1859,8 @@ type PatchEquipmentV1Response struct {
 	Headers404 *PatchEquipmentV1Response404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchEquipmentV1Response413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PatchEquipmentV1Response415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PatchEquipmentV1Response429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -1883,6 +1897,11 @@ func (r PatchEquipmentV1Response) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PatchEquipmentV1Response) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PatchEquipmentV1Response) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3499,6 +3518,13 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3688,6 +3714,30 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PatchEquipmentV1Response415Headers
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value bool
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers PatchEquipmentV1Response429Headers
 		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
