@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/tenancy"
@@ -55,4 +57,22 @@ func TestLiveAndTestKeysAreDifferentRequests(t *testing.T) {
 type orgKey struct {
 	org  *apitest.Org
 	demo bool
+}
+
+// TestA405IsNotStored: a keyed write to a path that does not allow its
+// method executed nothing; it is answered again, with its Allow header,
+// rather than replayed from a record that keeps no Allow.
+func TestA405IsNotStored(t *testing.T) {
+	env, _ := newApp(t)
+	org := env.NewOrg("Acme")
+	path := "/api/v2/jobs/" + uuid.NewString()
+	for i := range 2 {
+		r := org.Do("PATCH", path, map[string]any{"name": "x"}, keyHeader, "allow-1")
+		if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") == "" || r.Header.Get(idempotency.HeaderReplayed) != "" {
+			t.Fatalf("attempt %d: %d (Allow %q, replayed %q) %s", i+1, r.Status, r.Header.Get("Allow"), r.Header.Get(idempotency.HeaderReplayed), r.Body)
+		}
+	}
+	if n := keyRows(t, env, org.ID, "allow-1"); n != 0 {
+		t.Fatalf("%d idempotency rows for a 405", n)
+	}
 }

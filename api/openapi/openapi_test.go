@@ -399,3 +399,40 @@ func TestAssetsServedWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestDocumentRevalidation: If-None-Match is compared weakly and may list
+// several tags or be "*" (RFC 9110, 13.1.2); a tag that does not match, or a
+// request that refuses caches, gets the document.
+func TestDocumentRevalidation(t *testing.T) {
+	app := newApp()
+	res, err := app.Test(httptest.NewRequest("GET", openapi.DocumentPath, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := res.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag")
+	}
+	tests := []struct {
+		ifNoneMatch, cacheControl string
+		status                    int
+	}{
+		{etag, "", 304},
+		{"W/" + etag, "", 304},
+		{`"other", ` + etag, "", 304},
+		{"*", "", 304},
+		{`"other"`, "", 200},
+		{etag, "no-cache", 200},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest("GET", openapi.DocumentPath, nil)
+		req.Header.Set("If-None-Match", tt.ifNoneMatch)
+		if tt.cacheControl != "" {
+			req.Header.Set("Cache-Control", tt.cacheControl)
+		}
+		res, err := app.Test(req)
+		if err != nil || res.StatusCode != tt.status {
+			t.Errorf("If-None-Match %q, Cache-Control %q: %v %v, want %d", tt.ifNoneMatch, tt.cacheControl, res.StatusCode, err, tt.status)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func sendDocument(c *fiber.Ctx, doc []byte, etag string) error {
 	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
-	if c.Get(fiber.HeaderIfNoneMatch) == etag {
+	if c.Fresh() { // If-None-Match, weakly compared, lists and * included (RFC 9110, 13.1.2)
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)

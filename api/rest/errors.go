@@ -141,7 +141,14 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		status := Status(e.Code)
 		reqID := EnsureRequestID(c)
 		c.Locals(localErrorCode, string(e.Code))
-		if status >= 500 {
+		switch {
+		case status >= 500 && e.Code == errs.ServiceUnavailable:
+			// Expected while draining or while a dependency is down (a
+			// readiness probe answers it every second): not an error of
+			// the service.
+			log.WarnContext(c.UserContext(), "request refused: service unavailable", "error", e.Error(),
+				"method", c.Method(), "path", c.Path())
+		case status >= 500:
 			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
 				"method", c.Method(), "path", c.Path())
 		}

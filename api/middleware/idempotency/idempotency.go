@@ -237,9 +237,11 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 	}
 	res := c.Response()
 	status := res.StatusCode()
-	if status >= 500 || status == fiber.StatusForbidden {
+	if status >= 500 || status == fiber.StatusForbidden || status == fiber.StatusMethodNotAllowed {
 		// Rolled back and released: a retry executes again. A 403 refuses
-		// the key, not the request, so a key with the scope may retry.
+		// the key, not the request, so a key with the scope may retry; a
+		// 405 executed nothing, and answering it again keeps its Allow
+		// header, which a stored record would not replay.
 		return nil
 	}
 	if status >= 400 {
