@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -27,9 +28,13 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
-			return fmt.Errorf("%w: orgs create --name N [--sandbox-of ID]", errUsage)
+			return fmt.Errorf("%w: orgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
 		}
 		parent, err := optionalID("sandbox-of", *sandboxOf)
+		if err != nil {
+			return err
+		}
+		u, err := settings(*guard, *rate)
 		if err != nil {
 			return err
 		}
@@ -38,7 +43,17 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		defer db.Close()
-		org, err := tenancy.CreateOrganization(ctx, db, *name, parent)
+		// The settings are written with the organization, or nothing is.
+		var org *tenancy.Organization
+		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			created, err := tenancy.CreateOrganization(ctx, tx, *name, parent)
+			if err != nil || (u.StockGuardMode == nil && u.RateLimit == nil) {
+				org = created
+				return err
+			}
+			org, err = tenancy.UpdateOrganization(ctx, tx, created.ID, u)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -51,21 +66,12 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
 		}
-		var u tenancy.OrganizationUpdate
+		u, err := settings(*guard, *rate)
+		if err != nil {
+			return err
+		}
 		if *name != "" {
 			u.Name = name
-		}
-		if *guard != "" {
-			m := tenancy.StockGuardMode(*guard)
-			if !m.Valid() {
-				return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
-			}
-			u.StockGuardMode = &m
-		}
-		if *rate >= 0 {
-			u.RateLimit = rate
-		} else if *rate != -1 {
-			return fmt.Errorf("%w: --rate-limit must be a positive integer, or 0 to clear", errUsage)
 		}
 		db, _, err := openDB(ctx)
 		if err != nil {
@@ -115,4 +121,24 @@ func printOrg(w io.Writer, output string, o *tenancy.Organization) error {
 	}
 	fmt.Fprintf(w, "organization %s %q stock_guard=%s%s\n", o.ID, o.Name, o.StockGuardMode, sandboxNote(o))
 	return nil
+}
+
+// settings reads --stock-guard ("" leaves it) and --rate-limit (-1 leaves
+// it, 0 clears the override) for create and update alike.
+func settings(guard string, rate int) (tenancy.OrganizationUpdate, error) {
+	var u tenancy.OrganizationUpdate
+	if guard != "" {
+		m := tenancy.StockGuardMode(guard)
+		if !m.Valid() {
+			return u, fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
+		}
+		u.StockGuardMode = &m
+	}
+	switch {
+	case rate >= 0:
+		u.RateLimit = &rate
+	case rate != -1:
+		return u, fmt.Errorf("%w: --rate-limit must be a positive integer, or 0 to clear", errUsage)
+	}
+	return u, nil
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
+)
+
+// TestOrgsCreateAppliesItsSettings: orgs create writes --stock-guard and
+// --rate-limit with the organization (they were parsed and dropped); a bad
+// value is a usage error and creates nothing.
+func TestOrgsCreateAppliesItsSettings(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	org, err := runCLI(t, "orgs", "create", "--name", "Tuned", "--stock-guard", "warn", "--rate-limit", "7", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if org["stock_guard_mode"] != "warn" || org["rate_limit"] != float64(7) {
+		t.Fatalf("created %v, want stock_guard_mode warn and rate_limit 7", org)
+	}
+	plain, err := runCLI(t, "orgs", "create", "--name", "Plain", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain["stock_guard_mode"] != "block" || plain["rate_limit"] != nil {
+		t.Fatalf("created %v, want the defaults", plain)
+	}
+	runCases(t, []cliCase{
+		{[]string{"orgs", "create", "--name", "Bad", "--stock-guard", "sometimes"}, true, "--stock-guard must be block, warn or off"},
+		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "-5"}, true, "--rate-limit must be a positive integer"},
+	})
+	list, err := runCLI(t, "orgs", "list", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(list["organizations"].([]any)); n != 2 {
+		t.Fatalf("%d organizations, want the 2 created", n)
+	}
+}
