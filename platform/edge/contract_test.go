@@ -66,6 +66,7 @@ var contractCases = []contractCase{
 	{"admits exactly limit, rejected not counted", admitsExactlyLimit},
 	{"concurrent admits are exact", concurrentExact},
 	{"window slides: slots free one by one", slidesOneByOne},
+	{"a lowered limit resets when a slot frees", loweredLimit},
 	{"buckets are independent", bucketsIndependent},
 	{"set, get, delete", setGetDelete},
 	{"setnx only when absent", setNXOnlyWhenAbsent},
@@ -221,6 +222,39 @@ func slidesOneByOne(t *testing.T, s edge.Store) {
 			t.Fatalf("step %d: Reset %v is later than admission %d's expiry %v", i, next.Reset, i+1, resets[i])
 		}
 		oldest = next.Reset
+	}
+}
+
+// loweredLimit: once a bucket holds more entries than its (lowered) limit, a
+// slot frees only when enough of them leave for the count to fall below the
+// limit, so Reset and RetryAfter name that entry's expiry, not the oldest's
+// (which promised a slot seconds too early).
+func loweredLimit(t *testing.T, s edge.Store) {
+	const window, gap = 10 * time.Second, 50 * time.Millisecond
+	key := randomName()
+	var before, after []time.Time
+	for i := range 4 {
+		if i > 0 {
+			time.Sleep(gap)
+		}
+		before = append(before, time.Now())
+		if d := admit(t, s, key, 4, window); !d.Allowed {
+			t.Fatalf("admit %d refused: %+v", i+1, d)
+		}
+		after = append(after, time.Now())
+	}
+	asked := time.Now()
+	d := admit(t, s, key, 2, window)
+	if d.Allowed || d.Remaining != 0 {
+		t.Fatalf("4 entries under a limit of 2 admitted: %+v", d)
+	}
+	// 4 entries, limit 2: the third oldest must leave before one is admitted.
+	lo, hi := before[2].Add(window-clockSlack), after[2].Add(window+clockSlack)
+	if d.Reset.Before(lo) || d.Reset.After(hi) {
+		t.Fatalf("Reset %v, want the third entry's expiry (%v..%v)", d.Reset, lo, hi)
+	}
+	if d.RetryAfter < lo.Sub(time.Now()) || d.RetryAfter > hi.Sub(asked) {
+		t.Fatalf("RetryAfter %v, want the time until the third entry's expiry", d.RetryAfter)
 	}
 }
 

@@ -106,7 +106,9 @@ func (m *Memory) Admit(_ context.Context, key string, limit int, window time.Dur
 	d.Remaining = max(0, limit-len(b.hits))
 	d.Reset = now
 	if len(b.hits) > 0 {
-		d.Reset = b.hits[0].Add(window)
+		// The next slot frees when the count falls below the limit (a
+		// lowered limit may leave more entries than it allows).
+		d.Reset = b.hits[min(len(b.hits)-1, max(0, len(b.hits)-limit))].Add(window)
 	}
 	if !d.Allowed {
 		d.RetryAfter = d.Reset.Sub(now)

@@ -113,7 +113,10 @@ func (r *Redis) failed(err error) error {
 // slidingWindow is an exact sliding-window log: one sorted set per bucket of
 // admitted request times (Redis server time, microseconds, so every instance
 // shares one clock). It trims entries at or before now - window, admits only
-// below the limit, and never records a rejected request. Memory per bucket is
+// below the limit, and never records a rejected request. The reset is when
+// the next slot frees: the oldest entry's expiry, or, when the bucket holds
+// more than a lowered limit, the expiry of the entry whose leaving brings
+// the count below it. Memory per bucket is
 // bounded by the limit, and the key expires one second after its newest
 // entry leaves the window.
 var slidingWindow = redis.NewScript(`
@@ -131,8 +134,9 @@ if count < limit then
   redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1000)
 end
 local reset = now
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if oldest[2] then reset = tonumber(oldest[2]) + window end
+local k = math.max(0, count - limit)
+local frees = redis.call('ZRANGE', KEYS[1], k, k, 'WITHSCORES')
+if frees[2] then reset = tonumber(frees[2]) + window end
 return {allowed, count, reset, now}
 `)
 
