@@ -13,13 +13,15 @@ import (
 
 // MaxItemQuantity is the largest quantity a pick list item write accepts
 // (POST and PATCH /pick_list_items): the maximum of quantity in openapi.yaml's
-// PickListItemCreate, which PickListItemUpdate reuses through its anchor. The
-// storage layer cannot read the document (docs/architecture.md), so the
-// value is stated here once and api/picklists refuses to start when the
-// rule its decoder reads from the document says otherwise. A pick list made
-// from a quote never holds an item above it, so every item survives a
-// GET → PATCH round trip.
-const MaxItemQuantity = 1_000_000
+// PickListItemCreate, which PickListItemUpdate reuses through its anchor. It
+// is what a quote can sum for one equipment record, 500 lines of at most
+// 1,000,000 each, so that a pick list made from a quote holds one item per
+// equipment record (DECISIONS) and every item survives a GET → PATCH round
+// trip. The storage layer cannot read the document (docs/architecture.md),
+// so the value is stated here once; a test in api/picklists holds it equal
+// to the document's. itemsFromLines still splits at it, should the quote
+// limits ever outgrow it.
+const MaxItemQuantity = 500 * 1_000_000
 
 // QuoteSource is what an approved quote hands to its pick list.
 type QuoteSource struct {
