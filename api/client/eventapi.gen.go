@@ -2478,9 +2478,9 @@ type NotFoundError struct {
 // NotFoundErrorErrorCode defines model for NotFoundError.Error.Code.
 type NotFoundErrorErrorCode string
 
-// OverbookDetails The shortage of a reservation: `available` is stock minus the most units the
-// `reserved` and `checked_out` reservations hold at any instant of the window (the
-// `min_available` of the availability endpoint; negative when stock was lowered);
+// OverbookDetails The shortage of a reservation: `available` is stock minus the summed quantity of the
+// `reserved` and `checked_out` reservations overlapping the window (the `min_available`
+// of the availability endpoint; negative when they sum to more than the stock);
 // `deficit` = `requested` − `available`. The conflicting ids name every reservation that
 // holds stock in the window.
 type OverbookDetails struct {
@@ -2506,9 +2506,9 @@ type OverbookDetailsRetryWithForceOverbook bool
 type OverbookWarning struct {
 	Code OverbookWarningCode `json:"code"`
 
-	// Details The shortage of a reservation: `available` is stock minus the most units the
-	// `reserved` and `checked_out` reservations hold at any instant of the window (the
-	// `min_available` of the availability endpoint; negative when stock was lowered);
+	// Details The shortage of a reservation: `available` is stock minus the summed quantity of the
+	// `reserved` and `checked_out` reservations overlapping the window (the `min_available`
+	// of the availability endpoint; negative when they sum to more than the stock);
 	// `deficit` = `requested` − `available`. The conflicting ids name every reservation that
 	// holds stock in the window.
 	Details OverbookDetails `json:"details"`
@@ -7309,10 +7309,12 @@ type ClientInterface interface {
 	// `intervals` partition the window wherever the reserved count changes. A reservation
 	// counts while its `reservation_status` is `reserved` or `checked_out` and its
 	// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
-	// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
-	// held at any instant of the window: the stock guard admits a reservation of n units for
-	// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
-	// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+	// only touch do not overlap). `min_available` is `stock_quantity` minus the summed
+	// `quantity` of every counted reservation overlapping the window (the binding stock-guard
+	// rule): the stock guard admits a reservation of n units for this window exactly when
+	// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
+	// the window straddles back-to-back reservations, and negative when they sum to more than
+	// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
 	// and `min_available` are null. The window is at most 366 days.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -7392,10 +7394,10 @@ type ClientInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
-	//    at any one instant of the window (a reservation holds over its [`start_date`,
-	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	// 4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment that
+	//    overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+	//    that only touch do not overlap): exactly the `min_available`
 	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -7423,10 +7425,10 @@ type ClientInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
-	//    at any one instant of the window (a reservation holds over its [`start_date`,
-	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	// 4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment that
+	//    overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+	//    that only touch do not overlap): exactly the `min_available`
 	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -8413,10 +8415,12 @@ func (c *Client) UpdateEquipment(ctx context.Context, id Id, params *UpdateEquip
 // `intervals` partition the window wherever the reserved count changes. A reservation
 // counts while its `reservation_status` is `reserved` or `checked_out` and its
 // [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
-// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
-// held at any instant of the window: the stock guard admits a reservation of n units for
-// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
-// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+// only touch do not overlap). `min_available` is `stock_quantity` minus the summed
+// `quantity` of every counted reservation overlapping the window (the binding stock-guard
+// rule): the stock guard admits a reservation of n units for this window exactly when
+// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
+// the window straddles back-to-back reservations, and negative when they sum to more than
+// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
 // and `min_available` are null. The window is at most 366 days.
 // Scopes: `equipment_reservations:read`.
 //
@@ -8576,10 +8580,10 @@ func (c *Client) ListEquipmentReservations(ctx context.Context, params *ListEqui
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
-//     organization's `reserved` and `checked_out` reservations of the same equipment hold
-//     at any one instant of the window (a reservation holds over its [`start_date`,
-//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//  4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+//     organization's `reserved` and `checked_out` reservations of the same equipment that
+//     overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+//     that only touch do not overlap): exactly the `min_available`
 //     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -8617,10 +8621,10 @@ func (c *Client) CreateEquipmentReservationWithBody(ctx context.Context, params 
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
-//     organization's `reserved` and `checked_out` reservations of the same equipment hold
-//     at any one instant of the window (a reservation holds over its [`start_date`,
-//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//  4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+//     organization's `reserved` and `checked_out` reservations of the same equipment that
+//     overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+//     that only touch do not overlap): exactly the `min_available`
 //     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -13884,10 +13888,12 @@ type ClientWithResponsesInterface interface {
 	// `intervals` partition the window wherever the reserved count changes. A reservation
 	// counts while its `reservation_status` is `reserved` or `checked_out` and its
 	// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
-	// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
-	// held at any instant of the window: the stock guard admits a reservation of n units for
-	// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
-	// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+	// only touch do not overlap). `min_available` is `stock_quantity` minus the summed
+	// `quantity` of every counted reservation overlapping the window (the binding stock-guard
+	// rule): the stock guard admits a reservation of n units for this window exactly when
+	// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
+	// the window straddles back-to-back reservations, and negative when they sum to more than
+	// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
 	// and `min_available` are null. The window is at most 366 days.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -13975,10 +13981,10 @@ type ClientWithResponsesInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
-	//    at any one instant of the window (a reservation holds over its [`start_date`,
-	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	// 4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment that
+	//    overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+	//    that only touch do not overlap): exactly the `min_available`
 	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -14006,10 +14012,10 @@ type ClientWithResponsesInterface interface {
 	//    another answers `409 duplicate_record` with `details.existing_id`.
 	// 3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 	//    `422 overbook_reason_required`.
-	// 4. Stock guard: `available` is `stock_quantity` minus the most units that the
-	//    organization's `reserved` and `checked_out` reservations of the same equipment hold
-	//    at any one instant of the window (a reservation holds over its [`start_date`,
-	//    `end_date`); windows that only touch do not overlap): exactly the `min_available`
+	// 4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+	//    organization's `reserved` and `checked_out` reservations of the same equipment that
+	//    overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+	//    that only touch do not overlap): exactly the `min_available`
 	//    of `GET /equipment/{id}/availability` for the window. Equipment without a
 	//    `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 	//    (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -26136,10 +26142,12 @@ func (c *ClientWithResponses) UpdateEquipmentWithResponse(ctx context.Context, i
 // `intervals` partition the window wherever the reserved count changes. A reservation
 // counts while its `reservation_status` is `reserved` or `checked_out` and its
 // [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
-// only touch do not overlap). `min_available` is `stock_quantity` minus the most units
-// held at any instant of the window: the stock guard admits a reservation of n units for
-// this window exactly when n ≤ `min_available`. It is negative when stock was lowered
-// below what is held. Equipment without a `stock_quantity` is unlimited: `available`
+// only touch do not overlap). `min_available` is `stock_quantity` minus the summed
+// `quantity` of every counted reservation overlapping the window (the binding stock-guard
+// rule): the stock guard admits a reservation of n units for this window exactly when
+// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
+// the window straddles back-to-back reservations, and negative when they sum to more than
+// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
 // and `min_available` are null. The window is at most 366 days.
 // Scopes: `equipment_reservations:read`.
 //
@@ -26275,10 +26283,10 @@ func (c *ClientWithResponses) ListEquipmentReservationsWithResponse(ctx context.
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
-//     organization's `reserved` and `checked_out` reservations of the same equipment hold
-//     at any one instant of the window (a reservation holds over its [`start_date`,
-//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//  4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+//     organization's `reserved` and `checked_out` reservations of the same equipment that
+//     overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+//     that only touch do not overlap): exactly the `min_available`
 //     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
@@ -26312,10 +26320,10 @@ func (c *ClientWithResponses) CreateEquipmentReservationWithBodyWithResponse(ctx
 //     another answers `409 duplicate_record` with `details.existing_id`.
 //  3. `force_overbook: true` needs an `overbook_reason` of at least 4 characters, else
 //     `422 overbook_reason_required`.
-//  4. Stock guard: `available` is `stock_quantity` minus the most units that the
-//     organization's `reserved` and `checked_out` reservations of the same equipment hold
-//     at any one instant of the window (a reservation holds over its [`start_date`,
-//     `end_date`); windows that only touch do not overlap): exactly the `min_available`
+//  4. Stock guard: `available` is `stock_quantity` minus the summed `quantity` of the
+//     organization's `reserved` and `checked_out` reservations of the same equipment that
+//     overlap the window (a reservation holds over its [`start_date`, `end_date`); windows
+//     that only touch do not overlap): exactly the `min_available`
 //     of `GET /equipment/{id}/availability` for the window. Equipment without a
 //     `stock_quantity` is not guarded. When the request exceeds it: in `block` mode
 //     (the default) the answer is `422 overbook_blocked` unless `force_overbook` is
