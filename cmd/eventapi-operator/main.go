@@ -21,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/eventapi/eventapi/operator/manager"
+	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
@@ -81,7 +82,15 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	if dbURL == "" {
 		return errors.New("EVENTAPI_DATABASE_URL is required")
 	}
-	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: f.dbMaxConns})
+	// Behind a transaction pooler (PgBouncer) the connection must not send
+	// startup parameters or keep session state, as for the API.
+	pooler := getenv("EVENTAPI_DATABASE_POOLER")
+	switch pooler {
+	case "", config.PoolerNone, config.PoolerTransaction:
+	default:
+		return fmt.Errorf("EVENTAPI_DATABASE_POOLER %q must be none or transaction", pooler)
+	}
+	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: f.dbMaxConns, Pooler: pooler})
 	if err != nil {
 		return err
 	}

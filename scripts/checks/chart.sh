@@ -61,7 +61,18 @@ echo "chart:   refused several replicas and autoscaling without Redis" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }
-echo "chart:   refused a grace period shorter than the drain delay plus the shutdown timeout" >&2
+if "$HELM" template eventapi "$chart" --set terminationGracePeriodSeconds=25 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted a grace period leaving no time after the drain"; fi
+grep -q "plus 10 s for the webhook workers" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused grace 25 for another reason"; }
+echo "chart:   refused a grace period shorter than the drain delay plus the shutdown timeout plus 10 s" >&2
+if "$HELM" template eventapi "$chart" --set metrics.port=8080 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted metrics.port 8080"; fi
+grep -q "metrics.port must not be 8080" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused metrics.port 8080 for another reason"; }
+echo "chart:   refused a metrics port equal to the API's" >&2
+"$HELM" template eventapi "$chart" --set config.v2RateLimit=1000000 --set config.requestLogBuffer=2000000 >"$tmp/big.txt" || fail "helm template with large numbers"
+grep -q 'value: "1000000"' "$tmp/big.txt" && grep -q 'value: "2000000"' "$tmp/big.txt" && ! grep -q 'e+0' "$tmp/big.txt" ||
+  fail "large numbers are not rendered as digits (the service refuses 1e+06)"
+grep -A1 'name: EVENTAPI_DATABASE_POOLER' "$tmp/production.yaml" | grep -c 'value: "transaction"' | grep -q '^3$' ||
+  fail "the API, the migration Job and the operator do not all get EVENTAPI_DATABASE_POOLER"
+echo "chart:   large numbers rendered as digits; every database client gets the pooler mode" >&2
 
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.

@@ -145,14 +145,14 @@ The whole environment of the API (and of the migration Job).
 - name: EVENTAPI_RATE_WINDOW
   value: {{ .Values.config.rateWindow | quote }}
 - name: EVENTAPI_V1_RATE_LIMIT
-  value: {{ .Values.config.v1RateLimit | quote }}
+  value: {{ int64 .Values.config.v1RateLimit | toString | quote }}
 - name: EVENTAPI_V2_RATE_LIMIT
-  value: {{ .Values.config.v2RateLimit | quote }}
+  value: {{ int64 .Values.config.v2RateLimit | toString | quote }}
 - name: EVENTAPI_DB_MAX_CONNS
-  value: {{ .Values.config.dbMaxConns | quote }}
+  value: {{ int64 .Values.config.dbMaxConns | toString | quote }}
 {{- if .Values.config.largeReads }}
 - name: EVENTAPI_LARGE_READS
-  value: {{ .Values.config.largeReads | quote }}
+  value: {{ int64 .Values.config.largeReads | toString | quote }}
 {{- end }}
 - name: EVENTAPI_SHUTDOWN_TIMEOUT
   value: {{ .Values.config.shutdownTimeout | quote }}
@@ -161,11 +161,11 @@ The whole environment of the API (and of the migration Job).
 - name: EVENTAPI_REQUEST_LOG_RETENTION
   value: {{ .Values.config.requestLogRetention | quote }}
 - name: EVENTAPI_REQUEST_LOG_BUFFER
-  value: {{ .Values.config.requestLogBuffer | quote }}
+  value: {{ int64 .Values.config.requestLogBuffer | toString | quote }}
 - name: EVENTAPI_WEBHOOK_WORKERS
-  value: {{ .Values.webhooks.workers | quote }}
+  value: {{ int64 .Values.webhooks.workers | toString | quote }}
 - name: EVENTAPI_WEBHOOK_ENDPOINT_CONCURRENCY
-  value: {{ .Values.webhooks.endpointConcurrency | quote }}
+  value: {{ int64 .Values.webhooks.endpointConcurrency | toString | quote }}
 - name: EVENTAPI_WEBHOOK_POLL_INTERVAL
   value: {{ .Values.webhooks.pollInterval | quote }}
 - name: EVENTAPI_WEBHOOK_ALLOW_PRIVATE
@@ -209,8 +209,13 @@ Refuse configurations that cannot work.
 {{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
 {{- end }}
 {{- $stop := add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) }}
+{{- /* After the HTTP drain the pod still stops its webhook workers (an attempt in flight records its result, up to 10 s) and flushes the request log (up to 5 s): 10 s beyond the drain. */}}
+{{- $stop = add $stop 10 }}
 {{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) (int $stop)) }}
-{{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout (%d s), or Kubernetes kills pods before they have drained" .Values.terminationGracePeriodSeconds (int $stop)) }}
+{{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout plus 10 s for the webhook workers and the request-log flush (%d s), or Kubernetes kills pods before they have stopped" .Values.terminationGracePeriodSeconds (int $stop)) }}
+{{- end }}
+{{- if eq (int .Values.metrics.port) 8080 }}
+{{- fail "metrics.port must not be 8080, the API's own port" }}
 {{- end }}
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
