@@ -21,6 +21,7 @@ const (
 type Scope string
 
 // ApiKeySpec declares an API key of an eventapi organization.
+// +kubebuilder:validation:XValidation:rule="!has(self.rotationGracePeriod) || self.rotationGracePeriod.matches('^([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+$')",message="rotationGracePeriod must be a non-negative Go duration such as 5m or 1h30m"
 type ApiKeySpec struct {
 	// OrganizationID is the id (uuid) of the organization that owns the key.
 	// It cannot be changed.
@@ -67,7 +68,10 @@ type ApiKeySpec struct {
 	RotationToken string `json:"rotationToken,omitempty"`
 
 	// RotationGracePeriod is how long the previous key keeps working after a
-	// new one is issued, so that consumers can pick up the new Secret.
+	// new one is issued, so that consumers can pick up the new Secret. A Go
+	// duration such as 5m or 1h30m, never negative: the API server refuses
+	// any other text, which the operator's cache could not decode (one such
+	// object stopped the operator for every namespace).
 	// +kubebuilder:default="5m"
 	// +optional
 	RotationGracePeriod *metav1.Duration `json:"rotationGracePeriod,omitempty"`

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/tenancy"
@@ -73,11 +75,33 @@ func TestApiKeyRefusals(t *testing.T) {
 		"legacy mode":   func(a *v1alpha1.ApiKey) { a.Spec.Mode = "legacy" },
 		"bad org id":    func(a *v1alpha1.ApiKey) { a.Spec.OrganizationID = "acme" },
 		"bad secret":    func(a *v1alpha1.ApiKey) { a.Spec.SecretName = "Not_A_Name" },
+		"negative grace": func(a *v1alpha1.ApiKey) {
+			a.Spec.RotationGracePeriod = &metav1.Duration{Duration: -time.Minute}
+		},
 	} {
 		ak := h.newApiKey("refused", org, v1alpha1.KeyModeLive, "events:read")
 		mutate(ak)
 		if err := h.k8s.Create(h.ctx, ak); !apierrors.IsInvalid(err) {
 			t.Errorf("%s: create gave %v, want Invalid", name, err)
+		}
+	}
+
+	// A grace period that is not a Go duration is refused by the API
+	// server: the operator's typed cache could not decode it, and one such
+	// object stopped the operator for every namespace.
+	for _, grace := range []string{"soon", "5 minutes", "1d", ""} {
+		ak := h.newApiKey("bad-grace", org, v1alpha1.KeyModeLive, "events:read")
+		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ak)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: raw}
+		u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("ApiKey"))
+		if err := unstructured.SetNestedField(u.Object, grace, "spec", "rotationGracePeriod"); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.k8s.Create(h.ctx, u); !apierrors.IsInvalid(err) {
+			t.Errorf("rotationGracePeriod %q: create gave %v, want Invalid", grace, err)
 		}
 	}
 
