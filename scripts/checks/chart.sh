@@ -73,6 +73,12 @@ grep -q 'value: "1000000"' "$tmp/big.txt" && grep -q 'value: "2000000"' "$tmp/bi
 grep -A1 'name: EVENTAPI_DATABASE_POOLER' "$tmp/production.yaml" | grep -c 'value: "transaction"' | grep -q '^3$' ||
   fail "the API, the migration Job and the operator do not all get EVENTAPI_DATABASE_POOLER"
 echo "chart:   large numbers rendered as digits; every database client gets the pooler mode" >&2
+long="production-eu-west-1-blue-green-canary-release-a1b2cd" # 53 characters, Helm's longest release name
+"$HELM" template "$long" "$chart" >"$tmp/long.yaml" || fail "helm template with a long release name"
+# Service names are DNS labels (63 characters); most other kinds allow 253.
+awk '/^kind: /{k=$2} /^  name: /{if (k == "Service" && length($2) > 63) print k, $2}' "$tmp/long.yaml" >"$tmp/too-long.txt"
+[ ! -s "$tmp/too-long.txt" ] || { cat "$tmp/too-long.txt" >&2; fail "Service names over 63 characters with a long release name"; }
+echo "chart:   every Service name fits 63 characters with a long release name" >&2
 
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.

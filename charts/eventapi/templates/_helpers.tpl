@@ -31,6 +31,17 @@ Name of the operator's objects (Deployment, Service, ServiceAccount, RBAC).
 {{- end }}
 
 {{/*
+Names of the metrics Services, within the 63 characters of a Service name:
+the base name is cut before the suffix, never the suffix.
+*/}}
+{{- define "eventapi.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "eventapi.fullname" . | trunc 55 | trimSuffix "-") }}
+{{- end }}
+{{- define "eventapi.operatorMetricsServiceName" -}}
+{{- printf "%s-operator-metrics" (include "eventapi.fullname" . | trunc 46 | trimSuffix "-") }}
+{{- end }}
+
+{{/*
 Name of the migration Job.
 */}}
 {{- define "eventapi.migrationFullname" -}}
