@@ -79,6 +79,14 @@ long="production-eu-west-1-blue-green-canary-release-a1b2cd" # 53 characters, He
 awk '/^kind: /{k=$2} /^  name: /{if (k == "Service" && length($2) > 63) print k, $2}' "$tmp/long.yaml" >"$tmp/too-long.txt"
 [ ! -s "$tmp/too-long.txt" ] || { cat "$tmp/too-long.txt" >&2; fail "Service names over 63 characters with a long release name"; }
 echo "chart:   every Service name fits 63 characters with a long release name" >&2
+if "$HELM" template eventapi "$chart" --set podDisruptionBudget.enabled=true >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted a budget of one pod out of one"; fi
+grep -q "must be below the replica count" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "a budget of one out of one was refused for another reason"; }
+if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set podDisruptionBudget.maxUnavailable=0 >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted podDisruptionBudget.maxUnavailable 0"
+fi
+"$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set podDisruptionBudget.maxUnavailable=1 >"$tmp/pdb.yaml" || fail "helm template with maxUnavailable 1"
+grep -q '^  maxUnavailable: 1$' "$tmp/pdb.yaml" || fail "podDisruptionBudget.maxUnavailable 1 is not rendered"
+echo "chart:   refused budgets that block every node drain" >&2
 
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.

@@ -225,6 +225,16 @@ Refuse configurations that cannot work.
 {{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) (int $stop)) }}
 {{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout plus 10 s for the webhook workers and the request-log flush (%d s), or Kubernetes kills pods before they have stopped" .Values.terminationGracePeriodSeconds (int $stop)) }}
 {{- end }}
+{{- if include "eventapi.pdbEnabled" . }}
+{{- $pdb := .Values.podDisruptionBudget }}
+{{- $replicas := ternary .Values.autoscaling.minReplicas .Values.replicaCount .Values.autoscaling.enabled | int }}
+{{- if and (not (kindIs "string" $pdb.maxUnavailable)) (eq (int $pdb.maxUnavailable) 0) }}
+{{- fail "podDisruptionBudget.maxUnavailable 0 lets no pod be evicted, so every node drain blocks; leave it empty or set at least 1" }}
+{{- end }}
+{{- if and (eq (toString $pdb.maxUnavailable) "") (not (kindIs "string" $pdb.minAvailable)) (ge (int $pdb.minAvailable) $replicas) }}
+{{- fail (printf "podDisruptionBudget.minAvailable (%v) must be below the replica count (%d), or no pod can be evicted and every node drain blocks" $pdb.minAvailable $replicas) }}
+{{- end }}
+{{- end }}
 {{- if eq (int .Values.metrics.port) 8080 }}
 {{- fail "metrics.port must not be 8080, the API's own port" }}
 {{- end }}
