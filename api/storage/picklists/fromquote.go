@@ -19,8 +19,7 @@ import (
 // equipment record (DECISIONS) and every item survives a GET → PATCH round
 // trip. The storage layer cannot read the document (docs/architecture.md),
 // so the value is stated here once; a test in api/picklists holds it equal
-// to the document's. itemsFromLines still splits at it, should the quote
-// limits ever outgrow it.
+// to the document's item maximum and to the quote's line limits.
 const MaxItemQuantity = 500 * 1_000_000
 
 // QuoteSource is what an approved quote hands to its pick list.
@@ -61,7 +60,7 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSo
 	if len(rows) == 0 {
 		return false, nil
 	}
-	items := itemsFromLines(q.Lines, MaxItemQuantity)
+	items := itemsFromLines(q.Lines)
 	if len(items) == 0 {
 		return true, nil
 	}
@@ -82,50 +81,27 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSo
 	return true, nil
 }
 
-// itemsFromLines folds quote lines into pick list items of at most limit each
-// (the quantities per equipment record, and per line without one, stay
-// exactly the quote's):
-//
-//   - a line with equipment adds its quantity to the open item of that
-//     equipment until the item holds limit; the rest opens the next item of
-//     that equipment (as many full ones as needed, then the remainder), and
-//     the new open item is that last one;
-//   - a line without equipment makes its own item(s) from its description,
-//     split the same way, never merged;
-//   - items are in the order of the lines that opened them: an equipment's
-//     first item where its first line is, each further item where the line
-//     that overflowed the previous one is.
-//
-// So every item of an equipment record but its last holds exactly limit.
-func itemsFromLines(lines []SourceLine, limit int) []Item {
+// itemsFromLines folds quote lines into pick list items (DECISIONS): one
+// item per equipment record with the quantities of its lines summed, where
+// its first line is, and one custom_description item per line without
+// equipment. A sum never exceeds MaxItemQuantity, which covers the largest
+// quote (a test in api/picklists holds it to the document's line limits).
+func itemsFromLines(lines []SourceLine) []Item {
 	var items []Item
-	open := map[uuid.UUID]int{} // equipment → index of its item being filled
-	add := func(l SourceLine, qty int) {
-		it := Item{Quantity: qty, Stage: Stages[0]}
-		if l.EquipmentID != nil {
-			eq := *l.EquipmentID
-			it.EquipmentID = &eq
-			open[eq] = len(items)
-		} else {
-			d := l.Description
-			it.CustomDescription = &d
-		}
-		items = append(items, it)
-	}
+	at := map[uuid.UUID]int{} // equipment → index of its item
 	for _, l := range lines {
-		rest := l.Quantity
 		if l.EquipmentID != nil {
-			if i, ok := open[*l.EquipmentID]; ok {
-				n := min(rest, limit-items[i].Quantity)
-				items[i].Quantity += n
-				rest -= n
+			if i, ok := at[*l.EquipmentID]; ok {
+				items[i].Quantity += l.Quantity
+				continue
 			}
+			eq := *l.EquipmentID
+			at[eq] = len(items)
+			items = append(items, Item{EquipmentID: &eq, Quantity: l.Quantity, Stage: Stages[0]})
+			continue
 		}
-		for rest > 0 {
-			n := min(rest, limit)
-			add(l, n)
-			rest -= n
-		}
+		d := l.Description
+		items = append(items, Item{CustomDescription: &d, Quantity: l.Quantity, Stage: Stages[0]})
 	}
 	return items
 }
