@@ -198,6 +198,13 @@ func (r *Response) ErrorCode() string {
 	return c
 }
 
+// ErrorDetails returns body.error.details when it is an object.
+func (r *Response) ErrorDetails() map[string]any {
+	e, _ := r.JSON()["error"].(map[string]any)
+	d, _ := e["details"].(map[string]any)
+	return d
+}
+
 // Request is one HTTP request to send.
 type Request struct {
 	Method string

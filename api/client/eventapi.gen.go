@@ -7331,7 +7331,8 @@ type ClientInterface interface {
 	// CreateEquipmentCategoryWithBody Create an equipment category
 	//
 	// Category names are unique per organization, case-insensitively: a clash answers
-	// `409 duplicate_record`. Scopes: `equipment:write`.
+	// `409 duplicate_record` naming the category that holds the name in
+	// `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7341,7 +7342,8 @@ type ClientInterface interface {
 	// CreateEquipmentCategory Create an equipment category
 	//
 	// Category names are unique per organization, case-insensitively: a clash answers
-	// `409 duplicate_record`. Scopes: `equipment:write`.
+	// `409 duplicate_record` naming the category that holds the name in
+	// `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7357,7 +7359,7 @@ type ClientInterface interface {
 
 	// UpdateEquipmentCategoryWithBody Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7366,7 +7368,7 @@ type ClientInterface interface {
 
 	// UpdateEquipmentCategory Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8457,7 +8459,8 @@ func (c *Client) ListEquipmentCategories(ctx context.Context, params *ListEquipm
 // CreateEquipmentCategoryWithBody Create an equipment category
 //
 // Category names are unique per organization, case-insensitively: a clash answers
-// `409 duplicate_record`. Scopes: `equipment:write`.
+// `409 duplicate_record` naming the category that holds the name in
+// `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8477,7 +8480,8 @@ func (c *Client) CreateEquipmentCategoryWithBody(ctx context.Context, params *Cr
 // CreateEquipmentCategory Create an equipment category
 //
 // Category names are unique per organization, case-insensitively: a clash answers
-// `409 duplicate_record`. Scopes: `equipment:write`.
+// `409 duplicate_record` naming the category that holds the name in
+// `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8513,7 +8517,7 @@ func (c *Client) GetEquipmentCategory(ctx context.Context, id Id, reqEditors ...
 
 // UpdateEquipmentCategoryWithBody Update an equipment category
 //
-// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8532,7 +8536,7 @@ func (c *Client) UpdateEquipmentCategoryWithBody(ctx context.Context, id Id, par
 
 // UpdateEquipmentCategory Update an equipment category
 //
-// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -13914,7 +13918,8 @@ type ClientWithResponsesInterface interface {
 	// CreateEquipmentCategoryWithBodyWithResponse Create an equipment category
 	//
 	// Category names are unique per organization, case-insensitively: a clash answers
-	// `409 duplicate_record`. Scopes: `equipment:write`.
+	// `409 duplicate_record` naming the category that holds the name in
+	// `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13924,7 +13929,8 @@ type ClientWithResponsesInterface interface {
 	// CreateEquipmentCategoryWithResponse Create an equipment category
 	//
 	// Category names are unique per organization, case-insensitively: a clash answers
-	// `409 duplicate_record`. Scopes: `equipment:write`.
+	// `409 duplicate_record` naming the category that holds the name in
+	// `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13942,7 +13948,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateEquipmentCategoryWithBodyWithResponse Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13951,7 +13957,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateEquipmentCategoryWithResponse Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -26180,7 +26186,8 @@ func (c *ClientWithResponses) ListEquipmentCategoriesWithResponse(ctx context.Co
 // CreateEquipmentCategoryWithBodyWithResponse Create an equipment category
 //
 // Category names are unique per organization, case-insensitively: a clash answers
-// `409 duplicate_record`. Scopes: `equipment:write`.
+// `409 duplicate_record` naming the category that holds the name in
+// `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26196,7 +26203,8 @@ func (c *ClientWithResponses) CreateEquipmentCategoryWithBodyWithResponse(ctx co
 // CreateEquipmentCategoryWithResponse Create an equipment category
 //
 // Category names are unique per organization, case-insensitively: a clash answers
-// `409 duplicate_record`. Scopes: `equipment:write`.
+// `409 duplicate_record` naming the category that holds the name in
+// `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26226,7 +26234,7 @@ func (c *ClientWithResponses) GetEquipmentCategoryWithResponse(ctx context.Conte
 
 // UpdateEquipmentCategoryWithBodyWithResponse Update an equipment category
 //
-// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26241,7 +26249,7 @@ func (c *ClientWithResponses) UpdateEquipmentCategoryWithBodyWithResponse(ctx co
 
 // UpdateEquipmentCategoryWithResponse Update an equipment category
 //
-// A name clash answers `409 duplicate_record`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -19,10 +19,12 @@ func categoryResource(env *rest.Env) crud.Resource[equipment.Category, write] {
 	return crud.Resource[equipment.Category, write]{
 		Kind: equipment.CategoryKind, Env: env, Decode: decodeCategory, Get: equipment.GetCategory,
 		Create: func(ctx context.Context, db bun.IDB, t tenancy.Tenant, w write) (*equipment.Category, error) {
-			return equipment.CreateCategory(ctx, db, t, w.ch)
+			c, err := equipment.CreateCategory(ctx, db, t, w.ch)
+			return c, equipment.NameClash(ctx, db, t.Org, w.name, uuid.Nil, err)
 		},
 		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) (*equipment.Category, error) {
-			return equipment.UpdateCategory(ctx, db, org, id, w.ch)
+			c, err := equipment.UpdateCategory(ctx, db, org, id, w.ch)
+			return c, equipment.NameClash(ctx, db, org, w.name, id, err)
 		},
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) error {
 			if w.name == nil {

@@ -1,6 +1,8 @@
 package equipment_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -8,6 +10,9 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/equipment"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 func TestCategoryLifecycle(t *testing.T) {
@@ -95,4 +100,57 @@ func TestCategoryRejects(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 	})
+}
+
+// TestCategoryNameClashNamesTheHolder: a taken name is 409 with the holder in
+// details.existing_id, found by the check before the write and, when a
+// concurrent write took the name after the check, read after the unique
+// index refused the write (NameClash; the write is replayed here without
+// its check). Another organization's category of the same name is never
+// named.
+func TestCategoryNameClashNamesTheHolder(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewOrg("A"), env.NewOrg("B")
+	storeCategory(t, env, b, "Audio", nil)
+	audio := storeCategory(t, env, a, "Audio", nil)
+	video := storeCategory(t, env, a, "Video", nil)
+	for _, c := range []struct{ method, path, name string }{
+		{"POST", categories, "aUdIo"},
+		{"PATCH", categories + "/" + video, "AUDIO"},
+	} {
+		r := a.Do(c.method, c.path, map[string]any{"name": c.name})
+		if r.Status != 409 || r.ErrorCode() != "duplicate_record" || r.ErrorDetails()["existing_id"] != audio {
+			t.Errorf("%s %s to a taken name: %d %s, want 409 duplicate_record with existing_id %s", c.method, c.path, r.Status, r.Body, audio)
+		}
+	}
+
+	ctx := context.Background()
+	name := "audio"
+	for _, c := range []struct {
+		what   string
+		except uuid.UUID
+		write  func() error
+	}{
+		{"create", uuid.Nil, func() error {
+			var ch storage.Changes
+			ch.Set("name", name)
+			_, err := equipment.CreateCategory(ctx, env.Svc.DB, a.Tenant(), ch)
+			return err
+		}},
+		{"update", uuid.MustParse(video), func() error {
+			var ch storage.Changes
+			ch.Set("name", name)
+			_, err := equipment.UpdateCategory(ctx, env.Svc.DB, a.OrgID(), uuid.MustParse(video), ch)
+			return err
+		}},
+	} {
+		err := equipment.NameClash(ctx, env.Svc.DB, a.OrgID(), &name, c.except, c.write())
+		var e *errs.Error
+		if !errors.As(err, &e) || e.Code != errs.DuplicateRecord {
+			t.Fatalf("%s past the check: %v, want duplicate_record", c.what, err)
+		}
+		if d, _ := e.Details.(map[string]any); d["existing_id"] != uuid.MustParse(audio) {
+			t.Errorf("%s past the check: details %v, want existing_id %s", c.what, e.Details, audio)
+		}
+	}
 }

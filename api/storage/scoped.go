@@ -75,9 +75,15 @@ func Create[T any](ctx context.Context, db bun.IDB, t tenancy.Tenant, ch Changes
 
 // Changes is an ordered set of column assignments for Update.
 type Changes struct {
-	cols []string
-	vals []any
+	cols  []string
+	vals  []any
+	touch bool
 }
+
+// Touch makes Update write the row even when every assignment equals the
+// stored value, for a record whose change lives in another table (a
+// document whose line items were replaced fires its change through its row).
+func (c *Changes) Touch() { c.touch = true }
 
 // Set assigns value to column.
 func (c *Changes) Set(column string, value any) {
@@ -96,9 +102,14 @@ func (c *Changes) SetIf(ok bool, column string, value any) {
 func (c *Changes) Len() int { return len(c.cols) }
 
 // Update applies ch to the record id of org and returns the updated record.
-// No change at all returns the record as it is.
+// A write that changes nothing is no write (docs/decisions.md, "A PATCH
+// that changes nothing"): when no assignment differs from the stored value,
+// the row is left alone, so updated_at stays and no change is recorded, and
+// the record is returned as it is. The comparison is part of the UPDATE,
+// so it is made on the row the update would write, after any concurrent
+// writer committed.
 func Update[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string, ch Changes) (*T, error) {
-	if ch.Len() == 0 {
+	if ch.Len() == 0 && !ch.touch {
 		return Get[T](ctx, db, org, id, kind)
 	}
 	m := new(T)
@@ -108,12 +119,21 @@ func Update[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 	for i, col := range ch.cols {
 		q = q.Set("? = ?", bun.Ident(col), ch.vals[i])
 	}
+	if !ch.touch {
+		q = q.WhereGroup(" AND ", func(q *bun.UpdateQuery) *bun.UpdateQuery {
+			for i, col := range ch.cols {
+				q = q.WhereOr("?TableAlias.? IS DISTINCT FROM ?", bun.Ident(col), ch.vals[i])
+			}
+			return q
+		})
+	}
 	res, err := q.Set("updated_at = clock_timestamp()").Returning("*").Exec(ctx)
 	if err != nil {
 		return nil, database.Error(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, errs.NotFoundf(kind)
+		// Missing (or another organization's), or nothing to change.
+		return Get[T](ctx, db, org, id, kind)
 	}
 	return m, nil
 }

@@ -115,7 +115,10 @@ func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.Organ
 			return err
 		}
 		if w.Lines != nil {
+			// New line items (each with a new id) are a change of the
+			// document even when its own columns stay as they are.
 			ch.Set("total_amount", mustTotal(lines))
+			ch.Touch()
 		}
 		if out, err = storage.Update[T](ctx, tx, org, id, k.Name, ch); err != nil {
 			return err

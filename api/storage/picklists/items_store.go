@@ -50,7 +50,12 @@ func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 		if err := checkItem(ctx, tx, org, cur, &next); err != nil {
 			return err
 		}
-		out, err = storage.Update[Item](ctx, tx, org, id, ItemKind, itemColumns(cur, &next))
+		cols := itemColumns(cur, &next)
+		if cols.Len() == 0 { // nothing changes: neither the item nor its list is written
+			out = cur
+			return nil
+		}
+		out, err = storage.Update[Item](ctx, tx, org, id, ItemKind, cols)
 		if err != nil {
 			return err
 		}
