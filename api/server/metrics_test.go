@@ -129,6 +129,11 @@ func TestMetricsExposition(t *testing.T) {
 			t.Errorf("no %s (pool gauge); families: %v", name, names)
 		}
 	}
+	// The dashboard's job variable selects the jobs by target_info's
+	// service_name.
+	if ti := fams["target_info"]; ti == nil || len(ti.GetMetric()) != 1 || labels(ti.GetMetric()[0])["service_name"] == "" {
+		t.Errorf("no target_info with a service_name: %v", ti)
+	}
 	for name, f := range fams {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {

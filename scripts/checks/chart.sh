@@ -88,6 +88,14 @@ fi
 grep -q '^  maxUnavailable: 1$' "$tmp/pdb.yaml" || fail "podDisruptionBudget.maxUnavailable 1 is not rendered"
 echo "chart:   refused budgets that block every node drain" >&2
 
+echo "chart: the dashboard reads this release's service only" >&2
+"$HELM" template eventapi "$chart" --set otel.serviceName=rentals-api >"$tmp/dash.yaml" || fail "helm template with otel.serviceName"
+grep -qF 'label_values(target_info{service_name=\"rentals-api\"}, job)' "$tmp/dash.yaml" ||
+  fail "the dashboard's job variable does not select otel.serviceName's jobs"
+if grep -qE '__EVENTAPI_SERVICE_NAME__|"allValue": "\.\*"' "$tmp/dash.yaml"; then
+  fail "the dashboard keeps its placeholder or an All that matches every job"
+fi
+
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.
 if grep -q '^kind: PodDisruptionBudget' "$tmp/default.yaml"; then fail "a PodDisruptionBudget is rendered for a single replica"; fi
