@@ -2414,8 +2414,8 @@ type LoadTotals struct {
 	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
 
 	// InteriorVolumeCuin Interior length × width × height, exact; null when one is unknown. With each dimension up to 2147483647 it can exceed 2^63 − 1 (up to (2^31 − 1)^3, about 9.9 × 10^27): read it as an arbitrary-precision integer.
-	InteriorVolumeCuin *int `json:"interior_volume_cuin"`
-	MaxPayloadLbs      *int `json:"max_payload_lbs"`
+	InteriorVolumeCuin *json.Number `json:"interior_volume_cuin"`
+	MaxPayloadLbs      *int         `json:"max_payload_lbs"`
 
 	// OverPayload payload_lbs > max_payload_lbs (false when the limit is unknown).
 	OverPayload bool `json:"over_payload"`
@@ -3151,18 +3151,20 @@ type VehicleLoad struct {
 	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
 
 	// EventId The event whose window was asked for, else null.
-	EventId            *openapi_types.UUID `json:"event_id"`
-	InteriorVolumeCuin *int                `json:"interior_volume_cuin"`
-	MaxPayloadLbs      *int                `json:"max_payload_lbs"`
-	OverPayload        bool                `json:"over_payload"`
-	OverVolume         bool                `json:"over_volume"`
-	PayloadLbs         float32             `json:"payload_lbs"`
-	Reservations       []Reservation       `json:"reservations"`
-	UnknownVolumeCount int                 `json:"unknown_volume_count"`
-	UnknownWeightCount int                 `json:"unknown_weight_count"`
-	VehicleId          openapi_types.UUID  `json:"vehicle_id"`
-	WindowEnd          time.Time           `json:"window_end"`
-	WindowStart        time.Time           `json:"window_start"`
+	EventId *openapi_types.UUID `json:"event_id"`
+
+	// InteriorVolumeCuin As in LoadTotals: exact, and it can exceed 2^63 − 1.
+	InteriorVolumeCuin *json.Number       `json:"interior_volume_cuin"`
+	MaxPayloadLbs      *int               `json:"max_payload_lbs"`
+	OverPayload        bool               `json:"over_payload"`
+	OverVolume         bool               `json:"over_volume"`
+	PayloadLbs         float32            `json:"payload_lbs"`
+	Reservations       []Reservation      `json:"reservations"`
+	UnknownVolumeCount int                `json:"unknown_volume_count"`
+	UnknownWeightCount int                `json:"unknown_weight_count"`
+	VehicleId          openapi_types.UUID `json:"vehicle_id"`
+	WindowEnd          time.Time          `json:"window_end"`
+	WindowStart        time.Time          `json:"window_start"`
 }
 
 // VehicleLoadData defines model for VehicleLoadData.
