@@ -1963,10 +1963,10 @@ type DuplicateDetails struct {
 // only with `expand=category` (null when the equipment has no category).
 type Equipment struct {
 	Brand        *string             `json:"brand"`
-	CaseHeightIn *float32            `json:"case_height_in"`
-	CaseLengthIn *float32            `json:"case_length_in"`
+	CaseHeightIn *float64            `json:"case_height_in"`
+	CaseLengthIn *float64            `json:"case_length_in"`
 	CaseType     *CaseType           `json:"case_type"`
-	CaseWidthIn  *float32            `json:"case_width_in"`
+	CaseWidthIn  *float64            `json:"case_width_in"`
 	Category     *CategoryRef        `json:"category,omitempty"`
 	CategoryId   *openapi_types.UUID `json:"category_id"`
 	CreatedAt    time.Time           `json:"created_at"`
@@ -1983,16 +1983,16 @@ type Equipment struct {
 	// StockQuantity Units owned; null means the stock guard does not apply.
 	StockQuantity *int      `json:"stock_quantity"`
 	UpdatedAt     time.Time `json:"updated_at"`
-	WeightLbs     *float32  `json:"weight_lbs"`
+	WeightLbs     *float64  `json:"weight_lbs"`
 }
 
 // EquipmentCreate defines model for EquipmentCreate.
 type EquipmentCreate struct {
 	Brand        *string   `json:"brand,omitempty"`
-	CaseHeightIn *float32  `json:"case_height_in,omitempty"`
-	CaseLengthIn *float32  `json:"case_length_in,omitempty"`
+	CaseHeightIn *float64  `json:"case_height_in,omitempty"`
+	CaseLengthIn *float64  `json:"case_length_in,omitempty"`
 	CaseType     *CaseType `json:"case_type,omitempty"`
-	CaseWidthIn  *float32  `json:"case_width_in,omitempty"`
+	CaseWidthIn  *float64  `json:"case_width_in,omitempty"`
 
 	// CategoryId A category of the caller's organization.
 	CategoryId    *openapi_types.UUID `json:"category_id,omitempty"`
@@ -2002,7 +2002,7 @@ type EquipmentCreate struct {
 	SerialNumber  *string             `json:"serial_number,omitempty"`
 	Status        *EquipmentStatus    `json:"status,omitempty"`
 	StockQuantity *int                `json:"stock_quantity,omitempty"`
-	WeightLbs     *float32            `json:"weight_lbs,omitempty"`
+	WeightLbs     *float64            `json:"weight_lbs,omitempty"`
 }
 
 // EquipmentData defines model for EquipmentData.
@@ -2032,15 +2032,15 @@ type EquipmentPatched struct {
 // a case. `category` is present only when `category` is expanded too.
 type EquipmentRef struct {
 	Brand        *string             `json:"brand"`
-	CaseHeightIn *float32            `json:"case_height_in"`
-	CaseLengthIn *float32            `json:"case_length_in"`
-	CaseWidthIn  *float32            `json:"case_width_in"`
+	CaseHeightIn *float64            `json:"case_height_in"`
+	CaseLengthIn *float64            `json:"case_length_in"`
+	CaseWidthIn  *float64            `json:"case_width_in"`
 	Category     *CategoryRef        `json:"category,omitempty"`
 	CategoryId   *openapi_types.UUID `json:"category_id"`
 	DailyRate    *Money              `json:"daily_rate"`
 	Id           openapi_types.UUID  `json:"id"`
 	Name         string              `json:"name"`
-	WeightLbs    *float32            `json:"weight_lbs"`
+	WeightLbs    *float64            `json:"weight_lbs"`
 }
 
 // EquipmentStatus defines model for EquipmentStatus.
@@ -2052,10 +2052,10 @@ type EquipmentStatus string
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type EquipmentUpdate struct {
 	Brand                *string                `json:"brand,omitempty"`
-	CaseHeightIn         *float32               `json:"case_height_in,omitempty"`
-	CaseLengthIn         *float32               `json:"case_length_in,omitempty"`
+	CaseHeightIn         *float64               `json:"case_height_in,omitempty"`
+	CaseLengthIn         *float64               `json:"case_length_in,omitempty"`
 	CaseType             *CaseType              `json:"case_type,omitempty"`
-	CaseWidthIn          *float32               `json:"case_width_in,omitempty"`
+	CaseWidthIn          *float64               `json:"case_width_in,omitempty"`
 	CategoryId           *openapi_types.UUID    `json:"category_id,omitempty"`
 	DailyRate            *MoneyInput            `json:"daily_rate,omitempty"`
 	Model                *string                `json:"model,omitempty"`
@@ -2063,7 +2063,7 @@ type EquipmentUpdate struct {
 	SerialNumber         *string                `json:"serial_number,omitempty"`
 	Status               *EquipmentStatus       `json:"status,omitempty"`
 	StockQuantity        *int                   `json:"stock_quantity,omitempty"`
-	WeightLbs            *float32               `json:"weight_lbs,omitempty"`
+	WeightLbs            *float64               `json:"weight_lbs,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -2411,7 +2411,7 @@ type LineItemsPatch = []LineItemPatch
 // rounded to hundredths.
 type LoadTotals struct {
 	// CargoVolumeCuin Σ quantity × case length × width × height over the lines with all three.
-	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
+	CargoVolumeCuin float64 `json:"cargo_volume_cuin"`
 
 	// InteriorVolumeCuin Interior length × width × height, exact; null when one is unknown. With each dimension up to 2147483647 it can exceed 2^63 − 1 (up to (2^31 − 1)^3, about 9.9 × 10^27): read it as an arbitrary-precision integer.
 	InteriorVolumeCuin *json.Number `json:"interior_volume_cuin"`
@@ -2424,7 +2424,7 @@ type LoadTotals struct {
 	OverVolume bool `json:"over_volume"`
 
 	// PayloadLbs Σ quantity × weight_lbs over the lines with a weight.
-	PayloadLbs float32 `json:"payload_lbs"`
+	PayloadLbs float64 `json:"payload_lbs"`
 
 	// UnknownVolumeCount Lines left out of cargo_volume_cuin (a case dimension missing).
 	UnknownVolumeCount int `json:"unknown_volume_count"`
@@ -2462,10 +2462,10 @@ type MalformedJSONError struct {
 type MalformedJSONErrorErrorCode string
 
 // Money An exact amount with at most 2 decimals.
-type Money = float32
+type Money = float64
 
 // MoneyInput An exact amount from 0 to 9999999999.99 with at most 2 decimals.
-type MoneyInput = float32
+type MoneyInput = float64
 
 // NotFoundError defines model for NotFoundError.
 type NotFoundError struct {
@@ -2835,7 +2835,7 @@ type RequestLog struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// DurationMs Time spent in the service, in milliseconds.
-	DurationMs float32 `json:"duration_ms"`
+	DurationMs float64 `json:"duration_ms"`
 
 	// ErrorCode The error envelope's `code` (the v2 code, also for v1 requests); null on success.
 	ErrorCode *string `json:"error_code"`
@@ -3148,7 +3148,7 @@ type VehicleList struct {
 // VehicleLoad The load of a vehicle over a window (the fields of `LoadTotals`) and the reservations
 // behind it, in creation order.
 type VehicleLoad struct {
-	CargoVolumeCuin float32 `json:"cargo_volume_cuin"`
+	CargoVolumeCuin float64 `json:"cargo_volume_cuin"`
 
 	// EventId The event whose window was asked for, else null.
 	EventId *openapi_types.UUID `json:"event_id"`
@@ -3158,7 +3158,7 @@ type VehicleLoad struct {
 	MaxPayloadLbs      *int               `json:"max_payload_lbs"`
 	OverPayload        bool               `json:"over_payload"`
 	OverVolume         bool               `json:"over_volume"`
-	PayloadLbs         float32            `json:"payload_lbs"`
+	PayloadLbs         float64            `json:"payload_lbs"`
 	Reservations       []Reservation      `json:"reservations"`
 	UnknownVolumeCount int                `json:"unknown_volume_count"`
 	UnknownWeightCount int                `json:"unknown_weight_count"`

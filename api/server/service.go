@@ -192,18 +192,27 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 	return w
 }
 
-// Close releases the pools after the app has stopped.
-// The request log's buffer is written first (within RequestLogCloseTimeout),
-// so records of the requests served during the drain are kept.
+// Close releases the pools after the app has stopped. The request log's
+// buffer is written (within RequestLogCloseTimeout), so records of the
+// requests served during the drain are kept, while the webhook workers
+// record their last attempts (each within its own 10 s): the two run at
+// the same time, so together they fit the 10 s the chart's grace period
+// leaves after the drain (docs/helm.md).
 func (s *Service) Close() error {
+	var logErr error
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		ctx, cancel := context.WithTimeout(context.Background(), RequestLogCloseTimeout)
+		defer cancel()
+		logErr = s.RequestLog.Close(ctx)
+	}()
 	s.webhooks.Stop()
 	s.stopMaintenance()
 	<-s.maintenanceDone
 	s.stopRetention()
 	<-s.retentionDone
-	ctx, cancel := context.WithTimeout(context.Background(), RequestLogCloseTimeout)
-	logErr := s.RequestLog.Close(ctx)
-	cancel()
+	<-flushed
 	if logErr != nil {
 		s.Log.Warn("request log: records still buffered at shutdown were lost", "error", logErr.Error())
 	}

@@ -220,7 +220,7 @@ Refuse configurations that cannot work.
 {{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
 {{- end }}
 {{- $stop := add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) }}
-{{- /* After the HTTP drain the pod still stops its webhook workers (an attempt in flight records its result, up to 10 s) and flushes the request log (up to 5 s): 10 s beyond the drain. */}}
+{{- /* After the HTTP drain the pod still stops its webhook workers (an attempt in flight records its result, up to 10 s) while it flushes the request log (up to 5 s, at the same time: Service.Close): 10 s beyond the drain. */}}
 {{- $stop = add $stop 10 }}
 {{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) (int $stop)) }}
 {{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout plus 10 s for the webhook workers and the request-log flush (%d s), or Kubernetes kills pods before they have stopped" .Values.terminationGracePeriodSeconds (int $stop)) }}
