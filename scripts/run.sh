@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs eventapi locally: checks that EVENTAPI_ADDR (default :8080) is free,
+# Runs eventapi locally: checks that EVENTAPI_ADDR (default :8080) and
+# EVENTAPI_METRICS_ADDR (default :9464) are free,
 # builds, creates and migrates the database, makes or reuses the demo
 # organization and its sandbox (eventapi demo), prints a live, a test and a
 # legacy key with curl lines for v2 and v1, then serves on EVENTAPI_ADDR.
@@ -16,14 +17,22 @@ if [ -z "${EVENTAPI_REDIS_URL+x}" ] && redis_up; then
 fi
 export EVENTAPI_ADDR="${EVENTAPI_ADDR:-:8080}"
 
-# Refuse a busy port before building or seeding anything.
-port="${EVENTAPI_ADDR##*:}"
-host="${EVENTAPI_ADDR%:*}"
-case "$host" in ""|0.0.0.0|"[::]") host=127.0.0.1 ;; esac
-if (exec 3<>"/dev/tcp/${host}/${port}") 2>/dev/null; then
-  echo "run: ${EVENTAPI_ADDR} is already in use (another eventapi?); stop it or set EVENTAPI_ADDR, e.g. EVENTAPI_ADDR=:8081 make run" >&2
-  exit 1
-fi
+export EVENTAPI_METRICS_ADDR="${EVENTAPI_METRICS_ADDR:-:9464}"
+
+# Refuse a busy port before building or seeding anything: the demo step
+# revokes the keys the last run printed, so a run that cannot serve must
+# stop before it.
+busy() { # busy ADDR: whether something listens on ADDR
+  local port="${1##*:}" host="${1%:*}"
+  case "$host" in ""|0.0.0.0|"[::]") host=127.0.0.1 ;; esac
+  (exec 3<>"/dev/tcp/${host}/${port}") 2>/dev/null
+}
+for var in EVENTAPI_ADDR EVENTAPI_METRICS_ADDR; do
+  if busy "${!var}"; then
+    echo "run: ${var} ${!var} is already in use (another eventapi?); stop it or give both ports, e.g. EVENTAPI_ADDR=:8081 EVENTAPI_METRICS_ADDR=:9465 make run" >&2
+    exit 1
+  fi
+done
 
 echo "building eventapi..." >&2
 mkdir -p bin

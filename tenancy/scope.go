@@ -1,7 +1,7 @@
 // Package tenancy owns organizations, their API keys and scopes, and the
 // authenticated principal: who is calling, for which (effective) organization,
-// with which scopes. Its middleware turns a bearer key into a principal in the
-// request context; everything downstream reads the organization from there
+// with which scopes. Its Fiber middleware, in tenancy/auth, turns a bearer
+// key into a principal in the request context; everything downstream reads the organization from there
 // and never from the path, query or body.
 package tenancy
 

@@ -1,7 +1,7 @@
 // Package seal encrypts small secrets kept at rest with AES-256-GCM: webhook
 // signing secrets (docs/webhooks.md, "Secrets") and the responses that
-// Idempotency-Key records keep for replay (docs/decisions.md,
-// "Idempotency"). The key is a service secret in the database, so every pod
+// Idempotency-Key records keep for replay (docs/decisions.md, "Edge layer
+// (rate limits, Idempotency-Key)"). The key is a service secret in the database, so every pod
 // shares it without configuration.
 package seal
 

@@ -1,6 +1,9 @@
-// Package telemetry sets up OpenTelemetry tracing from the standard OTEL_*
-// variables and structured JSON logging (log/slog) whose records carry the
-// request_id and trace_id of the context they are logged with.
+// Package telemetry sets up OpenTelemetry from the standard OTEL_*
+// variables: tracing, and metrics through a meter provider whose
+// Prometheus reader is served on its own /metrics listener (pushed over
+// OTLP too when an endpoint is configured); and structured JSON logging
+// (log/slog) whose records carry the request_id and trace_id of the
+// context they are logged with.
 package telemetry
 
 import (
