@@ -55,9 +55,8 @@ func dateTime(c *fiber.Ctx, name string) (time.Time, *errs.FieldIssue) {
 	if raw == "" {
 		return time.Time{}, &errs.FieldIssue{Field: name, Issue: "is required (an RFC 3339 date-time such as 2026-05-01T08:00:00Z)"}
 	}
-	t, ok := rest.ParseDateTime(raw)
-	if !ok {
-		issue := "must be an RFC 3339 date-time such as 2026-05-01T08:00:00Z"
+	t, issue := rest.DateTimeIssue(raw, "2026-05-01T08:00:00Z")
+	if issue != "" {
 		if strings.Contains(raw, " ") {
 			issue += " (a + in an offset must be sent as %2B)"
 		}

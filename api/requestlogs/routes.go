@@ -119,9 +119,9 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 		dst  **time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
 		if s := c.Query(q.name); s != "" {
-			t, ok := rest.ParseDateTime(s)
-			if !ok {
-				bad(q.name, "must be an RFC 3339 date-time such as 2026-11-23T00:00:00Z")
+			t, issue := rest.DateTimeIssue(s, "2026-11-23T00:00:00Z")
+			if issue != "" {
+				bad(q.name, issue)
 				continue
 			}
 			*q.dst = &t

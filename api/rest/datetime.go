@@ -26,6 +26,26 @@ import (
 // microsecond, the precision PostgreSQL keeps, so that what is checked (end
 // after start) is what is stored. The bool is false for anything else.
 func ParseDateTime(s string) (time.Time, bool) {
+	t, issue := DateTimeIssue(s, "")
+	return t, issue == ""
+}
+
+// DateTimeIssue is ParseDateTime with the reason for a refusal: "" when s
+// is accepted, storage.YearRangeIssue for a well-formed date-time outside
+// the years, else "must be an RFC 3339 date-time such as " example.
+func DateTimeIssue(s, example string) (time.Time, string) {
+	t, ok := parseRFC3339(s)
+	switch {
+	case !ok:
+		return time.Time{}, "must be an RFC 3339 date-time such as " + example
+	case !storage.InYearRange(t):
+		return time.Time{}, storage.YearRangeIssue
+	}
+	return t, ""
+}
+
+// parseRFC3339 reads s as ParseDateTime does, of any year.
+func parseRFC3339(s string) (time.Time, bool) {
 	if len(s) < len("2006-01-02T15:04:05Z") ||
 		s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false
@@ -75,9 +95,6 @@ func ParseDateTime(s string) (time.Time, bool) {
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, micro*1000, time.UTC).
 		Add(-time.Duration(offset) * time.Second)
-	if !storage.InYearRange(t) {
-		return time.Time{}, false
-	}
 	return t, true
 }
 

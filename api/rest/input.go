@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/mail"
 	"regexp"
@@ -314,7 +315,13 @@ func (in *Input) Int(name string, r Rule) Field[int] {
 	return f
 }
 
-// Number decodes a JSON number.
+// MaxNumber bounds every number field (weights and case sizes).
+const MaxNumber = 1e9
+
+// PositiveNumberIssue is the issue of a Positive number field out of range.
+var PositiveNumberIssue = fmt.Sprintf("must be a positive number of at most %d", int64(MaxNumber))
+
+// Number decodes a JSON number of at most MaxNumber.
 func (in *Input) Number(name string, r Rule) Field[float64] {
 	f, raw, ok := begin[float64](in, name, r)
 	if !ok {
@@ -325,9 +332,9 @@ func (in *Input) Number(name string, r Rule) Field[float64] {
 		in.Issue(name, "must be a number")
 		return Field[float64]{}
 	}
-	if (r.Positive && v <= 0) || !inBounds(v, r) || v > 1e9 {
+	if (r.Positive && v <= 0) || !inBounds(v, r) || v > MaxNumber {
 		if r.Positive {
-			in.Issue(name, "must be a positive number")
+			in.Issue(name, PositiveNumberIssue)
 		} else {
 			in.Issue(name, boundsText(r, "a number"))
 		}
@@ -421,9 +428,9 @@ func (in *Input) DateTime(name string, r Rule) Field[time.Time] {
 		in.Issue(name, "must be an RFC 3339 date-time string")
 		return Field[time.Time]{}
 	}
-	t, ok := ParseDateTime(s)
-	if !ok {
-		in.Issue(name, "must be an RFC 3339 date-time such as 2026-05-01T18:00:00Z")
+	t, issue := DateTimeIssue(s, "2026-05-01T18:00:00Z")
+	if issue != "" {
+		in.Issue(name, issue)
 		return Field[time.Time]{}
 	}
 	f.Value = t
@@ -443,6 +450,10 @@ func (in *Input) Date(name string, r Rule) Field[storage.Date] {
 		return Field[storage.Date]{}
 	}
 	d, err := storage.ParseDate(s)
+	if errors.Is(err, storage.ErrYearRange) {
+		in.Issue(name, storage.YearRangeIssue)
+		return Field[storage.Date]{}
+	}
 	if err != nil {
 		in.Issue(name, "must be a date YYYY-MM-DD")
 		return Field[storage.Date]{}

@@ -145,12 +145,14 @@ func New(d Deps) *fiber.App {
 
 	auth := auth.Middleware(d.Auth)
 
-	// v2: per-organization rate limit, then Idempotency-Key on writes.
+	// v2: per-organization rate limit, one value per query parameter, then
+	// Idempotency-Key on writes.
 	logged := func(version string) fiber.Handler {
 		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version})
 	}
 	v2 := app.Group("/api/v2", logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
+		rest.SingleQueryValues,
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses}),
 	)
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
@@ -175,6 +177,7 @@ func New(d Deps) *fiber.App {
 	// v1: per-key rate limit, deprecation headers, its own envelope.
 	v1g := app.Group(rest.V1Prefix, deprecated(d.V1Sunset), logged("v1"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
+		rest.SingleQueryValues,
 	)
 	v1.Routes(v1g, env)
 

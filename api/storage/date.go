@@ -3,6 +3,7 @@ package storage
 import (
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -15,6 +16,9 @@ const (
 	MinYear = 1900
 	MaxYear = 9999
 )
+
+// YearRangeIssue is the issue of a date or date-time outside the years.
+var YearRangeIssue = fmt.Sprintf("must fall in the years %d to %d (in UTC)", MinYear, MaxYear)
 
 // InYearRange reports whether t's year in UTC is from MinYear to MaxYear.
 // UTC is what is stored and rendered: 9999-12-31T23:00:00-12:00 is in the
@@ -34,10 +38,14 @@ func ParseDate(s string) (Date, error) {
 		return Date{}, err
 	}
 	if !InYearRange(d.Time) {
-		return Date{}, fmt.Errorf("date %s: the year must be from %d to %d", s, MinYear, MaxYear)
+		return Date{}, ErrYearRange
 	}
 	return d, nil
 }
+
+// ErrYearRange is ParseDate's error for a well-formed date outside the
+// years.
+var ErrYearRange = errors.New(YearRangeIssue)
 
 // parseDate parses YYYY-MM-DD of any year: what the database holds is read
 // as it is, even when it predates the year range.

@@ -33,7 +33,7 @@ var readOnlyFields = []string{"id", "name", "model", "manufacturer", "serial_num
 var patchIssues = func() map[string]string {
 	m := map[string]string{"case_type": "must be one of: " + strings.Join(caseTypes, ", ")}
 	for _, f := range dimensionFields {
-		m[f] = "must be a positive number"
+		m[f] = rest.PositiveNumberIssue
 	}
 	return m
 }()

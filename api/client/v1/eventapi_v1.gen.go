@@ -1310,6 +1310,13 @@ type GetCrewMemberV1Response200Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
+// GetCrewMemberV1Response400Headers the declared response headers of an HTTP 400 response for GetCrewMemberV1
+type GetCrewMemberV1Response400Headers struct {
+	Deprecation bool
+	Sunset      string
+	XRequestId  openapi_types.UUID
+}
+
 // GetCrewMemberV1Response401Headers the declared response headers of an HTTP 401 response for GetCrewMemberV1
 type GetCrewMemberV1Response401Headers struct {
 	Deprecation bool
@@ -1358,6 +1365,8 @@ type GetCrewMemberV1Response struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CrewOne
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -1372,6 +1381,8 @@ type GetCrewMemberV1Response struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCrewMemberV1Response200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCrewMemberV1Response400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetCrewMemberV1Response401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -1389,6 +1400,11 @@ type GetCrewMemberV1Response struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetCrewMemberV1Response) GetJSON200() *CrewOne {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCrewMemberV1Response) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -1610,6 +1626,13 @@ type GetEquipmentV1Response200Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
+// GetEquipmentV1Response400Headers the declared response headers of an HTTP 400 response for GetEquipmentV1
+type GetEquipmentV1Response400Headers struct {
+	Deprecation bool
+	Sunset      string
+	XRequestId  openapi_types.UUID
+}
+
 // GetEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for GetEquipmentV1
 type GetEquipmentV1Response401Headers struct {
 	Deprecation bool
@@ -1658,6 +1681,8 @@ type GetEquipmentV1Response struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *EquipmentOne
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -1672,6 +1697,8 @@ type GetEquipmentV1Response struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetEquipmentV1Response200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetEquipmentV1Response400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetEquipmentV1Response401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -1689,6 +1716,11 @@ type GetEquipmentV1Response struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetEquipmentV1Response) GetJSON200() *EquipmentOne {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetEquipmentV1Response) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2108,6 +2140,13 @@ type GetJobV1Response200Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
+// GetJobV1Response400Headers the declared response headers of an HTTP 400 response for GetJobV1
+type GetJobV1Response400Headers struct {
+	Deprecation bool
+	Sunset      string
+	XRequestId  openapi_types.UUID
+}
+
 // GetJobV1Response401Headers the declared response headers of an HTTP 401 response for GetJobV1
 type GetJobV1Response401Headers struct {
 	Deprecation bool
@@ -2156,6 +2195,8 @@ type GetJobV1Response struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *JobOne
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -2170,6 +2211,8 @@ type GetJobV1Response struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetJobV1Response200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetJobV1Response400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetJobV1Response401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -2187,6 +2230,11 @@ type GetJobV1Response struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetJobV1Response) GetJSON200() *JobOne {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetJobV1Response) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -2682,6 +2730,13 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2772,6 +2827,30 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCrewMemberV1Response400Headers
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value bool
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCrewMemberV1Response401Headers
 		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
@@ -3216,6 +3295,13 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3306,6 +3392,30 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetEquipmentV1Response400Headers
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value bool
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetEquipmentV1Response401Headers
 		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
@@ -4110,6 +4220,13 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4200,6 +4317,30 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetJobV1Response400Headers
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value bool
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetJobV1Response401Headers
 		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {

@@ -1,0 +1,45 @@
+package rest
+
+import (
+	"bytes"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// RepeatedParamIssue is the issue of a query parameter given more than once.
+const RepeatedParamIssue = "is given more than once; give it once (a list is one comma-separated value)"
+
+// SingleQueryValues refuses a request that repeats a query parameter
+// (?equipment_id=A&equipment_id=B, ?page=1&page=2) with a validation error
+// naming each repeated parameter, instead of reading the first value and
+// silently dropping the others (docs/decisions.md, "Query parameters").
+func SingleQueryValues(c *fiber.Ctx) error {
+	args := c.Request().URI().QueryArgs()
+	if args.Len() < 2 {
+		return c.Next()
+	}
+	var keys [][]byte
+	var reported []bool
+	var issues []errs.FieldIssue
+	args.VisitAll(func(k, _ []byte) {
+		if len(k) == 0 {
+			return
+		}
+		for i, seen := range keys {
+			if bytes.Equal(seen, k) {
+				if !reported[i] { // each name once
+					issues = append(issues, errs.FieldIssue{Field: string(k), Issue: RepeatedParamIssue})
+					reported[i] = true
+				}
+				return
+			}
+		}
+		keys, reported = append(keys, k), append(reported, false)
+	})
+	if len(issues) > 0 {
+		return errs.Invalid(issues...)
+	}
+	return c.Next()
+}

@@ -1,0 +1,61 @@
+package rest_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/rest"
+)
+
+// TestRepeatedQueryParameters: a query parameter given twice is refused,
+// naming it (once however often it repeats), on v2 (422 validation_error)
+// and v1 (400 BAD_REQUEST in the v1 envelope); the first value was read and
+// the others dropped without a word. A single value of each, and an empty
+// name, pass.
+func TestRepeatedQueryParameters(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Repeats")
+	x, y := uuid.NewString(), uuid.NewString()
+	for _, c := range []struct {
+		path   string
+		status int
+		fields []string
+	}{
+		{"/api/v2/availability?equipment_id=" + x + "&equipment_id=" + y + "&start=2026-06-01T00:00:00Z&end=2026-06-02T00:00:00Z",
+			http.StatusUnprocessableEntity, []string{"equipment_id"}},
+		{"/api/v2/clients?limit=5&limit=100&cursor=a&limit=7&cursor=b", http.StatusUnprocessableEntity, []string{"limit", "cursor"}},
+		{"/api/v1/equipment?page=1&page=2", http.StatusBadRequest, []string{"page"}},
+		{"/api/v1/equipment?limit=5&limit=200", http.StatusBadRequest, []string{"limit"}},
+		{"/api/v2/clients?limit=5&expand=&=1&=2", http.StatusOK, nil},
+		{"/api/v1/equipment?page=1&limit=5", http.StatusOK, nil},
+	} {
+		r := a.Get(c.path)
+		if r.Status != c.status {
+			t.Errorf("GET %s: %d %s, want %d", c.path, r.Status, r.Body, c.status)
+			continue
+		}
+		if c.fields == nil {
+			continue
+		}
+		if strings.HasPrefix(c.path, "/api/v1/") { // the v1 envelope: a code and a message
+			e, _ := r.JSON()["error"].(map[string]any)
+			if msg, _ := e["message"].(string); e["code"] != "BAD_REQUEST" || msg != c.fields[0]+": "+rest.RepeatedParamIssue {
+				t.Errorf("GET %s: %s, want BAD_REQUEST with %q", c.path, r.Body, c.fields[0]+": "+rest.RepeatedParamIssue)
+			}
+			continue
+		}
+		got := issues(r)
+		if r.ErrorCode() != "validation_error" || len(got) != len(c.fields) {
+			t.Errorf("GET %s names %v, want a validation_error naming %v (%s)", c.path, got, c.fields, r.Body)
+		}
+		for _, f := range c.fields {
+			if got[f] != rest.RepeatedParamIssue {
+				t.Errorf("GET %s: %s has %q, want %q (%s)", c.path, f, got[f], rest.RepeatedParamIssue, r.Body)
+			}
+		}
+	}
+}
