@@ -290,20 +290,16 @@ func validEmail(s string) bool {
 	return err == nil && a.Address == s && a.Name == "" && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
 }
 
-// Int decodes an integer.
+// Int decodes an integer: a JSON number with no fractional part, in any
+// form JSON Schema counts as an integer (5, 5.0, 5e0), read exactly
+// (money.Integer); a quoted number is not one.
 func (in *Input) Int(name string, r Rule) Field[int] {
 	f, raw, ok := begin[int](in, name, r)
 	if !ok {
 		return f
 	}
-	var n json.Number
-	// json.Number also accepts a quoted number ("5"); a string is not an integer.
-	if err := json.Unmarshal(raw, &n); err != nil || bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
-		in.Issue(name, "must be an integer")
-		return Field[int]{}
-	}
-	v, err := n.Int64()
-	if err != nil || v > 1<<31-1 || v < -(1<<31) {
+	v, isInt := money.Integer(bytes.TrimSpace(raw))
+	if !isInt || v > 1<<31-1 || v < -(1<<31) {
 		in.Issue(name, "must be an integer")
 		return Field[int]{}
 	}

@@ -67,6 +67,20 @@ func TestInputFieldRules(t *testing.T) {
 		{"nul byte", `{"s":"a\u0000b"}`, func(in *Input) { in.String("s", Rule{}) }, map[string]string{"s": "NUL"}},
 		{"int quoted", `{"n":"5"}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
 		{"int fraction", `{"n":1.5}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
+		{"int fraction past float64", `{"n":5.0000000000000001}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
+		{"int written 5.0", `{"n":5.0}`, func(in *Input) {
+			if v := in.Int("n", Rule{}); v.Value != 5 {
+				in.Issue("n", fmt.Sprintf("read as %d", v.Value))
+			}
+		}, nil},
+		{"int written 50e-1", `{"n":50e-1}`, func(in *Input) {
+			if v := in.Int("n", Rule{}); v.Value != 5 {
+				in.Issue("n", fmt.Sprintf("read as %d", v.Value))
+			}
+		}, nil},
+		{"int 1e400", `{"n":1e400}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
+		{"int bool", `{"n":true}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
+		{"int past int32", `{"n":2147483648}`, func(in *Input) { in.Int("n", Rule{}) }, map[string]string{"n": "integer"}},
 		{"int bound", `{"n":0}`, func(in *Input) { in.Int("n", Rule{Min: Bound(1)}) }, map[string]string{"n": "at least 1"}},
 		{"positive number", `{"w":-1}`, func(in *Input) { in.Number("w", Rule{Positive: true}) }, map[string]string{"w": "positive"}},
 		{"positive number over the maximum", `{"w":1000000001}`, func(in *Input) { in.Number("w", Rule{Positive: true}) },
