@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,9 +52,9 @@ func CreateKey(ctx context.Context, db bun.IDB, nk NewKey) (*CreatedKey, error) 
 	if !nk.Mode.Valid() {
 		return nil, errs.InvalidField("mode", "must be live, test or legacy")
 	}
-	name := strings.TrimSpace(nk.Name)
-	if name == "" || len(name) > 200 {
-		return nil, errs.InvalidField("name", "must be 1 to 200 characters")
+	name, err := cleanName(nk.Name)
+	if err != nil {
+		return nil, err
 	}
 	if len(nk.Scopes) == 0 {
 		return nil, errs.InvalidField("scopes", "at least one scope is required")

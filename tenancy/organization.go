@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,9 +44,9 @@ type Organization struct {
 // the sandbox of that parent (one per parent): the parent's test keys are then
 // routed to it.
 func CreateOrganization(ctx context.Context, db bun.IDB, name string, sandboxOf *uuid.UUID) (*Organization, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 200 {
-		return nil, errs.InvalidField("name", "must be 1 to 200 characters")
+	name, err := cleanName(name)
+	if err != nil {
+		return nil, err
 	}
 	if sandboxOf != nil {
 		parent, err := GetOrganization(ctx, db, *sandboxOf)
@@ -60,7 +59,11 @@ func CreateOrganization(ctx context.Context, db bun.IDB, name string, sandboxOf 
 	}
 	org := &Organization{Name: name, SandboxOf: sandboxOf, StockGuardMode: StockGuardBlock}
 	if _, err := db.NewInsert().Model(org).Returning("*").Exec(ctx); err != nil {
-		return nil, database.Error(err)
+		if err = database.Error(err); sandboxOf != nil && errs.Is(err, errs.DuplicateRecord) {
+			return nil, errs.New(errs.DuplicateRecord, "organization "+sandboxOf.String()+" already has a sandbox").
+				WithDetails(map[string]any{"field": "sandbox_of"})
+		}
+		return nil, err
 	}
 	return org, nil
 }
@@ -111,9 +114,9 @@ type OrganizationUpdate struct {
 func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u OrganizationUpdate) (*Organization, error) {
 	q := db.NewUpdate().Model((*Organization)(nil)).Where("id = ?", id).Set("updated_at = clock_timestamp()")
 	if u.Name != nil {
-		n := strings.TrimSpace(*u.Name)
-		if n == "" || len(n) > 200 {
-			return nil, errs.InvalidField("name", "must be 1 to 200 characters")
+		n, err := cleanName(*u.Name)
+		if err != nil {
+			return nil, err
 		}
 		q = q.Set("name = ?", n)
 	}

@@ -51,6 +51,10 @@ type Options struct {
 	SkipNameValidation bool
 	// Now is the controllers' clock (time.Now when nil).
 	Now func() time.Time
+	// SandboxRecheck is how often a ready SandboxOrganization checks that
+	// its organization still exists (controller.DefaultSandboxRecheck when
+	// zero).
+	SandboxRecheck time.Duration
 }
 
 // Scheme returns a scheme with the built-in types and eventapi.io/v1alpha1.
@@ -110,7 +114,8 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 	if err := keys.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	sandboxes := &controller.SandboxReconciler{Client: mgr.GetClient(), DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator")}
+	sandboxes := &controller.SandboxReconciler{Client: mgr.GetClient(), DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"),
+		Recheck: opt.SandboxRecheck}
 	if err := sandboxes.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

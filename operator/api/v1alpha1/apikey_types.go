@@ -21,7 +21,7 @@ const (
 type Scope string
 
 // ApiKeySpec declares an API key of an eventapi organization.
-// +kubebuilder:validation:XValidation:rule="!has(self.rotationGracePeriod) || self.rotationGracePeriod.matches('^([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+$')",message="rotationGracePeriod must be a non-negative Go duration such as 5m or 1h30m"
+// +kubebuilder:validation:XValidation:rule="!has(self.rotationGracePeriod) || self.rotationGracePeriod.matches('^(0|([0-9]{1,5}([.][0-9]{1,9})?(ns|us|µs|μs|ms|s|m|h)){1,3})$')",message="rotationGracePeriod must be a non-negative Go duration such as 5m or 1h30m, of at most 3 parts of up to 5 digits each"
 type ApiKeySpec struct {
 	// OrganizationID is the id (uuid) of the organization that owns the key.
 	// It cannot be changed.
@@ -49,7 +49,11 @@ type ApiKeySpec struct {
 	Mode KeyMode `json:"mode,omitempty"`
 
 	// ExpiresAt, when set, is the time after which the key is refused.
-	// Changing it issues a new key (like a rotation).
+	// Changing it issues a new key (like a rotation). An RFC 3339 time with
+	// an upper-case T and Z (or an offset), such as 2027-06-30T00:00:00Z.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`
 	// +optional
 	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
 

@@ -20,8 +20,19 @@ import (
 
 func keyMarker(ak *v1alpha1.ApiKey) string { return " [k8s:" + string(ak.UID) + "]" }
 
+// markedFor reports whether a stored key name carries ak's marker. A key
+// issued for a blank spec.name before displayName existed was stored as
+// the marker alone, trimmed of its leading space; it is ak's too, so that
+// the next reconcile revokes it.
+func markedFor(name string, ak *v1alpha1.ApiKey) bool {
+	m := keyMarker(ak)
+	return strings.HasSuffix(name, m) || name == strings.TrimSpace(m)
+}
+
+// keyName is the stored name: the display name (never blank, never ending
+// in a space) and the marker, which revocations find the keys by.
 func keyName(ak *v1alpha1.ApiKey, spec keySpec) string {
-	return strings.TrimSpace(spec.name) + keyMarker(ak)
+	return spec.name + keyMarker(ak)
 }
 
 // currentKey returns the stored key the Secret holds, or nil when the Secret
@@ -53,10 +64,10 @@ func (r *ApiKeyReconciler) revokeStray(ctx context.Context, ak *v1alpha1.ApiKey,
 	if err != nil {
 		return 0, err
 	}
-	marker, n := keyMarker(ak), 0
+	n := 0
 outer:
 	for _, k := range keys {
-		if k.RevokedAt != nil || !strings.HasSuffix(k.Name, marker) {
+		if k.RevokedAt != nil || !markedFor(k.Name, ak) {
 			continue
 		}
 		for _, id := range keep {
@@ -83,7 +94,7 @@ func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey,
 	if err != nil {
 		return err
 	}
-	if k.OrganizationID != org || !strings.HasSuffix(k.Name, keyMarker(ak)) || k.RevokedAt != nil {
+	if k.OrganizationID != org || !markedFor(k.Name, ak) || k.RevokedAt != nil {
 		return nil
 	}
 	if err := tenancy.RevokeKey(ctx, r.DB, id); err != nil && !errs.Is(err, errs.NotFound) {

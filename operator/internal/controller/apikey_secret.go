@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -116,7 +117,14 @@ func (r *ApiKeyReconciler) writeSecret(ctx context.Context, ak *v1alpha1.ApiKey,
 		sec.Labels = map[string]string{}
 	}
 	sec.Labels[ManagedByLabel] = ManagedByValue
-	sec.Labels[apiKeyLabel] = ak.Name
+	// The label names the ApiKey for kubectl's selectors; an object name
+	// past a label value's 63 characters leaves it out (the owner
+	// reference still links the two), where it made every write fail.
+	if len(validation.IsValidLabelValue(ak.Name)) == 0 {
+		sec.Labels[apiKeyLabel] = ak.Name
+	} else {
+		delete(sec.Labels, apiKeyLabel)
+	}
 	if sec.Annotations == nil {
 		sec.Annotations = map[string]string{}
 	}

@@ -2,7 +2,9 @@ package controller
 
 import (
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -35,10 +37,7 @@ func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 	if err != nil {
 		return keySpec{}, invalid("spec.organizationId must be a uuid")
 	}
-	ks := keySpec{org: org, name: s.Name, mode: apikey.Mode(s.Mode), rotation: s.RotationToken, grace: defaultGracePeriod}
-	if ks.name == "" {
-		ks.name = ak.Name
-	}
+	ks := keySpec{org: org, name: displayName(ak), mode: apikey.Mode(s.Mode), rotation: s.RotationToken, grace: defaultGracePeriod}
 	if ks.mode == "" {
 		ks.mode = apikey.Live
 	}
@@ -68,6 +67,23 @@ func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 		ks.grace = s.RotationGracePeriod.Duration
 	}
 	return ks, nil
+}
+
+// displayName is the key's name without its marker: spec.name trimmed, or
+// the object's name when that is blank, cut to the characters the marker
+// leaves of tenancy.MaxNameLength. A stored name is trimmed, so a name that
+// trimmed to nothing would have lost the marker's leading space, and no
+// revocation, which finds keys by their marker, would ever have matched it.
+func displayName(ak *v1alpha1.ApiKey) string {
+	name := strings.TrimSpace(ak.Spec.Name)
+	if name == "" {
+		name = ak.Name
+	}
+	budget := tenancy.MaxNameLength - utf8.RuneCountInString(keyMarker(ak))
+	if utf8.RuneCountInString(name) > budget {
+		name = strings.TrimSpace(string([]rune(name)[:budget]))
+	}
+	return name
 }
 
 // sameScopes reports whether a stored key has exactly the wanted scopes, in

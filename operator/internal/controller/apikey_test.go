@@ -253,3 +253,50 @@ func TestApiKeyLifecycle(t *testing.T) {
 		t.Fatalf("%d active keys after deletion, want 0", n)
 	}
 }
+
+// TestApiKeyNames: a blank spec.name (the key takes the object's name), a
+// name of 150 two-byte characters (the CRD's limit counts characters, as the
+// table does) and a long object name with no spec.name are each issued a
+// key, and every key of each is revoked by a rotation and then by deletion.
+// A blank name used to be stored as the bare marker, which no revocation
+// matched: the keys outlived their ApiKey.
+func TestApiKeyNames(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Names")
+	long := strings.Repeat("n", 160)
+	for _, c := range []struct{ object, spec string }{
+		{"blank", "   "},
+		{"accents", strings.Repeat("é", 150)},
+		{long, ""},
+	} {
+		ak := h.newApiKey(c.object, org, v1alpha1.KeyModeLive, "events:read")
+		ak.Spec.Name, ak.Spec.SecretName = c.spec, "names-secret"
+		ak.Spec.RotationGracePeriod = &metav1.Duration{}
+		h.create(ak)
+		h.waitApiKey(c.object, v1alpha1.ReasonKeyIssued)
+		key1, _, _, _ := h.keySecret("names-secret")
+		update(h, ak, func(a *v1alpha1.ApiKey) { a.Spec.RotationToken = "next" })
+		h.eventually("rotated "+c.object[:5], func() error {
+			if k, _, _, _ := h.keySecret("names-secret"); k == key1 {
+				return errNotYet
+			}
+			return nil
+		})
+		key2, _, _, _ := h.keySecret("names-secret")
+		h.wantStatus(key1, http.StatusUnauthorized)
+		h.wantStatus(key2, http.StatusOK)
+		if err := h.k8s.Delete(h.ctx, ak); err != nil {
+			t.Fatal(err)
+		}
+		h.eventually("ApiKey "+c.object[:5]+" gone", func() error {
+			if err := h.k8s.Get(h.ctx, h.key(c.object), &v1alpha1.ApiKey{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
+			}
+			return nil
+		})
+		h.wantStatus(key2, http.StatusUnauthorized)
+		if ks := h.activeKeys(org); len(ks) != 0 {
+			t.Fatalf("%s: %d keys still active after deletion: %q", c.object[:5], len(ks), ks[0].Name)
+		}
+	}
+}

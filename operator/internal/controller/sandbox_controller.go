@@ -1,9 +1,11 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +29,11 @@ type SandboxReconciler struct {
 	Client   client.Client
 	DB       bun.IDB
 	Recorder events.EventRecorder
+	// Recheck is how often a ready SandboxOrganization checks that its
+	// organization still exists (DefaultSandboxRecheck when zero): nothing
+	// in the cluster changes when the organization is deleted in the
+	// database.
+	Recheck time.Duration
 
 	fin finalizer[*v1alpha1.SandboxOrganization]
 }
@@ -44,6 +51,10 @@ func (r *SandboxReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
+// DefaultSandboxRecheck is SandboxReconciler.Recheck's default
+// (docs/operator.md).
+const DefaultSandboxRecheck = 5 * time.Minute
+
 // Reconcile brings one SandboxOrganization to its declared state.
 func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	sb := &v1alpha1.SandboxOrganization{}
@@ -54,7 +65,7 @@ func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, err
 	}
 	original := sb.DeepCopy()
-	var result ctrl.Result
+	result := ctrl.Result{RequeueAfter: cmp.Or(r.Recheck, DefaultSandboxRecheck)}
 	var stepErr error
 	if f := r.reconcileSandbox(ctx, sb); f != nil {
 		warnOnChange(r.Recorder, sb, original.Status.Conditions, f)
@@ -84,8 +95,7 @@ func (r *SandboxReconciler) reconcileSandbox(ctx context.Context, sb *v1alpha1.S
 			return f
 		}
 	}
-	if org.Name != sb.Spec.Name {
-		name := sb.Spec.Name
+	if name := strings.TrimSpace(sb.Spec.Name); org.Name != name { // names are stored trimmed
 		if _, err := tenancy.UpdateOrganization(ctx, r.DB, org.ID, tenancy.OrganizationUpdate{Name: &name}); err != nil {
 			return classify(err, v1alpha1.ReasonOrganizationNotFound)
 		}
@@ -96,8 +106,8 @@ func (r *SandboxReconciler) reconcileSandbox(ctx context.Context, sb *v1alpha1.S
 }
 
 // recorded returns the sandbox organization named in status, or nil when
-// there is none or it is no longer the sandbox of parent (deleted, for
-// example through the CLI); status is then cleared so that a new one is made.
+// there is none or it is no longer the sandbox of parent (deleted in the
+// database); status is then cleared so that a new one is made.
 func (r *SandboxReconciler) recorded(ctx context.Context, sb *v1alpha1.SandboxOrganization, parent uuid.UUID) (*tenancy.Organization, error) {
 	id, err := uuid.Parse(sb.Status.SandboxOrganizationID)
 	if err != nil {

@@ -192,3 +192,40 @@ func TestSandboxOrganizationConflictsAndMissingParent(t *testing.T) {
 		t.Fatalf("first sandbox after deleting the second: %v", err)
 	}
 }
+
+// TestSandboxRemadeAfterItsOrganizationIsGone: a ready SandboxOrganization
+// whose organization is deleted in the database (no cluster event tells the
+// operator) makes a new sandbox at its next recheck instead of staying
+// Ready for a sandbox that no longer exists. A name with surrounding spaces
+// is stored trimmed.
+func TestSandboxRemadeAfterItsOrganizationIsGone(t *testing.T) {
+	h := newHarness(t)
+	parent := h.createOrg("Parent of a lost sandbox")
+	sb := h.newSandbox("lost", parent, false)
+	sb.Spec.Name = "  Padded sandbox  "
+	h.create(sb)
+	sb = h.waitSandbox("lost", v1alpha1.ReasonSandboxReady)
+	first := uuid.MustParse(sb.Status.SandboxOrganizationID)
+	org, err := tenancy.GetOrganization(h.ctx, h.db, first)
+	if err != nil || org.Name != "Padded sandbox" {
+		t.Fatalf("sandbox organization %+v %v", org, err)
+	}
+	if _, err := h.db.NewDelete().Table("organizations").Where("id = ?", first).Exec(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("a new sandbox", func() error {
+		cur := &v1alpha1.SandboxOrganization{}
+		if err := h.k8s.Get(h.ctx, h.key("lost"), cur); err != nil {
+			return err
+		}
+		id, err := uuid.Parse(cur.Status.SandboxOrganizationID)
+		if err != nil || id == first {
+			return fmt.Errorf("status %+v", cur.Status)
+		}
+		org, err := tenancy.GetOrganization(h.ctx, h.db, id)
+		if err != nil || org.SandboxOf == nil || *org.SandboxOf != parent {
+			return fmt.Errorf("organization %+v %v", org, err)
+		}
+		return nil
+	})
+}

@@ -145,7 +145,7 @@ func newHarness(t *testing.T) *harness {
 	}
 
 	mgr, err := manager.New(operatorConfig, manager.Options{DB: db, Namespaces: []string{h.ns},
-		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true})
+		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true, SandboxRecheck: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
