@@ -2,6 +2,8 @@ package tenancy
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -110,6 +112,10 @@ type OrganizationUpdate struct {
 	RateLimit *int
 }
 
+// MaxRateLimit is the largest per-organization limit (the column is an
+// integer).
+const MaxRateLimit = math.MaxInt32
+
 // UpdateOrganization changes an organization's settings.
 func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u OrganizationUpdate) (*Organization, error) {
 	q := db.NewUpdate().Model((*Organization)(nil)).Where("id = ?", id).Set("updated_at = clock_timestamp()")
@@ -128,8 +134,8 @@ func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u Organiz
 	}
 	if u.RateLimit != nil {
 		switch {
-		case *u.RateLimit < 0:
-			return nil, errs.InvalidField("rate_limit", "must be a positive integer, or 0 to use the default")
+		case *u.RateLimit < 0 || *u.RateLimit > MaxRateLimit:
+			return nil, errs.InvalidField("rate_limit", fmt.Sprintf("must be an integer from 1 to %d, or 0 to use the default", MaxRateLimit))
 		case *u.RateLimit == 0:
 			q = q.Set("rate_limit_per_window = NULL")
 		default:

@@ -67,6 +67,9 @@ func ParseScopes(list string) ([]Scope, error) {
 		if s == "" {
 			continue
 		}
+		if s == "all" {
+			return nil, fmt.Errorf("all stands alone: give all, or a list of scopes")
+		}
 		if !s.Valid() {
 			return nil, fmt.Errorf("unknown scope %q (known: %s, or all)", s, JoinScopes(AllScopes))
 		}

@@ -57,6 +57,23 @@ func parse(fs *flag.FlagSet, output *string, args []string) ([]string, error) {
 	return positional, nil
 }
 
+// onlyFlags refuses the flags set on the command line that fs's command does
+// not read (--output aside). A group's commands share one flag set, so
+// `keys revoke ID --org X` used to be accepted with --org ignored, as if the
+// revocation were limited to that organization.
+func onlyFlags(fs *flag.FlagSet, reads ...string) error {
+	var unread []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "output" && !slices.Contains(reads, f.Name) {
+			unread = append(unread, "--"+f.Name)
+		}
+	})
+	if len(unread) > 0 {
+		return fmt.Errorf("%w: eventapi %s does not take %s", errUsage, fs.Name(), strings.Join(unread, ", "))
+	}
+	return nil
+}
+
 // subcommand returns the subcommand args name, one of subs of group
 // (keys, orgs). --help (or -h, help) there lists them.
 func subcommand(group string, subs []string, args []string) (string, error) {

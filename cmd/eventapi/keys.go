@@ -28,6 +28,9 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := onlyFlags(fs, map[string][]string{"create": {"org", "name", "scopes", "mode", "expires"}, "list": {"org"}}[sub]...); err != nil {
+		return err
+	}
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
@@ -72,6 +75,9 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
 		return nil
 	case "list":
+		if len(pos) != 0 {
+			return fmt.Errorf("%w: keys list --org ID", errUsage)
+		}
 		orgID, err := requiredID("org", *org)
 		if err != nil {
 			return err

@@ -25,6 +25,10 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	reads := map[string][]string{"create": {"name", "sandbox-of", "stock-guard", "rate-limit"}, "update": {"name", "stock-guard", "rate-limit"}}
+	if err := onlyFlags(fs, reads[sub]...); err != nil {
+		return err
+	}
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
@@ -84,6 +88,9 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return printOrg(stdout, *output, org)
 	case "list":
+		if len(pos) != 0 {
+			return fmt.Errorf("%w: orgs list", errUsage)
+		}
 		db, _, err := openDB(ctx)
 		if err != nil {
 			return err
@@ -135,10 +142,10 @@ func settings(guard string, rate int) (tenancy.OrganizationUpdate, error) {
 		u.StockGuardMode = &m
 	}
 	switch {
-	case rate >= 0:
+	case rate >= 0 && rate <= tenancy.MaxRateLimit:
 		u.RateLimit = &rate
 	case rate != -1:
-		return u, fmt.Errorf("%w: --rate-limit must be a positive integer, or 0 to clear", errUsage)
+		return u, fmt.Errorf("%w: --rate-limit must be an integer from 1 to %d, or 0 to clear", errUsage, tenancy.MaxRateLimit)
 	}
 	return u, nil
 }

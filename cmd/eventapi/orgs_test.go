@@ -25,15 +25,25 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 	if plain["stock_guard_mode"] != "block" || plain["rate_limit"] != nil {
 		t.Fatalf("created %v, want the defaults", plain)
 	}
+	plainID := plain["id"].(string)
 	runCases(t, []cliCase{
 		{[]string{"orgs", "create", "--name", "Bad", "--stock-guard", "sometimes"}, true, "--stock-guard must be block, warn or off"},
-		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "-5"}, true, "--rate-limit must be a positive integer"},
+		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "-5"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
+		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "99999999999"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
+		{[]string{"orgs", "list", "extra"}, true, "orgs list"},
+		{[]string{"orgs", "list", "--name", "x"}, true, "eventapi orgs list does not take --name"},
+		{[]string{"orgs", "update", org["id"].(string), "--sandbox-of", org["id"].(string)}, true, "does not take --sandbox-of"},
+		{[]string{"keys", "revoke", org["id"].(string), "--org", org["id"].(string), "--name", "x"}, true, "eventapi keys revoke does not take --name, --org"},
+		{[]string{"keys", "list", "--org", org["id"].(string), "--scopes", "nonsense"}, true, "does not take --scopes"},
+		{[]string{"keys", "list", "--org", org["id"].(string), "extra"}, true, "keys list --org ID"},
+		{[]string{"orgs", "create", "--name", "Twin", "--sandbox-of", plainID}, false, ""},
+		{[]string{"orgs", "create", "--name", "Twin 2", "--sandbox-of", plainID}, false, "already has a sandbox"},
 	})
 	list, err := runCLI(t, "orgs", "list", "--output", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(list["organizations"].([]any)); n != 2 {
-		t.Fatalf("%d organizations, want the 2 created", n)
+	if n := len(list["organizations"].([]any)); n != 3 {
+		t.Fatalf("%d organizations, want the 3 created (two and a sandbox)", n)
 	}
 }
