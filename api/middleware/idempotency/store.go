@@ -53,6 +53,22 @@ func seconds(d time.Duration) float64 { return d.Seconds() }
 // transaction waits for it, so two attempts never both execute. Rows past
 // the retention are recycled.
 func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+	r, err := claimRow(ctx, tx, org, key, fp, retention)
+	if errors.Is(err, errVanished) {
+		// The row passed the retention (or was purged) between the claim
+		// and the read, as a key reused right at its 24 h can: it is
+		// recyclable now, so the claim is made once more.
+		r, err = claimRow(ctx, tx, org, key, fp, retention)
+	}
+	return r, err
+}
+
+// errVanished is claimRow's answer when the row it could not claim was no
+// longer live when read back.
+var errVanished = errors.New("idempotency row vanished during its claim")
+
+// claimRow is one attempt of open.
+func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
 	var owned bool
 	err := tx.NewRaw(`
 		INSERT INTO idempotency_keys (organization_id, key, fingerprint)
@@ -73,7 +89,7 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 		return nil, err
 	}
 	if r == nil {
-		return nil, errors.New("idempotency row vanished during its claim")
+		return nil, errVanished
 	}
 	return r, nil
 }

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"io"
@@ -24,13 +25,16 @@ type Payload struct {
 // delivery is never claimed again while a request is still out.
 const leaseMargin = time.Second
 
+// errLeaseSpent hands a claim back unsent: preparing it used up its lease.
+var errLeaseSpent = errors.New("the lease ran out before the request was sent")
+
 // completeTimeout bounds recording an attempt, which runs even while the
 // worker stops.
 const completeTimeout = 10 * time.Second
 
-// deliver sends one claimed delivery and records the outcome.
-func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
-	claimed := time.Now()
+// deliver sends one claimed delivery and records the outcome; claimed is
+// this process's clock when the claim returned.
+func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time) {
 	msg, found, err := store.LoadMessage(ctx, w.db, c)
 	if err != nil {
 		w.handBack(ctx, c, err)
@@ -50,9 +54,16 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim) {
 		w.complete(c, msg.CreatedAt, claimed, 0, nil, &text)
 		return
 	}
-	// The attempt must end before the lease does (less a margin), and
-	// within the configured timeout.
-	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin)
+	// The attempt must end before the lease does (less a margin), counted
+	// from the claim: loading and rendering the message spent part of it,
+	// and a request still out when the lease ends would be sent a second
+	// time, at once, by whichever worker claims the delivery next. It also
+	// ends within the configured timeout.
+	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin-time.Since(claimed))
+	if budget <= 0 {
+		w.handBack(ctx, c, errLeaseSpent)
+		return
+	}
 	actx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))

@@ -83,6 +83,7 @@ func (w *Worker) run(ctx context.Context) {
 	for {
 		if free := cap(slots) - len(slots); free > 0 {
 			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease)
+			claimed := time.Now()
 			if err != nil && ctx.Err() == nil {
 				w.log.Warn("webhooks: claiming due deliveries failed; retrying", "error", err.Error())
 			}
@@ -91,7 +92,7 @@ func (w *Worker) run(ctx context.Context) {
 				wg.Add(1)
 				go func(c store.Claim) {
 					defer wg.Done()
-					w.deliver(ctx, &c)
+					w.deliver(ctx, &c, claimed)
 					<-slots
 					w.signal()
 				}(claims[i])
