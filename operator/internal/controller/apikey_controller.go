@@ -149,6 +149,12 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 // ApiKey (a stray from an interrupted issue, or a key two rotations old) is
 // revoked first.
 func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret, cur *tenancy.APIKey, now time.Time) (keySecret, *tenancy.APIKey, *failure) {
+	if sec.immutable() {
+		// Checked before anything is issued or revoked: every retry would
+		// otherwise make a key, fail to write it and revoke it again.
+		return sec, nil, &failure{reason: v1alpha1.ReasonSecretConflict, result: ctrlResultAfter(time.Minute),
+			message: "Secret " + sec.obj.Name + " is immutable, so no new key can be written into it; delete it (the operator makes a new one) or make it mutable"}
+	}
 	var prev *pending
 	var keep []uuid.UUID
 	if cur != nil && spec.grace > 0 && (cur.ExpiresAt == nil || now.Before(*cur.ExpiresAt)) {
@@ -168,7 +174,7 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 		// The key never reached its Secret: revoke it now (the next issue
 		// would revoke it anyway, by its marker).
 		_ = r.revokeOwned(ctx, ak, spec.org, k.ID)
-		return sec, nil, &failure{reason: v1alpha1.ReasonSecretError, message: "writing the Secret failed", err: err}
+		return sec, nil, &failure{reason: v1alpha1.ReasonSecretError, message: "writing the Secret failed: " + err.Error(), err: err}
 	}
 	ak.Status.LastRotationTime = &metav1.Time{Time: now.Truncate(time.Second)}
 	note := fmt.Sprintf("issued key %s into Secret %s", k.Prefix, written.obj.Name)

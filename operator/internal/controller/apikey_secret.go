@@ -46,6 +46,11 @@ type keySecret struct {
 
 func (s keySecret) exists() bool { return s.obj != nil }
 
+// immutable reports a Secret that can no longer be written.
+func (s keySecret) immutable() bool {
+	return s.obj != nil && s.obj.Immutable != nil && *s.obj.Immutable
+}
+
 func (s keySecret) data(k string) string {
 	if s.obj == nil {
 		return ""

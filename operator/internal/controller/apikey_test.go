@@ -300,3 +300,29 @@ func TestApiKeyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestImmutableSecretIssuesNothing: a rotation into a Secret made immutable
+// by hand is a SecretConflict, and no key is made or revoked for it: each
+// retry used to make a key, fail to write it and revoke it, and the current
+// key stays the one that works.
+func TestImmutableSecretIssuesNothing(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Frozen")
+	ak := h.newApiKey("frozen", org, v1alpha1.KeyModeLive, "events:read")
+	h.create(ak)
+	h.waitApiKey("frozen", v1alpha1.ReasonKeyIssued)
+	key, _, _, sec := h.keySecret("frozen-secret")
+	update(h, sec, func(s *corev1.Secret) { s.Immutable = ptr(true) })
+	update(h, ak, func(a *v1alpha1.ApiKey) { a.Spec.RotationToken = "next" })
+	h.waitApiKey("frozen", v1alpha1.ReasonSecretConflict)
+	all, err := tenancy.ListKeys(h.ctx, h.db, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all[0].RevokedAt != nil {
+		t.Fatalf("%d keys after a rotation into an immutable Secret, want the 1 issued, active", len(all))
+	}
+	h.wantStatus(key, http.StatusOK)
+}
+
+func ptr[T any](v T) *T { return &v }
