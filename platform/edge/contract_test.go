@@ -69,6 +69,7 @@ var contractCases = []contractCase{
 	{"a lowered limit resets when a slot frees", loweredLimit},
 	{"buckets are independent", bucketsIndependent},
 	{"set, get, delete", setGetDelete},
+	{"delete-if removes only the value it names", deleteIfHolder},
 	{"setnx only when absent", setNXOnlyWhenAbsent},
 	{"claim stores once and returns the holder", claimOnce},
 	{"values expire after their ttl", valuesExpire},
@@ -295,6 +296,29 @@ func setGetDelete(t *testing.T, s edge.Store) {
 		{func() error { return s.Set(ctx, key, []byte("two"), time.Minute) }, "two", true},
 		{func() error { return s.Delete(ctx, key) }, "", false},
 		{func() error { return s.Delete(ctx, key) }, "", false},
+	}
+	for i, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if v, ok := get(t, s, key); v != st.want || ok != st.ok {
+			t.Fatalf("step %d: Get = %q, %v; want %q, %v", i, v, ok, st.want, st.ok)
+		}
+	}
+}
+
+func deleteIfHolder(t *testing.T, s edge.Store) {
+	ctx := context.Background()
+	key := randomName()
+	steps := []struct {
+		do   func() error
+		want string
+		ok   bool
+	}{
+		{func() error { return s.DeleteIf(ctx, key, []byte("mine")) }, "", false}, // absent: nothing to do
+		{func() error { return s.Set(ctx, key, []byte("theirs"), time.Minute) }, "theirs", true},
+		{func() error { return s.DeleteIf(ctx, key, []byte("mine")) }, "theirs", true}, // another holder's: kept
+		{func() error { return s.DeleteIf(ctx, key, []byte("theirs")) }, "", false},
 	}
 	for i, st := range steps {
 		if err := st.do(); err != nil {

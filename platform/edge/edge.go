@@ -49,6 +49,10 @@ type Store interface {
 	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
 	// Delete removes key.
 	Delete(ctx context.Context, key string) error
+	// DeleteIf removes key only while it holds value, atomically (an
+	// in-progress marker is released by its owner only, never after it
+	// expired and another request claimed the key).
+	DeleteIf(ctx context.Context, key string, value []byte) error
 	// Ping checks the store answers.
 	Ping(ctx context.Context) error
 	// Close releases resources.

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"time"
@@ -176,6 +177,16 @@ func (m *Memory) Delete(_ context.Context, key string) error {
 	m.lock()
 	defer m.mu.Unlock()
 	delete(m.values, key)
+	return nil
+}
+
+// DeleteIf implements Store.
+func (m *Memory) DeleteIf(_ context.Context, key string, value []byte) error {
+	now := m.lock()
+	defer m.mu.Unlock()
+	if v, ok := m.live(key, now); ok && bytes.Equal(v.v, value) {
+		delete(m.values, key)
+	}
 	return nil
 }
 

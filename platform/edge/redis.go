@@ -236,6 +236,20 @@ func (r *Redis) Delete(ctx context.Context, key string) error {
 	})
 }
 
+// deleteIf deletes KEYS[1] while it holds ARGV[1].
+var deleteIf = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+// DeleteIf implements Store in one round trip (a retry after a timeout is
+// harmless: the key is gone or holds another value).
+func (r *Redis) DeleteIf(ctx context.Context, key string, value []byte) error {
+	return r.retried(ctx, func(ctx context.Context, _ bool) error {
+		return deleteIf.Run(ctx, r.client, []string{r.Key(key)}, value).Err()
+	})
+}
+
 // Ping implements Store, bounded like one idempotency-record attempt.
 func (r *Redis) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.record)

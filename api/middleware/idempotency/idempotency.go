@@ -155,14 +155,14 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	}
 	name := StoreKey(org, key)
 
-	marker := record{State: stateRunning, Fingerprint: fp, Owner: uuid.NewString()}
-	prev, claimed, err := m.Store.Claim(ctx, name, marker.encode(), m.LockTTL)
+	marker := record{State: stateRunning, Fingerprint: fp, Owner: uuid.NewString()}.encode()
+	prev, claimed, err := m.Store.Claim(ctx, name, marker, m.LockTTL)
 	if err != nil {
 		m.unavailable(ctx, err)
 		return errUnavailable
 	}
 	if claimed {
-		return m.execute(c, p.Scopes, org, key, fp, name)
+		return m.execute(c, p.Scopes, org, key, fp, name, marker)
 	}
 	rec, ok := decodeRecord(prev)
 	if !ok {
@@ -188,12 +188,12 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 
 // execute runs the handler for a freshly claimed key inside a transaction
 // that records the response with the write.
-func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUID, key string, fp []byte, name string) error {
+func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUID, key string, fp []byte, name string, marker []byte) error {
 	ctx := c.UserContext()
 	release := true // delete the marker on the way out unless the key is settled
 	defer func() {
 		if release {
-			m.release(ctx, name)
+			m.release(ctx, name, marker)
 		}
 	}()
 	tx, err := m.DB.BeginTx(ctx, nil)
@@ -345,9 +345,11 @@ func (m *middleware) remember(ctx context.Context, name string, rec record, ttl 
 	}
 }
 
-// release deletes the in-progress marker so that a retry may execute.
-func (m *middleware) release(ctx context.Context, name string) {
-	if err := m.Store.Delete(context.WithoutCancel(ctx), name); err != nil {
+// release deletes this request's in-progress marker so that a retry may
+// execute; a marker that expired and was claimed by another request since
+// is left to its owner.
+func (m *middleware) release(ctx context.Context, name string, marker []byte) {
+	if err := m.Store.DeleteIf(context.WithoutCancel(ctx), name, marker); err != nil {
 		m.outage.Record(ctx, err)
 	}
 }
