@@ -15,14 +15,7 @@ import (
 // as the document tells clients to (a json.Number), where an int field
 // failed to decode the whole answer.
 func TestLoadDecodesAnyInteriorVolume(t *testing.T) {
-	env := apitest.New(t)
-	org := env.NewOrg("Fleet")
-	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(contractClient(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	api, ctx := sdkFor(t, "Fleet")
 	for _, c := range []struct {
 		side int
 		want string
@@ -52,14 +45,7 @@ func TestLoadDecodesAnyInteriorVolume(t *testing.T) {
 // through the SDK unchanged (the document marks every number as a double;
 // as float32, 1234567.89 was stored as 1234567.90).
 func TestMoneyAndMeasuresRoundTrip(t *testing.T) {
-	env := apitest.New(t)
-	org := env.NewOrg("Prices")
-	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(contractClient(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	api, ctx := sdkFor(t, "Prices")
 	for _, c := range []struct {
 		rate   client.MoneyInput
 		weight float64
@@ -85,4 +71,19 @@ func TestMoneyAndMeasuresRoundTrip(t *testing.T) {
 			t.Errorf("rate %v, weight %v read back as %v, %v", rate, weight, d.DailyRate, d.WeightLbs)
 		}
 	}
+}
+
+// sdkFor is the SDK on a fresh server as a new organization's live key,
+// with a context that ends with the test (at most a minute).
+func sdkFor(t *testing.T, org string) (*client.API, context.Context) {
+	t.Helper()
+	env := apitest.New(t)
+	o := env.NewOrg(org)
+	api, err := client.New(env.Listen(t)+"/api/v2", o.Key, client.HTTPClient(contractClient(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return api, ctx
 }

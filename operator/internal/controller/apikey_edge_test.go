@@ -91,52 +91,21 @@ func TestApiKeyRefusals(t *testing.T) {
 	// server: the operator's typed cache could not decode it, and one such
 	// object stopped the operator for every namespace.
 	for _, grace := range []string{"soon", "5 minutes", "1d", "", "9999999999h", "2562048h", "100000h", "1h1h1h1h"} {
-		ak := h.newApiKey("bad-grace", org, v1alpha1.KeyModeLive, "events:read")
-		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ak)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{Object: raw}
-		u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("ApiKey"))
-		if err := unstructured.SetNestedField(u.Object, grace, "spec", "rotationGracePeriod"); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.k8s.Create(h.ctx, u); !apierrors.IsInvalid(err) {
+		if err := h.createRaw("bad-grace", org, grace, "spec", "rotationGracePeriod"); !apierrors.IsInvalid(err) {
 			t.Errorf("rotationGracePeriod %q: create gave %v, want Invalid", grace, err)
 		}
 	}
-
 	// So is an expiry the operator's RFC 3339 reader refuses (lower-case t
 	// and z pass the API server's date-time format).
 	for _, at := range []string{"2027-06-30t00:00:00z", "2027-06-30T00:00:00z"} {
-		ak := h.newApiKey("bad-expiry", org, v1alpha1.KeyModeLive, "events:read")
-		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ak)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{Object: raw}
-		u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("ApiKey"))
-		if err := unstructured.SetNestedField(u.Object, at, "spec", "expiresAt"); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.k8s.Create(h.ctx, u); !apierrors.IsInvalid(err) {
+		if err := h.createRaw("bad-expiry", org, at, "spec", "expiresAt"); !apierrors.IsInvalid(err) {
 			t.Errorf("expiresAt %q: create gave %v, want Invalid", at, err)
 		}
 	}
 	// Durations the rule accepts all decode: 0, µ and μ, three parts.
 	for i, grace := range []string{"0", "5µs", "5μs", "99999h59m59s", "1.5h"} {
 		name := fmt.Sprintf("good-grace-%d", i)
-		ak := h.newApiKey(name, org, v1alpha1.KeyModeLive, "events:read")
-		raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ak)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{Object: raw}
-		u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("ApiKey"))
-		if err := unstructured.SetNestedField(u.Object, grace, "spec", "rotationGracePeriod"); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.k8s.Create(h.ctx, u); err != nil {
+		if err := h.createRaw(name, org, grace, "spec", "rotationGracePeriod"); err != nil {
 			t.Errorf("rotationGracePeriod %q: %v", grace, err)
 			continue
 		}
@@ -187,4 +156,20 @@ func TestApiKeyRefusals(t *testing.T) {
 	h.waitApiKey("expired", v1alpha1.ReasonExpired)
 	key, _, _, _ := h.keySecret("expired-secret")
 	h.wantStatus(key, 401)
+}
+
+// createRaw creates an ApiKey of org whose field at path holds the text
+// value as sent, past the typed client's own encoding (as kubectl would).
+func (h *harness) createRaw(name string, org uuid.UUID, value string, path ...string) error {
+	h.t.Helper()
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(h.newApiKey(name, org, v1alpha1.KeyModeLive, "events:read"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: raw}
+	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("ApiKey"))
+	if err := unstructured.SetNestedField(u.Object, value, path...); err != nil {
+		h.t.Fatal(err)
+	}
+	return h.k8s.Create(h.ctx, u)
 }
