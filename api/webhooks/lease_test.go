@@ -16,6 +16,7 @@ import (
 	"github.com/eventapi/eventapi/api/webhooks/delivery"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/seal"
 )
 
@@ -77,7 +78,7 @@ func TestAttemptNeverOutlivesItsLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slowDB, err := database.Open(ctx, env.Cfg.DatabaseURL, database.Options{MaxOpenConns: 4})
+	slowDB, err := database.Open(ctx, env.Cfg.DatabaseURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
