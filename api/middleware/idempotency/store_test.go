@@ -20,7 +20,9 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // read the clock apart).
 type expireAfterClaim struct{}
 
-func (expireAfterClaim) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (expireAfterClaim) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
 func (expireAfterClaim) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	if strings.Contains(e.Query, "INSERT INTO idempotency_keys") {
 		time.Sleep(300 * time.Millisecond)
