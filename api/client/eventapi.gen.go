@@ -2837,7 +2837,7 @@ type RequestLog struct {
 	// DurationMs Time spent in the service, in milliseconds.
 	DurationMs float64 `json:"duration_ms"`
 
-	// ErrorCode The error envelope's `code` (the v2 code, also for v1 requests); null on success.
+	// ErrorCode The error's code in v2's lower-case form, also for v1 requests (a v1 `BAD_REQUEST` is `bad_request`, a code only v1 answers); null on success.
 	ErrorCode *string `json:"error_code"`
 
 	// Id The request's id; equal to `request_id` for records logged since request ids are UUIDv7.

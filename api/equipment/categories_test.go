@@ -124,6 +124,15 @@ func TestCategoryNameClashNamesTheHolder(t *testing.T) {
 		}
 	}
 
+	// An unknown or another organization's id is 404, never a clash with
+	// one's own category of that name.
+	foreign := storeCategory(t, env, b, "Lights", nil)
+	for _, id := range []string{uuid.NewString(), foreign} {
+		if r := a.Patch(categories+"/"+id, map[string]any{"name": "Audio"}); r.Status != 404 || r.ErrorCode() != "not_found" {
+			t.Errorf("PATCH %s to a name A holds: %d %s, want 404", id, r.Status, r.Body)
+		}
+	}
+
 	ctx := context.Background()
 	name := "audio"
 	for _, c := range []struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/mail"
 	"regexp"
 	"slices"
@@ -298,9 +299,15 @@ func (in *Input) Int(name string, r Rule) Field[int] {
 	if !ok {
 		return f
 	}
-	v, isInt := money.Integer(bytes.TrimSpace(raw))
-	if !isInt || v > 1<<31-1 || v < -(1<<31) {
+	v, err := money.Integer(bytes.TrimSpace(raw))
+	if errors.Is(err, money.ErrNotInteger) {
 		in.Issue(name, "must be an integer")
+		return Field[int]{}
+	}
+	// A whole number past the 32-bit range (3e9, 1e18, 1e400) is out of
+	// range, not "not an integer": the issue names the range.
+	if err != nil || v > math.MaxInt32 || v < math.MinInt32 {
+		in.Issue(name, boundsText(int32Bounds(r), "an integer"))
 		return Field[int]{}
 	}
 	if !inBounds(float64(v), r) {
@@ -309,6 +316,18 @@ func (in *Input) Int(name string, r Rule) Field[int] {
 	}
 	f.Value = int(v)
 	return f
+}
+
+// int32Bounds is r with the 32-bit range filling an unset bound, for the
+// issue of an integer past it.
+func int32Bounds(r Rule) Rule {
+	if r.Min == nil {
+		r.Min = Bound(math.MinInt32)
+	}
+	if r.Max == nil {
+		r.Max = Bound(math.MaxInt32)
+	}
+	return r
 }
 
 // MaxNumber bounds every number field (weights and case sizes).
@@ -325,8 +344,17 @@ func (in *Input) Number(name string, r Rule) Field[float64] {
 	}
 	var v float64
 	if err := json.Unmarshal(raw, &v); err != nil || v != v {
-		in.Issue(name, "must be a number")
-		return Field[float64]{}
+		var overflow *json.UnmarshalTypeError
+		if errors.As(err, &overflow) && strings.HasPrefix(overflow.Value, "number") {
+			// A number past float64 (1e400, -1e400): out of range below.
+			v = math.Inf(1)
+			if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("-")) {
+				v = math.Inf(-1)
+			}
+		} else {
+			in.Issue(name, "must be a number")
+			return Field[float64]{}
+		}
 	}
 	if (r.Positive && v <= 0) || !inBounds(v, r) || v > MaxNumber {
 		if r.Positive {

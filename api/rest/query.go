@@ -15,31 +15,36 @@ const RepeatedParamIssue = "is given more than once; give it once (a list is one
 // (?equipment_id=A&equipment_id=B, ?page=1&page=2) with a validation error
 // naming each repeated parameter, instead of reading the first value and
 // silently dropping the others (docs/decisions.md, "Query parameters").
-func SingleQueryValues(c *fiber.Ctx) error {
-	args := c.Request().URI().QueryArgs()
-	if args.Len() < 2 {
-		return c.Next()
-	}
-	var keys [][]byte
-	var reported []bool
-	var issues []errs.FieldIssue
-	args.VisitAll(func(k, _ []byte) {
-		if len(k) == 0 {
-			return
+// It runs as group middleware, before the router has matched a route, so a
+// request that serves asks whether a route of its method matches its path:
+// an unknown path or method keeps its 404 or 405.
+func SingleQueryValues(serves func(method, path string) bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		args := c.Request().URI().QueryArgs()
+		if args.Len() < 2 {
+			return c.Next()
 		}
-		for i, seen := range keys {
-			if bytes.Equal(seen, k) {
-				if !reported[i] { // each name once
-					issues = append(issues, errs.FieldIssue{Field: string(k), Issue: RepeatedParamIssue})
-					reported[i] = true
-				}
+		var keys [][]byte
+		var reported []bool
+		var issues []errs.FieldIssue
+		args.VisitAll(func(k, _ []byte) {
+			if len(k) == 0 {
 				return
 			}
+			for i, seen := range keys {
+				if bytes.Equal(seen, k) {
+					if !reported[i] { // each name once
+						issues = append(issues, errs.FieldIssue{Field: string(k), Issue: RepeatedParamIssue})
+						reported[i] = true
+					}
+					return
+				}
+			}
+			keys, reported = append(keys, k), append(reported, false)
+		})
+		if len(issues) > 0 && serves(c.Method(), c.Path()) {
+			return errs.Invalid(issues...)
 		}
-		keys, reported = append(keys, k), append(reported, false)
-	})
-	if len(issues) > 0 {
-		return errs.Invalid(issues...)
+		return c.Next()
 	}
-	return c.Next()
 }

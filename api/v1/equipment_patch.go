@@ -60,7 +60,8 @@ func decodePatch(in *rest.Input) (storage.Changes, error) {
 }
 
 // patchEquipment serves PATCH /equipment/{id}: it writes the given fields
-// (updated_at moves) and answers the record as read back with its category.
+// (updated_at moves only when a value changed, storage.Update) and answers
+// the record as read back with its category.
 func patchEquipment(env *rest.Env) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, err := rest.PathID(c, equipmentView.kind)

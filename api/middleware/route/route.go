@@ -96,6 +96,19 @@ func (r *Resolver) Match(method, path string) string {
 	return other
 }
 
+// Serves reports whether a route of method itself matches path (Match also
+// answers for a path that only another method serves).
+func (r *Resolver) Serves(method, path string) bool {
+	r.once.Do(r.load)
+	segs := r.split(path)
+	for _, rt := range r.routes {
+		if rt.method == method && matches(rt.segs, segs) {
+			return true
+		}
+	}
+	return false
+}
+
 // Allow returns the methods other than method (and HEAD, which comes with
 // GET) registered on path, sorted; none for an unknown path.
 func (r *Resolver) Allow(method, path string) []string {
