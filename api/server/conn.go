@@ -6,6 +6,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/eventapi/eventapi/api/rest"
 )
 
 // Lingering bounds: after an error answer to a request whose body was not
@@ -80,13 +82,11 @@ func (c *conn) v1() bool {
 	if sp < 0 {
 		return false
 	}
-	target := line[sp+1:]
-	const prefix = "/api/v1"
-	if len(target) < len(prefix) || !bytes.EqualFold(target[:len(prefix)], []byte(prefix)) {
-		return false
+	path := line[sp+1:]
+	if end := bytes.IndexAny(path, "? "); end >= 0 {
+		path = path[:end]
 	}
-	rest := target[len(prefix):]
-	return len(rest) == 0 || rest[0] == '/' || rest[0] == '?' || rest[0] == ' '
+	return rest.IsV1Path(string(path))
 }
 
 // requestLineLen is the length of the current request's line so far (all
