@@ -119,14 +119,10 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 // when reads an RFC 3339 instant, as the API reads one (rest.ParseDateTime),
 // or a duration back from now ("24h").
 func when(v string, now time.Time) (time.Time, error) {
-	if t, ok := rest.ParseDateTime(v); ok {
+	switch t, issue := rest.DateTimeIssue(v, ""); issue {
+	case "":
 		return t, nil
-	}
-	// Refused by ParseDateTime yet read by Go's lenient time.Parse: most
-	// likely a year out of range, which is worth naming. (An offset such as
-	// +24:00 that time.Parse takes and RFC 3339 does not falls through to
-	// the message below.)
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil && !storage.InYearRange(t) {
+	case storage.YearRangeIssue:
 		return time.Time{}, fmt.Errorf("%q is outside the years %d to %d", v, storage.MinYear, storage.MaxYear)
 	}
 	d, err := time.ParseDuration(v)
