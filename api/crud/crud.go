@@ -28,7 +28,8 @@ type Resource[T, F any] struct {
 	Update func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) (*T, error)
 
 	// Check, when set, runs on a valid body before the write, on the same
-	// connection; id is uuid.Nil on create.
+	// connection; id is uuid.Nil on create. On PATCH the record is read
+	// first, so an unknown or foreign id is 404 before any Check issue.
 	Check func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) error
 	// Expand lists the expansions ?expand accepts on get, each with the
 	// scopes that may read what it inlines (none when empty).
@@ -139,6 +140,12 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), r.Env.Conn(ctx)
 	if r.Check != nil {
+		// A record the organization does not have is 404 before any check
+		// of the body against other records: a 409 name clash or a 422
+		// reference issue would describe a record that is not there.
+		if _, err := r.Get(ctx, db, org, id); err != nil {
+			return err
+		}
 		if err := r.Check(ctx, db, org, id, f); err != nil {
 			return err
 		}

@@ -8,9 +8,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/equipment"
-	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -31,16 +29,6 @@ func categoryResource(env *rest.Env) crud.Resource[equipment.Category, write] {
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) error {
 			if w.name == nil {
 				return nil
-			}
-			// A PATCH of a category the organization does not have is 404
-			// before any clash: a 409 naming one's own category of that
-			// name answered for an unknown or foreign id.
-			if id != uuid.Nil {
-				if ok, err := storage.Exists(ctx, db, equipment.CategoryTable, org, id); err != nil {
-					return err
-				} else if !ok {
-					return errs.NotFoundf(equipment.CategoryKind)
-				}
 			}
 			return equipment.CheckCategoryName(ctx, db, org, *w.name, id)
 		},

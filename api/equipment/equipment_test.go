@@ -269,6 +269,8 @@ func TestEquipmentRejects(t *testing.T) {
 		bad("PATCH", item, "patch weight zero", "weight_lbs", map[string]any{"weight_lbs": 0}),
 		bad("PATCH", item, "patch name empty", "name", map[string]any{"name": ""}),
 		{Name: "patch unknown id", Method: "PATCH", Path: path + "/" + uuid.NewString(), Body: map[string]any{"name": "x"}, Status: 404, Code: "not_found"},
+		{Name: "patch unknown id with an unknown category", Method: "PATCH", Path: path + "/" + uuid.NewString(),
+			Body: map[string]any{"category_id": uuid.NewString()}, Status: 404, Code: "not_found"},
 		bad("GET", path+"?category="+strings.Repeat("c", 201), "category too long", "category", nil),
 		bad("GET", item+"?expand=categories", "detail unknown expand", "expand", nil),
 		bad("GET", path+"?expand=category,event", "list unknown expand beside a known one", "expand", nil),

@@ -256,6 +256,8 @@ func TestEventRejects(t *testing.T) {
 		badPatch("venue blank", "venue", map[string]any{"venue": "  "}),
 		badPatch("start_date bad", "start_date", map[string]any{"start_date": "2026-13-01T00:00:00Z"}),
 		{Name: "patch unknown id", Method: "PATCH", Path: path + "/6f1c2a3e-0000-4000-8000-000000000000", Body: map[string]any{"name": "x"}, Status: 404, Code: "not_found"},
+		{Name: "patch unknown id with an unknown client", Method: "PATCH", Path: path + "/6f1c2a3e-0000-4000-8000-000000000000",
+			Body: map[string]any{"client_id": "6f1c2a3e-0000-4000-8000-000000000001"}, Status: 404, Code: "not_found"},
 		{Name: "get status filter unknown", Method: "GET", Path: path + "?status=done", Status: 422, Code: "validation_error", Field: "status"},
 		{Name: "get jobs status filter unknown", Method: "GET", Path: "/api/v2/jobs?status=DONE", Status: 422, Code: "validation_error", Field: "status"},
 		{Name: "get detail unknown expand", Method: "GET", Path: item + "?expand=client", Status: 422, Code: "validation_error", Field: "expand"},
