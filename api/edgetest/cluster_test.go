@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
+	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/redistest"
 )
@@ -47,7 +48,7 @@ func TestRedisClusterMasterKilled(t *testing.T) {
 
 	// The production key layout (prefix "eventapi:", platform/edge): the
 	// bucket and, for the keyed writes, records on the same master.
-	master := cluster.MasterOf(t, "eventapi:{rl:v2:org:"+org.ID+"}")
+	master := cluster.MasterOf(t, "eventapi:{"+edge.WindowKey("v2:org:"+org.ID)+"}")
 	orgID := uuid.MustParse(org.ID)
 	sameMaster := func() string {
 		for i := 0; i < 200; i++ {
@@ -85,7 +86,7 @@ func TestRedisClusterMasterKilled(t *testing.T) {
 	// call, so only the first few requests after the promotion may still
 	// be refused (go-redis alone would keep the stale map for a minute).
 	deadline := time.Now().Add(90 * time.Second)
-	bucket := "eventapi:{rl:v2:org:" + org.ID + "}"
+	bucket := "eventapi:{" + edge.WindowKey("v2:org:"+org.ID) + "}"
 	for cluster.MasterOf(t, bucket) == master {
 		if time.Now().After(deadline) {
 			t.Fatalf("no replica took over from %s", master)

@@ -16,7 +16,7 @@ import (
 // SeedTenants creates n organizations with the default (real) v2 rate
 // limit, a live key each and perOrg clients each (one INSERT for all), so
 // load spread over them meets the limiter as production does: many small
-// sorted sets, each organization within its limit.
+// windows, each organization within its limit.
 func SeedTenants(ctx context.Context, db *bun.DB, n, perOrg int) ([]Org, error) {
 	orgs := make([]Org, n)
 	ids := make([]uuid.UUID, n)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/edge"
 )
 
 // rollingRestart restarts every pod in turn like a rolling update with
@@ -29,7 +31,7 @@ func rollingRestart(ps []*pod, lb *haproxy, drain time.Duration) string {
 // organization's rate-limit bucket, keeps it dead for outage, then starts
 // it again (it rejoins as a replica of the promoted one).
 func killRedisMaster(l *load, rc *redisCluster, fx *fixture, outage time.Duration) string {
-	out, err := rc.run("master-of", "eventapi:{rl:v2:org:"+fx.org+"}")
+	out, err := rc.run("master-of", "eventapi:{"+edge.WindowKey("v2:org:"+fx.org)+"}")
 	must(err)
 	port := strings.TrimSpace(out)
 	t0 := time.Now()

@@ -2,8 +2,6 @@ package edge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sync"
 	"time"
@@ -43,12 +41,10 @@ type admitter struct {
 // after the script cache was flushed, for example by a Redis restart),
 // batched with the process's concurrent admissions (above).
 func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
-	var nonce [6]byte
-	_, _ = rand.Read(nonce[:])
 	ctx, cancel := context.WithTimeout(ctx, r.limiter)
 	defer cancel()
-	a := &admission{ctx: ctx, key: r.Key("rl:" + key),
-		args: []any{window.Microseconds(), limit, hex.EncodeToString(nonce[:])}, done: make(chan struct{})}
+	a := &admission{ctx: ctx, key: r.Key(WindowKey(key)),
+		args: []any{window.Microseconds(), limit}, done: make(chan struct{})}
 
 	r.admits.mu.Lock()
 	if r.admits.busy {
@@ -83,6 +79,12 @@ func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Du
 	}
 	return d, nil
 }
+
+// WindowKey is the Redis name (before Key adds the prefix and the hash tag)
+// of a rate-limit bucket's window: bucket is the limiter's key, such as
+// "v2:org:<organization id>". Windows were sorted sets under "rl:" before
+// they became lists under this name (docs/edge.md, "Redis key layout").
+func WindowKey(bucket string) string { return "window:" + bucket }
 
 // nextBatch takes the queued admissions, or marks the admitter idle and
 // returns nil when none is queued.

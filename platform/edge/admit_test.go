@@ -153,8 +153,8 @@ func TestAdmissionsBatched(t *testing.T) {
 			flushed := testName()
 			batch := make([]*admission, 5)
 			for i := range batch {
-				batch[i] = &admission{ctx: ctx, key: r.Key("rl:" + flushed),
-					args: []any{time.Minute.Microseconds(), 3, strconv.Itoa(i)}, done: make(chan struct{})}
+				batch[i] = &admission{ctx: ctx, key: r.Key(WindowKey(flushed)),
+					args: []any{time.Minute.Microseconds(), 3}, done: make(chan struct{})}
 			}
 			r.admitBatch(ctx, batch)
 			allowed := 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -231,31 +232,39 @@ func slidesOneByOne(t *testing.T, s edge.Store) {
 // limit, so Reset and RetryAfter name that entry's expiry, not the oldest's
 // (which promised a slot seconds too early).
 func loweredLimit(t *testing.T, s edge.Store) {
-	const window, gap = 10 * time.Second, 50 * time.Millisecond
+	// 4 entries under a limit lowered to n: the entry at index 4 - n (0 is
+	// the oldest) must leave before one is admitted.
+	for _, n := range []int{3, 2, 1} {
+		t.Run(fmt.Sprintf("to %d", n), func(t *testing.T) { loweredTo(t, s, n) })
+	}
+}
+
+func loweredTo(t *testing.T, s edge.Store, limit int) {
+	const window, gap, held = 10 * time.Second, 50 * time.Millisecond, 4
 	key := randomName()
 	var before, after []time.Time
-	for i := range 4 {
+	for i := range held {
 		if i > 0 {
 			time.Sleep(gap)
 		}
 		before = append(before, time.Now())
-		if d := admit(t, s, key, 4, window); !d.Allowed {
+		if d := admit(t, s, key, held, window); !d.Allowed {
 			t.Fatalf("admit %d refused: %+v", i+1, d)
 		}
 		after = append(after, time.Now())
 	}
 	asked := time.Now()
-	d := admit(t, s, key, 2, window)
+	d := admit(t, s, key, limit, window)
 	if d.Allowed || d.Remaining != 0 {
-		t.Fatalf("4 entries under a limit of 2 admitted: %+v", d)
+		t.Fatalf("%d entries under a limit of %d admitted: %+v", held, limit, d)
 	}
-	// 4 entries, limit 2: the third oldest must leave before one is admitted.
-	lo, hi := before[2].Add(window-clockSlack), after[2].Add(window+clockSlack)
+	frees := held - limit
+	lo, hi := before[frees].Add(window-clockSlack), after[frees].Add(window+clockSlack)
 	if d.Reset.Before(lo) || d.Reset.After(hi) {
-		t.Fatalf("Reset %v, want the third entry's expiry (%v..%v)", d.Reset, lo, hi)
+		t.Fatalf("Reset %v, want entry %d's expiry (%v..%v)", d.Reset, frees, lo, hi)
 	}
 	if d.RetryAfter < lo.Sub(time.Now()) || d.RetryAfter > hi.Sub(asked) {
-		t.Fatalf("RetryAfter %v, want the time until the third entry's expiry", d.RetryAfter)
+		t.Fatalf("RetryAfter %v, want the time until entry %d's expiry", d.RetryAfter, frees)
 	}
 }
 

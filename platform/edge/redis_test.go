@@ -49,7 +49,7 @@ func TestRedisKeysCarryOneHashTag(t *testing.T) {
 		if !tagged.MatchString(k) {
 			t.Errorf("key %q is not prefix + {name}", k)
 		}
-		if strings.Contains(k, "rl:") {
+		if strings.Contains(k, edge.WindowKey("")) {
 			ttl, _ := r.Client().PTTL(ctx, k).Result()
 			if ttl <= 0 || ttl > 3*time.Second {
 				t.Errorf("window key %s has ttl %v, want window + 1s", k, ttl)
