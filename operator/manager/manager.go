@@ -114,8 +114,8 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 	if err := keys.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	sandboxes := &controller.SandboxReconciler{Client: mgr.GetClient(), DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"),
-		Recheck: opt.SandboxRecheck}
+	sandboxes := &controller.SandboxReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespaces: opt.Namespaces,
+		DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"), Recheck: opt.SandboxRecheck}
 	if err := sandboxes.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,9 +27,16 @@ import (
 // SandboxReconciler creates (and seeds), renames and deletes the sandbox
 // organization of each SandboxOrganization.
 type SandboxReconciler struct {
-	Client   client.Client
-	DB       bun.IDB
-	Recorder events.EventRecorder
+	Client client.Client
+	// APIReader reads from the API server itself, not the cache: which
+	// other SandboxOrganization manages a sandbox is decided on what the
+	// API server holds now (managedBy).
+	APIReader client.Reader
+	// Namespaces are the watched namespaces (all when empty), where
+	// managedBy looks.
+	Namespaces []string
+	DB         bun.IDB
+	Recorder   events.EventRecorder
 	// Recheck is how often a ready SandboxOrganization checks that its
 	// organization still exists (DefaultSandboxRecheck when zero): nothing
 	// in the cluster changes when the organization is deleted in the
@@ -165,15 +173,27 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 	return org, nil
 }
 
-// managedBy names the other SandboxOrganization whose status records id, or "".
+// managedBy names the other SandboxOrganization whose status records id, or
+// "". It lists what the API server holds now, not the cache: a
+// SandboxOrganization of the same parent reconciled just before this one
+// has recorded the sandbox it made, but the cache may not show that yet,
+// and this one would then adopt the same sandbox (and delete it under the
+// other when it is deleted). Reconciles of SandboxOrganizations run one at
+// a time, so the other's status write has finished before this read.
 func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxOrganization, id uuid.UUID) (string, error) {
-	var list v1alpha1.SandboxOrganizationList
-	if err := r.Client.List(ctx, &list); err != nil {
-		return "", err
+	namespaces := r.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
 	}
-	for _, o := range list.Items {
-		if o.UID != sb.UID && o.Status.SandboxOrganizationID == id.String() {
-			return o.Namespace + "/" + o.Name, nil
+	for _, ns := range namespaces {
+		var list v1alpha1.SandboxOrganizationList
+		if err := r.APIReader.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return "", err
+		}
+		for _, o := range list.Items {
+			if o.UID != sb.UID && o.Status.SandboxOrganizationID == id.String() {
+				return o.Namespace + "/" + o.Name, nil
+			}
 		}
 	}
 	return "", nil

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -25,9 +26,16 @@ func (h *harness) newSandbox(name string, parent uuid.UUID, seed bool) *v1alpha1
 
 func (h *harness) waitSandbox(name, reason string) *v1alpha1.SandboxOrganization {
 	h.t.Helper()
+	return h.waitSandboxAt(h.key(name), reason)
+}
+
+// waitSandboxAt waits for the SandboxOrganization at key, in any namespace,
+// to be Ready or not for reason, observed at its generation.
+func (h *harness) waitSandboxAt(key client.ObjectKey, reason string) *v1alpha1.SandboxOrganization {
+	h.t.Helper()
 	sb := &v1alpha1.SandboxOrganization{}
-	h.eventually("SandboxOrganization "+name+" "+reason, func() error {
-		if err := h.k8s.Get(h.ctx, h.key(name), sb); err != nil {
+	h.eventually("SandboxOrganization "+key.String()+" "+reason, func() error {
+		if err := h.k8s.Get(h.ctx, key, sb); err != nil {
 			return err
 		}
 		c := meta.FindStatusCondition(sb.Status.Conditions, v1alpha1.ConditionReady)
