@@ -94,6 +94,10 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	if f != nil {
 		return ctrl.Result{}, f
 	}
+	sec, err := r.relabel(ctx, sec)
+	if err != nil {
+		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+	}
 	cur, err := r.currentKey(ctx, spec, sec)
 	if err != nil {
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)

@@ -161,6 +161,25 @@ func (r *ApiKeyReconciler) writeSecret(ctx context.Context, ak *v1alpha1.ApiKey,
 	return keySecret{obj: sec}, nil
 }
 
+// relabel puts ManagedByLabel back on the ApiKey's Secret when it was
+// removed by hand. The operator's cache holds only Secrets carrying it, so
+// without it a later change to the Secret, or its deletion, would reach the
+// operator only at the ApiKey's next reconcile, if one ever came.
+func (r *ApiKeyReconciler) relabel(ctx context.Context, cur keySecret) (keySecret, error) {
+	if !cur.exists() || cur.obj.Labels[ManagedByLabel] == ManagedByValue {
+		return cur, nil
+	}
+	sec := cur.obj.DeepCopy()
+	if sec.Labels == nil {
+		sec.Labels = map[string]string{}
+	}
+	sec.Labels[ManagedByLabel] = ManagedByValue
+	if err := r.Client.Update(ctx, sec); err != nil {
+		return cur, err
+	}
+	return keySecret{obj: sec}, nil
+}
+
 // clearPending removes the previous-key annotations once that key is revoked.
 func (r *ApiKeyReconciler) clearPending(ctx context.Context, cur keySecret) (keySecret, error) {
 	sec := cur.obj.DeepCopy()

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
+	"github.com/eventapi/eventapi/operator/internal/controller"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -326,3 +327,43 @@ func TestImmutableSecretIssuesNothing(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSecretLabelRemovedByHand: the operator puts its managed-by label back
+// on the Secret (its cache holds only Secrets carrying it), so it keeps
+// seeing the Secret: deleted by hand afterwards, the Secret is written again
+// with a new key at once.
+func TestSecretLabelRemovedByHand(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Relabelled")
+	h.create(h.newApiKey("relabelled", org, v1alpha1.KeyModeLive, "events:read"))
+	h.waitApiKey("relabelled", v1alpha1.ReasonKeyIssued)
+	old, _, _, sec := h.keySecret("relabelled-secret")
+	update(h, sec, func(s *corev1.Secret) { delete(s.Labels, controller.ManagedByLabel) })
+	h.eventually("the managed-by label back on the Secret", func() error {
+		var s corev1.Secret
+		if err := h.k8s.Get(h.ctx, client.ObjectKeyFromObject(sec), &s); err != nil {
+			return err
+		}
+		if s.Labels[controller.ManagedByLabel] != controller.ManagedByValue {
+			return fmt.Errorf("labels %v: %w", s.Labels, errNotYet)
+		}
+		return nil
+	})
+
+	if err := h.k8s.Delete(h.ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the Secret written again", func() error {
+		var s corev1.Secret
+		if err := h.k8s.Get(h.ctx, client.ObjectKeyFromObject(sec), &s); err != nil {
+			return err
+		}
+		if k := string(s.Data[controller.SecretKeyAPIKey]); k == "" || k == old {
+			return errNotYet
+		}
+		return nil
+	})
+	key, _, _, _ := h.keySecret("relabelled-secret")
+	h.wantStatus(key, http.StatusOK)
+	h.wantStatus(old, http.StatusUnauthorized)
+}
