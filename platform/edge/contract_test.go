@@ -68,6 +68,7 @@ var contractCases = []contractCase{
 	{"concurrent admits are exact", concurrentExact},
 	{"window slides: slots free one by one", slidesOneByOne},
 	{"a lowered limit resets when a slot frees", loweredLimit},
+	{"entries that left together are cut together", leaveTogether},
 	{"buckets are independent", bucketsIndependent},
 	{"set, get, delete", setGetDelete},
 	{"delete-if removes only the value it names", deleteIfHolder},
@@ -231,6 +232,44 @@ func slidesOneByOne(t *testing.T, s edge.Store) {
 // slot frees only when enough of them leave for the count to fall below the
 // limit, so Reset and RetryAfter name that entry's expiry, not the oldest's
 // (which promised a slot seconds too early).
+func leaveTogether(t *testing.T, s edge.Store) {
+	// An older burst leaves the window while a newer one stays: the next
+	// admission counts exactly the newer burst and itself. The check must
+	// come after the older burst left and before the newer one starts to;
+	// a machine that stalls past that gap gets the scenario again.
+	const limit, window, gap, older, newer = 10_000, 2 * time.Second, time.Second, 300, 200
+	for attempt := 1; ; attempt++ {
+		key := randomName()
+		burst := func(n int) {
+			for i := range n {
+				if d := admit(t, s, key, limit, window); !d.Allowed {
+					t.Fatalf("admit %d of %d refused: %+v", i+1, n, d)
+				}
+			}
+		}
+		burst(older)
+		olderLeft := time.Now().Add(window)
+		time.Sleep(gap)
+		newerStart := time.Now()
+		burst(newer)
+		sleepUntil(olderLeft.Add(clockSlack))
+		d := admit(t, s, key, limit, window)
+		if !time.Now().Before(newerStart.Add(window)) {
+			if attempt == 3 {
+				t.Fatal("three times the check came after the newer burst began to leave the window")
+			}
+			continue
+		}
+		if want := limit - newer - 1; !d.Allowed || d.Remaining != want {
+			t.Fatalf("after %d of %d admissions left the window: %+v, want admitted with %d remaining", older, older+newer, d, want)
+		}
+		if lo := newerStart.Add(window - clockSlack); d.Reset.Before(lo) {
+			t.Fatalf("Reset %v, want the newer burst's first expiry, not before %v", d.Reset, lo)
+		}
+		return
+	}
+}
+
 func loweredLimit(t *testing.T, s edge.Store) {
 	// 4 entries under a limit lowered to n: the entry at index 4 - n (0 is
 	// the oldest) must leave before one is admitted.
