@@ -272,8 +272,10 @@ func leaveTogether(t *testing.T, s edge.Store) {
 
 func loweredLimit(t *testing.T, s edge.Store) {
 	// 4 entries under a limit lowered to n: the entry at index 4 - n (0 is
-	// the oldest) must leave before one is admitted.
-	for _, n := range []int{3, 2, 1} {
+	// the oldest) must leave before one is admitted; under a limit of 0 the
+	// reset is the newest one's expiry (nothing is admitted ever, but
+	// nothing fails either).
+	for _, n := range []int{3, 2, 1, 0} {
 		t.Run(fmt.Sprintf("to %d", n), func(t *testing.T) { loweredTo(t, s, n) })
 	}
 }
@@ -297,7 +299,7 @@ func loweredTo(t *testing.T, s edge.Store, limit int) {
 	if d.Allowed || d.Remaining != 0 {
 		t.Fatalf("%d entries under a limit of %d admitted: %+v", held, limit, d)
 	}
-	frees := held - limit
+	frees := min(held-1, held-limit)
 	lo, hi := before[frees].Add(window-clockSlack), after[frees].Add(window+clockSlack)
 	if d.Reset.Before(lo) || d.Reset.After(hi) {
 		t.Fatalf("Reset %v, want entry %d's expiry (%v..%v)", d.Reset, frees, lo, hi)

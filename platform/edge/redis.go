@@ -112,24 +112,26 @@ func (r *Redis) failed(err error) error {
 
 // slidingWindow is an exact sliding-window log: one list per bucket of the
 // times (Redis server time, microseconds, so every instance shares one
-// clock) at which requests were admitted, oldest first. Since the times come
-// from the clock of the one Redis that holds the bucket, each is appended
-// after every earlier one, so the list stays in time order and the entries
-// that left the window are always at its head: the script trims those
-// (entries at or before now - window), appends now, and takes the append
-// back when it made the count exceed the limit, so a rejected request is
-// never recorded. The reset is when the next slot frees: the oldest entry's
-// expiry, or, when the bucket holds more than a lowered limit, the expiry of
-// the entry whose leaving brings the count below it. Memory per bucket is
-// bounded by the limit, and the key expires one second after its newest
-// entry leaves the window.
+// clock) at which requests were admitted, oldest first. The script cuts the
+// entries that left the window (at or before now - window) from the head,
+// appends the new one, and takes the append back when it made the count
+// exceed the limit, so a rejected request is never recorded. The reset is
+// when the next slot frees: the oldest entry's expiry, or, when the bucket
+// holds more than a lowered limit, the expiry of the entry whose leaving
+// brings the count below it. Memory per bucket is bounded by the limit, and
+// the key expires one second after its newest entry leaves the window.
 //
-// Should the clock step back (a failover to a replica whose clock is
-// behind), entries appended since sit behind later ones and leave the
-// window late, by at most the step: the count is then too high for that
-// long, never too low. The sorted set this replaced kept exact order at a
-// half more Redis CPU per admission and about ten times the memory
-// (docs/edge.md, "Rate limits").
+// The list is always in time order, which the cut relies on: it finds the
+// first entry still in the window by doubling steps from the head and then
+// halving, and removes the ones before it with one LTRIM. Should the clock
+// step back (a failover to a replica whose clock is behind, an NTP step),
+// the entries written before the step lie ahead of the new time; a new
+// entry is then appended at the newest one's time instead of its own, so
+// the order holds and the entries admitted until the clock catches up leave
+// the window late, by at most the step: the count is too high for that
+// long, never too low. The sorted set this replaced cost a half more Redis
+// CPU per admission and about ten times the memory (docs/edge.md, "Rate
+// limits").
 var slidingWindow = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -138,10 +140,9 @@ local limit = tonumber(ARGV[2])
 local edge = now - window
 local head = redis.call('LINDEX', KEYS[1], 0)
 if head and tonumber(head) <= edge then
-  -- Entries 0..lo have left the window; find hi, the first that has not
-  -- (or the end), by doubling steps and then halving, and cut 0..hi-1 in one
-  -- LTRIM: a few dozen calls however many left. Popping a million one by
-  -- one held Redis for 1.1 s; the LTRIM takes 0.3 ms.
+  -- Entries 0..lo have left the window; hi is the first that has not (or
+  -- the end). A few dozen calls however many left: popping a million one by
+  -- one held Redis for 1.1 s, the LTRIM takes 0.3 ms.
   local lo, hi, step = 0, nil, 1
   repeat
     local v = redis.call('LINDEX', KEYS[1], lo + step)
@@ -154,19 +155,28 @@ if head and tonumber(head) <= edge then
   end
   redis.call('LTRIM', KEYS[1], hi, -1)
 end
-local count = redis.call('RPUSH', KEYS[1], now)
+local at = now
+if head then
+  local newest = tonumber(redis.call('LINDEX', KEYS[1], -1))
+  if newest > now then at = newest end
+end
+local count = redis.call('RPUSH', KEYS[1], at)
 local allowed = 1
 if count > limit then
   redis.call('RPOP', KEYS[1])
   count = count - 1
   allowed = 0
 else
-  redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1000)
+  redis.call('PEXPIRE', KEYS[1], math.ceil((at - now + window) / 1000) + 1000)
 end
-local frees = tonumber(head or now)
-local k = count - limit
-if k > 0 then frees = tonumber(redis.call('LINDEX', KEYS[1], k)) end
-return {allowed, count, frees + window, now}
+local reset = now
+if count > 0 then
+  local frees = head or at
+  local i = math.min(count - 1, math.max(0, count - limit))
+  if i > 0 then frees = redis.call('LINDEX', KEYS[1], i) end
+  reset = tonumber(frees) + window
+end
+return {allowed, count, reset, now}
 `)
 
 // claim returns the value under KEYS[1], or stores ARGV[1] there for ARGV[2]
