@@ -11,6 +11,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
+	"github.com/eventapi/eventapi/platform/clientip"
+	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -297,5 +299,36 @@ func TestTextPostgreSQLRefusesIsStoredReplaced(t *testing.T) {
 	r := byRequestID(t, a, odd.Header.Get("X-Request-Id"))
 	if r["path"] != "/api/v2/clients/%ff%00x" || r["user_agent"] != "agent\uFFFD" || r["idempotency_key"] != "key\uFFFD" {
 		t.Fatalf("record %v", r)
+	}
+}
+
+// TestClientAddressThroughTrustedProxies: a record's ip is the socket's peer
+// unless that peer is a trusted proxy (EVENTAPI_TRUSTED_PROXIES); then it is
+// the rightmost X-Forwarded-For entry that is not a trusted proxy, never the
+// leftmost one, which the client writes itself.
+func TestClientAddressThroughTrustedProxies(t *testing.T) {
+	const peer = "0.0.0.0" // the connection of Fiber's App.Test
+	tests := []struct{ name, trusted, want string }{
+		{"no proxy trusted: the peer", "", peer},
+		{"an untrusted peer's header is ignored", "10.0.0.0/8", peer},
+		{"through trusted proxies: the client they saw", peer + "/32, 10.0.0.0/8", "203.0.113.7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			trusted, err := clientip.Parse(tt.trusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.TrustedProxies = trusted }))
+			a := env.NewOrg("Proxied")
+			res := a.Do("GET", "/api/v2/clients", nil, clientip.HeaderForwardedFor, "198.51.100.1, 203.0.113.7, 10.0.0.9")
+			if res.Status != 200 {
+				t.Fatalf("%d %s", res.Status, res.Body)
+			}
+			flush(t, env)
+			if got := byRequestID(t, a, res.Header.Get("X-Request-Id"))["ip"]; got != tt.want {
+				t.Errorf("ip = %v, want %s", got, tt.want)
+			}
+		})
 	}
 }

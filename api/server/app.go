@@ -38,6 +38,7 @@ import (
 	v1 "github.com/eventapi/eventapi/api/v1"
 	"github.com/eventapi/eventapi/api/vehicles"
 	"github.com/eventapi/eventapi/api/webhooks"
+	"github.com/eventapi/eventapi/platform/clientip"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
@@ -71,6 +72,9 @@ type Deps struct {
 	// RequestLog receives a record of every request that reaches
 	// authentication (nil: nothing is logged).
 	RequestLog reqlog.Sink
+	// TrustedProxies name the proxies whose X-Forwarded-For gives the
+	// request log's client address (none: the socket's peer).
+	TrustedProxies clientip.Trusted
 	// FailOpens, when set, counts the requests both rate limiters admitted
 	// without a decision because the edge store failed.
 	FailOpens *atomic.Int64
@@ -148,7 +152,8 @@ func New(d Deps) *fiber.App {
 	// v2: per-organization rate limit, one value per query parameter, then
 	// Idempotency-Key on writes.
 	logged := func(version string) fiber.Handler {
-		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version})
+		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
+			TrustedProxies: d.TrustedProxies})
 	}
 	v2 := app.Group("/api/v2", logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),

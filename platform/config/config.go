@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/clientip"
 )
 
 // Config is the process configuration.
@@ -60,6 +62,11 @@ type Config struct {
 	RequestLogBuffer int
 	// Webhook tunes webhook delivery (EVENTAPI_WEBHOOK_*).
 	Webhook Webhook
+	// TrustedProxies are the load balancers and proxies whose
+	// X-Forwarded-For names the client (EVENTAPI_TRUSTED_PROXIES: CIDR
+	// ranges and addresses, comma-separated; empty: the socket's peer is
+	// the client).
+	TrustedProxies clientip.Trusted
 }
 
 // Getenv abstracts os.Getenv for tests.
@@ -111,6 +118,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	scaleOut(getenv, &c, &errs)
 	c.Webhook = webhookSettings(getenv, &errs)
+	if t, err := clientip.Parse(getenv("EVENTAPI_TRUSTED_PROXIES")); err != nil {
+		errs = append(errs, fmt.Errorf("EVENTAPI_TRUSTED_PROXIES: %v", err))
+	} else {
+		c.TrustedProxies = t
+	}
 	return c, errors.Join(errs...)
 }
 

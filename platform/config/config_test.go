@@ -21,6 +21,15 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "missing database", env: map[string]string{}, wantErr: []string{"EVENTAPI_DATABASE_URL is required"}},
+		{name: "trusted proxies", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db",
+			"EVENTAPI_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7"},
+			check: func(t *testing.T, c Config) {
+				if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].String() != "192.168.1.7/32" {
+					t.Fatalf("TrustedProxies = %v", c.TrustedProxies)
+				}
+			}},
+		{name: "trusted proxies must be addresses", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db",
+			"EVENTAPI_TRUSTED_PROXIES": "10.0.0.0/8, lb.internal"}, wantErr: []string{"EVENTAPI_TRUSTED_PROXIES", "lb.internal"}},
 		{name: "large reads: one per usable CPU, plus one", env: base, check: func(t *testing.T, c Config) {
 			if c.LargeReads != runtime.GOMAXPROCS(0)+1 {
 				t.Fatalf("LargeReads = %d, want %d", c.LargeReads, runtime.GOMAXPROCS(0)+1)

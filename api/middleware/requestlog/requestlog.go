@@ -8,6 +8,7 @@ package requestlog
 import (
 	"bytes"
 	"encoding/json"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/clientip"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -31,6 +33,9 @@ type Config struct {
 	ErrorHandler fiber.ErrorHandler
 	// APIVersion is "v1" or "v2".
 	APIVersion string
+	// TrustedProxies name the proxies whose X-Forwarded-For gives the
+	// record's ip (none: the socket's peer).
+	TrustedProxies clientip.Trusted
 }
 
 const (
@@ -87,7 +92,7 @@ func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) 
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 		APIVersion: cfg.APIVersion,
 		ErrorCode:  nonEmpty(code),
-		IP:         nonEmpty(c.IP()),
+		IP:         clientIP(c, cfg.TrustedProxies),
 		UserAgent:  nonEmpty(string(c.Request().Header.UserAgent())),
 	}
 	if cfg.Routes != nil {
@@ -104,6 +109,21 @@ func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) 
 	r.ID, _ = uuid.Parse(reqID) // the nil uuid on failure: Normalize assigns one
 	r.Normalize()
 	return r
+}
+
+// clientIP is the address of the request's client, through trusted proxies
+// (platform/clientip), or nil when the connection has no IP peer.
+func clientIP(c *fiber.Ctx, trusted clientip.Trusted) *string {
+	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
+	if !ok {
+		return nil
+	}
+	var forwarded [][]byte
+	if len(trusted) > 0 {
+		forwarded = c.Request().Header.PeekAll(clientip.HeaderForwardedFor)
+	}
+	ip := trusted.Of(peer, forwarded).String()
+	return &ip
 }
 
 // bodyErrorCode reads error.code from a JSON error body (a replayed stored

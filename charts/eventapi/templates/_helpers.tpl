@@ -173,6 +173,10 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.requestLogRetention | quote }}
 - name: EVENTAPI_REQUEST_LOG_BUFFER
   value: {{ int64 .Values.config.requestLogBuffer | toString | quote }}
+{{- if .Values.config.trustedProxies }}
+- name: EVENTAPI_TRUSTED_PROXIES
+  value: {{ join "," .Values.config.trustedProxies | quote }}
+{{- end }}
 - name: EVENTAPI_WEBHOOK_WORKERS
   value: {{ int64 .Values.webhooks.workers | toString | quote }}
 - name: EVENTAPI_WEBHOOK_ENDPOINT_CONCURRENCY
