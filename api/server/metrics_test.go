@@ -129,6 +129,15 @@ func TestMetricsExposition(t *testing.T) {
 			t.Errorf("no %s (pool gauge); families: %v", name, names)
 		}
 	}
+	// The failure counters are there before any failure, at 0 unless an
+	// earlier test of this process failed something: an alert on their
+	// rate needs the series to exist.
+	for _, name := range []string{"eventapi_ratelimit_fail_open_total", "eventapi_idempotency_unavailable_total",
+		"eventapi_request_log_dropped_total", "eventapi_webhook_attempts_total"} {
+		if fams[name] == nil {
+			t.Errorf("no %s before any failure", name)
+		}
+	}
 	// The dashboard's job variable selects the jobs by target_info's
 	// service_name.
 	if ti := fams["target_info"]; ti == nil || len(ti.GetMetric()) != 1 || labels(ti.GetMetric()[0])["service_name"] == "" {

@@ -113,6 +113,13 @@ func NewWriter(cfg WriterConfig) *Writer {
 	}
 	w := &Writer{cfg: cfg, wake: make(chan struct{}, 1), flushes: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
+	// Every series is on /metrics from the start, at 0, not from the first
+	// drop: a rate() or an alert over a series that does not exist yet sees
+	// nothing.
+	for _, reason := range []string{ReasonBufferFull, ReasonWriteFailed, ReasonClosed} {
+		w.drop(reason, 0)
+	}
+	writtenCounter.Add(context.Background(), 0)
 	go w.run()
 	return w
 }

@@ -98,6 +98,7 @@ func New(cfg Config) fiber.Handler {
 	if cfg.Sealer == nil {
 		panic("idempotency: Config.Sealer is required")
 	}
+	unavailableCounter.Add(context.Background(), 0) // on /metrics from the start, at 0
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}

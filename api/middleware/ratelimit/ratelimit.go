@@ -77,6 +77,10 @@ func init() {
 
 // New returns the middleware.
 func New(cfg Config) fiber.Handler {
+	// The counter is on /metrics from the start, at 0, not from the first
+	// fail-open: a rate() or an alert over a series that does not exist yet
+	// sees nothing.
+	failOpenCounter.Add(context.Background(), 0)
 	outage := edge.NewOutageLog(cfg.Log, "rate limiter failing open: edge store unavailable", LogEvery)
 	per := windowText(cfg.Window)
 	return func(c *fiber.Ctx) error {

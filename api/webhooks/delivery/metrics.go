@@ -43,6 +43,14 @@ func outcome(failed, gaveUp bool) string {
 	return "success"
 }
 
+// countNoAttempts puts every outcome's series on /metrics at 0, so that a
+// rate() or an alert over failures sees a series before the first failure.
+func countNoAttempts() {
+	for _, o := range []string{outcome(false, false), outcome(true, false), outcome(true, true)} {
+		attemptCounter.Add(context.Background(), 0, metric.WithAttributes(attribute.String("outcome", o)))
+	}
+}
+
 // recordAttempt counts one recorded attempt; changedAt is its change's
 // write time (created_at), for the lag of a successful one.
 func recordAttempt(took time.Duration, failed, gaveUp bool, changedAt time.Time) {

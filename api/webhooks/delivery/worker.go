@@ -39,6 +39,7 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		log.Info("webhook delivery is off in this process (EVENTAPI_WEBHOOK_WORKERS=0)")
 		return nil
 	}
+	countNoAttempts()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Worker{
 		db: db, sealer: sealer, log: log, cfg: cfg,
