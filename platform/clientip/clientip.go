@@ -39,6 +39,9 @@ func Parse(s string) (Trusted, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%q is not a CIDR range such as 10.0.0.0/8", f)
 			}
+			if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 { // ::ffff:10.0.0.0/104 is 10.0.0.0/8
+				p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+			}
 			t = append(t, p.Masked())
 			continue
 		}
@@ -72,13 +75,13 @@ func (t Trusted) trusts(a netip.Addr) bool {
 // trusted hop before it, as does a header that holds trusted proxies only:
 // that hop is the nearest address to the client the proxies vouch for.
 func (t Trusted) Of(peer netip.Addr, forwardedFor [][]byte) netip.Addr {
-	peer = peer.Unmap()
+	peer = peer.Unmap().WithZone("")
 	if len(t) == 0 || !t.trusts(peer) {
 		return peer
 	}
 	hop := peer
 	for i := len(forwardedFor) - 1; i >= 0; i-- {
-		line := forwardedFor[i]
+		line := bytes.TrimSpace(forwardedFor[i])
 		for len(line) > 0 {
 			var entry []byte
 			if j := bytes.LastIndexByte(line, ','); j >= 0 {
@@ -100,14 +103,17 @@ func (t Trusted) Of(peer netip.Addr, forwardedFor [][]byte) netip.Addr {
 }
 
 // parseEntry reads one X-Forwarded-For entry: an address, optionally with a
-// port ("203.0.113.7:4711", "[2001:db8::1]:4711"), as some proxies write.
+// port or in brackets ("203.0.113.7:4711", "[2001:db8::1]:4711",
+// "[2001:db8::1]"), as some proxies write. A zone names an interface of the
+// proxy that wrote it, not part of the client's address, and is dropped.
 func parseEntry(b []byte) (netip.Addr, bool) {
 	s := strings.TrimSpace(string(b))
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.Unmap(), true
-	}
 	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr().Unmap(), true
+		return ap.Addr().Unmap().WithZone(""), true
+	}
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap().WithZone(""), true
 	}
 	return netip.Addr{}, false
 }

@@ -16,6 +16,7 @@ func TestParse(t *testing.T) {
 		{"10.0.0.0/8", []string{"10.0.0.0/8"}, false},
 		{"10.1.2.3/8, 192.168.1.7 ,fd00::/8", []string{"10.0.0.0/8", "192.168.1.7/32", "fd00::/8"}, false},
 		{"::ffff:10.0.0.1", []string{"10.0.0.1/32"}, false},
+		{"::ffff:10.0.0.0/104", []string{"10.0.0.0/8"}, false},
 		{"10.0.0.0/33", nil, true},
 		{"proxy.local", nil, true},
 		{"10.0.0.1:80", nil, true},
@@ -71,6 +72,10 @@ func TestOf(t *testing.T) {
 		{"ports and spaces", trusted, "10.0.0.5", lines(" 203.0.113.7:4711 ,10.0.0.9:80"), "203.0.113.7"},
 		{"IPv6 with a port", trusted, "2001:db8:ffff::1", lines("[2001:db8::7]:443"), "2001:db8::7"},
 		{"IPv4-mapped peer and entry", trusted, "::ffff:10.0.0.5", lines("::ffff:203.0.113.7"), "203.0.113.7"},
+		{"a zone is dropped, so a trusted proxy's zoned entry is trusted", trusted, "10.0.0.5",
+			lines("203.0.113.7, 2001:db8:ffff::9%eth0"), "203.0.113.7"},
+		{"IPv6 in brackets without a port", trusted, "10.0.0.5", lines("[2001:db8::7]"), "2001:db8::7"},
+		{"a line of spaces is an empty line", trusted, "10.0.0.5", lines("203.0.113.7", "   "), "203.0.113.7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -112,7 +112,8 @@ func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) 
 }
 
 // clientIP is the address of the request's client, through trusted proxies
-// (platform/clientip), or nil when the connection has no IP peer.
+// (platform/clientip). fasthttp gives a connection that is not TCP the peer
+// 0.0.0.0; nil only if it ever gave no address at all.
 func clientIP(c *fiber.Ctx, trusted clientip.Trusted) *string {
 	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
 	if !ok {
