@@ -129,9 +129,9 @@ func (r *Redis) failed(err error) error {
 // entry is then appended at the newest one's time instead of its own, so
 // the order holds and the entries admitted until the clock catches up leave
 // the window late, by at most the step: the count is too high for that
-// long, never too low. The sorted set this replaced cost a half more Redis
-// CPU per admission and about ten times the memory (docs/edge.md, "Rate
-// limits").
+// long, never too low. The sorted set this replaced cost about 40% more
+// Redis CPU per admission and about ten times the memory (docs/edge.md,
+// "Rate limits").
 var slidingWindow = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
