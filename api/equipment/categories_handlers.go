@@ -19,12 +19,10 @@ func categoryResource(env *rest.Env) crud.Resource[equipment.Category, write] {
 	return crud.Resource[equipment.Category, write]{
 		Kind: equipment.CategoryKind, Env: env, Decode: decodeCategory, Get: equipment.GetCategory,
 		Create: func(ctx context.Context, db bun.IDB, t tenancy.Tenant, w write) (*equipment.Category, error) {
-			c, err := equipment.CreateCategory(ctx, db, t, w.ch)
-			return c, equipment.NameClash(ctx, db, t.Org, w.name, uuid.Nil, err)
+			return equipment.CreateCategory(ctx, db, t, w.ch)
 		},
 		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) (*equipment.Category, error) {
-			c, err := equipment.UpdateCategory(ctx, db, org, id, w.ch)
-			return c, equipment.NameClash(ctx, db, org, w.name, id, err)
+			return equipment.UpdateCategory(ctx, db, org, id, w.ch)
 		},
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w write) error {
 			if w.name == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
@@ -105,8 +106,8 @@ func TestCategoryRejects(t *testing.T) {
 // TestCategoryNameClashNamesTheHolder: a taken name is 409 with the holder in
 // details.existing_id, found by the check before the write and, when a
 // concurrent write took the name after the check, read after the unique
-// index refused the write (NameClash; the write is replayed here without
-// its check). Another organization's category of the same name is never
+// index refused the write (the store's write is called here without the
+// check, also inside a transaction). Another organization's category of the same name is never
 // named.
 func TestCategoryNameClashNamesTheHolder(t *testing.T) {
 	env := apitest.New(t)
@@ -133,33 +134,47 @@ func TestCategoryNameClashNamesTheHolder(t *testing.T) {
 		}
 	}
 
+	// Past the check (a concurrent write took the name): the store's write
+	// itself names the holder, on the pool and inside a transaction, where
+	// the refused statement must not leave the transaction unusable for
+	// the lookup (an Idempotency-Key request's).
 	ctx := context.Background()
-	name := "audio"
-	for _, c := range []struct {
-		what   string
-		except uuid.UUID
-		write  func() error
+	named := func() storage.Changes {
+		var ch storage.Changes
+		ch.Set("name", "audio")
+		return ch
+	}
+	writes := []struct {
+		what  string
+		write func(db bun.IDB) error
 	}{
-		{"create", uuid.Nil, func() error {
-			var ch storage.Changes
-			ch.Set("name", name)
-			_, err := equipment.CreateCategory(ctx, env.Svc.DB, a.Tenant(), ch)
+		{"create", func(db bun.IDB) error {
+			_, err := equipment.CreateCategory(ctx, db, a.Tenant(), named())
 			return err
 		}},
-		{"update", uuid.MustParse(video), func() error {
-			var ch storage.Changes
-			ch.Set("name", name)
-			_, err := equipment.UpdateCategory(ctx, env.Svc.DB, a.OrgID(), uuid.MustParse(video), ch)
+		{"update", func(db bun.IDB) error {
+			_, err := equipment.UpdateCategory(ctx, db, a.OrgID(), uuid.MustParse(video), named())
 			return err
 		}},
-	} {
-		err := equipment.NameClash(ctx, env.Svc.DB, a.OrgID(), &name, c.except, c.write())
-		var e *errs.Error
-		if !errors.As(err, &e) || e.Code != errs.DuplicateRecord {
-			t.Fatalf("%s past the check: %v, want duplicate_record", c.what, err)
-		}
-		if d, _ := e.Details.(map[string]any); d["existing_id"] != uuid.MustParse(audio) {
-			t.Errorf("%s past the check: details %v, want existing_id %s", c.what, e.Details, audio)
+	}
+	for _, w := range writes {
+		for _, inTx := range []bool{false, true} {
+			var err error
+			if inTx {
+				_ = env.Svc.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+					err = w.write(tx)
+					return errors.New("roll back")
+				})
+			} else {
+				err = w.write(env.Svc.DB)
+			}
+			var e *errs.Error
+			if !errors.As(err, &e) || e.Code != errs.DuplicateRecord {
+				t.Fatalf("%s past the check (in a transaction: %t): %v, want duplicate_record", w.what, inTx, err)
+			}
+			if d, _ := e.Details.(map[string]any); d["existing_id"] != uuid.MustParse(audio) {
+				t.Errorf("%s past the check (in a transaction: %t): details %v, want existing_id %s", w.what, inTx, e.Details, audio)
+			}
 		}
 	}
 }

@@ -98,6 +98,16 @@ func (c *Changes) SetIf(ok bool, column string, value any) {
 	}
 }
 
+// Value returns the value assigned to column, if any.
+func (c *Changes) Value(column string) (any, bool) {
+	for i, col := range c.cols {
+		if col == column {
+			return c.vals[i], true
+		}
+	}
+	return nil, false
+}
+
 // Len is the number of assignments.
 func (c *Changes) Len() int { return len(c.cols) }
 

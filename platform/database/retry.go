@@ -38,7 +38,7 @@ const (
 // error with 503 and releases the key, so the client's retry runs the whole
 // request again (docs/decisions.md).
 func RunInTxWith(ctx context.Context, db bun.IDB, opts *sql.TxOptions, fn func(ctx context.Context, tx bun.Tx) error) error {
-	if isTx(db) {
+	if IsTx(db) {
 		return db.RunInTx(ctx, opts, fn)
 	}
 	var err error
@@ -63,7 +63,7 @@ func Retryable(err error) bool {
 	return pg.Code == pgerrcode.SerializationFailure || pg.Code == pgerrcode.DeadlockDetected
 }
 
-func isTx(db bun.IDB) bool {
+func IsTx(db bun.IDB) bool {
 	switch db.(type) {
 	case bun.Tx, *bun.Tx:
 		return true
