@@ -1,8 +1,5 @@
 package requestlog
 
-// Partitions lists request_logs' partitions by name (for the tests of
-// package requestlog_test).
+// Partitions lists request_log_segments' partitions by name (for the tests
+// of package requestlog_test).
 var Partitions = partitions
-
-// CopyColumns are the columns Copy writes, in order.
-var CopyColumns = copyColumns

@@ -36,12 +36,14 @@ func (l *lastQuery) get() string {
 }
 
 // TestFiltersUseIndexes: each indexed filter of List finds exactly org A's
-// matching records, and the statement List sends is answered from the index
-// meant for it (the plan read with sequential scans disabled, since even
-// with its bulk a test table is small enough to scan): the partial error index for status and
-// status-class filters, the time index within one millisecond for a
-// request id (a UUIDv7, api/rest.EnsureRequestID), the key index for key_id.
-// A request id of another shape (logged before request ids were UUIDv7) is
+// matching records, and the statement List sends reads the segments through
+// the index meant for it (the plan read with sequential scans disabled,
+// since even with its bulk a test table is small enough to scan): the
+// partial error index (the partition's second index, …_idx1) for status and
+// status-class filters, the organization's index within one minute of the
+// millisecond of a request id (a UUIDv7, api/rest.EnsureRequestID), and the
+// organization's index with the segment's key_id checked on its rows. A
+// request id of another shape (logged before request ids were UUIDv7) is
 // still found, by a scan of the organization's range.
 func TestFiltersUseIndexes(t *testing.T) {
 	ctx := context.Background()
@@ -83,7 +85,7 @@ func TestFiltersUseIndexes(t *testing.T) {
 	if err := requestlog.Copy(ctx, db, recs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, "ANALYZE request_logs"); err != nil {
+	if _, err := db.ExecContext(ctx, "ANALYZE request_log_segments"); err != nil {
 		t.Fatal(err)
 	}
 	seen := &lastQuery{}
@@ -97,11 +99,11 @@ func TestFiltersUseIndexes(t *testing.T) {
 		// uses, and for a request id the millisecond's bound in its condition.
 		inPlan []string
 	}{
-		{"status", requestlog.Filter{Status: 429}, "a-limited", []string{"status_created_at_idx"}},
-		{"status class", requestlog.Filter{StatusClass: 5}, "a-failed", []string{"status_created_at_idx"}},
-		{"request id", requestlog.Filter{RequestID: aOK}, aOK, []string{"created_at_id_idx", "Index Cond: ((organization_id = ", ") AND (created_at >= "}},
+		{"status", requestlog.Filter{Status: 429}, "a-limited", []string{"organization_id_last_at_idx1"}},
+		{"status class", requestlog.Filter{StatusClass: 5}, "a-failed", []string{"organization_id_last_at_idx1"}},
+		{"request id", requestlog.Filter{RequestID: aOK}, aOK, []string{"organization_id_last_at_idx ", "Index Cond: ((organization_id = ", ") AND (last_at >= ", ") AND (last_at < "}},
 		{"legacy request id", requestlog.Filter{RequestID: legacy}, legacy, nil},
-		{"key", requestlog.Filter{KeyID: &keyA}, aOK + " a-limited a-failed " + legacy, []string{"key_id_created_at_idx"}},
+		{"key", requestlog.Filter{KeyID: &keyA}, aOK + " a-limited a-failed " + legacy, []string{"organization_id_last_at_idx ", "Filter: (key_id = "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,13 +25,14 @@ const (
 // transaction.
 const maintainLockID = 0x7265716c6f6773
 
-const partitionPrefix = "request_logs_p"
+const partitionPrefix = "request_log_segments_p"
 
 // MaintainOptions configures Maintain.
 type MaintainOptions struct {
 	// Retention is how long records are kept (default 90 days). A day's
-	// partition is dropped once its last instant is older than Retention, so
-	// a record is kept at least Retention and less than a day longer.
+	// partition (the segments whose last record is of that day) is dropped
+	// once its last instant is older than Retention, so a record is kept at
+	// least Retention and less than a day and MaxSpan longer.
 	Retention time.Duration
 	// Ahead is how many days after today get a partition (default 3).
 	Ahead int
@@ -90,7 +91,7 @@ func Maintain(ctx context.Context, db bun.IDB, opt MaintainOptions) (MaintainRes
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, fmt.Sprintf(
-				"CREATE TABLE IF NOT EXISTS %s PARTITION OF request_logs FOR VALUES FROM ('%s') TO ('%s')",
+				"CREATE TABLE IF NOT EXISTS %s PARTITION OF request_log_segments FOR VALUES FROM ('%s') TO ('%s')",
 				name, day.Format(time.RFC3339), day.AddDate(0, 0, 1).Format(time.RFC3339))); err != nil {
 				return fmt.Errorf("create partition %s: %w", name, err)
 			}
@@ -112,7 +113,8 @@ func Maintain(ctx context.Context, db bun.IDB, opt MaintainOptions) (MaintainRes
 	return res, err
 }
 
-// PartitionName is the name of day's partition (request_logs_pYYYYMMDD, UTC).
+// PartitionName is the name of day's partition (request_log_segments_pYYYYMMDD,
+// UTC): the segments whose last record is of that day.
 func PartitionName(day time.Time) string {
 	return partitionPrefix + day.UTC().Format("20060102")
 }
@@ -126,13 +128,13 @@ func partitionDay(name string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// partitions returns the names of request_logs' partitions.
+// partitions returns the names of request_log_segments' partitions.
 func partitions(ctx context.Context, db bun.IDB) (map[string]bool, error) {
 	var names []string
 	err := db.NewRaw(`
 		SELECT c.relname FROM pg_inherits i
 		JOIN pg_class c ON c.oid = i.inhrelid
-		WHERE i.inhparent = 'request_logs'::regclass`).Scan(ctx, &names)
+		WHERE i.inhparent = 'request_log_segments'::regclass`).Scan(ctx, &names)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package requestlog
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -50,8 +51,18 @@ type Position struct {
 	ID        uuid.UUID
 }
 
-const selectColumns = `id, created_at, request_id, method, path, route, status, duration_ms, error_code,
-	key_id, key_prefix, idempotency_key, idempotent_replayed, ip, user_agent, api_version`
+// recordColumns select a record from a segment s and its unnested arrays r
+// (unnested): the same columns, in the same order, as the view request_logs
+// (migration 20261128010000_request_log_segments) that support's ad-hoc SQL
+// reads.
+const recordColumns = `r.id, r.created_at, coalesce(r.request_id, r.id::text) AS request_id, r.method, r.path,
+	r.route, r.status, r.duration_ms, r.error_code, s.key_id, s.key_prefix, r.idempotency_key,
+	coalesce(r.replayed, false) AS idempotent_replayed, r.ip, r.user_agent, s.api_version`
+
+const unnested = `request_log_segments AS s CROSS JOIN LATERAL unnest(s.ids, s.created_ats, s.request_ids,
+	s.methods, s.paths, s.routes, s.statuses, s.durations_ms, s.error_codes, s.idempotency_keys, s.replayed,
+	s.ips, s.user_agents) AS r(id, created_at, request_id, method, path, route, status, duration_ms,
+	error_code, idempotency_key, replayed, ip, user_agent)`
 
 // owned completes records read back for org: the organization is not
 // selected (the query is scoped by it) and times are rendered in UTC.
@@ -62,77 +73,223 @@ func owned(recs []Record, org uuid.UUID) {
 	}
 }
 
-// List returns up to limit records of org matching f, newest first, after
-// the position (exclusive) when one is given, and whether more follow.
+// firstStep is how many segments the first step of List reads; each later
+// step reads four times as many.
+const firstStep = 32
+
+// List returns up to limit of org's records matching f, newest first
+// (created_at, then id, descending), starting after the position after
+// (nil: from the newest), and whether more follow.
+//
+// It reads the organization's segments newest first (by last_at), a step of
+// them at a time: a step's boundary b is the last_at of the step's oldest
+// segment, and every segment not read yet ends before b, so its records are
+// older than b. Once limit+1 records at or after b are in hand, no unread
+// record can come before them and the page is complete; a busy
+// organization's first page takes one step. Segment columns narrow each step
+// before its arrays are unnested: the key, the error count (the partial
+// index) for a filter on errors, and the time bounds that the filter, the
+// cursor and a UUIDv7 request id imply through MaxSpan.
 func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) ([]Record, bool, error) {
-	q := db.NewSelect().TableExpr("request_logs").ColumnExpr(selectColumns).Where("organization_id = ?", org)
-	if f.Status != 0 {
-		q = q.Where("status = ?", f.Status)
+	w := window(f, after)
+	var out []Record
+	step := firstStep
+	for {
+		b, bounded, err := boundary(ctx, db, org, f, w, step)
+		if err != nil {
+			return nil, false, err
+		}
+		var rows []Record
+		q := records(db, org, f, w, after).OrderExpr("r.created_at DESC, r.id DESC").Limit(int64(limit + 1))
+		if bounded {
+			q = q.Where("s.last_at >= ?", b)
+		}
+		if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, false, database.Error(err)
+		}
+		out = merge(out, rows, limit+1)
+		if !bounded || (len(out) > limit && !out[limit].CreatedAt.Before(b)) {
+			break
+		}
+		w.below = &b
+		step *= 4
 	}
-	if f.StatusClass != 0 {
-		q = q.Where("status >= ? AND status < ?", f.StatusClass*100, f.StatusClass*100+100)
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
 	}
-	if f.Method != "" {
-		q = q.Where("method = ?", f.Method)
+	owned(out, org)
+	return out, more, nil
+}
+
+// segmentWindow bounds the segments that can hold a page's records, by
+// their last_at and first_at.
+type segmentWindow struct {
+	// lastAtLeast, lastBefore bound last_at (nil: unbounded); below is the
+	// previous step's boundary, exclusive.
+	lastAtLeast, lastBefore, below *time.Time
+	// firstBefore bounds first_at, exclusive.
+	firstBefore *time.Time
+}
+
+// window derives the segment bounds of a filter and cursor: a segment holds
+// records from first_at to last_at, at most MaxSpan apart, so a record at t
+// is in a segment with t <= last_at <= t + MaxSpan.
+func window(f Filter, after *Position) segmentWindow {
+	var w segmentWindow
+	earlier := func(p **time.Time, t time.Time) {
+		if *p == nil || t.Before(**p) {
+			*p = &t
+		}
 	}
-	if f.Route != "" {
-		q = q.Where("route = ?", f.Route)
-	}
-	if f.KeyID != nil {
-		q = q.Where("key_id = ?", *f.KeyID)
-	}
-	if f.RequestID != "" {
-		q = q.Where("request_id = ?", f.RequestID)
-		// A request id is a UUIDv7 carrying the millisecond of its record's
-		// created_at (api/rest.EnsureRequestID), so the time index finds it
-		// in that millisecond; an id of any other shape (records logged
-		// before request ids were UUIDv7) is matched across the range.
-		if id, err := uuid.Parse(f.RequestID); err == nil {
-			if t, ok := IDTime(id); ok {
-				q = q.Where("created_at >= ? AND created_at < ?", t, t.Add(time.Millisecond))
-			}
+	later := func(p **time.Time, t time.Time) {
+		if *p == nil || t.After(**p) {
+			*p = &t
 		}
 	}
 	if f.Since != nil {
-		q = q.Where("created_at >= ?", *f.Since)
+		later(&w.lastAtLeast, *f.Since)
 	}
 	if f.Until != nil {
-		q = q.Where("created_at < ?", *f.Until)
+		earlier(&w.firstBefore, *f.Until)
+		earlier(&w.lastBefore, f.Until.Add(MaxSpan))
 	}
 	if after != nil {
-		q = q.Where("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
+		// Records before (created_at, id) of the cursor: at or before its instant.
+		earlier(&w.firstBefore, after.CreatedAt.Add(time.Microsecond))
+		earlier(&w.lastBefore, after.CreatedAt.Add(MaxSpan+time.Microsecond))
 	}
-	var rows []Record
-	err := q.OrderExpr("created_at DESC, id DESC").Limit(int64(limit+1)).Scan(ctx, &rows)
-	if err != nil {
-		return nil, false, database.Error(err)
+	if t, ok := requestIDTime(f.RequestID); ok {
+		later(&w.lastAtLeast, t)
+		earlier(&w.firstBefore, t.Add(time.Millisecond))
+		earlier(&w.lastBefore, t.Add(time.Millisecond+MaxSpan))
 	}
-	more := len(rows) > limit
-	if more {
-		rows = rows[:limit]
-	}
-	owned(rows, org)
-	return rows, more, nil
+	return w
 }
 
-// Get returns org's record id, or nil when there is none (or it is
-// another organization's). The id's timestamp confines the lookup to one
-// millisecond, hence one partition.
+// requestIDTime is the millisecond a UUIDv7 request id was assigned in.
+func requestIDTime(requestID string) (time.Time, bool) {
+	if requestID == "" {
+		return time.Time{}, false
+	}
+	id, err := uuid.Parse(requestID)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return IDTime(id)
+}
+
+// segmentsOf narrows q, over request_log_segments AS s, to org's segments
+// that may hold a record matching f within w.
+func segmentsOf(q *bun.SelectQuery, org uuid.UUID, f Filter, w segmentWindow) *bun.SelectQuery {
+	q = q.Where("s.organization_id = ?", org)
+	if f.KeyID != nil {
+		q = q.Where("s.key_id = ?", *f.KeyID)
+	}
+	if f.Status >= 400 || f.StatusClass >= 4 {
+		q = q.Where("s.error_count > 0") // a literal, so the partial index applies
+	}
+	for _, b := range []struct {
+		cond string
+		at   *time.Time
+	}{{"s.last_at >= ?", w.lastAtLeast}, {"s.last_at < ?", w.lastBefore}, {"s.last_at < ?", w.below},
+		{"s.first_at < ?", w.firstBefore}} {
+		if b.at != nil {
+			q = q.Where(b.cond, *b.at)
+		}
+	}
+	return q
+}
+
+// boundary returns the last_at of the step-th newest segment within w, and
+// false when fewer remain (the step reads them all).
+func boundary(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, step int) (time.Time, bool, error) {
+	var at []time.Time
+	q := segmentsOf(db.NewSelect().TableExpr("request_log_segments AS s").ColumnExpr("s.last_at"), org, f, w)
+	if err := q.OrderExpr("s.last_at DESC").Offset(int64(step-1)).Limit(1).Scan(ctx, &at); err != nil &&
+		!errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, database.Error(err)
+	}
+	if len(at) == 0 {
+		return time.Time{}, false, nil
+	}
+	return at[0], true, nil
+}
+
+// records selects org's records matching f after the cursor, from the
+// segments within w.
+func records(db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, after *Position) *bun.SelectQuery {
+	q := segmentsOf(db.NewSelect().TableExpr(unnested).ColumnExpr(recordColumns), org, f, w)
+	if f.Status != 0 {
+		q = q.Where("r.status = ?", f.Status)
+	}
+	if f.StatusClass != 0 {
+		q = q.Where("r.status >= ? AND r.status < ?", f.StatusClass*100, f.StatusClass*100+100)
+	}
+	if f.Method != "" {
+		q = q.Where("r.method = ?", f.Method)
+	}
+	if f.Route != "" {
+		q = q.Where("r.route = ?", f.Route)
+	}
+	if f.RequestID != "" {
+		q = q.Where("coalesce(r.request_id, r.id::text) = ?", f.RequestID)
+	}
+	if f.Since != nil {
+		q = q.Where("r.created_at >= ?", *f.Since)
+	}
+	if f.Until != nil {
+		q = q.Where("r.created_at < ?", *f.Until)
+	}
+	if after != nil {
+		q = q.Where("(r.created_at, r.id) < (?, ?)", after.CreatedAt, after.ID)
+	}
+	return q
+}
+
+// merge merges two newest-first lists of records and keeps the first n.
+func merge(a, b []Record, n int) []Record {
+	if len(a) == 0 {
+		return b[:min(len(b), n)]
+	}
+	out := make([]Record, 0, min(len(a)+len(b), n))
+	for len(out) < n && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && newer(&a[0], &b[0])) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// newer reports whether a comes before b newest first.
+func newer(a, b *Record) bool {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c > 0
+	}
+	return bytes.Compare(a.ID[:], b.ID[:]) > 0
+}
+
+// Get returns org's record with the given id, or nil when there is none (an
+// id that is not a UUIDv7 names no record: every record id is one).
 func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Record, error) {
 	t, ok := IDTime(id)
 	if !ok {
 		return nil, nil
 	}
-	var r [1]Record
-	err := db.NewSelect().TableExpr("request_logs").ColumnExpr(selectColumns).
-		Where("organization_id = ?", org).Where("id = ?", id).
-		Where("created_at >= ? AND created_at < ?", t, t.Add(time.Millisecond)).Scan(ctx, &r[0])
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
+	w := segmentWindow{lastAtLeast: &t}
+	firstBefore, lastBefore := t.Add(time.Millisecond), t.Add(time.Millisecond+MaxSpan)
+	w.firstBefore, w.lastBefore = &firstBefore, &lastBefore
+	var r []Record
+	err := segmentsOf(db.NewSelect().TableExpr(unnested).ColumnExpr(recordColumns), org, Filter{}, w).
+		Where("r.id = ?", id).Limit(1).Scan(ctx, &r)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, database.Error(err)
 	}
-	owned(r[:], org)
+	if len(r) == 0 {
+		return nil, nil
+	}
+	owned(r, org)
 	return &r[0], nil
 }

@@ -25,7 +25,7 @@ import (
 // Defaults of WriterConfig.
 const (
 	DefaultBuffer       = 10_000
-	DefaultBatch        = 500
+	DefaultBatch        = 5_000
 	DefaultInterval     = time.Second
 	DefaultWriteTimeout = 10 * time.Second
 )
@@ -39,18 +39,21 @@ const (
 
 // WriterConfig configures a Writer.
 type WriterConfig struct {
-	// DB is the pool the batches are copied through (one connection at a time).
+	// DB is the pool the records are copied through (one connection at a time).
 	DB *bun.DB
 	// Buffer is how many records may wait in memory (default 10,000); a
 	// record that finds it full is dropped and counted.
 	Buffer int
-	// Batch is the most records copied in one statement (default 500).
+	// Batch is how many buffered records wake the goroutine before the
+	// interval ends (default 5,000); each wake copies everything buffered
+	// in one statement, so that a flush holds as many of an organization's
+	// records as it can: they share a segment (segment.go).
 	Batch int
 	// Interval is the longest a record waits before its batch is written
 	// (default 1s).
 	Interval time.Duration
-	// WriteTimeout bounds one batch's COPY (default 10s); a batch that fails
-	// or times out is dropped and counted.
+	// WriteTimeout bounds one flush's COPY (default 10s); the records of a
+	// flush that fails or times out are dropped and counted.
 	WriteTimeout time.Duration
 	Log          *slog.Logger
 }
@@ -229,7 +232,7 @@ func (w *Writer) run() {
 
 // maxFreeChunks bounds the emptied chunks kept for reuse: enough for the
 // steady state (one filling while one is written), not a past backlog's.
-const maxFreeChunks = 4
+const maxFreeChunks = 2
 
 // newChunk returns an empty chunk of one batch's capacity, reused when one
 // is free (w.mu held).
@@ -242,7 +245,7 @@ func (w *Writer) newChunk() []Record {
 	return make([]Record, 0, min(w.cfg.Batch, w.cfg.Buffer))
 }
 
-// drain writes every record buffered now, one batch per chunk; final makes
+// drain writes every record buffered now in one statement; final makes
 // later Adds drop their record as closed.
 func (w *Writer) drain(final bool) {
 	w.mu.Lock()
@@ -250,8 +253,8 @@ func (w *Writer) drain(final bool) {
 	w.pending, w.count = nil, 0
 	w.ended = final
 	w.mu.Unlock()
-	for _, c := range chunks {
-		w.write(c)
+	if len(chunks) > 0 {
+		w.write(chunks)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -264,48 +267,58 @@ func (w *Writer) drain(final bool) {
 	}
 }
 
-// write copies batch in one statement. Each flush is its own root trace,
-// never part of a request's.
-func (w *Writer) write(batch []Record) {
+// write copies the records of chunks in one statement. Each flush is its
+// own root trace, never part of a request's.
+func (w *Writer) write(chunks [][]Record) {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
 	defer cancel()
 	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
-		trace.WithAttributes(attribute.Int("eventapi.request_log.records", len(batch))))
+		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n)))
 	defer span.End()
-	if err := Copy(ctx, w.cfg.DB, batch); err != nil {
+	if err := copyChunks(ctx, w.cfg.DB, chunks); err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, "request log batch dropped")
-		w.drop(ReasonWriteFailed, len(batch))
-		w.cfg.Log.WarnContext(ctx, "request log: batch dropped", "records", len(batch), "error", err.Error())
+		w.drop(ReasonWriteFailed, n)
+		w.cfg.Log.WarnContext(ctx, "request log: batch dropped", "records", n, "error", err.Error())
 	} else {
-		w.written.Add(int64(len(batch)))
-		writtenCounter.Add(ctx, int64(len(batch)))
+		w.written.Add(int64(n))
+		writtenCounter.Add(ctx, int64(n))
 	}
 }
 
-// Copy writes records with one COPY into request_logs (PostgreSQL routes
-// each row to its day's partition), in the binary format encoded by
-// appendCopy. It holds one pool connection for the statement only, so it is
-// safe behind a transaction-mode pooler.
+// Copy writes records with one COPY into request_log_segments, grouped into
+// segments (PostgreSQL routes each to its day's partition), in the binary
+// format encoded by appendCopy. It holds one pool connection for the
+// statement only, so it is safe behind a transaction-mode pooler.
 func Copy(ctx context.Context, db *bun.DB, records []Record) error {
-	ctx, span := telemetry.Tracer().Start(ctx, "COPY request_logs", trace.WithSpanKind(trace.SpanKindClient),
+	return copyChunks(ctx, db, [][]Record{records})
+}
+
+// copyChunks is Copy of the records of several chunks, as one statement.
+func copyChunks(ctx context.Context, db *bun.DB, chunks [][]Record) error {
+	ctx, span := telemetry.Tracer().Start(ctx, "COPY request_log_segments", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(semconv.DBSystemPostgreSQL, semconv.DBOperationName("COPY"),
-			semconv.DBCollectionName("request_logs")))
+			semconv.DBCollectionName("request_log_segments")))
 	defer span.End()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	buf := copyBuffers.Get().(*[]byte)
+	buf := copyBuffers.Get().(*copyBuffer)
 	defer copyBuffers.Put(buf)
-	*buf = appendCopy((*buf)[:0], records)
+	buf.b = appendCopy(buf.b[:0], chunks, &buf.order)
+	clear(buf.order)
 	err = conn.Raw(func(dc any) error {
 		pc := database.PgxConn(dc)
 		if pc == nil {
 			return fmt.Errorf("request log: driver connection is %T, not pgx", dc)
 		}
-		_, err := pc.PgConn().CopyFrom(ctx, bytes.NewReader(*buf), copySQL)
+		_, err := pc.PgConn().CopyFrom(ctx, bytes.NewReader(buf.b), copySQL)
 		return err
 	})
 	if err != nil {
@@ -318,6 +331,13 @@ func Copy(ctx context.Context, db *bun.DB, records []Record) error {
 	return err
 }
 
-// copyBuffers holds the encoded batches' buffers for reuse (a batch of 500
-// is about 100 KB).
-var copyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+// copyBuffer is one flush's scratch space: the encoded stream and the
+// records' sort order.
+type copyBuffer struct {
+	b     []byte
+	order []*Record
+}
+
+// copyBuffers holds the flushes' buffers for reuse (5,000 records encode to
+// about 600 KB).
+var copyBuffers = sync.Pool{New: func() any { return new(copyBuffer) }}

@@ -1,0 +1,151 @@
+package requestlog_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/platform/requestlog"
+)
+
+// TestListPagesMatchTheRecords writes an organization's records spread over
+// many segments (several keys and API versions, flushes of different
+// sizes, records past MaxSpan from each other, equal instants) beside
+// another organization's, then follows List's cursor through every page for
+// a set of filters and page sizes: the pages must be exactly the matching
+// records, newest first by (created_at, id), each once. With far more
+// segments than List's first step reads, pages need several steps, and
+// small pages stop early.
+func TestListPagesMatchTheRecords(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{Retention: 72 * time.Hour, Ahead: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	orgA, orgB := uuid.New(), uuid.New()
+	keys := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
+	prefix := "svc_live_abc"
+	routes := []string{"/api/v2/events", "/api/v2/clients/{id}", "/api/v1/jobs"}
+	statuses := []int{200, 200, 200, 201, 404, 422, 429, 500}
+	var mine []requestlog.Record
+	// 60 flushes, each of the records of up to a minute somewhere in the
+	// last ten minutes: many segments, overlapping in time (a segment read
+	// early may hold records older than one read later), some spanning
+	// nearly MaxSpan and some cut by it.
+	for flush := range 60 {
+		var batch []requestlog.Record
+		base := now.Add(-time.Duration(rng.IntN(600)) * time.Second)
+		for range 1 + rng.IntN(30) {
+			org := &orgA
+			if rng.IntN(4) == 0 {
+				org = &orgB
+			}
+			// A few share an instant.
+			at := base.Add(-time.Duration(rng.IntN(65)) * time.Second)
+			if rng.IntN(10) > 0 {
+				at = at.Add(time.Duration(rng.IntN(1_000_000)) * time.Microsecond)
+			}
+			k := keys[rng.IntN(len(keys))]
+			route := routes[rng.IntN(len(routes))]
+			version := "v2"
+			if strings.HasPrefix(route, "/api/v1") {
+				version = "v1"
+			}
+			r := requestlog.Record{CreatedAt: at, OrganizationID: org, KeyID: &k, KeyPrefix: &prefix,
+				Method: []string{"GET", "POST"}[rng.IntN(2)], Path: route, Route: &route,
+				Status: statuses[rng.IntN(len(statuses))], APIVersion: version}
+			r.ID = requestlog.NewID(at)
+			r.RequestID = r.ID.String()
+			r.Normalize()
+			batch = append(batch, r)
+			if org == &orgA {
+				mine = append(mine, r)
+			}
+		}
+		if err := requestlog.Copy(ctx, db, batch); err != nil {
+			t.Fatalf("flush %d: %v", flush, err)
+		}
+	}
+	var segs int
+	if err := db.NewRaw("SELECT count(*) FROM request_log_segments WHERE organization_id = ?", orgA).Scan(ctx, &segs); err != nil {
+		t.Fatal(err)
+	}
+	if segs < 4*32 {
+		t.Fatalf("only %d segments: the test needs more than List's first steps", segs)
+	}
+	slices.SortFunc(mine, func(a, b requestlog.Record) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID.String(), a.ID.String())
+	})
+
+	since, until := now.Add(-8*time.Minute), now.Add(-3*time.Minute)
+	filters := []struct {
+		name  string
+		f     requestlog.Filter
+		match func(requestlog.Record) bool
+	}{
+		{"all", requestlog.Filter{}, func(requestlog.Record) bool { return true }},
+		{"429", requestlog.Filter{Status: 429}, func(r requestlog.Record) bool { return r.Status == 429 }},
+		{"4xx", requestlog.Filter{StatusClass: 4}, func(r requestlog.Record) bool { return r.Status/100 == 4 }},
+		{"2xx", requestlog.Filter{StatusClass: 2}, func(r requestlog.Record) bool { return r.Status/100 == 2 }},
+		{"key", requestlog.Filter{KeyID: &keys[1]}, func(r requestlog.Record) bool { return *r.KeyID == keys[1] }},
+		{"route and method", requestlog.Filter{Route: routes[1], Method: "POST"},
+			func(r requestlog.Record) bool { return *r.Route == routes[1] && r.Method == "POST" }},
+		{"since and until", requestlog.Filter{Since: &since, Until: &until},
+			func(r requestlog.Record) bool { return !r.CreatedAt.Before(since) && r.CreatedAt.Before(until) }},
+		{"request id", requestlog.Filter{RequestID: mine[len(mine)/2].RequestID},
+			func(r requestlog.Record) bool { return r.RequestID == mine[len(mine)/2].RequestID }},
+	}
+	for _, fc := range filters {
+		var want []string
+		for _, r := range mine {
+			if fc.match(r) {
+				want = append(want, r.RequestID)
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("%s: the data matches nothing", fc.name)
+		}
+		for _, limit := range []int{1, 7, 100} {
+			t.Run(fmt.Sprintf("%s/limit %d", fc.name, limit), func(t *testing.T) {
+				var got []string
+				var after *requestlog.Position
+				for page := 0; ; page++ {
+					if page > len(want)+1 {
+						t.Fatalf("more pages than records")
+					}
+					recs, more, err := requestlog.List(ctx, db, orgA, fc.f, after, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(recs) > limit || (more && len(recs) != limit) {
+						t.Fatalf("page %d: %d records, more %v", page, len(recs), more)
+					}
+					for _, r := range recs {
+						got = append(got, r.RequestID)
+					}
+					if !more {
+						break
+					}
+					last := recs[len(recs)-1]
+					after = &requestlog.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("got %d records, want %d\n got  %v\n want %v", len(got), len(want), head(got), head(want))
+				}
+			})
+		}
+	}
+}
+
+func head(s []string) []string { return s[:min(len(s), 8)] }
