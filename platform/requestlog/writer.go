@@ -73,11 +73,12 @@ func init() {
 		metric.WithUnit("{record}"))
 }
 
-// Writer buffers records and copies them to request_logs in batches from
-// one goroutine. Add never blocks and, unlike a channel send, does not wake
-// the goroutine for each record: records gather under a mutex in chunks of
-// one batch each, and the goroutine runs when a batch is full, at each
-// interval, on Flush and on Close. A chunk is made at a batch's size once
+// Writer buffers records and copies them to request_log_segments from one
+// goroutine, everything buffered in one statement. Add never blocks and,
+// unlike a channel send, does not wake the goroutine for each record:
+// records gather under a mutex in chunks of one batch each, and the
+// goroutine runs when a batch is full, at each interval, on Flush and on
+// Close. A chunk is made at a batch's size once
 // and reused: a backlog adds chunks instead of growing one long slice, and
 // copying it, while requests wait for the mutex.
 type Writer struct {
