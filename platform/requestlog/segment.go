@@ -50,8 +50,16 @@ const (
 // segmentOrder sorts records by segment (organization, key, key prefix, API
 // version) and then by (created_at, id), so that each segment is a run.
 func segmentOrder(a, b *Record) int {
-	if c := cmp.Or(compareUUID(a.OrganizationID, b.OrganizationID), compareUUID(a.KeyID, b.KeyID),
-		compareText(a.KeyPrefix, b.KeyPrefix), strings.Compare(a.APIVersion, b.APIVersion)); c != 0 {
+	if c := compareUUID(a.OrganizationID, b.OrganizationID); c != 0 {
+		return c
+	}
+	if c := compareUUID(a.KeyID, b.KeyID); c != 0 {
+		return c
+	}
+	if c := compareText(a.KeyPrefix, b.KeyPrefix); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.APIVersion, b.APIVersion); c != 0 {
 		return c
 	}
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {

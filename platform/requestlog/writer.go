@@ -88,6 +88,7 @@ type Writer struct {
 	count   int        // the records in pending, at most cfg.Buffer; guarded by mu
 	free    [][]Record // emptied chunks kept for reuse, at most maxFreeChunks; guarded by mu
 	ended   bool       // the final drain has run; guarded by mu
+	buf     copyBuffer // the flushes' scratch space, kept by the goroutine
 	wake    chan struct{}
 	flushes chan chan struct{}
 	stop    chan struct{}
@@ -280,7 +281,7 @@ func (w *Writer) write(chunks [][]Record) {
 	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
 		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n)))
 	defer span.End()
-	if err := copyChunks(ctx, w.cfg.DB, chunks); err != nil {
+	if err := copyChunks(ctx, w.cfg.DB, chunks, &w.buf); err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, "request log batch dropped")
 		w.drop(ReasonWriteFailed, n)
@@ -296,11 +297,12 @@ func (w *Writer) write(chunks [][]Record) {
 // format encoded by appendCopy. It holds one pool connection for the
 // statement only, so it is safe behind a transaction-mode pooler.
 func Copy(ctx context.Context, db *bun.DB, records []Record) error {
-	return copyChunks(ctx, db, [][]Record{records})
+	return copyChunks(ctx, db, [][]Record{records}, new(copyBuffer))
 }
 
-// copyChunks is Copy of the records of several chunks, as one statement.
-func copyChunks(ctx context.Context, db *bun.DB, chunks [][]Record) error {
+// copyChunks is Copy of the records of several chunks, as one statement,
+// encoded in buf.
+func copyChunks(ctx context.Context, db *bun.DB, chunks [][]Record, buf *copyBuffer) error {
 	ctx, span := telemetry.Tracer().Start(ctx, "COPY request_log_segments", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(semconv.DBSystemPostgreSQL, semconv.DBOperationName("COPY"),
 			semconv.DBCollectionName("request_log_segments")))
@@ -310,8 +312,6 @@ func copyChunks(ctx context.Context, db *bun.DB, chunks [][]Record) error {
 		return err
 	}
 	defer conn.Close()
-	buf := copyBuffers.Get().(*copyBuffer)
-	defer copyBuffers.Put(buf)
 	buf.b = appendCopy(buf.b[:0], chunks, &buf.order)
 	clear(buf.order)
 	err = conn.Raw(func(dc any) error {
@@ -332,13 +332,11 @@ func copyChunks(ctx context.Context, db *bun.DB, chunks [][]Record) error {
 	return err
 }
 
-// copyBuffer is one flush's scratch space: the encoded stream and the
-// records' sort order.
+// copyBuffer is a flush's scratch space: the encoded stream (5,000 records
+// encode to about 600 KB) and the records' sort order. The writer keeps
+// its own from flush to flush; a sync.Pool would lose it to the garbage
+// collector between flushes and grow it again each time.
 type copyBuffer struct {
 	b     []byte
 	order []*Record
 }
-
-// copyBuffers holds the flushes' buffers for reuse (5,000 records encode to
-// about 600 KB).
-var copyBuffers = sync.Pool{New: func() any { return new(copyBuffer) }}
