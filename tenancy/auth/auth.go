@@ -36,11 +36,13 @@ func Middleware(a *tenancy.Authenticator) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		trace.SpanFromContext(ctx).SetAttributes(
-			attribute.String("eventapi.organization_id", p.OrganizationID.String()),
-			attribute.String("eventapi.api_key_id", p.KeyID.String()),
-			attribute.Bool("eventapi.sandbox", p.Sandbox),
-		)
+		if span := trace.SpanFromContext(ctx); span.IsRecording() {
+			span.SetAttributes(
+				attribute.String("eventapi.organization_id", p.OrganizationID.String()),
+				attribute.String("eventapi.api_key_id", p.KeyID.String()),
+				attribute.Bool("eventapi.sandbox", p.Sandbox),
+			)
+		}
 		c.SetUserContext(tenancy.WithPrincipal(ctx, p))
 		return c.Next()
 	}

@@ -33,11 +33,14 @@ type Resolver struct {
 	// strict and caseSensitive are the router's settings that decide which
 	// paths match.
 	strict, caseSensitive bool
-	known                 map[string]string // "METHOD fiberpath" -> template
+	known                 map[routeKey]string // Fiber's method and path -> template
 	routes                []route           // in registration order
 }
 
 // route is a registered route with its pattern split once into segments.
+// routeKey names a registered route; a lookup by it builds no string.
+type routeKey struct{ method, path string }
+
 type route struct {
 	method string
 	segs   []string
@@ -50,9 +53,9 @@ func New(app *fiber.App) *Resolver { return &Resolver{app: app} }
 func (r *Resolver) load() {
 	cfg := r.app.Config()
 	r.strict, r.caseSensitive = cfg.StrictRouting, cfg.CaseSensitive
-	r.known = map[string]string{}
+	r.known = map[routeKey]string{}
 	for _, rt := range r.app.GetRoutes(true) {
-		key := rt.Method + " " + rt.Path
+		key := routeKey{rt.Method, rt.Path}
 		if _, dup := r.known[key]; dup {
 			continue
 		}
@@ -68,7 +71,7 @@ func (r *Resolver) Of(c *fiber.Ctx) string {
 	r.once.Do(r.load)
 	method := c.Method()
 	if rt := c.Route(); rt != nil {
-		if name, ok := r.known[method+" "+rt.Path]; ok {
+		if name, ok := r.known[routeKey{method, rt.Path}]; ok {
 			return name
 		}
 	}
