@@ -34,7 +34,7 @@ type Resolver struct {
 	// paths match.
 	strict, caseSensitive bool
 	known                 map[routeKey]string // Fiber's method and path -> template
-	routes                []route           // in registration order
+	routes                []route             // in registration order
 }
 
 // route is a registered route with its pattern split once into segments.
