@@ -6,6 +6,7 @@ package httpmetrics
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -43,6 +44,7 @@ type Config struct {
 
 // New returns the middleware.
 func New(cfg Config) fiber.Handler {
+	var sets attributeSets
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		err := c.Next()
@@ -52,19 +54,38 @@ func New(cfg Config) fiber.Handler {
 			}
 			err = nil
 		}
-		status := c.Response().StatusCode()
-		attrs := make([]attribute.KeyValue, 0, 4)
-		attrs = append(attrs, semconv.HTTPRequestMethodKey.String(Method(c.Method())),
-			semconv.HTTPResponseStatusCode(status), StatusClassKey.String(Class(status)))
-		if r := cfg.Routes.Of(c); r != "" {
-			attrs = append(attrs, semconv.HTTPRoute(r))
-		}
-		duration.Record(c.UserContext(), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+		set := sets.of(Method(c.Method()), c.Response().StatusCode(), cfg.Routes.Of(c))
+		duration.Record(c.UserContext(), time.Since(start).Seconds(), metric.WithAttributeSet(set))
 		return err
 	}
 }
 
-// methods maps each method Fiber routes to a constant of its own.
+// seriesKey names one series of the histogram.
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+// attributeSets keeps each series' attribute set once made: the series are
+// few (methods × routes × statuses seen), and a set made per request cost
+// its slice, its sort and its hash every time.
+type attributeSets struct{ m sync.Map } // seriesKey → attribute.Set
+
+func (a *attributeSets) of(method string, status int, route string) attribute.Set {
+	k := seriesKey{method, route, status}
+	if v, ok := a.m.Load(k); ok {
+		return v.(attribute.Set)
+	}
+	attrs := []attribute.KeyValue{semconv.HTTPRequestMethodKey.String(method),
+		semconv.HTTPResponseStatusCode(status), StatusClassKey.String(Class(status))}
+	if route != "" {
+		attrs = append(attrs, semconv.HTTPRoute(route))
+	}
+	set := attribute.NewSet(attrs...)
+	a.m.Store(k, set)
+	return set
+}
+
 var methods = func() map[string]string {
 	m := map[string]string{}
 	for _, v := range fiber.DefaultMethods {

@@ -48,7 +48,7 @@ type options struct {
 	small, big                        int
 	maxRequests                       int64
 	cpuProfileChain, cpuProfileBase   string
-	cpuProfilePGJSON                  string
+	cpuProfilePGJSON, memProfileChain string
 	tenants, tenantClients            int
 	manifestOrgs, manifestItems       int
 	halfRates                         string
@@ -90,6 +90,7 @@ func parseFlags() options {
 	flag.IntVar(&o.big, "big", 100_000, "clients of the large organization (search scaling)")
 	flag.Int64Var(&o.maxRequests, "max-requests", 2_000_000, "upper bound of requests in one run")
 	flag.StringVar(&o.cpuProfileChain, "cpuprofile-chain", "", "write the chain server's CPU profile (whole run) to this file")
+	flag.StringVar(&o.memProfileChain, "memprofile-chain", "", "write the chain server's allocation profile (whole run; pprof -sample_index=alloc_space) to this file")
 	flag.StringVar(&o.cpuProfileBase, "cpuprofile-baseline", "", "write the baseline server's CPU profile to this file")
 	flag.StringVar(&o.cpuProfilePGJSON, "cpuprofile-pgjson", "", "write the PostgreSQL-JSON server's CPU profile to this file")
 	flag.StringVar(&o.phases, "phases", "max,half,search", "comma-separated phases to run: max, half, search")

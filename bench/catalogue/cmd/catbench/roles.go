@@ -24,6 +24,7 @@ import (
 const (
 	roleEnv       = "CATBENCH_ROLE"
 	cpuProfileEnv = "CATBENCH_CPUPROFILE"
+	memProfileEnv = "CATBENCH_MEMPROFILE"
 	baseDBEnv     = "CATBENCH_DATABASE_URL"
 	baseConnsEnv  = "CATBENCH_DB_MAX_CONNS"
 	// requestLogEnv=off starts a chain that logs no request (-request-log-off).
@@ -44,6 +45,15 @@ func runRole(role string) error {
 			return err
 		}
 		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+	if path := os.Getenv(memProfileEnv); path != "" {
+		// Every allocation of the run (go tool pprof -sample_index=alloc_space).
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}()
 	}
 	switch role {
 	case "chain":

@@ -126,7 +126,7 @@ func run(ctx context.Context, o options) (err error) {
 		name, role string
 		env        []string
 	}
-	starts := []spec{{"chain", "chain", chainEnv(dbURL, o.cpuProfileChain)}}
+	starts := []spec{{"chain", "chain", append(chainEnv(dbURL, o.cpuProfileChain), memProfileEnv+"="+absOrEmpty(o.memProfileChain))}}
 	if o.chainDBParams != "" {
 		starts = append(starts, spec{"chain+" + o.chainDBParams, "chain", chainEnv(withParams(dbURL, o.chainDBParams), "")})
 	}
