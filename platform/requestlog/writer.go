@@ -76,15 +76,15 @@ func init() {
 // Writer buffers records and copies them to request_log_segments from one
 // goroutine, everything buffered in one statement. Add never blocks and,
 // unlike a channel send, does not wake the goroutine for each record:
-// records gather under a mutex in chunks of one batch each, and the
-// goroutine runs when a batch is full, at each interval, on Flush and on
-// Close. A chunk is made at a batch's size once
-// and reused: a backlog adds chunks instead of growing one long slice, and
-// copying it, while requests wait for the mutex.
+// records gather under a mutex in chunks (chunkSize), and the goroutine
+// runs when a batch (WriterConfig.Batch) is waiting, at each interval, on
+// Flush and on Close. A chunk is made once and reused: a backlog adds
+// chunks instead of growing one long slice, and copying it, while requests
+// wait for the mutex.
 type Writer struct {
 	cfg     WriterConfig
 	mu      sync.Mutex
-	pending [][]Record // chunks of at most cfg.Batch records; guarded by mu
+	pending [][]Record // chunks of at most chunkSize records; guarded by mu
 	count   int        // the records in pending, at most cfg.Buffer; guarded by mu
 	free    [][]Record // emptied chunks kept for reuse, at most maxFreeChunks; guarded by mu
 	ended   bool       // the final drain has run; guarded by mu
@@ -148,13 +148,13 @@ func (w *Writer) Add(r Record) {
 		return
 	}
 	n := len(w.pending)
-	if n == 0 || len(w.pending[n-1]) == w.cfg.Batch {
+	if n == 0 || len(w.pending[n-1]) == cap(w.pending[n-1]) {
 		w.pending = append(w.pending, w.newChunk())
 		n++
 	}
 	w.pending[n-1] = append(w.pending[n-1], r)
 	w.count++
-	full := len(w.pending[n-1]) == w.cfg.Batch
+	full := w.count == w.cfg.Batch
 	w.mu.Unlock()
 	if full {
 		select {
@@ -232,19 +232,24 @@ func (w *Writer) run() {
 	}
 }
 
-// maxFreeChunks bounds the emptied chunks kept for reuse: enough for the
-// steady state (one filling while one is written), not a past backlog's.
-const maxFreeChunks = 2
+// chunkSize is the most records of a chunk: the unit in which the buffer
+// grows and is reused, smaller than a flush so that a quiet writer holds
+// little memory.
+const chunkSize = 1000
 
-// newChunk returns an empty chunk of one batch's capacity, reused when one
-// is free (w.mu held).
+// maxFreeChunks bounds the emptied chunks kept for reuse: enough for the
+// steady state (one flush's worth filling while one is written), not a
+// past backlog's.
+const maxFreeChunks = DefaultBatch / chunkSize
+
+// newChunk returns an empty chunk, reused when one is free (w.mu held).
 func (w *Writer) newChunk() []Record {
 	if n := len(w.free); n > 0 {
 		c := w.free[n-1]
 		w.free = w.free[:n-1]
 		return c
 	}
-	return make([]Record, 0, min(w.cfg.Batch, w.cfg.Buffer))
+	return make([]Record, 0, min(chunkSize, w.cfg.Batch, w.cfg.Buffer))
 }
 
 // drain writes every record buffered now in one statement; final makes
