@@ -12,22 +12,37 @@ import (
 // Admissions of one process go to Redis one batch at a time: an Admit that
 // finds no batch in flight sends its script at once (EVALSHA, one round
 // trip, as before); the Admits that arrive while a batch is in flight wait
-// for it and then go out together, every script in one pipelined write and
-// one read. Each admission is still its own atomic script, so the window
-// stays exact across pods; what the batch saves is the per-command socket
-// work on both sides (a write and a read system call each, in the server
-// and in Redis), which was most of the limiter's CPU (bench/README.md). An
-// admission waits at most for the batch in flight before its own, and never
-// beyond its own timeout (the limiter then fails open, as before).
+// for it and then go out together. On a single Redis the whole batch is one
+// call of the script (slidingWindow in redis.go), which admits each of its
+// keys in turn under one reading of the clock: one command to parse, one
+// script to start and one TIME for all of them, where a pipeline of one
+// script per admission paid each of those every time. On a Redis Cluster a
+// script may only touch keys of one hash slot, so the batch is split into
+// one call per window (calls, below), pipelined (go-redis sends each to its
+// slot's master).
+// Every call is atomic, so the window stays exact across pods. An admission
+// waits at most for the batch in flight before its own, and never beyond its
+// own timeout (the limiter then fails open, as before). docs/edge.md, "Rate
+// limits", has the measurements.
+
+// maxScriptKeys bounds the admissions of one script call, so that a large
+// batch holds Redis for a few hundred microseconds at a time rather than
+// for the whole batch; the rest go out in further calls of the same
+// pipeline.
+const maxScriptKeys = 64
 
 // admission is one Admit waiting for its script's reply.
 type admission struct {
-	ctx  context.Context
-	key  string
-	args []any
-	res  []int64
-	err  error
-	done chan struct{}
+	ctx    context.Context
+	key    string
+	window int64 // µs
+	limit  int
+	// now, count and reset are the script's reply: Redis's time, the
+	// window's count after the call (-1 - count when refused) and the reset
+	// minus now, microseconds.
+	now, count, reset int64
+	err               error
+	done              chan struct{}
 }
 
 // admitter queues the admissions that arrive while a batch is in flight.
@@ -43,8 +58,8 @@ type admitter struct {
 func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.limiter)
 	defer cancel()
-	a := &admission{ctx: ctx, key: r.Key(WindowKey(key)),
-		args: []any{window.Microseconds(), limit}, done: make(chan struct{})}
+	a := &admission{ctx: ctx, key: r.Key(WindowKey(key)), window: window.Microseconds(), limit: limit,
+		done: make(chan struct{})}
 
 	r.admits.mu.Lock()
 	if r.admits.busy {
@@ -68,16 +83,21 @@ func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Du
 	if a.err != nil {
 		return Decision{}, r.failed(a.err)
 	}
-	res := a.res
-	if len(res) != 4 {
-		return Decision{}, fmt.Errorf("%w: unexpected script reply %v", ErrUnavailable, res)
+	return a.decision(), nil
+}
+
+// decision turns the script's reply into a Decision.
+func (a *admission) decision() Decision {
+	count, allowed := a.count, a.count >= 0
+	if !allowed {
+		count = -1 - a.count
 	}
-	d := Decision{Allowed: res[0] == 1, Limit: limit, Remaining: max(0, limit-int(res[1])),
-		Reset: time.UnixMicro(res[2]).UTC()}
-	if !d.Allowed {
-		d.RetryAfter = time.Duration(res[2]-res[3]) * time.Microsecond
+	d := Decision{Allowed: allowed, Limit: a.limit, Remaining: max(0, a.limit-int(count)),
+		Reset: time.UnixMicro(a.now + a.reset).UTC()}
+	if !allowed {
+		d.RetryAfter = time.Duration(a.reset) * time.Microsecond
 	}
-	return d, nil
+	return d
 }
 
 // WindowKey is the Redis name (before Key adds the prefix and the hash tag)
@@ -112,41 +132,108 @@ func (r *Redis) drainAdmissions(batch []*admission) {
 	}
 }
 
-// admitBatch runs every admission's script, one pipelined write for more
-// than one, and hands each its reply.
+// scriptCall is one call of slidingWindow: admissions whose keys may share
+// a script.
+type scriptCall struct {
+	batch []*admission
+	cmd   *redis.Cmd
+}
+
+// calls splits a batch into script calls: on a single Redis in order,
+// maxScriptKeys at a time; on a Redis Cluster one per window (more past
+// maxScriptKeys), each window's admissions in batch order. Keys of one hash
+// slot could share a call there, but while that slot migrates between
+// nodes, Redis refuses a script over several of its keys (TRYAGAIN) where
+// it redirects one over a single key (ASK); and every window name is its
+// own hash tag (Key), so two windows meet in one slot only by chance.
+func (r *Redis) calls(batch []*admission) []*scriptCall {
+	var calls []*scriptCall
+	if !r.cluster {
+		for len(batch) > 0 {
+			n := min(len(batch), maxScriptKeys)
+			calls = append(calls, &scriptCall{batch: batch[:n:n]})
+			batch = batch[n:]
+		}
+		return calls
+	}
+	open := map[string]*scriptCall{} // each window's call that still has room
+	for _, a := range batch {
+		c := open[a.key]
+		if c == nil || len(c.batch) == maxScriptKeys {
+			c = &scriptCall{}
+			calls = append(calls, c)
+			open[a.key] = c
+		}
+		c.batch = append(c.batch, a)
+	}
+	return calls
+}
+
+// script returns the keys and arguments of the call.
+func (c *scriptCall) script() ([]string, []any) {
+	keys := make([]string, len(c.batch))
+	args := make([]any, 0, 2*len(c.batch))
+	for i, a := range c.batch {
+		keys[i] = a.key
+		args = append(args, a.window, a.limit)
+	}
+	return keys, args
+}
+
+// reply hands each admission of the call its part of the reply.
+func (c *scriptCall) reply() {
+	res, err := c.cmd.Int64Slice()
+	if err == nil && len(res) != 1+2*len(c.batch) {
+		err = fmt.Errorf("%w: unexpected script reply of %d values for %d admissions", ErrUnavailable, len(res), len(c.batch))
+	}
+	for i, a := range c.batch {
+		if err != nil {
+			a.err = err
+			continue
+		}
+		a.now, a.count, a.reset = res[0], res[1+2*i], res[2+2*i]
+	}
+}
+
+// admitBatch runs the batch's script calls, pipelined when there is more
+// than one, and hands each admission its reply.
 func (r *Redis) admitBatch(ctx context.Context, batch []*admission) {
 	defer func() {
 		for _, a := range batch {
 			close(a.done)
 		}
 	}()
-	if len(batch) == 1 {
-		a := batch[0]
-		a.res, a.err = slidingWindow.Run(ctx, r.client, []string{a.key}, a.args...).Int64Slice()
+	calls := r.calls(batch)
+	if len(calls) == 1 {
+		c := calls[0]
+		keys, args := c.script()
+		c.cmd = slidingWindow.Run(ctx, r.client, keys, args...)
+		c.reply()
 		return
 	}
-	cmds := make([]*redis.Cmd, len(batch))
 	_, _ = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, a := range batch {
-			cmds[i] = slidingWindow.EvalSha(ctx, p, []string{a.key}, a.args...)
+		for _, c := range calls {
+			keys, args := c.script()
+			c.cmd = slidingWindow.EvalSha(ctx, p, keys, args...)
 		}
 		return nil
 	})
-	var flushed []int
-	for i, c := range cmds {
-		if redis.HasErrorPrefix(c.Err(), "NOSCRIPT") {
-			flushed = append(flushed, i)
+	var flushed []*scriptCall
+	for _, c := range calls {
+		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
+			flushed = append(flushed, c)
 		}
 	}
 	if len(flushed) > 0 { // the script cache was flushed: EVAL, as Script.Run does
 		_, _ = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, i := range flushed {
-				cmds[i] = slidingWindow.Eval(ctx, p, []string{batch[i].key}, batch[i].args...)
+			for _, c := range flushed {
+				keys, args := c.script()
+				c.cmd = slidingWindow.Eval(ctx, p, keys, args...)
 			}
 			return nil
 		})
 	}
-	for i, a := range batch {
-		a.res, a.err = cmds[i].Int64Slice()
+	for _, c := range calls {
+		c.reply()
 	}
 }

@@ -31,8 +31,10 @@ type Redis struct {
 	// retries counts the idempotency-record operations retried after a
 	// timed-out attempt (Retries).
 	retries atomic.Int64
-	// admits batches the process's concurrent admissions (admit.go).
-	admits admitter
+	// admits batches the process's concurrent admissions (admit.go);
+	// cluster tells it that a script call may only take one window's key.
+	admits  admitter
+	cluster bool
 }
 
 // RedisOptions tunes the client.
@@ -79,7 +81,9 @@ func NewRedis(url string, opt RedisOptions) (*Redis, error) {
 			return nil, err
 		}
 	}
-	return &Redis{client: c, prefix: opt.Prefix, limiter: s.LimiterTimeout, record: s.IdempotencyTimeout}, nil
+	_, cluster := c.(*redis.ClusterClient)
+	return &Redis{client: c, prefix: opt.Prefix, limiter: s.LimiterTimeout, record: s.IdempotencyTimeout,
+		cluster: cluster}, nil
 }
 
 // Client exposes the underlying client (for tests and benchmarks).
@@ -112,72 +116,133 @@ func (r *Redis) failed(err error) error {
 
 // slidingWindow is an exact sliding-window log: one list per bucket of the
 // times (Redis server time, microseconds, so every instance shares one
-// clock) at which requests were admitted, oldest first. The script cuts the
-// entries that left the window (at or before now - window) from the head,
-// appends the new one, and takes the append back when it made the count
-// exceed the limit, so a rejected request is never recorded. The reset is
-// when the next slot frees: the oldest entry's expiry, or, when the bucket
-// holds more than a lowered limit, the expiry of the entry whose leaving
-// brings the count below it. Memory per bucket is bounded by the limit, and
-// the key expires one second after its newest entry leaves the window.
+// clock) at which requests were admitted, oldest first. One call admits one
+// request on each of its keys in turn, under one reading of TIME: KEYS[i]
+// is a window, ARGV[2i-1] its length in microseconds and ARGV[2i] its
+// limit, and a key may come more than once (admit.go sends a whole batch as
+// one call when the keys may share a script).
 //
-// The list is always in time order, which the cut relies on: it finds the
-// first entry still in the window by doubling steps from the head and then
+// For each key the script cuts the entries that left the window (at or
+// before now - window) from the head, appends the new one, and takes the
+// append back when it made the count exceed the limit, so a rejected
+// request is never recorded. The reset is when the next slot frees: the
+// oldest entry's expiry, or, when the bucket holds more than a lowered
+// limit, the expiry of the entry whose leaving brings the count below it.
+// Memory per bucket is bounded by the limit.
+//
+// The list is always in time order, which the cut relies on. The first
+// peek entries come in one LRANGE, which settles the usual cases: none has
+// left, or one (LPOP), or a few (LTRIM). When all of them have, the script
+// finds the first entry still in the window by doubling steps and then
 // halving, and removes the ones before it with one LTRIM. Should the clock
 // step back (a failover to a replica whose clock is behind, an NTP step),
 // the entries written before the step lie ahead of the new time; a new
-// entry is then appended at the newest one's time instead of its own, so
-// the order holds and the entries admitted until the clock catches up leave
-// the window late, by at most the step: the count is too high for that
-// long, never too low. The sorted set this replaced cost about 40% more
-// Redis CPU per admission and about ten times the memory (docs/edge.md,
-// "Rate limits").
-var slidingWindow = redis.NewScript(`
+// entry then takes the newest one's time instead of its own (the newest is
+// read after the append, LINDEX -2, unless the LRANGE showed the whole list,
+// and the new entry rewritten with LSET only then), so the order holds and
+// the entries admitted until the clock catches up leave the window late, by
+// at most the step: the count is too high for that long, never too low.
+//
+// The key expires expiryMargin after the end of the expiryStep (a step of
+// Redis's clock) in which its newest entry leaves the window: 1 to 1.5 s
+// after it leaves. The PEXPIREAT is only sent when an admission leaves the
+// window in a later step than the newest entry before it, so a busy window
+// sets it about twice a second rather than on every admission. An expiry
+// that an earlier release set (1 s after its newest entry leaves the
+// window, on every admission) is as safe to keep: an admission in the same
+// step leaves less than expiryStep after that entry. A window made longer
+// (EVENTAPI_RATE_WINDOW) finds the expiries set for the shorter one until
+// its first admission in a new step; a key that sees none before that
+// expiry loses the admissions of that last half second early.
+//
+// Lua numbers passed to redis.call() are formatted by Redis with
+// snprintf("%.17g"), which costs more than a short command, so the script
+// passes strings. The reply is the call's time and two integers per key:
+// the count after the call (-1 - count when refused) and the reset minus
+// the time, in microseconds. docs/edge.md, "Rate limits", has the
+// measurements behind this shape.
+var slidingWindow = redis.NewScript(fmt.Sprintf(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local window = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local edge = now - window
-local head = redis.call('LINDEX', KEYS[1], 0)
-if head and tonumber(head) <= edge then
-  -- Entries 0..lo have left the window; hi is the first that has not (or
-  -- the end). A few dozen calls however many left: popping a million one by
-  -- one held Redis for 1.1 s, the LTRIM takes 0.3 ms.
-  local lo, hi, step = 0, nil, 1
-  repeat
-    local v = redis.call('LINDEX', KEYS[1], lo + step)
-    if v and tonumber(v) <= edge then lo, step = lo + step, step * 2 else hi, head = lo + step, v end
-  until hi
-  while hi - lo > 1 do
-    local mid = math.floor((lo + hi) / 2)
-    local v = redis.call('LINDEX', KEYS[1], mid)
-    if v and tonumber(v) <= edge then lo = mid else hi, head = mid, v end
+-- The new entries' text (µs: seconds and 6 digits of microseconds).
+local nows = t[1] .. string.sub('00000' .. t[2], -6)
+local out = {now}
+for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[2 * i - 1])
+  local limit = tonumber(ARGV[2 * i])
+  local edge = now - window
+  -- The cut: e of the first entries have left the window, and head is the
+  -- first that has not (nil: none is left).
+  local first = redis.call('LRANGE', key, '0', '%[4]d')
+  local n, e = #first, 0
+  while e < n and tonumber(first[e + 1]) <= edge do e = e + 1 end
+  local head = first[e + 1]
+  if e == 1 then
+    redis.call('LPOP', key)
+  elseif e == %[5]d then
+    -- Entries 0..lo have left the window; hi is the first that has not
+    -- (or the end). A few dozen calls however many left: popping a
+    -- million one by one held Redis for 1.1 s, the LTRIM takes 0.3 ms.
+    local lo, hi, step = e - 1, nil, 1
+    repeat
+      local v = redis.call('LINDEX', key, lo + step)
+      if v and tonumber(v) <= edge then lo, step = lo + step, step * 2 else hi, head = lo + step, v end
+    until hi
+    while hi - lo > 1 do
+      local mid = math.floor((lo + hi) / 2)
+      local v = redis.call('LINDEX', key, mid)
+      if v and tonumber(v) <= edge then lo = mid else hi, head = mid, v end
+    end
+    redis.call('LTRIM', key, hi, -1)
+  elseif e > 1 then
+    redis.call('LTRIM', key, e, -1)
   end
-  redis.call('LTRIM', KEYS[1], hi, -1)
+  -- newest: the newest entry before the append, known when LRANGE showed
+  -- the whole list; otherwise it is read after the append.
+  local newest = nil
+  if n < %[5]d and e < n then newest = first[n] end
+  local count = redis.call('RPUSH', key, nows)
+  local at = now
+  if count > limit then
+    redis.call('RPOP', key)
+    count = count - 1
+    out[2 * i] = -1 - count
+  else
+    out[2 * i] = count
+    local last = nil
+    if count > 1 then
+      newest = newest or redis.call('LINDEX', key, '-2')
+      last = tonumber(newest)
+      if last > now then
+        at = last
+        redis.call('LSET', key, '-1', newest)
+      end
+    end
+    -- The expiryStep in which the new entry leaves the window.
+    local tick = math.floor((at + window) / %[1]d)
+    if not last or tick ~= math.floor((last + window) / %[1]d) then
+      redis.call('PEXPIREAT', key, string.format('%%d', (tick + 1) * %[2]d + %[3]d))
+    end
+  end
+  local reset = now
+  if count > 0 then
+    local frees = head or at
+    local j = math.min(count - 1, math.max(0, count - limit))
+    if j > 0 then frees = redis.call('LINDEX', key, j) end
+    reset = tonumber(frees) + window
+  end
+  out[2 * i + 1] = reset - now
 end
-local at = now
-if head then
-  local newest = tonumber(redis.call('LINDEX', KEYS[1], -1))
-  if newest > now then at = newest end
-end
-local count = redis.call('RPUSH', KEYS[1], at)
-local allowed = 1
-if count > limit then
-  redis.call('RPOP', KEYS[1])
-  count = count - 1
-  allowed = 0
-else
-  redis.call('PEXPIRE', KEYS[1], math.ceil((at - now + window) / 1000) + 1000)
-end
-local reset = now
-if count > 0 then
-  local frees = head or at
-  local i = math.min(count - 1, math.max(0, count - limit))
-  if i > 0 then frees = redis.call('LINDEX', KEYS[1], i) end
-  reset = tonumber(frees) + window
-end
-return {allowed, count, reset, now}
-`)
+return out
+`, expiryStep.Microseconds(), expiryStep.Milliseconds(), expiryMargin.Milliseconds(), peek-1, peek))
+
+// expiryStep and expiryMargin place a window key's expiry, and peek is how
+// many entries the script reads from a window's head (slidingWindow).
+const (
+	peek         = 4
+	expiryStep   = 500 * time.Millisecond
+	expiryMargin = time.Second
+)
 
 // claim returns the value under KEYS[1], or stores ARGV[1] there for ARGV[2]
 // milliseconds and returns nil (false) when it is absent.
