@@ -28,7 +28,8 @@ var (
 	httpRounds   = flag.Int("http.rounds", 6, "BenchmarkHTTPWrite: measured rounds per mode (modes alternate)")
 	httpDuration = flag.Duration("http.duration", 5*time.Second, "BenchmarkHTTPWrite: length of one round")
 	httpConns    = flag.Int("http.conns", 16, "BenchmarkHTTPWrite: concurrent connections")
-	httpDDL      = flag.String("http.ddl", "", "BenchmarkHTTPWrite: SQL run on the database before measuring (to try a variant)")
+	httpDDL      = flag.String("http.ddl", "", "BenchmarkHTTPWrite: SQL run on the database before measuring (to try a variant); @file reads it from a file")
+	httpDDLB     = flag.String("http.ddl-b", "", "BenchmarkHTTPWrite: a second variant, on a database and server of its own, measured in the same rounds (with -http.ddl: A against B); @file reads it from a file")
 	httpDBParams = flag.String("http.db-params", "", "BenchmarkHTTPWrite: extra pgx parameters for the server's database URL (e.g. default_query_exec_mode=cache_statement)")
 )
 
@@ -45,7 +46,75 @@ const httpOrgs = 300
 // PostgreSQL (this database's backends and the server's own background
 // processes), Redis and the load generator, read from /proc, and the
 // ratios off/on. One call does the whole run (use -benchtime 1x).
+//
+// With -http.ddl-b a second database and server get that variant (the
+// first -http.ddl, or the schema as migrated), and each round measures
+// both, each on and off back to back, in an order that rotates; it prints
+// each variant's figures and both on/off ratios of each round.
 func BenchmarkHTTPWrite(b *testing.B) {
+	variants := []*httpVariant{newHTTPVariant(b, "", ddlFlag(b, *httpDDL))}
+	if *httpDDLB != "" {
+		variants[0].name = "A"
+		variants = append(variants, newHTTPVariant(b, "B", ddlFlag(b, *httpDDLB)))
+	}
+	for _, v := range variants {
+		v.w.run(b, time.Second) // warm-up: connections, prepared statements, key cache
+	}
+	for r := range *httpRounds {
+		for i := range variants {
+			v := variants[(i+r)%len(variants)]
+			for _, on := range []bool{r%2 == 0, r%2 != 0} {
+				toggleOutbox(b, v.monitor, on)
+				before := v.m.read(b)
+				n := v.w.run(b, *httpDuration)
+				res := v.m.since(b, before, n)
+				v.results[on] = append(v.results[on], res)
+				fmt.Printf("round %d %-2s outbox=%-3s %s\n", r, v.name, onOff(on), res)
+			}
+		}
+	}
+	for _, v := range variants {
+		toggleOutbox(b, v.monitor, true)
+	}
+	for _, v := range variants {
+		label := ""
+		if v.name != "" {
+			label = v.name + ": "
+		}
+		on, off := median(v.results[true]), median(v.results[false])
+		fmt.Printf("%smedian outbox=on  %s\n%smedian outbox=off %s\n", label, on, label, off)
+		fmt.Printf("%soutbox cost: throughput on/off %.3f, CPU per write on/off %.3f (server %.3f, PostgreSQL %.3f)\n",
+			label, on.rate/off.rate, on.total()/off.total(), on.server/off.server, on.pg/off.pg)
+		paired := pairedRatios(v.results[true], v.results[false])
+		fmt.Printf("%sthroughput on/off of each round's pair (the two ran back to back): median %.3f, %s\n",
+			label, catalogue.Median(paired), formatFloats(paired, "%.3f"))
+		fmt.Printf("%sPostgreSQL CPU per write on − off of each round's pair: median %.0f µs, %s\n",
+			label, catalogue.Median(pairedPGDiffs(v.results[true], v.results[false])),
+			formatFloats(pairedPGDiffs(v.results[true], v.results[false]), "%.0f"))
+	}
+	v := variants[len(variants)-1]
+	on, off := median(v.results[true]), median(v.results[false])
+	b.ReportMetric(on.rate/off.rate, "throughput-on/off")
+	b.ReportMetric(on.total()/off.total(), "cpu-on/off")
+	if len(variants) == 2 {
+		a, bb := pairedRatios(variants[0].results[true], variants[0].results[false]),
+			pairedRatios(variants[1].results[true], variants[1].results[false])
+		b.ReportMetric(catalogue.Median(a), "A-paired-on/off")
+		b.ReportMetric(catalogue.Median(bb), "B-paired-on/off")
+	}
+}
+
+// httpVariant is one schema BenchmarkHTTPWrite measures: its database, the
+// server on it, and what was measured.
+type httpVariant struct {
+	name    string
+	monitor *pgxpool.Pool
+	m       *meter
+	w       *writer
+	results map[bool][]round
+}
+
+func newHTTPVariant(b *testing.B, name, ddl string) *httpVariant {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(b)
 	keys := seedKeys(b, dbURL, httpOrgs)
@@ -62,10 +131,10 @@ func BenchmarkHTTPWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer monitor.Close()
-	if *httpDDL != "" {
-		if _, err := monitor.Exec(ctx, *httpDDL); err != nil {
-			b.Fatal(err)
+	b.Cleanup(monitor.Close)
+	if ddl != "" {
+		if _, err := monitor.Exec(ctx, ddl); err != nil {
+			b.Fatalf("%s: %v", name, err)
 		}
 	}
 	m := &meter{server: srv.Pid(), monitor: monitor}
@@ -76,30 +145,8 @@ func BenchmarkHTTPWrite(b *testing.B) {
 		b.Fatalf("PostgreSQL must run on this machine: %v", err)
 	}
 	w := &writer{base: srv.Base(), keys: keys, client: catalogue.NewClient(*httpConns)}
-	defer w.client.CloseIdleConnections()
-
-	w.run(b, time.Second) // warm-up: connections, prepared statements, key cache
-	results := map[bool][]round{}
-	for r := range *httpRounds {
-		for _, on := range []bool{r%2 == 0, r%2 != 0} {
-			toggleOutbox(b, monitor, on)
-			before := m.read(b)
-			n := w.run(b, *httpDuration)
-			res := m.since(b, before, n)
-			results[on] = append(results[on], res)
-			fmt.Printf("round %d outbox=%-3s %s\n", r, onOff(on), res)
-		}
-	}
-	toggleOutbox(b, monitor, true)
-	on, off := median(results[true]), median(results[false])
-	fmt.Printf("median outbox=on  %s\nmedian outbox=off %s\n", on, off)
-	fmt.Printf("outbox cost: throughput on/off %.3f, CPU per write on/off %.3f (server %.3f, PostgreSQL %.3f)\n",
-		on.rate/off.rate, on.total()/off.total(), on.server/off.server, on.pg/off.pg)
-	paired := pairedRatios(results[true], results[false])
-	fmt.Printf("throughput on/off of each round's pair (the two ran back to back): median %.3f, %s\n",
-		catalogue.Median(paired), formatRatios(paired))
-	b.ReportMetric(on.rate/off.rate, "throughput-on/off")
-	b.ReportMetric(on.total()/off.total(), "cpu-on/off")
+	b.Cleanup(w.client.CloseIdleConnections)
+	return &httpVariant{name: name, monitor: monitor, m: m, w: w, results: map[bool][]round{}}
 }
 
 // seedKeys makes n organizations with one live key each.
@@ -127,11 +174,7 @@ func seedKeys(b *testing.B, dbURL string, n int) []string {
 
 // toggleOutbox enables or disables the clients table's change trigger.
 func toggleOutbox(b *testing.B, db *pgxpool.Pool, on bool) {
-	verb := "DISABLE"
-	if on {
-		verb = "ENABLE"
-	}
-	if _, err := db.Exec(context.Background(), "ALTER TABLE clients "+verb+" TRIGGER record_change"); err != nil {
+	if _, err := db.Exec(context.Background(), toggleSQL("clients", on)); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -280,12 +323,14 @@ func pairedRatios(on, off []round) []float64 {
 	return out
 }
 
-func formatRatios(xs []float64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprintf("%.3f", x)
+// pairedPGDiffs is PostgreSQL's CPU per write on less off, of each round's
+// back-to-back pair.
+func pairedPGDiffs(on, off []round) []float64 {
+	out := make([]float64, min(len(on), len(off)))
+	for i := range out {
+		out[i] = on[i].pg - off[i].pg
 	}
-	return "rounds " + strings.Join(parts, " ")
+	return out
 }
 
 func onOff(on bool) string {
