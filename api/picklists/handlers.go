@@ -91,15 +91,11 @@ func (h handlers) get(c *fiber.Ctx) error {
 	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
 	// The detail always carries its items: a large read.
 	return h.env.LargeReads.Run(ctx, func() error {
-		pl, err := picklists.Get(ctx, db, org, id)
+		pl, err := picklists.GetExpanded(ctx, db, org, id, x)
 		if err != nil {
 			return err
 		}
-		one := []picklists.PickList{*pl}
-		if err := picklists.Expand(ctx, db, org, one, x); err != nil {
-			return err
-		}
-		return rest.OK(c, &one[0])
+		return rest.OK(c, pl)
 	})
 }
 

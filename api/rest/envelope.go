@@ -61,11 +61,11 @@ type List[T any] struct {
 }
 
 // OK writes 200 {data: v}.
-func OK[T any](c *fiber.Ctx, v T) error { return c.Status(fiber.StatusOK).JSON(Data[T]{Data: v}) }
+func OK[T any](c *fiber.Ctx, v T) error { return respond(c, fiber.StatusOK, Data[T]{Data: v}) }
 
 // Created writes 201 {data: v}.
 func Created[T any](c *fiber.Ctx, v T) error {
-	return c.Status(fiber.StatusCreated).JSON(Data[T]{Data: v})
+	return respond(c, fiber.StatusCreated, Data[T]{Data: v})
 }
 
 // NoContent writes 204 with no body.
@@ -76,7 +76,7 @@ func Page[T any](c *fiber.Ctx, items []T, next *string) error {
 	if items == nil {
 		items = []T{}
 	}
-	return c.Status(fiber.StatusOK).JSON(List[T]{Data: items, Pagination: Pagination{NextCursor: next, HasMore: next != nil}})
+	return respond(c, fiber.StatusOK, List[T]{Data: items, Pagination: Pagination{NextCursor: next, HasMore: next != nil}})
 }
 
 // Warning is an entry of the top-level warnings array of a write response.
@@ -115,5 +115,5 @@ func IgnoredWarnings(in *Input) []Warning {
 // Updated writes 200 {data: v, warnings?}, warning about the fields of in
 // that were ignored.
 func Updated[T any](c *fiber.Ctx, v T, in *Input) error {
-	return c.Status(fiber.StatusOK).JSON(Written[T]{Data: v, Warnings: IgnoredWarnings(in)})
+	return respond(c, fiber.StatusOK, Written[T]{Data: v, Warnings: IgnoredWarnings(in)})
 }

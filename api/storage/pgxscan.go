@@ -3,8 +3,10 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,9 +30,10 @@ import (
 // has pgx turn every column into a driver.Value (a uuid into its 36-byte
 // string, parsed back by uuid.Scan; every value boxed into an interface) and
 // then converts it again for the destination, which was most of a 1000-item
-// manifest's scanning (bench/README.md). Here pgx decodes each column from
-// PostgreSQL's binary format into a pgtype value held per column and the
-// value is stored in its field, so a record comes out exactly as bun scans it
+// manifest's scanning (bench/README.md). Here each column is decoded from
+// PostgreSQL's binary format into a pgtype value held per column, by pgx or,
+// for texts and the fixed-size types, from its raw bytes (rawDecoded), and
+// the value is stored in its field, so a record comes out exactly as bun scans it
 // (TestScanMatchesBun): NULL as the zero value or a nil pointer, a text[]
 // into a []string field tagged array, a binary numeric into a money.Amount
 // (the pooler's exec mode reads results as text: then the amount's own
@@ -126,14 +129,18 @@ func typeOption(f *schema.Field) string {
 type cell struct {
 	kind   fieldKind
 	offset uintptr
-	text   pgtype.Text
-	b      pgtype.Bool
-	ts     pgtype.Timestamptz
-	i      pgtype.Int8
-	f      pgtype.Float8
-	u      pgtype.UUID
-	texts  pgtype.FlatArray[pgtype.Text]
-	col    column // the field's bun scanner, for any other column
+	// raw: the column is decoded here from its raw value (rawDecoded),
+	// not by pgx; oid is its type
+	raw   bool
+	oid   uint32
+	text  pgtype.Text
+	b     pgtype.Bool
+	ts    pgtype.Timestamptz
+	i     pgtype.Int8
+	f     pgtype.Float8
+	u     pgtype.UUID
+	texts pgtype.FlatArray[pgtype.Text]
+	col   column // the field's bun scanner, for any other column
 }
 
 // oidKinds are the column types each kind's pgtype value decodes.
@@ -158,6 +165,8 @@ var oidKinds = map[fieldKind][]uint32{
 type pgxRow struct {
 	cells []cell
 	dest  []any
+	// the bytes of the statement's strings
+	chars chars
 	// the values of the statement's pointer fields
 	strings slab[string]
 	bools   slab[bool]
@@ -192,13 +201,34 @@ func newPgxRow[T any](fds []pgconn.FieldDescription) (*pgxRow, error) {
 		}
 		c.offset = f.StructField.Offset
 		c.col = column{field: f, kind: viaBun}
+		c.raw, c.oid = rawDecoded(c.kind, fds[i]), fds[i].DataTypeOID
 		r.dest[i] = c.target()
 	}
 	return r, nil
 }
 
+// rawDecoded reports whether a column of kind k is decoded by decode
+// rather than by pgx: text in either format (both are the text's bytes,
+// which pgx copies into a string of its own), and the fixed-size binary
+// forms of uuid, bool, integers and floats. pgx's Scan takes a type switch,
+// a plan and an interface call per column, and a string allocation per
+// text; here the bytes are read directly, as pgx reads them, and strings
+// share chunks (chars). Timestamps, arrays and text forms stay with pgx.
+func rawDecoded(k fieldKind, fd pgconn.FieldDescription) bool {
+	switch k {
+	case kindString, kindStringPtr:
+		return true
+	case kindUUID, kindUUIDPtr, kindBool, kindBoolPtr, kindInt, kindIntPtr, kindFloat, kindFloatPtr:
+		return fd.Format == pgx.BinaryFormatCode
+	}
+	return false
+}
+
 // target is what pgx decodes the cell's column into.
 func (c *cell) target() any {
+	if c.raw {
+		return nil // pgx's Scan skips it; decode reads the raw value
+	}
 	switch c.kind {
 	case kindStrings:
 		return &c.texts
@@ -244,6 +274,11 @@ func (r *pgxRow) scan(rs pgx.Rows, m any) error {
 // store puts the decoded value into the field at p, as bun would; raw is
 // the column's undecoded value, for the kinds pgx does not decode.
 func (r *pgxRow) store(c *cell, p unsafe.Pointer, raw []byte) error {
+	if c.raw {
+		if err := r.decode(c, raw); err != nil {
+			return err
+		}
+	}
 	switch c.kind {
 	case kindMoney, kindMoneyPtr:
 		return r.storeMoney(p, raw, c.kind == kindMoneyPtr)
@@ -274,6 +309,63 @@ func (r *pgxRow) store(c *cell, p unsafe.Pointer, raw []byte) error {
 	}
 	// viaBun was stored by the scan itself. The pgtype values of NULL
 	// columns are zero (Valid false), as bun leaves them.
+	return nil
+}
+
+// decode sets the cell's pgtype value from the column's raw value src (nil
+// for NULL) as pgx's binary (or, for text, either) decoding sets it, its
+// errors on a wrong length included.
+func (r *pgxRow) decode(c *cell, src []byte) error {
+	switch c.kind {
+	case kindString, kindStringPtr:
+		c.text = pgtype.Text{String: r.chars.string(src), Valid: src != nil}
+	case kindUUID, kindUUIDPtr:
+		c.u = pgtype.UUID{}
+		if src != nil {
+			if len(src) != 16 {
+				return fmt.Errorf("invalid length for UUID: %v", len(src))
+			}
+			c.u = pgtype.UUID{Bytes: [16]byte(src), Valid: true}
+		}
+	case kindBool, kindBoolPtr:
+		c.b = pgtype.Bool{}
+		if src != nil {
+			if len(src) != 1 {
+				return fmt.Errorf("invalid length for bool: %v", len(src))
+			}
+			c.b = pgtype.Bool{Bool: src[0] == 1, Valid: true}
+		}
+	case kindInt, kindIntPtr:
+		c.i = pgtype.Int8{}
+		if src != nil {
+			var n int64
+			switch {
+			case c.oid == pgtype.Int2OID && len(src) == 2:
+				n = int64(int16(binary.BigEndian.Uint16(src)))
+			case c.oid == pgtype.Int4OID && len(src) == 4:
+				n = int64(int32(binary.BigEndian.Uint32(src)))
+			case c.oid == pgtype.Int8OID && len(src) == 8:
+				n = int64(binary.BigEndian.Uint64(src))
+			default:
+				return fmt.Errorf("invalid length for integer type %d: %v", c.oid, len(src))
+			}
+			c.i = pgtype.Int8{Int64: n, Valid: true}
+		}
+	case kindFloat, kindFloatPtr:
+		c.f = pgtype.Float8{}
+		if src != nil {
+			var f float64
+			switch {
+			case c.oid == pgtype.Float4OID && len(src) == 4:
+				f = float64(math.Float32frombits(binary.BigEndian.Uint32(src)))
+			case c.oid == pgtype.Float8OID && len(src) == 8:
+				f = math.Float64frombits(binary.BigEndian.Uint64(src))
+			default:
+				return fmt.Errorf("invalid length for float type %d: %v", c.oid, len(src))
+			}
+			c.f = pgtype.Float8{Float64: f, Valid: true}
+		}
+	}
 	return nil
 }
 
@@ -336,6 +428,39 @@ func (s *slab[V]) ptr(valid bool, v V) *V {
 	*p = v
 	s.free = s.free[1:]
 	return p
+}
+
+// chars hands out strings whose bytes are carved from chunks, as slab
+// hands out pointers: the text columns of a page of records cost one
+// allocation per chunk rather than one per value (a 1000-item manifest
+// has about 3,000 texts). The chunks double from 256 bytes to 16 KiB; a
+// text of more than a quarter of that has an allocation of its own. A
+// chunk's bytes are never written again once a string holds them, and a
+// chunk lives as long as any string in it: all of a statement's records go
+// out in one response together.
+type chars struct {
+	free []byte
+	next int
+}
+
+const maxCharsChunk = 16 << 10
+
+// string returns a string of b's bytes.
+func (s *chars) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > len(s.free) {
+		if len(b) > maxCharsChunk/4 {
+			return string(b)
+		}
+		s.next = min(max(2*s.next, 256), maxCharsChunk)
+		s.free = make([]byte, max(s.next, len(b)))
+	}
+	p := s.free[:len(b):len(b)]
+	copy(p, b)
+	s.free = s.free[len(b):]
+	return unsafe.String(&p[0], len(p))
 }
 
 // pgxScanAll appends every row to items.

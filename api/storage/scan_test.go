@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/money"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
@@ -55,8 +57,24 @@ func (h *hookedProbe) AfterScanRow(context.Context) error { h.Name += "!"; retur
 // a far timestamp and the fields it leaves to bun included; the fast kinds
 // are really in use for the probe, and a model with a scan hook is left to bun.
 func TestScanMatchesBun(t *testing.T) {
-	db := pgtest.Open(t)
 	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: 10, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	// the same database in pgx's exec mode, whose results come as text (as
+	// behind the pooler): the pgx path decodes only the texts itself then
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	textDB, err := database.Open(ctx, url+sep+"default_query_exec_mode=exec", database.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = textDB.Close() })
 	if _, err := db.ExecContext(ctx, `CREATE TABLE scan_probe (id uuid PRIMARY KEY, name text NOT NULL,
 		email text, flag boolean NOT NULL, at timestamptz, maybe timestamptz, count bigint, missing text, ref uuid,
 		ref_p uuid, flag_p boolean, n integer, n_p integer, f double precision, f_p double precision,
@@ -96,6 +114,20 @@ func TestScanMatchesBun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	viaPgxText := func(scan func(rows) error) {
+		t.Helper()
+		err := onPgx(ctx, textDB, text, nil, func(_ context.Context, rs rows) error {
+			for _, fd := range rs.pgx.FieldDescriptions() {
+				if fd.Format != pgx.TextFormatCode {
+					t.Errorf("column %s comes in format %d in exec mode", fd.Name, fd.Format)
+				}
+			}
+			return scan(rs)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !pgxScannable[probe]() {
 		t.Fatal("the probe is not scanned on the pgx path")
 	}
@@ -106,7 +138,7 @@ func TestScanMatchesBun(t *testing.T) {
 	if len(byBun) != 3 {
 		t.Fatalf("bun scanned %d rows", len(byBun))
 	}
-	for _, w := range []way{{"database/sql", viaSQL}, {"pgx", viaPgx}} {
+	for _, w := range []way{{"database/sql", viaSQL}, {"pgx", viaPgx}, {"pgx, text results", viaPgxText}} {
 		t.Run(w.name, func(t *testing.T) {
 			var all []probe
 			w.run(func(rs rows) error { return scanAll(ctx, rs, &all) })
@@ -147,7 +179,7 @@ func TestScanMatchesBun(t *testing.T) {
 	// their own, not by their bun scanners; an amount only when its numeric
 	// comes in binary (behind the pooler, pgx's exec mode reads text, which
 	// the amount's Scan parses).
-	err := onPgx(ctx, db, text, nil, func(_ context.Context, rs rows) error {
+	err = onPgx(ctx, db, text, nil, func(_ context.Context, rs rows) error {
 		fds := rs.pgx.FieldDescriptions()
 		r, err := newPgxRow[probe](fds)
 		if err != nil {
@@ -157,6 +189,12 @@ func TestScanMatchesBun(t *testing.T) {
 		money := kindMoney
 		for i, c := range r.cells {
 			got[fds[i].Name] = c.kind
+			switch c.kind {
+			case kindString, kindStringPtr, kindUUID, kindUUIDPtr, kindBool, kindBoolPtr, kindInt, kindIntPtr, kindFloat, kindFloatPtr:
+				if !c.raw {
+					t.Errorf("the probe's pgx cell for %s (kind %d) is decoded by pgx, not from its raw value", fds[i].Name, c.kind)
+				}
+			}
 			if fds[i].Name == "cost" && fds[i].Format != pgx.BinaryFormatCode {
 				money = viaBun
 			}

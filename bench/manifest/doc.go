@@ -1,10 +1,19 @@
-// Package manifest measures the loading half of the 1000-item pick-list
-// manifest (GET /api/v2/pick_lists/{id}?expand=items,equipment,category,
-// issue 15): its items, their equipment and its categories loaded as
-// picklists.Expand loads them (storage.In, rows scanned by api/storage's
-// scan plans) against the same queries scanned by bun, in one run. It
-// reports this process's CPU per manifest next to ns/op (which includes
-// PostgreSQL's time). Run it with
+// Package manifest measures the 1000-item pick-list manifest (GET
+// /api/v2/pick_lists/{id}?expand=items,equipment,category, issue 15) in this
+// process, without HTTP clients:
 //
-//	go test -run '^$' -bench . -count 5 ./bench/manifest/
+//   - BenchmarkLoad, the loading half: its items, their equipment and its
+//     categories loaded as picklists.Expand loads them (storage.In, rows
+//     scanned by api/storage's scan plans) against the same queries scanned
+//     by bun, in one run;
+//   - BenchmarkRender, the rendering half: the loaded manifest answered by
+//     a Fiber app as the service's (Immutable) and written as fasthttp
+//     writes it to a connection, by goccy/go-json through c.JSON (how
+//     rest.OK rendered it before encoding plans) against rest.OK with
+//     rest.Encode (docs/architecture.md, "JSON").
+//
+// Each reports this process's CPU per manifest (cpu-µs/op) next to ns/op
+// (which, for the loading, includes PostgreSQL's time). Run it with
+//
+//	go test -run '^$' -bench . -count 3 ./bench/manifest/
 package manifest

@@ -20,6 +20,51 @@ func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UU
 	return storage.Get[PickList](ctx, db, org, id, Kind)
 }
 
+// GetExpanded loads one pick list of org with the expansions x, as Get
+// and then Expand. On a pool, with items, the items (and their equipment)
+// are read beside the pick list itself, on connections of their own, so a
+// manifest's detail waits for one round trip less (docs/architecture.md,
+// "Expansions"); the event, which needs the pick list's event_id, is read
+// after. When the pick list is not there, the items read meanwhile (none of
+// another organization's) are dropped; both reads run to their end either
+// way, so a not found never cancels a statement, which would cost its
+// connection.
+func GetExpanded(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, x Expansion) (*PickList, error) {
+	pool, isPool := db.(*bun.DB)
+	if !isPool || !x.Items {
+		pl, err := Get(ctx, db, org, id)
+		if err != nil {
+			return nil, err
+		}
+		one := []PickList{*pl}
+		if err := Expand(ctx, db, org, one, x); err != nil {
+			return nil, err
+		}
+		return &one[0], nil
+	}
+	var items []Item
+	var itemsErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		items, itemsErr = loadItems(ctx, pool, org, []uuid.UUID{id}, x)
+	}()
+	pl, err := Get(ctx, pool, org, id)
+	<-read
+	if err != nil {
+		return nil, err
+	}
+	if itemsErr != nil {
+		return nil, itemsErr
+	}
+	one := []PickList{*pl}
+	if err := Expand(ctx, pool, org, one, Expansion{Event: x.Event}); err != nil {
+		return nil, err
+	}
+	groupItems(one, items)
+	return &one[0], nil
+}
+
 // ListFilter narrows the pick list list.
 type ListFilter struct {
 	EventID  *uuid.UUID
@@ -170,8 +215,9 @@ func expandEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID
 
 // attachEquipment inlines each item's equipment from eq.
 func attachEquipment(items []Item, eq map[uuid.UUID]*related.Equipment) {
+	p := related.NewPicker[related.Equipment](len(items))
 	for i := range items {
-		items[i].Equipment = related.Pick(eq, items[i].EquipmentID)
+		items[i].Equipment = p.Pick(eq, items[i].EquipmentID)
 	}
 }
 

@@ -132,8 +132,9 @@ func inlineCategories(ctx context.Context, db bun.IDB, org tenancy.OrganizationI
 	if err != nil {
 		return err
 	}
+	p := NewPicker[Category](len(eq))
 	for _, e := range eq {
-		e.Category = Pick(cats, e.CategoryID)
+		e.Category = p.Pick(cats, e.CategoryID)
 	}
 	return nil
 }

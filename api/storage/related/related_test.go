@@ -212,3 +212,26 @@ func TestOneAndIDs(t *testing.T) {
 		t.Fatalf("IDs = %v, want distinct non-nil ids in order", got)
 	}
 }
+
+// TestPicker: a Picker's expansions are Pick's, cells apart: each its own,
+// beyond the number it was made for too.
+func TestPicker(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	records := map[uuid.UUID]*related.Client{a: {ID: a, Name: "A"}}
+	ids := []*uuid.UUID{&a, nil, &b, &a, nil}
+	p := related.NewPicker[related.Client](3)
+	var got []related.One[related.Client]
+	for _, id := range ids {
+		got = append(got, p.Pick(records, id))
+	}
+	for i, id := range ids {
+		if want := related.Pick(records, id); got[i] == nil || *got[i] != *want {
+			t.Errorf("pick %d: %v, Pick gives %v", i, got[i], want)
+		}
+		for j := range i {
+			if got[i] == got[j] {
+				t.Errorf("picks %d and %d share a cell", j, i)
+			}
+		}
+	}
+}
