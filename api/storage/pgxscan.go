@@ -165,6 +165,10 @@ var oidKinds = map[fieldKind][]uint32{
 type pgxRow struct {
 	cells []cell
 	dest  []any
+	// pool and sig: where release keeps the state, and the columns it was
+	// planned for (pgxrows.go)
+	pool *sync.Pool
+	sig  []columnSig
 	// the bytes of the statement's strings
 	chars chars
 	// the values of the statement's pointer fields
@@ -465,10 +469,11 @@ func (s *chars) string(b []byte) string {
 
 // pgxScanAll appends every row to items.
 func pgxScanAll[T any](rs pgx.Rows, items *[]T) error {
-	r, err := newPgxRow[T](rs.FieldDescriptions())
+	r, err := acquirePgxRow[T](rs.FieldDescriptions())
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	for rs.Next() {
 		if err := r.scan(rs, next(items)); err != nil {
 			return err

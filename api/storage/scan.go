@@ -317,10 +317,11 @@ func next[T any](items *[]T) *T {
 // scanOne scans the current row into m, as bun's ScanRow does.
 func scanOne[T any](ctx context.Context, rs rows, m *T) error {
 	if rs.pgx != nil {
-		r, err := newPgxRow[T](rs.pgx.FieldDescriptions())
+		r, err := acquirePgxRow[T](rs.pgx.FieldDescriptions())
 		if err != nil {
 			return err
 		}
+		defer r.release()
 		return r.scan(rs.pgx, m)
 	}
 	rows := rs.sql

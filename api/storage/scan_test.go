@@ -145,6 +145,13 @@ func TestScanMatchesBun(t *testing.T) {
 			if !reflect.DeepEqual(all, byBun) {
 				t.Fatalf("scanAll scanned\n%+v\nbun scanned\n%+v", all, byBun)
 			}
+			// A second statement reuses the first one's scanning state
+			// (pgxrows.go): the first one's records stay as they were.
+			var again []probe
+			w.run(func(rs rows) error { return scanAll(ctx, rs, &again) })
+			if !reflect.DeepEqual(again, byBun) || !reflect.DeepEqual(all, byBun) {
+				t.Fatalf("after a second scan: first\n%+v\nsecond\n%+v\nbun scanned\n%+v", all, again, byBun)
+			}
 			a, _ := json.Marshal(all)
 			b, _ := json.Marshal(byBun)
 			if string(a) != string(b) {
