@@ -71,15 +71,8 @@ func TestAdmissionsBatched(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := "edge-batch:" + testName() + ":"
-			r, err := NewRedis(tc.url(t), RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := prefixedRedis(t, tc.url(t), prefix)
 			ctx := context.Background()
-			t.Cleanup(func() {
-				_ = redistest.DeleteKeys(ctx, r.Client(), prefix+"*")
-				_ = r.Close()
-			})
 			hook := &scriptHook{}
 			r.Client().AddHook(hook)
 
@@ -415,15 +408,8 @@ func TestWindowCases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := "edge-cases:" + testName() + ":"
-			r, err := NewRedis(tc.url(t), RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := prefixedRedis(t, tc.url(t), prefix)
 			ctx := context.Background()
-			t.Cleanup(func() {
-				_ = redistest.DeleteKeys(ctx, r.Client(), prefix+"*")
-				_ = r.Close()
-			})
 			c := r.Client()
 			now := func(key string) time.Time {
 				t.Helper()
@@ -551,21 +537,15 @@ func TestWindowKeyExpiry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			prefix := "edge-expiry:" + testName() + ":"
-			r, err := NewRedis(tc.url(t), RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := prefixedRedis(t, tc.url(t), prefix)
 			ctx := context.Background()
-			t.Cleanup(func() {
-				_ = redistest.DeleteKeys(ctx, r.Client(), prefix+"*")
-				_ = r.Close()
-			})
 			const window = time.Second
 			bucket := testName()
 			key := r.Key(WindowKey(bucket))
 			c := r.Client()
 			var node redis.Cmdable = c
 			if cc, ok := c.(*redis.ClusterClient); ok {
+				var err error
 				if node, err = cc.MasterForKey(ctx, key); err != nil {
 					t.Fatal(err)
 				}
@@ -642,4 +622,19 @@ func TestWindowKeyExpiry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// prefixedRedis connects to the Redis at url with every key under prefix,
+// patient with a loaded machine, and removes its keys when the test ends.
+func prefixedRedis(t *testing.T, url, prefix string) *Redis {
+	t.Helper()
+	r, err := NewRedis(url, RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = redistest.DeleteKeys(context.Background(), r.Client(), prefix+"*")
+		_ = r.Close()
+	})
+	return r
 }

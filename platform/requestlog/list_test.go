@@ -26,9 +26,7 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	now := time.Now().UTC().Truncate(time.Second)
-	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{Retention: 72 * time.Hour, Ahead: 1}); err != nil {
-		t.Fatal(err)
-	}
+	partitioned(t, db)
 	rng := rand.New(rand.NewPCG(1, 2))
 	orgA, orgB := uuid.New(), uuid.New()
 	keys := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}

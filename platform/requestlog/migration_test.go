@@ -21,9 +21,7 @@ func TestSegmentMigrationKeepsTheRecords(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	now := time.Now().UTC()
-	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{Retention: 72 * time.Hour, Now: func() time.Time { return now }}); err != nil {
-		t.Fatal(err)
-	}
+	partitioned(t, db)
 	org, key := uuid.New(), uuid.New()
 	text := func(s string) *string { return &s }
 	var recs []requestlog.Record

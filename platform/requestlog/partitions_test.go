@@ -26,6 +26,15 @@ func openDB(t *testing.T) *bun.DB {
 	return db
 }
 
+// partitioned creates the partitions from yesterday to tomorrow, as the
+// serve process does at start.
+func partitioned(t *testing.T, db *bun.DB) {
+	t.Helper()
+	if _, err := requestlog.Maintain(context.Background(), db, requestlog.MaintainOptions{Retention: 72 * time.Hour, Ahead: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func day(t time.Time, d int) time.Time { return t.UTC().Truncate(24*time.Hour).AddDate(0, 0, d) }
 
 // TestRetentionDropsWholePartitions: partitions made ten days ago hold a
