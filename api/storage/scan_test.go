@@ -70,7 +70,7 @@ func TestScanMatchesBun(t *testing.T) {
 	if strings.Contains(url, "?") {
 		sep = "&"
 	}
-	textDB, err := database.Open(ctx, url+sep+"default_query_exec_mode=exec", database.Options{MaxOpenConns: 2})
+	textDB, err := database.Open(ctx, url+sep+"default_query_exec_mode=exec", database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +196,18 @@ func TestScanMatchesBun(t *testing.T) {
 		money := kindMoney
 		for i, c := range r.cells {
 			got[fds[i].Name] = c.kind
+			// Text is decoded from its raw bytes in either format; the
+			// fixed-size kinds only in binary (behind the pooler, pgx's exec
+			// mode reads text, which pgx parses).
+			raw := false
 			switch c.kind {
-			case kindString, kindStringPtr, kindUUID, kindUUIDPtr, kindBool, kindBoolPtr, kindInt, kindIntPtr, kindFloat, kindFloatPtr:
-				if !c.raw {
-					t.Errorf("the probe's pgx cell for %s (kind %d) is decoded by pgx, not from its raw value", fds[i].Name, c.kind)
-				}
+			case kindString, kindStringPtr:
+				raw = true
+			case kindUUID, kindUUIDPtr, kindBool, kindBoolPtr, kindInt, kindIntPtr, kindFloat, kindFloatPtr:
+				raw = fds[i].Format == pgx.BinaryFormatCode
+			}
+			if raw && !c.raw {
+				t.Errorf("the probe's pgx cell for %s (kind %d) is decoded by pgx, not from its raw value", fds[i].Name, c.kind)
 			}
 			if fds[i].Name == "cost" && fds[i].Format != pgx.BinaryFormatCode {
 				money = viaBun
