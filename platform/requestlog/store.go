@@ -274,13 +274,12 @@ func newer(a, b *Record) bool {
 // Get returns org's record with the given id, or nil when there is none (an
 // id that is not a UUIDv7 names no record: every record id is one).
 func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Record, error) {
-	t, ok := IDTime(id)
-	if !ok {
+	if _, ok := IDTime(id); !ok {
 		return nil, nil
 	}
-	w := segmentWindow{lastAtLeast: &t}
-	firstBefore, lastBefore := t.Add(time.Millisecond), t.Add(time.Millisecond+MaxSpan)
-	w.firstBefore, w.lastBefore = &firstBefore, &lastBefore
+	// An id bounds the segments as a request id does: it is the record's
+	// request id when the app assigned it.
+	w := window(Filter{RequestID: id.String()}, nil)
 	var r []Record
 	err := segmentsOf(db.NewSelect().TableExpr(unnested).ColumnExpr(recordColumns), org, Filter{}, w).
 		Where("r.id = ?", id).Limit(1).Scan(ctx, &r)
