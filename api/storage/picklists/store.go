@@ -2,7 +2,9 @@ package picklists
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"runtime/debug"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -44,13 +46,25 @@ func GetExpanded(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id
 	}
 	var items []Item
 	var itemsErr error
+	var panicked *goroutinePanic
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
+		// A panic of the items read is raised again on the request's
+		// goroutine, where the recoverer answers it with a 500; left on
+		// this goroutine it would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				panicked = &goroutinePanic{value: p, stack: debug.Stack()}
+			}
+		}()
 		items, itemsErr = loadItems(ctx, pool, org, []uuid.UUID{id}, x)
 	}()
 	pl, err := Get(ctx, pool, org, id)
 	<-read
+	if panicked != nil {
+		panic(panicked)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -309,3 +323,14 @@ func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 
 // forUpdate locks the selected row until the transaction ends.
 func forUpdate(q *bun.SelectQuery) *bun.SelectQuery { return q.For("NO KEY UPDATE") }
+
+// goroutinePanic is a panic of a helper goroutine, raised again on the
+// goroutine that waited for it, with the stack where it happened.
+type goroutinePanic struct {
+	value any
+	stack []byte
+}
+
+func (p *goroutinePanic) Error() string {
+	return fmt.Sprintf("panic in a helper goroutine: %v\n%s", p.value, p.stack)
+}
