@@ -56,6 +56,8 @@ type options struct {
 	chainDBParams                     string
 	endpoints                         string
 	requestLogOff                     bool
+	pairs                             int
+	pairDuration                      time.Duration
 }
 
 func main() {
@@ -93,9 +95,11 @@ func parseFlags() options {
 	flag.StringVar(&o.memProfileChain, "memprofile-chain", "", "write the chain server's allocation profile (whole run; pprof -sample_index=alloc_space) to this file")
 	flag.StringVar(&o.cpuProfileBase, "cpuprofile-baseline", "", "write the baseline server's CPU profile to this file")
 	flag.StringVar(&o.cpuProfilePGJSON, "cpuprofile-pgjson", "", "write the PostgreSQL-JSON server's CPU profile to this file")
-	flag.StringVar(&o.phases, "phases", "max,half,search", "comma-separated phases to run: max, half, search")
+	flag.StringVar(&o.phases, "phases", "max,half,search,pairs", "comma-separated phases to run: max, half, search, pairs")
+	flag.IntVar(&o.pairs, "pairs", 12, "pairs of runs per endpoint and server of the paired phase")
+	flag.DurationVar(&o.pairDuration, "pair-duration", 1500*time.Millisecond, "length of each run of a pair")
 	flag.StringVar(&o.endpoints, "endpoints", "detail,list,manifest,deep",
-		"comma-separated endpoints of the max and half phases: detail, list, manifest, deep")
+		"comma-separated endpoints of the max, half and pairs phases: detail, list, manifest, deep")
 	flag.IntVar(&o.tenants, "tenants", 600, "organizations carrying the detail, list and manifest load, each at the real "+
 		"limit of 1000 per 60 s (600 admit 10,000 req/s in all)")
 	flag.IntVar(&o.tenantClients, "tenant-clients", 50, "clients of each tenant")

@@ -168,6 +168,11 @@ func run(ctx context.Context, o options) (err error) {
 			return err
 		}
 	}
+	if o.has("pairs") {
+		if err := b.pairsPhase(ctx); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -15,7 +15,7 @@
 // server, where the per-record cost is several times an idle server's.
 // PostgreSQL must run on this machine.
 //
-//	go run ./bench/requestlog/cmd/rlcost [-flushes 8] [-flush 5000] [-orgs 600] [-every 1s] [-rounds 3] [-load 8]
+//	go run ./bench/requestlog/cmd/rlcost [-flushes 8] [-flush 5000] [-orgs 600] [-every 1s] [-rounds 3] [-load 8] [-ddl SQL]
 //
 // It creates a fresh database (dropped at the end) on the PostgreSQL of
 // EVENTAPI_TEST_DATABASE_URL or the local one.
@@ -48,6 +48,7 @@ func main() {
 	every := flag.Duration("every", time.Second, "pause between flushes (the writer's interval)")
 	rounds := flag.Int("rounds", 3, "rounds; each writes with both layouts, in alternating order")
 	load := flag.Int("load", 8, "connections running a small query in a closed loop meanwhile")
+	ddl := flag.String("ddl", "", "SQL run once the partitions exist, to try a variant of the segments' storage without a migration")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -66,6 +67,11 @@ func main() {
 	}
 	if _, err := db.ExecContext(ctx, rowsTable); err != nil {
 		log.Fatal(err)
+	}
+	if *ddl != "" {
+		if _, err := db.ExecContext(ctx, *ddl); err != nil {
+			log.Fatalf("-ddl: %v", err)
+		}
 	}
 	stop := startLoad(ctx, url, *load)
 	defer stop()
@@ -87,6 +93,15 @@ func main() {
 	}
 	fmt.Printf("%d flushes of %d records over %d organizations every %v, %d loading connections, %d rounds\n",
 		*flushes, *flush, *orgs, *every, *load, *rounds)
+	var segs, rowBytes, onDisk int64
+	if err := db.NewRaw(`SELECT (SELECT count(*) FROM request_log_segments),
+	        (SELECT coalesce(avg(pg_column_size(s.*)), 0)::bigint FROM request_log_segments s),
+	        (SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits
+	         WHERE inhparent = 'request_log_segments'::regclass)`).Scan(ctx, &segs, &rowBytes, &onDisk); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("segments: %d rows of %d bytes on average (pg_column_size), %.1f MiB on disk with their indexes and TOAST\n",
+		segs, rowBytes, float64(onDisk)/(1<<20))
 	for i, l := range layouts {
 		d := slices.Clone(perRecord[i])
 		slices.Sort(d)
