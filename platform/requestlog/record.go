@@ -70,7 +70,8 @@ func (r *Record) Normalize() {
 		{&r.ErrorCode, maxText}, {&r.KeyPrefix, maxText}, {&r.IP, maxText}} {
 		if *f.s != nil {
 			if t := storable(**f.s, f.max); t != **f.s {
-				*f.s = &t
+				changed := t // declared here, so only a changed value is allocated
+				*f.s = &changed
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -48,12 +49,13 @@ func New(cfg Config) fiber.Handler {
 	if cfg.Sink == nil {
 		return func(c *fiber.Ctx) error { return c.Next() }
 	}
+	l := &logger{cfg: cfg}
 	return func(c *fiber.Ctx) (err error) {
 		start := rest.RequestArrival(c)
 		defer func() {
 			// A panic is re-raised for the recoverer, which answers 500.
 			if p := recover(); p != nil {
-				cfg.Sink.Add(record(c, cfg, start, fiber.StatusInternalServerError, "internal_error"))
+				cfg.Sink.Add(l.record(c, start, fiber.StatusInternalServerError, "internal_error"))
 				panic(p)
 			}
 		}()
@@ -69,38 +71,63 @@ func New(cfg Config) fiber.Handler {
 		if code == "" && status >= 400 {
 			code = bodyErrorCode(c.Response().Body())
 		}
-		cfg.Sink.Add(record(c, cfg, start, status, code))
+		cfg.Sink.Add(l.record(c, start, status, code))
 		return err
 	}
+}
+
+// logger is one middleware's state: the shared copies of repeated values
+// (intern.go).
+type logger struct {
+	cfg        Config
+	userAgents textInterner
+	routes     textInterner
+	addrs      addrInterner
+	// mutable is whether the app hands out strings over reused buffers
+	// (fiber.Config.Immutable off), read at the first request.
+	mutableOnce sync.Once
+	mutable     bool
 }
 
 // record builds the request's record: its id is the request id and its time
 // the request's arrival, whose millisecond the id carries, so a record is
 // found by request id within one millisecond of the log's time index. The
-// record outlives the request (the
-// writer stores it later), so its strings are copies: in an app without
-// fiber.Config.Immutable, c.Method() and c.Path() point into buffers the next
-// request reuses.
-func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) requestlog.Record {
+// record outlives the request (the writer stores it later), so none of its
+// strings may point into a buffer the next request reuses: in an app
+// without fiber.Config.Immutable, c.Path() does; the organization, key and
+// key prefix point into the principal, which the authenticator shares
+// between requests and never changes.
+func (l *logger) record(c *fiber.Ctx, start time.Time, status int, code string) requestlog.Record {
+	l.mutableOnce.Do(func() { l.mutable = !c.App().Config().Immutable })
+	path := c.Path()
+	if l.mutable {
+		path = strings.Clone(path)
+	}
 	reqID := rest.EnsureRequestID(c)
 	r := requestlog.Record{
 		CreatedAt:  start,
 		RequestID:  reqID,
-		Method:     strings.Clone(c.Method()),
-		Path:       strings.Clone(c.Path()),
+		Method:     methodOf(c.Method()),
+		Path:       path,
 		Status:     status,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
-		APIVersion: cfg.APIVersion,
+		APIVersion: l.cfg.APIVersion,
 		ErrorCode:  nonEmpty(code),
-		IP:         clientIP(c, cfg.TrustedProxies),
-		UserAgent:  nonEmpty(string(c.Request().Header.UserAgent())),
+		IP:         l.clientIP(c),
 	}
-	if cfg.Routes != nil {
-		r.Route = nonEmpty(cfg.Routes.Of(c))
+	if ua := c.Request().Header.UserAgent(); len(ua) > 0 {
+		r.UserAgent = l.userAgents.of(ua)
+	}
+	if l.cfg.Routes != nil {
+		if route := l.cfg.Routes.Of(c); route != "" {
+			r.Route = l.routes.ofString(route)
+		}
 	}
 	if p, ok := tenancy.FromContext(c.UserContext()); ok {
-		org, key := p.OrganizationID, p.KeyID
-		r.OrganizationID, r.KeyID, r.KeyPrefix = &org, &key, nonEmpty(p.KeyPrefix)
+		r.OrganizationID, r.KeyID = &p.OrganizationID, &p.KeyID
+		if p.KeyPrefix != "" {
+			r.KeyPrefix = &p.KeyPrefix
+		}
 	}
 	if k := c.Request().Header.Peek(headerIdempotencyKey); len(k) > 0 {
 		r.IdempotencyKey = nonEmpty(string(k))
@@ -114,17 +141,16 @@ func record(c *fiber.Ctx, cfg Config, start time.Time, status int, code string) 
 // clientIP is the address of the request's client, through trusted proxies
 // (platform/clientip). fasthttp gives a connection that is not TCP the peer
 // 0.0.0.0; nil only if it ever gave no address at all.
-func clientIP(c *fiber.Ctx, trusted clientip.Trusted) *string {
+func (l *logger) clientIP(c *fiber.Ctx) *string {
 	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
 	if !ok {
 		return nil
 	}
 	var forwarded [][]byte
-	if len(trusted) > 0 {
+	if len(l.cfg.TrustedProxies) > 0 {
 		forwarded = c.Request().Header.PeekAll(clientip.HeaderForwardedFor)
 	}
-	ip := trusted.Of(peer, forwarded).String()
-	return &ip
+	return l.addrs.of(l.cfg.TrustedProxies.Of(peer, forwarded))
 }
 
 // bodyErrorCode reads error.code from a JSON error body (a replayed stored
@@ -148,5 +174,6 @@ func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	kept := s // declared here, so that an empty s costs no allocation
+	return &kept
 }

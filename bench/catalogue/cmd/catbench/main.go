@@ -58,6 +58,7 @@ type options struct {
 	requestLogOff                     bool
 	pairs                             int
 	pairDuration                      time.Duration
+	pairWith                          string
 }
 
 func main() {
@@ -98,6 +99,8 @@ func parseFlags() options {
 	flag.StringVar(&o.phases, "phases", "max,half,search,pairs", "comma-separated phases to run: max, half, search, pairs")
 	flag.IntVar(&o.pairs, "pairs", 12, "pairs of runs per endpoint and server of the paired phase")
 	flag.DurationVar(&o.pairDuration, "pair-duration", 1500*time.Millisecond, "length of each run of a pair")
+	flag.StringVar(&o.pairWith, "pair-with", "", "comma-separated servers the paired phase compares the chain with (default all: "+
+		"chain-no-request-log, baseline, pgjson)")
 	flag.StringVar(&o.endpoints, "endpoints", "detail,list,manifest,deep",
 		"comma-separated endpoints of the max, half and pairs phases: detail, list, manifest, deep")
 	flag.IntVar(&o.tenants, "tenants", 600, "organizations carrying the detail, list and manifest load, each at the real "+

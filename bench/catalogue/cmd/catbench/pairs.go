@@ -77,6 +77,9 @@ func (b *bench) pairsPhase(ctx context.Context) error {
 			if other.role == "chain" && other.name != "chain-no-request-log" {
 				continue // a -chain-db-params variant: the maximum phase compares it
 			}
+			if o.pairWith != "" && !listed(o.pairWith, other.name) {
+				continue
+			}
 			lines, err := b.pairUp(ctx, ep, chain, other)
 			if err != nil {
 				return err
