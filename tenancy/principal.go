@@ -8,7 +8,10 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-// Principal is the authenticated caller of one request.
+// Principal is the authenticated caller of one request. The Authenticator
+// hands the same *Principal to every request of a key while its cache entry
+// lives, and others keep pointers into it (the request log's records): it
+// is read-only once made.
 type Principal struct {
 	KeyID uuid.UUID
 	// KeyPrefix is the key's display prefix (never the secret).

@@ -393,19 +393,23 @@ func checkCase(t *testing.T, c redis.UniversalClient, key string, tc windowCase,
 	}
 }
 
+// sharedRedises are the Redis deployments a test runs against: the suite's
+// single Redis and its shared Redis Cluster.
+var sharedRedises = []struct {
+	name string
+	url  func(t *testing.T) string
+}{
+	{"redis", func(*testing.T) string { return pgtest.RedisURL() }},
+	{"redis-cluster", func(t *testing.T) string { return redistest.SharedClusterURL(t) }},
+}
+
 // TestWindowCases runs each windowCase through Admit, and then all of them
 // in one batch together with three admissions of one fresh window under a
 // limit of 2 (the batch's outcomes are mixed, and a key repeats): on a
 // single Redis the batch is one script call; on a Redis Cluster, where the
 // windows lie in several hash slots, one call per window (admit.go, calls).
 func TestWindowCases(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		url  func(t *testing.T) string
-	}{
-		{"redis", func(*testing.T) string { return pgtest.RedisURL() }},
-		{"redis-cluster", func(t *testing.T) string { return redistest.SharedClusterURL(t) }},
-	} {
+	for _, tc := range sharedRedises {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := "edge-cases:" + testName() + ":"
 			r := prefixedRedis(t, tc.url(t), prefix)
@@ -527,13 +531,7 @@ func TestWindowCases(t *testing.T) {
 // gone once that entry has left: not before (Redis's clock, read when the
 // key is seen gone, is past the newest entry's expiry).
 func TestWindowKeyExpiry(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		url  func(t *testing.T) string
-	}{
-		{"redis", func(*testing.T) string { return pgtest.RedisURL() }},
-		{"redis-cluster", func(t *testing.T) string { return redistest.SharedClusterURL(t) }},
-	} {
+	for _, tc := range sharedRedises {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			prefix := "edge-expiry:" + testName() + ":"
