@@ -138,7 +138,7 @@ func New(d Deps) *fiber.App {
 	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
-	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler}))
+	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(refuse)
 
 	// Public: probes and the API description.

@@ -1,5 +1,8 @@
 // Package accesslog writes one structured log line per request with its
-// status, duration, route and organization.
+// status, duration, route and organization. The route is the template the
+// metrics, traces and request log name (route.Resolver), so that a line can
+// be matched with them, also for a request answered by middleware (401,
+// 429, an idempotent replay), where Fiber's own route stops at the group.
 package accesslog
 
 import (
@@ -8,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -16,6 +20,9 @@ type Config struct {
 	Log *slog.Logger
 	// ErrorHandler renders an error so the logged status is the final one.
 	ErrorHandler fiber.ErrorHandler
+	// Routes names the request's route template; nil logs Fiber's pattern
+	// of the last handler that ran (c.Route().Path).
+	Routes *route.Resolver
 }
 
 // New returns the middleware.
@@ -28,7 +35,7 @@ func New(cfg Config) fiber.Handler {
 			err = nil
 		}
 		attrs := [6]slog.Attr{
-			slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", c.Route().Path),
+			slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", routeOf(c, cfg.Routes)),
 			slog.Int("status", c.Response().StatusCode()),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 		}
@@ -41,4 +48,13 @@ func New(cfg Config) fiber.Handler {
 		cfg.Log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs[:n]...)
 		return err
 	}
+}
+
+// routeOf is the request's route template, or Fiber's pattern without a
+// Resolver; "" for a path no route serves.
+func routeOf(c *fiber.Ctx, routes *route.Resolver) string {
+	if routes == nil {
+		return c.Route().Path
+	}
+	return routes.Of(c)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/middleware/accesslog"
+	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
@@ -18,6 +19,7 @@ import (
 
 func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 	org := uuid.MustParse("6f1c2a9e-0000-4000-8000-000000000001")
+	ok := func(c *fiber.Ctx) error { return c.SendStatus(200) }
 	tests := []struct {
 		name    string
 		path    string
@@ -25,14 +27,24 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 		withOrg bool
 		status  int
 		route   string
+		// resolver names routes by their template (route.Resolver); gate
+		// answers 429 in a middleware before any route handler runs.
+		resolver, gate bool
 	}{
-		{"success", "/things/42", func(c *fiber.Ctx) error { return c.SendStatus(200) }, true, 200, "/things/:id"},
-		{"an error rendered by the error handler", "/things/42", func(*fiber.Ctx) error {
+		{name: "success", path: "/things/42", handler: ok, withOrg: true, status: 200, route: "/things/:id"},
+		{name: "an error rendered by the error handler", path: "/things/42", handler: func(*fiber.Ctx) error {
 			return errs.New(errs.NotFound, "thing not found")
-		}, true, 404, "/things/:id"},
-		{"a validation error", "/things/7", func(*fiber.Ctx) error {
+		}, withOrg: true, status: 404, route: "/things/:id"},
+		{name: "a validation error", path: "/things/7", handler: func(*fiber.Ctx) error {
 			return errs.InvalidField("name", "is required")
-		}, false, 422, "/things/:id"},
+		}, status: 422, route: "/things/:id"},
+		{name: "the template with a resolver", path: "/things/42", handler: ok, status: 200, route: "/things/{id}", resolver: true},
+		{name: "answered by middleware, with a resolver", path: "/things/42", handler: ok, status: 429,
+			route: "/things/{id}", resolver: true, gate: true},
+		{name: "answered by middleware, without a resolver", path: "/things/42", handler: ok, status: 429,
+			route: "/", gate: true},
+		{name: "a path no route serves, with a resolver", path: "/nothing", handler: ok, status: 404, route: "",
+			resolver: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +58,14 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 					return c.Next()
 				})
 			}
-			app.Use(accesslog.New(accesslog.Config{Log: log, ErrorHandler: handler}))
+			cfg := accesslog.Config{Log: log, ErrorHandler: handler}
+			if tt.resolver {
+				cfg.Routes = route.New(app)
+			}
+			app.Use(accesslog.New(cfg))
+			if tt.gate {
+				app.Use(func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusTooManyRequests) })
+			}
 			app.Get("/things/:id", tt.handler)
 			resp, err := app.Test(httptest.NewRequest("GET", tt.path, nil), -1)
 			if err != nil {
