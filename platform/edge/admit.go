@@ -22,7 +22,8 @@ import (
 // slot's master).
 // Every call is atomic, so the window stays exact across pods. An admission
 // waits at most for the batch in flight before its own, and never beyond its
-// own timeout (the limiter then fails open, as before). docs/edge.md, "Rate
+// own timeout (the limiter then fails open, as before): the admissions that
+// gather meanwhile share one deadline (pending, below). docs/edge.md, "Rate
 // limits", has the measurements.
 
 // maxScriptKeys bounds the admissions of one script call, so that a large
@@ -31,7 +32,7 @@ import (
 // pipeline.
 const maxScriptKeys = 64
 
-// admission is one Admit waiting for its script's reply.
+// admission is one Admit's place in a batch.
 type admission struct {
 	ctx    context.Context
 	key    string
@@ -42,38 +43,64 @@ type admission struct {
 	// minus now, microseconds.
 	now, count, reset int64
 	err               error
-	done              chan struct{}
 }
 
-// admitter queues the admissions that arrive while a batch is in flight.
+// pending is the batch that gathers while another is in flight. Its
+// admissions share one deadline, one timer and one channel, instead of a
+// timeout context and a channel each (a few µs of a request's CPU under
+// load): the deadline is the limiter's timeout from the first admission's
+// arrival, so none of them waits longer than its own timeout, and those
+// that came later may fail open earlier, which only a Redis that is already
+// slower than the timeout makes happen.
+type pending struct {
+	batch    []*admission
+	deadline time.Time
+	done     chan struct{} // closed once the batch's replies are in
+	expired  chan struct{} // closed by timer at the deadline
+	timer    *time.Timer
+}
+
+func newPending(timeout time.Duration) *pending {
+	p := &pending{deadline: time.Now().Add(timeout), done: make(chan struct{}), expired: make(chan struct{})}
+	p.timer = time.AfterFunc(timeout, func() { close(p.expired) })
+	return p
+}
+
+// admitter holds the batch gathering while one is in flight.
 type admitter struct {
-	mu      sync.Mutex
-	busy    bool
-	waiting []*admission
+	mu   sync.Mutex
+	busy bool
+	next *pending // nil: no admission waits
 }
 
 // Admit implements Store in one round trip of its own (EVALSHA; EVAL once
 // after the script cache was flushed, for example by a Redis restart),
 // batched with the process's concurrent admissions (above).
 func (r *Redis) Admit(ctx context.Context, key string, limit int, window time.Duration) (Decision, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.limiter)
-	defer cancel()
-	a := &admission{ctx: ctx, key: r.Key(WindowKey(key)), window: window.Microseconds(), limit: limit,
-		done: make(chan struct{})}
+	a := &admission{ctx: ctx, key: r.Key(WindowKey(key)), window: window.Microseconds(), limit: limit}
 
 	r.admits.mu.Lock()
 	if r.admits.busy {
-		r.admits.waiting = append(r.admits.waiting, a)
+		p := r.admits.next
+		if p == nil {
+			p = newPending(r.limiter)
+			r.admits.next = p
+		}
+		p.batch = append(p.batch, a)
 		r.admits.mu.Unlock()
 		select {
-		case <-a.done:
+		case <-p.done:
+		case <-p.expired:
+			return Decision{}, unavailable(context.DeadlineExceeded)
 		case <-ctx.Done():
 			return Decision{}, unavailable(ctx.Err())
 		}
 	} else {
 		r.admits.busy = true
 		r.admits.mu.Unlock()
-		r.admitBatch(ctx, []*admission{a})
+		bctx, cancel := context.WithTimeout(ctx, r.limiter)
+		r.admitBatch(bctx, []*admission{a})
+		cancel()
 		// This request's reply is in: the admissions that queued meanwhile
 		// go out on a goroutine of their own.
 		if next := r.nextBatch(); next != nil {
@@ -106,29 +133,37 @@ func (a *admission) decision() Decision {
 // they became lists under this name (docs/edge.md, "Redis key layout").
 func WindowKey(bucket string) string { return "window:" + bucket }
 
-// nextBatch takes the queued admissions, or marks the admitter idle and
-// returns nil when none is queued.
-func (r *Redis) nextBatch() []*admission {
+// nextBatch takes the batch gathered meanwhile, or marks the admitter idle
+// and returns nil when no admission waits.
+func (r *Redis) nextBatch() *pending {
 	r.admits.mu.Lock()
 	defer r.admits.mu.Unlock()
-	next := r.admits.waiting
-	r.admits.waiting = nil
-	if len(next) == 0 {
+	next := r.admits.next
+	r.admits.next = nil
+	if next == nil {
 		r.admits.busy = false
-		return nil
 	}
 	return next
 }
 
-// drainAdmissions sends batches until none is queued. A batch runs under
-// its first admission's context values (its trace), without its
-// cancellation, bounded by the limiter's timeout.
-func (r *Redis) drainAdmissions(batch []*admission) {
-	for batch != nil {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), r.limiter)
-		r.admitBatch(ctx, batch)
-		cancel()
-		batch = r.nextBatch()
+// drainAdmissions sends batches until none waits. A batch runs under its
+// first admission's context values (its trace), without its cancellation,
+// until the batch's deadline; one whose deadline passed while the batch
+// before it was in flight is not sent (its admissions have failed open).
+func (r *Redis) drainAdmissions(p *pending) {
+	for p != nil {
+		if time.Now().Before(p.deadline) {
+			ctx, cancel := context.WithDeadline(context.WithoutCancel(p.batch[0].ctx), p.deadline)
+			r.admitBatch(ctx, p.batch)
+			cancel()
+		} else {
+			for _, a := range p.batch {
+				a.err = context.DeadlineExceeded
+			}
+		}
+		p.timer.Stop()
+		close(p.done)
+		p = r.nextBatch()
 	}
 }
 
@@ -198,11 +233,6 @@ func (c *scriptCall) reply() {
 // admitBatch runs the batch's script calls, pipelined when there is more
 // than one, and hands each admission its reply.
 func (r *Redis) admitBatch(ctx context.Context, batch []*admission) {
-	defer func() {
-		for _, a := range batch {
-			close(a.done)
-		}
-	}()
 	calls := r.calls(batch)
 	if len(calls) == 1 {
 		c := calls[0]

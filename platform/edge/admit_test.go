@@ -124,11 +124,11 @@ func TestAdmissionsBatched(t *testing.T) {
 				batch := make([]*admission, 5, 5+size)
 				for i := range batch {
 					batch[i] = &admission{ctx: ctx, key: r.Key(WindowKey(flushed)),
-						window: time.Minute.Microseconds(), limit: 3, done: make(chan struct{})}
+						window: time.Minute.Microseconds(), limit: 3}
 				}
 				for range size {
 					batch = append(batch, &admission{ctx: ctx, key: r.Key(WindowKey(testName())),
-						window: time.Minute.Microseconds(), limit: 1, done: make(chan struct{})})
+						window: time.Minute.Microseconds(), limit: 1})
 				}
 				r.admitBatch(ctx, batch)
 				allowed := 0
@@ -462,12 +462,12 @@ func TestWindowCases(t *testing.T) {
 					starts[i] = now(keys[i])
 					times[i] = writeCase(t, c, keys[i], starts[i], wc)
 					batch = append(batch, &admission{ctx: ctx, key: keys[i], window: caseWindow.Microseconds(),
-						limit: wc.limit, done: make(chan struct{})})
+						limit: wc.limit})
 				}
 				repeated := r.Key(WindowKey(testName()))
 				for range 3 {
 					batch = append(batch, &admission{ctx: ctx, key: repeated, window: caseWindow.Microseconds(),
-						limit: 2, done: make(chan struct{})})
+						limit: 2})
 				}
 				hook.reset()
 				r.admitBatch(ctx, batch)
@@ -624,7 +624,7 @@ func TestWindowKeyExpiry(t *testing.T) {
 
 // prefixedRedis connects to the Redis at url with every key under prefix,
 // patient with a loaded machine, and removes its keys when the test ends.
-func prefixedRedis(t *testing.T, url, prefix string) *Redis {
+func prefixedRedis(t testing.TB, url, prefix string) *Redis {
 	t.Helper()
 	r, err := NewRedis(url, RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
 	if err != nil {

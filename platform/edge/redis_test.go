@@ -105,32 +105,7 @@ func (h *deadlineHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // operation runs under its own longer bound and is retried once after it
 // timed out.
 func TestRedisOperationsAreBoundedByPurpose(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var conns []net.Conn
-	var mu sync.Mutex
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // hold it open, never reply
-			mu.Unlock()
-		}
-	}()
-	defer func() {
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-	}()
-	r, err := edge.NewRedis("redis://"+ln.Addr().String()+"/0", edge.RedisOptions{})
+	r, err := edge.NewRedis(silentRedis(t), edge.RedisOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +214,90 @@ func TestRedisClientChosenByConfiguration(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// silentRedis returns the URL of a server that accepts connections, holds
+// them open and never answers, until the test ends.
+func silentRedis(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // hold it open, never reply
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+	})
+	return "redis://" + ln.Addr().String() + "/0"
+}
+
+// TestQueuedAdmissionsFailOpen: admissions that queue behind a batch a
+// silent Redis never answers all end with ErrUnavailable (the limiter then
+// fails open), and every script call, a queued batch's included, runs under
+// a deadline at most the limiter's timeout away (admit.go, pending; a
+// queued batch whose deadline passed is not sent at all). Elapsed times are
+// logged, not asserted.
+func TestQueuedAdmissionsFailOpen(t *testing.T) {
+	r, err := edge.NewRedis(silentRedis(t), edge.RedisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	hook := &deadlineHook{}
+	r.Client().AddHook(hook)
+	const n = 16
+	errs := make(chan error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := r.Admit(context.Background(), fmt.Sprintf("queued-%d", i), 10, time.Second)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	t.Logf("%d concurrent admissions against a silent Redis all ended after %v", n, time.Since(start))
+	for err := range errs {
+		if !errors.Is(err, edge.ErrUnavailable) {
+			t.Errorf("err = %v, want ErrUnavailable", err)
+		}
+	}
+	hook.mu.Lock()
+	defer hook.mu.Unlock()
+	scripts := 0
+	for i, name := range hook.names {
+		if name == "hello" {
+			continue
+		}
+		scripts++
+		// -1 is the hook's mark for no deadline; a deadline that passed
+		// just before the call is a few µs below 0, and fine.
+		if left := hook.left[i]; left == -1 || left > edge.DefaultTimeout {
+			t.Errorf("a %s ran with %v before its deadline (-1ns: none), want at most %v", name, left, edge.DefaultTimeout)
+		}
+	}
+	if scripts == 0 {
+		t.Error("no script call reached the client")
 	}
 }
