@@ -624,7 +624,7 @@ func TestWindowKeyExpiry(t *testing.T) {
 
 // prefixedRedis connects to the Redis at url with every key under prefix,
 // patient with a loaded machine, and removes its keys when the test ends.
-func prefixedRedis(t testing.TB, url, prefix string) *Redis {
+func prefixedRedis(t *testing.T, url, prefix string) *Redis {
 	t.Helper()
 	r, err := NewRedis(url, RedisOptions{Prefix: prefix, Timeout: 5 * time.Second})
 	if err != nil {
