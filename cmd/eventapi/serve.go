@@ -27,7 +27,10 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("configuration:\n%w", err)
 	}
-	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
+	// Deferred first, so it runs last: every line logged until the return
+	// is written out.
+	log, stopLog := telemetry.NewBufferedLogger(os.Stdout, cfg.LogLevel)
+	defer func() { _ = stopLog() }()
 	setMemoryLimit(ctx, log, memlimit.FromCgroup)
 	shutdownTracing, exporting, err := telemetry.SetupTracing(ctx, "eventapi")
 	if err != nil {

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -43,5 +48,142 @@ func TestExportEnabled(t *testing.T) {
 		if got := exportEnabled(func(k string) string { return tt.env[k] }); got != tt.want {
 			t.Errorf("exportEnabled(%v) = %v, want %v", tt.env, got, tt.want)
 		}
+	}
+}
+
+// writes records each Write to it as one string and signals it.
+type writes struct {
+	mu    sync.Mutex
+	calls []string
+	wrote chan struct{}
+}
+
+func newWrites() *writes { return &writes{wrote: make(chan struct{}, 100)} }
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.calls = append(w.calls, string(p))
+	w.mu.Unlock()
+	w.wrote <- struct{}{}
+	return len(p), nil
+}
+
+// messages returns the msg of every line written so far, by write call.
+func (w *writes) messages(t *testing.T) [][]string {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out [][]string
+	for _, call := range w.calls {
+		var msgs []string
+		for _, line := range strings.Split(strings.TrimSuffix(call, "\n"), "\n") {
+			var rec struct{ Msg string }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			msgs = append(msgs, rec.Msg)
+		}
+		out = append(out, msgs)
+	}
+	return out
+}
+
+func TestBufferedLoggerHoldsOnlyRequestLinesBelowWarn(t *testing.T) {
+	inRequest := WithRequestID(context.Background(), "req-1")
+	cases := []struct {
+		name string
+		log  func(l *slog.Logger)
+		want [][]string // the lines of each write, before stop
+	}{
+		{name: "request lines wait", log: func(l *slog.Logger) {
+			l.InfoContext(inRequest, "a")
+			l.DebugContext(inRequest, "b")
+		}},
+		{name: "a line outside a request writes out the held ones first", log: func(l *slog.Logger) {
+			l.InfoContext(inRequest, "a")
+			l.InfoContext(inRequest, "b")
+			l.Info("lifecycle")
+		}, want: [][]string{{"a", "b", "lifecycle"}}},
+		{name: "a warning in a request is written at once", log: func(l *slog.Logger) {
+			l.InfoContext(inRequest, "a")
+			l.WarnContext(inRequest, "slow")
+		}, want: [][]string{{"a", "slow"}}},
+		{name: "an error in a request too", log: func(l *slog.Logger) {
+			l.ErrorContext(inRequest, "panic")
+			l.InfoContext(inRequest, "after")
+		}, want: [][]string{{"panic"}}},
+		{name: "attributes and groups keep the buffer", log: func(l *slog.Logger) {
+			l.With("k", "v").WithGroup("g").InfoContext(inRequest, "a")
+			l.With("k", "v").Warn("w")
+		}, want: [][]string{{"a", "w"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWrites()
+			log, stop := bufferedLogger(w, "debug", time.Hour) // no timer flush during the case
+			c.log(log)
+			got := w.messages(t)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("written before stop: %q, want %q", got, c.want)
+			}
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for _, call := range w.messages(t) {
+				all = append(all, call...)
+			}
+			if held := len(all) - len(flat(c.want)); held < 0 || (len(c.want) == 0 && held == 0) {
+				t.Errorf("after stop, lines %q: the held ones are missing", all)
+			}
+		})
+	}
+}
+
+func flat(calls [][]string) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// A request line is written out by the timer when nothing else comes.
+func TestBufferedLoggerFlushesOnItsOwn(t *testing.T) {
+	w := newWrites()
+	log, stop := NewBufferedLogger(w, "info")
+	defer func() { _ = stop() }()
+	log.InfoContext(WithRequestID(context.Background(), "req-1"), "request")
+	select {
+	case <-w.wrote:
+	case <-time.After(time.Minute):
+		t.Fatal("the held line was never written")
+	}
+	if got := w.messages(t); fmt.Sprint(got) != "[[request]]" {
+		t.Errorf("written: %q", got)
+	}
+}
+
+// Many request lines make a few large writes, each of whole lines.
+func TestBufferedLoggerWritesWholeLines(t *testing.T) {
+	w := newWrites()
+	log, stop := bufferedLogger(w, "info", time.Hour)
+	ctx := WithRequestID(context.Background(), "req-1")
+	const n = 2000
+	for i := range n {
+		log.InfoContext(ctx, "request", "i", i, "pad", strings.Repeat("x", i%300))
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, call := range w.messages(t) { // fails on a line cut in two
+		lines += len(call)
+	}
+	if lines != n {
+		t.Errorf("%d lines written, want %d", lines, n)
+	}
+	if len(w.calls) > n/20 {
+		t.Errorf("%d writes for %d lines: not buffered", len(w.calls), n)
 	}
 }

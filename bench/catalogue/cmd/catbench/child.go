@@ -22,9 +22,11 @@ type child struct {
 	done chan error
 }
 
-// startChild re-executes catbench in role with extra environment, discards
-// its stdout (the chain's access log), forwards its stderr and waits for its
-// listening line.
+// startChild re-executes catbench in role with extra environment, forwards
+// its stderr and waits for its listening line. Its stdout (the chain's
+// access log) is a pipe that another process reads and discards, as a
+// container runtime reads a pod's stdout: writing to /dev/null instead
+// would cost the server less than it does in production.
 func startChild(ctx context.Context, name, role string, env []string) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -35,14 +37,28 @@ func startChild(ctx context.Context, name, role string, env []string) (*child, e
 		return nil, err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(self)
-	cmd.Env = append(append(os.Environ(), roleEnv+"="+role), env...)
-	cmd.Stdout = devnull
-	stderr, err := cmd.StderrPipe()
+	logs, logsW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	reader := exec.Command("cat")
+	reader.Stdin, reader.Stdout = logs, devnull
+	err = reader.Start()
+	_ = logs.Close()
+	if err != nil {
+		_ = logsW.Close()
+		return nil, fmt.Errorf("the log reader: %w", err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(append(os.Environ(), roleEnv+"="+role), env...)
+	cmd.Stdout = logsW
+	stderr, err := cmd.StderrPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	_ = logsW.Close() // the server holds it now; the reader ends when the server does
+	if err != nil {
+		_ = reader.Wait()
 		return nil, err
 	}
 	c := &child{name: name, role: role, cmd: cmd, done: make(chan error, 1)}
@@ -57,7 +73,9 @@ func startChild(ctx context.Context, name, role string, env []string) (*child, e
 			}
 			fmt.Fprintf(os.Stderr, "[%s] %s\n", name, line)
 		}
-		c.done <- cmd.Wait()
+		err := cmd.Wait()
+		_ = reader.Wait()
+		c.done <- err
 	}()
 	select {
 	case c.addr = <-addrc:

@@ -72,7 +72,8 @@ func serveChain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
+	log, stopLog := telemetry.NewBufferedLogger(os.Stdout, cfg.LogLevel)
+	defer func() { _ = stopLog() }()
 	shutdownTracing, exporting, err := telemetry.SetupTracing(ctx, "eventapi")
 	if err != nil {
 		return err
