@@ -44,10 +44,10 @@ const (
 // written at once. So a busy server makes one write system call per
 // hundred or so requests instead of one each, and the lines keep their
 // order. stop writes out what is buffered and ends the timer; call it
-// last. A process killed without stop (SIGKILL, the OOM killer) loses at
-// most the last logFlushInterval of access-log lines; warnings, errors and
-// lifecycle lines are never held back (docs/observability.md, "Traces and
-// log lines").
+// last. A process that ends without stop (SIGKILL, the OOM killer, a
+// crash) loses at most the last logFlushInterval of access-log lines;
+// warnings, errors and lifecycle lines are never held back
+// (docs/observability.md, "Traces and log lines").
 func NewBufferedLogger(w io.Writer, level string) (log *slog.Logger, stop func() error) {
 	return bufferedLogger(w, level, logFlushInterval)
 }
