@@ -36,7 +36,7 @@ func Where(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args} 
 // generically after five runs, and a generic plan of a trigram search, not
 // knowing the term nor the organization, scans the organization's page
 // index instead of the trigram index: a rare term at 100,000 clients took
-// 360 ms instead of 24 ms (bench/README.md).
+// 360 ms instead of 24 ms (bench/HISTORY.md).
 func WherePlanned(expr string, args ...any) Cond { return Cond{Expr: expr, Args: args, planned: true} }
 
 // listKey identifies one parameterised list text.

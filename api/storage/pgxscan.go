@@ -30,7 +30,7 @@ import (
 // has pgx turn every column into a driver.Value (a uuid into its 36-byte
 // string, parsed back by uuid.Scan; every value boxed into an interface) and
 // then converts it again for the destination, which was most of a 1000-item
-// manifest's scanning (bench/README.md). Here each column is decoded from
+// manifest's scanning (bench/HISTORY.md). Here each column is decoded from
 // PostgreSQL's binary format into a pgtype value held per column, by pgx or,
 // for texts and the fixed-size types, from its raw bytes (rawDecoded), and
 // the value is stored in its field, so a record comes out exactly as bun scans it

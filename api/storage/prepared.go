@@ -130,7 +130,7 @@ func query(ctx context.Context, db bun.IDB, name, text string, args []any, viaPg
 // which infers parameter types from Go types, sends as uuid). uuid.UUID and
 // tenancy.OrganizationID are driver.Valuers: pgx takes their string, fails
 // to encode that in binary (building the error with fmt.Errorf), parses it
-// back and encodes the result (bench/README.md).
+// back and encodes the result (bench/HISTORY.md).
 func param(v any) any {
 	switch v := v.(type) {
 	case uuid.UUID:

@@ -17,7 +17,7 @@ import (
 // The parameterised detail and list pages (prepared.go, list.go) scan their
 // rows here instead of through bun: bun looks every column up by name and
 // scans it through a chain of reflective calls for each row, 40% of the
-// list's scanning (bench/README.md). Here the columns are matched to the
+// list's scanning (bench/HISTORY.md). Here the columns are matched to the
 // model's fields once per model, and each column is a sql.Scanner that
 // stores the driver's value in its field directly. Only the combinations
 // bun itself handles by plain assignment take that path (a string, bool,
