@@ -100,7 +100,10 @@ type Deps struct {
 //  4. the body limit is enforced by Fiber before any handler runs (BodyLimit);
 //  5. auth resolves the organization before the rate limiter, which buckets
 //     per organization, and before idempotency, whose keys are per
-//     organization; a request refused by auth is never counted or stored.
+//     organization; a request refused by auth is never counted or stored;
+//  6. a new webhook URL is resolved before idempotency opens the request's
+//     transaction, so a slow DNS lookup holds no connection and no snapshot
+//     (webhooks.CheckURLFirst).
 func New(d Deps) *fiber.App {
 	errorHandler := v1Headers(rest.ErrorHandler(d.Log), d.V1Sunset)
 	if d.Drain == nil {
@@ -158,6 +161,7 @@ func New(d Deps) *fiber.App {
 	v2 := app.Group("/api/v2", logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		rest.SingleQueryValues(routes.Serves),
+		webhooks.CheckURLFirst(d.Webhooks, routes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses}),
 	)
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}

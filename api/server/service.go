@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -82,6 +83,9 @@ type Options struct {
 	// JSONEncoder renders response bodies (nil: rest.Encode; the tests
 	// compare it with encoding/json on every response).
 	JSONEncoder func(any) ([]byte, error)
+	// WebhookResolver resolves the hosts of new webhook URLs (nil: the
+	// system resolver; tests make lookups slow with it).
+	WebhookResolver *net.Resolver
 }
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
@@ -103,6 +107,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		_ = db.Close()
 		return nil, err
 	}
+	hooks.Resolver = opt.WebhookResolver
 	responses, err := ResponseSealer(ctx, db)
 	if err != nil {
 		_ = db.Close()

@@ -9,7 +9,6 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/changes"
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
-	"github.com/eventapi/eventapi/platform/webhook"
 )
 
 // readOnly lists the fields a body may never write.
@@ -18,7 +17,7 @@ var readOnly = []string{"id", "secret", "failing_since", "created_at", "updated_
 // The field rules of POST and PATCH bodies, from the OpenAPI document.
 var createRules, updateRules = openapi.Rules("WebhookEndpointCreate"), openapi.Rules("WebhookEndpointUpdate")
 
-// resolveTimeout bounds the DNS lookup of a new URL.
+// resolveTimeout bounds the DNS lookup of a new URL (precheck.go).
 const resolveTimeout = 5 * time.Second
 
 // decoded is a POST or PATCH body.
@@ -30,7 +29,8 @@ type decoded struct {
 }
 
 // decode reads a body; create enforces the required fields. The URL is
-// checked (scheme, public addresses) and every event type must be known.
+// checked (scheme, public addresses; CheckURLFirst has usually done so before
+// the transaction) and every event type must be known.
 func (h handlers) decode(ctx context.Context, in *rest.Input, create bool) decoded {
 	rules := updateRules
 	if create {
@@ -47,9 +47,7 @@ func (h handlers) decode(ctx context.Context, in *rest.Input, create bool) decod
 	}
 	in.ReadOnly(readOnly...)
 	if d.url.Set && !d.url.Null && d.url.Value != "" {
-		rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-		defer cancel()
-		if issue := webhook.CheckURL(rctx, d.url.Value, h.opt.AllowPrivate, h.opt.Resolver); issue != "" {
+		if issue := urlIssue(ctx, d.url.Value, h.opt); issue != "" {
 			in.Issue("url", string(issue))
 		}
 	}

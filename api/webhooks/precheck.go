@@ -1,0 +1,93 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/platform/webhook"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// The routes whose body may carry a URL to check.
+const (
+	endpointsPath = "/api/v2/webhook_endpoints"
+	endpointPath  = endpointsPath + "/{id}"
+)
+
+// checkedURL is the verdict on one URL, reached before the request's
+// transaction opened.
+type checkedURL struct {
+	url   string
+	issue webhook.URLIssue
+}
+
+type checkedKey struct{}
+
+// CheckURLFirst checks the url of a POST or PATCH body of the endpoint
+// routes, DNS lookup included, before the Idempotency-Key middleware opens
+// the request's transaction: a lookup takes up to resolveTimeout, and a
+// transaction open that long holds a pool connection and the change feed's
+// horizon (docs/changes.md) for every organization. Mount it after auth and
+// the rate limiter, so that only an admitted key with webhooks:write makes
+// the service resolve a name, and before the idempotency middleware. The
+// handler uses the verdict when the URL it decodes is the one checked here,
+// and checks the URL itself otherwise.
+func CheckURLFirst(opt Options, routes *route.Resolver) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if opt.AllowPrivate || !mayRegister(c, routes) {
+			return c.Next()
+		}
+		var body struct {
+			URL *string `json:"url"`
+		}
+		if json.Unmarshal(c.Body(), &body) != nil || body.URL == nil || *body.URL == "" {
+			return c.Next() // the handler answers what is wrong with the body
+		}
+		ctx := c.UserContext()
+		issue := checkURL(ctx, *body.URL, opt)
+		c.SetUserContext(context.WithValue(ctx, checkedKey{}, checkedURL{url: *body.URL, issue: issue}))
+		return c.Next()
+	}
+}
+
+// mayRegister reports whether c writes an endpoint with a key allowed to.
+func mayRegister(c *fiber.Ctx, routes *route.Resolver) bool {
+	m := c.Method()
+	if m != fiber.MethodPost && m != fiber.MethodPatch {
+		return false
+	}
+	path := c.Path()
+	if len(path) < len(endpointsPath) || !strings.EqualFold(path[:len(endpointsPath)], endpointsPath) {
+		return false
+	}
+	if p, ok := tenancy.FromContext(c.UserContext()); !ok || !p.Scopes.Has(tenancy.WebhooksWrite) {
+		return false
+	}
+	switch routes.Match(m, path) {
+	case endpointsPath:
+		return m == fiber.MethodPost
+	case endpointPath:
+		return m == fiber.MethodPatch
+	}
+	return false
+}
+
+// urlIssue returns what is wrong with raw: the verdict CheckURLFirst
+// reached when it checked this URL, else a fresh check.
+func urlIssue(ctx context.Context, raw string, opt Options) webhook.URLIssue {
+	if v, ok := ctx.Value(checkedKey{}).(checkedURL); ok && v.url == raw {
+		return v.issue
+	}
+	return checkURL(ctx, raw, opt)
+}
+
+// checkURL checks raw with the lookup bounded by resolveTimeout.
+func checkURL(ctx context.Context, raw string, opt Options) webhook.URLIssue {
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	return webhook.CheckURL(ctx, raw, opt.AllowPrivate, opt.Resolver)
+}
