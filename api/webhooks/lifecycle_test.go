@@ -1,6 +1,7 @@
 package webhooks_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -201,5 +202,45 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 	}
 	if r := a.Get(endpoints + "/" + epA); r.Status != 200 || r.Data()["description"] != "test receiver" {
 		t.Errorf("A's endpoint changed: %s", r.Body)
+	}
+}
+
+// TestReenableGivesPendingAFreshWindow: a delivery still pending when its
+// endpoint was disabled may be older than the retry window by the time the
+// endpoint is enabled again. Re-enabling starts its window afresh: one more
+// failure leaves it pending and the endpoint enabled, instead of failing it
+// for good and disabling the endpoint at once. (Three days cannot pass in a
+// test: the delivery's first failure is moved back in the database.)
+func TestReenableGivesPendingAFreshWindow(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	ep := register(t, a, rcv, "client.created")
+	rcv.Close()
+	createClient(t, a, "Pending Ltd")
+	waitFor(t, "a failed attempt", func() bool {
+		ds := deliveries(t, a, ep)
+		return len(ds) == 1 && ds[0]["attempt_count"].(float64) >= 1
+	})
+	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "disabled"}); r.Status != 200 {
+		t.Fatalf("disable: %d %s", r.Status, r.Body)
+	}
+	_, err := env.Svc.DB.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = clock_timestamp() - interval '4 days'
+		WHERE organization_id = ? AND endpoint_id = ?`, a.ID, ep).Exec(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "enabled"}); r.Status != 200 {
+		t.Fatalf("re-enable: %d %s", r.Status, r.Body)
+	}
+	before := deliveries(t, a, ep)[0]["attempt_count"].(float64)
+	waitFor(t, "an attempt after re-enabling", func() bool {
+		return deliveries(t, a, ep)[0]["attempt_count"].(float64) > before
+	})
+	if d := deliveries(t, a, ep)[0]; d["status"] != "pending" {
+		t.Errorf("delivery after one failure past re-enabling: %v, want pending", d["status"])
+	}
+	if e := a.Get(endpoints + "/" + ep).Data(); e["status"] != "enabled" {
+		t.Errorf("endpoint after one failure past re-enabling: %v, want enabled", e["status"])
 	}
 }

@@ -65,7 +65,9 @@ type EndpointPatch struct {
 }
 
 // UpdateEndpoint applies p to the endpoint id of org. Setting status
-// enabled clears failing_since, so the endpoint starts a fresh run.
+// enabled clears failing_since and, on a disabled endpoint, gives its
+// pending deliveries a fresh retry window, so the endpoint starts a fresh
+// run.
 //
 // allow is given the subscription the endpoint will have (p's, else the
 // stored one) and refuses the change with an error; it runs with the row
@@ -91,6 +93,11 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		if err := allow(events); err != nil {
 			return err
 		}
+		if p.Status != nil && *p.Status == Enabled {
+			if err := freshWindow(ctx, tx, org, id); err != nil {
+				return err
+			}
+		}
 		e, err := update(ctx, tx, org, id, p)
 		out = e
 		return err
@@ -111,6 +118,21 @@ func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 		}
 	}
 	return storage.Update[Endpoint](ctx, db, org, id, EndpointKind, ch)
+}
+
+// freshWindow gives the pending deliveries of a disabled endpoint that is
+// being enabled again a fresh retry window, due now: their window ran on
+// while the endpoint was disabled, and one more failure would otherwise
+// fail them for good and disable the endpoint at once (docs/webhooks.md).
+// A delivery in flight (live lease) is left to its attempt.
+func freshWindow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, id uuid.UUID) error {
+	_, err := tx.NewRaw(`UPDATE webhook_deliveries d SET first_failed_at = NULL, next_attempt_at = clock_timestamp(),
+			updated_at = clock_timestamp()
+		FROM webhook_endpoints e
+		WHERE e.organization_id = ? AND e.id = ? AND e.status = 'disabled'
+		  AND d.organization_id = e.organization_id AND d.endpoint_id = e.id AND d.status = 'pending'
+		  AND (d.leased_until IS NULL OR d.leased_until <= clock_timestamp())`, org, id).Exec(ctx)
+	return database.Error(err)
 }
 
 // DeleteEndpoint removes the endpoint id of org with its deliveries.
