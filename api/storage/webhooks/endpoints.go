@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -39,10 +40,44 @@ func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 	}
 	e := &Endpoint{ID: id, OrganizationID: org.UUID, URL: in.URL, Description: in.Description,
 		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed}
-	if _, err := db.NewInsert().Model(e).Returning("*").Exec(ctx); err != nil {
-		return nil, database.Error(err)
+	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if err := roomForEndpoint(ctx, tx, org); err != nil {
+			return err
+		}
+		_, err := tx.NewInsert().Model(e).Returning("*").Exec(ctx)
+		return database.Error(err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &CreatedEndpoint{Endpoint: *e, Secret: secret}, nil
+}
+
+// MaxEndpoints is the most endpoints one organization may register (a
+// sandbox is an organization of its own). Every endpoint is a cursor that
+// the fleet's fan-out pass follows and a queue the workers serve, so one
+// organization must not be able to add them without bound.
+const MaxEndpoints = 25
+
+// ErrTooManyEndpoints refuses a registration past MaxEndpoints.
+var ErrTooManyEndpoints = errs.InvalidField("body", fmt.Sprintf(
+	"the organization has %d webhook endpoints, the most it may have; delete one, or subscribe an existing one to more event types", MaxEndpoints))
+
+// roomForEndpoint refuses a registration when org is at MaxEndpoints. It
+// takes a transaction-scoped advisory lock per organization first, so two
+// registrations racing for the last place are counted one after the other.
+func roomForEndpoint(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID) error {
+	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "webhook_endpoints:"+org.String()).Exec(ctx); err != nil {
+		return database.Error(err)
+	}
+	n, err := tx.NewSelect().Model((*Endpoint)(nil)).Where("organization_id = ?", org).Count(ctx)
+	if err != nil {
+		return database.Error(err)
+	}
+	if n >= MaxEndpoints {
+		return ErrTooManyEndpoints
+	}
+	return nil
 }
 
 // GetEndpoint loads the endpoint id of org.
