@@ -13,7 +13,11 @@ import (
 	"github.com/eventapi/eventapi/api/storage/vehicles"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
+
+// eventReadScopes read an event, as for ?expand=event.
+var eventReadScopes = []tenancy.Scope{tenancy.EventsRead, tenancy.JobsRead}
 
 // Load is what one vehicle carries over a window: the totals against its
 // limits and the reservations behind them.
@@ -41,8 +45,15 @@ func (h handlers) load(c *fiber.Ctx) error {
 		if w, err = window(c); err != nil {
 			return err
 		}
-	} else if c.Query("start") != "" || c.Query("end") != "" {
-		return errs.InvalidField("event_id", "give either start and end, or event_id, not both")
+	} else {
+		if c.Query("start") != "" || c.Query("end") != "" {
+			return errs.InvalidField("event_id", "give either start and end, or event_id, not both")
+		}
+		// The answer carries the event's dates (the window): the key must
+		// be able to read the event, as for ?expand=event.
+		if err := auth.Check(c.UserContext(), eventReadScopes...); err != nil {
+			return err
+		}
 	}
 	want, err := rest.ParseExpansions(c, reservationsapi.Expansions...)
 	if err != nil {
@@ -66,6 +77,9 @@ func (h handlers) load(c *fiber.Ctx) error {
 		ev := evs[*eventID]
 		if ev == nil {
 			return errs.InvalidField("event_id", related.IssueNotInOrg)
+		}
+		if ev.EndDate.Sub(ev.StartDate) > MaxWindow {
+			return errs.InvalidField("event_id", "the event spans more than 366 days; ask with start and end instead")
 		}
 		w = stock.Window{Start: ev.StartDate, End: ev.EndDate}
 	}

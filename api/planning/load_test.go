@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/api/bookingtest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 // truck inserts an available vehicle with a payload limit and interior.
@@ -195,6 +197,9 @@ func TestLoadRejects(t *testing.T) {
 	v := truck(rows, "Truck", 1000, 10, 10, 10)
 	theirs := bookingtest.For(env, b).Vehicle("Their truck", "available")
 	theirEvent := bookingtest.For(env, b).Event("Their show")
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	tour := rows.Insert("events", map[string]any{"name": "World tour", "venue": "Everywhere",
+		"start_date": start, "end_date": start.AddDate(1, 1, 0)})
 	path := "/api/v2/vehicles/" + v.String() + "/load"
 	ok := "?start=" + url.QueryEscape(day(1)) + "&end=" + url.QueryEscape(day(2))
 	bad := func(name, p, field string) crudtest.Case {
@@ -210,10 +215,40 @@ func TestLoadRejects(t *testing.T) {
 		bad("event not a uuid", path+"?event_id=x", "event_id"),
 		bad("unknown event", path+"?event_id="+uuid.NewString(), "event_id"),
 		bad("another organization's event", path+"?event_id="+theirEvent.String(), "event_id"),
+		bad("event longer than 366 days", path+"?event_id="+tour.String(), "event_id"),
 		bad("unknown expand", path+ok+"&expand=category", "expand"),
 		{Name: "unknown vehicle", Method: "GET", Path: "/api/v2/vehicles/" + uuid.NewString() + "/load" + ok, Status: 404, Code: "not_found"},
 		{Name: "another organization's vehicle", Method: "GET", Path: "/api/v2/vehicles/" + theirs.String() + "/load" + ok, Status: 404, Code: "not_found"},
 	})
+}
+
+// TestLoadByEventNeedsEventRead: the answer to ?event_id= carries the
+// event's dates (window_start, window_end), so a key that reads
+// reservations but no events is refused it, as it is ?expand=event; the
+// same key may still ask with start and end.
+func TestLoadByEventNeedsEventRead(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	v := truck(rows, "Truck", 1000, 10, 10, 10)
+	ev := rows.Event("Show")
+	planner := a.WithKey(apikey.Live, tenancy.EquipmentReservationsRead)
+	path := "/api/v2/vehicles/" + v.String() + "/load"
+	if r := planner.Get(path + "?event_id=" + ev.String()); r.Status != 403 || r.ErrorCode() != "insufficient_scope" {
+		t.Errorf("event_id without events:read: %d %s", r.Status, r.Body)
+	}
+	if r := planner.Get(path + "?event_id=" + uuid.NewString()); r.Status != 403 {
+		t.Errorf("unknown event_id without events:read: %d %s, want 403 before the lookup", r.Status, r.Body)
+	}
+	if r := planner.Get(loadPath(v, 1, 2)); r.Status != 200 {
+		t.Errorf("start and end: %d %s", r.Status, r.Body)
+	}
+	for _, s := range []tenancy.Scope{tenancy.EventsRead, tenancy.JobsRead} {
+		k := a.WithKey(apikey.Live, tenancy.EquipmentReservationsRead, s)
+		if r := k.Get(path + "?event_id=" + ev.String()); r.Status != 200 || r.Data()["window_start"] != day(1) {
+			t.Errorf("event_id with %s: %d %s", s, r.Status, r.Body)
+		}
+	}
 }
 
 // TestLoadWarningBesideOverbooked: in warn mode a write that overbooks and
