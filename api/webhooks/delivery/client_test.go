@@ -1,0 +1,37 @@
+package delivery
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestClientBoundsResponseHeaders: a receiver's answer whose headers pass
+// headerLimit fails the request; one just under it is read.
+func TestClientBoundsResponseHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bytes int
+		fail  bool
+	}{
+		{"small", 1 << 10, false},
+		{"just under", headerLimit - 4<<10, false},
+		{"over", headerLimit + 1<<10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("X-Padding", strings.Repeat("x", tc.bytes))
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			defer srv.Close()
+			res, err := newClient(true).http.Get(srv.URL)
+			if err == nil {
+				res.Body.Close()
+			}
+			if (err != nil) != tc.fail {
+				t.Errorf("%d header bytes: error %v, want failure %v", tc.bytes, err, tc.fail)
+			}
+		})
+	}
+}
