@@ -30,7 +30,7 @@ start_pgbouncer() {
   local upstream_host="${PGBOUNCER_UPSTREAM_HOST:-127.0.0.1}" upstream_port="${PGBOUNCER_UPSTREAM_PORT:-5432}"
   local port
   for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 20000))
+    port=$((10000 + RANDOM % 10000)) # below the Redis Cluster ports and the ephemeral range
     pgbouncer_port_free "$port" && break
   done
   PGBOUNCER_DIR="$(mktemp -d /tmp/eventapi-pgbouncer.XXXXXX)"

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
 // The real eventapi binary, built once per test binary for the tests and
@@ -32,6 +35,7 @@ func Binary(t testing.TB) string {
 			built.err = err
 			return
 		}
+		pgtest.AtExit(func() { _ = os.RemoveAll(dir) })
 		built.path = filepath.Join(dir, "eventapi")
 		out, err := exec.Command("go", "build", "-o", built.path, "github.com/eventapi/eventapi/cmd/eventapi").CombinedOutput()
 		if err != nil {
@@ -73,7 +77,12 @@ func StartProcess(t testing.TB, env ...string) *Process {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
+	// Wait closes the pipe: it may only run once every line was read
+	// (os/exec), or the last lines (the drain's) would be lost.
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
+		defer func() { _, _ = io.Copy(io.Discard, stdout) }() // past a line too long to scan
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		listening := false
@@ -89,7 +98,7 @@ func StartProcess(t testing.TB, env ...string) *Process {
 			_, _ = p.Write(append(sc.Bytes(), '\n'))
 		}
 	}()
-	go func() { _ = p.Cmd.Wait(); close(p.done) }()
+	go func() { <-read; _ = p.Cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		p.Kill()
 		if t.Failed() {

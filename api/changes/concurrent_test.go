@@ -124,11 +124,18 @@ func TestConcurrentWritersReaderSeesEachChangeOnce(t *testing.T) {
 	hot := create(t, a, "/api/v2/clients", map[string]any{"name": "Hot", "notes": "0"})
 	// Start reading after the hot client's creation.
 	baseCursor := ""
+	deadline := time.Now().Add(60 * time.Second)
 	for seenHot := false; !seenHot; {
 		var got []map[string]any
 		got, baseCursor = follow(t, a, "", baseCursor)
 		for _, c := range got {
 			seenHot = seenHot || c["object_id"] == hot["id"]
+		}
+		if !seenHot {
+			if time.Now().After(deadline) {
+				t.Fatal("the hot client's creation never reached the feed")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 

@@ -119,7 +119,10 @@ func serve(t *testing.T, env []string) *process {
 	}
 	done := make(chan struct{})
 	p.done = done
-	go func() { _ = cmd.Wait(); close(done) }()
+	// Wait closes the pipe: it may only run once every line was read
+	// (os/exec), or a test reading the last lines (the drain's) misses them.
+	read := make(chan struct{})
+	go func() { <-read; _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -131,6 +134,7 @@ func serve(t *testing.T, env []string) *process {
 	})
 	addr := make(chan string, 1)
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		sent := false

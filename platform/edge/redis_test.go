@@ -144,7 +144,10 @@ func TestRedisOperationsAreBoundedByPurpose(t *testing.T) {
 			t.Errorf("%s: %d attempts reached the client, want %d: %v", tc.name, attempts, tc.attempts, hook.names)
 		}
 		for _, left := range hook.left {
-			if left < 0 || left > tc.bound {
+			// Negative is an attempt that began past its deadline on a
+			// stalled machine (it fails at once); only a bound that is too
+			// long is a fault.
+			if left > tc.bound {
 				t.Errorf("%s: an attempt ran with %v before its deadline, want at most %v", tc.name, left, tc.bound)
 			}
 		}

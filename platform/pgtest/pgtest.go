@@ -176,11 +176,27 @@ func mustPath(tb testing.TB, raw string) string {
 	return u.Path
 }
 
-// Cleanup drops the databases this process created. Call it from TestMain
-// after m.Run.
+// atExit holds what AtExit registered, run by Cleanup.
+var atExit []func()
+
+// AtExit registers f to run in Cleanup, once the tests are done: other test
+// helpers remove what they made for the whole test binary (apitest's build
+// of the server binary) without a TestMain of their own.
+func AtExit(f func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	atExit = append(atExit, f)
+}
+
+// Cleanup drops the databases this process created and runs what AtExit
+// registered. Call it from TestMain after m.Run.
 func Cleanup() {
 	mu.Lock()
 	defer mu.Unlock()
+	for _, f := range atExit {
+		f()
+	}
+	atExit = nil
 	if len(created) == 0 {
 		return
 	}

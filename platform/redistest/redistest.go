@@ -105,7 +105,7 @@ func script() string {
 func start(nodeTimeout time.Duration) (*Cluster, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		base := 20000 + rand.IntN(9000)
+		base := 20000 + rand.IntN(2700) // bus ports (+10000) stay below the ephemeral range (32768+)
 		if !portsFree(base) {
 			continue
 		}

@@ -54,9 +54,14 @@ func TestMain(m *testing.M) {
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
+		// envtest's default is 20 s; kube-apiserver on a loaded two-core
+		// machine can take longer.
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		_ = env.Stop() // whatever did start (etcd) must not outlive the suite
 		fmt.Fprintln(os.Stderr, "FAIL: starting envtest (kube-apiserver + etcd from KUBEBUILDER_ASSETS):", err)
 		os.Exit(1)
 	}
