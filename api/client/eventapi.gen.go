@@ -4196,7 +4196,7 @@ type GetVehicleLoadParams struct {
 	// End End of the window (RFC 3339), after `start`, at most 366 days later.
 	End *time.Time `form:"end,omitempty" json:"end,omitempty"`
 
-	// EventId Use this event's window instead of `start` and `end`.
+	// EventId Use this event's window instead of `start` and `end` (needs `events:read` or `jobs:read` too).
 	EventId *openapi_types.UUID `form:"event_id,omitempty" json:"event_id,omitempty"`
 
 	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
@@ -7926,8 +7926,10 @@ type ClientInterface interface {
 	// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
 	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
-	// `end` or `event_id`; an `event_id` outside the organization answers
-	// `422 validation_error`. Scopes: `equipment_reservations:read`.
+	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
+	// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
+	// Scopes: `equipment_reservations:read`.
 	//
 	// Corresponds with GET /vehicles/{id}/load (the `GetVehicleLoad` operationId).
 	GetVehicleLoad(ctx context.Context, id Id, params *GetVehicleLoadParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7948,7 +7950,8 @@ type ClientInterface interface {
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-	// the first type it cannot read. Scopes: `webhooks:write`.
+	// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+	// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7964,7 +7967,8 @@ type ClientInterface interface {
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-	// the first type it cannot read. Scopes: `webhooks:write`.
+	// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+	// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7990,7 +7994,8 @@ type ClientInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
 	// Scopes: `webhooks:write`.
@@ -8005,7 +8010,8 @@ type ClientInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
 	// Scopes: `webhooks:write`.
@@ -9594,8 +9600,10 @@ func (c *Client) UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicle
 // left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
 // Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
-// `end` or `event_id`; an `event_id` outside the organization answers
-// `422 validation_error`. Scopes: `equipment_reservations:read`.
+// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
+// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
+// Scopes: `equipment_reservations:read`.
 //
 // Corresponds with GET /vehicles/{id}/load (the `GetVehicleLoad` operationId).
 func (c *Client) GetVehicleLoad(ctx context.Context, id Id, params *GetVehicleLoadParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9636,7 +9644,8 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-// the first type it cannot read. Scopes: `webhooks:write`.
+// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9662,7 +9671,8 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-// the first type it cannot read. Scopes: `webhooks:write`.
+// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9718,7 +9728,8 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
 // Scopes: `webhooks:write`.
@@ -9743,7 +9754,8 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
 // Scopes: `webhooks:write`.
@@ -14557,8 +14569,10 @@ type ClientWithResponsesInterface interface {
 	// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
 	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
-	// `end` or `event_id`; an `event_id` outside the organization answers
-	// `422 validation_error`. Scopes: `equipment_reservations:read`.
+	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
+	// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
+	// Scopes: `equipment_reservations:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14583,7 +14597,8 @@ type ClientWithResponsesInterface interface {
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-	// the first type it cannot read. Scopes: `webhooks:write`.
+	// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+	// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14599,7 +14614,8 @@ type ClientWithResponsesInterface interface {
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-	// the first type it cannot read. Scopes: `webhooks:write`.
+	// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+	// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14629,7 +14645,8 @@ type ClientWithResponsesInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
 	// Scopes: `webhooks:write`.
@@ -14644,7 +14661,8 @@ type ClientWithResponsesInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
 	// Scopes: `webhooks:write`.
@@ -27167,8 +27185,10 @@ func (c *ClientWithResponses) UpdateVehicleWithResponse(ctx context.Context, id 
 // left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
 // Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
-// `end` or `event_id`; an `event_id` outside the organization answers
-// `422 validation_error`. Scopes: `equipment_reservations:read`.
+// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
+// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
+// Scopes: `equipment_reservations:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -27205,7 +27225,8 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-// the first type it cannot read. Scopes: `webhooks:write`.
+// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27227,7 +27248,8 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
-// the first type it cannot read. Scopes: `webhooks:write`.
+// the first type it cannot read. An organization has at most 25 endpoints (a sandbox counts
+// on its own): past that, 422 `validation_error` on `body`. Scopes: `webhooks:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27275,7 +27297,8 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
 // Scopes: `webhooks:write`.
@@ -27296,7 +27319,8 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
 // `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are. Any change needs, besides `webhooks:write`, a read scope
+// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
 // Scopes: `webhooks:write`.
