@@ -54,31 +54,33 @@ func TestSweepDropsOnlyStaleUnusedDatabases(t *testing.T) {
 	defer admin.Close()
 	long := time.Now().Add(-StaleAfter - time.Hour)
 	stale := databaseName("sweep", long)
-	busy := databaseName("sweep", long)
 	fresh := databaseName("sweep", time.Now())
 	unstamped := "eventapi_test_sweep_" + randomSuffix()
-	for _, n := range []string{stale, busy, fresh, unstamped} {
+	create := func(n string) {
 		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+n); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _, _ = admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)") })
 	}
-	busyURL, err := withDatabase(AdminURL(), busy)
-	if err != nil {
-		t.Fatal(err)
+	for _, n := range []string{stale, fresh, unstamped} {
+		create(n)
 	}
-	session, err := database.Open(ctx, busyURL, database.Options{MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
-	conn, err := session.Conn(ctx) // holds one session open during the sweep
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.PingContext(ctx); err != nil {
-		t.Fatal(err)
+	// A stale database that still has a session. Until the session is
+	// open, another test process's sweep (every package's TestMain runs
+	// one) may drop it: then a new one is made.
+	var busy string
+	for attempt := 1; ; attempt++ {
+		busy = databaseName("sweep", long)
+		create(busy)
+		closeSession, err := openSession(ctx, busy)
+		if err == nil {
+			defer closeSession()
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("could not hold a session on a stale database: %v", err)
+		}
+		t.Logf("another sweep dropped %s before its session opened: %v", busy, err)
 	}
 
 	// Another test process's sweep may drop the stale database first, so
@@ -98,4 +100,28 @@ func TestSweepDropsOnlyStaleUnusedDatabases(t *testing.T) {
 			t.Errorf("database %s exists=%v after the sweep, want %v", n, exists, want)
 		}
 	}
+}
+
+// openSession opens one session on the database name and keeps it until
+// the returned function closes it.
+func openSession(ctx context.Context, name string) (func(), error) {
+	url, err := withDatabase(AdminURL(), name)
+	if err != nil {
+		return nil, err
+	}
+	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: 1})
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err == nil {
+		if err = conn.PingContext(ctx); err != nil {
+			_ = conn.Close()
+		}
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return func() { _ = conn.Close(); _ = db.Close() }, nil
 }
