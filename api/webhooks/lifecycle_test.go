@@ -225,6 +225,17 @@ func TestReenableGivesPendingAFreshWindow(t *testing.T) {
 	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "disabled"}); r.Status != 200 {
 		t.Fatalf("disable: %d %s", r.Status, r.Body)
 	}
+	// An attempt claimed before the disable finishes first: re-enabling
+	// leaves a delivery in flight to its attempt.
+	waitFor(t, "no attempt in flight", func() bool {
+		var n int
+		err := env.Svc.DB.NewRaw(`SELECT count(*) FROM webhook_deliveries
+			WHERE organization_id = ? AND endpoint_id = ? AND leased_until > clock_timestamp()`, a.ID, ep).Scan(context.Background(), &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 0
+	})
 	_, err := env.Svc.DB.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = clock_timestamp() - interval '4 days'
 		WHERE organization_id = ? AND endpoint_id = ?`, a.ID, ep).Exec(context.Background())
 	if err != nil {
@@ -242,5 +253,70 @@ func TestReenableGivesPendingAFreshWindow(t *testing.T) {
 	}
 	if e := a.Get(endpoints + "/" + ep).Data(); e["status"] != "enabled" {
 		t.Errorf("endpoint after one failure past re-enabling: %v, want enabled", e["status"])
+	}
+}
+
+// TestReenableRacingAGiveUp: a PATCH that re-enables an endpoint (with new
+// event types, so it reads no stored ones) while a worker's give-up is
+// disabling it but has not committed: the PATCH waits for the give-up and
+// then gives the pending deliveries their fresh window. (The give-up is
+// played by the test's own transaction holding the endpoint's row.)
+func TestReenableRacingAGiveUp(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	ep := register(t, a, rcv, "client.created")
+	rcv.Close()
+	createClient(t, a, "Racing Ltd")
+	waitFor(t, "a failed attempt", func() bool {
+		ds := deliveries(t, a, ep)
+		return len(ds) == 1 && ds[0]["attempt_count"].(float64) >= 1
+	})
+	ctx := context.Background()
+	db := env.Svc.DB
+	// Parked: an old first failure, and no attempt due for a day.
+	waitFor(t, "the delivery parked", func() bool {
+		res, err := db.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = clock_timestamp() - interval '4 days',
+				next_attempt_at = clock_timestamp() + interval '1 day'
+			WHERE organization_id = ? AND endpoint_id = ? AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, a.ID, ep).Exec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := res.RowsAffected()
+		return n == 1
+	})
+	giveUp, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = giveUp.Rollback() }()
+	if _, err := giveUp.ExecContext(ctx, `UPDATE webhook_endpoints SET status = 'disabled' WHERE organization_id = ? AND id = ?`, a.ID, ep); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *apitest.Response, 1)
+	go func() {
+		done <- a.Patch(endpoints+"/"+ep, map[string]any{"status": "enabled", "enabled_events": []string{"client.created"}})
+	}()
+	waitFor(t, "the PATCH to wait for the endpoint's row", func() bool {
+		var n int
+		if err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
+	if err := giveUp.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.Status != 200 || r.Data()["status"] != "enabled" {
+		t.Fatalf("re-enable: %d %s", r.Status, r.Body)
+	}
+	var fresh bool
+	if err := db.NewRaw(`SELECT first_failed_at IS NULL OR first_failed_at > clock_timestamp() - interval '1 day'
+		FROM webhook_deliveries WHERE organization_id = ? AND endpoint_id = ?`, a.ID, ep).Scan(ctx, &fresh); err != nil {
+		t.Fatal(err)
+	}
+	if !fresh {
+		t.Error("the pending delivery kept its expired window after the endpoint was enabled again")
 	}
 }

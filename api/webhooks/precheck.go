@@ -2,12 +2,12 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/webhook"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -41,15 +41,20 @@ func CheckURLFirst(opt Options, routes *route.Resolver) fiber.Handler {
 		if opt.AllowPrivate || !mayRegister(c, routes) {
 			return c.Next()
 		}
-		var body struct {
-			URL *string `json:"url"`
-		}
-		if json.Unmarshal(c.Body(), &body) != nil || body.URL == nil || *body.URL == "" {
+		// The URL as the handler will read it (decode): the same parser,
+		// key and rules, so no other spelling of the body (a "URL" key, a
+		// repeated "url") gets a URL past this check into the handler's.
+		in, err := rest.ParseObject(c.Body())
+		if err != nil {
 			return c.Next() // the handler answers what is wrong with the body
 		}
+		u := in.String("url", updateRules.Get("url"))
+		if in.HasIssues() || !u.Set || u.Null || u.Value == "" {
+			return c.Next()
+		}
 		ctx := c.UserContext()
-		issue := checkURL(ctx, *body.URL, opt)
-		c.SetUserContext(context.WithValue(ctx, checkedKey{}, checkedURL{url: *body.URL, issue: issue}))
+		issue := checkURL(ctx, u.Value, opt)
+		c.SetUserContext(context.WithValue(ctx, checkedKey{}, checkedURL{url: u.Value, issue: issue}))
 		return c.Next()
 	}
 }

@@ -46,8 +46,19 @@ func (s *stalledDNS) resolver() *net.Resolver {
 // a savepoint; a lookup inside it would hold a pool connection and the
 // change feed's horizon for as long as DNS takes.
 func TestURLLookupHoldsNoTransaction(t *testing.T) {
-	for _, method := range []string{http.MethodPost, http.MethodPatch} {
-		t.Run(method, func(t *testing.T) {
+	for _, tc := range []struct {
+		method, name string
+		// alias is a "URL" key beside "url": a body that a decoder reading
+		// keys case-insensitively would check in place of "url".
+		alias bool
+	}{
+		{http.MethodPost, "url", false},
+		{http.MethodPatch, "url", false},
+		{http.MethodPost, "url and URL", true},
+		{http.MethodPatch, "url and URL", true},
+	} {
+		method := tc.method
+		t.Run(method+" "+tc.name, func(t *testing.T) {
 			dns := newStalledDNS()
 			env := apitest.New(t, func(_ *config.Config, o *apiserver.Options) { o.WebhookResolver = dns.resolver() })
 			o := env.NewOrg("Lookup")
@@ -60,12 +71,18 @@ func TestURLLookupHoldsNoTransaction(t *testing.T) {
 				}
 				path += "/" + res.Data()["id"].(string)
 			}
-			body := map[string]any{"url": "https://hooks.rental.example/in"}
-			if method == http.MethodPost {
-				body["enabled_events"] = []string{"*"}
+			// Written by hand: the alias must come after "url" (a
+			// case-insensitive decoder keeps the last key that matches).
+			body := `{"url":"https://hooks.rental.example/in"`
+			if tc.alias {
+				body += `,"URL":"https://93.184.216.34/alias"`
 			}
+			if method == http.MethodPost {
+				body += `,"enabled_events":["*"]`
+			}
+			body += "}"
 			done := make(chan *apitest.Response, 1)
-			go func() { done <- o.Do(method, path, body, "Idempotency-Key", "lookup-"+method) }()
+			go func() { done <- o.Do(method, path, body, "Idempotency-Key", "lookup-"+method+"-"+tc.name) }()
 
 			select {
 			case <-dns.started:

@@ -112,23 +112,27 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 	allow func(enabledEvents []string) error) (*Endpoint, error) {
 	var out *Endpoint
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		// The row is locked first: a worker that is disabling the endpoint
+		// (a delivery given up) commits before or after this, never
+		// between the status read here and the write.
+		var status string
+		var stored []string
+		err := tx.NewSelect().Model((*Endpoint)(nil)).Column("status", "enabled_events").
+			Where("organization_id = ? AND id = ?", org, id).For("UPDATE").Scan(ctx, &status, pgdialect.Array(&stored))
+		if errors.Is(err, sql.ErrNoRows) {
+			return errs.NotFoundf(EndpointKind)
+		}
+		if err != nil {
+			return database.Error(err)
+		}
 		events := p.EnabledEvents
 		if events == nil {
-			var stored []string
-			err := tx.NewSelect().Model((*Endpoint)(nil)).Column("enabled_events").
-				Where("organization_id = ? AND id = ?", org, id).For("UPDATE").Scan(ctx, pgdialect.Array(&stored))
-			if errors.Is(err, sql.ErrNoRows) {
-				return errs.NotFoundf(EndpointKind)
-			}
-			if err != nil {
-				return database.Error(err)
-			}
 			events = stored
 		}
 		if err := allow(events); err != nil {
 			return err
 		}
-		if p.Status != nil && *p.Status == Enabled {
+		if p.Status != nil && *p.Status == Enabled && status == Disabled {
 			if err := freshWindow(ctx, tx, org, id); err != nil {
 				return err
 			}
@@ -161,12 +165,10 @@ func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 // fail them for good and disable the endpoint at once (docs/webhooks.md).
 // A delivery in flight (live lease) is left to its attempt.
 func freshWindow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, id uuid.UUID) error {
-	_, err := tx.NewRaw(`UPDATE webhook_deliveries d SET first_failed_at = NULL, next_attempt_at = clock_timestamp(),
+	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = NULL, next_attempt_at = clock_timestamp(),
 			updated_at = clock_timestamp()
-		FROM webhook_endpoints e
-		WHERE e.organization_id = ? AND e.id = ? AND e.status = 'disabled'
-		  AND d.organization_id = e.organization_id AND d.endpoint_id = e.id AND d.status = 'pending'
-		  AND (d.leased_until IS NULL OR d.leased_until <= clock_timestamp())`, org, id).Exec(ctx)
+		WHERE organization_id = ? AND endpoint_id = ? AND status = 'pending'
+		  AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, org, id).Exec(ctx)
 	return database.Error(err)
 }
 

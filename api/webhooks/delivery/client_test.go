@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClientBoundsResponseHeaders: a receiver's answer whose headers pass
@@ -31,6 +32,9 @@ func TestClientBoundsResponseHeaders(t *testing.T) {
 			}
 			if (err != nil) != tc.fail {
 				t.Errorf("%d header bytes: error %v, want failure %v", tc.bytes, err, tc.fail)
+			}
+			if want := "the endpoint's response headers exceeded 64 KiB"; err != nil && describe(err, time.Second) != want {
+				t.Errorf("recorded as %q, want %q", describe(err, time.Second), want)
 			}
 		})
 	}

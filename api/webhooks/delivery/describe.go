@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +41,9 @@ func describe(err error, timeout time.Duration) string {
 		return "the endpoint's TLS certificate is not valid for its host"
 	case errors.As(err, &recErr):
 		return "TLS handshake failed (is the endpoint serving https?)"
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		// net/http's error past MaxResponseHeaderBytes has no type.
+		return fmt.Sprintf("the endpoint's response headers exceeded %d KiB", headerLimit>>10)
 	}
 	return "the request failed before a response arrived"
 }

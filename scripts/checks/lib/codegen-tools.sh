@@ -4,6 +4,7 @@
 
 OAPI_CODEGEN_VERSION=v2.8.2
 EVENTAPI_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/eventapi"
+. scripts/checks/lib/npm-tools.sh
 
 # ensure_oapi_codegen prints the path of the pinned oapi-codegen binary,
 # building it from the Go module proxy the first time.
@@ -19,22 +20,11 @@ ensure_oapi_codegen() {
 }
 
 # ensure_typegen prints the node_modules/.bin folder of the pinned
-# openapi-typescript and typescript (tools/typegen, installed with `npm ci`
-# from its package-lock.json into a cache folder named by the lock's hash).
+# openapi-typescript and typescript (tools/typegen, installed once per lock
+# into ~/.cache/eventapi, lib/npm-tools.sh).
 ensure_typegen() {
-  if ! command -v npm >/dev/null 2>&1; then
-    echo "npm is required for tools/typegen (apt-get install -y nodejs npm)" >&2
-    return 1
-  fi
-  local sum dir
-  sum=$(sha256sum tools/typegen/package-lock.json | cut -c1-16)
-  dir="$EVENTAPI_CACHE/typegen-$sum"
-  if [ ! -x "$dir/node_modules/.bin/openapi-typescript" ] || [ ! -x "$dir/node_modules/.bin/tsc" ]; then
-    echo "== installing openapi-typescript and typescript (tools/typegen) into $dir" >&2
-    mkdir -p "$dir"
-    cp tools/typegen/package.json tools/typegen/package-lock.json "$dir/"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
-  fi
+  local dir
+  dir=$(npm_cached_install tools/typegen typegen)
   echo "$dir/node_modules/.bin"
 }
 

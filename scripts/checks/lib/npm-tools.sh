@@ -1,24 +1,51 @@
-# Sourced by the checks that need the pinned npm tools (tools/npm): installs
-# them with `npm ci` from package-lock.json into a cache folder named by the
-# lock's hash (~/.cache/eventapi/npm-tools-<hash>), once per lock, and links
-# tools/npm/node_modules to it, so a fresh clone reuses the install.
-ensure_npm_tools() {
-  local dir=tools/npm sum cache
+# Sourced by the scripts that need pinned npm packages. Each set (a folder
+# with package.json and package-lock.json) is installed with `npm ci` once
+# per lock, into ~/.cache/eventapi/<name>-<hash of the lock>, so a fresh
+# clone reuses it. An install is built in a scratch folder beside the cache
+# and moved into place only when `npm ci` succeeded, under a lock, so an
+# interrupted or concurrent run never leaves a half-installed set behind.
+
+# npm_cached_install src name prints the folder holding the install of
+# src's package-lock.json.
+npm_cached_install() {
+  local src=$1 name=$2 root sum cache
   if ! command -v npm >/dev/null 2>&1; then
-    echo "npm is required for $dir (apt-get install -y nodejs npm)" >&2
+    echo "npm is required for $src (apt-get install -y nodejs npm)" >&2
     return 1
   fi
-  sum=$(sha256sum "$dir/package-lock.json" | cut -c1-16)
-  cache="${XDG_CACHE_HOME:-$HOME/.cache}/eventapi/npm-tools-$sum"
-  if [ ! -x "$cache/node_modules/.bin/redocly" ] || [ ! -f "$cache/node_modules/redoc/bundles/redoc.standalone.js" ]; then
-    echo "== installing pinned npm tools ($dir) into $cache" >&2
-    rm -rf "$cache"
-    mkdir -p "$cache"
-    cp "$dir/package.json" "$dir/package-lock.json" "$cache/"
-    (cd "$cache" && npm ci --no-audit --no-fund --loglevel=error) >&2
-  fi
+  root="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/eventapi"
+  sum=$(sha256sum "$src/package-lock.json" | cut -c1-16)
+  cache="$root/$name-$sum"
+  mkdir -p "$root"
+  (
+    flock 9
+    if [ ! -f "$cache/.installed" ]; then
+      echo "== installing the pinned npm packages of $src into $cache" >&2
+      tmp=$(mktemp -d "$cache.XXXXXX")
+      cp "$src/package.json" "$src/package-lock.json" "$tmp/"
+      if ! (cd "$tmp" && npm ci --no-audit --no-fund --loglevel=error) >&2; then
+        rm -rf "$tmp"
+        exit 1
+      fi
+      touch "$tmp/.installed"
+      rm -rf "$cache"
+      mv "$tmp" "$cache"
+    fi
+  ) 9>"$cache.lock"
+  echo "$cache"
+}
+
+# ensure_npm_tools installs the pinned tools of tools/npm (Redocly CLI,
+# Redoc) and links tools/npm/node_modules to them.
+ensure_npm_tools() {
+  local dir=tools/npm cache link
+  cache=$(npm_cached_install "$dir" npm-tools)
   if [ "$(readlink "$dir/node_modules" 2>/dev/null)" != "$cache/node_modules" ]; then
-    rm -rf "$dir/node_modules"
-    ln -s "$cache/node_modules" "$dir/node_modules"
+    if [ -e "$dir/node_modules" ] && [ ! -L "$dir/node_modules" ]; then
+      rm -rf "$dir/node_modules" # an install of its own, from before the cache
+    fi
+    link="$dir/node_modules.$$"
+    ln -sfn "$cache/node_modules" "$link"
+    mv -Tf "$link" "$dir/node_modules"
   fi
 }
