@@ -205,6 +205,23 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 	}
 }
 
+// failingDelivery registers an endpoint of a new organization at a closed
+// receiver and makes one client: a delivery that has failed once and keeps
+// failing.
+func failingDelivery(t *testing.T, env *apitest.Env) (*apitest.Org, string) {
+	t.Helper()
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	ep := register(t, a, rcv, "client.created")
+	rcv.Close()
+	createClient(t, a, "Failing Ltd")
+	waitFor(t, "a failed attempt", func() bool {
+		ds := deliveries(t, a, ep)
+		return len(ds) == 1 && ds[0]["attempt_count"].(float64) >= 1
+	})
+	return a, ep
+}
+
 // TestReenableGivesPendingAFreshWindow: a delivery still pending when its
 // endpoint was disabled may be older than the retry window by the time the
 // endpoint is enabled again. Re-enabling starts its window afresh: one more
@@ -213,15 +230,7 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 // test: the delivery's first failure is moved back in the database.)
 func TestReenableGivesPendingAFreshWindow(t *testing.T) {
 	env := newEnv(t)
-	a := env.NewOrg("A")
-	rcv := newReceiver(t)
-	ep := register(t, a, rcv, "client.created")
-	rcv.Close()
-	createClient(t, a, "Pending Ltd")
-	waitFor(t, "a failed attempt", func() bool {
-		ds := deliveries(t, a, ep)
-		return len(ds) == 1 && ds[0]["attempt_count"].(float64) >= 1
-	})
+	a, ep := failingDelivery(t, env)
 	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "disabled"}); r.Status != 200 {
 		t.Fatalf("disable: %d %s", r.Status, r.Body)
 	}
@@ -263,15 +272,7 @@ func TestReenableGivesPendingAFreshWindow(t *testing.T) {
 // played by the test's own transaction holding the endpoint's row.)
 func TestReenableRacingAGiveUp(t *testing.T) {
 	env := newEnv(t)
-	a := env.NewOrg("A")
-	rcv := newReceiver(t)
-	ep := register(t, a, rcv, "client.created")
-	rcv.Close()
-	createClient(t, a, "Racing Ltd")
-	waitFor(t, "a failed attempt", func() bool {
-		ds := deliveries(t, a, ep)
-		return len(ds) == 1 && ds[0]["attempt_count"].(float64) >= 1
-	})
+	a, ep := failingDelivery(t, env)
 	ctx := context.Background()
 	db := env.Svc.DB
 	// Parked: an old first failure, and no attempt due for a day.
