@@ -70,8 +70,9 @@ func TestExpansionScopes(t *testing.T) {
 		{"/api/v2/pick_lists/" + pickList, "items,equipment", sc{pl}, sc{pl, eq}, []string{"equipment:read"}, "items.0.equipment.id"},
 		{"/api/v2/pick_lists/" + pickList, "items,equipment,category", sc{ev}, sc{ev, eq}, []string{"equipment:read"}, "items.0.equipment.category.id"},
 		{"/api/v2/pick_lists", "items,equipment", sc{pl}, sc{pl, eq}, []string{"equipment:read"}, "0.items.0.equipment.id"},
-		// A vehicle's load inlines its reservations' records as they do.
-		{"/api/v2/vehicles/" + vehicle + "/load?event_id=" + event, "equipment", sc{res}, sc{res, eq}, []string{"equipment:read"}, "reservations.0.equipment.id"},
+		// A vehicle's load inlines its reservations' records as they do (by
+		// event_id, which needs an event read scope of its own).
+		{"/api/v2/vehicles/" + vehicle + "/load?event_id=" + event, "equipment", sc{res, ev}, sc{res, ev, eq}, []string{"equipment:read"}, "reservations.0.equipment.id"},
 		{"/api/v2/vehicles/" + vehicle + "/load?event_id=" + event, "event", sc{res}, sc{res, ev}, []string{"events:read", "jobs:read"}, "reservations.0.event.id"},
 	}
 	for _, mode := range []apikey.Mode{apikey.Live, apikey.Test} {
