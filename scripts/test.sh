@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, against the real PostgreSQL and Redis. It starts them
 # when they are not running and fails loudly when it cannot; each Go test
-# package creates its own fresh database. Every executable script in
-# scripts/checks/ (lint, browser, chart, envtest assets) runs after go test.
+# package creates its own fresh database. Every script in scripts/checks/
+# (lint, browser, chart, traces, generators) runs after go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Checks install Debian packages (etcd-server, chromium) on a fresh machine;
@@ -40,17 +40,43 @@ if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
   export EVENTAPI_TEST_REDIS_CLUSTER_URL
 fi
 
+# A cold machine builds pinned tools from source; kube-apiserver alone takes
+# about 10 minutes of two cores. They build in the background at the lowest
+# CPU priority while go vet and the Go tests run, which need none of them,
+# and the steps that need them wait for them (scripts/prepare-tools.sh). A
+# warm machine finds them cached at once. setsid gives the build a process
+# group of its own, so that an early exit stops all of it.
+tools_out="$(mktemp)"
+tools_log="$(mktemp)"
+cleanups+=("rm -f '$tools_out' '$tools_log'")
+setsid nice -n 19 scripts/prepare-tools.sh >"$tools_out" 2>"$tools_log" &
+tools_pid=$!
+cleanups+=("kill -- -$tools_pid 2>/dev/null")
+wait_for_tools() {
+  echo "== waiting for the tools (scripts/prepare-tools.sh)" >&2
+  if ! wait "$tools_pid"; then
+    cat "$tools_log" >&2
+    echo "preparing the tools failed (log above)" >&2
+    exit 1
+  fi
+  grep '^prepare-tools:' "$tools_log" >&2 || true
+  KUBEBUILDER_ASSETS="$(tail -n 1 "$tools_out")"
+  export KUBEBUILDER_ASSETS
+}
+
+# The packages whose tests start a kube-apiserver (envtest) run after the
+# tools are ready; every other package runs now.
+envtest_pkgs=$(go list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./... |
+  awk '/ sigs\.k8s\.io\/controller-runtime\/pkg\/envtest( |$)/ {print $1}')
+[ -n "$envtest_pkgs" ] || { echo "no package imports envtest; scripts/test.sh expects the operator's" >&2; exit 1; }
+other_pkgs=$(go list ./... | grep -vxF "$envtest_pkgs")
+
 echo "== go vet" >&2
 go vet ./...
 
-if [ -d hack ] && [ -x hack/envtest-assets.sh ] && [ -z "${KUBEBUILDER_ASSETS:-}" ]; then
-  echo "== envtest assets" >&2
-  KUBEBUILDER_ASSETS="$(hack/envtest-assets.sh)"
-  export KUBEBUILDER_ASSETS
-fi
-
-echo "== go test" >&2
-go test -count=1 -timeout 30m "$@" ./...
+echo "== go test (all but the envtest packages)" >&2
+# shellcheck disable=SC2086
+go test -count=1 -timeout 30m "$@" $other_pkgs
 
 # The API packages once more, through PgBouncer in transaction mode
 # (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
@@ -83,6 +109,12 @@ if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@
   EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $failed
 fi
 stop_pgbouncer
+
+wait_for_tools
+echo "== go test (the envtest packages: $(echo $envtest_pkgs))" >&2
+# shellcheck disable=SC2086
+go test -count=1 -timeout 30m "$@" $envtest_pkgs
+
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
 echo "== keyed writes under CPU saturation" >&2
 go test -tags cpusaturation -run '^TestKeyedWritesSurviveCPUSaturation$' -count=1 -v "$@" ./api/edgetest/
