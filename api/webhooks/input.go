@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
@@ -16,9 +15,6 @@ var readOnly = []string{"id", "secret", "failing_since", "created_at", "updated_
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document.
 var createRules, updateRules = openapi.Rules("WebhookEndpointCreate"), openapi.Rules("WebhookEndpointUpdate")
-
-// resolveTimeout bounds the DNS lookup of a new URL (precheck.go).
-const resolveTimeout = 5 * time.Second
 
 // decoded is a POST or PATCH body.
 type decoded struct {

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -17,6 +18,9 @@ const (
 	endpointsPath = "/api/v2/webhook_endpoints"
 	endpointPath  = endpointsPath + "/{id}"
 )
+
+// resolveTimeout bounds the DNS lookup of a new URL.
+const resolveTimeout = 5 * time.Second
 
 // checkedURL is the verdict on one URL, reached before the request's
 // transaction opened.
