@@ -44,8 +44,17 @@ func New(cfg Config) fiber.Handler {
 			attrs[n] = slog.String("organization_id", p.OrganizationID.String())
 			n++
 		}
-		// Typed attributes, not key-value pairs: nothing is boxed or converted.
-		cfg.Log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs[:n]...)
+		// Typed attributes, not key-value pairs: nothing is boxed or
+		// converted. The record goes to the handler directly, without a
+		// caller's program counter: the source of every line would be this
+		// function, and finding it (runtime.Callers) was a sixth of the
+		// line's cost (catbench -cpuprofile-chain).
+		ctx := c.UserContext()
+		if h := cfg.Log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+			r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+			r.AddAttrs(attrs[:n]...)
+			_ = h.Handle(ctx, r)
+		}
 		return err
 	}
 }
