@@ -59,7 +59,7 @@ func anyRead() []tenancy.Scope {
 
 // Routes registers the feed on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	r.Get("/changes", auth.Require(anyRead()...), list(env))
+	r.Get("/changes", auth.Require(anyRead()...), rest.NoExpansions, list(env))
 }
 
 // visible returns the object types whose read scope the key holds.

@@ -22,7 +22,7 @@ type handlers struct{ env *rest.Env }
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
 	read := auth.Require(tenancy.EquipmentReservationsRead)
-	r.Get("/equipment/:id/availability", read, h.availability)
-	r.Get("/availability", read, h.batchAvailability)
+	r.Get("/equipment/:id/availability", read, rest.NoExpansions, h.availability)
+	r.Get("/availability", read, rest.NoExpansions, h.batchAvailability)
 	r.Get("/vehicles/:id/load", read, h.load)
 }

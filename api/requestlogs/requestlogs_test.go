@@ -95,6 +95,10 @@ func TestOrganizationSeesItsOwnRequests(t *testing.T) {
 				r["api_version"] != "v2" {
 				t.Errorf("record %v", r)
 			}
+			// The filter reads any spelling of the uuid, as the id route does.
+			if upper := byRequestID(t, a, strings.ToUpper(reqID)); upper["id"] != r["id"] {
+				t.Errorf("request_id in upper case found %v, want %v", upper["id"], r["id"])
+			}
 			if tt.replayed && r["idempotency_key"] != "log-1" {
 				t.Errorf("idempotency_key = %v", r["idempotency_key"])
 			}

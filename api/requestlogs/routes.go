@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -22,8 +23,8 @@ import (
 // Routes registers the endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
 	read := auth.Require(tenancy.RequestLogsRead)
-	r.Get("/request_logs", read, list(env))
-	r.Get("/request_logs/:id", read, get(env))
+	r.Get("/request_logs", read, rest.NoExpansions, list(env))
+	r.Get("/request_logs/:id", read, rest.NoExpansions, get(env))
 }
 
 func list(env *rest.Env) fiber.Handler {
@@ -105,6 +106,11 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	if rid, err := rest.QueryString(c, "request_id", 100); err != nil {
 		bad("request_id", "must be at most 100 characters")
 	} else {
+		// A request id is its record's uuid: any spelling uuid.Parse reads
+		// (upper case, braces) finds it, as GET /request_logs/{id} does.
+		if id, err := uuid.Parse(rid); err == nil {
+			rid = id.String()
+		}
 		f.RequestID = rid
 	}
 	if k, err := rest.QueryUUID(c, "key_id"); err != nil {

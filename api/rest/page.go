@@ -91,6 +91,16 @@ func ParseExpansions(c *fiber.Ctx, allowed ...Expansion) (map[string]bool, error
 	return out, nil
 }
 
+// NoExpansions is the middleware of a GET route whose records have no
+// expansions: any expand value is the 422 ParseExpansions gives such a
+// route (docs/decisions.md).
+func NoExpansions(c *fiber.Ctx) error {
+	if _, err := parseExpand(c, nil); err != nil {
+		return err
+	}
+	return c.Next()
+}
+
 func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	raw := c.Query("expand")

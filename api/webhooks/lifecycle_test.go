@@ -46,6 +46,11 @@ func TestGiveUpDisablesEndpoint(t *testing.T) {
 	if r := a.Post(retry, nil); r.Status != 422 || r.ErrorCode() != "invalid_transition" {
 		t.Errorf("retry on a disabled endpoint: %d %s", r.Status, r.Body)
 	}
+	// A delivery the endpoint does not have is not found, disabled or not.
+	unknown := endpoints + "/" + ep + "/deliveries/00000000-0000-0000-0000-000000000000/retry"
+	if r := a.Post(unknown, nil); r.Status != 404 || r.ErrorCode() != "not_found" {
+		t.Errorf("retry of an unknown delivery on a disabled endpoint: %d %s", r.Status, r.Body)
+	}
 	r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "enabled"})
 	if r.Status != 200 || r.Data()["failing_since"] != nil || r.Data()["status"] != "enabled" {
 		t.Fatalf("re-enable: %d %s", r.Status, r.Body)

@@ -38,11 +38,11 @@ func Routes(r fiber.Router, env *rest.Env, opt Options) {
 	h := handlers{env: env, opt: opt}
 	read := auth.Require(tenancy.WebhooksRead)
 	write := auth.Require(tenancy.WebhooksWrite)
-	r.Get("/webhook_endpoints", read, h.list)
+	r.Get("/webhook_endpoints", read, rest.NoExpansions, h.list)
 	r.Post("/webhook_endpoints", write, h.create)
-	r.Get("/webhook_endpoints/:id", read, h.get)
+	r.Get("/webhook_endpoints/:id", read, rest.NoExpansions, h.get)
 	r.Patch("/webhook_endpoints/:id", write, h.update)
 	r.Delete("/webhook_endpoints/:id", write, h.delete)
-	r.Get("/webhook_endpoints/:id/deliveries", read, h.deliveries)
+	r.Get("/webhook_endpoints/:id/deliveries", read, rest.NoExpansions, h.deliveries)
 	r.Post("/webhook_endpoints/:id/deliveries/:delivery_id/retry", write, h.retry)
 }

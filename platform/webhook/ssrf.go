@@ -41,6 +41,9 @@ var special = func() []netip.Prefix {
 		"::ffff:0:0:0/96", // IPv4-translated (SIIT): ::ffff:0:127.0.0.1
 		"192.88.99.0/24",  // 6to4 relay anycast (deprecated)
 		"3fff::/20",       // documentation (RFC 9637)
+		"2001:2::/48",     // benchmarking (RFC 5180)
+		"2001:10::/28",    // ORCHID (deprecated, RFC 4843)
+		"5f00::/16",       // segment routing SIDs (RFC 9602)
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}

@@ -37,6 +37,11 @@ func TestPublic(t *testing.T) {
 		{"::ffff:0:7f00:1", false},  // IPv4-translated 127.0.0.1
 		{"192.88.99.1", false},      // 6to4 relay anycast
 		{"3fff::1", false},          // documentation
+		{"2001:2::1", false},        // benchmarking
+		{"2001:2:0:ffff::1", false}, // benchmarking, end of the /48
+		{"2001:3::1", true},         // AMT, beside benchmarking: public
+		{"2001:10::1", false},       // ORCHID
+		{"5f00::1", false},          // SRv6 SIDs
 		{"::ffff:8.8.8.8", true},    // IPv4-mapped public: judged as 8.8.8.8
 		{"2a00:1450:4001::1", true}, // an ordinary global address
 		{"fc00::1", false},          // ULA

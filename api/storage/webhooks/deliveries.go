@@ -101,6 +101,10 @@ func Retry(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, endpoint
 		return nil, err
 	}
 	if e.Status != Enabled {
+		// A delivery the endpoint does not have is not found, disabled or not.
+		if _, err := getDelivery(ctx, db, org, endpoint, id); err != nil {
+			return nil, err
+		}
 		return nil, ErrEndpointDisabled
 	}
 	_, err = db.NewRaw(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = clock_timestamp(),
