@@ -51,10 +51,14 @@ tools_log="$(mktemp)"
 cleanups+=("rm -f '$tools_out' '$tools_log'")
 setsid nice -n 19 scripts/prepare-tools.sh >"$tools_out" 2>"$tools_log" &
 tools_pid=$!
-cleanups+=("kill -- -$tools_pid 2>/dev/null")
+# Once waited for, the group is gone and its id may be another's: no kill.
+cleanups+=('[ -n "${tools_done:-}" ] || kill -- -"$tools_pid" 2>/dev/null')
 wait_for_tools() {
   echo "== waiting for the tools (scripts/prepare-tools.sh)" >&2
-  if ! wait "$tools_pid"; then
+  local rc=0
+  wait "$tools_pid" || rc=$?
+  tools_done=1
+  if [ "$rc" != 0 ]; then
     cat "$tools_log" >&2
     echo "preparing the tools failed (log above)" >&2
     exit 1
