@@ -74,7 +74,10 @@ func decodeLine(raw json.RawMessage, lenient bool) (documents.Line, []errs.Field
 	qty := li.Int("quantity", lineRules.Get("quantity"))
 	price := li.Money("unit_price", lineRules.Get("unit_price"))
 	li.ReadOnly("id", "line_total")
-	if !li.HasIssues() && eq.Ptr() == nil && desc.Value == "" {
+	// Every bad field at once: the description is missing unless one of
+	// the two fields is bad itself (an equipment_id that is not a uuid
+	// does not make the description required).
+	if !li.HasIssue("equipment_id") && !li.HasIssue("description") && eq.Ptr() == nil && desc.Value == "" {
 		li.Issue("description", "is required when equipment_id is not set")
 	}
 	l := documents.Line{EquipmentID: eq.Ptr(), Description: desc.Value, Quantity: qty.Value, UnitPrice: price.Value}

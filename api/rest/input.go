@@ -205,6 +205,11 @@ func (in *Input) Err() error {
 // HasIssues reports whether any problem was recorded so far.
 func (in *Input) HasIssues() bool { return len(in.issues) > 0 }
 
+// HasIssue reports whether a problem with field was recorded so far.
+func (in *Input) HasIssue(field string) bool {
+	return slices.ContainsFunc(in.issues, func(i errs.FieldIssue) bool { return i.Field == field })
+}
+
 // begin handles presence, null and required; ok=false means nothing to decode.
 func begin[T any](in *Input, name string, r Rule) (Field[T], json.RawMessage, bool) {
 	in.used[name] = true
@@ -258,6 +263,11 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 		return "", "must be a string"
 	}
 	s = strings.TrimSpace(s)
+	if blank(s) {
+		// Only invisible format characters: empty to whoever reads it, so
+		// empty to every rule (required, or required unless another field).
+		s = ""
+	}
 	if strings.ContainsRune(s, 0) {
 		return "", "must not contain NUL characters"
 	}
@@ -272,7 +282,7 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	switch n := utf8.RuneCountInString(s); {
 	case n > max:
 		return "", fmt.Sprintf("must be at most %d characters", max)
-	case min == 1 && (n == 0 || blank(s)):
+	case min == 1 && n == 0:
 		return "", "must not be empty"
 	case n < min:
 		return "", fmt.Sprintf("must be at least %d characters", min)

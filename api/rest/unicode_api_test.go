@@ -41,3 +41,44 @@ func TestInvisibleAndBrokenUnicode(t *testing.T) {
 		t.Fatalf("%d clients stored, want the 2 accepted: %s", len(r.List()), r.Body)
 	}
 }
+
+// TestLineItemWithoutAVisibleDescription: a line item's description that
+// shows nothing is missing, as a required name's is, and a line item's bad
+// fields are named together; no quote is stored.
+func TestLineItemWithoutAVisibleDescription(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Lines")
+	const required = "is required when equipment_id is not set"
+	tests := []struct {
+		name, body string
+		fields     []string
+	}{
+		{"zero-width space", `{"title":"q","line_items":[{"description":"\u200b","quantity":1,"unit_price":1}]}`,
+			[]string{"line_items[0].description"}},
+		{"empty, and a quantity of 0", `{"title":"q","line_items":[{"description":"","quantity":0,"unit_price":1}]}`,
+			[]string{"line_items[0].description", "line_items[0].quantity"}},
+		{"not a uuid: the description is not required", `{"title":"q","line_items":[{"equipment_id":"x","quantity":1,"unit_price":1}]}`,
+			[]string{"line_items[0].equipment_id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/quotes", Key: a.Key, Body: tt.body,
+				Headers: map[string]string{"Content-Type": "application/json"}})
+			got := issues(r)
+			if r.Status != 422 || len(got) != len(tt.fields) {
+				t.Fatalf("%d %s, want 422 naming %v", r.Status, r.Body, tt.fields)
+			}
+			for _, f := range tt.fields {
+				if _, ok := got[f]; !ok {
+					t.Errorf("issues %v, want %s", got, f)
+				}
+			}
+			if d, ok := got["line_items[0].description"]; ok && d != required {
+				t.Errorf("description: %q, want %q", d, required)
+			}
+		})
+	}
+	if r := a.Get("/api/v2/quotes"); len(r.List()) != 0 {
+		t.Fatalf("%d quotes stored, want none: %s", len(r.List()), r.Body)
+	}
+}
