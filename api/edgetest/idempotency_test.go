@@ -150,6 +150,9 @@ func TestIdempotentWrites(t *testing.T) {
 		if d1.Status != http.StatusNoContent || d2.Status != http.StatusNoContent || d2.Header.Get(idempotency.HeaderReplayed) != "true" {
 			t.Fatalf("delete: %d / %d %s", d1.Status, d2.Status, d2.Body)
 		}
+		if ct1, ct2 := d1.Header.Get("Content-Type"), d2.Header.Get("Content-Type"); ct1 != ct2 {
+			t.Errorf("delete Content-Type %q, replayed %q", ct1, ct2)
+		}
 		if d3 := del(); d3.Status != http.StatusNotFound {
 			t.Fatalf("delete without a key after the delete: %d", d3.Status)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
+	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -292,8 +293,8 @@ func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
 		foreign := s.Shared(t, ref.Fixture, s.B)
 		for _, res := range s.refused(t, method, path, withRef(s.body(t, method, r, s.A), ref, foreign)) {
 			if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "validation_error" ||
-				!slices.Contains(crudtest.Fields(res), ref.Field) {
-				t.Errorf("A %s with B's %s in %s: %d %s, want 422 naming %s", method, ref.Fixture, ref.Field, res.Status, res.Body, ref.Field)
+				crudtest.Issues(res)[ref.Field] != related.IssueNotInOrg {
+				t.Errorf("A %s with B's %s in %s: %d %s, want 422 naming %s: %s", method, ref.Fixture, ref.Field, res.Status, res.Body, ref.Field, related.IssueNotInOrg)
 			}
 		}
 		unchanged("a refused " + ref.Field)
@@ -344,8 +345,8 @@ func (s *Suite) checkCreate(t *testing.T, method, path string, r Route) {
 		before := crudtest.Take(t, s.Env, table, s.A.ID)
 		for _, res := range s.refused(t, method, path, withRef(s.body(t, method, r, s.A), ref, foreign)) {
 			if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "validation_error" ||
-				!slices.Contains(crudtest.Fields(res), ref.Field) {
-				t.Errorf("A %s with B's %s in %s: %d %s, want 422 naming %s", method, ref.Fixture, ref.Field, res.Status, res.Body, ref.Field)
+				crudtest.Issues(res)[ref.Field] != related.IssueNotInOrg {
+				t.Errorf("A %s with B's %s in %s: %d %s, want 422 naming %s: %s", method, ref.Fixture, ref.Field, res.Status, res.Body, ref.Field, related.IssueNotInOrg)
 			}
 		}
 		if after := crudtest.Take(t, s.Env, table, s.A.ID); after != before {

@@ -58,14 +58,33 @@ func Same(a, b any) bool {
 
 // Fields returns details.fields[*].field of a validation_error body.
 func Fields(r *apitest.Response) []string {
+	var out []string
+	for _, f := range fieldIssues(r) {
+		out = append(out, f[0])
+	}
+	return out
+}
+
+// Issues returns the issue of each field of a validation_error body.
+func Issues(r *apitest.Response) map[string]string {
+	out := map[string]string{}
+	for _, f := range fieldIssues(r) {
+		out[f[0]] = f[1]
+	}
+	return out
+}
+
+// fieldIssues returns details.fields[*] as (field, issue) pairs.
+func fieldIssues(r *apitest.Response) [][2]string {
 	e, _ := r.JSON()["error"].(map[string]any)
 	d, _ := e["details"].(map[string]any)
 	list, _ := d["fields"].([]any)
-	var out []string
+	var out [][2]string
 	for _, f := range list {
 		m, _ := f.(map[string]any)
-		s, _ := m["field"].(string)
-		out = append(out, s)
+		field, _ := m["field"].(string)
+		issue, _ := m["issue"].(string)
+		out = append(out, [2]string{field, issue})
 	}
 	return out
 }

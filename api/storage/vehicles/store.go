@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -43,7 +44,7 @@ func Assignable(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 	})
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return errs.InvalidField("vehicle_id", "must be a vehicle of your organization")
+		return errs.InvalidField("vehicle_id", related.IssueNotInOrg)
 	case err != nil:
 		return err
 	case v.Status != StatusAvailable:
