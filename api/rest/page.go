@@ -123,12 +123,20 @@ func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 	return out, nil
 }
 
+// absent reports whether the query has no parameter name at all. A filter
+// given with an empty value (?vehicle_id=) is a bad value, not an absent
+// filter: a client that built the query from a missing variable must not
+// get the whole unfiltered list (docs/decisions.md).
+func absent(c *fiber.Ctx, name string) bool {
+	return !c.Context().QueryArgs().Has(name)
+}
+
 // QueryEnum reads an optional query parameter that must be one of values.
 func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
-	v := c.Query(name)
-	if v == "" {
+	if absent(c, name) {
 		return "", nil
 	}
+	v := c.Query(name)
 	for _, a := range values {
 		if a == v {
 			return v, nil
@@ -152,11 +160,10 @@ func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).
 func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
-	v := c.Query(name)
-	if v == "" {
+	if absent(c, name) {
 		return nil, nil
 	}
-	id, err := ParseUUID(v)
+	id, err := ParseUUID(c.Query(name))
 	if err != nil {
 		return nil, errs.InvalidField(name, "must be a uuid")
 	}
@@ -165,9 +172,10 @@ func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
 
 // QueryBool reads an optional boolean query parameter (true/false).
 func QueryBool(c *fiber.Ctx, name string, def bool) (bool, error) {
-	switch c.Query(name) {
-	case "":
+	if absent(c, name) {
 		return def, nil
+	}
+	switch c.Query(name) {
 	case "true", "1":
 		return true, nil
 	case "false", "0":

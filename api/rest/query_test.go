@@ -77,3 +77,44 @@ func TestRepeatedParametersKeep405(t *testing.T) {
 		t.Fatalf("PUT with a repeated parameter: %d %s (Allow %q), want 405 with Allow", r.Status, r.Body, r.Header.Get("Allow"))
 	}
 }
+
+// TestEmptyFilterValues: a filter given with an empty value is a bad value,
+// not an absent filter (a query built from a missing variable must not list
+// everything), on v2 (422 naming it) and v1 (400); absent, it filters
+// nothing.
+func TestEmptyFilterValues(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Empty filters")
+	for _, c := range []struct {
+		path   string
+		status int
+		field  string
+	}{
+		{"/api/v2/equipment_reservations?vehicle_id=", http.StatusUnprocessableEntity, "vehicle_id"},
+		{"/api/v2/events?status=", http.StatusUnprocessableEntity, "status"},
+		{"/api/v2/pick_lists?archived=", http.StatusUnprocessableEntity, "archived"},
+		{"/api/v1/jobs?status=", http.StatusBadRequest, "status"},
+		{"/api/v2/equipment_reservations", http.StatusOK, ""},
+		{"/api/v2/events", http.StatusOK, ""},
+		{"/api/v2/pick_lists", http.StatusOK, ""},
+		{"/api/v1/jobs", http.StatusOK, ""},
+	} {
+		r := a.Get(c.path)
+		if r.Status != c.status {
+			t.Errorf("GET %s: %d %s, want %d", c.path, r.Status, r.Body, c.status)
+			continue
+		}
+		if c.field == "" {
+			continue
+		}
+		if strings.HasPrefix(c.path, "/api/v1/") {
+			if !strings.Contains(string(r.Body), c.field) {
+				t.Errorf("GET %s: %s, want a 400 naming %s", c.path, r.Body, c.field)
+			}
+			continue
+		}
+		if _, ok := issues(r)[c.field]; !ok || r.ErrorCode() != "validation_error" {
+			t.Errorf("GET %s: %s, want a validation_error naming %s", c.path, r.Body, c.field)
+		}
+	}
+}
