@@ -366,7 +366,7 @@ func (in *Input) Number(name string, r Rule) Field[float64] {
 			return Field[float64]{}
 		}
 	}
-	if (r.Positive && v <= 0) || !inBounds(v, r) || v > MaxNumber {
+	if (r.Positive && v <= 0) || !inBounds(v, r) || v > MaxNumber || roundedIntoBounds(raw, v, r) {
 		if r.Positive {
 			in.Issue(name, PositiveNumberIssue)
 		} else {
@@ -380,6 +380,22 @@ func (in *Input) Number(name string, r Rule) Field[float64] {
 
 func inBounds(v float64, r Rule) bool {
 	return (r.Min == nil || v >= *r.Min) && (r.Max == nil || v <= *r.Max)
+}
+
+// roundedIntoBounds reports whether raw lies outside r's bounds although
+// its float64 reading v sits on one of them: 1000000000.0000000001 reads
+// as 1e9. Only a v equal to a bound needs the literal's exact digits.
+func roundedIntoBounds(raw json.RawMessage, v float64, r Rule) bool {
+	beyond := func(bound float64, side int) bool {
+		if v != bound {
+			return false
+		}
+		c, ok := exactCmp(string(raw), bound)
+		return !ok || c == side
+	}
+	above := func(bound float64) bool { return beyond(bound, 1) }
+	below := func(bound float64) bool { return beyond(bound, -1) }
+	return above(MaxNumber) || r.Max != nil && above(*r.Max) || r.Min != nil && below(*r.Min)
 }
 
 // boundsText states a number's bounds as a client would write them
