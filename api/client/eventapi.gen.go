@@ -3003,7 +3003,7 @@ type ReservationWritten struct {
 	Data Reservation `json:"data"`
 
 	// Warnings Present only when there is something to report: `overbooked` when the stock guard is
-	// in warn mode and the write exceeded stock; `over_payload` / `over_volume` when the
+	// in warn mode and the write exceeded stock without `force_overbook`; `over_payload` / `over_volume` when the
 	// write assigns the reservation to a vehicle (creates it on one, or changes its
 	// vehicle, equipment, window, quantity or status) and the vehicle is then over its
 	// payload or cargo volume during the reservation's window; on PATCH, `ignored_fields`
