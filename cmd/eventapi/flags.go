@@ -35,14 +35,32 @@ func (h helpText) Error() string { return string(h) }
 // parse parses args (flags may follow positional arguments) and checks
 // --output. A flag it cannot parse is a usage error followed by the flag list.
 func parse(fs *flag.FlagSet, output *string, args []string) ([]string, error) {
+	return parseListing(fs, output, args, func(string) bool { return true })
+}
+
+// parseOwn parses the arguments of one command of a group (keys, orgs),
+// whose commands declare their flags on one set: --help and a bad flag list
+// only the flags the command reads (and --output), and a flag of the set it
+// does not read is refused by name (onlyFlags).
+func parseOwn(fs *flag.FlagSet, output *string, args []string, reads []string) ([]string, error) {
+	own := func(name string) bool { return name == "output" || slices.Contains(reads, name) }
+	pos, err := parseListing(fs, output, args, own)
+	if err != nil {
+		return nil, err
+	}
+	return pos, onlyFlags(fs, reads...)
+}
+
+// parseListing is parse, listing the flags for which listed is true.
+func parseListing(fs *flag.FlagSet, output *string, args []string, listed func(string) bool) ([]string, error) {
 	var positional []string
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", fs.Name(), flagList(fs)))
+			return nil, helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", fs.Name(), flagList(fs, listed)))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v\n\n%s", errUsage, fs.Name(), err, flagList(fs))
+			return nil, fmt.Errorf("%w: %s: %v\n\n%s", errUsage, fs.Name(), err, flagList(fs, listed))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -87,11 +105,15 @@ func subcommand(group string, subs []string, args []string) (string, error) {
 	return args[0], nil
 }
 
-// flagList lists every flag of fs with its description and default.
-func flagList(fs *flag.FlagSet) string {
+// flagList lists the flags of fs for which listed is true, with their
+// descriptions and defaults.
+func flagList(fs *flag.FlagSet, listed func(string) bool) string {
 	var b strings.Builder
 	b.WriteString("flags:")
 	fs.VisitAll(func(f *flag.Flag) {
+		if !listed(f.Name) {
+			return
+		}
 		arg, usage := flag.UnquoteUsage(f)
 		fmt.Fprintf(&b, "\n  %s\n        %s", strings.TrimSpace("--"+f.Name+" "+arg), usage)
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {

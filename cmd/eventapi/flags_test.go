@@ -9,26 +9,32 @@ import (
 )
 
 // TestHelpListsEveryFlag: --help and -h print the command's usage and every
-// flag with its description on stdout, and succeed.
+// flag with its description on stdout, and succeed; a command of a group
+// (keys, orgs) lists only the flags it takes.
 func TestHelpListsEveryFlag(t *testing.T) {
 	tests := []struct {
-		args []string
-		want []string
+		args    []string
+		want    []string
+		notWant []string
 	}{
-		{[]string{"--help"}, []string{"usage: eventapi <command>", "requests list"}},
-		{[]string{"serve", "--help"}, []string{"usage: eventapi serve [flags]", "--migrate\n", "apply pending migrations", "--output string"}},
-		{[]string{"migrate", "-h"}, []string{"usage: eventapi migrate", "--create-database", "create the database named"}},
-		{[]string{"orgs", "update", "--help"}, []string{"usage: eventapi orgs update", "--name string", "--sandbox-of", "--stock-guard",
-			"block, warn or off", "--rate-limit int", "0 clears the override"}},
+		{[]string{"--help"}, []string{"usage: eventapi <command>", "requests list"}, nil},
+		{[]string{"serve", "--help"}, []string{"usage: eventapi serve [flags]", "--migrate\n", "apply pending migrations", "--output string"}, nil},
+		{[]string{"migrate", "-h"}, []string{"usage: eventapi migrate", "--create-database", "create the database named"}, nil},
+		{[]string{"orgs", "update", "--help"}, []string{"usage: eventapi orgs update", "--name string", "--stock-guard",
+			"block, warn or off", "--rate-limit int", "0 clears the override"}, []string{"--sandbox-of"}},
+		{[]string{"orgs", "create", "--help"}, []string{"--name string", "--sandbox-of", "--stock-guard", "--rate-limit int"}, nil},
+		{[]string{"orgs", "list", "--help"}, []string{"usage: eventapi orgs list", "--output"}, []string{"--name", "--sandbox-of", "--stock-guard", "--rate-limit"}},
+		{[]string{"keys", "list", "--help"}, []string{"usage: eventapi keys list", "--org", "--output"}, []string{"--name", "--scopes", "--mode", "--expires"}},
+		{[]string{"keys", "revoke", "--help"}, []string{"usage: eventapi keys revoke", "--output"}, []string{"--org", "--name", "--scopes", "--mode", "--expires"}},
 		{[]string{"keys", "create", "-h"}, []string{"usage: eventapi keys create", "--org", "--name", "--scopes", "comma-separated scopes",
-			"--mode", "live, test or legacy (default live)", "--expires", "RFC 3339"}},
+			"--mode", "live, test or legacy (default live)", "--expires", "RFC 3339"}, nil},
 		{[]string{"requests", "list", "--help"}, []string{"usage: eventapi requests list", "--org", "--since", "--until", "--status",
 			"--method", "--route", "--key", "--request-id", "--limit N", "most records printed, N from 1 to 10000 (default 100)",
-			"output format: text or json (default text)"}},
-		{[]string{"demo", "--help"}, []string{"usage: eventapi demo", "--name", "(default Demo Rental House)"}},
-		{[]string{"keys", "--help"}, []string{"usage: eventapi keys create|list|revoke", "eventapi keys <command> --help"}},
-		{[]string{"orgs", "-h"}, []string{"usage: eventapi orgs create|update|list"}},
-		{[]string{"orgs", "help"}, []string{"usage: eventapi orgs create|update|list"}},
+			"output format: text or json (default text)"}, nil},
+		{[]string{"demo", "--help"}, []string{"usage: eventapi demo", "--name", "(default Demo Rental House)"}, nil},
+		{[]string{"keys", "--help"}, []string{"usage: eventapi keys create|list|revoke", "eventapi keys <command> --help"}, nil},
+		{[]string{"orgs", "-h"}, []string{"usage: eventapi orgs create|update|list"}, nil},
+		{[]string{"orgs", "help"}, []string{"usage: eventapi orgs create|update|list"}, nil},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
@@ -39,6 +45,11 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		for _, w := range tc.want {
 			if !strings.Contains(out.String(), w) {
 				t.Errorf("%v: stdout lacks %q:\n%s", tc.args, w, out.String())
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(out.String(), w) {
+				t.Errorf("%v: stdout lists %q, which the command does not take:\n%s", tc.args, w, out.String())
 			}
 		}
 	}

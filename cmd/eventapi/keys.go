@@ -24,11 +24,9 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	scopes := fs.String("scopes", "", "comma-separated scopes, or all")
 	mode := fs.String("mode", "live", "live, test or legacy")
 	expires := fs.String("expires", "", "optional expiry, RFC 3339 and in the future")
-	pos, err := parse(fs, output, args[1:])
+	reads := map[string][]string{"create": {"org", "name", "scopes", "mode", "expires"}, "list": {"org"}}
+	pos, err := parseOwn(fs, output, args[1:], reads[sub])
 	if err != nil {
-		return err
-	}
-	if err := onlyFlags(fs, map[string][]string{"create": {"org", "name", "scopes", "mode", "expires"}, "list": {"org"}}[sub]...); err != nil {
 		return err
 	}
 	switch sub {
@@ -101,10 +99,7 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return printJSON(stdout, map[string]any{"keys": ks})
 		}
 		for _, k := range ks {
-			state := "active"
-			if k.RevokedAt != nil {
-				state = "revoked"
-			}
+			state := keyState(k, time.Now())
 			last := "never"
 			if k.LastUsedAt != nil {
 				last = k.LastUsedAt.UTC().Format(time.RFC3339)
@@ -135,4 +130,16 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}
 	return fmt.Errorf("%w: keys create|list|revoke", errUsage)
+}
+
+// keyState is what keys list says of k at now: revoked, expired (it is
+// refused like a revoked key) or active.
+func keyState(k tenancy.APIKey, now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case k.ExpiresAt != nil && !k.ExpiresAt.After(now):
+		return "expired"
+	}
+	return "active"
 }

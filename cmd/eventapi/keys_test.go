@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestKeysRefuseBadArguments: a bad --org names the flag; an --expires in
@@ -39,4 +40,25 @@ func TestKeysRefuseBadArguments(t *testing.T) {
 		{[]string{"keys", "list", "--org", id}, false, ""},
 		{[]string{"keys", "list", "--org", uuid.NewString()}, false, "organization not found"},
 	})
+}
+
+func TestKeyState(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
+	for _, tc := range []struct {
+		name string
+		key  tenancy.APIKey
+		want string
+	}{
+		{"no expiry", tenancy.APIKey{}, "active"},
+		{"expires later", tenancy.APIKey{ExpiresAt: at(time.Second)}, "active"},
+		{"expires now", tenancy.APIKey{ExpiresAt: at(0)}, "expired"},
+		{"expired", tenancy.APIKey{ExpiresAt: at(-time.Hour)}, "expired"},
+		{"revoked, not expired", tenancy.APIKey{RevokedAt: at(-time.Minute), ExpiresAt: at(time.Hour)}, "revoked"},
+		{"revoked and expired", tenancy.APIKey{RevokedAt: at(-time.Minute), ExpiresAt: at(-time.Hour)}, "revoked"},
+	} {
+		if got := keyState(tc.key, now); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
 }

@@ -23,6 +23,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 const usage = `usage: eventapi <command> [flags]
@@ -60,6 +63,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	err := command(ctx, args, stdout, stderr)
 	if help, ok := errors.AsType[helpText](err); ok {
 		_, err = io.WriteString(stdout, string(help))
+	}
+	return unmigrated(err)
+}
+
+// unmigrated says what to do when a command met a database without the
+// service's tables (PostgreSQL's undefined_table), instead of the bare
+// server message.
+func unmigrated(err error) error {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == pgerrcode.UndefinedTable {
+		return fmt.Errorf("the database lacks the service's tables (%s): run `eventapi migrate up` against it first", pe.Message)
 	}
 	return err
 }

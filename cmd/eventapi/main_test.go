@@ -135,3 +135,15 @@ func runCases(t *testing.T, cases []cliCase) {
 		}
 	}
 }
+
+// TestUnmigratedDatabase: a command against a database without the
+// service's tables says to migrate it, not only what PostgreSQL said.
+func TestUnmigratedDatabase(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewEmptyDatabase(t))
+	for _, args := range [][]string{{"orgs", "list"}, {"keys", "list", "--org", "00000000-0000-0000-0000-000000000001"}} {
+		_, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "run `eventapi migrate up`") {
+			t.Errorf("%v: %v, want the advice to migrate", args, err)
+		}
+	}
+}

@@ -21,12 +21,9 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	sandboxOf := fs.String("sandbox-of", "", "parent organization id (creates its sandbox)")
 	guard := fs.String("stock-guard", "", "block, warn or off")
 	rate := fs.Int("rate-limit", -1, "v2 requests per window (0 clears the override, -1 leaves it)")
-	pos, err := parse(fs, output, args[1:])
-	if err != nil {
-		return err
-	}
 	reads := map[string][]string{"create": {"name", "sandbox-of", "stock-guard", "rate-limit"}, "update": {"name", "stock-guard", "rate-limit"}}
-	if err := onlyFlags(fs, reads[sub]...); err != nil {
+	pos, err := parseOwn(fs, output, args[1:], reads[sub])
+	if err != nil {
 		return err
 	}
 	switch sub {
