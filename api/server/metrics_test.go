@@ -209,3 +209,51 @@ func TestRequestLogDropsWhenTheDatabaseStalls(t *testing.T) {
 		t.Error("nothing written after the stall ended")
 	}
 }
+
+// TestRefusalsAreCounted: requests the HTTP layer answers before the
+// middleware chain (an unknown method, headers over the read buffer) are in the
+// duration histogram too, with the method _OTHER for an unknown one and no
+// route.
+func TestRefusalsAreCounted(t *testing.T) {
+	u := metricsEndpoint(t)
+	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.Metrics = true })
+	org := env.NewOrg("Refused")
+	base := env.Listen(t)
+	count := func(series string) uint64 {
+		for _, m := range scrape(t, u)["http_server_request_duration_seconds"].GetMetric() {
+			ls := labels(m)
+			if ls["http_request_method"]+" "+ls["http_route"]+" "+ls["http_response_status_code"] == series {
+				return m.GetHistogram().GetSampleCount()
+			}
+		}
+		return 0
+	}
+	before405, before431 := count("_OTHER  405"), count("GET  431")
+	auth := "Authorization: Bearer " + org.Key + "\r\n"
+	for range 3 {
+		resp, _ := rawExchange(t, base, "PURGE /api/v2/clients HTTP/1.1\r\nHost: test\r\n"+auth+"\r\n", nil)
+		if resp.StatusCode != 405 {
+			t.Fatalf("PURGE: %d", resp.StatusCode)
+		}
+	}
+	// Far over the read buffer: fasthttp fails the read before any handler.
+	var pad strings.Builder
+	for i := range 40 {
+		pad.WriteString("X-Pad-" + string(rune('a'+i%26)) + ": " + strings.Repeat("h", 1000) + "\r\n")
+	}
+	resp, _ := rawExchange(t, base, "GET /api/v2/clients HTTP/1.1\r\nHost: test\r\n"+auth+pad.String()+"\r\n", nil)
+	if resp.StatusCode != 431 {
+		t.Fatalf("oversized headers: %d", resp.StatusCode)
+	}
+	if got := count("_OTHER  405") - before405; got != 3 {
+		t.Errorf("%d unknown-method refusals counted, want 3", got)
+	}
+	if got := count("GET  431") - before431; got != 1 {
+		var have []string
+		for _, m := range scrape(t, u)["http_server_request_duration_seconds"].GetMetric() {
+			ls := labels(m)
+			have = append(have, ls["http_request_method"]+" "+ls["http_route"]+" "+ls["http_response_status_code"])
+		}
+		t.Errorf("%d header refusals counted, want 1; series: %v", got, have)
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -33,12 +35,18 @@ const (
 // per-connection bookkeeping of conn.
 func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
 	srv := app.Server()
+	// Every answer given here is counted as the metrics middleware counts
+	// the others (docs/observability.md, "Metrics").
+	record := func(fctx *fasthttp.RequestCtx) {
+		httpmetrics.RecordRefused(context.Background(), string(fctx.Method()), fctx.Response.StatusCode(), time.Since(fctx.Time()))
+	}
 	render := func(fctx *fasthttp.RequestCtx, err error) {
 		c := app.AcquireCtx(fctx)
 		defer app.ReleaseCtx(c)
 		if errorHandler(c, err) != nil {
 			fctx.SetStatusCode(fiber.StatusInternalServerError)
 		}
+		record(fctx)
 	}
 
 	// A request with conflicting framing must not wait for a body: its
@@ -97,6 +105,7 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 			return
 		}
 		fiberErrors(fctx, err)
+		record(fctx)
 	}
 }
 

@@ -5,6 +5,7 @@
 package httpmetrics
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +34,17 @@ func init() {
 		metric.WithDescription("Duration of HTTP server requests."),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(Buckets...))
+}
+
+// refusedSets holds the attribute sets of requests refused before routing.
+var refusedSets attributeSets
+
+// RecordRefused records a request that the HTTP layer answered before the
+// middleware chain ran (an unknown method, a request line or header block
+// over its limit, conflicting framing), so that the histogram counts every
+// request. Such a request has no route.
+func RecordRefused(ctx context.Context, method string, status int, elapsed time.Duration) {
+	duration.Record(ctx, elapsed.Seconds(), metric.WithAttributeSet(refusedSets.of(Method(method), status, "")))
 }
 
 // Config configures the middleware.
