@@ -51,7 +51,10 @@ func TestSweepDropsOnlyStaleUnusedDatabases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	// Closed after the cleanups below drop the test's databases (a deferred
+	// Close ran before them, and every drop failed: each run left its fresh
+	// and unstamped databases behind).
+	t.Cleanup(func() { _ = admin.Close() })
 	long := time.Now().Add(-StaleAfter - time.Hour)
 	stale := databaseName("sweep", long)
 	fresh := databaseName("sweep", time.Now())
