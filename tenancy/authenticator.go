@@ -201,7 +201,7 @@ func (a *Authenticator) lookup(ctx context.Context, hash []byte) (cacheEntry, er
 	r := rows[0]
 	e.epoch, e.keyExpires = r.Epoch, r.ExpiresAt
 	a.epoch.set(r.Epoch, e.fetched)
-	if r.KeyID == nil || r.RevokedAt != nil || (r.ExpiresAt != nil && !e.fetched.Before(*r.ExpiresAt)) {
+	if r.KeyID == nil || r.RevokedAt != nil || Expired(r.ExpiresAt, e.fetched) {
 		return e, nil
 	}
 	e.p = r.principal()

@@ -145,3 +145,7 @@ func scopeStrings(ss []Scope) []string {
 	}
 	return out
 }
+
+// Expired reports whether a key whose expiry is expires (nil: none) is
+// expired at t: from that instant on it authenticates nothing.
+func Expired(expires *time.Time, t time.Time) bool { return expires != nil && !t.Before(*expires) }

@@ -80,15 +80,14 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	var f requestlog.Filter
 	var issues []errs.FieldIssue
 	bad := func(field, issue string) { issues = append(issues, errs.FieldIssue{Field: field, Issue: issue}) }
-	given := c.Context().QueryArgs().Has // an empty value is a bad one (rest.QueryEnum)
-	if s := c.Query("status"); given("status") {
+	if s := c.Query("status"); rest.QueryGiven(c, "status") {
 		if sf, ok := requestlog.ParseStatus(s); ok {
 			f.Status, f.StatusClass = sf.Status, sf.StatusClass
 		} else {
 			bad("status", "must be a status code (100 to 599) or a class such as 4xx")
 		}
 	}
-	if m := strings.ToUpper(c.Query("method")); given("method") {
+	if m := strings.ToUpper(c.Query("method")); rest.QueryGiven(c, "method") {
 		ok := false
 		for _, v := range methods {
 			ok = ok || v == m

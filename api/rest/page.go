@@ -123,17 +123,17 @@ func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 	return out, nil
 }
 
-// absent reports whether the query has no parameter name at all. A filter
-// given with an empty value (?vehicle_id=) is a bad value, not an absent
-// filter: a client that built the query from a missing variable must not
-// get the whole unfiltered list (docs/decisions.md).
-func absent(c *fiber.Ctx, name string) bool {
-	return !c.Context().QueryArgs().Has(name)
+// QueryGiven reports whether the query has the parameter name, empty or
+// not. A filter given with an empty value (?vehicle_id=) is a bad value,
+// not an absent filter: a client that built the query from a missing
+// variable must not get the whole unfiltered list (docs/decisions.md).
+func QueryGiven(c *fiber.Ctx, name string) bool {
+	return c.Context().QueryArgs().Has(name)
 }
 
 // QueryEnum reads an optional query parameter that must be one of values.
 func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
-	if absent(c, name) {
+	if !QueryGiven(c, name) {
 		return "", nil
 	}
 	v := c.Query(name)
@@ -160,7 +160,7 @@ func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).
 func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
-	if absent(c, name) {
+	if !QueryGiven(c, name) {
 		return nil, nil
 	}
 	id, err := ParseUUID(c.Query(name))
@@ -172,7 +172,7 @@ func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
 
 // QueryBool reads an optional boolean query parameter (true/false).
 func QueryBool(c *fiber.Ctx, name string, def bool) (bool, error) {
-	if absent(c, name) {
+	if !QueryGiven(c, name) {
 		return def, nil
 	}
 	switch c.Query(name) {

@@ -138,7 +138,7 @@ func keyState(k tenancy.APIKey, now time.Time) string {
 	switch {
 	case k.RevokedAt != nil:
 		return "revoked"
-	case k.ExpiresAt != nil && !k.ExpiresAt.After(now):
+	case tenancy.Expired(k.ExpiresAt, now):
 		return "expired"
 	}
 	return "active"
