@@ -78,8 +78,20 @@ func TestAuthenticate(t *testing.T) {
 		if _, err := a.Authenticate(ctx, k.Secret); !errs.Is(err, errs.InvalidCredentials) {
 			t.Fatalf("revoked key accepted: %v", err)
 		}
+		first, err := GetKey(ctx, db, k.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := RevokeKey(ctx, db, k.ID); err != nil {
 			t.Fatalf("second revoke: %v", err)
+		}
+		again, err := GetKey(ctx, db, k.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.RevokedAt.Equal(*first.RevokedAt) || !again.UpdatedAt.Equal(first.UpdatedAt) {
+			t.Fatalf("second revoke changed the key: revoked_at %v → %v, updated_at %v → %v",
+				first.RevokedAt, again.RevokedAt, first.UpdatedAt, again.UpdatedAt)
 		}
 	})
 

@@ -104,10 +104,12 @@ func ListKeys(ctx context.Context, db bun.IDB, org uuid.UUID) ([]APIKey, error) 
 }
 
 // RevokeKey marks a key revoked. Every instance refuses it within the
-// authenticator's cache TTL (1 s). Revoking twice is not an error.
+// authenticator's cache TTL (1 s). Revoking twice is not an error, and
+// changes nothing: the key keeps its first revoked_at and updated_at.
 func RevokeKey(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 	res, err := db.NewUpdate().Model((*APIKey)(nil)).Where("id = ?", id).
-		Set("revoked_at = coalesce(revoked_at, clock_timestamp())").Set("updated_at = clock_timestamp()").Exec(ctx)
+		Set("revoked_at = coalesce(revoked_at, clock_timestamp())").
+		Set("updated_at = CASE WHEN revoked_at IS NULL THEN clock_timestamp() ELSE updated_at END").Exec(ctx)
 	if err != nil {
 		return database.Error(err)
 	}

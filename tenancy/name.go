@@ -3,6 +3,7 @@ package tenancy
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/eventapi/eventapi/platform/errs"
@@ -12,9 +13,17 @@ import (
 // a key's name, as the tables' CHECK (length(name) <= 200) counts them.
 const MaxNameLength = 200
 
-// cleanName trims name and checks its length in characters.
+// cleanName trims name and checks it: valid UTF-8 without control
+// characters (PostgreSQL would store invalid bytes as U+FFFD or refuse a
+// NUL), and 1 to MaxNameLength characters.
 func cleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
+	if !utf8.ValidString(name) {
+		return "", errs.InvalidField("name", "must be valid UTF-8 text")
+	}
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return "", errs.InvalidField("name", "must not contain control characters")
+	}
 	if name == "" || utf8.RuneCountInString(name) > MaxNameLength {
 		return "", errs.InvalidField("name", "must be 1 to "+strconv.Itoa(MaxNameLength)+" characters")
 	}

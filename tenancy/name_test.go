@@ -16,6 +16,10 @@ func TestCleanName(t *testing.T) {
 		{strings.Repeat("n", 200), strings.Repeat("n", 200), true},
 		{"   ", "", false},
 		{"", "", false},
+		{"Acme\xff", "", false},
+		{"Ac\x00me", "", false},
+		{"Ac\nme", "", false},
+		{"Ac\u200bme", "Ac\u200bme", true},
 	} {
 		got, err := cleanName(c.in)
 		if got != c.want || (err == nil) != c.ok {

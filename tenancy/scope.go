@@ -65,7 +65,9 @@ func ParseScopes(list string) ([]Scope, error) {
 	for _, part := range strings.Split(list, ",") {
 		s := Scope(strings.TrimSpace(part))
 		if s == "" {
-			continue
+			// "a,,b" or "a," is a list with a scope missing, most
+			// likely an empty variable in a script: refuse it.
+			return nil, fmt.Errorf("an empty scope in the list %q", list)
 		}
 		if s == "all" {
 			return nil, fmt.Errorf("all stands alone: give all, or a list of scopes")

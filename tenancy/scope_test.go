@@ -15,6 +15,9 @@ func TestParseScopes(t *testing.T) {
 		{"events:delete", 0, true},
 		{"", 0, true},
 		{" , ", 0, true},
+		{"events:read,,", 0, true},
+		{"events:read,", 0, true},
+		{",events:read", 0, true},
 		{"all,events:read", 0, true},
 	}
 	for _, tt := range tests {

@@ -226,7 +226,7 @@ func TestBadFiltersAre422(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("Strict")
 	for _, q := range []string{"?status=abc", "?status=6xx", "?status=99", "?method=FETCH", "?key_id=nope",
-		"?since=yesterday", "?status=", "?method=", "?key_id=", "?until=2026-13-01", "?limit=0", "?cursor=zzz"} {
+		"?since=yesterday", "?status=", "?method=", "?key_id=", "?since=", "?until=", "?until=2026-13-01", "?limit=0", "?cursor=zzz"} {
 		if res := a.Get(base + q); res.Status != 422 || res.ErrorCode() != "validation_error" {
 			t.Errorf("%s: %d %s", q, res.Status, res.Body)
 		}

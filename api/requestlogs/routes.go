@@ -119,12 +119,13 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 		f.KeyID = k
 	}
 	// since and until are read as every date-time of the API is
-	// (rest.ParseDateTime).
+	// (rest.ParseDateTime); given empty, they are a bad value like every
+	// structured filter (docs/decisions.md).
 	for _, q := range []struct {
 		name string
 		dst  **time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
-		if s := c.Query(q.name); s != "" {
+		if s := c.Query(q.name); rest.QueryGiven(c, q.name) {
 			t, issue := rest.DateTimeIssue(s, "2026-11-23T00:00:00Z")
 			if issue != "" {
 				bad(q.name, issue)
