@@ -120,9 +120,14 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 	if e.p == nil || (e.keyExpires != nil && !now.Before(*e.keyExpires)) {
 		return nil, ErrInvalidCredentials
 	}
-	a.usage.touch(e.p.KeyID, now)
 	return e.p, nil
 }
+
+// Used records that p's key made a successful request now: its
+// last_used_at is "the most recent successful request" (a status below
+// 400), so the caller reports it once the request's outcome is known. The
+// write happens later, off the request path (usageRecorder).
+func (a *Authenticator) Used(p *Principal) { a.usage.touch(p.KeyID, a.now()) }
 
 // cached returns the cached lookup of h, if any; with no TTL nothing is
 // cached.

@@ -21,6 +21,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/api/storage/storagetest"
 	"github.com/eventapi/eventapi/platform/config"
@@ -303,6 +304,12 @@ func checkEnvelope(t testing.TB, r Request, res *Response) {
 		} else if e["request_id"] != id {
 			t.Errorf("%s %s: error.request_id %v != X-Request-Id %s", r.Method, r.Path, e["request_id"], id)
 		}
+	}
+	// RFC 9110, section 11.6.1: a 401 names the scheme that would work.
+	if res.Status == 401 && res.Header.Get("WWW-Authenticate") != rest.WWWAuthenticate {
+		t.Errorf("%s %s: 401 with WWW-Authenticate %q, want %q", r.Method, r.Path, res.Header.Get("WWW-Authenticate"), rest.WWWAuthenticate)
+	} else if res.Status != 401 && res.Header.Get("WWW-Authenticate") != "" {
+		t.Errorf("%s %s: %d with WWW-Authenticate", r.Method, r.Path, res.Status)
 	}
 	// A 500 is a bug; 503 service_unavailable is the documented answer when
 	// a dependency is down.

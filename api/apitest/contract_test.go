@@ -60,7 +60,7 @@ func TestContractCatchesWrongResponses(t *testing.T) {
 		{"good create", "POST", "/api/v2/clients", `{"name":"Acme"}`, `{"data":` + client + `}`, 201, headers(), ""},
 		{"good 404", "GET", id, "", notFound, 404, headers(), ""},
 		{"good 401 without rate-limit headers", "GET", id, "", strings.Replace(notFound, "not_found", "invalid_credentials", 1), 401,
-			headers("X-RateLimit-Limit", "", "X-RateLimit-Remaining", "", "X-RateLimit-Reset", ""), ""},
+			headers("X-RateLimit-Limit", "", "X-RateLimit-Remaining", "", "X-RateLimit-Reset", "", "WWW-Authenticate", `Bearer realm="eventapi"`), ""},
 		{"good fallback 405", "DELETE", id, "", `{"error":{"code":"method_not_allowed","message":"method DELETE is not allowed on this path","details":{"allow":["GET","PATCH"]},"request_id":"` + reqID + `"}}`, 405, headers(), ""},
 		{"good fallback 404", "GET", "/api/v2/nothing", "", `{"error":{"code":"not_found","message":"no such route","details":null,"request_id":"` + reqID + `"}}`, 404, headers(), ""},
 		{"outside the document", "GET", "/api/v1/equipment", "", `whatever`, 200, http.Header{}, ""},

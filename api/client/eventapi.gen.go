@@ -2306,7 +2306,8 @@ type InvoiceCreate struct {
 	InvoiceNumber *string             `json:"invoice_number,omitempty"`
 	IssueDate     *openapi_types.Date `json:"issue_date,omitempty"`
 
-	// LineItems The whole set of lines (at most 500); on PATCH it replaces the existing set.
+	// LineItems The whole set of lines (at most 500); on PATCH it replaces the existing set. The sum of the
+	// line totals must be at most 999999999999.99, or the body is `422` on `line_items`.
 	LineItems *LineItemsInput `json:"line_items,omitempty"`
 	Notes     *string         `json:"notes,omitempty"`
 	Status    *InvoiceStatus  `json:"status,omitempty"`
@@ -2374,7 +2375,9 @@ type LineItem struct {
 	UnitPrice Money `json:"unit_price"`
 }
 
-// LineItemInput A line to write; it needs an `equipment_id` or a `description`.
+// LineItemInput A line to write; it needs an `equipment_id` or a `description`. Its total,
+// `quantity × unit_price`, must be at most 999999999999.99 (the largest total the server
+// stores), or the line is `422` on `line_items[i].unit_price`.
 type LineItemInput struct {
 	Description *string `json:"description,omitempty"`
 
@@ -2401,7 +2404,8 @@ type LineItemPatch struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
-// LineItemsInput The whole set of lines (at most 500); on PATCH it replaces the existing set.
+// LineItemsInput The whole set of lines (at most 500); on PATCH it replaces the existing set. The sum of the
+// line totals must be at most 999999999999.99, or the body is `422` on `line_items`.
 type LineItemsInput = []LineItemInput
 
 // LineItemsPatch The whole set of lines (at most 500); it replaces the existing set.
@@ -2622,14 +2626,16 @@ type PickListItemCreate struct {
 	CustomDescription *string `json:"custom_description,omitempty"`
 
 	// EquipmentId Required unless `custom_description` is given.
-	EquipmentId   *openapi_types.UUID `json:"equipment_id,omitempty"`
-	IsContainer   *bool               `json:"is_container,omitempty"`
-	IsPackage     *bool               `json:"is_package,omitempty"`
-	Notes         *string             `json:"notes,omitempty"`
-	ParentItemId  *openapi_types.UUID `json:"parent_item_id,omitempty"`
-	PickListId    openapi_types.UUID  `json:"pick_list_id"`
-	Quantity      *int                `json:"quantity,omitempty"`
-	SerialNumbers *[]string           `json:"serial_numbers,omitempty"`
+	EquipmentId  *openapi_types.UUID `json:"equipment_id,omitempty"`
+	IsContainer  *bool               `json:"is_container,omitempty"`
+	IsPackage    *bool               `json:"is_package,omitempty"`
+	Notes        *string             `json:"notes,omitempty"`
+	ParentItemId *openapi_types.UUID `json:"parent_item_id,omitempty"`
+	PickListId   openapi_types.UUID  `json:"pick_list_id"`
+	Quantity     *int                `json:"quantity,omitempty"`
+
+	// SerialNumbers The serial numbers of the units on this line, each once; a blank one is refused.
+	SerialNumbers *[]string `json:"serial_numbers,omitempty"`
 
 	// Stage Moves only forward in this order; skipping is allowed.
 	Stage       *PickListStage      `json:"stage,omitempty"`
@@ -2668,7 +2674,9 @@ type PickListItemUpdate struct {
 	Notes             *string             `json:"notes,omitempty"`
 	ParentItemId      *openapi_types.UUID `json:"parent_item_id,omitempty"`
 	Quantity          *int                `json:"quantity,omitempty"`
-	SerialNumbers     *[]string           `json:"serial_numbers,omitempty"`
+
+	// SerialNumbers The serial numbers of the units on this line, each once; a blank one is refused.
+	SerialNumbers *[]string `json:"serial_numbers,omitempty"`
 
 	// Stage Moves only forward in this order; skipping is allowed.
 	Stage                *PickListStage         `json:"stage,omitempty"`
@@ -2747,7 +2755,8 @@ type QuoteCreate struct {
 	EventId       *openapi_types.UUID `json:"event_id,omitempty"`
 	InternalNotes *string             `json:"internal_notes,omitempty"`
 
-	// LineItems The whole set of lines (at most 500); on PATCH it replaces the existing set.
+	// LineItems The whole set of lines (at most 500); on PATCH it replaces the existing set. The sum of the
+	// line totals must be at most 999999999999.99, or the body is `422` on `line_items`.
 	LineItems *LineItemsInput `json:"line_items,omitempty"`
 	Notes     *string         `json:"notes,omitempty"`
 
@@ -7467,7 +7476,11 @@ type ClientInterface interface {
 	// Changes the fields present and runs the same checks as create on the result (the
 	// reservation being patched is left out of the stock sum). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-	// typically a quantity increase. Scopes: `equipment_reservations:write`.
+	// typically a quantity increase. On a reservation that is overbooked and stays so without a
+	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// Scopes: `equipment_reservations:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7479,7 +7492,11 @@ type ClientInterface interface {
 	// Changes the fields present and runs the same checks as create on the result (the
 	// reservation being patched is left out of the stock sum). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-	// typically a quantity increase. Scopes: `equipment_reservations:write`.
+	// typically a quantity increase. On a reservation that is overbooked and stays so without a
+	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// Scopes: `equipment_reservations:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7710,7 +7727,9 @@ type ClientInterface interface {
 	//
 	// Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 	// set here). `event_id` and `quote_id` must name records of the caller's organization,
-	// and a quote has at most one pick list (`409 duplicate_record`).
+	// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+	// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+	// not approved is `422` (a list made by hand would take its place, empty).
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type.
@@ -7722,7 +7741,9 @@ type ClientInterface interface {
 	//
 	// Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 	// set here). `event_id` and `quote_id` must name records of the caller's organization,
-	// and a quote has at most one pick list (`409 duplicate_record`).
+	// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+	// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+	// not approved is `422` (a list made by hand would take its place, empty).
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -8701,7 +8722,11 @@ func (c *Client) GetEquipmentReservation(ctx context.Context, id Id, params *Get
 // Changes the fields present and runs the same checks as create on the result (the
 // reservation being patched is left out of the stock sum). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-// typically a quantity increase. Scopes: `equipment_reservations:write`.
+// typically a quantity increase. On a reservation that is overbooked and stays so without a
+// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// Scopes: `equipment_reservations:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8723,7 +8748,11 @@ func (c *Client) UpdateEquipmentReservationWithBody(ctx context.Context, id Id, 
 // Changes the fields present and runs the same checks as create on the result (the
 // reservation being patched is left out of the stock sum). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-// typically a quantity increase. Scopes: `equipment_reservations:write`.
+// typically a quantity increase. On a reservation that is overbooked and stays so without a
+// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// Scopes: `equipment_reservations:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9184,7 +9213,9 @@ func (c *Client) ListPickLists(ctx context.Context, params *ListPickListsParams,
 //
 // Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 // set here). `event_id` and `quote_id` must name records of the caller's organization,
-// and a quote has at most one pick list (`409 duplicate_record`).
+// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+// not approved is `422` (a list made by hand would take its place, empty).
 // Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type.
@@ -9206,7 +9237,9 @@ func (c *Client) CreatePickListWithBody(ctx context.Context, params *CreatePickL
 //
 // Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 // set here). `event_id` and `quote_id` must name records of the caller's organization,
-// and a quote has at most one pick list (`409 duplicate_record`).
+// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+// not approved is `422` (a list made by hand would take its place, empty).
 // Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type.
@@ -14074,7 +14107,11 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present and runs the same checks as create on the result (the
 	// reservation being patched is left out of the stock sum). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-	// typically a quantity increase. Scopes: `equipment_reservations:write`.
+	// typically a quantity increase. On a reservation that is overbooked and stays so without a
+	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// Scopes: `equipment_reservations:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14086,7 +14123,11 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present and runs the same checks as create on the result (the
 	// reservation being patched is left out of the stock sum). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-	// typically a quantity increase. Scopes: `equipment_reservations:write`.
+	// typically a quantity increase. On a reservation that is overbooked and stays so without a
+	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// Scopes: `equipment_reservations:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14337,7 +14378,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 	// set here). `event_id` and `quote_id` must name records of the caller's organization,
-	// and a quote has at most one pick list (`409 duplicate_record`).
+	// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+	// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+	// not approved is `422` (a list made by hand would take its place, empty).
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -14349,7 +14392,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 	// set here). `event_id` and `quote_id` must name records of the caller's organization,
-	// and a quote has at most one pick list (`409 duplicate_record`).
+	// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+	// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+	// not approved is `422` (a list made by hand would take its place, empty).
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -14705,7 +14750,8 @@ type ListAvailabilityResponse200Headers struct {
 
 // ListAvailabilityResponse401Headers the declared response headers of an HTTP 401 response for ListAvailability
 type ListAvailabilityResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListAvailabilityResponse403Headers the declared response headers of an HTTP 403 response for ListAvailability
@@ -14870,7 +14916,8 @@ type ListChangesResponse200Headers struct {
 
 // ListChangesResponse401Headers the declared response headers of an HTTP 401 response for ListChanges
 type ListChangesResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListChangesResponse403Headers the declared response headers of an HTTP 403 response for ListChanges
@@ -15017,7 +15064,8 @@ type ListClientsResponse200Headers struct {
 
 // ListClientsResponse401Headers the declared response headers of an HTTP 401 response for ListClients
 type ListClientsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListClientsResponse403Headers the declared response headers of an HTTP 403 response for ListClients
@@ -15174,7 +15222,8 @@ type CreateClientResponse400Headers struct {
 
 // CreateClientResponse401Headers the declared response headers of an HTTP 401 response for CreateClient
 type CreateClientResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateClientResponse403Headers the declared response headers of an HTTP 403 response for CreateClient
@@ -15202,7 +15251,10 @@ type CreateClientResponse413Headers struct {
 
 // CreateClientResponse415Headers the declared response headers of an HTTP 415 response for CreateClient
 type CreateClientResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateClientResponse422Headers the declared response headers of an HTTP 422 response for CreateClient
@@ -15377,7 +15429,8 @@ type GetClientResponse200Headers struct {
 
 // GetClientResponse401Headers the declared response headers of an HTTP 401 response for GetClient
 type GetClientResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetClientResponse403Headers the declared response headers of an HTTP 403 response for GetClient
@@ -15552,7 +15605,8 @@ type UpdateClientResponse400Headers struct {
 
 // UpdateClientResponse401Headers the declared response headers of an HTTP 401 response for UpdateClient
 type UpdateClientResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateClientResponse403Headers the declared response headers of an HTTP 403 response for UpdateClient
@@ -15589,7 +15643,10 @@ type UpdateClientResponse413Headers struct {
 
 // UpdateClientResponse415Headers the declared response headers of an HTTP 415 response for UpdateClient
 type UpdateClientResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateClientResponse422Headers the declared response headers of an HTTP 422 response for UpdateClient
@@ -15773,7 +15830,8 @@ type ListCrewMembersResponse200Headers struct {
 
 // ListCrewMembersResponse401Headers the declared response headers of an HTTP 401 response for ListCrewMembers
 type ListCrewMembersResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListCrewMembersResponse403Headers the declared response headers of an HTTP 403 response for ListCrewMembers
@@ -15930,7 +15988,8 @@ type CreateCrewMemberResponse400Headers struct {
 
 // CreateCrewMemberResponse401Headers the declared response headers of an HTTP 401 response for CreateCrewMember
 type CreateCrewMemberResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateCrewMemberResponse403Headers the declared response headers of an HTTP 403 response for CreateCrewMember
@@ -15958,7 +16017,10 @@ type CreateCrewMemberResponse413Headers struct {
 
 // CreateCrewMemberResponse415Headers the declared response headers of an HTTP 415 response for CreateCrewMember
 type CreateCrewMemberResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateCrewMemberResponse422Headers the declared response headers of an HTTP 422 response for CreateCrewMember
@@ -16133,7 +16195,8 @@ type GetCrewMemberResponse200Headers struct {
 
 // GetCrewMemberResponse401Headers the declared response headers of an HTTP 401 response for GetCrewMember
 type GetCrewMemberResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetCrewMemberResponse403Headers the declared response headers of an HTTP 403 response for GetCrewMember
@@ -16308,7 +16371,8 @@ type UpdateCrewMemberResponse400Headers struct {
 
 // UpdateCrewMemberResponse401Headers the declared response headers of an HTTP 401 response for UpdateCrewMember
 type UpdateCrewMemberResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateCrewMemberResponse403Headers the declared response headers of an HTTP 403 response for UpdateCrewMember
@@ -16345,7 +16409,10 @@ type UpdateCrewMemberResponse413Headers struct {
 
 // UpdateCrewMemberResponse415Headers the declared response headers of an HTTP 415 response for UpdateCrewMember
 type UpdateCrewMemberResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateCrewMemberResponse422Headers the declared response headers of an HTTP 422 response for UpdateCrewMember
@@ -16529,7 +16596,8 @@ type ListEquipmentResponse200Headers struct {
 
 // ListEquipmentResponse401Headers the declared response headers of an HTTP 401 response for ListEquipment
 type ListEquipmentResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListEquipmentResponse403Headers the declared response headers of an HTTP 403 response for ListEquipment
@@ -16686,7 +16754,8 @@ type CreateEquipmentResponse400Headers struct {
 
 // CreateEquipmentResponse401Headers the declared response headers of an HTTP 401 response for CreateEquipment
 type CreateEquipmentResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateEquipmentResponse403Headers the declared response headers of an HTTP 403 response for CreateEquipment
@@ -16714,7 +16783,10 @@ type CreateEquipmentResponse413Headers struct {
 
 // CreateEquipmentResponse415Headers the declared response headers of an HTTP 415 response for CreateEquipment
 type CreateEquipmentResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateEquipmentResponse422Headers the declared response headers of an HTTP 422 response for CreateEquipment
@@ -16889,7 +16961,8 @@ type GetEquipmentResponse200Headers struct {
 
 // GetEquipmentResponse401Headers the declared response headers of an HTTP 401 response for GetEquipment
 type GetEquipmentResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetEquipmentResponse403Headers the declared response headers of an HTTP 403 response for GetEquipment
@@ -17064,7 +17137,8 @@ type UpdateEquipmentResponse400Headers struct {
 
 // UpdateEquipmentResponse401Headers the declared response headers of an HTTP 401 response for UpdateEquipment
 type UpdateEquipmentResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateEquipmentResponse403Headers the declared response headers of an HTTP 403 response for UpdateEquipment
@@ -17101,7 +17175,10 @@ type UpdateEquipmentResponse413Headers struct {
 
 // UpdateEquipmentResponse415Headers the declared response headers of an HTTP 415 response for UpdateEquipment
 type UpdateEquipmentResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateEquipmentResponse422Headers the declared response headers of an HTTP 422 response for UpdateEquipment
@@ -17285,7 +17362,8 @@ type GetEquipmentAvailabilityResponse200Headers struct {
 
 // GetEquipmentAvailabilityResponse401Headers the declared response headers of an HTTP 401 response for GetEquipmentAvailability
 type GetEquipmentAvailabilityResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetEquipmentAvailabilityResponse403Headers the declared response headers of an HTTP 403 response for GetEquipmentAvailability
@@ -17450,7 +17528,8 @@ type ListEquipmentCategoriesResponse200Headers struct {
 
 // ListEquipmentCategoriesResponse401Headers the declared response headers of an HTTP 401 response for ListEquipmentCategories
 type ListEquipmentCategoriesResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListEquipmentCategoriesResponse403Headers the declared response headers of an HTTP 403 response for ListEquipmentCategories
@@ -17607,7 +17686,8 @@ type CreateEquipmentCategoryResponse400Headers struct {
 
 // CreateEquipmentCategoryResponse401Headers the declared response headers of an HTTP 401 response for CreateEquipmentCategory
 type CreateEquipmentCategoryResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateEquipmentCategoryResponse403Headers the declared response headers of an HTTP 403 response for CreateEquipmentCategory
@@ -17635,7 +17715,10 @@ type CreateEquipmentCategoryResponse413Headers struct {
 
 // CreateEquipmentCategoryResponse415Headers the declared response headers of an HTTP 415 response for CreateEquipmentCategory
 type CreateEquipmentCategoryResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateEquipmentCategoryResponse422Headers the declared response headers of an HTTP 422 response for CreateEquipmentCategory
@@ -17810,7 +17893,8 @@ type GetEquipmentCategoryResponse200Headers struct {
 
 // GetEquipmentCategoryResponse401Headers the declared response headers of an HTTP 401 response for GetEquipmentCategory
 type GetEquipmentCategoryResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetEquipmentCategoryResponse403Headers the declared response headers of an HTTP 403 response for GetEquipmentCategory
@@ -17985,7 +18069,8 @@ type UpdateEquipmentCategoryResponse400Headers struct {
 
 // UpdateEquipmentCategoryResponse401Headers the declared response headers of an HTTP 401 response for UpdateEquipmentCategory
 type UpdateEquipmentCategoryResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateEquipmentCategoryResponse403Headers the declared response headers of an HTTP 403 response for UpdateEquipmentCategory
@@ -18022,7 +18107,10 @@ type UpdateEquipmentCategoryResponse413Headers struct {
 
 // UpdateEquipmentCategoryResponse415Headers the declared response headers of an HTTP 415 response for UpdateEquipmentCategory
 type UpdateEquipmentCategoryResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateEquipmentCategoryResponse422Headers the declared response headers of an HTTP 422 response for UpdateEquipmentCategory
@@ -18206,7 +18294,8 @@ type ListEquipmentReservationsResponse200Headers struct {
 
 // ListEquipmentReservationsResponse401Headers the declared response headers of an HTTP 401 response for ListEquipmentReservations
 type ListEquipmentReservationsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListEquipmentReservationsResponse403Headers the declared response headers of an HTTP 403 response for ListEquipmentReservations
@@ -18363,7 +18452,8 @@ type CreateEquipmentReservationResponse400Headers struct {
 
 // CreateEquipmentReservationResponse401Headers the declared response headers of an HTTP 401 response for CreateEquipmentReservation
 type CreateEquipmentReservationResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateEquipmentReservationResponse403Headers the declared response headers of an HTTP 403 response for CreateEquipmentReservation
@@ -18391,7 +18481,10 @@ type CreateEquipmentReservationResponse413Headers struct {
 
 // CreateEquipmentReservationResponse415Headers the declared response headers of an HTTP 415 response for CreateEquipmentReservation
 type CreateEquipmentReservationResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateEquipmentReservationResponse422Headers the declared response headers of an HTTP 422 response for CreateEquipmentReservation
@@ -18567,7 +18660,8 @@ type DeleteEquipmentReservationResponse204Headers struct {
 
 // DeleteEquipmentReservationResponse401Headers the declared response headers of an HTTP 401 response for DeleteEquipmentReservation
 type DeleteEquipmentReservationResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // DeleteEquipmentReservationResponse403Headers the declared response headers of an HTTP 403 response for DeleteEquipmentReservation
@@ -18744,7 +18838,8 @@ type GetEquipmentReservationResponse200Headers struct {
 
 // GetEquipmentReservationResponse401Headers the declared response headers of an HTTP 401 response for GetEquipmentReservation
 type GetEquipmentReservationResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetEquipmentReservationResponse403Headers the declared response headers of an HTTP 403 response for GetEquipmentReservation
@@ -18919,7 +19014,8 @@ type UpdateEquipmentReservationResponse400Headers struct {
 
 // UpdateEquipmentReservationResponse401Headers the declared response headers of an HTTP 401 response for UpdateEquipmentReservation
 type UpdateEquipmentReservationResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateEquipmentReservationResponse403Headers the declared response headers of an HTTP 403 response for UpdateEquipmentReservation
@@ -18956,7 +19052,10 @@ type UpdateEquipmentReservationResponse413Headers struct {
 
 // UpdateEquipmentReservationResponse415Headers the declared response headers of an HTTP 415 response for UpdateEquipmentReservation
 type UpdateEquipmentReservationResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateEquipmentReservationResponse422Headers the declared response headers of an HTTP 422 response for UpdateEquipmentReservation
@@ -19140,7 +19239,8 @@ type ListEventsResponse200Headers struct {
 
 // ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
 type ListEventsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListEventsResponse403Headers the declared response headers of an HTTP 403 response for ListEvents
@@ -19297,7 +19397,8 @@ type CreateEventResponse400Headers struct {
 
 // CreateEventResponse401Headers the declared response headers of an HTTP 401 response for CreateEvent
 type CreateEventResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateEventResponse403Headers the declared response headers of an HTTP 403 response for CreateEvent
@@ -19325,7 +19426,10 @@ type CreateEventResponse413Headers struct {
 
 // CreateEventResponse415Headers the declared response headers of an HTTP 415 response for CreateEvent
 type CreateEventResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateEventResponse422Headers the declared response headers of an HTTP 422 response for CreateEvent
@@ -19500,7 +19604,8 @@ type GetEventResponse200Headers struct {
 
 // GetEventResponse401Headers the declared response headers of an HTTP 401 response for GetEvent
 type GetEventResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetEventResponse403Headers the declared response headers of an HTTP 403 response for GetEvent
@@ -19675,7 +19780,8 @@ type UpdateEventResponse400Headers struct {
 
 // UpdateEventResponse401Headers the declared response headers of an HTTP 401 response for UpdateEvent
 type UpdateEventResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateEventResponse403Headers the declared response headers of an HTTP 403 response for UpdateEvent
@@ -19712,7 +19818,10 @@ type UpdateEventResponse413Headers struct {
 
 // UpdateEventResponse415Headers the declared response headers of an HTTP 415 response for UpdateEvent
 type UpdateEventResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateEventResponse422Headers the declared response headers of an HTTP 422 response for UpdateEvent
@@ -19896,7 +20005,8 @@ type GetHealthResponse200Headers struct {
 
 // GetHealthResponse401Headers the declared response headers of an HTTP 401 response for GetHealth
 type GetHealthResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetHealthResponse422Headers the declared response headers of an HTTP 422 response for GetHealth
@@ -20030,7 +20140,8 @@ type ListInvoicesResponse200Headers struct {
 
 // ListInvoicesResponse401Headers the declared response headers of an HTTP 401 response for ListInvoices
 type ListInvoicesResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListInvoicesResponse403Headers the declared response headers of an HTTP 403 response for ListInvoices
@@ -20187,7 +20298,8 @@ type CreateInvoiceResponse400Headers struct {
 
 // CreateInvoiceResponse401Headers the declared response headers of an HTTP 401 response for CreateInvoice
 type CreateInvoiceResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateInvoiceResponse403Headers the declared response headers of an HTTP 403 response for CreateInvoice
@@ -20215,7 +20327,10 @@ type CreateInvoiceResponse413Headers struct {
 
 // CreateInvoiceResponse415Headers the declared response headers of an HTTP 415 response for CreateInvoice
 type CreateInvoiceResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateInvoiceResponse422Headers the declared response headers of an HTTP 422 response for CreateInvoice
@@ -20390,7 +20505,8 @@ type GetInvoiceResponse200Headers struct {
 
 // GetInvoiceResponse401Headers the declared response headers of an HTTP 401 response for GetInvoice
 type GetInvoiceResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetInvoiceResponse403Headers the declared response headers of an HTTP 403 response for GetInvoice
@@ -20565,7 +20681,8 @@ type UpdateInvoiceResponse400Headers struct {
 
 // UpdateInvoiceResponse401Headers the declared response headers of an HTTP 401 response for UpdateInvoice
 type UpdateInvoiceResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateInvoiceResponse403Headers the declared response headers of an HTTP 403 response for UpdateInvoice
@@ -20602,7 +20719,10 @@ type UpdateInvoiceResponse413Headers struct {
 
 // UpdateInvoiceResponse415Headers the declared response headers of an HTTP 415 response for UpdateInvoice
 type UpdateInvoiceResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateInvoiceResponse422Headers the declared response headers of an HTTP 422 response for UpdateInvoice
@@ -20786,7 +20906,8 @@ type ListJobsResponse200Headers struct {
 
 // ListJobsResponse401Headers the declared response headers of an HTTP 401 response for ListJobs
 type ListJobsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListJobsResponse403Headers the declared response headers of an HTTP 403 response for ListJobs
@@ -20933,7 +21054,8 @@ type GetJobResponse200Headers struct {
 
 // GetJobResponse401Headers the declared response headers of an HTTP 401 response for GetJob
 type GetJobResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetJobResponse403Headers the declared response headers of an HTTP 403 response for GetJob
@@ -21178,7 +21300,8 @@ type CreatePickListItemResponse400Headers struct {
 
 // CreatePickListItemResponse401Headers the declared response headers of an HTTP 401 response for CreatePickListItem
 type CreatePickListItemResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreatePickListItemResponse403Headers the declared response headers of an HTTP 403 response for CreatePickListItem
@@ -21206,7 +21329,10 @@ type CreatePickListItemResponse413Headers struct {
 
 // CreatePickListItemResponse415Headers the declared response headers of an HTTP 415 response for CreatePickListItem
 type CreatePickListItemResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreatePickListItemResponse422Headers the declared response headers of an HTTP 422 response for CreatePickListItem
@@ -21382,7 +21508,8 @@ type DeletePickListItemResponse204Headers struct {
 
 // DeletePickListItemResponse401Headers the declared response headers of an HTTP 401 response for DeletePickListItem
 type DeletePickListItemResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // DeletePickListItemResponse403Headers the declared response headers of an HTTP 403 response for DeletePickListItem
@@ -21569,7 +21696,8 @@ type UpdatePickListItemResponse400Headers struct {
 
 // UpdatePickListItemResponse401Headers the declared response headers of an HTTP 401 response for UpdatePickListItem
 type UpdatePickListItemResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdatePickListItemResponse403Headers the declared response headers of an HTTP 403 response for UpdatePickListItem
@@ -21606,7 +21734,10 @@ type UpdatePickListItemResponse413Headers struct {
 
 // UpdatePickListItemResponse415Headers the declared response headers of an HTTP 415 response for UpdatePickListItem
 type UpdatePickListItemResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdatePickListItemResponse422Headers the declared response headers of an HTTP 422 response for UpdatePickListItem
@@ -21790,7 +21921,8 @@ type ListPickListsResponse200Headers struct {
 
 // ListPickListsResponse401Headers the declared response headers of an HTTP 401 response for ListPickLists
 type ListPickListsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListPickListsResponse403Headers the declared response headers of an HTTP 403 response for ListPickLists
@@ -21947,7 +22079,8 @@ type CreatePickListResponse400Headers struct {
 
 // CreatePickListResponse401Headers the declared response headers of an HTTP 401 response for CreatePickList
 type CreatePickListResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreatePickListResponse403Headers the declared response headers of an HTTP 403 response for CreatePickList
@@ -21975,7 +22108,10 @@ type CreatePickListResponse413Headers struct {
 
 // CreatePickListResponse415Headers the declared response headers of an HTTP 415 response for CreatePickList
 type CreatePickListResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreatePickListResponse422Headers the declared response headers of an HTTP 422 response for CreatePickList
@@ -22150,7 +22286,8 @@ type GetPickListResponse200Headers struct {
 
 // GetPickListResponse401Headers the declared response headers of an HTTP 401 response for GetPickList
 type GetPickListResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetPickListResponse403Headers the declared response headers of an HTTP 403 response for GetPickList
@@ -22325,7 +22462,8 @@ type UpdatePickListResponse400Headers struct {
 
 // UpdatePickListResponse401Headers the declared response headers of an HTTP 401 response for UpdatePickList
 type UpdatePickListResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdatePickListResponse403Headers the declared response headers of an HTTP 403 response for UpdatePickList
@@ -22362,7 +22500,10 @@ type UpdatePickListResponse413Headers struct {
 
 // UpdatePickListResponse415Headers the declared response headers of an HTTP 415 response for UpdatePickList
 type UpdatePickListResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdatePickListResponse422Headers the declared response headers of an HTTP 422 response for UpdatePickList
@@ -22546,7 +22687,8 @@ type ListQuotesResponse200Headers struct {
 
 // ListQuotesResponse401Headers the declared response headers of an HTTP 401 response for ListQuotes
 type ListQuotesResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListQuotesResponse403Headers the declared response headers of an HTTP 403 response for ListQuotes
@@ -22703,7 +22845,8 @@ type CreateQuoteResponse400Headers struct {
 
 // CreateQuoteResponse401Headers the declared response headers of an HTTP 401 response for CreateQuote
 type CreateQuoteResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateQuoteResponse403Headers the declared response headers of an HTTP 403 response for CreateQuote
@@ -22731,7 +22874,10 @@ type CreateQuoteResponse413Headers struct {
 
 // CreateQuoteResponse415Headers the declared response headers of an HTTP 415 response for CreateQuote
 type CreateQuoteResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateQuoteResponse422Headers the declared response headers of an HTTP 422 response for CreateQuote
@@ -22906,7 +23052,8 @@ type GetQuoteResponse200Headers struct {
 
 // GetQuoteResponse401Headers the declared response headers of an HTTP 401 response for GetQuote
 type GetQuoteResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetQuoteResponse403Headers the declared response headers of an HTTP 403 response for GetQuote
@@ -23081,7 +23228,8 @@ type UpdateQuoteResponse400Headers struct {
 
 // UpdateQuoteResponse401Headers the declared response headers of an HTTP 401 response for UpdateQuote
 type UpdateQuoteResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateQuoteResponse403Headers the declared response headers of an HTTP 403 response for UpdateQuote
@@ -23118,7 +23266,10 @@ type UpdateQuoteResponse413Headers struct {
 
 // UpdateQuoteResponse415Headers the declared response headers of an HTTP 415 response for UpdateQuote
 type UpdateQuoteResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateQuoteResponse422Headers the declared response headers of an HTTP 422 response for UpdateQuote
@@ -23358,7 +23509,8 @@ type ListRequestLogsResponse200Headers struct {
 
 // ListRequestLogsResponse401Headers the declared response headers of an HTTP 401 response for ListRequestLogs
 type ListRequestLogsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListRequestLogsResponse403Headers the declared response headers of an HTTP 403 response for ListRequestLogs
@@ -23505,7 +23657,8 @@ type GetRequestLogResponse200Headers struct {
 
 // GetRequestLogResponse401Headers the declared response headers of an HTTP 401 response for GetRequestLog
 type GetRequestLogResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetRequestLogResponse403Headers the declared response headers of an HTTP 403 response for GetRequestLog
@@ -23670,7 +23823,8 @@ type ListVehiclesResponse200Headers struct {
 
 // ListVehiclesResponse401Headers the declared response headers of an HTTP 401 response for ListVehicles
 type ListVehiclesResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListVehiclesResponse403Headers the declared response headers of an HTTP 403 response for ListVehicles
@@ -23827,7 +23981,8 @@ type CreateVehicleResponse400Headers struct {
 
 // CreateVehicleResponse401Headers the declared response headers of an HTTP 401 response for CreateVehicle
 type CreateVehicleResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateVehicleResponse403Headers the declared response headers of an HTTP 403 response for CreateVehicle
@@ -23855,7 +24010,10 @@ type CreateVehicleResponse413Headers struct {
 
 // CreateVehicleResponse415Headers the declared response headers of an HTTP 415 response for CreateVehicle
 type CreateVehicleResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateVehicleResponse422Headers the declared response headers of an HTTP 422 response for CreateVehicle
@@ -24030,7 +24188,8 @@ type GetVehicleResponse200Headers struct {
 
 // GetVehicleResponse401Headers the declared response headers of an HTTP 401 response for GetVehicle
 type GetVehicleResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetVehicleResponse403Headers the declared response headers of an HTTP 403 response for GetVehicle
@@ -24205,7 +24364,8 @@ type UpdateVehicleResponse400Headers struct {
 
 // UpdateVehicleResponse401Headers the declared response headers of an HTTP 401 response for UpdateVehicle
 type UpdateVehicleResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateVehicleResponse403Headers the declared response headers of an HTTP 403 response for UpdateVehicle
@@ -24242,7 +24402,10 @@ type UpdateVehicleResponse413Headers struct {
 
 // UpdateVehicleResponse415Headers the declared response headers of an HTTP 415 response for UpdateVehicle
 type UpdateVehicleResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateVehicleResponse422Headers the declared response headers of an HTTP 422 response for UpdateVehicle
@@ -24426,7 +24589,8 @@ type GetVehicleLoadResponse200Headers struct {
 
 // GetVehicleLoadResponse401Headers the declared response headers of an HTTP 401 response for GetVehicleLoad
 type GetVehicleLoadResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetVehicleLoadResponse403Headers the declared response headers of an HTTP 403 response for GetVehicleLoad
@@ -24591,7 +24755,8 @@ type ListWebhookEndpointsResponse200Headers struct {
 
 // ListWebhookEndpointsResponse401Headers the declared response headers of an HTTP 401 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListWebhookEndpointsResponse403Headers the declared response headers of an HTTP 403 response for ListWebhookEndpoints
@@ -24748,7 +24913,8 @@ type CreateWebhookEndpointResponse400Headers struct {
 
 // CreateWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // CreateWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for CreateWebhookEndpoint
@@ -24776,7 +24942,10 @@ type CreateWebhookEndpointResponse413Headers struct {
 
 // CreateWebhookEndpointResponse415Headers the declared response headers of an HTTP 415 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // CreateWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for CreateWebhookEndpoint
@@ -24952,7 +25121,8 @@ type DeleteWebhookEndpointResponse204Headers struct {
 
 // DeleteWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // DeleteWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for DeleteWebhookEndpoint
@@ -25129,7 +25299,8 @@ type GetWebhookEndpointResponse200Headers struct {
 
 // GetWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for GetWebhookEndpoint
@@ -25304,7 +25475,8 @@ type UpdateWebhookEndpointResponse400Headers struct {
 
 // UpdateWebhookEndpointResponse401Headers the declared response headers of an HTTP 401 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // UpdateWebhookEndpointResponse403Headers the declared response headers of an HTTP 403 response for UpdateWebhookEndpoint
@@ -25341,7 +25513,10 @@ type UpdateWebhookEndpointResponse413Headers struct {
 
 // UpdateWebhookEndpointResponse415Headers the declared response headers of an HTTP 415 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse415Headers struct {
-	XRequestId openapi_types.UUID
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // UpdateWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for UpdateWebhookEndpoint
@@ -25525,7 +25700,8 @@ type ListWebhookDeliveriesResponse200Headers struct {
 
 // ListWebhookDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for ListWebhookDeliveries
 type ListWebhookDeliveriesResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListWebhookDeliveriesResponse403Headers the declared response headers of an HTTP 403 response for ListWebhookDeliveries
@@ -25691,7 +25867,8 @@ type RetryWebhookDeliveryResponse200Headers struct {
 
 // RetryWebhookDeliveryResponse401Headers the declared response headers of an HTTP 401 response for RetryWebhookDelivery
 type RetryWebhookDeliveryResponse401Headers struct {
-	XRequestId openapi_types.UUID
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // RetryWebhookDeliveryResponse403Headers the declared response headers of an HTTP 403 response for RetryWebhookDelivery
@@ -26426,7 +26603,11 @@ func (c *ClientWithResponses) GetEquipmentReservationWithResponse(ctx context.Co
 // Changes the fields present and runs the same checks as create on the result (the
 // reservation being patched is left out of the stock sum). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-// typically a quantity increase. Scopes: `equipment_reservations:write`.
+// typically a quantity increase. On a reservation that is overbooked and stays so without a
+// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// Scopes: `equipment_reservations:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26444,7 +26625,11 @@ func (c *ClientWithResponses) UpdateEquipmentReservationWithBodyWithResponse(ctx
 // Changes the fields present and runs the same checks as create on the result (the
 // reservation being patched is left out of the stock sum). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
-// typically a quantity increase. Scopes: `equipment_reservations:write`.
+// typically a quantity increase. On a reservation that is overbooked and stays so without a
+// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
+// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
+// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// Scopes: `equipment_reservations:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26833,7 +27018,9 @@ func (c *ClientWithResponses) ListPickListsWithResponse(ctx context.Context, par
 //
 // Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 // set here). `event_id` and `quote_id` must name records of the caller's organization,
-// and a quote has at most one pick list (`409 duplicate_record`).
+// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+// not approved is `422` (a list made by hand would take its place, empty).
 // Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -26851,7 +27038,9 @@ func (c *ClientWithResponses) CreatePickListWithBodyWithResponse(ctx context.Con
 //
 // Creates an empty pick list in `draft`, not archived (`status` and `archived` cannot be
 // set here). `event_id` and `quote_id` must name records of the caller's organization,
-// and a quote has at most one pick list (`409 duplicate_record`).
+// and a quote has at most one pick list (`409 duplicate_record`, naming it). A quote's
+// pick list is the one its approval makes, with its items: `quote_id` of a quote that is
+// not approved is `422` (a list made by hand would take its place, empty).
 // Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -27476,6 +27665,13 @@ func ParseListAvailabilityResponse(rsp *http.Response) (*ListAvailabilityRespons
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListAvailabilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -27760,6 +27956,13 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListChangesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -28006,6 +28209,13 @@ func ParseListClientsResponse(rsp *http.Response) (*ListClientsResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListClientsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -28325,6 +28535,13 @@ func ParseCreateClientResponse(rsp *http.Response) (*CreateClientResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateClientResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -28421,6 +28638,27 @@ func ParseCreateClientResponse(rsp *http.Response) (*CreateClientResponse, error
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateClientResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -28643,6 +28881,13 @@ func ParseGetClientResponse(rsp *http.Response) (*GetClientResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetClientResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -29007,6 +29252,13 @@ func ParseUpdateClientResponse(rsp *http.Response) (*UpdateClientResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateClientResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -29141,6 +29393,27 @@ func ParseUpdateClientResponse(rsp *http.Response) (*UpdateClientResponse, error
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateClientResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -29356,6 +29629,13 @@ func ParseListCrewMembersResponse(rsp *http.Response) (*ListCrewMembersResponse,
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListCrewMembersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -29675,6 +29955,13 @@ func ParseCreateCrewMemberResponse(rsp *http.Response) (*CreateCrewMemberRespons
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateCrewMemberResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -29771,6 +30058,27 @@ func ParseCreateCrewMemberResponse(rsp *http.Response) (*CreateCrewMemberRespons
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateCrewMemberResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -29993,6 +30301,13 @@ func ParseGetCrewMemberResponse(rsp *http.Response) (*GetCrewMemberResponse, err
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCrewMemberResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -30357,6 +30672,13 @@ func ParseUpdateCrewMemberResponse(rsp *http.Response) (*UpdateCrewMemberRespons
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateCrewMemberResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -30491,6 +30813,27 @@ func ParseUpdateCrewMemberResponse(rsp *http.Response) (*UpdateCrewMemberRespons
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateCrewMemberResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -30706,6 +31049,13 @@ func ParseListEquipmentResponse(rsp *http.Response) (*ListEquipmentResponse, err
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListEquipmentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -31025,6 +31375,13 @@ func ParseCreateEquipmentResponse(rsp *http.Response) (*CreateEquipmentResponse,
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateEquipmentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -31121,6 +31478,27 @@ func ParseCreateEquipmentResponse(rsp *http.Response) (*CreateEquipmentResponse,
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateEquipmentResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -31343,6 +31721,13 @@ func ParseGetEquipmentResponse(rsp *http.Response) (*GetEquipmentResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetEquipmentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -31707,6 +32092,13 @@ func ParseUpdateEquipmentResponse(rsp *http.Response) (*UpdateEquipmentResponse,
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateEquipmentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -31841,6 +32233,27 @@ func ParseUpdateEquipmentResponse(rsp *http.Response) (*UpdateEquipmentResponse,
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateEquipmentResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -32063,6 +32476,13 @@ func ParseGetEquipmentAvailabilityResponse(rsp *http.Response) (*GetEquipmentAva
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetEquipmentAvailabilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -32347,6 +32767,13 @@ func ParseListEquipmentCategoriesResponse(rsp *http.Response) (*ListEquipmentCat
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListEquipmentCategoriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -32666,6 +33093,13 @@ func ParseCreateEquipmentCategoryResponse(rsp *http.Response) (*CreateEquipmentC
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateEquipmentCategoryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -32762,6 +33196,27 @@ func ParseCreateEquipmentCategoryResponse(rsp *http.Response) (*CreateEquipmentC
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateEquipmentCategoryResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -32984,6 +33439,13 @@ func ParseGetEquipmentCategoryResponse(rsp *http.Response) (*GetEquipmentCategor
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetEquipmentCategoryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -33348,6 +33810,13 @@ func ParseUpdateEquipmentCategoryResponse(rsp *http.Response) (*UpdateEquipmentC
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateEquipmentCategoryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -33482,6 +33951,27 @@ func ParseUpdateEquipmentCategoryResponse(rsp *http.Response) (*UpdateEquipmentC
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateEquipmentCategoryResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -33697,6 +34187,13 @@ func ParseListEquipmentReservationsResponse(rsp *http.Response) (*ListEquipmentR
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListEquipmentReservationsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -34016,6 +34513,13 @@ func ParseCreateEquipmentReservationResponse(rsp *http.Response) (*CreateEquipme
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateEquipmentReservationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -34112,6 +34616,27 @@ func ParseCreateEquipmentReservationResponse(rsp *http.Response) (*CreateEquipme
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateEquipmentReservationResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -34344,6 +34869,13 @@ func ParseDeleteEquipmentReservationResponse(rsp *http.Response) (*DeleteEquipme
 		response.Headers204 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeleteEquipmentReservationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -34680,6 +35212,13 @@ func ParseGetEquipmentReservationResponse(rsp *http.Response) (*GetEquipmentRese
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetEquipmentReservationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -35044,6 +35583,13 @@ func ParseUpdateEquipmentReservationResponse(rsp *http.Response) (*UpdateEquipme
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateEquipmentReservationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -35178,6 +35724,27 @@ func ParseUpdateEquipmentReservationResponse(rsp *http.Response) (*UpdateEquipme
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateEquipmentReservationResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -35393,6 +35960,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListEventsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -35712,6 +36286,13 @@ func ParseCreateEventResponse(rsp *http.Response) (*CreateEventResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateEventResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -35808,6 +36389,27 @@ func ParseCreateEventResponse(rsp *http.Response) (*CreateEventResponse, error) 
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateEventResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -36030,6 +36632,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetEventResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -36394,6 +37003,13 @@ func ParseUpdateEventResponse(rsp *http.Response) (*UpdateEventResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateEventResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -36528,6 +37144,27 @@ func ParseUpdateEventResponse(rsp *http.Response) (*UpdateEventResponse, error) 
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateEventResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -36738,6 +37375,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetHealthResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -36953,6 +37597,13 @@ func ParseListInvoicesResponse(rsp *http.Response) (*ListInvoicesResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListInvoicesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -37272,6 +37923,13 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateInvoiceResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -37368,6 +38026,27 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -37590,6 +38269,13 @@ func ParseGetInvoiceResponse(rsp *http.Response) (*GetInvoiceResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetInvoiceResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -37954,6 +38640,13 @@ func ParseUpdateInvoiceResponse(rsp *http.Response) (*UpdateInvoiceResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateInvoiceResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -38088,6 +38781,27 @@ func ParseUpdateInvoiceResponse(rsp *http.Response) (*UpdateInvoiceResponse, err
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -38303,6 +39017,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListJobsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -38556,6 +39277,13 @@ func ParseGetJobResponse(rsp *http.Response) (*GetJobResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetJobResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -38973,6 +39701,13 @@ func ParseCreatePickListItemResponse(rsp *http.Response) (*CreatePickListItemRes
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreatePickListItemResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -39069,6 +39804,27 @@ func ParseCreatePickListItemResponse(rsp *http.Response) (*CreatePickListItemRes
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreatePickListItemResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -39301,6 +40057,13 @@ func ParseDeletePickListItemResponse(rsp *http.Response) (*DeletePickListItemRes
 		response.Headers204 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeletePickListItemResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -39710,6 +40473,13 @@ func ParseUpdatePickListItemResponse(rsp *http.Response) (*UpdatePickListItemRes
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdatePickListItemResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -39844,6 +40614,27 @@ func ParseUpdatePickListItemResponse(rsp *http.Response) (*UpdatePickListItemRes
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdatePickListItemResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -40059,6 +40850,13 @@ func ParseListPickListsResponse(rsp *http.Response) (*ListPickListsResponse, err
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListPickListsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -40378,6 +41176,13 @@ func ParseCreatePickListResponse(rsp *http.Response) (*CreatePickListResponse, e
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreatePickListResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -40474,6 +41279,27 @@ func ParseCreatePickListResponse(rsp *http.Response) (*CreatePickListResponse, e
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreatePickListResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -40696,6 +41522,13 @@ func ParseGetPickListResponse(rsp *http.Response) (*GetPickListResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetPickListResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -41060,6 +41893,13 @@ func ParseUpdatePickListResponse(rsp *http.Response) (*UpdatePickListResponse, e
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdatePickListResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -41194,6 +42034,27 @@ func ParseUpdatePickListResponse(rsp *http.Response) (*UpdatePickListResponse, e
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdatePickListResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -41409,6 +42270,13 @@ func ParseListQuotesResponse(rsp *http.Response) (*ListQuotesResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListQuotesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -41728,6 +42596,13 @@ func ParseCreateQuoteResponse(rsp *http.Response) (*CreateQuoteResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateQuoteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -41824,6 +42699,27 @@ func ParseCreateQuoteResponse(rsp *http.Response) (*CreateQuoteResponse, error) 
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateQuoteResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -42046,6 +42942,13 @@ func ParseGetQuoteResponse(rsp *http.Response) (*GetQuoteResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetQuoteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -42410,6 +43313,13 @@ func ParseUpdateQuoteResponse(rsp *http.Response) (*UpdateQuoteResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateQuoteResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -42544,6 +43454,27 @@ func ParseUpdateQuoteResponse(rsp *http.Response) (*UpdateQuoteResponse, error) 
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateQuoteResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -42815,6 +43746,13 @@ func ParseListRequestLogsResponse(rsp *http.Response) (*ListRequestLogsResponse,
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListRequestLogsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -43068,6 +44006,13 @@ func ParseGetRequestLogResponse(rsp *http.Response) (*GetRequestLogResponse, err
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetRequestLogResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -43352,6 +44297,13 @@ func ParseListVehiclesResponse(rsp *http.Response) (*ListVehiclesResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListVehiclesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -43671,6 +44623,13 @@ func ParseCreateVehicleResponse(rsp *http.Response) (*CreateVehicleResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateVehicleResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -43767,6 +44726,27 @@ func ParseCreateVehicleResponse(rsp *http.Response) (*CreateVehicleResponse, err
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateVehicleResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -43989,6 +44969,13 @@ func ParseGetVehicleResponse(rsp *http.Response) (*GetVehicleResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetVehicleResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -44353,6 +45340,13 @@ func ParseUpdateVehicleResponse(rsp *http.Response) (*UpdateVehicleResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateVehicleResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -44487,6 +45481,27 @@ func ParseUpdateVehicleResponse(rsp *http.Response) (*UpdateVehicleResponse, err
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateVehicleResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -44709,6 +45724,13 @@ func ParseGetVehicleLoadResponse(rsp *http.Response) (*GetVehicleLoadResponse, e
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetVehicleLoadResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -44993,6 +46015,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhookEndpointsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -45312,6 +46341,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateWebhookEndpointResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -45408,6 +46444,27 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateWebhookEndpointResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -45640,6 +46697,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 		response.Headers204 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeleteWebhookEndpointResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -45976,6 +47040,13 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetWebhookEndpointResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -46340,6 +47411,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateWebhookEndpointResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -46474,6 +47552,27 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateWebhookEndpointResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -46696,6 +47795,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhookDeliveriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -47001,6 +48107,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers RetryWebhookDeliveryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {

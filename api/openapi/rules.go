@@ -25,6 +25,7 @@ type schema struct {
 	ExclusiveMinimum *float64           `json:"exclusiveMinimum"`
 	Pattern          string             `json:"pattern"`
 	MaxItems         *int               `json:"maxItems"`
+	UniqueItems      bool               `json:"uniqueItems"`
 	Items            *schema            `json:"items"`
 	AnyOf            []*schema          `json:"anyOf"`
 	Required         []string           `json:"required"`
@@ -56,7 +57,8 @@ func components() (map[string]*schema, error) {
 // Rules returns the field rules of the request body schema name (for
 // example "ReservationCreate"), read from the document: required, nullable,
 // maxLength, minLength, format email, enum (also through $ref and anyOf),
-// pattern, minimum, maximum, exclusiveMinimum 0 (positive) and maxItems.
+// pattern, minimum, maximum, exclusiveMinimum 0 (positive), maxItems and
+// uniqueItems.
 // Decoders take every per-field limit from here, so a limit is changed in
 // openapi.yaml alone (docs/decisions.md, "Each request rule once"). It is
 // called at package initialisation; an unknown schema or a rule it cannot
@@ -127,6 +129,7 @@ func ruleOf(all map[string]*schema, p *schema) (rest.Rule, error) {
 		if alt.MaxItems != nil {
 			r.MaxItems = *alt.MaxItems
 		}
+		r.UniqueItems = r.UniqueItems || alt.UniqueItems
 		if alt.Minimum != nil {
 			r.Min = rest.Bound(*alt.Minimum)
 		}

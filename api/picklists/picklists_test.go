@@ -222,6 +222,8 @@ func TestItemRulesAndBadInput(t *testing.T) {
 		{"serial with NUL and a null serial", body("pick_list_id", pl, "custom_description", "x", "serial_numbers", []any{"a\u0000b", nil}), 422, "validation_error", "serial_numbers[0],serial_numbers[1]"},
 		{"serial too long", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", []string{"ok", strings.Repeat("s", 101)}), 422, "validation_error", "serial_numbers[1]"},
 		{"too many serials", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", make([]string, 501)), 422, "validation_error", "serial_numbers"},
+		{"blank serials", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", []string{"SN1", "  ", "\u200b", ""}), 422, "validation_error", "serial_numbers[1],serial_numbers[2],serial_numbers[3]"},
+		{"a serial twice", body("pick_list_id", pl, "equipment_id", eq, "serial_numbers", []string{"SN1", "SN2", " SN1 "}), 422, "validation_error", "serial_numbers[2]"},
 		{"100 kB notes", body("pick_list_id", pl, "equipment_id", eq, "notes", strings.Repeat("n", 100_000)), 422, "validation_error", "notes"},
 		{"is_container string", body("pick_list_id", pl, "equipment_id", eq, "is_container", "yes"), 422, "validation_error", "is_container"},
 		{"unknown field", body("pick_list_id", pl, "equipment_id", eq, "size", 3), 422, "validation_error", "size"},

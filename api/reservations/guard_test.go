@@ -346,3 +346,65 @@ func TestIdempotentCreate(t *testing.T) {
 		t.Fatalf("%d reservations after blocked creates", n)
 	}
 }
+
+// TestPatchRestatesAnOverbook: a PATCH that only sends the override fields
+// of an overbooked reservation stores the new reason and cost ownership
+// (the caller re-states why it is over stock); the same fields on a
+// reservation within stock store nothing and are named in ignored_fields,
+// never answered as if they were written.
+func TestPatchRestatesAnOverbook(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Mixer", bookingtest.Stock(1), nil)
+	over := a.Post(base, reserve(eq, 1, 2, "quantity", 3, "force_overbook", true,
+		"overbook_reason", "big show", "overbook_cost_ownership", "absorbed")).Data()["id"].(string)
+
+	p := a.Patch(base+"/"+over, body("force_overbook", true, "overbook_reason", "client pays the sub-hire",
+		"overbook_cost_ownership", "new_customer"))
+	if p.Status != 200 || p.Data()["overbook_reason"] != "client pays the sub-hire" ||
+		p.Data()["overbook_cost_ownership"] != "new_customer" || p.Data()["overbooked"] != true {
+		t.Fatalf("re-stated override: %d %s", p.Status, p.Body)
+	}
+	if p.JSON()["warnings"] != nil {
+		t.Errorf("a stored override is not ignored: %s", p.Body)
+	}
+	if g := a.Get(base + "/" + over).Data(); g["overbook_reason"] != "client pays the sub-hire" {
+		t.Errorf("not stored: %v", g)
+	}
+	// A reason alone, without force_overbook, re-states nothing.
+	p = a.Patch(base+"/"+over, body("overbook_reason", "a reason alone"))
+	if p.Status != 200 || p.Data()["overbook_reason"] != "client pays the sub-hire" || !ignored(p, "overbook_reason") {
+		t.Fatalf("reason without force: %d %s", p.Status, p.Body)
+	}
+
+	fits := rows.Equipment("Spare mixer", bookingtest.Stock(5), nil)
+	ok := a.Post(base, reserve(fits, 1, 2, "quantity", 1)).Data()["id"].(string)
+	p = a.Patch(base+"/"+ok, body("force_overbook", true, "overbook_reason", "just in case", "notes", "n"))
+	if p.Status != 200 || p.Data()["overbooked"] != false || p.Data()["overbook_reason"] != nil || p.Data()["notes"] != "n" ||
+		!ignored(p, "force_overbook", "overbook_reason") {
+		t.Fatalf("override within stock: %d %s", p.Status, p.Body)
+	}
+}
+
+// ignored reports whether res warns that exactly fields were ignored.
+func ignored(res *apitest.Response, fields ...string) bool {
+	ws, _ := res.JSON()["warnings"].([]any)
+	for _, w := range ws {
+		w := w.(map[string]any)
+		if w["code"] != "ignored_fields" {
+			continue
+		}
+		got, _ := w["details"].(map[string]any)["fields"].([]any)
+		if len(got) != len(fields) {
+			return false
+		}
+		for i, f := range fields {
+			if got[i] != f {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

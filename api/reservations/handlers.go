@@ -119,6 +119,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	in.NotWritten(b.unwritten(in, r)...)
 	return c.Status(fiber.StatusOK).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
 }
 

@@ -92,3 +92,25 @@ func (b body) apply(r *reservations.Reservation) {
 		r.Notes = b.notes.Ptr()
 	}
 }
+
+// unwritten returns the override fields the body sent that the stored
+// reservation r does not show: an override that had nothing to justify
+// (the write fit stock, or the reservation is not overbooked) is not
+// stored, and a PATCH names such fields in ignored_fields rather than
+// answering as if they were written. force_overbook: false asks for
+// nothing and is never named.
+func (b body) unwritten(in *rest.Input, r *reservations.Reservation) []string {
+	var out []string
+	if in.Has("force_overbook") && b.override.Force && !r.Overbooked {
+		out = append(out, "force_overbook")
+	}
+	if in.Has("overbook_reason") && !sameText(b.override.Reason, r.OverbookReason) {
+		out = append(out, "overbook_reason")
+	}
+	if in.Has("overbook_cost_ownership") && !sameText(b.override.CostOwnership, r.OverbookCostOwnership) {
+		out = append(out, "overbook_cost_ownership")
+	}
+	return out
+}
+
+func sameText(a, b *string) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }

@@ -155,6 +155,9 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if e.RetryAfter > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 		}
+		if e.Code == errs.InvalidCredentials {
+			c.Set(fiber.HeaderWWWAuthenticate, WWWAuthenticate)
+		}
 		if e.Code == errs.MethodNotAllowed {
 			if allow, ok := e.Details.(AllowDetails); ok {
 				c.Set(fiber.HeaderAllow, strings.Join(allow.Allow, ", "))
@@ -179,6 +182,10 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		return c.Status(status).JSON(ErrorBody{Error: ErrorObject{Code: e.Code, Message: msg, Details: e.Details, RequestID: reqID}})
 	}
 }
+
+// WWWAuthenticate is the challenge of every 401 (RFC 9110, section
+// 11.6.1): a bearer key, on both surfaces.
+const WWWAuthenticate = `Bearer realm="eventapi"`
 
 // AllowDetails is the details of method_not_allowed.
 type AllowDetails struct {

@@ -63,6 +63,8 @@ type Rule struct {
 	Positive bool
 	// MaxItems bounds arrays (StringList).
 	MaxItems int
+	// UniqueItems refuses an array (StringList) that holds a value twice.
+	UniqueItems bool
 }
 
 // Bound returns a pointer for Rule.Min / Rule.Max.
@@ -168,6 +170,11 @@ func (in *Input) ReadOnly(names ...string) {
 		}
 	}
 }
+
+// NotWritten names fields that were read and valid but that the write did
+// not store, beside the ignored ones (Ignored): a PATCH reports them in
+// its ignored_fields warning.
+func (in *Input) NotWritten(names ...string) { in.ignored = append(in.ignored, names...) }
 
 // Ignore marks fields as accepted without reading them.
 func (in *Input) Ignore(names ...string) {
@@ -533,14 +540,19 @@ func (in *Input) StringList(name string, r Rule) Field[[]string] {
 	// Required and Nullable are about the list itself, not its items.
 	itemRule := Rule{MaxLen: r.MaxLen, MinLen: r.MinLen}
 	v := make([]string, 0, len(items))
+	first := map[string]int{} // UniqueItems: where each value came first
 	bad := false
 	for i, item := range items {
 		s, issue := stringValue(item, itemRule)
+		if j, seen := first[s]; issue == "" && r.UniqueItems && seen {
+			issue = fmt.Sprintf("repeats %s[%d]", name, j)
+		}
 		if issue != "" {
 			in.Issue(fmt.Sprintf("%s[%d]", name, i), issue)
 			bad = true
 			continue
 		}
+		first[s] = i
 		v = append(v, s)
 	}
 	if bad {

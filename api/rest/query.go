@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -9,7 +10,24 @@ import (
 )
 
 // RepeatedParamIssue is the issue of a query parameter given more than once.
-const RepeatedParamIssue = "is given more than once; give it once (a list is one comma-separated value)"
+const RepeatedParamIssue = "is given more than once; give it once"
+
+// RepeatedListParamIssue is that issue for a parameter that takes a list
+// (listParams), which says how to send one.
+const RepeatedListParamIssue = RepeatedParamIssue + " (a list is one comma-separated value)"
+
+// listParams are the query parameters that take a comma-separated list on
+// some route: expand, the change feed's type, /availability's
+// equipment_id.
+var listParams = []string{"expand", "type", "equipment_id"}
+
+// repeatedIssue is the issue of the parameter name given more than once.
+func repeatedIssue(name string) string {
+	if slices.Contains(listParams, name) {
+		return RepeatedListParamIssue
+	}
+	return RepeatedParamIssue
+}
 
 // SingleQueryValues refuses a request that repeats a query parameter
 // (?equipment_id=A&equipment_id=B, ?page=1&page=2) with a validation error
@@ -34,7 +52,7 @@ func SingleQueryValues(serves func(method, path string) bool) fiber.Handler {
 			for i, seen := range keys {
 				if bytes.Equal(seen, k) {
 					if !reported[i] { // each name once
-						issues = append(issues, errs.FieldIssue{Field: string(k), Issue: RepeatedParamIssue})
+						issues = append(issues, errs.FieldIssue{Field: string(k), Issue: repeatedIssue(string(k))})
 						reported[i] = true
 					}
 					return

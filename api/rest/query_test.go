@@ -24,18 +24,21 @@ func TestRepeatedQueryParameters(t *testing.T) {
 		path   string
 		status int
 		fields []string
+		issue  string
 	}{
 		{"/api/v2/availability?equipment_id=" + x + "&equipment_id=" + y + "&start=2026-06-01T00:00:00Z&end=2026-06-02T00:00:00Z",
-			http.StatusUnprocessableEntity, []string{"equipment_id"}},
-		{"/api/v2/clients?limit=5&limit=100&cursor=a&limit=7&cursor=b", http.StatusUnprocessableEntity, []string{"limit", "cursor"}},
-		{"/api/v1/equipment?page=1&page=2", http.StatusBadRequest, []string{"page"}},
-		{"/api/v1/equipment?limit=5&limit=200", http.StatusBadRequest, []string{"limit"}},
-		{"/api/v2/clients?limit=5&expand=&=1&=2", http.StatusOK, nil},
-		{"/api/v1/equipment?page=1&limit=5", http.StatusOK, nil},
+			http.StatusUnprocessableEntity, []string{"equipment_id"}, rest.RepeatedListParamIssue},
+		{"/api/v2/clients?limit=5&limit=100&cursor=a&limit=7&cursor=b", http.StatusUnprocessableEntity, []string{"limit", "cursor"}, rest.RepeatedParamIssue},
+		{"/api/v2/pick_lists?expand=items&expand=equipment", http.StatusUnprocessableEntity, []string{"expand"}, rest.RepeatedListParamIssue},
+		{"/api/v1/equipment?page=1&page=2", http.StatusBadRequest, []string{"page"}, rest.RepeatedParamIssue},
+		{"/api/v1/equipment?limit=5&limit=200", http.StatusBadRequest, []string{"limit"}, rest.RepeatedParamIssue},
+		{"/api/v1/jobs?status=active&status=draft", http.StatusBadRequest, []string{"status"}, rest.RepeatedParamIssue},
+		{"/api/v2/clients?limit=5&expand=&=1&=2", http.StatusOK, nil, ""},
+		{"/api/v1/equipment?page=1&limit=5", http.StatusOK, nil, ""},
 		// An unknown path keeps its 404 (a repeated parameter is no reason
 		// to answer for a route that does not exist).
-		{"/api/v2/nope?a=1&a=2", http.StatusNotFound, nil},
-		{"/api/v1/nope?a=1&a=2", http.StatusNotFound, nil},
+		{"/api/v2/nope?a=1&a=2", http.StatusNotFound, nil, ""},
+		{"/api/v1/nope?a=1&a=2", http.StatusNotFound, nil, ""},
 	} {
 		r := a.Get(c.path)
 		if c.status == http.StatusNotFound && r.Status == http.StatusNotFound {
@@ -50,8 +53,8 @@ func TestRepeatedQueryParameters(t *testing.T) {
 		}
 		if strings.HasPrefix(c.path, "/api/v1/") { // the v1 envelope: a code and a message
 			e, _ := r.JSON()["error"].(map[string]any)
-			if msg, _ := e["message"].(string); e["code"] != "BAD_REQUEST" || msg != c.fields[0]+": "+rest.RepeatedParamIssue {
-				t.Errorf("GET %s: %s, want BAD_REQUEST with %q", c.path, r.Body, c.fields[0]+": "+rest.RepeatedParamIssue)
+			if msg, _ := e["message"].(string); e["code"] != "BAD_REQUEST" || msg != c.fields[0]+": "+c.issue {
+				t.Errorf("GET %s: %s, want BAD_REQUEST with %q", c.path, r.Body, c.fields[0]+": "+c.issue)
 			}
 			continue
 		}
@@ -60,8 +63,8 @@ func TestRepeatedQueryParameters(t *testing.T) {
 			t.Errorf("GET %s names %v, want a validation_error naming %v (%s)", c.path, got, c.fields, r.Body)
 		}
 		for _, f := range c.fields {
-			if got[f] != rest.RepeatedParamIssue {
-				t.Errorf("GET %s: %s has %q, want %q (%s)", c.path, f, got[f], rest.RepeatedParamIssue, r.Body)
+			if got[f] != c.issue {
+				t.Errorf("GET %s: %s has %q, want %q (%s)", c.path, f, got[f], c.issue, r.Body)
 			}
 		}
 	}

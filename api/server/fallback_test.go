@@ -43,8 +43,8 @@ func TestFallbackAgreesWithTheRouter(t *testing.T) {
 		allow        string
 	}{
 		{"GET", "/api/v2/events", 204, ""},
-		{"DELETE", "/api/v2/events", 405, "GET, POST"},
-		{"DELETE", "/api/v2/events/1", 405, "GET, PATCH"},
+		{"DELETE", "/api/v2/events", 405, "GET, HEAD, POST"},
+		{"DELETE", "/api/v2/events/1", 405, "GET, HEAD, PATCH"},
 		{"GET", "/api/v2/nothing", 404, ""},
 		// Empty segments: the router matches none of these.
 		{"GET", "//api/v2/events", 404, ""},
@@ -56,10 +56,10 @@ func TestFallbackAgreesWithTheRouter(t *testing.T) {
 		// The router ignores trailing slashes and case (StrictRouting and
 		// CaseSensitive are off), and so does the fallback.
 		{"GET", "/api/v2/events/", 204, ""},
-		{"DELETE", "/api/v2/events/", 405, "GET, POST"},
-		{"DELETE", "/api/v2/events//", 405, "GET, POST"},
-		{"DELETE", "/api/v2/events/1/", 405, "GET, PATCH"},
-		{"DELETE", "/API/V2/Events", 405, "GET, POST"},
+		{"DELETE", "/api/v2/events/", 405, "GET, HEAD, POST"},
+		{"DELETE", "/api/v2/events//", 405, "GET, HEAD, POST"},
+		{"DELETE", "/api/v2/events/1/", 405, "GET, HEAD, PATCH"},
+		{"DELETE", "/API/V2/Events", 405, "GET, HEAD, POST"},
 	}
 	for _, tt := range tests {
 		resp := serve(tt.method, tt.path)

@@ -142,6 +142,16 @@ func refuse(c *fiber.Ctx) error {
 	if len(h.RawHeaders()) > MaxHeaderBytes {
 		return headersTooLarge()
 	}
+	return c.Next()
+}
+
+// jsonBody refuses a body that is not JSON, or is compressed, with 415. It
+// runs in the API groups after authentication and the rate limiter, so the
+// refusal is an authenticated, counted answer that carries the rate-limit
+// headers like every other (docs/decisions.md), and before anything reads
+// the body.
+func jsonBody(c *fiber.Ctx) error {
+	h := &c.Request().Header
 	switch c.Method() {
 	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut:
 		if len(c.Request().Body()) > 0 && !isJSON(h.ContentType()) {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -69,6 +70,9 @@ func assertEnvelope(t *testing.T, resp *http.Response, body []byte, status int, 
 	if resp.StatusCode != status || e.Error.Code != code || e.Error.Message == "" {
 		t.Fatalf("got %d %s, want %d %s", resp.StatusCode, body, status, code)
 	}
+	if (status == 401) != (resp.Header.Get("WWW-Authenticate") == rest.WWWAuthenticate) {
+		t.Fatalf("%d with WWW-Authenticate %q", status, resp.Header.Get("WWW-Authenticate"))
+	}
 	if id := resp.Header.Get("X-Request-Id"); id == "" || id != e.Error.RequestID {
 		t.Fatalf("X-Request-Id %q, error.request_id %q", id, e.Error.RequestID)
 	}
@@ -92,6 +96,9 @@ func assertV1Envelope(t *testing.T, resp *http.Response, body []byte, status int
 	if resp.Header.Get("X-Request-Id") == "" {
 		t.Fatal("no X-Request-Id")
 	}
+	if (status == 401) != (resp.Header.Get("WWW-Authenticate") == rest.WWWAuthenticate) {
+		t.Fatalf("%d with WWW-Authenticate %q", status, resp.Header.Get("WWW-Authenticate"))
+	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("Content-Type %q", ct)
 	}
@@ -109,7 +116,7 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 	t.Run("unknown method is 405", func(t *testing.T) {
 		resp, body := rawExchange(t, base, "FOO /api/v2/clients HTTP/1.1\r\nHost: test\r\n"+auth+"\r\n", nil)
 		assertEnvelope(t, resp, body, 405, "method_not_allowed")
-		if allow := resp.Header.Get("Allow"); allow != "GET, POST" {
+		if allow := resp.Header.Get("Allow"); allow != "GET, HEAD, POST" {
 			t.Errorf("Allow = %q", allow)
 		}
 	})
@@ -219,7 +226,7 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		}{
 			{"v2, JSON in a multipart request", "POST /api/v2/clients", auth, `{"name":"x"}`, false},
 			{"v2, a valid form", "POST /api/v2/clients", auth, form, false},
-			{"v2, no key", "POST /api/v2/clients", "", `{"name":"x"}`, false},
+
 			{"v1, JSON in a multipart request", "PATCH /api/v1/equipment/" + uuid.NewString(), legacy, `{"name":"x"}`, true},
 			{"v1, a valid form", "PATCH /api/v1/equipment/" + uuid.NewString(), legacy, form, true},
 		} {
@@ -232,8 +239,16 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 				} else {
 					assertEnvelope(t, resp, body, 415, "unsupported_media_type")
 				}
+				// Refused after the limiter: counted, with its headers.
+				if resp.Header.Get("X-Ratelimit-Limit") == "" || resp.Header.Get("X-Ratelimit-Remaining") == "" {
+					t.Errorf("415 without the rate-limit headers: %v", resp.Header)
+				}
 			})
 		}
+		// Without a key, the key is what is wrong.
+		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 12\r\n\r\n{\"name\":\"x\"}"
+		resp, body := rawExchange(t, base, req, nil)
+		assertEnvelope(t, resp, body, 401, "invalid_credentials")
 	})
 	t.Run("a body that is not JSON is 415", func(t *testing.T) {
 		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", ""} {

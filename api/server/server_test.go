@@ -106,7 +106,7 @@ func TestEnvelopeErrors(t *testing.T) {
 		})
 	}
 	res := org.Do("DELETE", "/api/v2/clients", nil)
-	if allow := res.Header.Get("Allow"); allow != "GET, POST" {
+	if allow := res.Header.Get("Allow"); allow != "GET, HEAD, POST" {
 		t.Errorf("Allow = %q", allow)
 	}
 }

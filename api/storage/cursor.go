@@ -92,7 +92,10 @@ func (cs *Cursors) Decode(scope, s string) (Cursor, error) {
 	if len(s) > 64 {
 		return Cursor{}, ErrBadCursor
 	}
-	buf, err := base64.RawURLEncoding.DecodeString(s)
+	// Strict: one spelling per cursor; a character's bits past the data
+	// must be zero, as Encode leaves them (docs/decisions.md: a cursor with
+	// any byte changed is refused).
+	buf, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(buf) != cursorPayloadLen+cursorMACLen {
 		return Cursor{}, ErrBadCursor
 	}

@@ -38,6 +38,10 @@ func TestCursorRoundTripAndTamperEvidence(t *testing.T) {
 		"not base64":         {"clients:org-a", "!!!"},
 		"empty":              {"clients:org-a", ""},
 		"oversized":          {"clients:org-a", strings.Repeat("A", 200)},
+		// The last character holds bits past the payload's end; another
+		// spelling of them decodes to the same bytes, but is not the
+		// cursor the server issued.
+		"unused bits set": {"clients:org-a", unusedBitsSet(s)},
 	}
 	for name, b := range bad {
 		if _, err := cs.Decode(b.scope, b.s); err == nil {
@@ -109,4 +113,13 @@ func diffBytes(a, b []byte) int {
 		}
 	}
 	return n
+}
+
+// unusedBitsSet returns s, unpadded base64url of a byte length that is not
+// a multiple of 3, with the lowest bit of its last character (one past the
+// data) set: the same bytes to a lenient decoder.
+func unusedBitsSet(s string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, s[len(s)-1])
+	return s[:len(s)-1] + string(alphabet[last|1])
 }

@@ -81,9 +81,11 @@ func TestRequestsListAndKeyLastUsed(t *testing.T) {
 		t.Fatalf("unused key: %v %v", keys, err)
 	}
 	auth := tenancy.NewAuthenticator(db, nil)
-	if _, err := auth.Authenticate(ctx, k.Secret); err != nil {
+	p, err := auth.Authenticate(ctx, k.Secret)
+	if err != nil {
 		t.Fatal(err)
 	}
+	auth.Used(p)
 	auth.Close() // writes the pending last_used_at
 	keys, err = runCLI(t, "keys", "list", "--org", org.ID.String(), "--output", "json")
 	if err != nil || keys["keys"].([]any)[0].(map[string]any)["last_used_at"] == nil {

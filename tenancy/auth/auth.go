@@ -17,7 +17,8 @@ import (
 
 // Middleware authenticates the bearer key of every request and stores the
 // principal in the request's user context. Failures are returned as
-// *errs.Error for the app's error handler to render.
+// *errs.Error for the app's error handler to render. A request answered
+// below 400 counts as the key's use (last_used_at).
 //
 // A request must carry one Authorization header: with two, which key acts
 // would depend on which one a reader takes (the server the first, a proxy
@@ -44,7 +45,13 @@ func Middleware(a *tenancy.Authenticator) fiber.Handler {
 			)
 		}
 		c.SetUserContext(tenancy.WithPrincipal(ctx, p))
-		return c.Next()
+		if err := c.Next(); err != nil {
+			return err // rendered as an error: not a successful request
+		}
+		if c.Response().StatusCode() < fiber.StatusBadRequest {
+			a.Used(p)
+		}
+		return nil
 	}
 }
 

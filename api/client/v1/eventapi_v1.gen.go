@@ -1169,9 +1169,10 @@ type ListCrewV1Response400Headers struct {
 
 // ListCrewV1Response401Headers the declared response headers of an HTTP 401 response for ListCrewV1
 type ListCrewV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListCrewV1Response403Headers the declared response headers of an HTTP 403 response for ListCrewV1
@@ -1319,9 +1320,10 @@ type GetCrewMemberV1Response400Headers struct {
 
 // GetCrewMemberV1Response401Headers the declared response headers of an HTTP 401 response for GetCrewMemberV1
 type GetCrewMemberV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetCrewMemberV1Response403Headers the declared response headers of an HTTP 403 response for GetCrewMemberV1
@@ -1485,9 +1487,10 @@ type ListEquipmentV1Response400Headers struct {
 
 // ListEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for ListEquipmentV1
 type ListEquipmentV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListEquipmentV1Response403Headers the declared response headers of an HTTP 403 response for ListEquipmentV1
@@ -1635,9 +1638,10 @@ type GetEquipmentV1Response400Headers struct {
 
 // GetEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for GetEquipmentV1
 type GetEquipmentV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetEquipmentV1Response403Headers the declared response headers of an HTTP 403 response for GetEquipmentV1
@@ -1801,9 +1805,10 @@ type PatchEquipmentV1Response400Headers struct {
 
 // PatchEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for PatchEquipmentV1
 type PatchEquipmentV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // PatchEquipmentV1Response403Headers the declared response headers of an HTTP 403 response for PatchEquipmentV1
@@ -1829,9 +1834,12 @@ type PatchEquipmentV1Response413Headers struct {
 
 // PatchEquipmentV1Response415Headers the declared response headers of an HTTP 415 response for PatchEquipmentV1
 type PatchEquipmentV1Response415Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // PatchEquipmentV1Response429Headers the declared response headers of an HTTP 429 response for PatchEquipmentV1
@@ -1999,9 +2007,10 @@ type ListJobsV1Response400Headers struct {
 
 // ListJobsV1Response401Headers the declared response headers of an HTTP 401 response for ListJobsV1
 type ListJobsV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // ListJobsV1Response403Headers the declared response headers of an HTTP 403 response for ListJobsV1
@@ -2149,9 +2158,10 @@ type GetJobV1Response400Headers struct {
 
 // GetJobV1Response401Headers the declared response headers of an HTTP 401 response for GetJobV1
 type GetJobV1Response401Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation     bool
+	Sunset          string
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
 }
 
 // GetJobV1Response403Headers the declared response headers of an HTTP 403 response for GetJobV1
@@ -2593,6 +2603,13 @@ func ParseListCrewV1Response(rsp *http.Response) (*ListCrewV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -2866,6 +2883,13 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3158,6 +3182,13 @@ func ParseListEquipmentV1Response(rsp *http.Response) (*ListEquipmentV1Response,
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3431,6 +3462,13 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3744,6 +3782,13 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3839,6 +3884,27 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -4082,6 +4148,13 @@ func ParseListJobsV1Response(rsp *http.Response) (*ListJobsV1Response, error) {
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -4356,6 +4429,13 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID

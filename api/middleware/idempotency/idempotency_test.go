@@ -77,6 +77,14 @@ func TestCanonical(t *testing.T) {
 		{`{"a":1} trailing`, `{"a":1} trailing`},
 		{`{"a":1}{"b":2}`, `{"a":1}{"b":2}`},
 		{`{"a":1`, `{"a":1`},
+		// Trailing closers the decoder stops at: not JSON, so the raw
+		// bytes, never the canonical form of the value before them.
+		{`{"a":1}}`, `{"a":1}}`},
+		{`{"a":1}]`, `{"a":1}]`},
+		{"[1]]] ", "[1]]] "},
+		// Invalid UTF-8 is not JSON the handler accepts either: decoding
+		// it to U+FFFD would make it the same request as a valid body.
+		{"{\"a\":\"x\xff\"}", "{\"a\":\"x\xff\"}"},
 	}
 	for _, tt := range tests {
 		if got := string(Canonical([]byte(tt.in))); got != tt.want {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -78,19 +79,21 @@ func testFingerprint(fp []byte) []byte {
 }
 
 // Canonical returns the canonical form of a JSON body, or body itself when it
-// is not a single JSON value.
+// is not a single JSON value in valid UTF-8 (the bodies rest.ParseObject
+// refuses as malformed): such a body is only ever the same request as the
+// same bytes.
 func Canonical(body []byte) []byte {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	if !json.Valid(body) || !utf8.Valid(body) {
+		return body
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil {
 		return body
-	}
-	if _, err := dec.Token(); err == nil {
-		return body // trailing data after the value
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)

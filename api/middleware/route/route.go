@@ -112,14 +112,16 @@ func (r *Resolver) Serves(method, path string) bool {
 	return false
 }
 
-// Allow returns the methods other than method (and HEAD, which comes with
-// GET) registered on path, sorted; none for an unknown path.
+// Allow returns the methods other than method registered on path, sorted;
+// none for an unknown path. HEAD is among them wherever GET is: Fiber
+// answers it on every GET route, and Allow lists every method the path
+// answers (RFC 9110, section 10.2.1).
 func (r *Resolver) Allow(method, path string) []string {
 	r.once.Do(r.load)
 	segs := r.split(path)
 	allow := []string{}
 	for _, rt := range r.routes {
-		if rt.method != method && rt.method != fiber.MethodHead && !slices.Contains(allow, rt.method) && matches(rt.segs, segs) {
+		if rt.method != method && !slices.Contains(allow, rt.method) && matches(rt.segs, segs) {
 			allow = append(allow, rt.method)
 		}
 	}

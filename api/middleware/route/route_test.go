@@ -98,18 +98,18 @@ func TestMatchReadsPathsAsTheRouter(t *testing.T) {
 		route        string
 		allow        string
 	}{
-		{"GET", "/api/v2/clients", "/api/v2/clients", "POST"},
-		{"GET", "/api/v2/clients/123", "/api/v2/clients/{id}", "PATCH"},
-		{"DELETE", "/api/v2/clients/123", "/api/v2/clients/{id}", "GET PATCH"},
-		{"GET", "/api/v2/clients/123/", "/api/v2/clients/{id}", "PATCH"},
-		{"GET", "/api/v2/clients/", "/api/v2/clients", "POST"},
-		{"GET", "/API/V2/Clients", "/api/v2/clients", "POST"},
+		{"GET", "/api/v2/clients", "/api/v2/clients", "HEAD POST"},
+		{"GET", "/api/v2/clients/123", "/api/v2/clients/{id}", "HEAD PATCH"},
+		{"DELETE", "/api/v2/clients/123", "/api/v2/clients/{id}", "GET HEAD PATCH"},
+		{"GET", "/api/v2/clients/123/", "/api/v2/clients/{id}", "HEAD PATCH"},
+		{"GET", "/api/v2/clients/", "/api/v2/clients", "HEAD POST"},
+		{"GET", "/API/V2/Clients", "/api/v2/clients", "HEAD POST"},
 		{"GET", "/api/v2/crew/123", "", ""},
 		{"GET", "/api/v2/clients/123/items", "", ""},
 		{"GET", "/api/v2/clients//123", "", ""},
 		{"GET", "//api/v2/clients", "", ""},
 		{"GET", "/api/v2//clients", "", ""},
-		{"GET", "/files/a/b", "/files/{path}", ""},
+		{"GET", "/files/a/b", "/files/{path}", "HEAD"},
 	}
 	for _, tt := range tests {
 		if got := r.Match(tt.method, tt.path); got != tt.route {

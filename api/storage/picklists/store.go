@@ -257,7 +257,8 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 			return err
 		}
 		if quoteID != nil {
-			if err := lockQuote(ctx, tx, t.Org, *quoteID); err != nil {
+			status, err := lockQuote(ctx, tx, t.Org, *quoteID)
+			if err != nil {
 				return err
 			}
 			if existing, err := ForQuote(ctx, tx, t.Org, *quoteID); err != nil {
@@ -265,6 +266,12 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 			} else if existing != nil {
 				return errs.New(errs.DuplicateRecord, "this quote already has a pick list").
 					WithDetails(map[string]any{"field": "quote_id", "existing_id": *existing})
+			}
+			// A quote's pick list is the one its approval makes, with an
+			// item per equipment (DECISIONS): one made by hand before the
+			// approval would take its place, empty.
+			if status != quoteApproved {
+				return errs.InvalidField("quote_id", "must name an approved quote: approving a quote makes its pick list, with its items")
 			}
 		}
 		out, err = storage.Create[PickList](ctx, tx, t, ch)
@@ -278,14 +285,20 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 	return out, nil
 }
 
-// lockQuote locks the quote's row of org until the transaction ends. A quote
-// deleted since it was checked locks nothing; the insert's foreign key then
-// refuses it.
-func lockQuote(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, quote uuid.UUID) error {
-	var ids []uuid.UUID
-	err := tx.NewSelect().Table("quotes").Column("id").
-		Where("organization_id = ?", org).Where("id = ?", quote).For("NO KEY UPDATE").Scan(ctx, &ids)
-	return database.Error(err)
+// quoteApproved is the quote status whose write makes the quote's pick list.
+const quoteApproved = "approved"
+
+// lockQuote locks the quote's row of org until the transaction ends and
+// returns its status. A quote deleted since it was checked locks nothing
+// (status ""); the insert's foreign key would refuse it.
+func lockQuote(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, quote uuid.UUID) (string, error) {
+	var statuses []string
+	err := tx.NewSelect().Table("quotes").Column("status").
+		Where("organization_id = ?", org).Where("id = ?", quote).For("NO KEY UPDATE").Scan(ctx, &statuses)
+	if err != nil || len(statuses) == 0 {
+		return "", database.Error(err)
+	}
+	return statuses[0], nil
 }
 
 // ForQuote returns the id of the pick list of quote, or nil.

@@ -94,6 +94,22 @@ func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stock
 		WindowStart: r.StartDate, WindowEnd: r.EndDate}, nil
 }
 
+// restate stores a forced override's reason (and cost ownership, when
+// given) on r when r stays overbooked through a write that runs no new
+// stock check: a PATCH that only re-states why the reservation is over
+// stock, or changes something else beside it. An override on a
+// reservation that is not overbooked has nothing to justify and stores
+// nothing (the handler names its fields in ignored_fields).
+func restate(r *Reservation, ov Override) {
+	if !r.Overbooked || !ov.Force {
+		return
+	}
+	r.OverbookReason = ov.Reason
+	if ov.CostOwnership != nil {
+		r.OverbookCostOwnership = ov.CostOwnership
+	}
+}
+
 // decide applies the organization's mode to a shortage of r: block refuses
 // it unless forced, warn lets it through with a warning, off never looks.
 // It sets r's overbook fields and returns the warning to report, if any.
@@ -113,6 +129,20 @@ func decide(mode tenancy.StockGuardMode, short *OverbookDetails, r *Reservation,
 	blocked := *short
 	blocked.RetryWith = &RetryWith{ForceOverbook: true, OverbookReason: "<why>"}
 	return nil, errs.New(errs.OverbookBlocked,
-		fmt.Sprintf("the reservation needs %d but only %d are available in the window", short.Requested, max(short.Available, 0))).
+		blockedMessage(short)).
 		WithDetails(&blocked)
+}
+
+// blockedMessage says what details says: requested, available (negative
+// when stock is already overbooked) and the deficit.
+func blockedMessage(short *OverbookDetails) string {
+	return fmt.Sprintf("the reservation needs %d, and %d %s available in the window: %d short",
+		short.Requested, short.Available, plural(short.Available, "is", "are"), short.Deficit)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

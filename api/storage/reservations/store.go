@@ -194,6 +194,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 		return nil, err
 	}
 	if !next.counts() || (cur != nil && !changesClaim(cur, next)) {
+		restate(next, ov)
 		return nil, nil // a reservation that holds no (new) stock never blocks
 	}
 	var short *OverbookDetails
@@ -204,6 +205,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	}
 	if short != nil && cur != nil && !claimsMore(cur, next) {
 		next.Overbooked = true // still over stock, but asks for no more than before
+		restate(next, ov)
 		return nil, nil
 	}
 	return decide(mode, short, next, ov)

@@ -1,0 +1,62 @@
+package webhooks_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// TestDisableKeepsTheChangesAlreadyVisible: a change listed in the feed
+// while the endpoint was enabled is delivered even when the endpoint is
+// disabled before the fan-out reached it, and enabled again after. The
+// process runs no worker, so the fan-out runs only when the test calls it:
+// the race a poll interval leaves open, made certain.
+func TestDisableKeepsTheChangesAlreadyVisible(t *testing.T) {
+	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	ep := register(t, a, rcv, "client.created")
+	before := createClient(t, a, "Visible before the disable")
+	waitFor(t, "the change in the feed", func() bool {
+		for _, c := range a.Get("/api/v2/changes?type=client.created&limit=100").List() {
+			if c["object_id"] == before {
+				return true
+			}
+		}
+		return false
+	})
+	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "disabled"}); r.Status != 200 {
+		t.Fatalf("disable: %d %s", r.Status, r.Body)
+	}
+	during := createClient(t, a, "Made while disabled")
+	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "enabled"}); r.Status != 200 {
+		t.Fatalf("enable: %d %s", r.Status, r.Body)
+	}
+	after := createClient(t, a, "Made after the enable")
+	waitFor(t, "the last change in the feed", func() bool {
+		for _, c := range a.Get("/api/v2/changes?type=client.created&limit=100").List() {
+			if c["object_id"] == after {
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := webhooks.FanOut(context.Background(), env.Svc.DB, 500); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, d := range deliveries(t, a, ep) {
+		res := a.Get("/api/v2/changes?type=client.created&limit=100")
+		for _, c := range res.List() {
+			if c["id"] == d["change_id"] {
+				got[c["object_id"].(string)] = true
+			}
+		}
+	}
+	if !got[before] || got[during] || !got[after] || len(got) != 2 {
+		t.Fatalf("deliveries for %v; want the change visible before the disable (%s) and the one after the enable (%s), not the one made while disabled (%s)",
+			got, before, after, during)
+	}
+}

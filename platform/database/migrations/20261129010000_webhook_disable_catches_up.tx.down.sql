@@ -1,0 +1,2 @@
+DROP TRIGGER webhook_endpoint_disabled ON webhook_endpoints;
+DROP FUNCTION webhook_endpoint_disabled();
