@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
 )
@@ -19,14 +20,7 @@ func TestDisableKeepsTheChangesAlreadyVisible(t *testing.T) {
 	rcv := newReceiver(t)
 	ep := register(t, a, rcv, "client.created")
 	before := createClient(t, a, "Visible before the disable")
-	waitFor(t, "the change in the feed", func() bool {
-		for _, c := range a.Get("/api/v2/changes?type=client.created&limit=100").List() {
-			if c["object_id"] == before {
-				return true
-			}
-		}
-		return false
-	})
+	waitFor(t, "the change in the feed", func() bool { return inFeed(a, before) })
 	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "disabled"}); r.Status != 200 {
 		t.Fatalf("disable: %d %s", r.Status, r.Body)
 	}
@@ -35,14 +29,7 @@ func TestDisableKeepsTheChangesAlreadyVisible(t *testing.T) {
 		t.Fatalf("enable: %d %s", r.Status, r.Body)
 	}
 	after := createClient(t, a, "Made after the enable")
-	waitFor(t, "the last change in the feed", func() bool {
-		for _, c := range a.Get("/api/v2/changes?type=client.created&limit=100").List() {
-			if c["object_id"] == after {
-				return true
-			}
-		}
-		return false
-	})
+	waitFor(t, "the last change in the feed", func() bool { return inFeed(a, after) })
 	if _, err := webhooks.FanOut(context.Background(), env.Svc.DB, 500); err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +46,14 @@ func TestDisableKeepsTheChangesAlreadyVisible(t *testing.T) {
 		t.Fatalf("deliveries for %v; want the change visible before the disable (%s) and the one after the enable (%s), not the one made while disabled (%s)",
 			got, before, after, during)
 	}
+}
+
+// inFeed reports whether o's change feed lists the creation of client id.
+func inFeed(o *apitest.Org, id string) bool {
+	for _, c := range o.Get("/api/v2/changes?type=client.created&limit=100").List() {
+		if c["object_id"] == id {
+			return true
+		}
+	}
+	return false
 }
