@@ -6,8 +6,9 @@
 //
 //   - New builds a client that authenticates with an API key, sends an
 //     Idempotency-Key on every POST and PATCH that has none (so a retried
-//     write is never applied twice), retries 429 and 503 answers with
-//     exponential backoff while honouring Retry-After, and turns every
+//     write is never applied twice), retries 429, 409 in-use and 503
+//     answers and lost answers when repeating is safe, with exponential
+//     backoff while honouring Retry-After (docs/sdk.md), and turns every
 //     answer of 400 or more into an *APIError carrying the envelope's code,
 //     message, details and request id.
 //   - All iterates over every record of any list, following the cursors.

@@ -27,6 +27,7 @@ func (a *API) NewFeed(cursor string, params *ListChangesParams) *Feed {
 	f := &Feed{api: a, cursor: cursor, Every: time.Second}
 	if params != nil {
 		f.params = *params
+		f.params.Cursor = nil // the feed's own cursor is the one sent
 	}
 	return f
 }

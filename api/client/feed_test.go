@@ -31,7 +31,10 @@ func TestFeedFollowsChangesAndResumes(t *testing.T) {
 	}
 	want := map[string]bool{newClient("Before"): true}
 
-	feed := api.NewFeed("", &client.ListChangesParams{})
+	// A Cursor left in params is ignored, as NewFeed says: the feed starts
+	// at its own cursor ("", the oldest change).
+	stale := "not-a-cursor"
+	feed := api.NewFeed("", &client.ListChangesParams{Cursor: &stale})
 	feed.Every = 10 * time.Millisecond
 	seen := map[string]int{}
 	for ch, err := range feed.Changes(ctx) {

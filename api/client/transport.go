@@ -11,11 +11,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// Retry is the policy for 429 answers and for 503 answers to reads and
-// keyed writes: up to MaxRetries further
-// attempts, waiting Retry-After when the server sends it, else an
-// exponential backoff from BaseDelay with full jitter; no wait exceeds
-// MaxDelay.
+// Retry is the policy for the attempts that may be repeated: a 429, a 409
+// idempotency_key_in_use, and a 503 or an answer that never came (a
+// timeout, a refused or reset connection) when repeating is safe: a read,
+// or a write with an Idempotency-Key, which the server replays rather than
+// applies twice. Up to MaxRetries further attempts, waiting Retry-After
+// when the server sends it, else an exponential backoff from BaseDelay with
+// full jitter, at most MaxDelay. A Retry-After longer than MaxDelay, or
+// than the request's context has left, is not waited out: the answer is
+// returned with its RetryAfter, for the caller to decide.
 type Retry struct {
 	MaxRetries int
 	BaseDelay  time.Duration
@@ -27,7 +31,8 @@ var DefaultRetry = Retry{MaxRetries: 4, BaseDelay: 250 * time.Millisecond, MaxDe
 
 // Transport is the SDK's HTTP stack, an HttpRequestDoer for the generated
 // clients (v2 and v1): it authenticates, adds Idempotency-Key to writes,
-// retries 429 and 503, and returns answers of 400 or more as *APIError.
+// repeats what Retry allows, and returns answers of 400 or more as
+// *APIError.
 type Transport struct {
 	Key        string
 	HTTP       *http.Client
@@ -54,6 +59,10 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if httpc == nil {
 		httpc = http.DefaultClient
 	}
+	// Repeating is safe for a read, and for a write with a key: the server
+	// replays its first answer (or says it is still in progress).
+	repeatable := safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != ""
+	ctx := req.Context()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 && req.Body != nil {
 			if req.GetBody == nil {
@@ -67,22 +76,57 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		}
 		res, err := httpc.Do(req)
 		if err != nil {
-			return nil, err
+			// No answer: the write may or may not have been applied. Only
+			// a repeatable request is sent again; the caller's own
+			// cancellation or deadline ends it.
+			if !repeatable || ctx.Err() != nil || attempt >= t.Retry.MaxRetries {
+				return nil, err
+			}
+			if werr := t.Retry.wait(ctx, attempt, 0); werr != nil {
+				return nil, err
+			}
+			continue
 		}
 		if res.StatusCode < 400 {
 			return res, nil
 		}
 		apiErr := decodeError(res)
-		// 429: the request was not processed. 503: retried only when
-		// repeating it is safe (a read, or a write with an Idempotency-Key).
+		// 429: the request was not processed. 409 in_use: the first
+		// attempt is still running. 503: repeated only when safe.
 		retryable := res.StatusCode == http.StatusTooManyRequests ||
-			res.StatusCode == http.StatusServiceUnavailable && (safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != "")
-		if !retryable || attempt >= t.Retry.MaxRetries {
+			res.StatusCode == http.StatusConflict && apiErr.Code == "idempotency_key_in_use" ||
+			res.StatusCode == http.StatusServiceUnavailable && repeatable
+		if !retryable || attempt >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
 			return nil, apiErr
 		}
-		if err := sleep(req.Context(), t.Retry.delay(attempt, apiErr.RetryAfter)); err != nil {
-			return nil, apiErr
+		if err := t.Retry.wait(ctx, attempt, apiErr.RetryAfter); err != nil {
+			return nil, fmt.Errorf("%w (while waiting to retry: %w)", apiErr, err)
 		}
+	}
+}
+
+// waits reports whether the policy waits out a Retry-After of after
+// within ctx: not when it is longer than MaxDelay, nor past ctx's
+// deadline (a retry sooner than the server asked would be refused again).
+func (r Retry) waits(ctx context.Context, after time.Duration) bool {
+	if r.MaxDelay > 0 && after > r.MaxDelay {
+		return false
+	}
+	if dl, ok := ctx.Deadline(); ok && after > 0 && time.Until(dl) < after {
+		return false
+	}
+	return true
+}
+
+// wait sleeps before retry number attempt+1 (delay), or until ctx ends.
+func (r Retry) wait(ctx context.Context, attempt int, after time.Duration) error {
+	t := time.NewTimer(r.delay(attempt, after))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
@@ -103,17 +147,6 @@ func (r Retry) delay(attempt int, after time.Duration) time.Duration {
 		d = r.MaxDelay
 	}
 	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func safeMethod(m string) bool {

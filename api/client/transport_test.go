@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +34,9 @@ func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.seen = append(s.seen, seenRequest{r.Method, r.Header.Get("Idempotency-Key"), r.Header.Get("Authorization"), string(body)})
 	a := s.answers[min(len(s.seen), len(s.answers))-1]
 	s.mu.Unlock()
+	if a.status == 0 { // no answer: the connection is closed
+		panic(http.ErrAbortHandler)
+	}
 	for k, v := range a.headers {
 		w.Header().Set(k, v)
 	}
@@ -67,6 +71,15 @@ func TestTransport(t *testing.T) {
 		{"v1 envelope takes the request id from the header", "PATCH", []Option{fast}, []answer{{400,
 			map[string]string{"X-Request-Id": "r-4"}, `{"error":{"code":"BAD_REQUEST","message":"weight_lbs: must be a positive number"}}`}}, 1, 400, "BAD_REQUEST", "r-4"},
 		{"a body that is not the envelope", "GET", []Option{fast}, []answer{{502, nil, "bad gateway"}}, 1, 502, "", ""},
+		{"no answer to a keyed write: sent again with its key", "POST", []Option{fast}, []answer{{}, {201, nil, okBody}}, 2, 0, "", ""},
+		{"no answer to a read: sent again", "GET", []Option{fast}, []answer{{}, {}, {200, nil, okBody}}, 3, 0, "", ""},
+		{"no answer to an unkeyed write: not sent again", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{{}, {201, nil, okBody}}, 1, -1, "", ""},
+		{"409 in use: the first attempt still runs", "POST", []Option{fast}, []answer{{409, nil,
+			`{"error":{"code":"idempotency_key_in_use","message":"in progress","details":null,"request_id":"r-5"}}`}, {201, nil, okBody}}, 2, 0, "", ""},
+		{"another 409 is a typed error at once", "POST", []Option{fast}, []answer{{409, nil,
+			`{"error":{"code":"idempotency_key_mismatch","message":"other body","details":null,"request_id":"r-6"}}`}}, 1, 409, "idempotency_key_mismatch", "r-6"},
+		{"a Retry-After past MaxDelay is not waited out", "GET", []Option{fast}, []answer{{429, map[string]string{"Retry-After": "60"}, busy.body}, {200, nil, okBody}},
+			1, 429, "rate_limited", "r-1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +109,12 @@ func TestTransport(t *testing.T) {
 				res.Body.Close()
 				return
 			}
+			if tt.wantStatus < 0 {
+				if _, isAPI := err.(*APIError); err == nil || isAPI {
+					t.Fatalf("err = %v, want the transport's error", err)
+				}
+				return
+			}
 			e, ok := err.(*APIError)
 			if !ok || e.Status != tt.wantStatus || e.Code != tt.wantCode || e.RequestID != tt.wantReqID || CodeOf(err) != tt.wantCode {
 				t.Fatalf("err = %#v, want status %d code %q request %q", err, tt.wantStatus, tt.wantCode, tt.wantReqID)
@@ -108,6 +127,51 @@ func TestTransport(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRetryWaitsNoLongerThanTheContext: a Retry-After the request's
+// deadline cannot wait out is not waited for; the 429 comes back at once,
+// and a wait cut short by the context says so and keeps the 429.
+func TestRetryWaitsNoLongerThanTheContext(t *testing.T) {
+	busy := answer{429, map[string]string{"Retry-After": "5"}, `{"error":{"code":"rate_limited","message":"slow down","details":null,"request_id":"r-1"}}`}
+	s := &script{answers: []answer{busy, {200, nil, okBody}}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	tr := NewTransport("svc_live_k")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/x", nil)
+	if _, err := tr.Do(req); CodeOf(err) != "rate_limited" || len(s.seen) != 1 || ctx.Err() != nil {
+		t.Fatalf("err = %v after %d attempts (context: %v), want the 429 at once", err, len(s.seen), ctx.Err())
+	}
+
+	s2 := &script{answers: []answer{{429, map[string]string{"Retry-After": "1"}, busy.body}, {200, nil, okBody}}}
+	srv2 := httptest.NewServer(s2)
+	defer srv2.Close()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	req2, _ := http.NewRequestWithContext(ctx2, "GET", srv2.URL+"/x", nil)
+	// The caller gives up once the 429 has arrived, during the wait.
+	tr2 := NewTransport("svc_live_k", HTTPClient(&http.Client{Transport: cancelAfter{cancel2}}))
+	_, err := tr2.Do(req2)
+	if !errors.Is(err, context.Canceled) || CodeOf(err) != "rate_limited" {
+		t.Fatalf("err = %v, want the 429 and the cancellation", err)
+	}
+}
+
+// cancelAfter is a RoundTripper that reads the answer whole, then calls
+// cancel: the context ends after the answer, before any retry.
+type cancelAfter struct{ cancel context.CancelFunc }
+
+func (c cancelAfter) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	res.Body = io.NopCloser(strings.NewReader(string(body)))
+	c.cancel()
+	return res, err
 }
 
 func TestRetryDelay(t *testing.T) {

@@ -35,7 +35,7 @@ type demoResult struct {
 func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("demo")
 	name := fs.String("name", "Demo Rental House", "organization name (an existing organization of that name is reused)")
-	if _, err := parse(fs, output, args); err != nil {
+	if err := parseNoArgs(fs, output, args); err != nil {
 		return err
 	}
 	db, cfg, err := openDB(ctx)

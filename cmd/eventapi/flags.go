@@ -35,8 +35,22 @@ func (h helpText) Error() string { return string(h) }
 // parse parses args (flags may follow positional arguments) and checks
 // --output. A flag it cannot parse is a usage error followed by the flag list.
 func parse(fs *flag.FlagSet, output *string, args []string) ([]string, error) {
-	return parseListing(fs, output, args, func(string) bool { return true })
+	return parseListing(fs, output, args, all)
 }
+
+// parseNoArgs is parse for a command that takes flags only: a stray
+// argument (`demo "My House"` for `demo --name "My House"`) is a usage
+// error, before the command does anything.
+func parseNoArgs(fs *flag.FlagSet, output *string, args []string) error {
+	pos, err := parse(fs, output, args)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("%w: %s takes no arguments, only flags (got %q)\n\n%s", errUsage, fs.Name(), pos[0], flagList(fs, all))
+	}
+	return err
+}
+
+// all lists every flag.
+func all(string) bool { return true }
 
 // parseOwn parses the arguments of one command of a group (keys, orgs),
 // whose commands declare their flags on one set: --help and a bad flag list

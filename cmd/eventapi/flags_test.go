@@ -35,6 +35,8 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		{[]string{"keys", "--help"}, []string{"usage: eventapi keys create|list|revoke", "eventapi keys <command> --help"}, nil},
 		{[]string{"orgs", "-h"}, []string{"usage: eventapi orgs create|update|list"}, nil},
 		{[]string{"orgs", "help"}, []string{"usage: eventapi orgs create|update|list"}, nil},
+		{[]string{"requests", "--help"}, []string{"usage: eventapi requests list", "eventapi requests <command> --help"}, nil},
+		{[]string{"requests", "-h"}, []string{"usage: eventapi requests list"}, nil},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer

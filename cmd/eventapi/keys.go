@@ -38,6 +38,9 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *scopes == "" {
+			return fmt.Errorf("%w: --scopes is required: a comma-separated list of scopes, or all", errUsage)
+		}
 		ss, err := tenancy.ParseScopes(*scopes)
 		if err != nil {
 			return fmt.Errorf("%w: --scopes: %v", errUsage, err)
@@ -93,10 +96,15 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if *output == "json" {
-			if ks == nil {
-				ks = []tenancy.APIKey{}
+			type listedKey struct {
+				tenancy.APIKey
+				State string `json:"state"` // as the text output says it
 			}
-			return printJSON(stdout, map[string]any{"keys": ks})
+			out := make([]listedKey, len(ks))
+			for i, k := range ks {
+				out[i] = listedKey{APIKey: k, State: keyState(k, time.Now())}
+			}
+			return printJSON(stdout, map[string]any{"keys": out})
 		}
 		for _, k := range ks {
 			state := keyState(k, time.Now())

@@ -38,6 +38,12 @@ func TestKeysRefuseBadArguments(t *testing.T) {
 		{[]string{"keys", "bogus"}, true, "eventapi keys create|list|revoke"},
 		{[]string{"orgs", "bogus"}, true, "eventapi orgs create|update|list"},
 		{[]string{"keys", "list", "--org", id}, false, ""},
+		{[]string{"keys", "create", "--org", id, "--name", "n"}, true, "--scopes is required"},
+		{[]string{"keys", "create", "--org", id, "--name", "   ", "--scopes", "all"}, true, "--name: must be 1 to 200 characters"},
+		{[]string{"keys", "create", "--org", id, "--name", "a\tb", "--scopes", "all"}, true, "--name: must not contain control characters"},
+		{[]string{"orgs", "create", "--name", "   "}, true, "--name: must be 1 to 200 characters"},
+		{[]string{"demo", "My House"}, true, `demo takes no arguments, only flags (got "My House")`},
+		{[]string{"serve", "extra"}, true, `serve takes no arguments`},
 		{[]string{"keys", "list", "--org", uuid.NewString()}, false, "organization not found"},
 	})
 }

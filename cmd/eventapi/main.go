@@ -22,10 +22,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 const usage = `usage: eventapi <command> [flags]
@@ -64,7 +67,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if help, ok := errors.AsType[helpText](err); ok {
 		_, err = io.WriteString(stdout, string(help))
 	}
-	return unmigrated(err)
+	return badValue(unmigrated(err))
+}
+
+// badValue turns a value the service's rules refuse (a validation error
+// naming a field, such as a blank or too long --name) into a usage error
+// naming the flag: exit 2, like any other bad argument.
+func badValue(err error) error {
+	if err == nil || !errs.Is(err, errs.Validation) {
+		return err
+	}
+	e := errs.As(err)
+	d, ok := e.Details.(errs.ValidationDetails)
+	if !ok || len(d.Fields) == 0 {
+		return fmt.Errorf("%w: %s", errUsage, e.Message)
+	}
+	issues := make([]string, len(d.Fields))
+	for i, f := range d.Fields {
+		issues[i] = "--" + strings.ReplaceAll(f.Field, "_", "-") + ": " + f.Issue
+	}
+	return fmt.Errorf("%w: %s", errUsage, strings.Join(issues, "; "))
 }
 
 // unmigrated says what to do when a command met a database without the

@@ -89,8 +89,15 @@ func TestAdminCommandsPrintJSON(t *testing.T) {
 	if err != nil || len(keys) != 1 || bytes.Contains(mustJSON(list), []byte(secret)) {
 		t.Fatalf("keys list: %v %v (the secret must never be listed)", list, err)
 	}
+	if k, _ := keys[0].(map[string]any); k["state"] != "active" || k["id"] != key["id"] {
+		t.Fatalf("keys list: %v, want the key with state active", keys[0])
+	}
 	if _, err := runCLI(t, "keys", "revoke", key["id"].(string), "--output", "json"); err != nil {
 		t.Fatal(err)
+	}
+	list, _ = runCLI(t, "keys", "list", "--org", id, "--output", "json")
+	if k, _ := list["keys"].([]any)[0].(map[string]any); k["state"] != "revoked" {
+		t.Fatalf("keys list after revoke: %v, want state revoked", k)
 	}
 	orgs, err := runCLI(t, "orgs", "list", "--output", "json")
 	if all, _ := orgs["organizations"].([]any); err != nil || len(all) != 2 {

@@ -25,8 +25,8 @@ const maxListed = 10_000
 // An organization that does not exist is an error, not an empty log.
 func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	const use = "requests list --org ID [--since 24h|RFC3339] [--until RFC3339] [--status 429|4xx] [--method M] [--route T] [--key ID] [--request-id R] [--limit N]"
-	if len(args) == 0 || args[0] != "list" {
-		return fmt.Errorf("%w: %s", errUsage, use)
+	if _, err := subcommand("requests", []string{"list"}, args); err != nil {
+		return err
 	}
 	fs, output := newFlags("requests list")
 	org := fs.String("org", "", "organization id")

@@ -20,7 +20,7 @@ import (
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs, output := newFlags("serve")
 	migrate := fs.Bool("migrate", false, "apply pending migrations before serving")
-	if _, err := parse(fs, output, args); err != nil {
+	if err := parseNoArgs(fs, output, args); err != nil {
 		return err
 	}
 	cfg, err := config.Load()
