@@ -6,6 +6,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,4 +76,22 @@ func (r *redisServer) Stop() {
 	_ = r.cmd.Process.Kill()
 	<-r.done
 	r.cmd = nil
+}
+
+// Pause stops the server (SIGSTOP): connections stay open and accept bytes,
+// nothing is answered, as from a Redis stalled by a long command or a
+// frozen VM.
+func (r *redisServer) Pause() {
+	r.t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Resume continues a paused server (SIGCONT).
+func (r *redisServer) Resume() {
+	r.t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		r.t.Fatal(err)
+	}
 }

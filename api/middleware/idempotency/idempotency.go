@@ -89,6 +89,7 @@ func init() {
 type middleware struct {
 	Config
 	outage    *edge.OutageLog
+	orphans   *orphans
 	nextPurge atomic.Int64
 }
 
@@ -116,6 +117,7 @@ func New(cfg Config) fiber.Handler {
 	}
 	m := &middleware{Config: cfg,
 		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", 10*time.Second)}
+	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.outage.Record}
 	return m.handle
 }
 
@@ -159,6 +161,9 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	marker := record{State: stateRunning, Fingerprint: fp, Owner: uuid.NewString()}.encode()
 	prev, claimed, err := m.Store.Claim(ctx, name, marker, m.LockTTL)
 	if err != nil {
+		// The claim may still run when Redis answers again: take its
+		// marker back then, so the retry this 503 asks for executes.
+		m.orphans.add(name, marker)
 		m.unavailable(ctx, err)
 		return errUnavailable
 	}

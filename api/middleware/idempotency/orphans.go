@@ -1,0 +1,110 @@
+package idempotency
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/eventapi/eventapi/platform/edge"
+)
+
+// orphans releases the in-progress markers of claims that failed. A claim
+// that timed out against a stalled Redis may still run once Redis answers
+// again (it waited in a pooled connection's socket): it then leaves a
+// marker that no request owns, and every retry of the key got 409
+// idempotency_key_in_use until the marker expired (LockTTL, 30 s), for a
+// request that was refused with 503 and never executed.
+//
+// One goroutine per middleware tries DeleteIf(name, marker) for each such
+// marker every orphanEvery, until two attempts have been answered (the
+// second one orphanEvery after the first, so that a claim that waited in
+// another connection and runs after the first release is taken back too)
+// or the marker would have expired anyway. At most maxOrphans wait; beyond
+// that, a marker is left to its TTL.
+type orphans struct {
+	store edge.Store
+	ttl   time.Duration
+	every time.Duration
+	// log records a failed attempt (the outage is already being logged).
+	log func(ctx context.Context, err error)
+
+	mu      sync.Mutex
+	pending map[string]*orphan
+	running bool
+}
+
+type orphan struct {
+	marker   []byte
+	until    time.Time
+	released int // DeleteIf attempts Redis answered
+}
+
+// orphanEvery is the pause between two release attempts.
+var orphanEvery = time.Second
+
+// maxOrphans bounds the markers waiting for release.
+const maxOrphans = 10_000
+
+// add queues the marker of a claim of name that failed.
+func (o *orphans) add(name string, marker []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pending == nil {
+		o.pending = map[string]*orphan{}
+	}
+	if len(o.pending) >= maxOrphans {
+		return
+	}
+	o.pending[name] = &orphan{marker: marker, until: time.Now().Add(o.ttl)}
+	if !o.running {
+		o.running = true
+		go o.run()
+	}
+}
+
+// run releases the pending markers until none is left.
+func (o *orphans) run() {
+	t := time.NewTicker(o.every)
+	defer t.Stop()
+	for range t.C {
+		if !o.pass() {
+			return
+		}
+	}
+}
+
+// pass makes one attempt for every pending marker and reports whether any
+// is still pending (false: the goroutine has stopped).
+func (o *orphans) pass() bool {
+	o.mu.Lock()
+	batch := make(map[string]*orphan, len(o.pending))
+	for name, p := range o.pending {
+		batch[name] = p
+	}
+	o.mu.Unlock()
+	now := time.Now()
+	for name, p := range batch {
+		if now.After(p.until) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), o.every)
+		if err := o.store.DeleteIf(ctx, name, p.marker); err != nil {
+			o.log(ctx, err)
+		} else {
+			p.released++
+		}
+		cancel()
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for name, p := range o.pending {
+		if p.released >= 2 || now.After(p.until) {
+			delete(o.pending, name)
+		}
+	}
+	if len(o.pending) == 0 {
+		o.running = false
+		return false
+	}
+	return true
+}
