@@ -10,10 +10,12 @@ import (
 	"syscall"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -32,6 +34,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	log, stopLog := telemetry.NewBufferedLogger(os.Stdout, cfg.LogLevel)
 	defer func() { _ = stopLog() }()
 	setMemoryLimit(ctx, log, memlimit.FromCgroup)
+	// go-redis's own messages join the JSON log instead of stderr.
+	redis.SetLogger(edge.ClientLog(log))
 	shutdownTracing, exporting, err := telemetry.SetupTracing(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
