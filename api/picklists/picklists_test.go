@@ -123,13 +123,35 @@ func TestPickListLifecycle(t *testing.T) {
 		t.Errorf("archived=true: %d", n)
 	}
 
-	// Deleting an item.
+	// Deleting an item: its child loses the parent, and that is a change
+	// of the child, which moves its updated_at and is in the feed.
+	before := itemsOf(ok(t, a.Get(lists+"/"+id), 200))
+	if len(before) != 2 || (before[0]["parent_item_id"] == nil) == (before[1]["parent_item_id"] == nil) {
+		t.Fatalf("before delete: %v, want an item and its child", before)
+	}
+	child := before[0]
+	if child["parent_item_id"] == nil {
+		child = before[1]
+	}
 	if res := a.Delete(items + "/" + case1["id"].(string)); res.Status != 204 {
 		t.Fatalf("delete: %d %s", res.Status, res.Body)
 	}
 	want(t, a.Delete(items+"/"+case1["id"].(string)), 404, "not_found")
-	if its := itemsOf(ok(t, a.Get(lists+"/"+id), 200)); len(its) != 1 || its[0]["parent_item_id"] != nil {
-		t.Errorf("after delete: %v", its)
+	after := itemsOf(ok(t, a.Get(lists+"/"+id), 200))
+	if len(after) != 1 || after[0]["parent_item_id"] != nil || after[0]["id"] != child["id"] {
+		t.Fatalf("after delete: %v", after)
+	}
+	if after[0]["updated_at"].(string) <= child["updated_at"].(string) {
+		t.Errorf("the orphaned child's updated_at stayed %v (was %v)", after[0]["updated_at"], child["updated_at"])
+	}
+	var last map[string]any
+	for _, ch := range a.Get("/api/v2/changes?type=pick_list_item.updated&limit=100").List() {
+		if d, _ := ch["data"].(map[string]any); d["id"] == child["id"] {
+			last = d
+		}
+	}
+	if last == nil || last["updated_at"] != after[0]["updated_at"] || last["parent_item_id"] != nil {
+		t.Errorf("the feed's last change of the child is %v, want the item as GET renders it: %v", last, after[0])
 	}
 }
 

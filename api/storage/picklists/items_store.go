@@ -71,6 +71,16 @@ func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 		if err != nil {
 			return err
 		}
+		// The children lose their parent: a change of theirs, which moves
+		// their updated_at (and records it in the feed) like any other.
+		// The foreign key's ON DELETE SET NULL would leave updated_at as
+		// it was, so a client that syncs by updated_at missed it.
+		_, err = tx.NewUpdate().Table("pick_list_items").
+			Set("parent_item_id = NULL").Set("updated_at = clock_timestamp()").
+			Where("organization_id = ?", org).Where("parent_item_id = ?", id).Exec(ctx)
+		if err != nil {
+			return database.Error(err)
+		}
 		if err := storage.Delete[Item](ctx, tx, org, id, ItemKind); err != nil {
 			return err
 		}
