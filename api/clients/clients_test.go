@@ -74,6 +74,9 @@ func TestClientSearch(t *testing.T) {
 		{"50%", nil},
 		{"zzz", nil},
 		{"  meridian  ", []string{meridian}},
+		// Within the name or the email, not across the two.
+		{"festival production", nil},
+		{"l p", nil},
 	}
 	for _, tt := range tests {
 		got := crudtest.Walk(t, a, path+"?search="+url.QueryEscape(tt.search), 1, nil)

@@ -118,6 +118,9 @@ func TestCategoryNameClashNamesTheHolder(t *testing.T) {
 	for _, c := range []struct{ method, path, name string }{
 		{"POST", categories, "aUdIo"},
 		{"PATCH", categories + "/" + video, "AUDIO"},
+		// Invisible characters at the ends are trimmed like spaces.
+		{"POST", categories, "\ufeffAudio"},
+		{"POST", categories, "Audio\u200b"},
 	} {
 		r := a.Do(c.method, c.path, map[string]any{"name": c.name})
 		if r.Status != 409 || r.ErrorCode() != "duplicate_record" || r.ErrorDetails()["existing_id"] != audio {

@@ -269,7 +269,7 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", "must be a string"
 	}
-	s = strings.TrimSpace(s)
+	s = trimText(s)
 	if blank(s) {
 		// Only invisible format characters: empty to whoever reads it, so
 		// empty to every rule (required, or required unless another field).
@@ -303,9 +303,45 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	return s, ""
 }
 
+// validEmail reports whether s is an address as the document's format:
+// email means (RFC 5321, ASCII): a local part of at most 64 characters that
+// net/mail parses, and a domain of two or more labels of letters, digits
+// and inner hyphens. Anything outside printable ASCII (a zero-width space,
+// a bidi override, a non-breaking space, an emoji) is refused: it passed
+// net/mail and could not be told from another address on screen.
 func validEmail(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at < 1 || at > 64 || !validDomain(s[at+1:]) {
+		return false
+	}
 	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && a.Name == "" && strings.Contains(s[strings.LastIndexByte(s, '@'):], ".")
+	return err == nil && a.Address == s && a.Name == ""
+}
+
+// validDomain reports whether d is a host name of two or more labels, each
+// 1 to 63 letters, digits and hyphens, not starting or ending with one.
+func validDomain(d string) bool {
+	labels := strings.Split(d, ".")
+	if len(d) > 253 || len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Int decodes an integer: a JSON number with no fractional part, in any

@@ -246,3 +246,33 @@ func TestBoundsTextWritesNumbersAsSent(t *testing.T) {
 		}
 	}
 }
+
+func TestValidEmail(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"ops@example.com", true},
+		{"first.last+tag@sub.example.co.uk", true},
+		{"o'brien@example.ie", true},
+		{"a@b", false},
+		{"ops@example.com\u200b", false},
+		{"\u202eops@example.com", false},
+		{"jane\u00a0doe@example.com", false},
+		{"jane doe@example.com", false},
+		{"😀@😀.😀", false},
+		{"a@-b.com", false},
+		{"a@b-.com", false},
+		{"a@b_c.com", false},
+		{"a@xn--.com", false},
+		{"a@b..com", false},
+		{strings.Repeat("l", 64) + "@example.com", true},
+		{strings.Repeat("l", 65) + "@example.com", false},
+		{"A <a@b.co>", false},
+		{"@example.com", false},
+	} {
+		if got := validEmail(c.in); got != c.ok {
+			t.Errorf("validEmail(%q) = %v, want %v", c.in, got, c.ok)
+		}
+	}
+}

@@ -64,3 +64,20 @@ func escapedUnit(body []byte, i int) (rune, bool) {
 func blank(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }) < 0
 }
+
+// trimText trims white space and the invisible characters that carry no
+// meaning at either end of a value: zero-width space, zero-width
+// (non-)joiner, word joiner, byte order mark and soft hyphen. A name sent
+// as "\ufeffTruss" or "Truss\u200b" is "Truss", so it clashes with the
+// category it copies and is found by a filter on it. Bidi marks and
+// controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are kept: at the
+// start of a right-to-left text they decide how it is shown.
+func trimText(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad':
+			return true
+		}
+		return unicode.IsSpace(r)
+	})
+}

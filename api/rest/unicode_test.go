@@ -50,3 +50,20 @@ func TestBlank(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"  Truss  ", "Truss"},
+		{"\ufeffTruss", "Truss"},
+		{"Truss\u200b", "Truss"},
+		{"\u2060\u200c Truss \u200d\u00ad", "Truss"},
+		{"Tr\u200buss", "Tr\u200buss"}, // inside: kept
+		{"\u200fשלום", "\u200fשלום"},   // a bidi mark decides the direction: kept
+		{"👩\u200d💻", "👩\u200d💻"},       // a joiner inside an emoji: kept
+		{"\u200b\u200b", ""},
+	} {
+		if got := trimText(c.in); got != c.want {
+			t.Errorf("trimText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -27,7 +27,11 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	var filters []storage.Cond
 	if s := strings.ToLower(strings.TrimSpace(f.Search)); s != "" {
 		pattern := "%" + escapeLike(s) + "%"
-		filters = append(filters, storage.WherePlanned("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ?", pattern))
+		// The first test is the trigram index's expression, which finds
+		// the candidates; the second keeps those that match within the
+		// name or within the email, not across the space between them.
+		filters = append(filters, storage.WherePlanned("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ? "+
+			"AND (lower(?TableAlias.name) LIKE ? OR lower(coalesce(?TableAlias.email, '')) LIKE ?)", pattern, pattern, pattern))
 	}
 	return storage.List[Client](ctx, db, org, p, filters...)
 }
