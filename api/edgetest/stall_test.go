@@ -57,7 +57,7 @@ func TestStalledClaimIsReleased(t *testing.T) {
 		t.Fatalf("edge store %T, want *edge.Redis", env.Svc.Edge)
 	}
 	name := store.Key(idempotency.StoreKey(a.ID, "stalled"))
-	c := redis.NewClient(&redis.Options{Addr: rs.URL()[len("redis://"):len(rs.URL())-len("/0")]})
+	c := redis.NewClient(&redis.Options{Addr: rs.URL()[len("redis://") : len(rs.URL())-len("/0")]})
 	defer c.Close()
 	ctx := context.Background()
 	// The marker appears when Redis runs the stalled claim, and must leave
