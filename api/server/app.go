@@ -57,6 +57,8 @@ type Deps struct {
 	Log     *slog.Logger
 	// RateWindow is the rate-limit window; V1Limit and V2Limit the defaults per window.
 	RateWindow       time.Duration
+	// RequestTimeout bounds each API request's context (0: none).
+	RequestTimeout time.Duration
 	V1Limit, V2Limit int
 	// V1Sunset is sent in the Sunset header of v1 responses.
 	V1Sunset time.Time
@@ -158,7 +160,8 @@ func New(d Deps) *fiber.App {
 		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
 			TrustedProxies: d.TrustedProxies})
 	}
-	v2 := app.Group("/api/v2", logged("v2"), auth,
+	bounded := deadline(d.RequestTimeout)
+	v2 := app.Group("/api/v2", bounded, logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		jsonBody,
 		rest.SingleQueryValues(routes.Serves),
@@ -185,7 +188,7 @@ func New(d Deps) *fiber.App {
 	}
 
 	// v1: per-key rate limit, deprecation headers, its own envelope.
-	v1g := app.Group(rest.V1Prefix, deprecated(d.V1Sunset), logged("v1"), auth,
+	v1g := app.Group(rest.V1Prefix, bounded, deprecated(d.V1Sunset), logged("v1"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
 		jsonBody,
 		rest.SingleQueryValues(routes.Serves),
@@ -212,6 +215,23 @@ func v2Bucket(def int) func(c *fiber.Ctx) (string, int) {
 func v1Bucket(def int) func(c *fiber.Ctx) (string, int) {
 	return func(c *fiber.Ctx) (string, int) {
 		return "v1:key:" + tenancy.MustFromContext(c.UserContext()).KeyID.String(), def
+	}
+}
+
+// deadline bounds the request's context by d (none when d is 0): a query
+// or Redis command still running then is cancelled, the connection closed,
+// and the request answered 503 service_unavailable (database.Error), where
+// a connection that stalls without failing (a frozen PgBouncer) held it
+// until the stall ended.
+func deadline(d time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if d <= 0 {
+			return c.Next()
+		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
+		defer cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
 	}
 }
 

@@ -167,6 +167,8 @@ The whole environment of the API (and of the migration Job).
 {{- end }}
 - name: EVENTAPI_SHUTDOWN_TIMEOUT
   value: {{ .Values.config.shutdownTimeout | quote }}
+- name: EVENTAPI_REQUEST_TIMEOUT
+  value: {{ .Values.config.requestTimeout | quote }}
 - name: EVENTAPI_METRICS_ADDR
   value: {{ printf ":%v" .Values.metrics.port | quote }}
 - name: EVENTAPI_REQUEST_LOG_RETENTION
