@@ -33,7 +33,17 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	return fmt.Sprintf("eventapi: %d %s: %s (request %s)", e.Status, e.Code, e.Message, e.RequestID)
+	msg := fmt.Sprintf("eventapi: %d", e.Status)
+	if e.Code != "" {
+		msg += " " + e.Code
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.RequestID != "" {
+		msg += " (request " + e.RequestID + ")"
+	}
+	return msg
 }
 
 // DecodeDetails unmarshals Details into v (for example *OverbookDetails when

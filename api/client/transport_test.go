@@ -214,3 +214,20 @@ func TestRetryAfterHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestAPIErrorText(t *testing.T) {
+	for _, c := range []struct {
+		e    APIError
+		want string
+	}{
+		{APIError{Status: 422, Code: "validation_error", Message: "request validation failed", RequestID: "r-1"},
+			"eventapi: 422 validation_error: request validation failed (request r-1)"},
+		{APIError{Status: 502}, "eventapi: 502"},
+		{APIError{Status: 400, Code: "BAD_REQUEST", Message: "page: must be a positive integer"},
+			"eventapi: 400 BAD_REQUEST: page: must be a positive integer"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}

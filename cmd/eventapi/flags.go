@@ -164,6 +164,7 @@ func optionalID(name, v string) (*uuid.UUID, error) {
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "R&D", not "R\u0026D": the output is not HTML
 	return enc.Encode(v)
 }
 

@@ -84,3 +84,15 @@ func TestBadFlagIsUsageErrorWithFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintJSONKeepsText: the JSON output is not HTML; & and < stay as
+// they are.
+func TestPrintJSONKeepsText(t *testing.T) {
+	var out bytes.Buffer
+	if err := printJSON(&out, map[string]string{"name": "R&D <north>"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"R&D <north>"`) {
+		t.Fatalf("printJSON wrote %s", out.String())
+	}
+}

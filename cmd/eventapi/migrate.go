@@ -12,7 +12,7 @@ import (
 )
 
 func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	fs, output := newFlags("migrate")
+	fs, output := newFlags("migrate up|down|status")
 	create := fs.Bool("create-database", false, "create the database named in EVENTAPI_DATABASE_URL if it does not exist")
 	pos, err := parse(fs, output, args)
 	if err != nil {

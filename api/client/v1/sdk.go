@@ -7,7 +7,7 @@ import (
 )
 
 // API is the v1 client: the generated ClientWithResponses over the SDK's
-// transport (authentication, retries on 429 and 503, *client.Error for
+// transport (authentication, retries on 429 and 503, *client.APIError for
 // answers of 400 or more). v1 is deprecated: see its document's Sunset date.
 type API struct {
 	*ClientWithResponses
