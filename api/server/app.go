@@ -56,9 +56,9 @@ type Deps struct {
 	Cursors *storage.Cursors
 	Log     *slog.Logger
 	// RateWindow is the rate-limit window; V1Limit and V2Limit the defaults per window.
-	RateWindow       time.Duration
+	RateWindow time.Duration
 	// RequestTimeout bounds each API request's context (0: none).
-	RequestTimeout time.Duration
+	RequestTimeout   time.Duration
 	V1Limit, V2Limit int
 	// V1Sunset is sent in the Sunset header of v1 responses.
 	V1Sunset time.Time
