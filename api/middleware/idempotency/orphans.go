@@ -29,11 +29,12 @@ type orphans struct {
 	log func(ctx context.Context, err error)
 
 	mu      sync.Mutex
-	pending map[string]*orphan
+	pending map[string]*orphan // by name and marker: two failed claims of one key are two
 	running bool
 }
 
 type orphan struct {
+	name     string
 	marker   []byte
 	until    time.Time
 	released int // DeleteIf attempts Redis answered
@@ -55,7 +56,7 @@ func (o *orphans) add(name string, marker []byte) {
 	if len(o.pending) >= maxOrphans {
 		return
 	}
-	o.pending[name] = &orphan{marker: marker, until: time.Now().Add(o.ttl)}
+	o.pending[name+"\x00"+string(marker)] = &orphan{name: name, marker: marker, until: time.Now().Add(o.ttl)}
 	if !o.running {
 		o.running = true
 		go o.run()
@@ -77,18 +78,18 @@ func (o *orphans) run() {
 // is still pending (false: the goroutine has stopped).
 func (o *orphans) pass() bool {
 	o.mu.Lock()
-	batch := make(map[string]*orphan, len(o.pending))
-	for name, p := range o.pending {
-		batch[name] = p
+	batch := make([]*orphan, 0, len(o.pending))
+	for _, p := range o.pending {
+		batch = append(batch, p)
 	}
 	o.mu.Unlock()
 	now := time.Now()
-	for name, p := range batch {
+	for _, p := range batch {
 		if now.After(p.until) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), o.every)
-		if err := o.store.DeleteIf(ctx, name, p.marker); err != nil {
+		if err := o.store.DeleteIf(ctx, p.name, p.marker); err != nil {
 			o.log(ctx, err)
 		} else {
 			p.released++
@@ -97,9 +98,9 @@ func (o *orphans) pass() bool {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for name, p := range o.pending {
+	for k, p := range o.pending {
 		if p.released >= 2 || now.After(p.until) {
-			delete(o.pending, name)
+			delete(o.pending, k)
 		}
 	}
 	if len(o.pending) == 0 {
