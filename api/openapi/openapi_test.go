@@ -123,6 +123,15 @@ func TestDocumentHeader(t *testing.T) {
 	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.7.6" {
 		t.Errorf("openapi %q version %q, want 3.1.0 and 2.7.6", d.OpenAPI, d.Info.Version)
 	}
+	// The chart installs the version the document describes: its
+	// appVersion is the default image tag.
+	chart, err := os.ReadFile("../../charts/eventapi/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nappVersion: \"" + d.Info.Version + "\"\n"; !strings.Contains(string(chart), want) {
+		t.Errorf("charts/eventapi/Chart.yaml lacks %q: the chart's appVersion must follow info.version", strings.TrimSpace(want))
+	}
 	if len(d.Servers) != 1 || d.Servers[0].URL != "/api/v2" {
 		t.Errorf("servers = %+v, want one /api/v2", d.Servers)
 	}

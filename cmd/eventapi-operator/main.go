@@ -38,7 +38,7 @@ func main() {
 }
 
 type flags struct {
-	metricsAddr, probeAddr, namespaces, logLevel, leaderNamespace string
+	metricsAddr, probeAddr, namespaces, logLevel, leaderNamespace, leaderID string
 	leaderElect                                                   bool
 	dbMaxConns                                                    int
 }
@@ -51,6 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 disables)")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles")
 	fs.StringVar(&f.leaderNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")
+	fs.StringVar(&f.leaderID, "leader-election-id", manager.LeaderElectionID, "name of the leader election Lease: one per release sharing a namespace")
 	fs.StringVar(&f.namespaces, "watch-namespaces", "", "comma-separated namespaces to watch (default: all)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.IntVar(&f.dbMaxConns, "db-max-conns", 4, "PostgreSQL connection pool size")
@@ -102,7 +103,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	}
 	mgr, err := manager.New(cfg, manager.Options{
 		DB: db, Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
-		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace,
+		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace, LeaderElectionID: f.leaderID,
 	})
 	if err != nil {
 		return err

@@ -15,7 +15,8 @@ func TestParseFlags(t *testing.T) {
 		check   func(t *testing.T, f flags)
 	}{
 		{args: nil, check: func(t *testing.T, f flags) {
-			if f.metricsAddr != ":8080" || f.probeAddr != ":8081" || f.leaderElect || f.logLevel != "info" || f.dbMaxConns != 4 {
+			if f.metricsAddr != ":8080" || f.probeAddr != ":8081" || f.leaderElect || f.logLevel != "info" || f.dbMaxConns != 4 ||
+				f.leaderID != "eventapi-operator.eventapi.io" {
 				t.Errorf("defaults %+v", f)
 			}
 		}},

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/eventapi/eventapi/operator/manager"
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
@@ -53,7 +52,7 @@ func TestRunServesProbesAndLeads(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--leader-elect", "--leader-election-namespace=default",
+		done <- run(ctx, []string{"--leader-elect", "--leader-election-namespace=default", "--leader-election-id=release-a-operator",
 			"--metrics-bind-address=" + metrics, "--health-probe-bind-address=" + probes, "--log-level=error"},
 			io.Discard, func(k string) string {
 				if k == "EVENTAPI_DATABASE_URL" {
@@ -74,7 +73,7 @@ func TestRunServesProbesAndLeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the leader election Lease", func() error {
-		return c.Get(ctx, client.ObjectKey{Namespace: "default", Name: manager.LeaderElectionID}, &coordinationv1.Lease{})
+		return c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "release-a-operator"}, &coordinationv1.Lease{})
 	})
 	for _, url := range []string{"http://" + probes + "/healthz", "http://" + probes + "/readyz", "http://" + metrics + "/metrics"} {
 		waitFor(t, url, func() error {

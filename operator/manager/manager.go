@@ -6,6 +6,7 @@
 package manager
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -47,6 +48,10 @@ type Options struct {
 	// LeaderElectionNamespace holds the Lease (defaults to the pod's namespace
 	// when running in a cluster).
 	LeaderElectionNamespace string
+	// LeaderElectionID names the Lease (default LeaderElectionID). Two
+	// operators of two releases in one namespace need two names, or one
+	// holds the Lease and the other never reconciles.
+	LeaderElectionID string
 	// SkipNameValidation allows several managers in one process (tests).
 	SkipNameValidation bool
 	// Now is the controllers' clock (time.Now when nil).
@@ -101,7 +106,7 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 		Metrics:                       metricsserver.Options{BindAddress: opt.MetricsAddr},
 		HealthProbeBindAddress:        probe,
 		LeaderElection:                opt.LeaderElection,
-		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionID:              cmp.Or(opt.LeaderElectionID, LeaderElectionID),
 		LeaderElectionNamespace:       opt.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(opt.SkipNameValidation)},

@@ -34,7 +34,7 @@ type Config struct {
 	// ShutdownTimeout bounds graceful draining (EVENTAPI_SHUTDOWN_TIMEOUT, default 20s).
 	ShutdownTimeout time.Duration
 	// RequestTimeout bounds the database and Redis work of one API request
-	// (EVENTAPI_REQUEST_TIMEOUT, default 25s, under the 30 s write
+	// (EVENTAPI_REQUEST_TIMEOUT, default 20s, the shutdown timeout, under the 30 s write
 	// timeout): past it the request is answered 503, even when a
 	// connection stalls without failing.
 	RequestTimeout time.Duration
@@ -110,7 +110,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	}
 	c.RateWindow = duration(getenv, "EVENTAPI_RATE_WINDOW", time.Minute, &errs)
 	c.ShutdownTimeout = duration(getenv, "EVENTAPI_SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
-	c.RequestTimeout = duration(getenv, "EVENTAPI_REQUEST_TIMEOUT", 25*time.Second, &errs)
+	c.RequestTimeout = duration(getenv, "EVENTAPI_REQUEST_TIMEOUT", 20*time.Second, &errs)
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)

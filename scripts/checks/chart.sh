@@ -58,6 +58,13 @@ if "$HELM" template eventapi "$chart" -f "$no_redis" >/dev/null 2>"$tmp/bad.txt"
 grep -q "needs Redis" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $no_redis for another reason"; }
 if "$HELM" template eventapi "$chart" --set autoscaling.enabled=true >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted autoscaling without Redis"; fi
 echo "chart:   refused several replicas and autoscaling without Redis" >&2
+# A duration the service needs positive: zero is refused by the schema, as
+# the service would refuse it at start (a crash loop).
+for zero in config.rateWindow=0s config.shutdownTimeout=0s config.requestTimeout=0ms webhooks.pollInterval=0.0s config.requestLogRetention=0h; do
+  if "$HELM" template eventapi "$chart" --set "$zero" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $zero"; fi
+  grep -q "'not' failed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $zero for another reason"; }
+done
+echo "chart:   refused zero durations the service refuses" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }
