@@ -65,6 +65,13 @@ for zero in config.rateWindow=0s config.shutdownTimeout=0s config.requestTimeout
   grep -q "'not' failed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $zero for another reason"; }
 done
 echo "chart:   refused zero durations the service refuses" >&2
+# A budget given as a quoted number, or below zero, is refused as the
+# number itself would be (the template's guard reads numbers only).
+for pdb in podDisruptionBudget.maxUnavailable=0 podDisruptionBudget.maxUnavailable=0% podDisruptionBudget.minAvailable=3 podDisruptionBudget.minAvailable=-1; do
+  if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string "$pdb" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted the string $pdb"; fi
+done
+if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set podDisruptionBudget.maxUnavailable=-1 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted maxUnavailable -1"; fi
+echo "chart:   refused disruption budgets given as strings or below zero" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }
