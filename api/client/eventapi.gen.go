@@ -7154,8 +7154,10 @@ type ClientInterface interface {
 	// is listed once every transaction that could commit before it has ended, usually within
 	// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
 	// also on the last page: keep it and poll with it to receive the changes that follow;
-	// `has_more` says whether more are ready now. A key sees the changes of the records it
-	// may read (any one of the listed scopes gives the records that scope reads).
+	// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
+	// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+	// long lines) end a page early, with `has_more: true`. A key sees the changes of the records
+	// it may read (any one of the listed scopes gives the records that scope reads).
 	// See docs/changes.md.
 	//
 	// Corresponds with GET /changes (the `ListChanges` operationId).
@@ -8090,8 +8092,10 @@ func (c *Client) ListAvailability(ctx context.Context, params *ListAvailabilityP
 // is listed once every transaction that could commit before it has ended, usually within
 // milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
 // also on the last page: keep it and poll with it to receive the changes that follow;
-// `has_more` says whether more are ready now. A key sees the changes of the records it
-// may read (any one of the listed scopes gives the records that scope reads).
+// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
+// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+// long lines) end a page early, with `has_more: true`. A key sees the changes of the records
+// it may read (any one of the listed scopes gives the records that scope reads).
 // See docs/changes.md.
 //
 // Corresponds with GET /changes (the `ListChanges` operationId).
@@ -13759,8 +13763,10 @@ type ClientWithResponsesInterface interface {
 	// is listed once every transaction that could commit before it has ended, usually within
 	// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
 	// also on the last page: keep it and poll with it to receive the changes that follow;
-	// `has_more` says whether more are ready now. A key sees the changes of the records it
-	// may read (any one of the listed scopes gives the records that scope reads).
+	// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
+	// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+	// long lines) end a page early, with `has_more: true`. A key sees the changes of the records
+	// it may read (any one of the listed scopes gives the records that scope reads).
 	// See docs/changes.md.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -26069,8 +26075,10 @@ func (c *ClientWithResponses) ListAvailabilityWithResponse(ctx context.Context, 
 // is listed once every transaction that could commit before it has ended, usually within
 // milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
 // also on the last page: keep it and poll with it to receive the changes that follow;
-// `has_more` says whether more are ready now. A key sees the changes of the records it
-// may read (any one of the listed scopes gives the records that scope reads).
+// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
+// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+// long lines) end a page early, with `has_more: true`. A key sees the changes of the records
+// it may read (any one of the listed scopes gives the records that scope reads).
 // See docs/changes.md.
 //
 // Returns a wrapper object for the known response body format(s).

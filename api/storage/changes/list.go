@@ -25,8 +25,17 @@ type Filter struct {
 	Types       []string
 }
 
-// List returns up to p.Limit changes of org after p.After, oldest first.
-// Only changes below the visibility horizon are listed: those of
+// MaxPageBytes bounds the stored data of one page of the feed: a page ends
+// before the change that would take it past the bound, and holds at least
+// one change. A change carries its record's whole state (a quote of 500
+// long lines is about 0.5 MB), so limit alone did not bound a page: 100 of
+// them made a 58 MB answer and hundreds of MB of memory for one request
+// (docs/changes.md, "Pages").
+const MaxPageBytes = 2 << 20
+
+// List returns up to p.Limit changes of org after p.After, oldest first,
+// and fewer when their data passes MaxPageBytes (HasMore then says more
+// follow). Only changes below the visibility horizon are listed: those of
 // transactions that all ended before this read (docs/changes.md), so a later
 // read never finds one before the cursor.
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f Filter) (storage.Page[Change], error) {
@@ -36,6 +45,8 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	var items []Change
 	q := db.NewSelect().TableExpr("changes").
 		ColumnExpr("id, type, object_type, object_id, data, created_at, position::text::bigint AS position, seq").
+		ColumnExpr("octet_length(data::text) AS size").
+		ColumnExpr("sum(octet_length(data::text)) OVER (ORDER BY position, seq) AS upto").
 		Where("organization_id = ?", org).
 		Where("object_type = ANY(?)", pgdialect.Array(f.ObjectTypes)).
 		Where("position < pg_snapshot_xmin(pg_current_snapshot())").
@@ -48,12 +59,20 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 		q = q.Where("(position, seq) > (?::text::xid8, ?)", pos, seq)
 	}
 	q = q.OrderExpr("position ASC, seq ASC").Limit(int64(p.Limit + 1))
-	if err := q.Scan(ctx, &items); err != nil {
+	// PostgreSQL reads the limit's rows; only those within the bound come
+	// back, with how many there were.
+	outer := db.NewSelect().With("page", q).TableExpr("page").ColumnExpr("*").
+		ColumnExpr("(SELECT count(*) FROM page) AS fetched").
+		Where("upto - size < ?", MaxPageBytes).OrderExpr("position ASC, seq ASC")
+	if err := outer.Scan(ctx, &items); err != nil {
 		return storage.Page[Change]{}, database.Error(err)
 	}
 	page := storage.Page[Change]{Items: items}
-	if len(items) > p.Limit {
+	switch {
+	case len(items) > p.Limit:
 		page.Items, page.HasMore = items[:p.Limit], true
+	case len(items) > 0 && items[0].Fetched > len(items):
+		page.HasMore = true // cut by MaxPageBytes
 	}
 	if page.Items == nil {
 		page.Items = []Change{}

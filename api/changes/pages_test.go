@@ -1,0 +1,56 @@
+package changes_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	feed "github.com/eventapi/eventapi/api/storage/changes"
+)
+
+// TestPageBytesAreBounded: changes of large records (quotes of 500 lines
+// with long descriptions, about 0.5 MB each) end a page at
+// feed.MaxPageBytes of stored data, however high the limit, with has_more
+// and a cursor that goes on to the rest: following the cursor still reads
+// every change once. Before the bound, one page of 100 such changes was a
+// 58 MB answer.
+func TestPageBytesAreBounded(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Big quotes")
+	line := map[string]any{"description": strings.Repeat("d", 1000), "quantity": 1, "unit_price": 1}
+	lines := make([]any, 500)
+	for i := range lines {
+		lines[i] = line
+	}
+	const quotes = 6
+	want := map[string]bool{}
+	for i := range quotes {
+		res := a.Post("/api/v2/quotes", map[string]any{"title": fmt.Sprint("Q", i), "line_items": lines,
+			"notes": strings.Repeat("n", 10000)})
+		if res.Status != 201 {
+			t.Fatalf("quote %d: %d %s", i, res.Status, res.Body)
+		}
+		want[res.Data()["id"].(string)] = true
+	}
+	all := settle(t, a, "&type=quote.created", func(all []map[string]any) bool { return len(all) >= quotes })
+
+	first := a.Get(feedPath + "?limit=100&type=quote.created")
+	page, pg := first.List(), first.JSON()["pagination"].(map[string]any)
+	if len(page) == 0 || len(page) >= quotes || pg["has_more"] != true || pg["next_cursor"] == nil {
+		t.Fatalf("first page: %d changes, has_more %v, %d bytes; want fewer than %d with has_more",
+			len(page), pg["has_more"], len(first.Body), quotes)
+	}
+	if len(first.Body) > 3*feed.MaxPageBytes {
+		t.Errorf("first page is %d bytes, bound %d of stored data", len(first.Body), feed.MaxPageBytes)
+	}
+	seen := map[string]int{}
+	for _, c := range all {
+		seen[c["object_id"].(string)]++
+	}
+	for id := range want {
+		if seen[id] != 1 {
+			t.Errorf("quote %s: %d changes read, want 1", id, seen[id])
+		}
+	}
+}
