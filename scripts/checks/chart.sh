@@ -72,6 +72,9 @@ for pdb in podDisruptionBudget.maxUnavailable=0 podDisruptionBudget.maxUnavailab
 done
 if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set podDisruptionBudget.maxUnavailable=-1 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted maxUnavailable -1"; fi
 echo "chart:   refused disruption budgets given as strings or below zero" >&2
+if "$HELM" template eventapi "$chart" --set-string 'podLabels.app\.kubernetes\.io/component=other' >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted podLabels overriding a selector label"; fi
+grep -q "selector label" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused podLabels for another reason"; }
+echo "chart:   refused podLabels that override a selector label" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }
