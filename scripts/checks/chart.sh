@@ -75,6 +75,14 @@ echo "chart:   refused disruption budgets given as strings or below zero" >&2
 if "$HELM" template eventapi "$chart" --set-string 'podLabels.app\.kubernetes\.io/component=other' >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted podLabels overriding a selector label"; fi
 grep -q "selector label" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused podLabels for another reason"; }
 echo "chart:   refused podLabels that override a selector label" >&2
+# Two long release names that differ only at their end name different
+# objects (the cut name gets a hash of the whole).
+blue=$("$HELM" template production-eu-west-1-rentals-api-release-2025-blue "$chart" | grep -E '^  name: ' | sort -u)
+green=$("$HELM" template production-eu-west-1-rentals-api-release-2025-green "$chart" | grep -E '^  name: ' | sort -u)
+if [ -n "$(comm -12 <(echo "$blue") <(echo "$green") | grep -v 'name: eventapi' )" ]; then
+  comm -12 <(echo "$blue") <(echo "$green") >&2; fail "two long release names share object names"
+fi
+echo "chart:   two long release names share no object name" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }

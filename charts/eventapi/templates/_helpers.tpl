@@ -24,28 +24,43 @@ If release name contains chart name it will be used as a full name.
 {{- end }}
 
 {{/*
-Name of the operator's objects (Deployment, Service, ServiceAccount, RBAC).
+The full name with a suffix, within the 63 characters of a Service or Job
+name. A name too long for both is cut and gets 8 characters of a hash of
+the whole name before the suffix, so two long release names that share
+their first characters still name different objects; the suffix is never
+cut. Call with (dict "ctx" $ "suffix" "-operator").
 */}}
-{{- define "eventapi.operatorFullname" -}}
-{{- printf "%s-operator" (include "eventapi.fullname" . | trunc 54 | trimSuffix "-") }}
+{{- define "eventapi.suffixed" -}}
+{{- $full := include "eventapi.fullname" .ctx -}}
+{{- if le (add (len $full) (len .suffix)) 63 -}}
+{{- printf "%s%s" $full .suffix -}}
+{{- else -}}
+{{- printf "%s-%s%s" ($full | trunc (int (sub 54 (len .suffix))) | trimSuffix "-") (sha256sum $full | trunc 8) .suffix -}}
+{{- end -}}
 {{- end }}
 
 {{/*
-Names of the metrics Services, within the 63 characters of a Service name:
-the base name is cut before the suffix, never the suffix.
+Name of the operator's objects (Deployment, Service, ServiceAccount, RBAC).
+*/}}
+{{- define "eventapi.operatorFullname" -}}
+{{- include "eventapi.suffixed" (dict "ctx" . "suffix" "-operator") }}
+{{- end }}
+
+{{/*
+Names of the metrics Services (eventapi.suffixed).
 */}}
 {{- define "eventapi.metricsServiceName" -}}
-{{- printf "%s-metrics" (include "eventapi.fullname" . | trunc 55 | trimSuffix "-") }}
+{{- include "eventapi.suffixed" (dict "ctx" . "suffix" "-metrics") }}
 {{- end }}
 {{- define "eventapi.operatorMetricsServiceName" -}}
-{{- printf "%s-operator-metrics" (include "eventapi.fullname" . | trunc 46 | trimSuffix "-") }}
+{{- include "eventapi.suffixed" (dict "ctx" . "suffix" "-operator-metrics") }}
 {{- end }}
 
 {{/*
 Name of the migration Job.
 */}}
 {{- define "eventapi.migrationFullname" -}}
-{{- printf "%s-migrate" (include "eventapi.fullname" . | trunc 55 | trimSuffix "-") }}
+{{- include "eventapi.suffixed" (dict "ctx" . "suffix" "-migrate") }}
 {{- end }}
 
 {{/*
