@@ -25,7 +25,7 @@ import (
 func TestRequestDeadline(t *testing.T) {
 	var db *bun.DB // set once the app is up; the route runs after
 	env := apitest.New(t,
-		apitest.WithConfig(func(c *config.Config) { c.RequestTimeout = 300 * time.Millisecond }),
+		apitest.WithConfig(func(c *config.Config) { c.RequestTimeout = 2 * time.Second }),
 		apitest.WithRoutes(func(v2 fiber.Router) {
 			v2.Get("/test/sleep/:seconds", func(c *fiber.Ctx) error {
 				// statement_timeout (15 s) is lifted for the sleep, as a
