@@ -3,12 +3,12 @@ package reservations
 import (
 	"time"
 
-	"github.com/eventapi/eventapi/api/storage/reservations"
-
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/reservations"
 )
 
 // ReadOnly lists the fields a reservation may never be written with.
@@ -104,13 +104,11 @@ func (b body) unwritten(in *rest.Input, r *reservations.Reservation) []string {
 	if in.Has("force_overbook") && b.override.Force && !r.Overbooked {
 		out = append(out, "force_overbook")
 	}
-	if in.Has("overbook_reason") && !sameText(b.override.Reason, r.OverbookReason) {
+	if in.Has("overbook_reason") && !storage.Same(b.override.Reason, r.OverbookReason) {
 		out = append(out, "overbook_reason")
 	}
-	if in.Has("overbook_cost_ownership") && !sameText(b.override.CostOwnership, r.OverbookCostOwnership) {
+	if in.Has("overbook_cost_ownership") && !storage.Same(b.override.CostOwnership, r.OverbookCostOwnership) {
 		out = append(out, "overbook_cost_ownership")
 	}
 	return out
 }
-
-func sameText(a, b *string) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }

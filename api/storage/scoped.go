@@ -91,6 +91,13 @@ func (c *Changes) Set(column string, value any) {
 	c.vals = append(c.vals, value)
 }
 
+// Same reports whether two optional values are equal: both absent, or
+// both present and equal. Writes use it to set only the columns a change
+// really changes.
+func Same[T comparable](a, b *T) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
 // SetIf assigns value to column when ok.
 func (c *Changes) SetIf(ok bool, column string, value any) {
 	if ok {

@@ -109,7 +109,7 @@ func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur,
 	if cur == nil {
 		refs = append(refs, related.Ref{Field: "pick_list_id", Table: related.TablePickLists, ID: &next.PickListID})
 	}
-	if cur == nil || !same(cur.EquipmentID, next.EquipmentID) {
+	if cur == nil || !storage.Same(cur.EquipmentID, next.EquipmentID) {
 		refs = append(refs, related.Ref{Field: "equipment_id", Table: related.TableEquipment, ID: next.EquipmentID})
 	}
 	if err := related.Check(ctx, tx, org, refs...); err != nil {
@@ -118,7 +118,7 @@ func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur,
 		}
 		issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
 	}
-	if next.ParentItemID != nil && (cur == nil || !same(cur.ParentItemID, next.ParentItemID)) {
+	if next.ParentItemID != nil && (cur == nil || !storage.Same(cur.ParentItemID, next.ParentItemID)) {
 		issue, err := parentIssue(ctx, tx, org, next)
 		if err != nil {
 			return err
@@ -174,10 +174,6 @@ func parentIssue(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, it
 	return "", nil
 }
 
-func same[T comparable](a, b *T) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
 // itemColumns returns the assignments that turn cur into next (every
 // writable column when cur is nil).
 func itemColumns(cur, next *Item) storage.Changes {
@@ -187,15 +183,15 @@ func itemColumns(cur, next *Item) storage.Changes {
 		cur = &Item{}
 		ch.Set("pick_list_id", next.PickListID)
 	}
-	ch.SetIf(all || !same(cur.EquipmentID, next.EquipmentID), "equipment_id", next.EquipmentID)
+	ch.SetIf(all || !storage.Same(cur.EquipmentID, next.EquipmentID), "equipment_id", next.EquipmentID)
 	ch.SetIf(all || cur.Quantity != next.Quantity, "quantity", next.Quantity)
 	ch.SetIf(all || cur.Stage != next.Stage, "stage", next.Stage)
-	ch.SetIf(all || !same(cur.Notes, next.Notes), "notes", next.Notes)
-	ch.SetIf(all || !same(cur.CustomDescription, next.CustomDescription), "custom_description", next.CustomDescription)
-	ch.SetIf(all || !same(cur.IsContainer, next.IsContainer), "is_container", next.IsContainer)
-	ch.SetIf(all || !same(cur.ContainerID, next.ContainerID), "container_id", next.ContainerID)
-	ch.SetIf(all || !same(cur.IsPackage, next.IsPackage), "is_package", next.IsPackage)
-	ch.SetIf(all || !same(cur.ParentItemID, next.ParentItemID), "parent_item_id", next.ParentItemID)
+	ch.SetIf(all || !storage.Same(cur.Notes, next.Notes), "notes", next.Notes)
+	ch.SetIf(all || !storage.Same(cur.CustomDescription, next.CustomDescription), "custom_description", next.CustomDescription)
+	ch.SetIf(all || !storage.Same(cur.IsContainer, next.IsContainer), "is_container", next.IsContainer)
+	ch.SetIf(all || !storage.Same(cur.ContainerID, next.ContainerID), "container_id", next.ContainerID)
+	ch.SetIf(all || !storage.Same(cur.IsPackage, next.IsPackage), "is_package", next.IsPackage)
+	ch.SetIf(all || !storage.Same(cur.ParentItemID, next.ParentItemID), "parent_item_id", next.ParentItemID)
 	if all || (cur.SerialNumbers == nil) != (next.SerialNumbers == nil) || !slices.Equal(cur.SerialNumbers, next.SerialNumbers) {
 		var v any // NULL, or a text[]
 		if next.SerialNumbers != nil {
@@ -203,6 +199,6 @@ func itemColumns(cur, next *Item) storage.Changes {
 		}
 		ch.Set("serial_numbers", v)
 	}
-	ch.SetIf(all || !same(cur.WarehouseID, next.WarehouseID), "warehouse_id", next.WarehouseID)
+	ch.SetIf(all || !storage.Same(cur.WarehouseID, next.WarehouseID), "warehouse_id", next.WarehouseID)
 	return ch
 }

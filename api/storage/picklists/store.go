@@ -285,7 +285,9 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 	return out, nil
 }
 
-// quoteApproved is the quote status whose write makes the quote's pick list.
+// quoteApproved is the quote status whose write makes the quote's pick list
+// (quotes.StatusApproved, which this package cannot import: quotes imports
+// it to make that pick list).
 const quoteApproved = "approved"
 
 // lockQuote locks the quote's row of org until the transaction ends and

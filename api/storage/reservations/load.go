@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/api/storage/truckload"
@@ -61,7 +62,7 @@ func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v 
 // what r puts on the truck (vehicle, equipment, window, quantity or whether
 // it holds stock) assigns nothing and never warns.
 func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, r *Reservation) ([]Warning, error) {
-	if r.VehicleID == nil || !r.counts() || (cur != nil && same(cur.VehicleID, r.VehicleID) && !changesClaim(cur, r)) {
+	if r.VehicleID == nil || !r.counts() || (cur != nil && storage.Same(cur.VehicleID, r.VehicleID) && !changesClaim(cur, r)) {
 		return nil, nil
 	}
 	vs, err := related.Vehicles(ctx, tx, org, []uuid.UUID{*r.VehicleID})

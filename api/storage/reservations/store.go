@@ -171,7 +171,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	if !found {
 		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: related.IssueNotInOrg})
 	}
-	if next.EventID != nil && (cur == nil || !same(cur.EventID, next.EventID)) {
+	if next.EventID != nil && (cur == nil || !storage.Same(cur.EventID, next.EventID)) {
 		if err := related.Check(ctx, tx, org, related.Ref{Field: "event_id", Table: related.TableEvents, ID: next.EventID}); err != nil {
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
@@ -179,7 +179,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 			issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
 		}
 	}
-	if next.VehicleID != nil && (cur == nil || !same(cur.VehicleID, next.VehicleID)) {
+	if next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID)) {
 		if err := vehicles.Assignable(ctx, tx, org, *next.VehicleID); err != nil {
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
@@ -268,11 +268,6 @@ func duplicateOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, r 
 	return err
 }
 
-// same reports whether two optional values are equal.
-func same[T comparable](a, b *T) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
 // columns returns the assignments that turn cur into next (every writable
 // column when cur is nil).
 func columns(cur, next *Reservation) storage.Changes {
@@ -282,16 +277,16 @@ func columns(cur, next *Reservation) storage.Changes {
 		cur = &Reservation{}
 	}
 	ch.SetIf(all || cur.EquipmentID != next.EquipmentID, "equipment_id", next.EquipmentID)
-	ch.SetIf(all || !same(cur.EventID, next.EventID), "event_id", next.EventID)
-	ch.SetIf(all || !same(cur.VehicleID, next.VehicleID), "vehicle_id", next.VehicleID)
-	ch.SetIf(all || !same(cur.TruckPosition, next.TruckPosition), "truck_position", next.TruckPosition)
+	ch.SetIf(all || !storage.Same(cur.EventID, next.EventID), "event_id", next.EventID)
+	ch.SetIf(all || !storage.Same(cur.VehicleID, next.VehicleID), "vehicle_id", next.VehicleID)
+	ch.SetIf(all || !storage.Same(cur.TruckPosition, next.TruckPosition), "truck_position", next.TruckPosition)
 	ch.SetIf(all || !cur.StartDate.Equal(next.StartDate), "start_date", next.StartDate)
 	ch.SetIf(all || !cur.EndDate.Equal(next.EndDate), "end_date", next.EndDate)
 	ch.SetIf(all || cur.Quantity != next.Quantity, "quantity", next.Quantity)
 	ch.SetIf(all || cur.ReservationStatus != next.ReservationStatus, "reservation_status", next.ReservationStatus)
-	ch.SetIf(all || !same(cur.Notes, next.Notes), "notes", next.Notes)
+	ch.SetIf(all || !storage.Same(cur.Notes, next.Notes), "notes", next.Notes)
 	ch.SetIf(all || cur.Overbooked != next.Overbooked, "overbooked", next.Overbooked)
-	ch.SetIf(all || !same(cur.OverbookReason, next.OverbookReason), "overbook_reason", next.OverbookReason)
-	ch.SetIf(all || !same(cur.OverbookCostOwnership, next.OverbookCostOwnership), "overbook_cost_ownership", next.OverbookCostOwnership)
+	ch.SetIf(all || !storage.Same(cur.OverbookReason, next.OverbookReason), "overbook_reason", next.OverbookReason)
+	ch.SetIf(all || !storage.Same(cur.OverbookCostOwnership, next.OverbookCostOwnership), "overbook_cost_ownership", next.OverbookCostOwnership)
 	return ch
 }
