@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/eventapi/eventapi/api/apitest"
 	feed "github.com/eventapi/eventapi/api/storage/changes"
 )
@@ -43,6 +45,20 @@ func TestPageBytesAreBounded(t *testing.T) {
 	}
 	if len(first.Body) > 3*feed.MaxPageBytes {
 		t.Errorf("first page is %d bytes, bound %d of stored data", len(first.Body), feed.MaxPageBytes)
+	}
+	// The bound holds for the stored data as the feed measures it: the
+	// change that would pass it starts the next page.
+	var ids []string
+	for _, c := range page {
+		ids = append(ids, c["id"].(string))
+	}
+	var stored int
+	if err := env.Svc.DB.NewRaw("SELECT sum(octet_length(data::text)) FROM changes WHERE organization_id = ? AND id::text = ANY(?)",
+		a.ID, pgdialect.Array(ids)).Scan(t.Context(), &stored); err != nil {
+		t.Fatal(err)
+	}
+	if len(page) > 1 && stored > feed.MaxPageBytes {
+		t.Errorf("first page holds %d changes of %d stored bytes, bound %d", len(page), stored, feed.MaxPageBytes)
 	}
 	seen := map[string]int{}
 	for _, c := range all {

@@ -3623,7 +3623,8 @@ type WebhookEndpointUpdated = WebhookEndpointPatched
 
 // ListAvailabilityParams defines parameters for ListAvailability.
 type ListAvailabilityParams struct {
-	// EquipmentId 1–100 equipment ids, comma-separated.
+	// EquipmentId 1–100 distinct equipment ids, comma-separated. A repeated id is answered once and
+	// counts once toward the 100.
 	EquipmentId []openapi_types.UUID `form:"equipment_id" json:"equipment_id"`
 
 	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`).
@@ -3988,6 +3989,12 @@ type GetJobParams struct {
 // GetJobParamsExpand defines parameters for GetJob.
 type GetJobParamsExpand string
 
+// GetOpenAPIDocumentParams defines parameters for GetOpenAPIDocument.
+type GetOpenAPIDocumentParams struct {
+	// IfNoneMatch An `ETag` of an earlier answer (or a list of them, or `*`).
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // GetOpenAPIDocument200JSONResponseBodyOpenapi defines parameters for GetOpenAPIDocument.
 type GetOpenAPIDocument200JSONResponseBodyOpenapi string
 
@@ -4148,7 +4155,8 @@ type ListRequestLogsParams struct {
 	// Status A status code (`429`) or a class (`4xx`, `5xx`).
 	Status *string `form:"status,omitempty" json:"status,omitempty"`
 
-	// Method An HTTP method (case-insensitive).
+	// Method An HTTP method, case-insensitive: one of `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE`,
+	// `OPTIONS`, `TRACE`, `CONNECT` (the methods a request reaches authentication with).
 	Method *string `form:"method,omitempty" json:"method,omitempty"`
 
 	// Route A route template exactly as recorded, such as `/api/v2/events/{id}`.
@@ -4163,7 +4171,7 @@ type ListRequestLogsParams struct {
 	// Since Records created at or after this instant (RFC 3339).
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
-	// Until Records created before this instant (RFC 3339).
+	// Until Records created before this instant (RFC 3339); with `since`, it must be after `since` (else `422`).
 	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
 }
 
@@ -7650,10 +7658,12 @@ type ClientInterface interface {
 
 	// GetOpenAPIDocument Get this document
 	//
-	// The OpenAPI 3.1 description of the v2 interface, as JSON. Public.
+	// The OpenAPI 3.1 description of the v2 interface, as JSON. Public. It carries an `ETag`
+	// and `Cache-Control: no-cache`: a client that keeps a copy sends `If-None-Match` and gets
+	// `304 Not Modified`, without a body, while the document is unchanged.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-	GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetOpenAPIDocument(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePickListItemWithBody Create a pick list item
 	//
@@ -9068,11 +9078,13 @@ func (c *Client) GetJob(ctx context.Context, id Id, params *GetJobParams, reqEdi
 
 // GetOpenAPIDocument Get this document
 //
-// The OpenAPI 3.1 description of the v2 interface, as JSON. Public.
+// The OpenAPI 3.1 description of the v2 interface, as JSON. Public. It carries an `ETag`
+// and `Cache-Control: no-cache`: a client that keeps a copy sends `If-None-Match` and gets
+// `304 Not Modified`, without a body, while the document is unchanged.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetOpenAPIDocumentRequest(c.Server)
+func (c *Client) GetOpenAPIDocument(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenAPIDocumentRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12026,7 +12038,7 @@ func NewGetJobRequest(server string, id Id, params *GetJobParams) (*http.Request
 }
 
 // NewGetOpenAPIDocumentRequest constructs an http.Request for the GetOpenAPIDocument method
-func NewGetOpenAPIDocumentRequest(server string) (*http.Request, error) {
+func NewGetOpenAPIDocumentRequest(server string, params *GetOpenAPIDocumentParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12047,6 +12059,21 @@ func NewGetOpenAPIDocumentRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -14299,12 +14326,14 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIDocumentWithResponse Get this document
 	//
-	// The OpenAPI 3.1 description of the v2 interface, as JSON. Public.
+	// The OpenAPI 3.1 description of the v2 interface, as JSON. Public. It carries an `ETag`
+	// and `Cache-Control: no-cache`: a client that keeps a copy sends `If-None-Match` and gets
+	// `304 Not Modified`, without a body, while the document is unchanged.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-	GetOpenAPIDocumentWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error)
+	GetOpenAPIDocumentWithResponse(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error)
 
 	// CreatePickListItemWithBodyWithResponse Create a pick list item
 	//
@@ -21218,7 +21247,16 @@ func (r GetJobResponse) ContentType() string {
 
 // GetOpenAPIDocumentResponse200Headers the declared response headers of an HTTP 200 response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponse200Headers struct {
-	XRequestId openapi_types.UUID
+	CacheControl *string
+	ETag         *string
+	XRequestId   openapi_types.UUID
+}
+
+// GetOpenAPIDocumentResponse304Headers the declared response headers of an HTTP 304 response for GetOpenAPIDocument
+type GetOpenAPIDocumentResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	XRequestId   openapi_types.UUID
 }
 
 // GetOpenAPIDocumentResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPIDocument
@@ -21239,6 +21277,8 @@ type GetOpenAPIDocumentResponse struct {
 	JSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIDocumentResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetOpenAPIDocumentResponse304Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOpenAPIDocumentResponse500Headers
 }
@@ -26899,13 +26939,15 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id Id, par
 
 // GetOpenAPIDocumentWithResponse Get this document
 //
-// The OpenAPI 3.1 description of the v2 interface, as JSON. Public.
+// The OpenAPI 3.1 description of the v2 interface, as JSON. Public. It carries an `ETag`
+// and `Cache-Control: no-cache`: a client that keeps a copy sends `If-None-Match` and gets
+// `304 Not Modified`, without a body, while the document is unchanged.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error) {
-	rsp, err := c.GetOpenAPIDocument(ctx, reqEditors...)
+func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error) {
+	rsp, err := c.GetOpenAPIDocument(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -39502,6 +39544,9 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -39514,6 +39559,20 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetOpenAPIDocumentResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -39522,6 +39581,30 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetOpenAPIDocumentResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOpenAPIDocumentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

@@ -88,7 +88,7 @@ func decodeLine(raw json.RawMessage, lenient bool) (documents.Line, []errs.Field
 		}
 	}
 	if err := li.Err(); err != nil {
-		return documents.Line{}, errs.As(err).Details.(errs.ValidationDetails).Fields, li.Ignored()
+		return documents.Line{}, errs.Issues(err), li.Ignored()
 	}
 	return l, nil, li.Ignored()
 }

@@ -95,6 +95,10 @@ func TestCategoryFilterAndExpand(t *testing.T) {
 		{bAudio, nil},
 		{uuid.NewString(), nil},
 		{"%", nil},
+		// Free-text filters are trimmed: white space alone is no filter,
+		// like an empty value.
+		{" Audio ", inAudio},
+		{"   ", all},
 	}
 	for _, tt := range tests {
 		got := crudtest.Walk(t, a, path+"?category="+url.QueryEscape(tt.category), 3, nil)

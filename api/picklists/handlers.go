@@ -56,7 +56,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	scope := storage.ListScope("pick_lists", org, c.Query("event_id"), f.Status, strconv.FormatBool(f.Archived))
+	scope := storage.ListScope("pick_lists", org, storage.IDParam(f.EventID), f.Status, strconv.FormatBool(f.Archived))
 	p, err := rest.ParsePage(c, h.env.Cursors, scope)
 	if err != nil {
 		return err

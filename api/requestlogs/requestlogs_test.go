@@ -234,6 +234,30 @@ func TestBadFiltersAre422(t *testing.T) {
 	if res := a.Get(base + "/not-a-uuid"); res.Status != 404 {
 		t.Errorf("bad id: %d %s", res.Status, res.Body)
 	}
+	// Each bad value is named with its own rule: bytes that are not UTF-8
+	// are not "too long".
+	for q, issue := range map[string]string{
+		"?request_id=%FF%FE": "must be valid UTF-8 text without NUL characters",
+		"?route=%FF":         "must be valid UTF-8 text without NUL characters",
+		"?request_id=" + strings.Repeat("r", 101): "must be at most 100 characters",
+	} {
+		res := a.Get(base + q)
+		if res.Status != 422 || !strings.Contains(string(res.Body), issue) {
+			t.Errorf("%s: %d %s, want 422 %q", q, res.Status, res.Body, issue)
+		}
+	}
+	// A window in which no instant lies is a mistake, named as the CLI names it.
+	for _, q := range []string{"?since=2026-11-02T00:00:00Z&until=2026-11-01T00:00:00Z", "?since=2026-11-01T00:00:00Z&until=2026-11-01T00:00:00Z"} {
+		if res := a.Get(base + q); res.Status != 422 || strings.Join(crudtest.Fields(res), ",") != "until" {
+			t.Errorf("%s: %d %s, want 422 naming until", q, res.Status, res.Body)
+		}
+	}
+	// Every method a request can be recorded with can be asked for.
+	for _, m := range []string{"trace", "CONNECT", "options"} {
+		if res := a.Get(base + "?method=" + m); res.Status != 200 {
+			t.Errorf("method=%s: %d %s", m, res.Status, res.Body)
+		}
+	}
 }
 
 // TestTimeFiltersYearRange: since and until take the years every date-time

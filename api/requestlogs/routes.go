@@ -73,7 +73,9 @@ func get(env *rest.Env) fiber.Handler {
 	}
 }
 
-var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+// methods are those a request can reach authentication with, and so be
+// recorded: the router answers any other before it (405).
+var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"}
 
 // parseFilter reads the filters, naming every bad one in one 422.
 func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
@@ -99,12 +101,12 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 		}
 	}
 	if r, err := rest.QueryString(c, "route", 255); err != nil {
-		bad("route", "must be a route template of at most 255 characters, such as /api/v2/events/{id}")
+		issues = append(issues, errs.Issues(err)...) // too long, or not UTF-8 text
 	} else {
 		f.Route = r
 	}
 	if rid, err := rest.QueryString(c, "request_id", 100); err != nil {
-		bad("request_id", "must be at most 100 characters")
+		issues = append(issues, errs.Issues(err)...)
 	} else {
 		// A request id is its record's uuid: any spelling uuid.Parse reads
 		// (upper case, braces) finds it, as GET /request_logs/{id} does.
@@ -133,6 +135,9 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 			}
 			*q.dst = &t
 		}
+	}
+	if f.EmptyWindow() {
+		bad("until", "must be after since")
 	}
 	if len(issues) > 0 {
 		return f, errs.Invalid(issues...)

@@ -387,6 +387,56 @@ func TestPatchRestatesAnOverbook(t *testing.T) {
 	}
 }
 
+// TestShrinkLeavesTheOverbookAsRecorded: a PATCH that asks for no more stock
+// makes no new decision, so a reservation that stock was lowered under is
+// not marked overbooked by shrinking (block mode stores overbooked only with
+// a reason), and a forced one keeps its flag and reason.
+func TestShrinkLeavesTheOverbookAsRecorded(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Dimmer rack", bookingtest.Stock(5), nil)
+	fitted := a.Post(base, reserve(eq, 1, 2, "quantity", 3)).Data()["id"].(string)
+	if p := a.Patch("/api/v2/equipment/"+eq.String(), body("stock_quantity", 1)); p.Status != 200 {
+		t.Fatalf("lower stock: %d %s", p.Status, p.Body)
+	}
+	p := a.Patch(base+"/"+fitted, body("quantity", 2))
+	if p.Status != 200 || p.Data()["overbooked"] != false || p.Data()["overbook_reason"] != nil {
+		t.Fatalf("shrink under lowered stock: %d %s", p.Status, p.Body)
+	}
+
+	forced := a.Post(base, reserve(eq, 3, 4, "quantity", 4, "force_overbook", true, "overbook_reason", "tour")).Data()["id"].(string)
+	p = a.Patch(base+"/"+forced, body("quantity", 3))
+	if p.Status != 200 || p.Data()["overbooked"] != true || p.Data()["overbook_reason"] != "tour" {
+		t.Fatalf("shrink of a forced overbook: %d %s", p.Status, p.Body)
+	}
+}
+
+// TestCreateNamesAnUnstoredOverride: a POST whose override has nothing to
+// justify (the reservation fits stock, or a reason comes without
+// force_overbook) names those fields in ignored_fields, as a PATCH does.
+func TestCreateNamesAnUnstoredOverride(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Truss", bookingtest.Stock(5), nil)
+	p := a.Post(base, reserve(eq, 1, 2, "quantity", 1, "force_overbook", true, "overbook_reason", "just in case",
+		"overbook_cost_ownership", "absorbed"))
+	if p.Status != 201 || p.Data()["overbooked"] != false ||
+		!ignored(p, "force_overbook", "overbook_cost_ownership", "overbook_reason") {
+		t.Fatalf("override within stock: %d %s", p.Status, p.Body)
+	}
+	other := rows.Equipment("Truss base", bookingtest.Stock(5), nil)
+	p = a.Post(base, reserve(other, 1, 2, "quantity", 1, "overbook_reason", "a reason alone"))
+	if p.Status != 201 || !ignored(p, "overbook_reason") {
+		t.Fatalf("reason without force: %d %s", p.Status, p.Body)
+	}
+	p = a.Post(base, reserve(other, 3, 4, "quantity", 6, "force_overbook", true, "overbook_reason", "sub-hire"))
+	if p.Status != 201 || p.Data()["overbooked"] != true || p.JSON()["warnings"] != nil {
+		t.Fatalf("a stored override is not ignored: %d %s", p.Status, p.Body)
+	}
+}
+
 // ignored reports whether res warns that exactly fields were ignored.
 func ignored(res *apitest.Response, fields ...string) bool {
 	ws, _ := res.JSON()["warnings"].([]any)

@@ -44,7 +44,7 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	scope := storage.ListScope("equipment_reservations", org, c.Query("event_id"), c.Query("vehicle_id"), f.Status)
+	scope := storage.ListScope("equipment_reservations", org, storage.IDParam(f.EventID), storage.IDParam(f.VehicleID), f.Status)
 	p, err := rest.ParsePage(c, h.env.Cursors, scope)
 	if err != nil {
 		return err
@@ -97,7 +97,8 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(writtenWith(r, warns))
+	in.NotWritten(b.unwritten(in, r)...)
+	return c.Status(fiber.StatusCreated).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {

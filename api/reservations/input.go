@@ -96,7 +96,7 @@ func (b body) apply(r *reservations.Reservation) {
 // unwritten returns the override fields the body sent that the stored
 // reservation r does not show: an override that had nothing to justify
 // (the write fit stock, or the reservation is not overbooked) is not
-// stored, and a PATCH names such fields in ignored_fields rather than
+// stored, and the answer (POST or PATCH) names such fields in ignored_fields rather than
 // answering as if they were written. force_overbook: false asks for
 // nothing and is never named.
 func (b body) unwritten(in *rest.Input, r *reservations.Reservation) []string {

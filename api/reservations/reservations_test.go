@@ -1,6 +1,7 @@
 package reservations_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -131,6 +132,13 @@ func TestListFiltersAndPaging(t *testing.T) {
 		if got := count(q); got != n {
 			t.Errorf("%q: %d items, want %d", q, got, n)
 		}
+	}
+	// A cursor follows the filter's value, not its spelling: one issued
+	// for a lower-case vehicle id goes on with the same id in upper case.
+	first := a.Get(base + "?limit=1&vehicle_id=" + truck.String())
+	cursor, _ := first.JSON()["pagination"].(map[string]any)["next_cursor"].(string)
+	if next := a.Get(base + "?limit=1&vehicle_id=" + strings.ToUpper(truck.String()) + "&cursor=" + url.QueryEscape(cursor)); cursor == "" || next.Status != 200 || len(next.List()) != 1 {
+		t.Errorf("cursor with the id in upper case: %d %s", next.Status, next.Body)
 	}
 	seen := map[string]bool{}
 	path := base + "?limit=2"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -105,11 +106,15 @@ type V1ErrorBody struct {
 }
 
 // FromFiber converts Fiber's own errors (unknown route, oversized body,
-// bad request) into the service's error type.
+// bad request) into the service's error type. Any other error that is not
+// already an *errs.Error goes through database.Error, so a database failure
+// that a store returned unconverted (a transaction that could not begin
+// because PostgreSQL refused the connection) is still 503 with Retry-After,
+// not 500.
 func FromFiber(err error) *errs.Error {
 	var fe *fiber.Error
 	if !errors.As(err, &fe) {
-		return errs.As(err)
+		return errs.As(database.Error(err))
 	}
 	switch fe.Code {
 	case fiber.StatusNotFound:

@@ -2,13 +2,17 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/eventapi/eventapi/platform/errs"
 )
@@ -51,5 +55,44 @@ func TestIsV1Path(t *testing.T) {
 		if got := IsV1Path(path); got != want {
 			t.Errorf("IsV1Path(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestDatabaseErrorsReachingTheHandler: a database failure a store returned
+// without converting it (a transaction that could not begin) is still
+// answered as what it is: a refused or lost connection is 503 with
+// Retry-After, never 500, and a plain error stays 500.
+func TestDatabaseErrorsReachingTheHandler(t *testing.T) {
+	_, refused := pgconn.Connect(context.Background(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=2")
+	if refused == nil {
+		t.Fatal("a connection to port 1 succeeded")
+	}
+	tests := []struct {
+		name       string
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{"connection refused", fmt.Errorf("begin: %w", refused), 503, "1"},
+		{"too many clients", fmt.Errorf("begin: %w", &pgconn.PgError{Code: "53300", Message: "sorry, too many clients already"}), 503, "1"},
+		{"unique violation", &pgconn.PgError{Code: "23505", Message: "duplicate key value violates unique constraint"}, 409, ""},
+		{"plain", errors.New("boom"), 500, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler(slog.New(slog.DiscardHandler))})
+			app.Post("/api/v2/x", func(*fiber.Ctx) error { return tt.err })
+			res, err := app.Test(httptest.NewRequest("POST", "/api/v2/x", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tt.status || res.Header.Get("Retry-After") != tt.retryAfter {
+				t.Fatalf("%d Retry-After %q %s, want %d %q", res.StatusCode, res.Header.Get("Retry-After"), body, tt.status, tt.retryAfter)
+			}
+			if strings.Contains(string(body), "constraint") || strings.Contains(string(body), "clients already") {
+				t.Errorf("database text reached the client: %s", body)
+			}
+		})
 	}
 }

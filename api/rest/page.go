@@ -155,7 +155,7 @@ func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 	case strings.ContainsRune(v, 0) || !utf8.ValidString(v):
 		return "", errs.InvalidField(name, "must be valid UTF-8 text without NUL characters")
 	}
-	return v, nil
+	return strings.TrimSpace(v), nil
 }
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).

@@ -91,6 +91,15 @@ type Deps struct {
 	Responses *seal.Sealer
 }
 
+// exactPaths makes cfg serve paths exactly as the OpenAPI documents write
+// them: /API/V2/EVENTS and /api/v2/events/ are no route (404), where Fiber's
+// defaults served them as aliases, which also made a retry through an alias
+// a different request to Idempotency-Key (docs/decisions.md, "Paths").
+func exactPaths(cfg fiber.Config) fiber.Config {
+	cfg.CaseSensitive, cfg.StrictRouting = true, true
+	return cfg
+}
+
 // New builds the app. Middleware order matters:
 //
 //  1. request id first, so every later log line, span and error carries it;
@@ -114,7 +123,7 @@ func New(d Deps) *fiber.App {
 	if d.JSONEncoder == nil {
 		d.JSONEncoder = rest.Encode
 	}
-	app := fiber.New(fiber.Config{
+	app := fiber.New(exactPaths(fiber.Config{
 		AppName:               "eventapi",
 		JSONEncoder:           d.JSONEncoder,
 		Immutable:             true,
@@ -134,9 +143,9 @@ func New(d Deps) *fiber.App {
 		// read as bytes and refuse answers 415 like any other body that is
 		// not JSON.
 		DisablePreParseMultipartForm: true,
-	})
+	}))
 	routes := route.New(app)
-	guard(app, errorHandler, routes)
+	guard(app, errorHandler, routes, d.Log)
 
 	app.Use(requestid.New())
 	app.Use(d.Drain.closeWhileDraining)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strconv"
 	"sync"
@@ -12,10 +13,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"github.com/eventapi/eventapi/api/middleware/accesslog"
 	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // Limits of what the HTTP layer reads (docs/edge.md, "Requests refused at
@@ -33,19 +36,26 @@ const (
 // oversized request line or header block, a body over the limit,
 // conflicting framing) answered in the envelope by errorHandler, and the
 // per-connection bookkeeping of conn.
-func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
+func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolver, log *slog.Logger) {
 	srv := app.Server()
 	// Every answer given here is counted as the metrics middleware counts
-	// the others (docs/observability.md, "Metrics").
+	// the others (docs/observability.md, "Metrics"), and has its access
+	// line, so that its X-Request-Id leads somewhere.
 	record := func(fctx *fasthttp.RequestCtx) {
 		httpmetrics.RecordRefused(context.Background(), string(fctx.Method()), fctx.Response.StatusCode(), time.Since(fctx.Time()))
+		c := app.AcquireCtx(fctx)
+		defer app.ReleaseCtx(c)
+		if id := fctx.Response.Header.Peek(rest.HeaderRequestID); len(id) > 0 {
+			c.SetUserContext(telemetry.WithRequestID(c.UserContext(), string(id)))
+		}
+		accesslog.Write(log, c, "", fctx.Time())
 	}
 	render := func(fctx *fasthttp.RequestCtx, err error) {
 		c := app.AcquireCtx(fctx)
-		defer app.ReleaseCtx(c)
 		if errorHandler(c, err) != nil {
 			fctx.SetStatusCode(fiber.StatusInternalServerError)
 		}
+		app.ReleaseCtx(c)
 		record(fctx)
 	}
 

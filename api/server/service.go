@@ -129,6 +129,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		store = r
 	}
 	if opt.Metrics {
+		// The pool's only go_sql_connections_* series (db_system only).
 		otelsql.ReportDBStatsMetrics(db.DB, otelsql.WithAttributes(semconv.DBSystemPostgreSQL))
 	}
 	probe, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 2, Pooler: cfg.DatabasePooler})

@@ -3,6 +3,8 @@ package storage
 import (
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -42,6 +44,16 @@ func Next[T any, PT interface {
 		return nil
 	}
 	return p.NextCursor(cs, true, PT(&page.Items[len(page.Items)-1]).PageKey())
+}
+
+// IDParam is an optional uuid filter as a ListScope parameter: its
+// canonical text, so that a cursor follows the filter's value, not its
+// spelling (upper case, braces); "" when the filter is absent.
+func IDParam(id *uuid.UUID) string {
+	if id == nil {
+		return ""
+	}
+	return id.String()
 }
 
 // ListScope is the cursor scope of one list of org: the list's name, the

@@ -39,8 +39,8 @@ func main() {
 
 type flags struct {
 	metricsAddr, probeAddr, namespaces, logLevel, leaderNamespace, leaderID string
-	leaderElect                                                   bool
-	dbMaxConns                                                    int
+	leaderElect                                                             bool
+	dbMaxConns                                                              int
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {

@@ -78,7 +78,7 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		*q.dst = &t
 	}
-	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
+	if f.EmptyWindow() {
 		return fmt.Errorf("%w: --since must be before --until", errUsage)
 	}
 	db, _, err := openDB(ctx)

@@ -34,8 +34,10 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	log, stopLog := telemetry.NewBufferedLogger(os.Stdout, cfg.LogLevel)
 	defer func() { _ = stopLog() }()
 	setMemoryLimit(ctx, log, memlimit.FromCgroup)
-	// go-redis's own messages join the JSON log instead of stderr.
+	// go-redis's own messages join the JSON log instead of stderr, and so
+	// do OpenTelemetry's errors (failed exports, at most one line a minute).
 	redis.SetLogger(edge.ClientLog(log))
+	telemetry.LogOTelErrors(log)
 	shutdownTracing, exporting, err := telemetry.SetupTracing(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)

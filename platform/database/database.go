@@ -16,10 +16,18 @@ import (
 	"github.com/uptrace/bun/extra/bunotel"
 )
 
+// sqlSpans is bunotel's query hook without its Init, which bun calls when a
+// hook is added and which would report the pool's statistics: a second copy
+// of the go_sql_connections_* series that the service reports with otelsql
+// (labelled db_name="eventapi" whatever the database, and present only with
+// tracing on). Only BeforeQuery and AfterQuery, the spans, are promoted.
+type sqlSpans struct{ bun.QueryHook }
+
 // Options tunes the connection pool.
 type Options struct {
 	MaxOpenConns int
-	// Tracing adds the bun OpenTelemetry hook (SQL spans).
+	// Tracing adds the bun OpenTelemetry hook (SQL spans; not its pool
+	// statistics, see sqlSpans).
 	Tracing bool
 	// Pooler is the pooler between the service and PostgreSQL: "" or
 	// "none" (direct), or "transaction" (PgBouncer pool_mode=transaction:
@@ -50,7 +58,7 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	sqldb.SetConnMaxLifetime(time.Hour)
 	db := bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())
 	if opt.Tracing {
-		db.AddQueryHook(bunotel.NewQueryHook(bunotel.WithDBName("eventapi")))
+		db.AddQueryHook(sqlSpans{bunotel.NewQueryHook(bunotel.WithDBName("eventapi"))})
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -107,6 +107,16 @@ type ValidationDetails struct {
 	Fields []FieldIssue `json:"fields"`
 }
 
+// Issues returns the field issues of a validation_error, so that a check
+// can add them to the issues it collects; nil for any other error.
+func Issues(err error) []FieldIssue {
+	e := As(err)
+	if d, ok := e.Details.(ValidationDetails); ok && e.Code == Validation {
+		return d.Fields
+	}
+	return nil
+}
+
 // MaxListedFields bounds the fields an answer lists (the issues of a
 // validation_error, the fields of an ignored_fields warning): a 1 MiB body
 // of 90,000 unknown fields was answered with 4.8 MB naming each.

@@ -3,6 +3,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -75,6 +76,27 @@ func TestCombine(t *testing.T) {
 			}
 			if !slices.Equal(names, tt.fields) {
 				t.Fatalf("fields %v, want %v", names, tt.fields)
+			}
+		})
+	}
+}
+
+func TestIssues(t *testing.T) {
+	one := FieldIssue{Field: "name", Issue: "must not be empty"}
+	tests := []struct {
+		name string
+		err  error
+		want []FieldIssue
+	}{
+		{"validation", Invalid(one), []FieldIssue{one}},
+		{"wrapped validation", fmt.Errorf("check: %w", InvalidField("name", "must not be empty")), []FieldIssue{one}},
+		{"another code", New(NotFound, "no such record"), nil},
+		{"not ours", errors.New("boom"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Issues(tt.err); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Issues = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -80,13 +80,23 @@ func (r *Record) Normalize() {
 // storable returns s as PostgreSQL text can hold it (invalid UTF-8 and NUL
 // replaced by U+FFFD), cut to at most n bytes on a rune boundary.
 func storable(s string, n int) string {
+	return truncate(ValidText(s), n)
+}
+
+// ValidText returns s with each run of invalid UTF-8 bytes, and each NUL,
+// replaced by U+FFFD; s itself, without allocating, when it has neither.
+// The client's bytes (a path, a header) pass through it wherever a whole
+// batch refuses one bad string: PostgreSQL's COPY here, and the OTLP
+// exporter's protobuf, whose strings must be valid UTF-8 (the tracing
+// middleware's span attributes and names).
+func ValidText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
 	}
-	return truncate(s, n)
+	return s
 }
 
 // NewID returns a UUIDv7 whose timestamp is t's millisecond.

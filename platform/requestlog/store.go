@@ -27,6 +27,13 @@ type Filter struct {
 	Since, Until *time.Time
 }
 
+// EmptyWindow reports whether Since is not before Until: no instant lies
+// in such a window, which the API and the CLI refuse as a mistake rather
+// than answering an empty list.
+func (f Filter) EmptyWindow() bool {
+	return f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until)
+}
+
 // Key is the filter in a canonical text, to bind a cursor to the filter it
 // was issued for (a cursor of one filter is refused under another, as on
 // every list).

@@ -34,28 +34,36 @@ func New(cfg Config) fiber.Handler {
 			_ = cfg.ErrorHandler(c, err)
 			err = nil
 		}
-		attrs := [6]slog.Attr{
-			slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", routeOf(c, cfg.Routes)),
-			slog.Int("status", c.Response().StatusCode()),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-		}
-		n := 5
-		if p, ok := tenancy.FromContext(c.UserContext()); ok {
-			attrs[n] = slog.String("organization_id", p.OrganizationID.String())
-			n++
-		}
-		// Typed attributes, not key-value pairs: nothing is boxed or
-		// converted. The record goes to the handler directly, without a
-		// caller's program counter: the source of every line would be this
-		// function, and finding it (runtime.Callers) was a sixth of the
-		// line's cost (catbench -cpuprofile-chain).
-		ctx := c.UserContext()
-		if h := cfg.Log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
-			r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
-			r.AddAttrs(attrs[:n]...)
-			_ = h.Handle(ctx, r)
-		}
+		Write(cfg.Log, c, routeOf(c, cfg.Routes), start)
 		return err
+	}
+}
+
+// Write writes the access line of c's answered request, which arrived at
+// start and was matched to route ("" for none). The middleware writes it
+// for every routed request; the server writes it itself for a request
+// refused before routing (an unknown method, a body over the limit).
+func Write(log *slog.Logger, c *fiber.Ctx, route string, start time.Time) {
+	attrs := [6]slog.Attr{
+		slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", route),
+		slog.Int("status", c.Response().StatusCode()),
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+	}
+	n := 5
+	if p, ok := tenancy.FromContext(c.UserContext()); ok {
+		attrs[n] = slog.String("organization_id", p.OrganizationID.String())
+		n++
+	}
+	// Typed attributes, not key-value pairs: nothing is boxed or
+	// converted. The record goes to the handler directly, without a
+	// caller's program counter: the source of every line would be this
+	// function, and finding it (runtime.Callers) was a sixth of the
+	// line's cost (catbench -cpuprofile-chain).
+	ctx := c.UserContext()
+	if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+		r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+		r.AddAttrs(attrs[:n]...)
+		_ = h.Handle(ctx, r)
 	}
 }
 

@@ -1,7 +1,6 @@
 package ratelimit_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
 // downStore is an edge store whose every call fails, as when Redis is gone.
@@ -29,32 +28,16 @@ func (downStore) Admit(context.Context, string, int, time.Duration) (edge.Decisi
 	return edge.Decision{}, edge.ErrUnavailable
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) lines() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Count(s.b.String(), "\n")
-}
-
 type harness struct {
 	app       *fiber.App
 	calls     int
-	log       *syncBuffer
+	log       *logtest.Buffer
 	failOpens atomic.Int64
 }
 
 func newHarness(t *testing.T, store edge.Store, limit int, window time.Duration) *harness {
 	t.Helper()
-	h := &harness{log: &syncBuffer{}}
+	h := &harness{log: &logtest.Buffer{}}
 	log := slog.New(slog.NewJSONHandler(h.log, nil))
 	h.app = fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(log)})
 	mw := ratelimit.New(ratelimit.Config{Store: store, Window: window, Log: log, FailOpens: &h.failOpens,
@@ -176,7 +159,7 @@ func TestFailsOpenCountedAndLoggedSparingly(t *testing.T) {
 	if got := h.failOpens.Load(); got != n {
 		t.Fatalf("FailOpens grew by %d, want %d", got, n)
 	}
-	if lines := h.log.lines(); lines != 1 {
+	if lines := h.log.Lines(); lines != 1 {
 		t.Fatalf("%d log lines for %d failures, want 1 per %v", lines, n, ratelimit.LogEvery)
 	}
 }

@@ -1,8 +1,18 @@
 // Package tracing starts an OpenTelemetry server span per request, continuing
 // any W3C trace context the caller sent, named after the matched route.
+//
+// Every span name and attribute taken from the request (the method, the
+// path as the client sent it, Fiber's route path, which is that path when
+// Fiber matched no route) is made valid UTF-8 first (requestlog.ValidText:
+// each run of invalid bytes, and each NUL, becomes U+FFFD). The OTLP
+// exporter refuses a whole batch for one string that is not valid UTF-8,
+// so one request for "/api/v2/events/\xff" would otherwise cost every
+// organization's spans exported with it.
 package tracing
 
 import (
+	"errors"
+
 	"github.com/gofiber/fiber/v2"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -12,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -38,13 +49,16 @@ func (h headerCarrier) Keys() []string      { return nil }
 func New(cfg Config) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := otel.GetTextMapPropagator().Extract(c.UserContext(), propagation.TextMapCarrier(headerCarrier{c}))
-		ctx, span := telemetry.Tracer().Start(ctx, c.Method(), trace.WithSpanKind(trace.SpanKindServer))
+		// Fiber answers an unknown method itself, so the method is one it
+		// knows; made valid all the same, as it names the span.
+		method := requestlog.ValidText(c.Method())
+		ctx, span := telemetry.Tracer().Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer))
 		defer span.End()
 		recording := span.IsRecording()
 		if recording {
 			span.SetAttributes(
-				semconv.HTTPRequestMethodKey.String(c.Method()),
-				semconv.URLPath(c.Path()),
+				semconv.HTTPRequestMethodKey.String(method),
+				semconv.URLPath(requestlog.ValidText(c.Path())),
 				attribute.String("eventapi.request_id", c.GetRespHeader("X-Request-Id")),
 			)
 		}
@@ -52,7 +66,7 @@ func New(cfg Config) fiber.Handler {
 		err := c.Next()
 		if err != nil && cfg.ErrorHandler != nil {
 			if herr := cfg.ErrorHandler(c, err); herr != nil {
-				span.RecordError(herr)
+				span.RecordError(validError(herr))
 			}
 			err = nil
 		}
@@ -60,12 +74,15 @@ func New(cfg Config) fiber.Handler {
 			return err
 		}
 		status := c.Response().StatusCode()
-		tmpl := c.Route().Path
+		var tmpl string
 		if cfg.Routes != nil {
-			tmpl = cfg.Routes.Of(c)
+			tmpl = cfg.Routes.Of(c) // a registered template, never the raw path
+		} else {
+			// Fiber's route path is the raw path when no route matched.
+			tmpl = requestlog.ValidText(c.Route().Path)
 		}
 		if tmpl != "" {
-			span.SetName(c.Method() + " " + tmpl)
+			span.SetName(method + " " + tmpl)
 			span.SetAttributes(semconv.HTTPRoute(tmpl))
 		}
 		span.SetAttributes(semconv.HTTPResponseStatusCode(status))
@@ -74,4 +91,13 @@ func New(cfg Config) fiber.Handler {
 		}
 		return err
 	}
+}
+
+// validError returns err, or an error of its text made valid UTF-8 when it
+// is not: RecordError exports the text as exception.message.
+func validError(err error) error {
+	if msg := err.Error(); requestlog.ValidText(msg) != msg {
+		return errors.New(requestlog.ValidText(msg))
+	}
+	return err
 }

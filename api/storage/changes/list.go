@@ -63,7 +63,7 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	// back, with how many there were.
 	outer := db.NewSelect().With("page", q).TableExpr("page").ColumnExpr("*").
 		ColumnExpr("(SELECT count(*) FROM page) AS fetched").
-		Where("upto - size < ?", MaxPageBytes).OrderExpr("position ASC, seq ASC")
+		Where("upto <= ? OR upto = size", MaxPageBytes).OrderExpr("position ASC, seq ASC") // upto = size: the first
 	if err := outer.Scan(ctx, &items); err != nil {
 		return storage.Page[Change]{}, database.Error(err)
 	}

@@ -116,7 +116,7 @@ func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur,
 		if !errs.Is(err, errs.Validation) {
 			return err
 		}
-		issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
+		issues = append(issues, errs.Issues(err)...)
 	}
 	if next.ParentItemID != nil && (cur == nil || !storage.Same(cur.ParentItemID, next.ParentItemID)) {
 		issue, err := parentIssue(ctx, tx, org, next)

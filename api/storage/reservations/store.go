@@ -176,7 +176,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
 			}
-			issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
+			issues = append(issues, errs.Issues(err)...)
 		}
 	}
 	if next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID)) {
@@ -184,7 +184,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
 			}
-			issues = append(issues, errs.As(err).Details.(errs.ValidationDetails).Fields...)
+			issues = append(issues, errs.Issues(err)...)
 		}
 	}
 	if len(issues) > 0 {
@@ -204,7 +204,10 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 		}
 	}
 	if short != nil && cur != nil && !claimsMore(cur, next) {
-		next.Overbooked = true // still over stock, but asks for no more than before
+		// Still over stock, but it asks for no more than before: no new
+		// decision is made, so overbooked stays what the last one recorded
+		// (a reservation that stock shrank under was never forced).
+		next.Overbooked = cur.Overbooked
 		restate(next, ov)
 		return nil, nil
 	}

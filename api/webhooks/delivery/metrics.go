@@ -18,6 +18,15 @@ var (
 	lagHistogram    metric.Float64Histogram
 )
 
+// attemptBuckets are the attempt duration's boundaries, in seconds: those
+// of the HTTP server's request duration (httpmetrics.Buckets, the semantic
+// conventions' advice) up to the default EVENTAPI_WEBHOOK_TIMEOUT of 10 s,
+// so a receiver's latency compares with the API's own, then 15, 30 and 60
+// for a raised timeout (an attempt cut by the default timeout is in
+// le="15"). Without boundaries the SDK's defaults (0, 5, 10, 25, …, 10000,
+// meant for milliseconds) put nearly every attempt in le="5".
+var attemptBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 30, 60}
+
 func init() {
 	m := otel.Meter("github.com/eventapi/eventapi/api/webhooks/delivery")
 	attemptCounter, _ = m.Int64Counter("eventapi.webhook.attempts",
@@ -25,7 +34,8 @@ func init() {
 		metric.WithUnit("{attempt}"))
 	attemptDuration, _ = m.Float64Histogram("eventapi.webhook.attempt.duration",
 		metric.WithDescription("Time from sending a webhook request to its response or error."),
-		metric.WithUnit("s"))
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(attemptBuckets...))
 	lagHistogram, _ = m.Float64Histogram("eventapi.webhook.delivery.lag",
 		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery."),
 		metric.WithUnit("s"),

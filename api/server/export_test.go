@@ -1,0 +1,4 @@
+package server
+
+// Guard exposes guard to the external tests.
+var Guard = guard
