@@ -30,7 +30,8 @@ const (
 	listSQL = `SELECT ` + clientColumns + ` FROM "clients" AS "c" WHERE ("c"."organization_id" = $1) ` +
 		`ORDER BY "c"."created_at" ASC, "c"."id" ASC LIMIT $2`
 	searchSQL = `SELECT ` + clientColumns + ` FROM "clients" AS "c" WHERE ("c"."organization_id" = $1) ` +
-		`AND (lower("c"."name" || ' ' || coalesce("c"."email", '')) LIKE $3) ` +
+		`AND (lower("c"."name" || ' ' || coalesce("c"."email", '')) LIKE $3 ` +
+		`AND (strpos(lower("c"."name"), $4) > 0 OR strpos(lower(coalesce("c"."email", '')), $4) > 0)) ` +
 		`ORDER BY "c"."created_at" ASC, "c"."id" ASC LIMIT $2`
 )
 
@@ -132,7 +133,7 @@ func (b *Baseline) query(ctx context.Context, org uuid.UUID, limit int, search s
 	var err error
 	if s := strings.ToLower(strings.TrimSpace(search)); s != "" {
 		pattern := "%" + likeEscaper.Replace(s) + "%"
-		rows, err = b.Pool.Query(ctx, searchSQL, org, limit+1, pattern)
+		rows, err = b.Pool.Query(ctx, searchSQL, org, limit+1, pattern, s)
 	} else {
 		rows, err = b.Pool.Query(ctx, listSQL, org, limit+1)
 	}

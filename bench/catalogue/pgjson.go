@@ -34,7 +34,8 @@ const (
 		`FROM (SELECT ` + pgClientJSON + ` AS j, c.created_at, c.id, ` +
 		`row_number() OVER (ORDER BY c.created_at, c.id) AS rn FROM clients AS c ` +
 		`WHERE c.organization_id = $1 %s ORDER BY c.created_at, c.id LIMIT $2 + 1) AS p`
-	pgSearch = `AND lower(c.name || ' ' || coalesce(c.email, '')) LIKE $3`
+	pgSearch = `AND lower(c.name || ' ' || coalesce(c.email, '')) LIKE $3 ` +
+		`AND (strpos(lower(c.name), $4) > 0 OR strpos(lower(coalesce(c.email, '')), $4) > 0)`
 )
 
 // PGJSON is the second comparison server, built the way PostgREST and pREST
@@ -101,7 +102,7 @@ func (b *PGJSON) list(w http.ResponseWriter, r *http.Request) {
 	)
 	if s := strings.ToLower(strings.TrimSpace(search)); s != "" {
 		row = b.Pool.QueryRow(r.Context(), strings.Replace(pgListSQL, "%s", pgSearch, 1), org, limit,
-			"%"+likeEscaper.Replace(s)+"%")
+			"%"+likeEscaper.Replace(s)+"%", s)
 	} else {
 		row = b.Pool.QueryRow(r.Context(), strings.Replace(pgListSQL, "%s", "", 1), org, limit)
 	}

@@ -10,12 +10,19 @@ import (
 
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/platform/webhook"
 )
 
 // fanOutBatch is how many changes one fan-out pass takes per endpoint.
 const fanOutBatch = 500
+
+// failureLogInterval is the least time between two log lines of one loop's
+// failures: while PostgreSQL is down each loop fails every poll interval,
+// and one line per 10 s, counting the failures, says as much as ten a
+// second (the rate limiter's Redis outage lines are spaced the same way).
+const failureLogInterval = 10 * time.Second
 
 // Worker fans the change feed out into deliveries and claims and sends
 // them, until Stop.
@@ -26,6 +33,9 @@ type Worker struct {
 	cfg     config.Webhook
 	backoff webhook.Backoff
 	client  *client
+
+	// claimFailures and fanOutFailures log the two loops' failures.
+	claimFailures, fanOutFailures *edge.OutageLog
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -46,6 +56,8 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		backoff: webhook.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, RetryFor: cfg.RetryFor},
 		client:  newClient(cfg.AllowPrivate),
 		cancel:  cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
+		claimFailures:  edge.NewOutageLog(log, "webhooks: claiming due deliveries failed; retrying", failureLogInterval),
+		fanOutFailures: edge.NewOutageLog(log, "webhooks: fanning out changes failed; retrying", failureLogInterval),
 	}
 	go w.run(ctx)
 	return w
@@ -86,7 +98,7 @@ func (w *Worker) run(ctx context.Context) {
 			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease)
 			claimed := time.Now()
 			if err != nil && ctx.Err() == nil {
-				w.log.Warn("webhooks: claiming due deliveries failed; retrying", "error", err.Error())
+				w.claimFailures.Record(ctx, err)
 			}
 			for i := range claims {
 				slots <- struct{}{}
@@ -126,7 +138,7 @@ func (w *Worker) fanOut(ctx context.Context) {
 		}
 		res, err := store.FanOut(ctx, w.db, fanOutBatch)
 		if err != nil && ctx.Err() == nil {
-			w.log.Warn("webhooks: fanning out changes failed; retrying", "error", err.Error())
+			w.fanOutFailures.Record(ctx, err)
 		}
 		if res.Queued > 0 {
 			w.signal()
