@@ -56,7 +56,7 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	sqldb.SetMaxIdleConns(opt.MaxOpenConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	sqldb.SetConnMaxLifetime(time.Hour)
-	db := bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())
+	db := newDB(sqldb)
 	if opt.Tracing {
 		db.AddQueryHook(sqlSpans{bunotel.NewQueryHook(bunotel.WithDBName("eventapi"))})
 	}
@@ -68,6 +68,18 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	}
 	return db, nil
 }
+
+// newDB is the bun.DB of a pool, with the options every one has.
+func newDB(sqldb *sql.DB) *bun.DB {
+	return bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())
+}
+
+// Untraced returns a bun.DB on db's pool without db's query hooks: its
+// statements make no spans. The webhook worker uses it: it polls about
+// twice a second on every pod, and each poll was a trace of its own, of
+// nothing; its work shows in the eventapi.webhook.* metrics instead
+// (docs/observability.md). The pool is shared: close db, not this.
+func Untraced(db *bun.DB) *bun.DB { return newDB(db.DB) }
 
 // RunInTx runs fn in a transaction on db, committing when fn returns nil.
 // On a pool or connection a serialization failure or deadlock runs fn again

@@ -21,7 +21,7 @@ const OTelErrorInterval = time.Minute
 //
 //   - the SDK's errors (otel.SetErrorHandler): failed exports (a collector
 //     that is unreachable or refuses a batch, a batch that does not
-//     marshal), dropped measurements, a client's malformed baggage header.
+//     marshal), dropped measurements.
 //     They are logged at WARN as OTelErrorMessage with the error, the first
 //     at once and then at most one per OTelErrorInterval, each with the
 //     number of errors not logged since the previous line (suppressed): an

@@ -35,7 +35,9 @@ type Shutdown func(context.Context) error
 // default), and is a no-op otherwise or when OTEL_SDK_DISABLED=true or
 // OTEL_TRACES_EXPORTER=none. It reports whether spans are exported.
 func SetupTracing(ctx context.Context, serviceName string) (Shutdown, bool, error) {
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	// W3C trace context only: nothing reads baggage, and a client's
+	// malformed baggage header was an SDK error to log.
+	otel.SetTextMapPropagator(propagation.TraceContext{})
 	if !exportEnabled(os.Getenv) {
 		otel.SetTracerProvider(noop.NewTracerProvider())
 		return func(context.Context) error { return nil }, false, nil
