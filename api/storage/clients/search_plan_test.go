@@ -48,7 +48,7 @@ func TestSearchPlanFollowsTheTerm(t *testing.T) {
 		q := db.NewSelect().Model((*Client)(nil)).Where("?TableAlias.organization_id = ?", org).
 			Where(c.Expr, c.Args...).OrderExpr("?TableAlias.created_at ASC, ?TableAlias.id ASC").Limit(26)
 		var lines []string
-		if err := db.NewRaw("EXPLAIN " + q.String()).Scan(ctx, &lines); err != nil {
+		if err := db.NewRaw("EXPLAIN "+q.String()).Scan(ctx, &lines); err != nil {
 			t.Fatal(err)
 		}
 		plan := strings.Join(lines, "\n")
