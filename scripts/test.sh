@@ -75,7 +75,9 @@ envtest_pkgs=$(go list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{r
 [ -n "$envtest_pkgs" ] || { echo "no package imports envtest; scripts/test.sh expects the operator's" >&2; exit 1; }
 other_pkgs=$(go list ./... | grep -vxF "$envtest_pkgs")
 
-echo "== go vet" >&2
+echo "== gofmt, go vet" >&2
+unformatted=$(gofmt -l $(go list -f '{{.Dir}}' ./...))
+[ -z "$unformatted" ] || { echo "gofmt would change these files:" >&2; echo "$unformatted" >&2; exit 1; }
 go vet ./...
 
 echo "== go test (all but the envtest packages)" >&2
