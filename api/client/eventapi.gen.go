@@ -3015,8 +3015,9 @@ type ReservationWritten struct {
 	// in warn mode and the write exceeded stock without `force_overbook`; `over_payload` / `over_volume` when the
 	// write assigns the reservation to a vehicle (creates it on one, or changes its
 	// vehicle, equipment, window, quantity or status) and the vehicle is then over its
-	// payload or cargo volume during the reservation's window; on PATCH, `ignored_fields`
-	// when the body carried fields that were not written.
+	// payload or cargo volume during the reservation's window; `ignored_fields` when the
+	// body carried fields that were not written (on POST, override fields that stored
+	// nothing; on PATCH, also read-only and unknown fields).
 	Warnings *[]ReservationWritten_Warnings_Item `json:"warnings,omitempty"`
 }
 
@@ -3988,12 +3989,6 @@ type GetJobParams struct {
 
 // GetJobParamsExpand defines parameters for GetJob.
 type GetJobParamsExpand string
-
-// GetOpenAPIDocumentParams defines parameters for GetOpenAPIDocument.
-type GetOpenAPIDocumentParams struct {
-	// IfNoneMatch An `ETag` of an earlier answer (or a list of them, or `*`).
-	IfNoneMatch *string `json:"If-None-Match,omitempty"`
-}
 
 // GetOpenAPIDocument200JSONResponseBodyOpenapi defines parameters for GetOpenAPIDocument.
 type GetOpenAPIDocument200JSONResponseBodyOpenapi string
@@ -7427,7 +7422,9 @@ type ClientInterface interface {
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-	//    `overbook_cost_ownership`.
+	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+	//    stock, or a reason comes without `force_overbook`) are named in the
+	//    `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -7458,7 +7455,9 @@ type ClientInterface interface {
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-	//    `overbook_cost_ownership`.
+	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+	//    stock, or a reason comes without `force_overbook`) are named in the
+	//    `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -7663,7 +7662,7 @@ type ClientInterface interface {
 	// `304 Not Modified`, without a body, while the document is unchanged.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-	GetOpenAPIDocument(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePickListItemWithBody Create a pick list item
 	//
@@ -8637,7 +8636,9 @@ func (c *Client) ListEquipmentReservations(ctx context.Context, params *ListEqui
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-//     `overbook_cost_ownership`.
+//     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+//     stock, or a reason comes without `force_overbook`) are named in the
+//     `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -8678,7 +8679,9 @@ func (c *Client) CreateEquipmentReservationWithBody(ctx context.Context, params 
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-//     `overbook_cost_ownership`.
+//     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+//     stock, or a reason comes without `force_overbook`) are named in the
+//     `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -9083,8 +9086,8 @@ func (c *Client) GetJob(ctx context.Context, id Id, params *GetJobParams, reqEdi
 // `304 Not Modified`, without a body, while the document is unchanged.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-func (c *Client) GetOpenAPIDocument(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetOpenAPIDocumentRequest(c.Server, params)
+func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenAPIDocumentRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -12038,7 +12041,7 @@ func NewGetJobRequest(server string, id Id, params *GetJobParams) (*http.Request
 }
 
 // NewGetOpenAPIDocumentRequest constructs an http.Request for the GetOpenAPIDocument method
-func NewGetOpenAPIDocumentRequest(server string, params *GetOpenAPIDocumentParams) (*http.Request, error) {
+func NewGetOpenAPIDocumentRequest(server string) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12059,21 +12062,6 @@ func NewGetOpenAPIDocumentRequest(server string, params *GetOpenAPIDocumentParam
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
-	}
-
-	if params != nil {
-
-		if params.IfNoneMatch != nil {
-			var headerParam0 string
-
-			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
-			if err != nil {
-				return nil, err
-			}
-
-			req.Header.Set("If-None-Match", headerParam0)
-		}
-
 	}
 
 	return req, nil
@@ -14077,7 +14065,9 @@ type ClientWithResponsesInterface interface {
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-	//    `overbook_cost_ownership`.
+	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+	//    stock, or a reason comes without `force_overbook`) are named in the
+	//    `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -14108,7 +14098,9 @@ type ClientWithResponsesInterface interface {
 	//    true; in `warn` mode the reservation is written with `overbooked: true` and the
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-	//    `overbook_cost_ownership`.
+	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+	//    stock, or a reason comes without `force_overbook`) are named in the
+	//    `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -14333,7 +14325,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-	GetOpenAPIDocumentWithResponse(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error)
+	GetOpenAPIDocumentWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error)
 
 	// CreatePickListItemWithBodyWithResponse Create a pick list item
 	//
@@ -26564,7 +26556,9 @@ func (c *ClientWithResponses) ListEquipmentReservationsWithResponse(ctx context.
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-//     `overbook_cost_ownership`.
+//     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+//     stock, or a reason comes without `force_overbook`) are named in the
+//     `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -26601,7 +26595,9 @@ func (c *ClientWithResponses) CreateEquipmentReservationWithBodyWithResponse(ctx
 //     true; in `warn` mode the reservation is written with `overbooked: true` and the
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
-//     `overbook_cost_ownership`.
+//     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
+//     stock, or a reason comes without `force_overbook`) are named in the
+//     `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -26946,8 +26942,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, id Id, par
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIDocument` operationId).
-func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context, params *GetOpenAPIDocumentParams, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error) {
-	rsp, err := c.GetOpenAPIDocument(ctx, params, reqEditors...)
+func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIDocumentResponse, error) {
+	rsp, err := c.GetOpenAPIDocument(ctx, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 var assetFiles embed.FS
 
 // referencePage loads every script and style from the API itself; the spec
-// URL is absolute so /api/v2/reference/ (trailing slash) works too.
+// URL is absolute, wherever the page is served from.
 const referencePage = `<!doctype html>
 <html lang="en">
 <head>

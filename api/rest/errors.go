@@ -74,9 +74,9 @@ func Status(code errs.Code) int {
 // V1Prefix is the path prefix of the v1 surface; errors under it use the v1 envelope.
 const V1Prefix = "/api/v1"
 
-// IsV1Path reports whether path is on the v1 surface, read as the router
-// reads it (case-insensitively): /API/V1/equipment is served by v1 and so
-// must answer in its envelope.
+// IsV1Path reports whether path is on the v1 surface, ignoring case: the
+// router serves only the exact paths, but /API/V1/equipment is still meant
+// for v1 and so answers its 404 in the v1 envelope.
 func IsV1Path(path string) bool {
 	if len(path) < len(V1Prefix) || !strings.EqualFold(path[:len(V1Prefix)], V1Prefix) {
 		return false

@@ -175,7 +175,7 @@ func New(d Deps) *fiber.App {
 		jsonBody,
 		rest.SingleQueryValues(routes.Serves),
 		webhooks.CheckURLFirst(d.Webhooks, routes),
-		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses}),
+		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves}),
 	)
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
 	v2.Get("/health", health)

@@ -40,23 +40,34 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 	srv := app.Server()
 	// Every answer given here is counted as the metrics middleware counts
 	// the others (docs/observability.md, "Metrics"), and has its access
-	// line, so that its X-Request-Id leads somewhere.
-	record := func(fctx *fasthttp.RequestCtx) {
-		httpmetrics.RecordRefused(context.Background(), string(fctx.Method()), fctx.Response.StatusCode(), time.Since(fctx.Time()))
+	// line, so that its X-Request-Id leads somewhere. A request refused
+	// while it was read (fasthttp's ErrorHandler) has no arrival time:
+	// fasthttp sets RequestCtx.Time only before calling the handler, and
+	// it is zero, or the previous request's on the connection, before that.
+	// Such a refusal is counted with a duration of 0 and logged without
+	// one, and fasthttp may have reset its method and path (GET /).
+	record := func(fctx *fasthttp.RequestCtx, start time.Time) {
+		var took time.Duration
+		if !start.IsZero() {
+			took = time.Since(start)
+		}
+		httpmetrics.RecordRefused(context.Background(), string(fctx.Method()), fctx.Response.StatusCode(), took)
 		c := app.AcquireCtx(fctx)
 		defer app.ReleaseCtx(c)
 		if id := fctx.Response.Header.Peek(rest.HeaderRequestID); len(id) > 0 {
 			c.SetUserContext(telemetry.WithRequestID(c.UserContext(), string(id)))
 		}
-		accesslog.Write(log, c, "", fctx.Time())
+		accesslog.Write(log, c, "", start)
 	}
-	render := func(fctx *fasthttp.RequestCtx, err error) {
+	// render answers err for a request that arrived at start (zero:
+	// unknown).
+	render := func(fctx *fasthttp.RequestCtx, err error, start time.Time) {
 		c := app.AcquireCtx(fctx)
 		if errorHandler(c, err) != nil {
 			fctx.SetStatusCode(fiber.StatusInternalServerError)
 		}
 		app.ReleaseCtx(c)
-		record(fctx)
+		record(fctx, start)
 	}
 
 	// A request with conflicting framing must not wait for a body: its
@@ -73,14 +84,14 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		}
 		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
 			fctx.SetConnectionClose()
-			render(fctx, errs.New(errs.BadRequest, problem.(string)))
+			render(fctx, errs.New(errs.BadRequest, problem.(string)), fctx.Time())
 			return
 		}
 		if method := string(fctx.Method()); !slices.Contains(fiber.DefaultMethods, method) {
 			fctx.SetConnectionClose()
 			// The path as sent, which is what the router matches (Path()
 			// would be cleaned and unescaped).
-			render(fctx, notAllowed(routes, method, string(fctx.URI().PathOriginal())))
+			render(fctx, notAllowed(routes, method, string(fctx.URI().PathOriginal())), fctx.Time())
 			return
 		}
 		next(fctx)
@@ -107,15 +118,15 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 			}
 		}
 		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
-			render(fctx, errs.New(errs.BadRequest, problem.(string)))
+			render(fctx, errs.New(errs.BadRequest, problem.(string)), time.Time{})
 			return
 		}
 		if e := refuseUnread(fctx, err); e != nil {
-			render(fctx, e)
+			render(fctx, e, time.Time{})
 			return
 		}
 		fiberErrors(fctx, err)
-		record(fctx)
+		record(fctx, time.Time{})
 	}
 }
 

@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -20,30 +24,19 @@ import (
 // X-Request-Id it was answered with, so that the id a client quotes is
 // found in the logs like any other.
 func TestRefusalsHaveAnAccessLine(t *testing.T) {
-	var out logtest.Buffer
-	log := telemetry.NewLogger(&out, "info")
-	errorHandler := rest.ErrorHandler(log)
-	app := fiber.New(fiber.Config{ErrorHandler: errorHandler, BodyLimit: 16, DisableStartupMessage: true})
-	routes := route.New(app)
-	server.Guard(app, errorHandler, routes, log)
-	app.Post("/api/v2/clients", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() { _ = app.Shutdown() })
+	addr, out := guardedApp(t)
 
 	for _, tt := range []struct {
 		name, request string
 		status        int
+		timed         bool // the line has a duration: the request was read whole
 	}{
-		{"unknown method", "FOO /api/v2/clients HTTP/1.1\r\nHost: t\r\n\r\n", 405},
+		{"unknown method", "FOO /api/v2/clients HTTP/1.1\r\nHost: t\r\n\r\n", 405, true},
 		{"body over the limit", "POST /api/v2/clients HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n" +
-			strings.Repeat(" ", 64), 413},
+			strings.Repeat(" ", 64), 413, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, _ := rawExchange(t, "http://"+ln.Addr().String(), tt.request, nil)
+			resp, _ := rawExchange(t, "http://"+addr, tt.request, nil)
 			id := resp.Header.Get("X-Request-Id")
 			if resp.StatusCode != tt.status || id == "" {
 				t.Fatalf("%d X-Request-Id %q, want %d with an id", resp.StatusCode, id, tt.status)
@@ -54,10 +47,81 @@ func TestRefusalsHaveAnAccessLine(t *testing.T) {
 					if rec["status"] != float64(tt.status) {
 						t.Errorf("access line %s, want status %d", line, tt.status)
 					}
+					// A request refused while it was read has no arrival
+					// time (fasthttp sets it only for the handler): no
+					// duration rather than one since the year 1.
+					ms, timed := rec["duration_ms"].(float64)
+					if timed != tt.timed || timed && (ms < 0 || ms > 60_000) {
+						t.Errorf("access line %s: duration %v, want one: %v", line, rec["duration_ms"], tt.timed)
+					}
 					return
 				}
 			}
 			t.Fatalf("no access line with request_id %s in:\n%s", id, out.String())
 		})
 	}
+}
+
+// TestRefusalAfterARequestHasNoStaleDuration: on a kept-alive connection a
+// request refused while it was read carries no duration, not the time
+// since the connection's previous request, which fasthttp's
+// RequestCtx.Time still holds then.
+func TestRefusalAfterARequestHasNoStaleDuration(t *testing.T) {
+	addr, out := guardedApp(t)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(conn)
+	send := func(request string) *http.Response {
+		if _, err := io.WriteString(conn, request); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	if resp := send("POST /api/v2/clients HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"); resp.StatusCode != 204 {
+		t.Fatalf("first request: %d", resp.StatusCode)
+	}
+	time.Sleep(50 * time.Millisecond) // a stale start would show as a duration of at least this
+	resp := send("POST /api/v2/clients HTTP/1.1\r\nHost: t\r\nContent-Length: 64\r\n\r\n" + strings.Repeat(" ", 64))
+	id := resp.Header.Get("X-Request-Id")
+	if resp.StatusCode != 413 || id == "" {
+		t.Fatalf("oversized request: %d, X-Request-Id %q", resp.StatusCode, id)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "request" && rec["request_id"] == id {
+			if d, ok := rec["duration_ms"]; ok {
+				t.Errorf("access line of the refusal has duration_ms %v (from the previous request): %s", d, line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no access line with request_id %s in:\n%s", id, out.String())
+}
+
+// guardedApp serves POST /api/v2/clients (204, bodies up to 16 bytes)
+// behind the server's guard, logging to the returned buffer.
+func guardedApp(t *testing.T) (string, *logtest.Buffer) {
+	out := &logtest.Buffer{}
+	log := telemetry.NewLogger(out, "info")
+	errorHandler := rest.ErrorHandler(log)
+	app := fiber.New(fiber.Config{ErrorHandler: errorHandler, BodyLimit: 16, DisableStartupMessage: true})
+	server.Guard(app, errorHandler, route.New(app), log)
+	app.Post("/api/v2/clients", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	return ln.Addr().String(), out
 }

@@ -154,7 +154,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), TrustedProxies: cfg.TrustedProxies, Webhooks: hooks,
 		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads, Responses: responses,
 	})
-	s.startWebhooks = func() { s.webhooks = delivery.Start(database.Untraced(db), hooks.Sealer, log, cfg.Webhook) }
+	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil
 }
 

@@ -14,14 +14,30 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/extra/bunotel"
+
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // sqlSpans is bunotel's query hook without its Init, which bun calls when a
 // hook is added and which would report the pool's statistics: a second copy
 // of the go_sql_connections_* series that the service reports with otelsql
 // (labelled db_name="eventapi" whatever the database, and present only with
-// tracing on). Only BeforeQuery and AfterQuery, the spans, are promoted.
-type sqlSpans struct{ bun.QueryHook }
+// tracing on). It makes no span for a statement run under
+// telemetry.Untraced.
+type sqlSpans struct{ hook bun.QueryHook }
+
+func (s sqlSpans) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if telemetry.IsUntraced(ctx) {
+		return ctx
+	}
+	return s.hook.BeforeQuery(ctx, e)
+}
+
+func (s sqlSpans) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	if !telemetry.IsUntraced(ctx) {
+		s.hook.AfterQuery(ctx, e)
+	}
+}
 
 // Options tunes the connection pool.
 type Options struct {
@@ -56,7 +72,7 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	sqldb.SetMaxIdleConns(opt.MaxOpenConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	sqldb.SetConnMaxLifetime(time.Hour)
-	db := newDB(sqldb)
+	db := bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())
 	if opt.Tracing {
 		db.AddQueryHook(sqlSpans{bunotel.NewQueryHook(bunotel.WithDBName("eventapi"))})
 	}
@@ -68,18 +84,6 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	}
 	return db, nil
 }
-
-// newDB is the bun.DB of a pool, with the options every one has.
-func newDB(sqldb *sql.DB) *bun.DB {
-	return bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())
-}
-
-// Untraced returns a bun.DB on db's pool without db's query hooks: its
-// statements make no spans. The webhook worker uses it: it polls about
-// twice a second on every pod, and each poll was a trace of its own, of
-// nothing; its work shows in the eventapi.webhook.* metrics instead
-// (docs/observability.md). The pool is shared: close db, not this.
-func Untraced(db *bun.DB) *bun.DB { return newDB(db.DB) }
 
 // RunInTx runs fn in a transaction on db, committing when fn returns nil.
 // On a pool or connection a serialization failure or deadlock runs fn again

@@ -278,9 +278,12 @@ func operationMethods(item *v3.PathItem) []string {
 	return ms
 }
 
+// templateMatches reports whether path is an instance of tmpl, exactly as
+// the app routes it: a trailing slash is another path (docs/decisions.md,
+// "Paths are exact").
 func templateMatches(tmpl, path string) bool {
-	ts := strings.Split(strings.Trim(tmpl, "/"), "/")
-	ps := strings.Split(strings.Trim(path, "/"), "/")
+	ts := strings.Split(strings.TrimPrefix(tmpl, "/"), "/")
+	ps := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if len(ts) != len(ps) {
 		return false
 	}

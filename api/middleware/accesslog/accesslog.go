@@ -40,16 +40,20 @@ func New(cfg Config) fiber.Handler {
 }
 
 // Write writes the access line of c's answered request, which arrived at
-// start and was matched to route ("" for none). The middleware writes it
-// for every routed request; the server writes it itself for a request
-// refused before routing (an unknown method, a body over the limit).
+// start (zero: unknown, and the line has no duration_ms) and was matched
+// to route ("" for none). The middleware writes it for every routed
+// request; the server writes it itself for a request refused before
+// routing (an unknown method, a body over the limit).
 func Write(log *slog.Logger, c *fiber.Ctx, route string, start time.Time) {
 	attrs := [6]slog.Attr{
 		slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", route),
 		slog.Int("status", c.Response().StatusCode()),
-		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 	}
-	n := 5
+	n := 4
+	if !start.IsZero() {
+		attrs[n] = slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)
+		n++
+	}
 	if p, ok := tenancy.FromContext(c.UserContext()); ok {
 		attrs[n] = slog.String("organization_id", p.OrganizationID.String())
 		n++

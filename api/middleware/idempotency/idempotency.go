@@ -75,6 +75,12 @@ type Config struct {
 	// PurgeEvery is the least time between two purges of expired rows, run
 	// in the background after a fresh key's insert (default 10m).
 	PurgeEvery time.Duration
+	// Serves reports whether a route of the method serves the path
+	// (route.Resolver.Serves). A keyed request no route serves (404 no such
+	// route, or 405) executes nothing, so it neither claims nor stores its
+	// key: a client that corrects the path retries with the same key.
+	// Nil: every request is taken as served.
+	Serves func(method, path string) bool
 }
 
 var unavailableCounter metric.Int64Counter
@@ -137,7 +143,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	key, sent := keyOf(c)
-	if !sent {
+	if !sent || m.Serves != nil && !m.Serves(c.Method(), c.Path()) {
 		return c.Next()
 	}
 	if !ValidKey(key) {

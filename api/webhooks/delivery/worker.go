@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/seal"
+	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/webhook"
 )
 
@@ -50,7 +51,9 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		return nil
 	}
 	countNoAttempts()
-	ctx, cancel := context.WithCancel(context.Background())
+	// The worker's statements make no spans: its idle polls were two
+	// traces a second per pod, of nothing.
+	ctx, cancel := context.WithCancel(telemetry.Untraced(context.Background()))
 	w := &Worker{
 		db: db, sealer: sealer, log: log, cfg: cfg,
 		backoff: webhook.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, RetryFor: cfg.RetryFor},

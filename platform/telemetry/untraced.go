@@ -1,0 +1,21 @@
+package telemetry
+
+import "context"
+
+type untracedKey struct{}
+
+// Untraced returns ctx marked so that the statements run under it make no
+// spans (the SQL hook of platform/database and the spans of api/storage's
+// parameterised statements check it). Every other hook still sees them.
+// The webhook worker runs under it: it polls about twice a second on every
+// pod, and each poll was a trace of its own, of nothing; its work shows in
+// the eventapi.webhook.* metrics instead (docs/observability.md).
+func Untraced(ctx context.Context) context.Context {
+	return context.WithValue(ctx, untracedKey{}, true)
+}
+
+// IsUntraced reports whether ctx was marked by Untraced.
+func IsUntraced(ctx context.Context) bool {
+	u, _ := ctx.Value(untracedKey{}).(bool)
+	return u
+}
