@@ -27,7 +27,12 @@ var (
 // meant for milliseconds) put nearly every attempt in le="5".
 var attemptBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 30, 60}
 
-func init() {
+func init() { bindInstruments() }
+
+// bindInstruments creates the instruments on the global meter provider as
+// it is now. The global API forwards instruments made before a provider is
+// set to the first one set; a test that sets its own calls this again.
+func bindInstruments() {
 	m := otel.Meter("github.com/eventapi/eventapi/api/webhooks/delivery")
 	attemptCounter, _ = m.Int64Counter("eventapi.webhook.attempts",
 		metric.WithDescription("Webhook delivery attempts by outcome: success (2xx), failure (retried later) or gave_up (the endpoint was disabled)."),

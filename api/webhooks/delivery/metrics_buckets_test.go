@@ -24,13 +24,18 @@ import (
 // le="15". The SDK's default boundaries (0, 5, 10, 25, … 10000, meant for
 // milliseconds) would put both in le="10" and below.
 func TestAttemptDurationHasSecondsBuckets(t *testing.T) {
-	// The package's instruments were created through the global API at
-	// init and bind to the first provider set: this test's.
+	// The package's instruments are made again on this test's provider,
+	// and again on a no-op one at its end, so the test holds however often
+	// it runs (-count) and whatever set a provider before it.
 	m, err := telemetry.SetupPrometheusMetrics(context.Background(), "delivery-test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer otel.SetMeterProvider(noop.NewMeterProvider())
+	bindInstruments()
+	defer func() {
+		otel.SetMeterProvider(noop.NewMeterProvider())
+		bindInstruments()
+	}()
 	defer m.Shutdown(context.Background())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
