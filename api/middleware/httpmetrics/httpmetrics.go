@@ -17,14 +17,12 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // StatusClassKey is the status class attribute (2xx, 4xx, ...), which keeps
 // dashboards' error queries simple.
 const StatusClassKey = attribute.Key("http.response.status_class")
-
-// Buckets are the semantic conventions' advised boundaries, in seconds.
-var Buckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 
 var duration metric.Float64Histogram
 
@@ -33,7 +31,7 @@ func init() {
 		"http.server.request.duration",
 		metric.WithDescription("Duration of HTTP server requests."),
 		metric.WithUnit("s"),
-		metric.WithExplicitBucketBoundaries(Buckets...))
+		metric.WithExplicitBucketBoundaries(telemetry.RequestSeconds()...))
 }
 
 // refusedSets holds the attribute sets of requests refused before routing.

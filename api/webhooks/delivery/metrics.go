@@ -7,6 +7,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // The delivery instruments (docs/observability.md). They carry the outcome
@@ -19,13 +21,13 @@ var (
 )
 
 // attemptBuckets are the attempt duration's boundaries, in seconds: those
-// of the HTTP server's request duration (httpmetrics.Buckets, the semantic
-// conventions' advice) up to the default EVENTAPI_WEBHOOK_TIMEOUT of 10 s,
-// so a receiver's latency compares with the API's own, then 15, 30 and 60
-// for a raised timeout (an attempt cut by the default timeout is in
-// le="15"). Without boundaries the SDK's defaults (0, 5, 10, 25, …, 10000,
-// meant for milliseconds) put nearly every attempt in le="5".
-var attemptBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 30, 60}
+// of the HTTP server's request duration (telemetry.RequestSeconds) up to
+// the default EVENTAPI_WEBHOOK_TIMEOUT of 10 s, so a receiver's latency
+// compares with the API's own, then 15, 30 and 60 for a raised timeout (an
+// attempt cut by the default timeout is in le="15"). Without boundaries the
+// SDK's defaults (0, 5, 10, 25, …, 10000, meant for milliseconds) put
+// nearly every attempt in le="5".
+var attemptBuckets = append(telemetry.RequestSeconds(), 15, 30, 60)
 
 func init() { bindInstruments() }
 
