@@ -46,7 +46,6 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	q := db.NewSelect().TableExpr("changes").
 		ColumnExpr("id, type, object_type, object_id, data, created_at, position::text::bigint AS position, seq").
 		ColumnExpr("octet_length(data::text) AS size").
-		ColumnExpr("sum(octet_length(data::text)) OVER (ORDER BY position, seq) AS upto").
 		Where("organization_id = ?", org).
 		Where("object_type = ANY(?)", pgdialect.Array(f.ObjectTypes)).
 		Where("position < pg_snapshot_xmin(pg_current_snapshot())").
@@ -59,11 +58,14 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 		q = q.Where("(position, seq) > (?::text::xid8, ?)", pos, seq)
 	}
 	q = q.OrderExpr("position ASC, seq ASC").Limit(int64(p.Limit + 1))
-	// PostgreSQL reads the limit's rows; only those within the bound come
-	// back, with how many there were.
-	outer := db.NewSelect().With("page", q).TableExpr("page").ColumnExpr("*").
-		ColumnExpr("(SELECT count(*) FROM page) AS fetched").
-		Where("upto <= ? OR upto = size", MaxPageBytes).OrderExpr("position ASC, seq ASC") // upto = size: the first
+	// PostgreSQL reads the limit's rows, each row's data measured once, and
+	// returns those within the bound with how many there were: upto is the
+	// running size, and upto = size only on the first row.
+	sized := db.NewSelect().TableExpr("page").ColumnExpr("*").
+		ColumnExpr("sum(size) OVER (ORDER BY position, seq) AS upto").
+		ColumnExpr("count(*) OVER () AS fetched")
+	outer := db.NewSelect().With("page", q).With("sized", sized).TableExpr("sized").ColumnExpr("*").
+		Where("upto <= ? OR upto = size", MaxPageBytes).OrderExpr("position ASC, seq ASC")
 	if err := outer.Scan(ctx, &items); err != nil {
 		return storage.Page[Change]{}, database.Error(err)
 	}
