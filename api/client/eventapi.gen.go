@@ -1764,6 +1764,7 @@ type CategoryUpdate struct {
 
 // Change defines model for Change.
 type Change struct {
+	// CreatedAt When the change was recorded: at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	CreatedAt time.Time `json:"created_at"`
 
 	// Data The record as `GET` renders it (quotes and invoices with `line_items`; pick lists
@@ -4285,7 +4286,7 @@ type ClientWebhookJSONBody struct {
 	// ClientRecord A customer of the organization.
 	ClientRecord ClientRecord `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                 `json:"timestamp"`
 	Type      ClientWebhookJSONBodyType `json:"type"`
 }
@@ -4310,7 +4311,7 @@ type CrewMemberWebhookJSONBody struct {
 	// Data A crew member (technician, rigger, driver...).
 	Data CrewMember `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                     `json:"timestamp"`
 	Type      CrewMemberWebhookJSONBodyType `json:"type"`
 }
@@ -4336,7 +4337,7 @@ type EquipmentWebhookJSONBody struct {
 	// only with `expand=category` (null when the equipment has no category).
 	Data Equipment `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                    `json:"timestamp"`
 	Type      EquipmentWebhookJSONBodyType `json:"type"`
 }
@@ -4361,7 +4362,7 @@ type EquipmentCategoryWebhookJSONBody struct {
 	// Data An equipment category.
 	Data Category `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                            `json:"timestamp"`
 	Type      EquipmentCategoryWebhookJSONBodyType `json:"type"`
 }
@@ -4388,7 +4389,7 @@ type EquipmentReservationWebhookJSONBody struct {
 	// only when expanded (null when the reservation has no such relation).
 	Data Reservation `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                               `json:"timestamp"`
 	Type      EquipmentReservationWebhookJSONBodyType `json:"type"`
 }
@@ -4413,7 +4414,7 @@ type EventWebhookJSONBody struct {
 	// Data A production the organization works on (a job).
 	Data Event `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                `json:"timestamp"`
 	Type      EventWebhookJSONBodyType `json:"type"`
 }
@@ -4439,7 +4440,7 @@ type InvoiceWebhookJSONBody struct {
 	// `client` and `event` only when expanded.
 	Data Invoice `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                  `json:"timestamp"`
 	Type      InvoiceWebhookJSONBodyType `json:"type"`
 }
@@ -4465,7 +4466,7 @@ type PickListWebhookJSONBody struct {
 	// detail and on PATCH, on the list only with `expand=items`; `event` only when expanded.
 	Data PickList `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                   `json:"timestamp"`
 	Type      PickListWebhookJSONBodyType `json:"type"`
 }
@@ -4491,7 +4492,7 @@ type PickListItemWebhookJSONBody struct {
 	// present only when expanded.
 	Data PickListItem `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                       `json:"timestamp"`
 	Type      PickListItemWebhookJSONBodyType `json:"type"`
 }
@@ -4517,7 +4518,7 @@ type QuoteWebhookJSONBody struct {
 	// the list; `client` and `event` only when expanded.
 	Data Quote `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                `json:"timestamp"`
 	Type      QuoteWebhookJSONBodyType `json:"type"`
 }
@@ -4542,7 +4543,7 @@ type VehicleWebhookJSONBody struct {
 	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
 	Data Vehicle `json:"data"`
 
-	// Timestamp When the change was committed (its `created_at`).
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
 	Timestamp time.Time                  `json:"timestamp"`
 	Type      VehicleWebhookJSONBodyType `json:"type"`
 }
@@ -7779,7 +7780,8 @@ type ClientInterface interface {
 	// in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-	// changes on every write. The response includes `items`.
+	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+	// (see "Writes"). The response includes `items`.
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type.
@@ -7793,7 +7795,8 @@ type ClientInterface interface {
 	// in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-	// changes on every write. The response includes `items`.
+	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+	// (see "Writes"). The response includes `items`.
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -9303,7 +9306,8 @@ func (c *Client) GetPickList(ctx context.Context, id Id, params *GetPickListPara
 // in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-// changes on every write. The response includes `items`.
+// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+// (see "Writes"). The response includes `items`.
 // Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type.
@@ -9327,7 +9331,8 @@ func (c *Client) UpdatePickListWithBody(ctx context.Context, id Id, params *Upda
 // in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-// changes on every write. The response includes `items`.
+// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+// (see "Writes"). The response includes `items`.
 // Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type.
@@ -14448,7 +14453,8 @@ type ClientWithResponsesInterface interface {
 	// in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-	// changes on every write. The response includes `items`.
+	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+	// (see "Writes"). The response includes `items`.
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -14462,7 +14468,8 @@ type ClientWithResponsesInterface interface {
 	// in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-	// changes on every write. The response includes `items`.
+	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+	// (see "Writes"). The response includes `items`.
 	// Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -27125,7 +27132,8 @@ func (c *ClientWithResponses) GetPickListWithResponse(ctx context.Context, id Id
 // in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-// changes on every write. The response includes `items`.
+// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+// (see "Writes"). The response includes `items`.
 // Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -27145,7 +27153,8 @@ func (c *ClientWithResponses) UpdatePickListWithBodyWithResponse(ctx context.Con
 // in_progress, in_progress → packed, in_progress → complete, packed → complete; setting
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
-// changes on every write. The response includes `items`.
+// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
+// (see "Writes"). The response includes `items`.
 // Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

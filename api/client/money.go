@@ -1,10 +1,32 @@
 package client
 
-import "math"
+import (
+	"math/big"
+	"strconv"
+)
 
 // RoundMoney rounds an amount computed in float64 (the generated types'
 // money fields) to whole cents, as the API takes it: at most 2 decimals,
 // or 422. 0.1+0.2 is sent as 0.30000000000000004, refused; RoundMoney
-// makes it 0.3. Halves round away from zero. Amounts read from the API
-// need no rounding: the server renders them with two decimals.
-func RoundMoney(v float64) float64 { return math.Round(v*100) / 100 }
+// makes it 0.3.
+//
+// It rounds the amount as it reads in decimal (the shortest decimal that
+// is v, as encoding/json would send it), halves away from zero: 1.005 is
+// 1.01 and -1.005 is -1.01, although the float64 nearest to 1.005 lies a
+// little below it. Amounts read from the API need no rounding: the server
+// renders them with two decimals. NaN and infinities are returned as they
+// are (the API refuses them).
+func RoundMoney(v float64) float64 {
+	exact, ok := new(big.Rat).SetString(strconv.FormatFloat(v, 'f', -1, 64))
+	if !ok {
+		return v
+	}
+	cents := exact.Mul(exact, big.NewRat(100, 1))
+	whole, rem := new(big.Int).QuoRem(cents.Num(), cents.Denom(), new(big.Int))
+	// A remainder of at least half a cent rounds away from zero.
+	if rem.Abs(rem).Lsh(rem, 1).Cmp(cents.Denom()) >= 0 {
+		whole.Add(whole, big.NewInt(int64(cents.Sign())))
+	}
+	f, _ := new(big.Rat).SetFrac(whole, big.NewInt(100)).Float64()
+	return f
+}

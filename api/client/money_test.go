@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -12,14 +13,30 @@ func TestRoundMoney(t *testing.T) {
 	}{
 		{0.1 + 0.2, "0.3"},
 		{19.99 * 3, "59.97"},
-		{1.005, "1"}, // 1.005 is 1.00499999… in binary
+		{1.005, "1.01"}, // a half as written, though the float64 is 1.00499999…
+		{-1.005, "-1.01"},
+		{0.285, "0.29"},
+		{6.70 * 0.15, "1.01"}, // 15% of 6.70 is 1.005
 		{2.675, "2.68"},
+		{1.004999, "1"},
+		{-0.004, "0"},
+		{0.005, "0.01"},
 		{9999999999.99, "9999999999.99"},
+		{999999999999.995, "1000000000000"},
+		{12.3, "12.3"},
 		{0, "0"},
 	} {
 		b, _ := json.Marshal(RoundMoney(c.in))
 		if string(b) != c.want {
 			t.Errorf("RoundMoney(%v) sends %s, want %s", c.in, b, c.want)
 		}
+	}
+	for _, v := range []float64{math.Inf(1), math.Inf(-1)} {
+		if got := RoundMoney(v); got != v {
+			t.Errorf("RoundMoney(%v) = %v", v, got)
+		}
+	}
+	if got := RoundMoney(math.NaN()); !math.IsNaN(got) {
+		t.Errorf("RoundMoney(NaN) = %v", got)
 	}
 }

@@ -59,15 +59,16 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if httpc == nil {
 		httpc = http.DefaultClient
 	}
+	// A body read from a stream (no GetBody: not a bytes or strings reader)
+	// can be sent only once, so such a request is never repeated: its
+	// answer, a 429 with its Retry-After included, comes back at once.
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	// Repeating is safe for a read, and for a write with a key: the server
 	// replays its first answer (or says it is still in progress).
-	repeatable := safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != ""
+	repeatable := replayable && (safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != "")
 	ctx := req.Context()
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 && req.Body != nil {
-			if req.GetBody == nil {
-				return nil, fmt.Errorf("eventapi: cannot retry %s %s: the body cannot be replayed", req.Method, req.URL.Path)
-			}
+		if attempt > 0 && req.GetBody != nil {
 			body, err := req.GetBody()
 			if err != nil {
 				return nil, err
@@ -93,8 +94,8 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		apiErr := decodeError(res)
 		// 429: the request was not processed. 409 in_use: the first
 		// attempt is still running. 503: repeated only when safe.
-		retryable := res.StatusCode == http.StatusTooManyRequests ||
-			res.StatusCode == http.StatusConflict && apiErr.Code == "idempotency_key_in_use" ||
+		retryable := replayable && (res.StatusCode == http.StatusTooManyRequests ||
+			res.StatusCode == http.StatusConflict && apiErr.Code == "idempotency_key_in_use") ||
 			res.StatusCode == http.StatusServiceUnavailable && repeatable
 		if !retryable || attempt >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
 			return nil, apiErr

@@ -129,6 +129,50 @@ func TestTransport(t *testing.T) {
 	}
 }
 
+// TestStreamedBodyIsSentOnce: a body read from a stream (http.NewRequest
+// sets no GetBody for a plain io.Reader) cannot be sent twice, so its
+// request is never repeated: a 429 or 503 comes back at once as the
+// *APIError, Retry-After included, rather than after a wait that could not
+// end in a retry.
+func TestStreamedBodyIsSentOnce(t *testing.T) {
+	fast := RetryPolicy(Retry{MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
+	for _, tt := range []struct {
+		name   string
+		first  answer
+		status int // 0: no answer, the transport's error
+		code   string
+	}{
+		{"429", answer{429, map[string]string{"Retry-After": "3"}, `{"error":{"code":"rate_limited","message":"slow down","details":null,"request_id":"r-1"}}`}, 429, "rate_limited"},
+		{"503", answer{503, nil, `{"error":{"code":"service_unavailable","message":"down","details":null,"request_id":"r-2"}}`}, 503, "service_unavailable"},
+		{"no answer", answer{}, 0, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{answers: []answer{tt.first, {201, nil, okBody}}}
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			body := struct{ io.Reader }{strings.NewReader(`{"a":1}`)}
+			req, _ := http.NewRequestWithContext(context.Background(), "POST", srv.URL+"/x", body)
+			_, err := NewTransport("svc_live_k", fast).Do(req)
+			if len(s.seen) != 1 {
+				t.Fatalf("%d attempts, want 1", len(s.seen))
+			}
+			var e *APIError
+			if tt.status == 0 {
+				if err == nil || errors.As(err, &e) {
+					t.Fatalf("err = %v, want the transport's error", err)
+				}
+				return
+			}
+			if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code {
+				t.Fatalf("err = %#v, want the %d *APIError", err, tt.status)
+			}
+			if tt.status == 429 && e.RetryAfter != 3*time.Second {
+				t.Errorf("RetryAfter %v, want 3s", e.RetryAfter)
+			}
+		})
+	}
+}
+
 // TestRetryWaitsNoLongerThanTheContext: a Retry-After the request's
 // deadline cannot wait out is not waited for; the 429 comes back at once,
 // and a wait cut short by the context says so and keeps the 429.

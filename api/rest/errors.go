@@ -133,7 +133,9 @@ func FromFiber(err error) *errs.Error {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "service unavailable", RetryAfter: 1}
 	}
 	if fe.Code >= 400 && fe.Code < 500 {
-		return errs.New(errs.MalformedJSON, "the request could not be read")
+		// fasthttp could not parse the request itself (a request line,
+		// header or chunk it cannot read): nothing of a body was judged.
+		return errs.New(errs.BadRequest, "the request could not be read")
 	}
 	return &errs.Error{Code: errs.Internal, Message: "internal error", Cause: err}
 }

@@ -131,7 +131,7 @@ func New(d Deps) *fiber.App {
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          30 * time.Second,
+		WriteTimeout:          writeTimeout,
 		IdleTimeout:           120 * time.Second,
 		// The request line and headers must fit; refuse.go answers 414/431
 		// beyond their limits, in the envelope.

@@ -6,8 +6,6 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
-
-	"github.com/eventapi/eventapi/api/rest"
 )
 
 // Lingering bounds: after an error answer to a request whose body was not
@@ -23,16 +21,19 @@ const (
 // after a refused request and can tell how long the request line of a
 // request that overflowed the read buffer was (see refuse.go). Serve the app
 // on it (Run does).
-func Listener(ln net.Listener) net.Listener { return listener{ln} }
+func Listener(ln net.Listener) net.Listener { return listener{ln, writeTimeout} }
 
-type listener struct{ net.Listener }
+type listener struct {
+	net.Listener
+	writeTimeout time.Duration // the app's fiber.Config.WriteTimeout
+}
 
 func (l listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: c, lineEnd: -1}, nil
+	return &conn{Conn: c, lineEnd: -1, fresh: true, writeTimeout: l.writeTimeout}, nil
 }
 
 // conn is a connection served by fasthttp, which reads it from one goroutine
@@ -43,16 +44,30 @@ type conn struct {
 	// request began; lineEnd is the offset of the first '\n' at or after
 	// start (the end of the request line), -1 until one is read.
 	read, start, lineEnd int64
-	// head holds the first headLen bytes of the current request: enough of
-	// its request line to tell its surface when fasthttp has reset the
-	// request before its error handler runs (v1).
-	head    [16]byte
+	// head holds the first headLen bytes of the current request: its
+	// request line, or the start of a long one, for when fasthttp has reset
+	// the request before its error handler runs (requestLine).
+	head    [headBytes]byte
 	headLen int
-	linger  atomic.Bool
+	// fresh is set until the first bytes of the next request are read.
+	fresh        bool
+	writeTimeout time.Duration
+	linger       atomic.Bool
 }
 
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if n > 0 && c.fresh {
+		// fasthttp writes "100 Continue", and the answer to a request it
+		// could not read, under the write deadline it set for the previous
+		// response on the connection, which has passed when the client
+		// kept the connection idle for longer than writeTimeout: the write
+		// fails and the client gets no answer at all. A request's first
+		// bytes start a fresh deadline; fasthttp sets its own again before
+		// it writes the response.
+		c.fresh = false
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	}
 	if n > 0 && c.lineEnd < 0 {
 		from := int64(0)
 		if c.start > c.read {
@@ -69,24 +84,28 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// headBytes bounds what a connection keeps of each request line: a method
+// and a path of the lengths the API serves, and the start of a longer one.
+const headBytes = 256
+
 // requestRead marks the bytes read so far as the current request's (called
 // when the handler starts): the next request begins after them.
-func (c *conn) requestRead() { c.start, c.lineEnd, c.headLen = c.read, -1, 0 }
+func (c *conn) requestRead() { c.start, c.lineEnd, c.headLen, c.fresh = c.read, -1, 0, true }
 
-// v1 reports whether the current request's target is on the v1 surface
-// (/api/v1 or below, in any letter case as the router reads it), as far as
-// its first bytes tell.
-func (c *conn) v1() bool {
+// requestLine returns the current request's method and target as its first
+// bytes give them (a target cut at headBytes when the line is longer), or
+// empty strings when not even the method was read whole.
+func (c *conn) requestLine() (method, target string) {
 	line := c.head[:c.headLen]
-	sp := bytes.IndexByte(line, ' ')
-	if sp < 0 {
-		return false
+	if end := bytes.IndexAny(line, "\r\n"); end >= 0 {
+		line = line[:end]
 	}
-	path := line[sp+1:]
-	if end := bytes.IndexAny(path, "? "); end >= 0 {
-		path = path[:end]
+	m, after, ok := bytes.Cut(line, []byte{' '})
+	if !ok || len(m) == 0 {
+		return "", ""
 	}
-	return rest.IsV1Path(string(path))
+	t, _, _ := bytes.Cut(after, []byte{' '})
+	return string(m), string(t)
 }
 
 // requestLineLen is the length of the current request's line so far (all

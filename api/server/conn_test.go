@@ -2,29 +2,29 @@ package server
 
 import (
 	"net"
+	"strings"
 	"testing"
 )
 
-// TestConnTellsTheSurface: a connection keeps the first bytes of each
+// TestConnKeepsTheRequestLine: a connection keeps the first bytes of each
 // request, read in any pieces, so that a request fasthttp reset before its
-// error handler ran is still answered in its surface's envelope.
-func TestConnTellsTheSurface(t *testing.T) {
+// error handler ran is still answered in its surface's envelope and logged
+// with its method and target.
+func TestConnKeepsTheRequestLine(t *testing.T) {
+	long := "/api/v2/clients/" + strings.Repeat("x", 400)
 	tests := []struct {
-		name   string
-		pieces []string
-		v1     bool
+		name           string
+		pieces         []string
+		method, target string
 	}{
-		{"v1 path", []string{"GET /api/v1/equipment HTTP/1.1\r\n"}, true},
-		{"v1 root", []string{"GET /api/v1 HTTP/1.1\r\n"}, true},
-		{"v1 query", []string{"GET /api/v1?x=1 HTTP/1.1\r\n"}, true},
-		{"the longest method", []string{"OPTIONS /api/v1/equipment HTTP/1.1\r\n"}, true},
-		{"one byte at a time", []string{"P", "A", "T", "C", "H", " ", "/api/v1/", "equipment/1 HTTP/1.1\r\n"}, true},
-		{"v1 in upper case", []string{"GET /API/V1/equipment HTTP/1.1\r\n"}, true},
-		{"v2", []string{"GET /api/v2/events HTTP/1.1\r\n"}, false},
-		{"a v1 look-alike", []string{"GET /api/v10/events HTTP/1.1\r\n"}, false},
-		{"v1 in the query only", []string{"GET /x?/api/v1 HTTP/1.1\r\n"}, false},
-		{"no space yet", []string{"GET"}, false},
-		{"nothing read", nil, false},
+		{"a path", []string{"GET /api/v1/equipment HTTP/1.1\r\n"}, "GET", "/api/v1/equipment"},
+		{"a query", []string{"GET /api/v1?x=1 HTTP/1.1\r\n"}, "GET", "/api/v1?x=1"},
+		{"headers in the same read", []string{"POST /api/v2/clients HTTP/1.1\r\nHost: t\r\n\r\n"}, "POST", "/api/v2/clients"},
+		{"one byte at a time", []string{"P", "A", "T", "C", "H", " ", "/api/v1/", "equipment/1 HTTP/1.1\r\n"}, "PATCH", "/api/v1/equipment/1"},
+		{"no version", []string{"GET /x\r\n"}, "GET", "/x"},
+		{"a line longer than kept", []string{"GET " + long + " HTTP/1.1\r\n"}, "GET", long[:headBytes-len("GET ")]},
+		{"no space yet", []string{"GET"}, "", ""},
+		{"nothing read", nil, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,18 +37,18 @@ func TestConnTellsTheSurface(t *testing.T) {
 					_, _ = client.Write([]byte(p))
 				}
 			}()
-			buf := make([]byte, 64)
+			buf := make([]byte, 1024)
 			for range tt.pieces {
 				if _, err := c.Read(buf); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if got := c.v1(); got != tt.v1 {
-				t.Fatalf("v1() = %v, want %v (head %q)", got, tt.v1, c.head[:c.headLen])
+			if m, target := c.requestLine(); m != tt.method || target != tt.target {
+				t.Fatalf("requestLine() = %q %q, want %q %q (head %q)", m, target, tt.method, tt.target, c.head[:c.headLen])
 			}
 			c.requestRead()
-			if c.v1() {
-				t.Fatal("the next request inherits the surface")
+			if m, target := c.requestLine(); m != "" || target != "" {
+				t.Fatalf("the next request inherits the line %q %q", m, target)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"slices"
 	"strconv"
 	"sync"
@@ -29,6 +30,9 @@ const (
 	MaxURIBytes    = 8 << 10
 	MaxHeaderBytes = 16 << 10
 	readBufferSize = MaxURIBytes + MaxHeaderBytes + 1<<10
+	// writeTimeout bounds the writing of one answer (fiber.Config and
+	// conn).
+	writeTimeout = 30 * time.Second
 )
 
 // guard installs on app's fasthttp server what Fiber cannot do itself:
@@ -45,7 +49,9 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 	// fasthttp sets RequestCtx.Time only before calling the handler, and
 	// it is zero, or the previous request's on the connection, before that.
 	// Such a refusal is counted with a duration of 0 and logged without
-	// one, and fasthttp may have reset its method and path (GET /).
+	// one; fasthttp may have reset its method and path, which the error
+	// handler restores from the connection's first bytes of the request
+	// (conn.requestLine).
 	record := func(fctx *fasthttp.RequestCtx, start time.Time) {
 		var took time.Duration
 		if !start.IsZero() {
@@ -98,6 +104,12 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 	}
 
 	srv.HeaderReceived = func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		// A problem noted for an earlier request on this header (fasthttp
+		// reuses it for every request of a connection, and then for other
+		// connections) that neither hook below took is not this request's:
+		// that request's connection failed before fasthttp read its body,
+		// as when the client reset it before "100 Continue" was written.
+		framing.Delete(h)
 		if problem := framingProblem(h); problem != "" {
 			framing.Store(h, problem)
 			return fasthttp.RequestConfig{ReadTimeout: time.Nanosecond}
@@ -111,13 +123,20 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		// answer before the connection closes.
 		if c, ok := fctx.Conn().(*conn); ok {
 			c.lingerOnClose()
-			// fasthttp reset the request, path included: answer in the
-			// envelope of the surface it was sent to.
-			if c.v1() {
-				fctx.Request.SetRequestURI(rest.V1Prefix)
+			// fasthttp may have reset the request (to GET /): restore its
+			// method and target as they were read, so that it is answered
+			// in the envelope of the surface it was sent to and its access
+			// line names it.
+			if method, target := c.requestLine(); method != "" && isReset(&fctx.Request.Header) {
+				fctx.Request.Header.SetMethod(method)
+				fctx.Request.SetRequestURI(target)
 			}
 		}
-		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
+		// The problem is this request's when its body read timed out at
+		// once, as HeaderReceived asked; a request whose headers fasthttp
+		// could not read never reached HeaderReceived, so a problem found
+		// for it is stale, and only removed.
+		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok && isTimeout(err) {
 			render(fctx, errs.New(errs.BadRequest, problem.(string)), time.Time{})
 			return
 		}
@@ -128,6 +147,18 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		fiberErrors(fctx, err)
 		record(fctx, time.Time{})
 	}
+}
+
+// isTimeout reports whether err is a read deadline's.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// isReset reports whether h reads as a reset header does: fasthttp answers
+// GET and / for a method and target it has not got.
+func isReset(h *fasthttp.RequestHeader) bool {
+	return h.IsGet() && string(h.RequestURI()) == "/"
 }
 
 // refuseUnread classifies a request fasthttp could not read: nil leaves it
@@ -225,6 +256,14 @@ func framingProblem(h *fasthttp.RequestHeader) string {
 			line, raw = raw[:i], raw[i+1:]
 		} else {
 			raw = nil
+		}
+		// A line folded onto the one before (obs-fold) would hide a value
+		// from the checks below, which read one line at a time, while
+		// fasthttp joins it to the header before it ("Transfer-Encoding:
+		// chunked" folded with ", identity"): RFC 9112 §5.2 lets a server
+		// refuse it, and nothing today sends it.
+		if len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			return "the request folds a header over several lines"
 		}
 		// Only the two names matter: skip other lines by their name's
 		// length before comparing (this runs on every request).

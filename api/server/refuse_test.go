@@ -187,6 +187,33 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		resp, body := rawExchange(t, base, req, nil)
 		assertEnvelope(t, resp, body, 400, "bad_request")
 	})
+	t.Run("a header folded over lines is 400 at once", func(t *testing.T) {
+		// fasthttp joins a folded line to the header before it: folded,
+		// "Transfer-Encoding: chunked" with ", identity" passed the single
+		// chunked check, which reads one line at a time.
+		const chunked = "15\r\n{\"name\":\"Folded one\"}\r\n0\r\n\r\n"
+		for _, headers := range []string{
+			auth + "Transfer-Encoding: chunked\r\n , identity\r\n",
+			"Authorization: Bearer\r\n " + org.Key + "\r\nTransfer-Encoding: chunked\r\n",
+		} {
+			req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n" + headers + "\r\n" + chunked
+			resp, body := rawExchange(t, base, req, nil)
+			assertEnvelope(t, resp, body, 400, "bad_request")
+		}
+		if res := org.Do("GET", "/api/v2/clients?limit=100", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("Folded")) {
+			t.Errorf("a folded request was stored: %d %s", res.Status, res.Body)
+		}
+	})
+	t.Run("a request fasthttp cannot parse is 400 bad_request, not a body's error", func(t *testing.T) {
+		for _, framing := range []string{"Content-Length: -1\r\n", "Content-Length: 0xe\r\n", "Transfer-Encoding: chunked\r\n"} {
+			req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth + "Content-Type: application/json\r\n" + framing + "\r\n"
+			if strings.HasPrefix(framing, "Transfer") {
+				req += "zz\r\n{}\r\n0\r\n\r\n" // a chunk size that is not hex
+			}
+			resp, body := rawExchange(t, base, req, nil)
+			assertEnvelope(t, resp, body, 400, "bad_request")
+		}
+	})
 	t.Run("a compressed body is 415, however small it is on the wire", func(t *testing.T) {
 		// 4 MiB of JSON whitespace gzips to about 4 KB: under the body
 		// limit on the wire, over it once inflated.

@@ -33,9 +33,9 @@ func (m *Crew) AfterScanRow(context.Context) error {
 	return nil
 }
 
-// crewView orders by last name, then first name (case-insensitive, exact
-// spelling breaking ties), then id.
+// crewView orders alphabetically by last name, then first name
+// (alphabetical), then id.
 var crewView = view[Crew]{
 	kind:  "crew member",
-	order: "lower(cm.last_name) ASC, lower(cm.first_name) ASC, cm.last_name ASC, cm.first_name ASC, cm.id ASC",
+	order: "cm.last_name " + alphabetical + " ASC, cm.first_name " + alphabetical + " ASC, cm.id ASC",
 }

@@ -39,7 +39,7 @@ func (e *Equipment) AfterScanRow(context.Context) error {
 }
 
 // equipmentView joins the category name (same organization) and orders
-// alphabetically: case-insensitive name, then exact name, then id.
+// alphabetically (alphabetical, docs/v1.md "Ordering"), then by id.
 var equipmentView = view[Equipment]{
 	kind: "equipment",
 	shape: func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -47,5 +47,5 @@ var equipmentView = view[Equipment]{
 			ColumnExpr("cat.name AS category").
 			Join("LEFT JOIN equipment_categories AS cat ON cat.organization_id = ?TableAlias.organization_id AND cat.id = ?TableAlias.category_id")
 	},
-	order: "lower(e.name) ASC, e.name ASC, e.id ASC",
+	order: "e.name " + alphabetical + " ASC, e.id ASC",
 }

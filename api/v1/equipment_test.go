@@ -35,7 +35,7 @@ func TestEquipmentList(t *testing.T) {
 	r := get(env, a.Key, "/api/v1/equipment")
 	wantStatus(t, r, http.StatusOK)
 	if got := ids(r); !slices.Equal(got, want) {
-		t.Fatalf("order %v, want %v (case-insensitive name, then id)", got, want)
+		t.Fatalf("order %v, want %v (alphabetical name, then id)", got, want)
 	}
 	if m := meta(r); m["org_id"] != a.ID.String() || m["page"] != 1.0 || m["total"] != 5.0 || len(m) != 3 {
 		t.Fatalf("meta %v", m)
@@ -277,4 +277,41 @@ func equalMaps(a, b map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// TestListsAreAlphabetical: v1 orders names by letter first, then accent,
+// then case (docs/v1.md, "Ordering"), whatever the database's collation:
+// accented names sort among their letters, not after "z" as in code point
+// order, and identical names go by id.
+func TestListsAreAlphabetical(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	fa := fix(t, env, a)
+	var want []string
+	for _, name := range []string{"Äpfel", "apple", "Apple", "Bühne", "bumper", "Éclairage", "eclipse", "Öl", "zulu"} {
+		want = append(want, fa.equipment(equipment{name: name}))
+	}
+	// Created in an order that is not the answer's.
+	dup1, dup2 := fa.equipment(equipment{name: "Mic"}), fa.equipment(equipment{name: "Mic"})
+	dups := []string{dup1, dup2}
+	slices.Sort(dups)
+	want = slices.Insert(want, 7, dups...) // after "eclipse", before "Öl"
+	r := get(env, a.Key, "/api/v1/equipment?limit=100")
+	wantStatus(t, r, http.StatusOK)
+	if got := ids(r); !slices.Equal(got, want) {
+		t.Fatalf("equipment order %v, want %v: %s", ids(r), want, r.Body)
+	}
+
+	var crew []string
+	for _, n := range [][2]string{{"Zoë", "Ådams"}, {"ann", "adams"}, {"Ann", "Adams"}, {"Émile", "Baker"}, {"Ole", "Ørsted"}, {"Jo", "Smith"}} {
+		crew = append(crew, fa.crew(n[0], n[1], nil, nil, nil))
+	}
+	// By last name first: "adams", "Adams", then "Ådams" (accent before case
+	// only within equal letters), whatever the first names.
+	wantCrew := []string{crew[1], crew[2], crew[0], crew[3], crew[4], crew[5]}
+	rc := get(env, a.Key, "/api/v1/crew?limit=100")
+	wantStatus(t, rc, http.StatusOK)
+	if got := ids(rc); !slices.Equal(got, wantCrew) {
+		t.Fatalf("crew order %v, want %v: %s", ids(rc), wantCrew, rc.Body)
+	}
 }

@@ -2,6 +2,7 @@ package v1
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -32,7 +33,7 @@ func parsePage(c *fiber.Ctx) (pageRequest, error) {
 		if n, ok := positiveInt(raw, maxPage); ok {
 			p.Page = n
 		} else {
-			issues = append(issues, errs.FieldIssue{Field: "page", Issue: "must be a positive integer"})
+			issues = append(issues, errs.FieldIssue{Field: "page", Issue: "must be an integer from 1 to " + strconv.Itoa(maxPage)})
 		}
 	}
 	if raw, ok := queryParam(c, "limit"); ok {
@@ -58,15 +59,18 @@ func queryParam(c *fiber.Ctx, name string) (string, bool) {
 
 // positiveInt parses plain decimal digits into 1..max.
 func positiveInt(s string, max int) (int, bool) {
-	if s == "" || len(s) > 19 {
+	// Leading zeros do not change the number; without them a value in range
+	// has at most 19 digits, so Atoi cannot overflow.
+	digits := strings.TrimLeft(s, "0")
+	if s == "" || len(digits) > 19 {
 		return 0, false
 	}
-	for _, r := range s {
+	for _, r := range digits {
 		if r < '0' || r > '9' {
 			return 0, false
 		}
 	}
-	n, err := strconv.Atoi(s)
+	n, err := strconv.Atoi(digits)
 	if err != nil || n < 1 || n > max {
 		return 0, false
 	}

@@ -12,6 +12,13 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
+// alphabetical is the collation of the v1 orderings by name: ICU's root
+// collation compares letters first, then accents, then letter case, so
+// "apple", "Apple" and "Äpfel" sort among the a's and "Éclair" among the
+// e's, the same on every installation whatever the database's own collation
+// (migration 20261129020000_v1_alphabetical indexes the same expressions).
+const alphabetical = `COLLATE "und-x-icu"`
+
 // view describes how one v1 resource is read from its table: T is a bun read
 // model of the table, shape adds its joins and joined columns, order is the
 // list order. Every query it builds filters organization_id.

@@ -134,6 +134,11 @@ for want in 'value: "transaction"' 'name: EVENTAPI_MIGRATE_DATABASE_URL' 'value:
   grep -q "$want" "$tmp/production.yaml" || fail "the production rendering lacks '$want'"
 done
 
+# The Ingress routes the public API only: the probes share its port.
+awk '/^kind: Ingress/{i=1} /^kind: /&&!/Ingress/{i=0} i&&/- path: /{print $3}' "$tmp/production.yaml" >"$tmp/ingress-paths.txt"
+[ "$(cat "$tmp/ingress-paths.txt")" = "/api" ] || { cat "$tmp/ingress-paths.txt" >&2; fail "the production Ingress routes more than /api (the probes would be public)"; }
+echo "chart:   the Ingress routes /api only" >&2
+
 echo "chart: server-side dry-run against a real kube-apiserver" >&2
 go run ./operator/chartcheck \
   --crds "$chart/crds" --crds operator/chartcheck/testdata/servicemonitor-crd.yaml \

@@ -402,7 +402,7 @@ type ClientInterface interface {
 
 	// ListCrewV1 List crew
 	//
-	// By last name, then first name (regardless of case), then id. Scope `crew:read`.
+	// By last name, then first name (both alphabetically, as equipment), then id. Scope `crew:read`.
 	//
 	// Corresponds with GET /crew (the `ListCrewV1` operationId).
 	//
@@ -420,7 +420,8 @@ type ClientInterface interface {
 
 	// ListEquipmentV1 List equipment
 	//
-	// Ordered by name regardless of letter case, then the exact name, then id.
+	// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
+	// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
 	// Scope `equipment:read`.
 	//
 	// Corresponds with GET /equipment (the `ListEquipmentV1` operationId).
@@ -490,7 +491,7 @@ type ClientInterface interface {
 
 // ListCrewV1 List crew
 //
-// By last name, then first name (regardless of case), then id. Scope `crew:read`.
+// By last name, then first name (both alphabetically, as equipment), then id. Scope `crew:read`.
 //
 // Corresponds with GET /crew (the `ListCrewV1` operationId).
 // Deprecated: this operation has been marked as deprecated upstream, but no `x-deprecated-reason` was set
@@ -526,7 +527,8 @@ func (c *Client) GetCrewMemberV1(ctx context.Context, id Id, reqEditors ...Reque
 
 // ListEquipmentV1 List equipment
 //
-// Ordered by name regardless of letter case, then the exact name, then id.
+// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
+// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
 // Scope `equipment:read`.
 //
 // Corresponds with GET /equipment (the `ListEquipmentV1` operationId).
@@ -1052,7 +1054,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListCrewV1WithResponse List crew
 	//
-	// By last name, then first name (regardless of case), then id. Scope `crew:read`.
+	// By last name, then first name (both alphabetically, as equipment), then id. Scope `crew:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1074,7 +1076,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListEquipmentV1WithResponse List equipment
 	//
-	// Ordered by name regardless of letter case, then the exact name, then id.
+	// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
+	// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
 	// Scope `equipment:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -2308,7 +2311,7 @@ func (r GetJobV1Response) ContentType() string {
 
 // ListCrewV1WithResponse List crew
 //
-// By last name, then first name (regardless of case), then id. Scope `crew:read`.
+// By last name, then first name (both alphabetically, as equipment), then id. Scope `crew:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -2342,7 +2345,8 @@ func (c *ClientWithResponses) GetCrewMemberV1WithResponse(ctx context.Context, i
 
 // ListEquipmentV1WithResponse List equipment
 //
-// Ordered by name regardless of letter case, then the exact name, then id.
+// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
+// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
 // Scope `equipment:read`.
 //
 // Returns a wrapper object for the known response body format(s).

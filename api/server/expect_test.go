@@ -1,0 +1,133 @@
+package server
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/platform/telemetry/logtest"
+)
+
+// guardedTestApp is an app behind guard that answers POST and GET /x with 204,
+// with the write timeout given, served on a Listener like the service's.
+func guardedTestApp(t *testing.T, write time.Duration) (*fiber.App, string) {
+	t.Helper()
+	log := telemetry.NewLogger(&logtest.Buffer{}, "info")
+	errorHandler := rest.ErrorHandler(log)
+	app := fiber.New(fiber.Config{ErrorHandler: errorHandler, WriteTimeout: write, DisableStartupMessage: true})
+	guard(app, errorHandler, route.New(app), log)
+	ok := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) }
+	app.Post("/x", ok)
+	app.Get("/x", ok)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(listener{ln, write}) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	// Served once: the app has built its routes (the tests below also call
+	// its handler directly).
+	resp, err := http.Get("http://" + ln.Addr().String() + "/x")
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("the app does not serve: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	return app, ln.Addr().String()
+}
+
+// TestExpectAfterAnIdleSpell: a request with "Expect: 100-continue" on a
+// connection kept idle for longer than the write timeout gets its "100
+// Continue" and its answer. fasthttp writes the 100 under the deadline it
+// set for the previous response, which has passed by then; without the
+// connection's fresh deadline the write failed and the client got nothing.
+func TestExpectAfterAnIdleSpell(t *testing.T) {
+	const write = 100 * time.Millisecond
+	_, addr := guardedTestApp(t, write)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	if _, err := io.WriteString(c, "GET /x HTTP/1.1\r\nHost: t\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 204 {
+		t.Fatalf("first request: %v %v", resp, err)
+	}
+	// Past the deadline the first answer was written under: a wait for
+	// time to pass, not for an event.
+	time.Sleep(3 * write)
+	if _, err := io.WriteString(c, "POST /x HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 Continue") {
+		t.Fatalf("after an idle spell, Expect got %q, %v; want 100 Continue", line, err)
+	}
+	if _, err := r.ReadString('\n'); err != nil { // the blank line ending the 100
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 204 {
+		t.Fatalf("the answer after 100 Continue: %v %v", resp, err)
+	}
+}
+
+// TestAnUnansweredFramingProblemIsNotInherited: fasthttp reuses a request
+// header for the next request of a connection, and then for other
+// connections. A framing problem noted for a request that was never
+// answered (its connection failed before its body was read, as when the
+// client reset it before "100 Continue") must not refuse the valid request
+// that comes next on that header: an unauthenticated client could refuse
+// other organizations' requests so.
+func TestAnUnansweredFramingProblemIsNotInherited(t *testing.T) {
+	app, _ := guardedTestApp(t, time.Second)
+	srv := app.Server()
+	var fctx fasthttp.RequestCtx
+	read := func(request string) {
+		t.Helper()
+		fctx.Request.Reset()
+		if err := fctx.Request.Header.Read(bufio.NewReader(strings.NewReader(request))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The ambiguous request: noted, then abandoned by its connection.
+	read("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\nExpect: 100-continue\r\n\r\n")
+	if cfg := srv.HeaderReceived(&fctx.Request.Header); cfg.ReadTimeout == 0 {
+		t.Fatal("the ambiguous request was not noted")
+	}
+
+	t.Run("a valid request on the header", func(t *testing.T) {
+		read("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+		srv.HeaderReceived(&fctx.Request.Header)
+		srv.Handler(&fctx)
+		if got := fctx.Response.StatusCode(); got != 204 {
+			t.Fatalf("a valid request after an abandoned ambiguous one: %d %s", got, fctx.Response.Body())
+		}
+	})
+	t.Run("a request whose headers could not be read", func(t *testing.T) {
+		read("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n")
+		srv.HeaderReceived(&fctx.Request.Header)
+		// Abandoned again; the next request fails before HeaderReceived.
+		fctx.Request.Reset()
+		fctx.Response.Reset()
+		srv.ErrorHandler(&fctx, &fasthttp.ErrSmallBuffer{})
+		if body := string(fctx.Response.Body()); strings.Contains(body, "Content-Length") {
+			t.Fatalf("a request that failed for another reason was answered with the stale problem: %d %s", fctx.Response.StatusCode(), body)
+		}
+	})
+}
