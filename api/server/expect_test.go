@@ -18,32 +18,42 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
-// guardedTestApp is an app behind guard that answers POST and GET /x with 204,
-// with the write timeout given, served on a Listener like the service's.
-func guardedTestApp(t *testing.T, write time.Duration) (*fiber.App, string) {
+// guardedTestApp is an app behind guard, configured by cfg (its error
+// handler is the service's), that answers GET and POST /api/v2/clients
+// with 204, served on a Listener like the service's with cfg's write
+// timeout; its log goes to the returned buffer.
+func guardedTestApp(t *testing.T, cfg fiber.Config) (*fiber.App, string, *logtest.Buffer) {
 	t.Helper()
-	log := telemetry.NewLogger(&logtest.Buffer{}, "info")
-	errorHandler := rest.ErrorHandler(log)
-	app := fiber.New(fiber.Config{ErrorHandler: errorHandler, WriteTimeout: write, DisableStartupMessage: true})
-	guard(app, errorHandler, route.New(app), log)
+	out := &logtest.Buffer{}
+	log := telemetry.NewLogger(out, "info")
+	cfg.ErrorHandler, cfg.DisableStartupMessage = rest.ErrorHandler(log), true
+	app := fiber.New(cfg)
+	guard(app, cfg.ErrorHandler, route.New(app), log)
 	ok := func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) }
-	app.Post("/x", ok)
-	app.Get("/x", ok)
+	app.Post(testPath, ok)
+	app.Get(testPath, ok)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	write := cfg.WriteTimeout
+	if write == 0 {
+		write = writeTimeout
+	}
 	go func() { _ = app.Listener(listener{ln, write}) }()
 	t.Cleanup(func() { _ = app.Shutdown() })
-	// Served once: the app has built its routes (the tests below also call
-	// its handler directly).
-	resp, err := http.Get("http://" + ln.Addr().String() + "/x")
+	// Served once: the app has built its routes (a test may also call its
+	// handler directly).
+	resp, err := http.Get("http://" + ln.Addr().String() + testPath)
 	if err != nil || resp.StatusCode != 204 {
 		t.Fatalf("the app does not serve: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	return app, ln.Addr().String()
+	return app, ln.Addr().String(), out
 }
+
+// testPath is the one path guardedTestApp serves.
+const testPath = "/api/v2/clients"
 
 // TestExpectAfterAnIdleSpell: a request with "Expect: 100-continue" on a
 // connection kept idle for longer than the write timeout gets its "100
@@ -52,7 +62,7 @@ func guardedTestApp(t *testing.T, write time.Duration) (*fiber.App, string) {
 // connection's fresh deadline the write failed and the client got nothing.
 func TestExpectAfterAnIdleSpell(t *testing.T) {
 	const write = 100 * time.Millisecond
-	_, addr := guardedTestApp(t, write)
+	_, addr, _ := guardedTestApp(t, fiber.Config{WriteTimeout: write})
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +70,7 @@ func TestExpectAfterAnIdleSpell(t *testing.T) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	r := bufio.NewReader(c)
-	if _, err := io.WriteString(c, "GET /x HTTP/1.1\r\nHost: t\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "GET "+testPath+" HTTP/1.1\r\nHost: t\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 204 {
@@ -69,7 +79,7 @@ func TestExpectAfterAnIdleSpell(t *testing.T) {
 	// Past the deadline the first answer was written under: a wait for
 	// time to pass, not for an event.
 	time.Sleep(3 * write)
-	if _, err := io.WriteString(c, "POST /x HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "POST "+testPath+" HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	line, err := r.ReadString('\n')
@@ -95,7 +105,7 @@ func TestExpectAfterAnIdleSpell(t *testing.T) {
 // that comes next on that header: an unauthenticated client could refuse
 // other organizations' requests so.
 func TestAnUnansweredFramingProblemIsNotInherited(t *testing.T) {
-	app, _ := guardedTestApp(t, time.Second)
+	app, _, _ := guardedTestApp(t, fiber.Config{})
 	srv := app.Server()
 	var fctx fasthttp.RequestCtx
 	read := func(request string) {
@@ -106,13 +116,13 @@ func TestAnUnansweredFramingProblemIsNotInherited(t *testing.T) {
 		}
 	}
 	// The ambiguous request: noted, then abandoned by its connection.
-	read("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\nExpect: 100-continue\r\n\r\n")
+	read("POST " + testPath + " HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\nExpect: 100-continue\r\n\r\n")
 	if cfg := srv.HeaderReceived(&fctx.Request.Header); cfg.ReadTimeout == 0 {
 		t.Fatal("the ambiguous request was not noted")
 	}
 
 	t.Run("a valid request on the header", func(t *testing.T) {
-		read("GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+		read("GET " + testPath + " HTTP/1.1\r\nHost: t\r\n\r\n")
 		srv.HeaderReceived(&fctx.Request.Header)
 		srv.Handler(&fctx)
 		if got := fctx.Response.StatusCode(); got != 204 {
@@ -120,7 +130,7 @@ func TestAnUnansweredFramingProblemIsNotInherited(t *testing.T) {
 		}
 	})
 	t.Run("a request whose headers could not be read", func(t *testing.T) {
-		read("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n")
+		read("POST " + testPath + " HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n")
 		srv.HeaderReceived(&fctx.Request.Header)
 		// Abandoned again; the next request fails before HeaderReceived.
 		fctx.Request.Reset()

@@ -2,3 +2,6 @@ package server
 
 // Guard exposes guard to the external tests.
 var Guard = guard
+
+// GuardedTestApp exposes guardedTestApp to the external tests.
+var GuardedTestApp = guardedTestApp

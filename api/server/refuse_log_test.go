@@ -12,10 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/eventapi/eventapi/api/middleware/route"
-	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
-	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
@@ -116,17 +113,6 @@ func TestRefusalAfterARequestHasNoStaleDuration(t *testing.T) {
 // guardedApp serves POST /api/v2/clients (204, bodies up to 16 bytes)
 // behind the server's guard, logging to the returned buffer.
 func guardedApp(t *testing.T) (string, *logtest.Buffer) {
-	out := &logtest.Buffer{}
-	log := telemetry.NewLogger(out, "info")
-	errorHandler := rest.ErrorHandler(log)
-	app := fiber.New(fiber.Config{ErrorHandler: errorHandler, BodyLimit: 16, DisableStartupMessage: true})
-	server.Guard(app, errorHandler, route.New(app), log)
-	app.Post("/api/v2/clients", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(server.Listener(ln)) }()
-	t.Cleanup(func() { _ = app.Shutdown() })
-	return ln.Addr().String(), out
+	_, addr, out := server.GuardedTestApp(t, fiber.Config{BodyLimit: 16})
+	return addr, out
 }
