@@ -2,9 +2,21 @@ package rest
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
+
+// DecodesFaithfully reports whether body is JSON that encoding/json reads
+// without changing any text: valid JSON in valid UTF-8 with no lone
+// surrogate escape, each of which the decoder would turn into U+FFFD.
+// ParseObject refuses the other bodies as malformed, and the
+// Idempotency-Key fingerprint takes them as their bytes (idempotency.Canonical),
+// so that none is the same request as the valid body it would decode to.
+func DecodesFaithfully(body []byte) bool {
+	return json.Valid(body) && utf8.Valid(body) && !loneSurrogate(body)
+}
 
 // loneSurrogate reports whether a JSON text holds a \u escape of a UTF-16
 // surrogate that is not part of a pair (\ud800 alone, or a low surrogate

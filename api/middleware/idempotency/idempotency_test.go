@@ -85,6 +85,12 @@ func TestCanonical(t *testing.T) {
 		// Invalid UTF-8 is not JSON the handler accepts either: decoding
 		// it to U+FFFD would make it the same request as a valid body.
 		{"{\"a\":\"x\xff\"}", "{\"a\":\"x\xff\"}"},
+		// Nor a lone surrogate escape, which the decoder also turns into
+		// U+FFFD: its raw bytes, not the canonical form of "y\ufffd".
+		{`{"a":"y\ud800"}`, `{"a":"y\ud800"}`},
+		{`{"a":"y\udfff"}`, `{"a":"y\udfff"}`},
+		{`{"a":"y\ufffd"}`, "{\"a\":\"y\ufffd\"}"},
+		{`{"a":"\ud83c\udfaa"}`, "{\"a\":\"\U0001F3AA\"}"}, // a pair is one character
 	}
 	for _, tt := range tests {
 		if got := string(Canonical([]byte(tt.in))); got != tt.want {

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -78,15 +78,15 @@ func testFingerprint(fp []byte) []byte {
 	return h.Sum(nil)
 }
 
-// Canonical returns the canonical form of a JSON body, or body itself when it
-// is not a single JSON value in valid UTF-8 (the bodies rest.ParseObject
-// refuses as malformed): such a body is only ever the same request as the
-// same bytes.
+// Canonical returns the canonical form of a JSON body, or body itself when
+// the decoder would not read it faithfully (rest.DecodesFaithfully: the
+// bodies rest.ParseObject refuses as malformed): such a body is only ever
+// the same request as the same bytes.
 func Canonical(body []byte) []byte {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if !json.Valid(body) || !utf8.Valid(body) {
+	if !rest.DecodesFaithfully(body) {
 		return body
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
