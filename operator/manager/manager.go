@@ -60,6 +60,9 @@ type Options struct {
 	// its organization still exists (controller.DefaultSandboxRecheck when
 	// zero).
 	SandboxRecheck time.Duration
+	// KeyRecheck is how often a ready ApiKey checks that its key is still
+	// active (controller.DefaultKeyRecheck when zero).
+	KeyRecheck time.Duration
 }
 
 // Scheme returns a scheme with the built-in types and eventapi.io/v1alpha1.
@@ -115,7 +118,7 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	keys := &controller.ApiKeyReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme,
-		DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"), Now: opt.Now}
+		DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"), Now: opt.Now, Recheck: opt.KeyRecheck}
 	if err := keys.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -278,7 +278,7 @@ markers); the chart check compares them.
   verbs: ["create", "delete", "get", "list", "update", "watch"]
 - apiGroups: ["eventapi.io"]
   resources: ["apikeys", "sandboxorganizations"]
-  verbs: ["get", "list", "update", "watch"]
+  verbs: ["get", "list", "patch", "watch"]
 - apiGroups: ["eventapi.io"]
   resources: ["apikeys/finalizers", "sandboxorganizations/finalizers"]
   verbs: ["update"]

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,11 +32,16 @@ type ApiKeyReconciler struct {
 	Recorder  events.EventRecorder
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Recheck is how often a ready ApiKey checks that its key is still
+	// active and its organization still there (DefaultKeyRecheck when zero):
+	// a key revoked with the CLI, or an organization deleted, raises no
+	// cluster event.
+	Recheck time.Duration
 
 	fin finalizer[*v1alpha1.ApiKey]
 }
 
-// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=eventapi.io,resources=apikeys,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=eventapi.io,resources=apikeys/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=eventapi.io,resources=apikeys/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
@@ -58,6 +64,10 @@ func (r *ApiKeyReconciler) now() time.Time {
 	return time.Now()
 }
 
+// DefaultKeyRecheck is ApiKeyReconciler.Recheck's default
+// (docs/operator.md).
+const DefaultKeyRecheck = 5 * time.Minute
+
 // Reconcile brings one ApiKey to its declared state and reports it in status.
 func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ak := &v1alpha1.ApiKey{}
@@ -74,6 +84,8 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		warnOnChange(r.Recorder, ak, original.Status.Conditions, f)
 		setReady(&ak.Status.Conditions, ak.Generation, false, f.reason, f.message)
 		result, stepErr = f.result, f.err
+	} else if recheck := cmp.Or(r.Recheck, DefaultKeyRecheck); result.RequeueAfter == 0 || result.RequeueAfter > recheck {
+		result.RequeueAfter = recheck
 	}
 	ak.Status.ObservedGeneration = ak.Generation
 	err := patchStatusIfChanged(ctx, r.Client, original, ak, func(a *v1alpha1.ApiKey) any { return a.Status })
@@ -98,7 +110,7 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	if err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 	}
-	cur, err := r.currentKey(ctx, spec, sec)
+	cur, err := r.currentKey(ctx, ak, spec, sec)
 	if err != nil {
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
@@ -125,14 +137,19 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 			result.RequeueAfter = p.revokeAt.Sub(now)
 			ak.Status.PendingRevocation = &v1alpha1.PendingRevocation{KeyID: p.id.String(), RevokeAt: metav1.NewTime(p.revokeAt)}
 		} else {
-			if err := r.revokeOwned(ctx, ak, spec.org, p.id); err != nil {
+			revoked, err := r.revokeOwned(ctx, ak, spec.org, p.id)
+			if err != nil {
 				return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 			}
 			if _, err := r.clearPending(ctx, sec); err != nil {
 				return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 			}
-			r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
-				"previous key %s revoked after the grace period", p.id)
+			// Only what was done: the annotation may name a key that is
+			// gone, already revoked, or not this ApiKey's (left alone).
+			if revoked {
+				r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
+					"previous key %s revoked after the grace period", p.id)
+			}
 		}
 	}
 	if spec.expiresAt != nil {
@@ -177,7 +194,7 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 	if err != nil {
 		// The key never reached its Secret: revoke it now (the next issue
 		// would revoke it anyway, by its marker).
-		_ = r.revokeOwned(ctx, ak, spec.org, k.ID)
+		_, _ = r.revokeOwned(ctx, ak, spec.org, k.ID)
 		return sec, nil, &failure{reason: v1alpha1.ReasonSecretError, message: "writing the Secret failed: " + err.Error(), err: err}
 	}
 	ak.Status.LastRotationTime = &metav1.Time{Time: now.Truncate(time.Second)}

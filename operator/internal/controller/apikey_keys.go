@@ -37,8 +37,13 @@ func keyName(ak *v1alpha1.ApiKey, spec keySpec) string {
 
 // currentKey returns the stored key the Secret holds, or nil when the Secret
 // holds none that is usable: missing, unknown id, another organization,
-// revoked, or a key text that does not hash to the stored key.
-func (r *ApiKeyReconciler) currentKey(ctx context.Context, spec keySpec, sec keySecret) (*tenancy.APIKey, error) {
+// revoked, a key text that does not hash to the stored key, or a key that is
+// not this ApiKey's (no marker: another ApiKey's key, or one made with the
+// CLI, copied into the Secret). Such a key is left as it is: adopting it
+// would rescope a key the ApiKey does not own and leave its own key
+// active with no Secret holding it, and deleting the ApiKey would not
+// revoke it.
+func (r *ApiKeyReconciler) currentKey(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret) (*tenancy.APIKey, error) {
 	id, ok := sec.keyID()
 	if !ok {
 		return nil, nil
@@ -51,7 +56,7 @@ func (r *ApiKeyReconciler) currentKey(ctx context.Context, spec keySpec, sec key
 		return nil, err
 	}
 	h := apikey.Hash(sec.data(SecretKeyAPIKey))
-	if k.OrganizationID != spec.org || k.RevokedAt != nil || subtle.ConstantTimeCompare(h[:], k.Hash) != 1 {
+	if k.OrganizationID != spec.org || k.RevokedAt != nil || !markedFor(k.Name, ak) || subtle.ConstantTimeCompare(h[:], k.Hash) != 1 {
 		return nil, nil
 	}
 	return k, nil
@@ -83,22 +88,26 @@ outer:
 	return n, nil
 }
 
-// revokeOwned revokes one key of this ApiKey; an unknown key counts as
-// revoked. A key of another organization or another ApiKey is left alone: the
-// id comes from a Secret annotation, which is not trusted with other keys.
-func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) error {
+// revokeOwned revokes one key of this ApiKey and reports whether it did; an
+// unknown or already revoked key needs nothing. A key of another
+// organization or another ApiKey is left alone: the id comes from a Secret
+// annotation, which is not trusted with other keys.
+func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) (bool, error) {
 	k, err := tenancy.GetKey(ctx, r.DB, id)
 	if errs.Is(err, errs.NotFound) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if k.OrganizationID != org || !markedFor(k.Name, ak) || k.RevokedAt != nil {
-		return nil
+		return false, nil
 	}
-	if err := tenancy.RevokeKey(ctx, r.DB, id); err != nil && !errs.Is(err, errs.NotFound) {
-		return err
+	if err := tenancy.RevokeKey(ctx, r.DB, id); err != nil {
+		if errs.Is(err, errs.NotFound) { // revoked meanwhile
+			return false, nil
+		}
+		return false, err
 	}
-	return nil
+	return true, nil
 }

@@ -18,12 +18,20 @@ type finalizer[T client.Object] struct {
 
 // reconcile adds the finalizer to a live object, or finalizes a deleted one.
 // deleting reports that obj is being deleted: the caller must stop there.
+//
+// The finalizer is added and removed by a merge patch of metadata.finalizers
+// alone (with the resourceVersion, so a concurrent change of the list is a
+// conflict, retried), never by an Update of the whole object: an Update
+// sends the spec as the Go types encode it ("90s" as "1m30s", a time in UTC),
+// which rewrites the user's fields, makes the operator their field manager
+// (a second `kubectl apply --server-side` conflicts) and can even turn an
+// accepted value into one the CRD's own rule refuses.
 func (f finalizer[T]) reconcile(ctx context.Context, obj T) (deleting bool, err error) {
 	if obj.GetDeletionTimestamp().IsZero() {
-		if controllerutil.AddFinalizer(obj, f.name) {
-			return false, f.client.Update(ctx, obj)
+		if controllerutil.ContainsFinalizer(obj, f.name) {
+			return false, nil
 		}
-		return false, nil
+		return false, f.patch(ctx, obj, controllerutil.AddFinalizer)
 	}
 	if !controllerutil.ContainsFinalizer(obj, f.name) {
 		return true, nil
@@ -31,6 +39,13 @@ func (f finalizer[T]) reconcile(ctx context.Context, obj T) (deleting bool, err 
 	if err := f.cleanup(ctx, obj); err != nil {
 		return true, err
 	}
-	controllerutil.RemoveFinalizer(obj, f.name)
-	return true, client.IgnoreNotFound(f.client.Update(ctx, obj))
+	return true, client.IgnoreNotFound(f.patch(ctx, obj, controllerutil.RemoveFinalizer))
+}
+
+// patch applies change (controllerutil.AddFinalizer or RemoveFinalizer) to
+// obj's finalizers and sends only that difference.
+func (f finalizer[T]) patch(ctx context.Context, obj T, change func(client.Object, string) bool) error {
+	base := obj.DeepCopyObject().(client.Object)
+	change(obj, f.name)
+	return f.client.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 }

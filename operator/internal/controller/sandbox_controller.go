@@ -46,7 +46,7 @@ type SandboxReconciler struct {
 	fin finalizer[*v1alpha1.SandboxOrganization]
 }
 
-// +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations/finalizers,verbs=update
 

@@ -150,7 +150,7 @@ func newHarness(t *testing.T) *harness {
 	}
 
 	mgr, err := manager.New(operatorConfig, manager.Options{DB: db, Namespaces: []string{h.ns},
-		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true, SandboxRecheck: time.Second})
+		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true, SandboxRecheck: time.Second, KeyRecheck: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
