@@ -128,6 +128,9 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
 			"key %s now has scopes %s", cur.Prefix, tenancy.JoinScopes(spec.scopes))
 	}
+	if sec, err = r.restorePrefix(ctx, sec, cur.Prefix); err != nil {
+		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+	}
 	ak.Status.KeyID, ak.Status.Prefix = cur.ID.String(), cur.Prefix
 
 	var result ctrl.Result
@@ -182,6 +185,11 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 		prev = &pending{id: cur.ID, revokeAt: now.Add(spec.grace).Truncate(time.Second)}
 		keep = append(keep, cur.ID)
 	}
+	// Likewise a Secret that cannot be written (an admission policy, a
+	// quota): a dry run of the write finds it before a key is made.
+	if _, err := r.writeSecret(ctx, ak, sec, &tenancy.CreatedKey{}, spec.rotation, prev, true); err != nil {
+		return sec, nil, &failure{reason: v1alpha1.ReasonSecretError, message: "the Secret cannot be written: " + err.Error(), err: err}
+	}
 	if _, err := r.revokeStray(ctx, ak, spec.org, keep...); err != nil {
 		return sec, nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
@@ -190,7 +198,7 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 	if err != nil {
 		return sec, nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
-	written, err := r.writeSecret(ctx, ak, sec, k, spec.rotation, prev)
+	written, err := r.writeSecret(ctx, ak, sec, k, spec.rotation, prev, false)
 	if err != nil {
 		// The key never reached its Secret: revoke it now (the next issue
 		// would revoke it anyway, by its marker).

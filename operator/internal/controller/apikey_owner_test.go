@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/tenancy"
@@ -102,4 +105,72 @@ func TestAKeyRevokedOutsideIsReplaced(t *testing.T) {
 	})
 	key, _, _, _ := h.keySecret("outside-secret")
 	h.wantStatus(key, http.StatusOK)
+}
+
+// TestAnUnwritableSecretMintsNoKey: a Secret the API server refuses to
+// write (here a ValidatingAdmissionPolicy) is found by a dry run before a
+// key is made, so the retries make no keys; before, every retry made a
+// key, failed to write it and revoked it.
+func TestAnUnwritableSecretMintsNoKey(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Unwritable")
+	prefix := "fail-" + h.ns + "-"
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-" + h.ns},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: "!object.metadata.name.startsWith('" + prefix + "')"}},
+		},
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-" + h.ns},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
+	}
+	h.create(policy)
+	h.create(binding)
+	t.Cleanup(func() { _ = h.k8s.Delete(h.ctx, binding); _ = h.k8s.Delete(h.ctx, policy) })
+	// The policy takes effect once the API server has compiled it.
+	h.eventually("the policy refusing Secrets", func() error {
+		probe := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: prefix + "probe"}}
+		if err := h.k8s.Create(h.ctx, probe, client.DryRunAll); err == nil {
+			return errNotYet
+		}
+		return nil
+	})
+
+	ak := h.newApiKey("unwritable", org, v1alpha1.KeyModeLive, "events:read")
+	ak.Spec.SecretName = prefix + "key"
+	h.create(ak)
+	h.waitApiKey("unwritable", v1alpha1.ReasonSecretError)
+	keys, err := tenancy.ListKeys(h.ctx, h.db, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Errorf("%d keys made (and revoked) for a Secret that cannot be written, want none", len(keys))
+	}
+}
+
+// TestAPrefixEditedByHandIsRestored: the Secret's prefix names its key;
+// edited by hand, it is written back while the key itself is kept.
+func TestAPrefixEditedByHandIsRestored(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Prefixed")
+	h.create(h.newApiKey("prefixed", org, v1alpha1.KeyModeLive, "events:read"))
+	h.waitApiKey("prefixed", v1alpha1.ReasonKeyIssued)
+	key, prefix, _, sec := h.keySecret("prefixed-secret")
+	update(h, sec, func(s *corev1.Secret) { s.Data["prefix"] = []byte("hacked") })
+	h.eventually("the prefix written back", func() error {
+		k, p, _, _ := h.keySecret("prefixed-secret")
+		if p != prefix || k != key {
+			return fmt.Errorf("prefix %q (key kept: %v): %w", p, k == key, errNotYet)
+		}
+		return nil
+	})
 }

@@ -110,8 +110,9 @@ func (r *ApiKeyReconciler) readSecret(ctx context.Context, ak *v1alpha1.ApiKey) 
 // writeSecret stores a newly issued key in the Secret, creating it or
 // updating the version read earlier (a concurrent change makes the update
 // fail, and the reconcile starts over). prev, when set, is the key replaced,
-// to be revoked at its time.
-func (r *ApiKeyReconciler) writeSecret(ctx context.Context, ak *v1alpha1.ApiKey, cur keySecret, k *tenancy.CreatedKey, rotation string, prev *pending) (keySecret, error) {
+// to be revoked at its time. With dryRun the API server checks the write
+// (admission, quotas, RBAC) and stores nothing.
+func (r *ApiKeyReconciler) writeSecret(ctx context.Context, ak *v1alpha1.ApiKey, cur keySecret, k *tenancy.CreatedKey, rotation string, prev *pending, dryRun bool) (keySecret, error) {
 	sec := &corev1.Secret{}
 	if cur.exists() {
 		sec = cur.obj.DeepCopy()
@@ -150,12 +151,17 @@ func (r *ApiKeyReconciler) writeSecret(ctx context.Context, ak *v1alpha1.ApiKey,
 		return cur, err
 	}
 	var err error
-	if cur.exists() {
+	switch {
+	case cur.exists() && dryRun:
+		err = r.Client.Update(ctx, sec, client.DryRunAll)
+	case cur.exists():
 		err = r.Client.Update(ctx, sec)
-	} else {
+	case dryRun:
+		err = r.Client.Create(ctx, sec, client.DryRunAll)
+	default:
 		err = r.Client.Create(ctx, sec)
 	}
-	if err != nil {
+	if err != nil || dryRun {
 		return cur, err
 	}
 	return keySecret{obj: sec}, nil
@@ -174,6 +180,21 @@ func (r *ApiKeyReconciler) relabel(ctx context.Context, cur keySecret) (keySecre
 		sec.Labels = map[string]string{}
 	}
 	sec.Labels[ManagedByLabel] = ManagedByValue
+	if err := r.Client.Update(ctx, sec); err != nil {
+		return cur, err
+	}
+	return keySecret{obj: sec}, nil
+}
+
+// restorePrefix writes the key's prefix back into the Secret when it was
+// edited by hand: the prefix is how a reader of the Secret matches it to
+// the key listed by `eventapi keys list` and the request log.
+func (r *ApiKeyReconciler) restorePrefix(ctx context.Context, cur keySecret, prefix string) (keySecret, error) {
+	if !cur.exists() || cur.data(SecretKeyPrefix) == prefix {
+		return cur, nil
+	}
+	sec := cur.obj.DeepCopy()
+	sec.Data[SecretKeyPrefix] = []byte(prefix)
 	if err := r.Client.Update(ctx, sec); err != nil {
 		return cur, err
 	}
