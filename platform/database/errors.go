@@ -55,6 +55,13 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 		return &errs.Error{Code: errs.DuplicateRecord, Message: "a record with these values already exists", Cause: cause,
 			Details: map[string]any{"field": field}}
 	case pgerrcode.ForeignKeyViolation:
+		if field == "organization_id" {
+			// The request's own organization is gone (a sandbox deleted, or
+			// an organization removed, while a key's cached resolution,
+			// tenancy.CacheTTL, still named it): no field of the body is
+			// wrong, and a retry resolves the key afresh.
+			return &errs.Error{Code: errs.ServiceUnavailable, Message: "the key's organization changed; retry", Cause: cause, RetryAfter: 1}
+		}
 		return &errs.Error{Code: errs.Validation, Message: "a referenced record does not exist", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "references a record that does not exist"}}}}
 	case pgerrcode.NotNullViolation, pgerrcode.CheckViolation, pgerrcode.StringDataRightTruncationDataException,

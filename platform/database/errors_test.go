@@ -1,6 +1,13 @@
 package database
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
 
 func TestConstraintField(t *testing.T) {
 	RegisterConstraintField("events_dates_check", "end_date")
@@ -15,6 +22,33 @@ func TestConstraintField(t *testing.T) {
 	for _, tt := range tests {
 		if got := constraintField(tt.table, tt.constraint, tt.column); got != tt.want {
 			t.Errorf("constraintField(%q, %q, %q) = %q, want %q", tt.table, tt.constraint, tt.column, got, tt.want)
+		}
+	}
+}
+
+// TestForeignKeyViolations: a reference to a record that does not exist is
+// 422 naming its field; a missing organization of the request itself (gone
+// while a key's cached resolution still named it) is 503 with Retry-After,
+// since no field of the body is wrong.
+func TestForeignKeyViolations(t *testing.T) {
+	for _, tt := range []struct {
+		table, constraint string
+		code              errs.Code
+		field             string
+	}{
+		{"events", "events_client_id_fkey", errs.Validation, "client_id"},
+		{"clients", "clients_organization_id_fkey", errs.ServiceUnavailable, ""},
+	} {
+		e := errs.As(Error(&pgconn.PgError{Code: pgerrcode.ForeignKeyViolation, TableName: tt.table, ConstraintName: tt.constraint}))
+		if e.Code != tt.code {
+			t.Errorf("%s: %s, want %s", tt.constraint, e.Code, tt.code)
+			continue
+		}
+		if d, ok := e.Details.(errs.ValidationDetails); tt.field != "" && (!ok || d.Fields[0].Field != tt.field) {
+			t.Errorf("%s: details %+v, want field %s", tt.constraint, e.Details, tt.field)
+		}
+		if tt.code == errs.ServiceUnavailable && e.RetryAfter != 1 {
+			t.Errorf("%s: Retry-After %d", tt.constraint, e.RetryAfter)
 		}
 	}
 }
