@@ -53,7 +53,9 @@ func (tr *testRoutes) register(v2 fiber.Router) {
 		if _, err := clients.Create(ctx, db, p.Tenant(), ch); err != nil {
 			return err
 		}
-		_, err := db.ExecContext(ctx, "INSERT INTO clients (organization_id, name) VALUES (gen_random_uuid(), 'orphan')")
+		// A reference to a category that does not exist: 422 on category_id.
+		_, err := db.ExecContext(ctx, "INSERT INTO equipment (organization_id, name, category_id) VALUES (?, 'orphan', gen_random_uuid())",
+			p.OrganizationID)
 		return database.Error(err)
 	})
 	v2.Delete("/edge-test/clients/:id", func(c *fiber.Ctx) error {

@@ -241,15 +241,16 @@ func isJSON(ct []byte) bool {
 	return string(sub) == "json" || (bytes.HasSuffix(sub, []byte("+json")) && len(sub) > len("+json"))
 }
 
-// framingProblem describes why the body framing of a request is ambiguous
-// (two different Content-Length values, Content-Length beside
-// Transfer-Encoding, or a Transfer-Encoding other than chunked), or "".
-// Such a request could be read differently by a proxy in front, so it is
-// refused rather than guessed (request smuggling).
+// framingProblem describes why the framing of a request is ambiguous (two
+// different Content-Length values, Content-Length beside Transfer-Encoding,
+// a Transfer-Encoding other than chunked, a folded header, or not exactly
+// one Host header of the form RFC 9112 §3.2 asks), or "". Such a request
+// could be read differently by a proxy in front, so it is refused rather
+// than guessed (request smuggling, a Host a cache keys otherwise).
 func framingProblem(h *fasthttp.RequestHeader) string {
 	raw := h.RawHeaders()
 	var length []byte
-	lengths, encodings := 0, 0
+	lengths, encodings, hosts := 0, 0, 0
 	for len(raw) > 0 {
 		line := raw
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -268,11 +269,19 @@ func framingProblem(h *fasthttp.RequestHeader) string {
 		// Only the two names matter: skip other lines by their name's
 		// length before comparing (this runs on every request).
 		colon := bytes.IndexByte(line, ':')
-		if colon != len("Content-Length") && colon != len("Transfer-Encoding") {
+		if colon != len("Content-Length") && colon != len("Transfer-Encoding") && colon != len("Host") {
 			continue
 		}
 		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
 		switch {
+		case bytes.EqualFold(name, []byte("Host")):
+			hosts++
+			if hosts > 1 {
+				return "the request has more than one Host header"
+			}
+			if !validHost(value) {
+				return "the request's Host header is not a host name with an optional port"
+			}
 		case bytes.EqualFold(name, []byte("Content-Length")):
 			if lengths > 0 && !bytes.Equal(value, length) {
 				return "the request has two different Content-Length headers"
@@ -289,5 +298,25 @@ func framingProblem(h *fasthttp.RequestHeader) string {
 	if lengths > 0 && encodings > 0 {
 		return "the request has both Content-Length and Transfer-Encoding"
 	}
+	if hosts == 0 && h.IsHTTP11() {
+		return "the request has no Host header"
+	}
 	return ""
+}
+
+// validHost reports whether a Host value is a host (a registered name, an
+// IPv4 address or a bracketed IP literal: RFC 3986's characters for them)
+// with an optional port; empty is allowed (RFC 9112 §3.2, a target without
+// an authority). A '/', '?', '#', '@' or white space would be taken for
+// part of a URI by whatever rebuilds one from it.
+func validHost(v []byte) bool {
+	for _, c := range v {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case bytes.IndexByte([]byte("-._~%!$&'()*+,;=:[]"), c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

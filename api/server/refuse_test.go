@@ -204,6 +204,22 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			t.Errorf("a folded request was stored: %d %s", res.Status, res.Body)
 		}
 	})
+	t.Run("not exactly one Host of a host's form is 400 at once", func(t *testing.T) {
+		for _, host := range []string{"", "Host: test\r\nHost: other\r\n", "Host: a/b\r\n", "Host: a?b\r\n", "Host: a#b\r\n", "Host: u@a\r\n"} {
+			req := "GET /api/v2/clients HTTP/1.1\r\n" + host + auth + "\r\n"
+			resp, body := rawExchange(t, base, req, nil)
+			assertEnvelope(t, resp, body, 400, "bad_request")
+		}
+		for _, req := range []string{
+			"GET /api/v2/clients HTTP/1.0\r\n" + auth + "\r\n", // HTTP/1.0 needs none
+			"GET /api/v2/clients HTTP/1.1\r\nHost: [::1]:8080\r\n" + auth + "\r\n",
+			"GET /api/v2/clients HTTP/1.1\r\nHost:\r\n" + auth + "\r\n", // empty: no authority
+		} {
+			if resp, body := rawExchange(t, base, req, nil); resp.StatusCode != 200 {
+				t.Errorf("%q: %d %s", req, resp.StatusCode, body)
+			}
+		}
+	})
 	t.Run("a request fasthttp cannot parse is 400 bad_request, not a body's error", func(t *testing.T) {
 		for _, framing := range []string{"Content-Length: -1\r\n", "Content-Length: 0xe\r\n", "Transfer-Encoding: chunked\r\n"} {
 			req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth + "Content-Type: application/json\r\n" + framing + "\r\n"
