@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -78,5 +79,64 @@ func TestSandboxAdoptionAsksTheAPIServer(t *testing.T) {
 	if got.Status.SandboxOrganizationID != "" {
 		t.Fatalf("the second SandboxOrganization adopted %s, the first one's sandbox %s",
 			got.Status.SandboxOrganizationID, first.Status.SandboxOrganizationID)
+	}
+}
+
+// staleStatus is a cache that has not yet seen a SandboxOrganization's own
+// status: the reconcile after the one that made its sandbox (queued by that
+// reconcile's own writes) can read it so.
+type staleStatus struct{ client.Client }
+
+func (c staleStatus) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	err := c.Client.Get(ctx, key, obj, opts...)
+	if sb, ok := obj.(*v1alpha1.SandboxOrganization); ok && err == nil {
+		sb.Status = v1alpha1.SandboxOrganizationStatus{}
+	}
+	return err
+}
+
+// notes records the reasons of the events sent.
+type notes struct{ reasons []string }
+
+func (n *notes) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, _ string, _ ...interface{}) {
+	n.reasons = append(n.reasons, reason)
+}
+
+// TestASandboxIsNotAdoptedByItsOwnResource: a SandboxOrganization reconciled
+// through a cache that does not yet show the status it recorded finds its
+// own sandbox in the API server's copy: it keeps it as recorded (seeded
+// included) and sends no SandboxAdopted, which said it took over a sandbox
+// it had just made, and reset seeded to false.
+func TestASandboxIsNotAdoptedByItsOwnResource(t *testing.T) {
+	h := newHarness(t)
+	parent := h.createOrg("Parent of one")
+	h.create(h.newSandbox("own", parent, true))
+	before := h.waitSandbox("own", v1alpha1.ReasonSandboxReady)
+
+	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: h.k8s.Scheme(),
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &notes{}
+	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: mgr.GetAPIReader(),
+		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
+	if err := r.SetupWithManager(mgr); err != nil { // the manager is never started: Reconcile is called below
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key("own")}); err != nil {
+		t.Fatal(err)
+	}
+	after := h.waitSandbox("own", v1alpha1.ReasonSandboxReady)
+	if after.Status.SandboxOrganizationID != before.Status.SandboxOrganizationID || !after.Status.Seeded {
+		t.Errorf("status after the stale reconcile: %+v, want %+v", after.Status, before.Status)
+	}
+	for _, reason := range rec.reasons {
+		if reason == "SandboxAdopted" {
+			t.Errorf("events %v: the resource adopted its own sandbox", rec.reasons)
+		}
 	}
 }

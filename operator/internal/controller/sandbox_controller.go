@@ -140,11 +140,19 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 		return nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	if existing != nil {
-		owner, err := r.managedBy(ctx, sb, existing.ID)
+		owner, seeded, err := r.managedBy(ctx, sb, existing.ID)
 		if err != nil {
 			return nil, &failure{reason: v1alpha1.ReasonSandboxConflict, message: "listing SandboxOrganizations failed", err: err}
 		}
-		if owner != "" {
+		switch owner {
+		case "":
+		case self:
+			// This resource recorded it already (the status the cache had
+			// not caught up with when this reconcile read it): nothing is
+			// adopted.
+			sb.Status.SandboxOrganizationID, sb.Status.Seeded = existing.ID.String(), seeded
+			return existing, nil
+		default:
 			return nil, &failure{reason: v1alpha1.ReasonSandboxConflict, result: ctrlResultAfter(time.Minute),
 				message: fmt.Sprintf("organization %s already has sandbox %s, managed by SandboxOrganization %s", parent, existing.ID, owner)}
 		}
@@ -173,14 +181,19 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 	return org, nil
 }
 
-// managedBy names the other SandboxOrganization whose status records id, or
-// "". It lists what the API server holds now, not the cache: a
-// SandboxOrganization of the same parent reconciled just before this one
-// has recorded the sandbox it made, but the cache may not show that yet,
-// and this one would then adopt the same sandbox (and delete it under the
-// other when it is deleted). Reconciles of SandboxOrganizations run one at
-// a time, so the other's status write has finished before this read.
-func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxOrganization, id uuid.UUID) (string, error) {
+// self is what managedBy answers when sb itself records the sandbox.
+const self = "(itself)"
+
+// managedBy names the SandboxOrganization whose status records id ("" for
+// none, self for sb, with the seeded flag it recorded). It lists what the
+// API server holds now, not the cache: a SandboxOrganization of the same
+// parent reconciled just before this one has recorded the sandbox it made,
+// but the cache may not show that yet, and this one would then adopt the
+// same sandbox (and delete it under the other when it is deleted); sb's
+// own status may lag the same way, after the reconcile that created the
+// sandbox. Reconciles of SandboxOrganizations run one at a time, so the
+// other's status write has finished before this read.
+func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxOrganization, id uuid.UUID) (string, bool, error) {
 	namespaces := r.Namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
@@ -188,15 +201,19 @@ func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxO
 	for _, ns := range namespaces {
 		var list v1alpha1.SandboxOrganizationList
 		if err := r.APIReader.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return "", err
+			return "", false, err
 		}
 		for _, o := range list.Items {
-			if o.UID != sb.UID && o.Status.SandboxOrganizationID == id.String() {
-				return o.Namespace + "/" + o.Name, nil
+			switch {
+			case o.Status.SandboxOrganizationID != id.String():
+			case o.UID == sb.UID:
+				return self, o.Status.Seeded, nil
+			default:
+				return o.Namespace + "/" + o.Name, false, nil
 			}
 		}
 	}
-	return "", nil
+	return "", false, nil
 }
 
 // cleanup runs on deletion: delete the sandbox organization (its data goes
