@@ -3,6 +3,7 @@ package tenancy
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -91,5 +92,31 @@ func TestLastUsedIsWrittenOffThePathAtMostOncePerMinute(t *testing.T) {
 	got, err := GetKey(ctx, db, k.ID)
 	if err != nil || got.LastUsedAt == nil {
 		t.Fatalf("last_used_at not written: %+v %v", got, err)
+	}
+}
+
+// TestLastUsedIsTheRequestsTime: the value written is the time of the key's
+// most recent request before the write, not the time of the write (up to
+// flushEvery later, and after a revocation made meanwhile).
+func TestLastUsedIsTheRequestsTime(t *testing.T) {
+	db, _ := openCounted(t)
+	ctx := context.Background()
+	org, _ := CreateOrganization(ctx, db, "T", nil)
+	k, _ := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	a := NewAuthenticator(db, nil)
+	p, err := a.Authenticate(ctx, k.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := time.Date(2026, 11, 29, 10, 0, 0, 123456000, time.UTC)
+	latest := first.Add(20 * time.Second)
+	for _, at := range []time.Time{first, latest, first.Add(10 * time.Second)} {
+		a.now = func() time.Time { return at }
+		a.Used(p)
+	}
+	a.Close() // flushes
+	got, err := GetKey(ctx, db, k.ID)
+	if err != nil || got.LastUsedAt == nil || !got.LastUsedAt.Equal(latest) {
+		t.Fatalf("last_used_at %v (%v), want the latest request's time %v", got.LastUsedAt, err, latest)
 	}
 }

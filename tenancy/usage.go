@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // usageInterval is how often pending last_used_at values are written, and
@@ -38,9 +39,16 @@ func newUsageRecorder(db bun.IDB, log *slog.Logger) *usageRecorder {
 	return u
 }
 
+// touch notes a successful request of key id at time at. A key already
+// pending takes the later time, so the value written is its most recent
+// request before the write.
 func (u *usageRecorder) touch(id uuid.UUID, at time.Time) {
 	u.mu.Lock()
-	if last, ok := u.written[id]; !ok || at.Sub(last) >= usageInterval {
+	if prev, ok := u.pending[id]; ok {
+		if at.After(prev) {
+			u.pending[id] = at
+		}
+	} else if last, ok := u.written[id]; !ok || at.Sub(last) >= usageInterval {
 		u.pending[id] = at
 		u.written[id] = at
 	}
@@ -72,14 +80,19 @@ func (u *usageRecorder) flush() {
 	u.pending = map[uuid.UUID]time.Time{}
 	u.mu.Unlock()
 	ids := make([]uuid.UUID, 0, len(batch))
-	for id := range batch {
-		ids = append(ids, id)
+	ats := make([]time.Time, 0, len(batch))
+	for id, at := range batch {
+		ids, ats = append(ids, id), append(ats, at)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := u.db.NewUpdate().Table("api_keys").Set("last_used_at = clock_timestamp()").
-		Where("id IN (?)", bun.In(ids)).
-		Where("last_used_at IS NULL OR last_used_at < clock_timestamp() - interval '1 minute'").Exec(ctx)
+	// Each key gets the time of its request, not of this write (up to
+	// flushEvery later, and after a revocation made meanwhile); never
+	// earlier than a value another instance wrote.
+	_, err := u.db.NewRaw(`UPDATE api_keys AS k SET last_used_at = v.at
+		FROM unnest(?::uuid[], ?::timestamptz[]) AS v(id, at)
+		WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at - interval '1 minute')`,
+		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(ctx)
 	if err != nil && u.log != nil {
 		u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))
 	}

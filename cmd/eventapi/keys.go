@@ -71,9 +71,17 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if *output == "json" {
-			return printJSON(stdout, map[string]any{"id": k.ID, "key": k.Secret, "prefix": k.Prefix, "scopes": k.Scopes, "mode": k.Mode})
+			err = printJSON(stdout, map[string]any{"id": k.ID, "key": k.Secret, "prefix": k.Prefix, "scopes": k.Scopes, "mode": k.Mode})
+		} else {
+			_, err = fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
 		}
-		fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
+		if err != nil {
+			// The key was shown to no one: it must not stay usable.
+			if rerr := tenancy.RevokeKey(ctx, db, k.ID); rerr != nil {
+				return fmt.Errorf("writing the new key failed (%w), and so did revoking it (key %s): %w", err, k.ID, rerr)
+			}
+			return fmt.Errorf("writing the new key failed, so it was revoked (key %s): %w", k.ID, err)
+		}
 		return nil
 	case "list":
 		if len(pos) != 0 {

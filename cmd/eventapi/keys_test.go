@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"io"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,5 +70,49 @@ func TestKeyState(t *testing.T) {
 		if got := keyState(tc.key, now); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// failingWriter refuses every write, as stdout on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestAKeyNobodySawIsRevoked: a command whose output cannot be written
+// fails (exit 1), and a new key that could not be shown is revoked, since
+// nobody will ever have it; in text and in JSON.
+func TestAKeyNobodySawIsRevoked(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	org, err := runCLI(t, "orgs", "create", "--name", "Unseen", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.MustParse(org["id"].(string))
+	for _, output := range []string{"text", "json"} {
+		err := run(context.Background(), []string{"keys", "create", "--org", id.String(), "--name", "n", "--scopes", "all", "--output", output},
+			failingWriter{}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "revoked") {
+			t.Errorf("%s: err = %v, want a failure saying the key was revoked", output, err)
+		}
+	}
+	if err := run(context.Background(), []string{"orgs", "list"}, failingWriter{}, io.Discard); err == nil {
+		t.Error("orgs list with an unwritable stdout succeeded")
+	}
+	db, _, err := openDB(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	keys, err := tenancy.ListKeys(context.Background(), db, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			t.Errorf("key %s (%s) is active, though it was never shown", k.ID, k.Prefix)
+		}
+	}
+	if len(keys) != 2 {
+		t.Errorf("%d keys, want the 2 made", len(keys))
 	}
 }

@@ -63,9 +63,15 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	err := command(ctx, args, stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	err := command(ctx, args, out, stderr)
 	if help, ok := errors.AsType[helpText](err); ok {
-		_, err = io.WriteString(stdout, string(help))
+		_, err = io.WriteString(out, string(help))
+	}
+	// Output that could not be written (a full disk, a closed pipe) is a
+	// failure, whatever the command did: its result reached no one.
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("writing the output: %w", out.err)
 	}
 	return badValue(unmigrated(err))
 }
@@ -123,4 +129,19 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+}
+
+// checkedWriter keeps the first error of the writes made through it, so
+// that a command whose text output failed does not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }

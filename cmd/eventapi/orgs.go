@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -67,6 +69,15 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
 		}
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		// An empty value given is a mistake, not "leave it".
+		if given["name"] && *name == "" {
+			return fmt.Errorf("%w: --name: must be 1 to 200 characters", errUsage)
+		}
+		if given["stock-guard"] && *guard == "" {
+			return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
+		}
 		u, err := settings(*guard, *rate)
 		if err != nil {
 			return err
@@ -104,7 +115,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return printJSON(stdout, map[string]any{"organizations": orgs})
 		}
 		for _, o := range orgs {
-			fmt.Fprintf(stdout, "%s  %-30s stock_guard=%s%s\n", o.ID, o.Name, o.StockGuardMode, sandboxNote(&o))
+			fmt.Fprintf(stdout, "%s  %-30s stock_guard=%s rate_limit=%s%s\n", o.ID, o.Name, o.StockGuardMode, rateNote(&o), sandboxNote(&o))
 		}
 		return nil
 	}
@@ -118,12 +129,21 @@ func sandboxNote(o *tenancy.Organization) string {
 	return ""
 }
 
+// rateNote is the organization's own v2 rate limit, or "default"
+// (EVENTAPI_V2_RATE_LIMIT applies).
+func rateNote(o *tenancy.Organization) string {
+	if o.RateLimit == nil {
+		return "default"
+	}
+	return strconv.Itoa(*o.RateLimit)
+}
+
 func printOrg(w io.Writer, output string, o *tenancy.Organization) error {
 	if output == "json" {
 		return printJSON(w, map[string]any{"id": o.ID, "name": o.Name, "stock_guard_mode": o.StockGuardMode,
 			"rate_limit": o.RateLimit, "sandbox_of": o.SandboxOf})
 	}
-	fmt.Fprintf(w, "organization %s %q stock_guard=%s%s\n", o.ID, o.Name, o.StockGuardMode, sandboxNote(o))
+	fmt.Fprintf(w, "organization %s %q stock_guard=%s rate_limit=%s%s\n", o.ID, o.Name, o.StockGuardMode, rateNote(o), sandboxNote(o))
 	return nil
 }
 

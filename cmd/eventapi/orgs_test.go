@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -38,7 +41,19 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 		{[]string{"keys", "list", "--org", org["id"].(string), "extra"}, true, "keys list --org ID"},
 		{[]string{"orgs", "create", "--name", "Twin", "--sandbox-of", plainID}, false, ""},
 		{[]string{"orgs", "create", "--name", "Twin 2", "--sandbox-of", plainID}, false, "already has a sandbox"},
+		// An empty value given is refused, not taken for "leave it".
+		{[]string{"orgs", "update", plainID, "--name", ""}, true, "--name: must be 1 to 200 characters"},
+		{[]string{"orgs", "update", plainID, "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
 	})
+	// The text form shows the rate limit, the organization's own or the
+	// default.
+	var out strings.Builder
+	if err := run(context.Background(), []string{"orgs", "list"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "rate_limit=7") || !strings.Contains(out.String(), "rate_limit=default") {
+		t.Errorf("orgs list shows no rate limits:\n%s", out.String())
+	}
 	list, err := runCLI(t, "orgs", "list", "--output", "json")
 	if err != nil {
 		t.Fatal(err)

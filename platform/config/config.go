@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/eventapi/eventapi/platform/clientip"
 )
 
@@ -93,13 +95,17 @@ func FromEnv(getenv Getenv) (Config, error) {
 		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL is required (for example postgres://postgres@127.0.0.1:5432/eventapi?sslmode=disable)"))
 	} else if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL must be a postgres:// or postgresql:// URL"))
-	}
-	if c.RedisURL != "" {
-		if u, err := url.Parse(c.RedisURL); err != nil || !redisSchemes[u.Scheme] {
-			errs = append(errs, errors.New("EVENTAPI_REDIS_URL must be a redis://, rediss://, redis+cluster:// or rediss+cluster:// URL"))
-		}
+	} else if _, err := pgconn.ParseConfig(c.DatabaseURL); err != nil {
+		// What the driver would refuse at connect (sslmode=bogus), said
+		// with the other settings' problems; its message masks a password.
+		errs = append(errs, fmt.Errorf("EVENTAPI_DATABASE_URL: %v", err))
 	}
 	c.Redis = redisSettings(getenv, &errs)
+	if c.RedisURL != "" {
+		if err := checkRedisURL(c.RedisURL, c.Redis.Cluster); err != nil {
+			errs = append(errs, fmt.Errorf("EVENTAPI_REDIS_URL: %v", err))
+		}
+	}
 	if _, _, err := splitAddr(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_ADDR %q: %v", c.Addr, err))
 	}
@@ -118,6 +124,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.MetricsAddr = orDefault(getenv("EVENTAPI_METRICS_ADDR"), ":9464")
 	if _, _, err := splitAddr(c.MetricsAddr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q: %v", c.MetricsAddr, err))
+	} else if sameListener(c.Addr, c.MetricsAddr) {
+		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q must differ from EVENTAPI_ADDR: metrics have a listener of their own", c.MetricsAddr))
 	}
 	c.RequestLogRetention = duration(getenv, "EVENTAPI_REQUEST_LOG_RETENTION", 2160*time.Hour, &errs)
 	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 10000, &errs)
@@ -137,6 +145,15 @@ func orDefault(v, d string) string {
 		return d
 	}
 	return v
+}
+
+// sameListener reports whether two listen addresses would take one port: the
+// same port (not 0, which picks a free one) on the same host, or on all
+// hosts for either.
+func sameListener(a, b string) bool {
+	ha, pa, errA := splitAddr(a)
+	hb, pb, errB := splitAddr(b)
+	return errA == nil && errB == nil && pa != 0 && pa == pb && (ha == hb || ha == "" || hb == "")
 }
 
 func splitAddr(addr string) (string, int, error) {

@@ -91,7 +91,16 @@ func TestFromEnv(t *testing.T) {
 		{name: "bad redis settings", env: map[string]string{
 			"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_URL": "redis+sentinel://x",
 			"EVENTAPI_REDIS_CLUSTER": "maybe", "EVENTAPI_REDIS_POOL_SIZE": "0", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "-1s",
-		}, wantErr: []string{"EVENTAPI_REDIS_URL must be", "EVENTAPI_REDIS_CLUSTER", "EVENTAPI_REDIS_POOL_SIZE", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT"}},
+		}, wantErr: []string{"EVENTAPI_REDIS_URL: must be", "EVENTAPI_REDIS_CLUSTER", "EVENTAPI_REDIS_POOL_SIZE", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT"}},
+		// What the drivers would refuse at connect is reported at start,
+		// with the other settings' problems in one message.
+		{name: "URLs the drivers refuse, and one port for two listeners", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://u:secret@h/db?sslmode=bogus", "EVENTAPI_REDIS_URL": "redis://127.0.0.1:6379/x",
+			"EVENTAPI_ADDR": ":8080", "EVENTAPI_METRICS_ADDR": "127.0.0.1:8080", "EVENTAPI_LOG_LEVEL": "loud",
+		}, wantErr: []string{"EVENTAPI_DATABASE_URL: ", "sslmode", "EVENTAPI_REDIS_URL: ", "EVENTAPI_METRICS_ADDR \"127.0.0.1:8080\" must differ", "EVENTAPI_LOG_LEVEL"}},
+		{name: "a cluster URL without seed nodes", env: map[string]string{
+			"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_URL": "redis+cluster://",
+		}, wantErr: []string{"EVENTAPI_REDIS_URL: names no Redis Cluster seed node"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +113,9 @@ func TestFromEnv(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error %q does not mention %q", err, w)
 					}
+				}
+				if strings.Contains(err.Error(), "secret") {
+					t.Errorf("error %q shows a password", err)
 				}
 				return
 			}
