@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,10 +14,36 @@ import (
 // carries Connection: close, so that clients on keep-alive connections
 // reconnect (to another instance) instead of reusing a connection that is
 // about to be closed under them.
-type Drain struct{ draining atomic.Bool }
+type Drain struct {
+	draining atomic.Bool
+	// abandoned is cancelled by Abandon; every API request's context
+	// ends with it (deadline).
+	once      sync.Once
+	abandoned context.Context
+	abandon   context.CancelFunc
+}
 
 // Start marks the process as draining. It is idempotent.
 func (d *Drain) Start() { d.draining.Store(true) }
+
+// Abandon ends the context of every request still running, once the
+// shutdown timeout has passed: their queries are cancelled in PostgreSQL
+// and their transactions roll back, instead of committing after the
+// process is gone, unanswered and unlogged. It is idempotent.
+func (d *Drain) Abandon() {
+	d.init()
+	d.abandon()
+}
+
+// done is the context Abandon cancels.
+func (d *Drain) done() context.Context {
+	d.init()
+	return d.abandoned
+}
+
+func (d *Drain) init() {
+	d.once.Do(func() { d.abandoned, d.abandon = context.WithCancel(context.Background()) })
+}
 
 // Draining reports whether Start was called.
 func (d *Drain) Draining() bool { return d.draining.Load() }

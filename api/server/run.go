@@ -69,7 +69,10 @@ func RunWith(ctx context.Context, app *fiber.App, ln net.Listener, s Shutdown) e
 		if !errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		s.Log.Warn("eventapi draining: in-flight requests outlived the shutdown timeout", "timeout", s.Timeout.String())
+		s.Log.Warn("eventapi draining: in-flight requests outlived the shutdown timeout; cancelling them", "timeout", s.Timeout.String())
+		if s.Drain != nil {
+			s.Drain.Abandon()
+		}
 	}
 	return <-errc
 }
