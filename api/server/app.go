@@ -245,6 +245,8 @@ func deadline(d time.Duration, drain *Drain) fiber.Handler {
 		// A request still running when the shutdown gives up on it ends too
 		// (Drain.Abandon).
 		defer context.AfterFunc(drain.done(), cancel)()
+		drain.running.Add(1)
+		defer drain.running.Add(-1)
 		c.SetUserContext(ctx)
 		return c.Next()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -16,6 +17,8 @@ import (
 // about to be closed under them.
 type Drain struct {
 	draining atomic.Bool
+	// running counts the API requests in their handlers (deadline).
+	running atomic.Int64
 	// abandoned is cancelled by Abandon; every API request's context
 	// ends with it (deadline).
 	once      sync.Once
@@ -29,10 +32,20 @@ func (d *Drain) Start() { d.draining.Store(true) }
 // Abandon ends the context of every request still running, once the
 // shutdown timeout has passed: their queries are cancelled in PostgreSQL
 // and their transactions roll back, instead of committing after the
-// process is gone, unanswered and unlogged. It is idempotent.
-func (d *Drain) Abandon() {
+// process is gone, unanswered and unlogged. It waits up to wait for them
+// to end, so that the pools are not closed under them, and reports whether
+// they did. It is idempotent.
+func (d *Drain) Abandon(wait time.Duration) bool {
 	d.init()
 	d.abandon()
+	deadline := time.Now().Add(wait)
+	for d.running.Load() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond) // the shutdown's last step: no event to wait on
+	}
+	return true
 }
 
 // done is the context Abandon cancels.

@@ -27,6 +27,11 @@ type Shutdown struct {
 	Log *slog.Logger
 }
 
+// abandonWait bounds the wait for cancelled requests to end: a cancelled
+// statement stops within database.cancelDeadline (1 s), or its connection
+// is closed.
+const abandonWait = 3 * time.Second
+
 // Run serves app on ln until ctx is done, then stops accepting connections
 // and waits up to timeout for in-flight requests (no drain delay).
 func Run(ctx context.Context, app *fiber.App, ln net.Listener, timeout time.Duration) error {
@@ -70,8 +75,8 @@ func RunWith(ctx context.Context, app *fiber.App, ln net.Listener, s Shutdown) e
 			return err
 		}
 		s.Log.Warn("eventapi draining: in-flight requests outlived the shutdown timeout; cancelling them", "timeout", s.Timeout.String())
-		if s.Drain != nil {
-			s.Drain.Abandon()
+		if s.Drain != nil && !s.Drain.Abandon(abandonWait) {
+			s.Log.Warn("eventapi draining: cancelled requests still running; closing the pools under them", "waited", abandonWait.String())
 		}
 	}
 	return <-errc

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
@@ -21,6 +23,7 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	}
 	cfg.RuntimeParams["timezone"] = "UTC"
 	cfg.RuntimeParams["application_name"] = "eventapi"
+	cfg.BuildContextWatcherHandler = cancelInServer
 	keepDescriptions(cfg, strings.Contains(url, "description_cache_capacity"))
 	if pooler == PoolerTransaction {
 		forTransactionPooler(cfg)
@@ -39,6 +42,21 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 		cfg.StatementCacheCapacity = 32
 	}
 	return cfg, nil
+}
+
+// cancelDeadline is how long a statement whose context ended has to stop
+// after its cancel request, before its connection is closed.
+const cancelDeadline = time.Second
+
+// cancelInServer makes a context that ends cancel the running statement in
+// PostgreSQL (a cancel request, as psql's Ctrl-C sends; PgBouncer forwards
+// it), and close the connection only if the statement has not stopped
+// within cancelDeadline. pgx's default only closes the connection, which
+// PostgreSQL notices when it next writes to it: a statement waiting on a
+// lock went on, and a write whose request had been answered 503 (the
+// request timeout) or abandoned at shutdown committed afterwards.
+func cancelInServer(c *pgconn.PgConn) ctxwatch.Handler {
+	return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadline}
 }
 
 // descriptionCacheCapacity is the size of each connection's description
