@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -60,7 +62,18 @@ func TestSandboxRouting(t *testing.T) {
 	}
 }
 
-func TestLastUsedIsWrittenOffThePathAtMostOncePerMinute(t *testing.T) {
+// usedKey is a new key of a new organization, authenticated once by a's
+// fresh Authenticator (p), on a database whose queries qc counts.
+type usedKey struct {
+	db *bun.DB
+	qc *queryCounter
+	k  *CreatedKey
+	a  *Authenticator
+	p  *Principal
+}
+
+func newUsedKey(t *testing.T) usedKey {
+	t.Helper()
 	db, qc := openCounted(t)
 	ctx := context.Background()
 	org, _ := CreateOrganization(ctx, db, "U", nil)
@@ -70,6 +83,13 @@ func TestLastUsedIsWrittenOffThePathAtMostOncePerMinute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return usedKey{db, qc, k, a, p}
+}
+
+func TestLastUsedIsWrittenOffThePathAtMostOncePerMinute(t *testing.T) {
+	u := newUsedKey(t)
+	db, qc, k, a, p := u.db, u.qc, u.k, u.a, u.p
+	ctx := context.Background()
 	a.Used(p)
 	before := qc.n.Load()
 	for i := 0; i < 50; i++ {
@@ -99,15 +119,9 @@ func TestLastUsedIsWrittenOffThePathAtMostOncePerMinute(t *testing.T) {
 // most recent request before the write, not the time of the write (up to
 // flushEvery later, and after a revocation made meanwhile).
 func TestLastUsedIsTheRequestsTime(t *testing.T) {
-	db, _ := openCounted(t)
+	u := newUsedKey(t)
+	db, k, a, p := u.db, u.k, u.a, u.p
 	ctx := context.Background()
-	org, _ := CreateOrganization(ctx, db, "T", nil)
-	k, _ := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
-	a := NewAuthenticator(db, nil)
-	p, err := a.Authenticate(ctx, k.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
 	first := time.Date(2026, 11, 29, 10, 0, 0, 123456000, time.UTC)
 	latest := first.Add(20 * time.Second)
 	for _, at := range []time.Time{first, latest, first.Add(10 * time.Second)} {
