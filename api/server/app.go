@@ -147,8 +147,8 @@ func New(d Deps) *fiber.App {
 	routes := route.New(app)
 	guard(app, errorHandler, routes, d.Log)
 
+	app.Use(d.Drain.serve) // first: every request's context descends from the drain's
 	app.Use(requestid.New())
-	app.Use(d.Drain.closeWhileDraining)
 	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
@@ -169,7 +169,7 @@ func New(d Deps) *fiber.App {
 		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
 			TrustedProxies: d.TrustedProxies})
 	}
-	bounded := deadline(d.RequestTimeout, d.Drain)
+	bounded := deadline(d.RequestTimeout)
 	v2 := app.Group("/api/v2", bounded, logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		jsonBody,
@@ -232,21 +232,13 @@ func v1Bucket(def int) func(c *fiber.Ctx) (string, int) {
 // and the request answered 503 service_unavailable (database.Error), where
 // a connection that stalls without failing (a frozen PgBouncer) held it
 // until the stall ended.
-func deadline(d time.Duration, drain *Drain) fiber.Handler {
+func deadline(d time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		var ctx context.Context
-		var cancel context.CancelFunc
-		if d > 0 {
-			ctx, cancel = context.WithTimeout(c.UserContext(), d)
-		} else {
-			ctx, cancel = context.WithCancel(c.UserContext())
+		if d <= 0 {
+			return c.Next()
 		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), d)
 		defer cancel()
-		// A request still running when the shutdown gives up on it ends too
-		// (Drain.Abandon).
-		defer context.AfterFunc(drain.done(), cancel)()
-		drain.running.Add(1)
-		defer drain.running.Add(-1)
 		c.SetUserContext(ctx)
 		return c.Next()
 	}

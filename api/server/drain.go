@@ -17,10 +17,10 @@ import (
 // about to be closed under them.
 type Drain struct {
 	draining atomic.Bool
-	// running counts the API requests in their handlers (deadline).
+	// running counts the requests being served (serve).
 	running atomic.Int64
-	// abandoned is cancelled by Abandon; every API request's context
-	// ends with it (deadline).
+	// abandoned is cancelled by Abandon; every request's context descends
+	// from it (serve).
 	once      sync.Once
 	abandoned context.Context
 	abandon   context.CancelFunc
@@ -61,9 +61,17 @@ func (d *Drain) init() {
 // Draining reports whether Start was called.
 func (d *Drain) Draining() bool { return d.draining.Load() }
 
-// closeWhileDraining sets Connection: close on every response written while
-// the process drains, including those of requests that began before.
-func (d *Drain) closeWhileDraining(c *fiber.Ctx) error {
+// serve is the app's first middleware. It roots the request's context in
+// the one Abandon cancels, so that everything the request runs ends with
+// it (a child of that context, not a callback registered per request:
+// context.AfterFunc cost about a microsecond a request); it counts the
+// requests running, which Abandon waits for; and it sets Connection:
+// close on every response written while the process drains, including
+// those of requests that began before.
+func (d *Drain) serve(c *fiber.Ctx) error {
+	c.SetUserContext(d.done())
+	d.running.Add(1)
+	defer d.running.Add(-1)
 	err := c.Next()
 	if d.Draining() {
 		c.Response().SetConnectionClose()
