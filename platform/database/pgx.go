@@ -23,12 +23,16 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	}
 	cfg.RuntimeParams["timezone"] = "UTC"
 	cfg.RuntimeParams["application_name"] = "eventapi"
-	cfg.BuildContextWatcherHandler = cancelInServer
 	keepDescriptions(cfg, strings.Contains(url, "description_cache_capacity"))
 	if pooler == PoolerTransaction {
 		forTransactionPooler(cfg)
 		return cfg, nil
 	}
+	// Not behind a pooler: Debian's PgBouncer 1.18 can exit on a cancel
+	// request that meets a closing server connection (its issues 822 and
+	// 847, fixed in 1.19), so there a context that ends only closes the
+	// connection, as pgx does by default.
+	cfg.BuildContextWatcherHandler = cancelInServer
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = "15000"
 	}
