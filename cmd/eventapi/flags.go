@@ -49,6 +49,18 @@ func parseNoArgs(fs *flag.FlagSet, output *string, args []string) error {
 	return err
 }
 
+// operands names the positional arguments of the commands that take one.
+var operands = map[string]string{"keys revoke": "KEY_ID", "orgs update": "ORG_ID"}
+
+// synopsis is a command's name followed by its positional arguments, as
+// its --help shows them.
+func synopsis(command string) string {
+	if o := operands[command]; o != "" {
+		return command + " " + o
+	}
+	return command
+}
+
 // all lists every flag.
 func all(string) bool { return true }
 
@@ -71,7 +83,7 @@ func parseListing(fs *flag.FlagSet, output *string, args []string, listed func(s
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", fs.Name(), flagList(fs, listed)))
+			return nil, helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", synopsis(fs.Name()), flagList(fs, listed)))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v\n\n%s", errUsage, fs.Name(), err, flagList(fs, listed))
@@ -176,4 +188,13 @@ func openDB(ctx context.Context) (*bun.DB, config.Config, error) {
 	}
 	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 4, Pooler: cfg.DatabasePooler})
 	return db, cfg, err
+}
+
+// nameRequired opens a create command's usage error with what is missing
+// when --name was not given (or given empty), and is empty otherwise.
+func nameRequired(name string) string {
+	if name == "" {
+		return "--name is required: "
+	}
+	return ""
 }

@@ -32,7 +32,7 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
-			return fmt.Errorf("%w: keys create --org ID --name N --scopes a,b|all --mode live|test|legacy", errUsage)
+			return fmt.Errorf("%w: %skeys create --org ID --name N --scopes a,b|all --mode live|test|legacy", errUsage, nameRequired(*name))
 		}
 		orgID, err := requiredID("org", *org)
 		if err != nil {
@@ -125,7 +125,7 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	case "revoke":
 		if len(pos) != 1 {
-			return fmt.Errorf("%w: keys revoke ID", errUsage)
+			return fmt.Errorf("%w: keys revoke KEY_ID", errUsage)
 		}
 		id, err := uuid.Parse(pos[0])
 		if err != nil {

@@ -31,7 +31,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
-			return fmt.Errorf("%w: orgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
+			return fmt.Errorf("%w: %sorgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]", errUsage, nameRequired(*name))
 		}
 		parent, err := optionalID("sandbox-of", *sandboxOf)
 		if err != nil {
@@ -63,7 +63,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return printOrg(stdout, *output, org)
 	case "update":
 		if len(pos) != 1 {
-			return fmt.Errorf("%w: orgs update ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
+			return fmt.Errorf("%w: orgs update ORG_ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
 		}
 		id, err := uuid.Parse(pos[0])
 		if err != nil {

@@ -102,7 +102,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	}
 	c.Redis = redisSettings(getenv, &errs)
 	if c.RedisURL != "" {
-		if err := checkRedisURL(c.RedisURL, c.Redis.Cluster); err != nil {
+		if _, err := ParseRedisURL(c.RedisURL, c.Redis.Cluster); err != nil {
 			errs = append(errs, fmt.Errorf("EVENTAPI_REDIS_URL: %v", err))
 		}
 	}

@@ -1,45 +1,10 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
-
-// redisSchemes are the accepted EVENTAPI_REDIS_URL schemes; the +cluster ones
-// name a Redis Cluster by seed nodes: redis+cluster://host:port,host:port.
-var redisSchemes = map[string]bool{"redis": true, "rediss": true, "redis+cluster": true, "rediss+cluster": true}
-
-// checkRedisURL reports what the Redis client would refuse in raw, read as
-// platform/edge reads it: a single node's URL as go-redis parses it, or a
-// cluster's seed nodes (redis+cluster://, or any URL with cluster set), of
-// which there must be at least one.
-func checkRedisURL(raw string, cluster bool) error {
-	u, err := url.Parse(raw)
-	if err != nil || !redisSchemes[u.Scheme] {
-		return errors.New("must be a redis://, rediss://, redis+cluster:// or rediss+cluster:// URL")
-	}
-	single, isCluster := strings.CutSuffix(u.Scheme, "+cluster")
-	if !isCluster && !cluster {
-		_, err := redis.ParseURL(raw)
-		return err
-	}
-	seeds := strings.Split(u.Host, ",")
-	for _, seed := range seeds {
-		if seed == "" {
-			return errors.New("names no Redis Cluster seed node (redis+cluster://host:port,host:port)")
-		}
-	}
-	first := *u
-	first.Scheme, first.Host, first.Path = single, seeds[0], ""
-	_, err = redis.ParseClusterURL(first.String())
-	return err
-}
 
 // Redis holds the edge store's Redis client settings. Zero values select the
 // defaults of platform/edge; docs/edge.md ("Redis client settings") explains

@@ -2,8 +2,6 @@ package edge
 
 import (
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,9 +36,6 @@ const (
 	connBufferSize = 8 << 10
 )
 
-// clusterSchemes maps the cluster URL schemes to the single-node ones.
-var clusterSchemes = map[string]string{"redis+cluster": "redis", "rediss+cluster": "rediss"}
-
 // withDefaults fills the zero settings with the defaults.
 func withDefaults(s config.Redis) config.Redis {
 	if s.LimiterTimeout <= 0 {
@@ -69,19 +64,11 @@ func withDefaults(s config.Redis) config.Redis {
 // them with s.Cluster): the hosts are seed nodes, the client discovers the
 // rest of the cluster and follows failovers.
 func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
-	u, err := url.Parse(rawURL)
+	target, err := config.ParseRedisURL(rawURL, s.Cluster)
 	if err != nil {
 		return nil, fmt.Errorf("parse Redis URL: %w", err)
 	}
-	single, cluster := u.Scheme, clusterSchemes[u.Scheme] != ""
-	if cluster {
-		single = clusterSchemes[u.Scheme]
-	}
-	if !cluster && !s.Cluster {
-		o, err := redis.ParseURL(rawURL)
-		if err != nil {
-			return nil, fmt.Errorf("parse Redis URL: %w", err)
-		}
+	if o := target.Single; o != nil {
 		o.PoolSize, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = s.PoolSize, s.DialTimeout, s.ReadTimeout, s.WriteTimeout
 		o.PoolTimeout = s.ReadTimeout
 		o.ReadBufferSize, o.WriteBufferSize = connBufferSize, connBufferSize
@@ -94,14 +81,7 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 		o.ContextTimeoutEnabled = true
 		return redis.NewClient(o), nil
 	}
-	seeds := strings.Split(u.Host, ",")
-	first := *u
-	first.Scheme, first.Host, first.Path = single, seeds[0], ""
-	o, err := redis.ParseClusterURL(first.String())
-	if err != nil {
-		return nil, fmt.Errorf("parse Redis Cluster URL: %w", err)
-	}
-	o.Addrs = append(o.Addrs, seeds[1:]...)
+	o := target.Cluster
 	o.PoolSize, o.DialTimeout, o.ReadTimeout, o.WriteTimeout = s.PoolSize, s.DialTimeout, s.ReadTimeout, s.WriteTimeout
 	o.PoolTimeout = s.ReadTimeout
 	// A cluster client pipelines through its regular pools unless pipeline
