@@ -4161,7 +4161,7 @@ type ListRequestLogsParams struct {
 	// KeyId The API key's id.
 	KeyId *openapi_types.UUID `form:"key_id,omitempty" json:"key_id,omitempty"`
 
-	// RequestId The `X-Request-Id` of one request, in any spelling of the uuid (upper or lower case).
+	// RequestId The `X-Request-Id` of one request, in any spelling of the uuid (upper or lower case). Anything that is not a uuid, empty included, is `422 validation_error`.
 	RequestId *string `form:"request_id,omitempty" json:"request_id,omitempty"`
 
 	// Since Records created at or after this instant (RFC 3339).

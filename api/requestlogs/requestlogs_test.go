@@ -226,7 +226,8 @@ func TestBadFiltersAre422(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("Strict")
 	for _, q := range []string{"?status=abc", "?status=6xx", "?status=99", "?method=FETCH", "?key_id=nope",
-		"?since=yesterday", "?status=", "?method=", "?key_id=", "?since=", "?until=", "?until=2026-13-01", "?limit=0", "?cursor=zzz"} {
+		"?since=yesterday", "?status=", "?method=", "?key_id=", "?since=", "?until=", "?until=2026-13-01", "?limit=0", "?cursor=zzz",
+		"?request_id=", "?request_id=%20%20", "?request_id=bad"} {
 		if res := a.Get(base + q); res.Status != 422 || res.ErrorCode() != "validation_error" {
 			t.Errorf("%s: %d %s", q, res.Status, res.Body)
 		}
@@ -237,9 +238,10 @@ func TestBadFiltersAre422(t *testing.T) {
 	// Each bad value is named with its own rule: bytes that are not UTF-8
 	// are not "too long".
 	for q, issue := range map[string]string{
-		"?request_id=%FF%FE": "must be valid UTF-8 text without NUL characters",
-		"?route=%FF":         "must be valid UTF-8 text without NUL characters",
-		"?request_id=" + strings.Repeat("r", 101): "must be at most 100 characters",
+		"?request_id=%FF%FE":                      "must be a request id",
+		"?route=%FF":                              "must be valid UTF-8 text without NUL characters",
+		"?route=" + strings.Repeat("r", 256):      "must be at most 255 characters",
+		"?request_id=" + strings.Repeat("r", 101): "must be a request id",
 	} {
 		res := a.Get(base + q)
 		if res.Status != 422 || !strings.Contains(string(res.Body), issue) {

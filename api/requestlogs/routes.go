@@ -12,7 +12,6 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -73,10 +72,6 @@ func get(env *rest.Env) fiber.Handler {
 	}
 }
 
-// methods are those a request can reach authentication with, and so be
-// recorded: the router answers any other before it (405).
-var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"}
-
 // parseFilter reads the filters, naming every bad one in one 422.
 func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	var f requestlog.Filter
@@ -89,15 +84,11 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 			bad("status", "must be a status code (100 to 599) or a class such as 4xx")
 		}
 	}
-	if m := strings.ToUpper(c.Query("method")); rest.QueryGiven(c, "method") {
-		ok := false
-		for _, v := range methods {
-			ok = ok || v == m
-		}
-		if ok {
+	if rest.QueryGiven(c, "method") {
+		if m, ok := requestlog.ParseMethod(c.Query("method")); ok {
 			f.Method = m
 		} else {
-			bad("method", "must be one of: "+strings.Join(methods, ", "))
+			bad("method", "must be one of: "+strings.Join(requestlog.Methods, ", "))
 		}
 	}
 	if r, err := rest.QueryString(c, "route", 255); err != nil {
@@ -105,15 +96,12 @@ func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
 	} else {
 		f.Route = r
 	}
-	if rid, err := rest.QueryString(c, "request_id", 100); err != nil {
-		issues = append(issues, errs.Issues(err)...)
-	} else {
-		// A request id is its record's uuid: any spelling uuid.Parse reads
-		// (upper case, braces) finds it, as GET /request_logs/{id} does.
-		if id, err := uuid.Parse(rid); err == nil {
-			rid = id.String()
+	if rest.QueryGiven(c, "request_id") {
+		if rid, ok := requestlog.ParseRequestID(c.Query("request_id")); ok {
+			f.RequestID = rid
+		} else {
+			bad("request_id", "must be a request id: the uuid of a response's X-Request-Id")
 		}
-		f.RequestID = rid
 	}
 	if k, err := rest.QueryUUID(c, "key_id"); err != nil {
 		bad("key_id", "must be a uuid")

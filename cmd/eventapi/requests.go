@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -53,7 +54,23 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil || limit < 1 || limit > maxListed {
 		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, *limitArg)
 	}
-	f := requestlog.Filter{Method: strings.ToUpper(*method), Route: *route, RequestID: *reqID}
+	f := requestlog.Filter{Route: *route}
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	if given["method"] {
+		m, ok := requestlog.ParseMethod(*method)
+		if !ok {
+			return fmt.Errorf("%w: --method must be one of %s", errUsage, strings.Join(requestlog.Methods, ", "))
+		}
+		f.Method = m
+	}
+	if given["request-id"] {
+		rid, ok := requestlog.ParseRequestID(*reqID)
+		if !ok {
+			return fmt.Errorf("%w: --request-id must be a request id (the uuid of an X-Request-Id): %q", errUsage, *reqID)
+		}
+		f.RequestID = rid
+	}
 	if *status != "" {
 		sf, ok := requestlog.ParseStatus(*status)
 		if !ok {

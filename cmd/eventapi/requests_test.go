@@ -115,6 +115,11 @@ func TestRequestsListRefusesBadArguments(t *testing.T) {
 		{list("--org", "not-a-uuid"), true, `--org: not a UUID: "not-a-uuid"`},
 		{[]string{"requests", "list", "--status", "429"}, true, "--org is required"},
 		{list("--key", "k1"), true, `--key: not a UUID: "k1"`},
+		{list("--method", "FOO"), true, "--method must be one of GET, HEAD"},
+		{list("--method", "patch"), false, ""},
+		{list("--request-id", ""), true, `--request-id must be a request id (the uuid of an X-Request-Id): ""`},
+		{list("--request-id", "abc"), true, "--request-id must be a request id"},
+		{list("--request-id", "0190B5A8-0000-7000-8000-000000000000"), false, ""},
 		{list("--since", "yesterday"), true, `--since: "yesterday" is neither RFC 3339 nor a duration such as 24h`},
 		// RFC 3339 as the API reads it: time.Parse would shift +24:00 by a day.
 		{list("--since", "2026-01-01T00:00:00+24:00"), true,

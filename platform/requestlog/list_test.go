@@ -147,3 +147,47 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 }
 
 func head(s []string) []string { return s[:min(len(s), 8)] }
+
+// TestTimeFiltersBelowAMicrosecond: records are stored to the microsecond,
+// and since (inclusive) and until (exclusive) are compared at that precision
+// rounded up, so an instant between two microseconds neither lets in a
+// record before since nor leaves out one before until.
+func TestTimeFiltersBelowAMicrosecond(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	partitioned(t, db)
+	org, key := uuid.New(), uuid.New()
+	at := time.Now().UTC().Truncate(time.Second).Add(-time.Minute).Add(358923 * time.Microsecond)
+	route := "/api/v2/events"
+	r := requestlog.Record{CreatedAt: at, OrganizationID: &org, KeyID: &key, Method: "GET", Path: route,
+		Route: &route, Status: 200, APIVersion: "v2"}
+	r.ID = requestlog.NewID(at)
+	r.RequestID = r.ID.String()
+	r.Normalize()
+	if err := requestlog.Copy(ctx, db, []requestlog.Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	after, before := at.Add(time.Nanosecond), at.Add(-time.Nanosecond)
+	for _, c := range []struct {
+		name string
+		f    requestlog.Filter
+		want bool
+	}{
+		{"since the record's instant", requestlog.Filter{Since: &at}, true},
+		{"since a nanosecond after it", requestlog.Filter{Since: &after}, false},
+		{"since a nanosecond before it", requestlog.Filter{Since: &before}, true},
+		{"until the record's instant", requestlog.Filter{Until: &at}, false},
+		{"until a nanosecond after it", requestlog.Filter{Until: &after}, true},
+		{"until a nanosecond before it", requestlog.Filter{Until: &before}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			recs, _, err := requestlog.List(ctx, db, org, c.f, nil, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(recs) == 1; got != c.want {
+				t.Fatalf("listed %v, want %v", got, c.want)
+			}
+		})
+	}
+}

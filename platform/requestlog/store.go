@@ -98,6 +98,7 @@ const firstStep = 32
 // index) for a filter on errors, and the time bounds that the filter, the
 // cursor and a UUIDv7 request id imply through MaxSpan.
 func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) ([]Record, bool, error) {
+	f = f.stored()
 	w := window(f, after)
 	var out []Record
 	step := firstStep
