@@ -31,6 +31,10 @@ const DefaultBulkheadWait = 10 * time.Second
 // NewBulkhead returns a bulkhead of slots concurrent builds whose waiters
 // give up after maxWait.
 func NewBulkhead(slots int, maxWait time.Duration) *Bulkhead {
+	// The gauge is on /metrics from the start, at 0, not from the first
+	// wait: a panel or an alert over a series that does not exist sees
+	// nothing.
+	queuedCounter.Add(context.Background(), 0)
 	return &Bulkhead{slots: semaphore.NewWeighted(int64(max(slots, 1))), maxWait: maxWait}
 }
 

@@ -133,7 +133,7 @@ func TestMetricsExposition(t *testing.T) {
 	// earlier test of this process failed something: an alert on their
 	// rate needs the series to exist.
 	for _, name := range []string{"eventapi_ratelimit_fail_open_total", "eventapi_idempotency_unavailable_total",
-		"eventapi_request_log_dropped_total", "eventapi_webhook_attempts_total"} {
+		"eventapi_request_log_dropped_total", "eventapi_webhook_attempts_total", "eventapi_large_reads_waiting"} {
 		if fams[name] == nil {
 			t.Errorf("no %s before any failure", name)
 		}

@@ -45,6 +45,14 @@ func TestPoolMetricsAreExportedOnce(t *testing.T) {
 	}
 	slices.Sort(names)
 	t.Logf("pool families: %v", names)
+	// The families do not depend on tracing: bunotel's query histogram,
+	// labelled with a fixed db_name and table names guessed from the SQL,
+	// was exported only with tracing on.
+	for name := range fams {
+		if strings.HasPrefix(name, "go_sql_query_timing") {
+			t.Errorf("%s is exported with tracing on", name)
+		}
+	}
 	// charts/eventapi/dashboards/eventapi.json, "PostgreSQL pool saturation".
 	for _, name := range []string{"go_sql_connections_in_use", "go_sql_connections_max_open", "go_sql_connections_wait_count_total"} {
 		if !slices.Contains(names, name) {
