@@ -220,3 +220,55 @@ func TestQuoteItemsKeepTheLineOrder(t *testing.T) {
 		t.Errorf("items out of line order:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestPickListFollowsItsQuotesEvent: the pick list of an approved quote
+// carries the quote's event, also when the quote gets one, another or none
+// after approval (its own PATCH cannot set it), and each move records a
+// pick_list.updated change; a quote write that leaves the event alone
+// leaves the list alone.
+func TestPickListFollowsItsQuotesEvent(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	first, second := rows.Event("First").String(), rows.Event("Second").String()
+	q := ok(t, a.Post(quotes, body("title", "No event yet", "status", "approved",
+		"line_items", []any{quoteLine("", "Stage", 1)})), 201)["id"].(string)
+	ids := pickListOfQuote(t, env, a, q)
+	if len(ids) != 1 {
+		t.Fatalf("pick lists of the quote = %v", ids)
+	}
+	list := lists + "/" + ids[0]
+	// The changes table holds a change once its write committed; the feed
+	// lists it a little later (docs/changes.md).
+	changes := func() int {
+		var n int
+		err := env.Svc.DB.NewRaw("SELECT count(*) FROM changes WHERE organization_id = ? AND object_id = ? AND type = 'pick_list.updated'",
+			a.ID, ids[0]).Scan(context.Background(), &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i, step := range []struct {
+		event   any // the quote's event_id to PATCH
+		want    any // the list's event_id after it
+		changes int // pick_list.updated changes so far
+	}{
+		{first, first, 1},
+		{second, second, 2},
+		{second, second, 2}, // the same event again: no write
+		{nil, nil, 3},
+	} {
+		ok(t, a.Patch(quotes+"/"+q, body("event_id", step.event)), 200)
+		if got := ok(t, a.Get(list), 200)["event_id"]; got != step.want {
+			t.Fatalf("step %d: the pick list's event_id = %v, want %v", i, got, step.want)
+		}
+		if n := changes(); n != step.changes {
+			t.Fatalf("step %d: %d pick_list.updated changes, want %d", i, n, step.changes)
+		}
+	}
+	ok(t, a.Patch(quotes+"/"+q, body("title", "Renamed")), 200)
+	if n := changes(); n != 3 {
+		t.Fatalf("a quote write without event_id: %d pick_list.updated changes, want 3", n)
+	}
+}

@@ -105,3 +105,14 @@ func itemsFromLines(lines []SourceLine) []Item {
 	}
 	return items
 }
+
+// FollowQuoteEvent gives the pick list of quote quoteID, if it has one, the
+// quote's event eventID (nil for none), in the quote's write transaction.
+// A list already on that event is left alone, so its updated_at stays and
+// no change is recorded.
+func FollowQuoteEvent(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, quoteID uuid.UUID, eventID *uuid.UUID) error {
+	_, err := tx.NewRaw(`UPDATE pick_lists SET event_id = ?, updated_at = clock_timestamp()
+		WHERE organization_id = ? AND quote_id = ? AND event_id IS DISTINCT FROM ?`,
+		eventID, org, quoteID, eventID).Exec(ctx)
+	return database.Error(err)
+}

@@ -48,7 +48,35 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, w documents.Write
 // Update applies w to the quote id of org; moving it to approved creates its
 // pick list in the same transaction unless it already has one.
 func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, w documents.Write) (*Quote, error) {
-	return documents.Update[Quote](ctx, db, t.Org, id, kind, w, approval(t, w))
+	return documents.Update[Quote](ctx, db, t.Org, id, kind, w, both(approval(t, w), followEvent(t, w)))
+}
+
+// followEvent is the hook that moves the pick list of a quote to the event
+// w sets on it: the list carries its quote's event (docs/decisions.md,
+// "Pick lists from quotes"), and a pick list's own PATCH cannot set it.
+func followEvent(t tenancy.Tenant, w documents.Write) documents.Hook[Quote] {
+	if _, ok := w.Changes.Value("event_id"); !ok {
+		return nil
+	}
+	return func(ctx context.Context, tx bun.IDB, q *Quote) error {
+		return picklists.FollowQuoteEvent(ctx, tx, t.Org, q.ID, q.EventID)
+	}
+}
+
+// both runs a, then b; either may be nil.
+func both(a, b documents.Hook[Quote]) documents.Hook[Quote] {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	return func(ctx context.Context, tx bun.IDB, q *Quote) error {
+		if err := a(ctx, tx, q); err != nil {
+			return err
+		}
+		return b(ctx, tx, q)
+	}
 }
 
 // approval is the hook that creates the pick list of a quote w approves.
