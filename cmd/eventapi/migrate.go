@@ -43,43 +43,81 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch pos[0] {
-	case "up", "down":
-		var names []string
-		if pos[0] == "up" {
-			names, err = m.Up(ctx)
-		} else {
-			names, err = m.Down(ctx)
-		}
-		if err != nil {
-			return err
-		}
-		if *output == "json" {
-			return printJSON(stdout, map[string]any{"direction": pos[0], "migrations": nonNil(names)})
-		}
-		if len(names) == 0 {
-			fmt.Fprintf(stdout, "migrate %s: nothing to do\n", pos[0])
-		}
-		for _, n := range names {
-			fmt.Fprintf(stdout, "migrate %s: %s\n", pos[0], n)
-		}
-		return nil
+	if pos[0] == "status" {
+		return printStatus(ctx, m, *output, stdout)
 	}
+	return runMigrations(ctx, m, pos[0], *output, stdout)
+}
+
+// runMigrations runs `migrate up` or `migrate down` (direction) and prints
+// the migrations run, in the order they ran (down: newest first). What the
+// migrator announces before it acts (a wait for another migrator, a
+// rollback of the whole schema) is printed at once in text, so that it
+// comes before the work, and listed under "notices" in JSON.
+func runMigrations(ctx context.Context, m *database.Migrator, direction, output string, stdout io.Writer) error {
+	var notices []string
+	m.Notify = func(msg string) {
+		if output == "json" {
+			notices = append(notices, msg)
+			return
+		}
+		fmt.Fprintf(stdout, "migrate %s: %s\n", direction, msg)
+	}
+	run := m.Up
+	if direction == "down" {
+		run = m.Down
+	}
+	names, err := run(ctx)
+	if err != nil {
+		return err
+	}
+	if output == "json" {
+		out := map[string]any{"direction": direction, "migrations": nonNil(names)}
+		if len(notices) > 0 {
+			out["notices"] = notices
+		}
+		return printJSON(stdout, out)
+	}
+	if len(names) == 0 {
+		fmt.Fprintf(stdout, "migrate %s: nothing to do\n", direction)
+	}
+	for _, n := range names {
+		fmt.Fprintf(stdout, "migrate %s: %s\n", direction, n)
+	}
+	return nil
+}
+
+// printStatus prints every migration with its state: applied, pending, or
+// applied but unknown to this binary (a newer release applied it; see
+// docs/helm.md, "Upgrades and migrations").
+func printStatus(ctx context.Context, m *database.Migrator, output string, stdout io.Writer) error {
 	st, err := m.Status(ctx)
 	if err != nil {
 		return err
 	}
-	if *output == "json" {
+	if output == "json" {
 		return printJSON(stdout, map[string]any{"migrations": st})
 	}
 	for _, s := range st {
-		state := "pending"
-		if s.Applied {
-			state = "applied"
-		}
-		fmt.Fprintf(stdout, "%-8s %s_%s\n", state, s.Name, s.Comment)
+		fmt.Fprintf(stdout, "%-8s %s%s\n", statusState(s), s, statusNote(s))
 	}
 	return nil
+}
+
+// statusState is the first column of `migrate status`.
+func statusState(s database.MigrationStatus) string {
+	if s.Applied {
+		return "applied"
+	}
+	return "pending"
+}
+
+// statusNote follows a migration unknown to this binary.
+func statusNote(s database.MigrationStatus) string {
+	if s.Unknown {
+		return " (unknown to this binary: applied by a newer release)"
+	}
+	return ""
 }
 
 // openMigrationDB connects to EVENTAPI_MIGRATE_DATABASE_URL when it is set,

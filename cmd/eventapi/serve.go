@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -59,21 +61,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			log.Error("metrics listener stopped", "error", err)
 		}
 	}()
-	if *migrate {
-		// Migrations take the direct URL when one is set: DDL and the
-		// migration lock are better off without a transaction pooler.
-		db, err := database.Open(ctx, cfg.MigrationURL(), database.Options{MaxOpenConns: 2, Pooler: migrationPooler(cfg)})
-		if err != nil {
-			return err
-		}
-		m, err := database.NewMigrator(db)
-		if err == nil {
-			_, err = m.Up(ctx)
-		}
-		_ = db.Close()
-		if err != nil {
-			return err
-		}
+	if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {
+		return err
 	}
 	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
 	if err != nil {
@@ -101,4 +90,65 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		Drain: svc.Drain, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
 	log.Info("eventapi stopped", "error", err)
 	return err
+}
+
+// prepareSchema applies the pending migrations when migrate is set, then
+// checks the schema the service will serve from (requireSchema).
+func prepareSchema(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) error {
+	if migrate {
+		if err := migrateUp(ctx, cfg, log); err != nil {
+			return err
+		}
+	}
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 1, Pooler: cfg.DatabasePooler})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m, err := database.NewMigrator(db)
+	if err != nil {
+		return err
+	}
+	return requireSchema(ctx, m, log)
+}
+
+// migrateUp is serve --migrate: every pending migration, on the direct URL
+// when one is set (DDL and the migration lock are better off without a
+// transaction pooler), waiting for another pod's migrator if need be.
+func migrateUp(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	db, err := database.Open(ctx, cfg.MigrationURL(), database.Options{MaxOpenConns: 2, Pooler: migrationPooler(cfg)})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m, err := database.NewMigrator(db)
+	if err != nil {
+		return err
+	}
+	m.Notify = func(msg string) { log.Info(msg) }
+	names, err := m.Up(ctx)
+	if len(names) > 0 {
+		log.Info("migrations applied", "migrations", names)
+	}
+	return err
+}
+
+// requireSchema refuses a database that lacks migrations this binary
+// knows: its routes would fail on the missing tables while /readyz said
+// ready. A database holding migrations this binary does not know (a newer
+// release migrated it, and this pod is an old one of a rolling update) is
+// served, with one warning line: migrations stay compatible with the
+// release before them (docs/helm.md, "Upgrades and migrations").
+func requireSchema(ctx context.Context, m *database.Migrator, log *slog.Logger) error {
+	s, err := m.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	if len(s.Pending) > 0 {
+		return errors.New(database.DescribePending(s.Pending))
+	}
+	if len(s.Unknown) > 0 {
+		log.Warn(database.DescribeUnknown(s.Unknown)+": serving on its schema", "unknown_migrations", s.Unknown)
+	}
+	return nil
 }

@@ -2,17 +2,25 @@ package database
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
 )
 
 var safeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
 // CreateIfMissing creates the database named in dbURL when it does not exist,
 // connecting to the server's "postgres" database to do so. It reports whether
-// it created one.
+// it created one. The name is created exactly as the URL spells it (quoted,
+// so a mixed-case name keeps its case, as the connection that follows will
+// ask for it). Several processes may run it at once: those that lose the
+// race find the database made by the winner and report false.
 func CreateIfMissing(ctx context.Context, dbURL string) (bool, error) {
 	u, err := url.Parse(dbURL)
 	if err != nil {
@@ -36,11 +44,25 @@ func CreateIfMissing(ctx context.Context, dbURL string) (bool, error) {
 	if exists {
 		return false, nil
 	}
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		if strings.Contains(err.Error(), "already exists") {
+	if _, err := db.NewRaw("CREATE DATABASE ?", bun.Ident(name)).Exec(ctx); err != nil {
+		if databaseExists(err) {
 			return false, nil
 		}
 		return false, fmt.Errorf("create database %s: %w", name, err)
 	}
 	return true, nil
+}
+
+// databaseExists reports whether err is PostgreSQL's answer to a CREATE
+// DATABASE of a name that exists, told by SQLSTATE: duplicate_database
+// (42P04) when the database was there before the statement began, and
+// unique_violation (23505) on the pg_database catalog when another CREATE
+// DATABASE of the same name committed while this one ran.
+func databaseExists(err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return false
+	}
+	return pg.Code == pgerrcode.DuplicateDatabase ||
+		(pg.Code == pgerrcode.UniqueViolation && pg.TableName == "pg_database")
 }

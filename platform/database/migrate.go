@@ -5,6 +5,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -17,6 +19,13 @@ var migrationFiles embed.FS
 // across pods ("eventapi" in ASCII, truncated to int64).
 const migrationLockID = 0x6576656e74617069
 
+// migrationsTable records the applied migrations (bun's table, renamed).
+const migrationsTable = "schema_migrations"
+
+// ErrNewerSchema marks a refusal to migrate a database that holds applied
+// migrations this binary does not know: a newer release migrated it.
+var ErrNewerSchema = errors.New("the database was migrated by a newer release")
+
 // Migrations returns the embedded SQL migrations.
 func Migrations() (*migrate.Migrations, error) {
 	ms := migrate.NewMigrations()
@@ -26,19 +35,46 @@ func Migrations() (*migrate.Migrations, error) {
 	return ms, nil
 }
 
-// MigrationStatus is one migration and whether it is applied.
+// MigrationStatus is one migration and whether it is applied. Unknown marks
+// a migration the database records as applied that this binary does not
+// know (a newer release applied it); it has no comment, since the database
+// stores only the name.
 type MigrationStatus struct {
 	Name    string `json:"name"`
 	Comment string `json:"comment"`
 	Applied bool   `json:"applied"`
+	Unknown bool   `json:"unknown,omitempty"`
 	GroupID int64  `json:"group_id,omitempty"`
+}
+
+// String is the migration's file name stem, or its bare name when unknown.
+func (s MigrationStatus) String() string {
+	if s.Comment == "" {
+		return s.Name
+	}
+	return s.Name + "_" + s.Comment
+}
+
+// Schema compares the database's applied migrations with this binary's.
+type Schema struct {
+	// Pending are the migrations this binary knows that are not applied,
+	// in the order they would be applied.
+	Pending []string
+	// Unknown are the applied migrations this binary does not know, in
+	// ascending order.
+	Unknown []string
 }
 
 // Migrator runs migrations under a PostgreSQL advisory lock, so two pods that
 // start together wait for each other instead of racing.
 type Migrator struct {
-	db *bun.DB
-	m  *migrate.Migrator
+	db    *bun.DB
+	known *migrate.Migrations
+	m     *migrate.Migrator
+	// Notify, when set, receives what an operation is about to do that its
+	// caller should show before it happens: a wait for another migrator's
+	// lock, a rollback of the whole schema.
+	Notify func(msg string)
 }
 
 // NewMigrator returns a Migrator over the embedded migrations.
@@ -47,12 +83,55 @@ func NewMigrator(db *bun.DB) (*Migrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Migrator{db: db, m: migrate.NewMigrator(db, ms,
-		migrate.WithTableName("schema_migrations"),
-		migrate.WithLocksTableName("schema_migration_locks"),
-		migrate.WithMarkAppliedOnSuccess(true))}, nil
+	return newMigrator(db, ms), nil
 }
 
+// newMigrator returns a Migrator over ms. Every migration runs with the
+// session's timeouts lifted (withoutTimeouts).
+func newMigrator(db *bun.DB, ms *migrate.Migrations) *Migrator {
+	return &Migrator{db: db, known: ms, m: migrate.NewMigrator(db, ms,
+		migrate.WithTableName(migrationsTable),
+		migrate.WithLocksTableName("schema_migration_locks"),
+		migrate.WithMarkAppliedOnSuccess(true),
+		migrate.BeforeMigration(withoutTimeouts))}
+}
+
+// liftTimeoutsSQL sets, for the rest of the transaction it runs in, every
+// timeout that could cut a migration short to 0 (none): the pool's
+// statement_timeout (15 s, pgx.go), or one set on the role or database
+// (behind PgBouncer, docs/helm.md "Redis Cluster and PgBouncer"), would
+// cancel a migration that copies a large table, and lock_timeout a wait for
+// the migration lock. idle_in_transaction_session_timeout would end the lock
+// transaction, idle while the migrations run on other connections, and the
+// lock with it; transaction_timeout (PostgreSQL 17) would end either. Only
+// the settings this server has are set, so the statement runs on every
+// supported version. A setting made with is_local lasts until the
+// transaction ends, so it never outlives it on a pooled server connection.
+const liftTimeoutsSQL = `SELECT set_config(name, '0', true) FROM pg_settings
+WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout')`
+
+// liftTimeouts runs liftTimeoutsSQL in tx.
+func liftTimeouts(ctx context.Context, tx bun.IConn) error {
+	if _, err := tx.ExecContext(ctx, liftTimeoutsSQL); err != nil {
+		return fmt.Errorf("lift the migration's timeouts: %w", err)
+	}
+	return nil
+}
+
+// withoutTimeouts is the hook bun runs before each migration's statements,
+// in the migration's own transaction. A migration outside a transaction
+// (a file not named .tx.up.sql or .tx.down.sql) is refused: its timeouts
+// could only be lifted for the whole session, which behind a transaction
+// pooler would pass on to other clients.
+func withoutTimeouts(ctx context.Context, conn bun.IConn, mg *migrate.Migration) error {
+	if _, ok := conn.(bun.Tx); !ok {
+		return fmt.Errorf("migration %s is not transactional: name its files .tx.up.sql and .tx.down.sql", mg)
+	}
+	return liftTimeouts(ctx, conn)
+}
+
+// locked runs fn while holding the migration lock, after creating the
+// migration tables if they are missing.
 func (m *Migrator) locked(ctx context.Context, fn func(ctx context.Context) error) error {
 	// The lock is transaction-scoped and held by a transaction of its own
 	// that stays open while fn migrates on other connections: a session lock
@@ -68,8 +147,11 @@ func (m *Migrator) locked(ctx context.Context, fn func(ctx context.Context) erro
 		return fmt.Errorf("migration lock transaction: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
-		return fmt.Errorf("take migration lock: %w", err)
+	if err := liftTimeouts(ctx, tx); err != nil {
+		return err
+	}
+	if err := m.lock(ctx, tx); err != nil {
+		return err
 	}
 	if err := m.m.Init(ctx); err != nil {
 		return fmt.Errorf("init migration tables: %w", err)
@@ -77,50 +159,226 @@ func (m *Migrator) locked(ctx context.Context, fn func(ctx context.Context) erro
 	return fn(ctx)
 }
 
-// Up applies every pending migration and returns the names applied.
+// lock takes the migration lock in tx. When another migrator holds it, lock
+// says so through Notify and waits for as long as that migrator runs: with
+// tx's timeouts lifted the wait is bounded only by ctx (a signal, or the
+// caller's deadline), since a migration of a large table can take long and
+// a second pod that gave up would only fail its start.
+func (m *Migrator) lock(ctx context.Context, tx bun.Tx) error {
+	var got bool
+	if err := tx.NewRaw("SELECT pg_try_advisory_xact_lock(?)", int64(migrationLockID)).Scan(ctx, &got); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	if got {
+		return nil
+	}
+	m.notify("another migrator holds the migration lock: waiting for it to finish")
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	return nil
+}
+
+func (m *Migrator) notify(msg string) {
+	if m.Notify != nil {
+		m.Notify(msg)
+	}
+}
+
+// Up applies every pending migration and returns the names applied. A
+// database that holds migrations this binary does not know is left alone:
+// with nothing pending that is a no-op (an older pod of a rolling update),
+// and with something pending Up refuses, since it would apply this
+// binary's migrations on top of a newer schema.
 func (m *Migrator) Up(ctx context.Context) ([]string, error) {
 	var names []string
 	err := m.locked(ctx, func(ctx context.Context) error {
+		st, err := m.statuses(ctx)
+		if err != nil {
+			return err
+		}
+		if s := schemaOf(st); len(s.Unknown) > 0 && len(s.Pending) > 0 {
+			return newerSchema("migrate up", s.Unknown, fmt.Sprintf(
+				", and lacks %d of this binary's (%s): migrate it with a release that knows every migration", len(s.Pending), listNames(s.Pending)))
+		}
 		g, err := m.m.Migrate(ctx)
 		if err != nil {
 			return fmt.Errorf("migrate up: %w", err)
 		}
 		for _, mg := range g.Migrations {
-			names = append(names, mg.Name+"_"+mg.Comment)
+			names = append(names, mg.String())
 		}
 		return nil
 	})
 	return names, err
 }
 
-// Down rolls back the last applied group and returns the names rolled back.
+// Down rolls back the last applied group and returns the names rolled back,
+// in the order they ran (newest first). It refuses a database that holds
+// migrations this binary does not know: bun would roll back the last group
+// it knows, older than theirs, and drop what they build on. Before
+// rolling back every applied migration (a fresh install's single group) it
+// says so through Notify.
 func (m *Migrator) Down(ctx context.Context) ([]string, error) {
 	var names []string
 	err := m.locked(ctx, func(ctx context.Context) error {
+		st, err := m.statuses(ctx)
+		if err != nil {
+			return err
+		}
+		if err := m.checkDown(st); err != nil {
+			return err
+		}
 		g, err := m.m.Rollback(ctx)
 		if err != nil {
 			return fmt.Errorf("migrate down: %w", err)
 		}
-		for _, mg := range g.Migrations {
-			names = append(names, mg.Name+"_"+mg.Comment)
+		for i := len(g.Migrations) - 1; i >= 0; i-- {
+			names = append(names, g.Migrations[i].String())
 		}
 		return nil
 	})
 	return names, err
 }
 
-// Status lists every migration with its state.
+// checkDown refuses a rollback on a database with unknown migrations, and
+// announces one that would roll back every applied migration.
+func (m *Migrator) checkDown(st []MigrationStatus) error {
+	if u := schemaOf(st).Unknown; len(u) > 0 {
+		return newerSchema("migrate down", u, ": run that release's `eventapi migrate down` first, until none is left")
+	}
+	if n, whole := lastGroupIsAll(st); whole {
+		m.notify(fmt.Sprintf("warning: rolling back all %d applied migrations, the whole schema: every table is dropped with its data", n))
+	}
+	return nil
+}
+
+// lastGroupIsAll reports how many migrations are applied and whether the
+// last group holds them all.
+func lastGroupIsAll(st []MigrationStatus) (int, bool) {
+	var applied, last int
+	var lastGroup int64
+	for _, s := range st {
+		if !s.Applied {
+			continue
+		}
+		applied++
+		switch {
+		case s.GroupID > lastGroup:
+			lastGroup, last = s.GroupID, 1
+		case s.GroupID == lastGroup:
+			last++
+		}
+	}
+	return applied, applied > 0 && last == applied
+}
+
+// Status lists every migration this binary knows with its state, and the
+// applied ones it does not know (Unknown), in name order. It takes no lock
+// and creates nothing: it answers at once while a migration runs (showing
+// the state before it), and on a database never migrated lists every
+// migration as pending.
 func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
-	var out []MigrationStatus
-	err := m.locked(ctx, func(ctx context.Context) error {
-		ms, err := m.m.MigrationsWithStatus(ctx)
-		if err != nil {
-			return err
+	return m.statuses(ctx)
+}
+
+// Schema compares the database with this binary's migrations, as Status
+// does (no lock, nothing created).
+func (m *Migrator) Schema(ctx context.Context) (Schema, error) {
+	st, err := m.statuses(ctx)
+	if err != nil {
+		return Schema{}, err
+	}
+	return schemaOf(st), nil
+}
+
+// statuses merges the known migrations with the applied ones.
+func (m *Migrator) statuses(ctx context.Context) ([]MigrationStatus, error) {
+	applied, err := m.applied(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return mergeStatuses(m.known.Sorted(), applied), nil
+}
+
+// mergeStatuses is known, in order, with the state applied records for
+// each, followed by the applied migrations known does not hold, the whole
+// sorted by name.
+func mergeStatuses(known, applied migrate.MigrationSlice) []MigrationStatus {
+	byName := make(map[string]migrate.Migration, len(applied))
+	for _, a := range applied {
+		byName[a.Name] = a
+	}
+	out := make([]MigrationStatus, 0, len(known)+len(applied))
+	for _, k := range known {
+		s := MigrationStatus{Name: k.Name, Comment: k.Comment}
+		if a, ok := byName[k.Name]; ok {
+			s.Applied, s.GroupID = true, a.GroupID
+			delete(byName, k.Name)
 		}
-		for _, mg := range ms {
-			out = append(out, MigrationStatus{Name: mg.Name, Comment: mg.Comment, Applied: mg.IsApplied(), GroupID: mg.GroupID})
+		out = append(out, s)
+	}
+	for _, a := range byName {
+		out = append(out, MigrationStatus{Name: a.Name, Applied: true, Unknown: true, GroupID: a.GroupID})
+	}
+	slices.SortFunc(out, func(a, b MigrationStatus) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// applied reads the applied migrations; none when the migrations table does
+// not exist yet.
+func (m *Migrator) applied(ctx context.Context) (migrate.MigrationSlice, error) {
+	var exists bool
+	if err := m.db.NewRaw("SELECT to_regclass(?) IS NOT NULL", migrationsTable).Scan(ctx, &exists); err != nil {
+		return nil, fmt.Errorf("read migration status: %w", err)
+	}
+	if !exists {
+		return nil, nil
+	}
+	ms, err := m.m.AppliedMigrations(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read migration status: %w", err)
+	}
+	return ms, nil
+}
+
+// schemaOf sorts st into the pending and the unknown migrations.
+func schemaOf(st []MigrationStatus) Schema {
+	var s Schema
+	for _, m := range st {
+		switch {
+		case m.Unknown:
+			s.Unknown = append(s.Unknown, m.String())
+		case !m.Applied:
+			s.Pending = append(s.Pending, m.String())
 		}
-		return nil
-	})
-	return out, err
+	}
+	return s
+}
+
+// listNames joins names for a message, eliding the middle of a long list.
+func listNames(names []string) string {
+	if len(names) > 4 {
+		return fmt.Sprintf("%s, %s, … %s", names[0], names[1], names[len(names)-1])
+	}
+	return strings.Join(names, ", ")
+}
+
+// DescribePending is the message for a database that lacks migrations this
+// binary needs: how many, which, and the command that applies them.
+func DescribePending(pending []string) string {
+	return fmt.Sprintf("the database lacks %d of this release's migrations (%s): run `eventapi migrate up` against it first (or start with `eventapi serve --migrate`)",
+		len(pending), listNames(pending))
+}
+
+// DescribeUnknown is the message for a database that holds migrations this
+// binary does not know.
+func DescribeUnknown(unknown []string) string {
+	return fmt.Sprintf("%s (applied migrations unknown to this binary: %s)", ErrNewerSchema, listNames(unknown))
+}
+
+// newerSchema is op's refusal of a database holding the unknown
+// migrations, wrapping ErrNewerSchema, with advice appended.
+func newerSchema(op string, unknown []string, advice string) error {
+	return fmt.Errorf("%s: %w (applied migrations unknown to this binary: %s)%s", op, ErrNewerSchema, listNames(unknown), advice)
 }

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/telemetry"
+)
+
+// runText runs the CLI and returns its stdout lines.
+func runText(ctx context.Context, args ...string) ([]string, error) {
+	var out, errOut bytes.Buffer
+	err := run(ctx, args, &out, &errOut)
+	return strings.Split(strings.TrimRight(out.String(), "\n"), "\n"), err
+}
+
+// openAdmin opens dbURL for a test's own statements, closed at its end.
+func openAdmin(t *testing.T, dbURL string) *bun.DB {
+	t.Helper()
+	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func mustExec(t *testing.T, db *bun.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.NewRaw(query, args...).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// migrationNames are this binary's migrations, oldest first.
+func migrationNames(t *testing.T) []string {
+	t.Helper()
+	ms, err := database.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ms.Sorted() {
+		names = append(names, m.String())
+	}
+	return names
+}
+
+// `migrate down` on a fresh install (one group) says before anything else
+// that it drops the whole schema, then names the migrations in the order
+// it ran them, newest first.
+func TestMigrateDownWarnsThenListsNewestFirst(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewEmptyDatabase(t))
+	ctx := context.Background()
+	up, err := runText(ctx, "migrate", "up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := migrationNames(t)
+	if want := prefixed("migrate up: ", names); !slices.Equal(up, want) {
+		t.Fatalf("up printed %q, want %q", up, want)
+	}
+	down, err := runText(ctx, "migrate", "down")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warning := fmt.Sprintf("migrate down: warning: rolling back all %d applied migrations, the whole schema", len(names))
+	if !strings.HasPrefix(down[0], warning) {
+		t.Fatalf("down begins with %q, want %q", down[0], warning)
+	}
+	slices.Reverse(names)
+	if want := prefixed("migrate down: ", names); !slices.Equal(down[1:], want) {
+		t.Fatalf("down printed %q, want %q", down[1:], want)
+	}
+}
+
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+// A database a newer release migrated (a migration this binary does not
+// know recorded as applied): `migrate status` lists it as unknown, `migrate
+// down` refuses and names the release's own `migrate down`, and the schema
+// stays whole.
+func TestMigrateRefusesANewerSchema(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Setenv("EVENTAPI_DATABASE_URL", dbURL)
+	db := openAdmin(t, dbURL)
+	mustExec(t, db, "INSERT INTO schema_migrations (name, group_id) VALUES ('20991231000000', 2)")
+	ctx := context.Background()
+	st, err := runText(ctx, "migrate", "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := st[len(st)-1]; last != "applied  20991231000000 (unknown to this binary: applied by a newer release)" {
+		t.Errorf("status ends with %q", last)
+	}
+	js, err := runCLI(t, "migrate", "status", "--output", "json")
+	ms, _ := js["migrations"].([]any)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("status json: %v %v", js, err)
+	}
+	if last, _ := ms[len(ms)-1].(map[string]any); last["name"] != "20991231000000" || last["unknown"] != true || last["applied"] != true {
+		t.Errorf("status json ends with %v", last)
+	}
+	_, err = runText(ctx, "migrate", "down")
+	if err == nil || !strings.Contains(err.Error(), "migrated by a newer release") ||
+		!strings.Contains(err.Error(), "20991231000000") || !strings.Contains(err.Error(), "run that release's `eventapi migrate down` first") {
+		t.Fatalf("down: %v, want a refusal naming the newer migration", err)
+	}
+	var orgs bool
+	if err := db.NewRaw("SELECT to_regclass('organizations') IS NOT NULL").Scan(ctx, &orgs); err != nil || !orgs {
+		t.Fatalf("organizations exists: %v %v", orgs, err)
+	}
+}
+
+// serve refuses a database without this binary's migrations, naming them
+// and the command that applies them, where it used to answer /readyz while
+// its routes failed.
+func TestServeRefusesPendingMigrations(t *testing.T) {
+	names := migrationNames(t)
+	tests := []struct {
+		name    string
+		dbURL   func(t *testing.T) string
+		message string
+	}{
+		{"the newest migration pending", func(t *testing.T) string {
+			u := pgtest.NewDatabase(t)
+			mustExec(t, openAdmin(t, u), "DELETE FROM schema_migrations WHERE name = ?", strings.SplitN(names[len(names)-1], "_", 2)[0])
+			return u
+		}, "the database lacks 1 of this release's migrations (" + names[len(names)-1] + "): run `eventapi migrate up`"},
+		{"an empty database", func(t *testing.T) string { return pgtest.NewEmptyDatabase(t) },
+			fmt.Sprintf("the database lacks %d of this release's migrations (%s, ", len(names), names[0])},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("EVENTAPI_DATABASE_URL", tt.dbURL(t))
+			t.Setenv("EVENTAPI_ADDR", "127.0.0.1:0")
+			t.Setenv("EVENTAPI_METRICS_ADDR", "127.0.0.1:0")
+			// The deadline only bounds a failure: a serve that started.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := runText(ctx, "serve")
+			if err == nil || !strings.Contains(err.Error(), tt.message) {
+				t.Fatalf("serve: %v, want %q", err, tt.message)
+			}
+		})
+	}
+}
+
+// requireSchema passes a current database silently, refuses one with
+// pending migrations, and serves one a newer release migrated with one
+// warning line.
+func TestRequireSchema(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   string
+		refused bool
+		warning string
+	}{
+		{"current", "", false, ""},
+		{"pending", "DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)", true, ""},
+		{"newer", "INSERT INTO schema_migrations (name, group_id) VALUES ('20991231000000', 2)", false,
+			"the database was migrated by a newer release (applied migrations unknown to this binary: 20991231000000): serving on its schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openAdmin(t, pgtest.NewDatabase(t))
+			if tt.setup != "" {
+				mustExec(t, db, tt.setup)
+			}
+			m, err := database.NewMigrator(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logged bytes.Buffer
+			err = requireSchema(context.Background(), m, telemetry.NewLogger(&logged, "info"))
+			if (err != nil) != tt.refused {
+				t.Fatalf("err = %v, want refused %v", err, tt.refused)
+			}
+			lines := strings.Count(logged.String(), "\n")
+			if tt.warning == "" && lines != 0 || tt.warning != "" && (lines != 1 || !strings.Contains(logged.String(), tt.warning)) {
+				t.Errorf("logged %q, want %q", logged.String(), tt.warning)
+			}
+		})
+	}
+}
+
+// Three `migrate up --create-database` at once on a missing database whose
+// name has capitals all succeed, one of them creating it under that exact
+// name.
+func TestMigrateCreatesTheDatabaseOnceByItsExactName(t *testing.T) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("eventapi_test_Probe_Case_%d_%s", time.Now().Unix(), hex.EncodeToString(b[:]))
+	admin := openAdmin(t, pgtest.AdminURL())
+	t.Cleanup(func() {
+		_, _ = admin.NewRaw("DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name)).Exec(context.Background())
+	})
+	u, err := url.Parse(pgtest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	t.Setenv("EVENTAPI_DATABASE_URL", u.String())
+	const n = 3
+	outs := make([][]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { outs[i], errs[i] = runText(context.Background(), "migrate", "up", "--create-database") })
+	}
+	wg.Wait()
+	created := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("process %d: %v", i, errs[i])
+		}
+		if slices.Contains(outs[i], "created database") {
+			created++
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d processes created the database, want 1", created)
+	}
+	var tables int
+	db := openAdmin(t, u.String())
+	if err := db.NewRaw("SELECT count(*) FROM information_schema.tables WHERE table_name = 'organizations'").
+		Scan(context.Background(), &tables); err != nil || tables != 1 {
+		t.Fatalf("%q holds %d organizations tables (%v)", name, tables, err)
+	}
+}

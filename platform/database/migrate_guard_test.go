@@ -1,0 +1,374 @@
+package database_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
+)
+
+// migrationLockID is database.migrationLockID, which a test holds to make a
+// migrator wait.
+const migrationLockID = 0x6576656e74617069
+
+// openMigrationPool opens dbURL as the migrate command does (4 connections).
+func openMigrationPool(t *testing.T, dbURL string) *bun.DB {
+	t.Helper()
+	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// databaseName is the name in dbURL's path.
+func databaseName(t *testing.T, dbURL string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+// setDatabaseDefault makes value the default of setting for new sessions
+// on the database of dbURL, as ALTER ROLE … SET does behind PgBouncer.
+func setDatabaseDefault(t *testing.T, dbURL, setting, value string) {
+	t.Helper()
+	admin := openMigrationPool(t, pgtest.AdminURL())
+	if _, err := admin.NewRaw("ALTER DATABASE ? SET "+setting+" = ?", bun.Ident(databaseName(t, dbURL)), value).
+		Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A migration sees no timeout however the session was set up: the pool's
+// statement_timeout (15 s, sent at connect) and the defaults of the
+// database (standing in for the role's, behind PgBouncer) are lifted for
+// its transaction, up and down alike.
+func TestMigrationsRunWithoutTimeouts(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.NewEmptyDatabase(t)
+	setDatabaseDefault(t, dbURL, "lock_timeout", "1s")
+	setDatabaseDefault(t, dbURL, "idle_in_transaction_session_timeout", "1min")
+	// Each migration fails unless every timeout reads 0 inside it.
+	const check = `DO $$
+DECLARE bad text;
+BEGIN
+    SELECT string_agg(name || ' = ' || setting, ', ') INTO bad FROM pg_settings
+    WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout')
+      AND setting <> '0';
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION 'a migration runs under %', bad;
+    END IF;
+END $$;
+`
+	m, err := database.NewMigratorWith(openMigrationPool(t, dbURL), fstest.MapFS{
+		"20200101000000_check_timeouts.tx.up.sql":   {Data: []byte(check)},
+		"20200101000000_check_timeouts.tx.down.sql": {Data: []byte(check)},
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if _, err := m.Down(ctx); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+}
+
+// A second migrator waits for the first however long it runs: its wait for
+// the lock outlasts the timeouts of its session, and it says it waits.
+func TestMigrationLockWaitIsUnbounded(t *testing.T) {
+	tests := []struct {
+		setting, value string
+		waited         time.Duration // how long the wait must outlast
+	}{
+		{"lock_timeout", "1ms", 100 * time.Millisecond},
+		// Long enough for the statements outside the migrations (the
+		// migration tables, the records of applied migrations), which run
+		// under the session's timeout as any other statement does.
+		{"statement_timeout", "500ms", time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.setting, func(t *testing.T) {
+			dbURL := pgtest.NewEmptyDatabase(t)
+			setDatabaseDefault(t, dbURL, tt.setting, tt.value)
+			if tt.setting == "statement_timeout" && pgtest.Pooler() != database.PoolerTransaction {
+				// Without a pooler the pool sends its own at connect.
+				dbURL = withQuery(t, dbURL, "statement_timeout", strings.TrimSuffix(tt.value, "ms"))
+			}
+			waitOutTheLock(t, openMigrationPool(t, dbURL), tt.waited)
+		})
+	}
+}
+
+// withQuery is dbURL with the query parameter key set to value.
+func withQuery(t *testing.T, dbURL, key, value string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// waitOutTheLock holds the migration lock while a migrator of db starts,
+// until the migrator has waited for longer than d, then releases it; the
+// migrator must then migrate.
+func waitOutTheLock(t *testing.T, db *bun.DB, d time.Duration) {
+	ctx := context.Background()
+	holder := holdMigrationLock(t, db)
+	m, err := database.NewMigrator(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notified := make(chan string, 1)
+	m.Notify = func(msg string) { notified <- msg }
+	done := make(chan error, 1)
+	go func() { _, err := m.Up(ctx); done <- err }()
+	select {
+	case msg := <-notified:
+		if !strings.Contains(msg, "waiting") {
+			t.Errorf("notice %q, want one saying it waits", msg)
+		}
+	case err := <-done:
+		t.Fatalf("up returned %v while another held the lock", err)
+	}
+	waitForLockWaiter(t, holder, done, d)
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("up after the lock was released: %v", err)
+	}
+}
+
+// holdMigrationLock takes the migration lock in a transaction of db, as a
+// running migrator holds it (a transaction keeps its server connection
+// behind a transaction pooler too); rolling it back releases the lock.
+func holdMigrationLock(t *testing.T, db *bun.DB) bun.Tx {
+	t.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.ExecContext(context.Background(), "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// waitForLockWaiter returns once a session has waited for the migration
+// lock for longer than d by the server's clock, and fails the test if the
+// migrator (done) ends first. It reads pg_locks, which unlike
+// pg_stat_activity is read afresh within a transaction.
+func waitForLockWaiter(t *testing.T, conn bun.IConn, done <-chan error, d time.Duration) {
+	t.Helper()
+	const q = `SELECT EXISTS (SELECT 1 FROM pg_locks
+		WHERE locktype = 'advisory' AND NOT granted AND waitstart < clock_timestamp() - ?::interval)`
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("up returned %v while another held the lock", err)
+		default:
+		}
+		var waiting bool
+		if err := conn.QueryRowContext(context.Background(), q, d.String()).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+	}
+}
+
+// Status reads the state without the lock and without creating anything:
+// it answers while a migrator holds the lock, and a database never
+// migrated stays empty, every migration pending.
+func TestStatusTakesNoLockAndCreatesNothing(t *testing.T) {
+	dbURL := pgtest.NewEmptyDatabase(t)
+	db := openMigrationPool(t, dbURL)
+	holdMigrationLock(t, db)
+	m, err := database.NewMigrator(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The deadline only bounds a failure: a status waiting for the lock.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := m.Status(ctx)
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	known, _ := database.Migrations()
+	if len(st) != len(known.Sorted()) {
+		t.Fatalf("status lists %d migrations, want %d", len(st), len(known.Sorted()))
+	}
+	for _, s := range st {
+		if s.Applied || s.Unknown {
+			t.Errorf("%s: applied %v unknown %v on an empty database", s, s.Applied, s.Unknown)
+		}
+	}
+	var tables int
+	if err := db.NewRaw("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").Scan(ctx, &tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("status created %d tables", tables)
+	}
+}
+
+// newerRelease is a migration this binary does not know, as a newer
+// release would ship it.
+var newerRelease = fstest.MapFS{
+	"20991231000000_newer_release.tx.up.sql":   {Data: []byte("CREATE TABLE newer_release (organization_id uuid REFERENCES organizations (id));\n")},
+	"20991231000000_newer_release.tx.down.sql": {Data: []byte("DROP TABLE newer_release;\n")},
+}
+
+// olderHotfix is a migration a binary knows that the newer release lacks
+// (another branch's).
+var olderHotfix = fstest.MapFS{
+	"20991230000000_older_hotfix.tx.up.sql":   {Data: []byte("CREATE TABLE older_hotfix (id int);\n")},
+	"20991230000000_older_hotfix.tx.down.sql": {Data: []byte("DROP TABLE older_hotfix;\n")},
+}
+
+// A database a newer release migrated: this binary's status lists the
+// newer migration as applied and unknown, its down refuses without
+// touching the schema, its up is a no-op (an old pod of a rolling update
+// starting with --migrate), and an up that would add its own migrations on
+// top refuses. The newer binary's down then makes it this binary's again.
+func TestAnOlderBinaryLeavesANewerSchemaAlone(t *testing.T) {
+	ctx := context.Background()
+	db := openMigrationPool(t, pgtest.NewDatabase(t))
+	newer, err := database.NewMigratorWith(db, newerRelease, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up, err := newer.Up(ctx); err != nil || len(up) != 1 {
+		t.Fatalf("newer up: %v %v", up, err)
+	}
+	older, err := database.NewMigrator(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := older.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := st[len(st)-1]; last.Name != "20991231000000" || !last.Applied || !last.Unknown {
+		t.Fatalf("status ends with %+v, want 20991231000000 applied and unknown", last)
+	}
+	if s, err := older.Schema(ctx); err != nil || len(s.Pending) != 0 || !slices.Equal(s.Unknown, []string{"20991231000000"}) {
+		t.Fatalf("schema = %+v, %v", s, err)
+	}
+	tests := []struct {
+		name    string
+		run     func() ([]string, error)
+		refused bool
+	}{
+		{"down", func() ([]string, error) { return older.Down(ctx) }, true},
+		{"up with nothing pending", func() ([]string, error) { return older.Up(ctx) }, false},
+		{"up with a migration of its own", func() ([]string, error) {
+			hotfix, err := database.NewMigratorWith(db, olderHotfix, true)
+			if err != nil {
+				return nil, err
+			}
+			return hotfix.Up(ctx)
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			names, err := tt.run()
+			if tt.refused != errors.Is(err, database.ErrNewerSchema) || len(names) != 0 {
+				t.Fatalf("ran %v, err %v; want refused %v", names, err, tt.refused)
+			}
+			if tt.refused && !strings.Contains(err.Error(), "20991231000000") {
+				t.Errorf("%v does not name the unknown migration", err)
+			}
+			if !tableExists(t, db, "newer_release") || !tableExists(t, db, "organizations") || tableExists(t, db, "older_hotfix") {
+				t.Fatal("the schema changed")
+			}
+		})
+	}
+	if down, err := newer.Down(ctx); err != nil || !slices.Equal(down, []string{"20991231000000_newer_release"}) {
+		t.Fatalf("newer down: %v %v", down, err)
+	}
+	if s, err := older.Schema(ctx); err != nil || len(s.Unknown)+len(s.Pending) != 0 {
+		t.Fatalf("after the newer down: %+v %v", s, err)
+	}
+}
+
+func tableExists(t *testing.T, db *bun.DB, name string) bool {
+	t.Helper()
+	var ok bool
+	if err := db.NewRaw("SELECT to_regclass(?) IS NOT NULL", name).Scan(context.Background(), &ok); err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// Down returns the migrations in the order it ran them, newest first, and
+// says before it runs when it rolls back every applied migration (a fresh
+// install's single group), not when it rolls back a later group.
+func TestDownRunsNewestFirstAndAnnouncesTheWholeSchema(t *testing.T) {
+	ctx := context.Background()
+	db := openMigrationPool(t, pgtest.NewEmptyDatabase(t))
+	m, err := database.NewMigratorWith(db, newerRelease, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	m.Notify = func(msg string) { notices = append(notices, msg) }
+	first, err := database.NewMigrator(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := first.Up(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		want   []string
+		notice string
+	}{
+		{"a later group", []string{"20991231000000_newer_release"}, ""},
+		{"the first group", reversed(up), "rolling back all " + strconv.Itoa(len(up)) + " applied migrations"},
+	}
+	for _, tt := range tests {
+		notices = nil
+		down, err := m.Down(ctx)
+		if err != nil || !slices.Equal(down, tt.want) {
+			t.Fatalf("%s: down = %v, %v; want %v", tt.name, down, err, tt.want)
+		}
+		if got := strings.Join(notices, "\n"); (tt.notice == "") != (got == "") || !strings.Contains(got, tt.notice) {
+			t.Errorf("%s: notices %q, want %q", tt.name, got, tt.notice)
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	r := slices.Clone(s)
+	slices.Reverse(r)
+	return r
+}
