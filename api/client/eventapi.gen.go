@@ -7201,7 +7201,7 @@ type ClientInterface interface {
 
 	// UpdateClientWithBody Update a client
 	//
-	// Scopes: `clients:write`.
+	// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7210,7 +7210,7 @@ type ClientInterface interface {
 
 	// UpdateClient Update a client
 	//
-	// Scopes: `clients:write`.
+	// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7251,7 +7251,7 @@ type ClientInterface interface {
 
 	// UpdateCrewMemberWithBody Update a crew member
 	//
-	// Scopes: `crew_members:write`.
+	// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7260,7 +7260,7 @@ type ClientInterface interface {
 
 	// UpdateCrewMember Update a crew member
 	//
-	// Scopes: `crew_members:write`.
+	// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7304,7 +7304,7 @@ type ClientInterface interface {
 
 	// UpdateEquipmentWithBody Update equipment
 	//
-	// Scopes: `equipment:write`.
+	// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7313,7 +7313,7 @@ type ClientInterface interface {
 
 	// UpdateEquipment Update equipment
 	//
-	// Scopes: `equipment:write`.
+	// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7376,7 +7376,7 @@ type ClientInterface interface {
 
 	// UpdateEquipmentCategoryWithBody Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7385,7 +7385,7 @@ type ClientInterface interface {
 
 	// UpdateEquipmentCategory Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7490,7 +7490,8 @@ type ClientInterface interface {
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-	// Scopes: `equipment_reservations:write`.
+	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+	// answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7506,7 +7507,8 @@ type ClientInterface interface {
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-	// Scopes: `equipment_reservations:write`.
+	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+	// answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7555,7 +7557,8 @@ type ClientInterface interface {
 	//
 	// Changes the fields present. The resulting window must still have `end_date` after
 	// `start_date`. Any status may move to any other status.
-	// Scopes: `events:write`.
+	// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+	// the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7566,7 +7569,8 @@ type ClientInterface interface {
 	//
 	// Changes the fields present. The resulting window must still have `end_date` after
 	// `start_date`. Any status may move to any other status.
-	// Scopes: `events:write`.
+	// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+	// the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7623,7 +7627,8 @@ type ClientInterface interface {
 	// UpdateInvoiceWithBody Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write`.
+	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+	// answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7633,7 +7638,8 @@ type ClientInterface interface {
 	// UpdateInvoice Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write`.
+	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+	// answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7701,7 +7707,8 @@ type ClientInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write`.
+	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7713,7 +7720,8 @@ type ClientInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write`.
+	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7782,7 +7790,8 @@ type ClientInterface interface {
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 	// (see "Writes"). The response includes `items`.
-	// Scopes: `pick_lists:write`.
+	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+	// `jobs:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7797,7 +7806,8 @@ type ClientInterface interface {
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 	// (see "Writes"). The response includes `items`.
-	// Scopes: `pick_lists:write`.
+	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+	// `jobs:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7853,7 +7863,8 @@ type ClientInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write`.
+	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+	// the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7867,7 +7878,8 @@ type ClientInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write`.
+	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+	// the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7935,7 +7947,7 @@ type ClientInterface interface {
 
 	// UpdateVehicleWithBody Update a vehicle
 	//
-	// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+	// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7944,7 +7956,7 @@ type ClientInterface interface {
 
 	// UpdateVehicle Update a vehicle
 	//
-	// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+	// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8033,7 +8045,7 @@ type ClientInterface interface {
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
-	// Scopes: `webhooks:write`.
+	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8049,7 +8061,7 @@ type ClientInterface interface {
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
-	// Scopes: `webhooks:write`.
+	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8069,7 +8081,7 @@ type ClientInterface interface {
 	// Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 	// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
 	// never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-	// Scopes: `webhooks:write`.
+	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
 	//
 	// Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8197,7 +8209,7 @@ func (c *Client) GetClient(ctx context.Context, id Id, reqEditors ...RequestEdit
 
 // UpdateClientWithBody Update a client
 //
-// Scopes: `clients:write`.
+// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8216,7 +8228,7 @@ func (c *Client) UpdateClientWithBody(ctx context.Context, id Id, params *Update
 
 // UpdateClient Update a client
 //
-// Scopes: `clients:write`.
+// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8307,7 +8319,7 @@ func (c *Client) GetCrewMember(ctx context.Context, id Id, reqEditors ...Request
 
 // UpdateCrewMemberWithBody Update a crew member
 //
-// Scopes: `crew_members:write`.
+// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8326,7 +8338,7 @@ func (c *Client) UpdateCrewMemberWithBody(ctx context.Context, id Id, params *Up
 
 // UpdateCrewMember Update a crew member
 //
-// Scopes: `crew_members:write`.
+// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8420,7 +8432,7 @@ func (c *Client) GetEquipment(ctx context.Context, id Id, params *GetEquipmentPa
 
 // UpdateEquipmentWithBody Update equipment
 //
-// Scopes: `equipment:write`.
+// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8439,7 +8451,7 @@ func (c *Client) UpdateEquipmentWithBody(ctx context.Context, id Id, params *Upd
 
 // UpdateEquipment Update equipment
 //
-// Scopes: `equipment:write`.
+// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8562,7 +8574,7 @@ func (c *Client) GetEquipmentCategory(ctx context.Context, id Id, reqEditors ...
 
 // UpdateEquipmentCategoryWithBody Update an equipment category
 //
-// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8581,7 +8593,7 @@ func (c *Client) UpdateEquipmentCategoryWithBody(ctx context.Context, id Id, par
 
 // UpdateEquipmentCategory Update an equipment category
 //
-// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8746,7 +8758,8 @@ func (c *Client) GetEquipmentReservation(ctx context.Context, id Id, params *Get
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 // ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 // or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-// Scopes: `equipment_reservations:write`.
+// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+// answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8772,7 +8785,8 @@ func (c *Client) UpdateEquipmentReservationWithBody(ctx context.Context, id Id, 
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 // ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 // or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-// Scopes: `equipment_reservations:write`.
+// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+// answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8871,7 +8885,8 @@ func (c *Client) GetEvent(ctx context.Context, id Id, params *GetEventParams, re
 //
 // Changes the fields present. The resulting window must still have `end_date` after
 // `start_date`. Any status may move to any other status.
-// Scopes: `events:write`.
+// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+// the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8892,7 +8907,8 @@ func (c *Client) UpdateEventWithBody(ctx context.Context, id Id, params *UpdateE
 //
 // Changes the fields present. The resulting window must still have `end_date` after
 // `start_date`. Any status may move to any other status.
-// Scopes: `events:write`.
+// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+// the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9009,7 +9025,8 @@ func (c *Client) GetInvoice(ctx context.Context, id Id, params *GetInvoiceParams
 // UpdateInvoiceWithBody Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write`.
+// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+// answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9029,7 +9046,8 @@ func (c *Client) UpdateInvoiceWithBody(ctx context.Context, id Id, params *Updat
 // UpdateInvoice Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write`.
+// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+// answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9167,7 +9185,8 @@ func (c *Client) DeletePickListItem(ctx context.Context, id Id, params *DeletePi
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write`.
+// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9189,7 +9208,8 @@ func (c *Client) UpdatePickListItemWithBody(ctx context.Context, id Id, params *
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write`.
+// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9308,7 +9328,8 @@ func (c *Client) GetPickList(ctx context.Context, id Id, params *GetPickListPara
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 // (see "Writes"). The response includes `items`.
-// Scopes: `pick_lists:write`.
+// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+// `jobs:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9333,7 +9354,8 @@ func (c *Client) UpdatePickListWithBody(ctx context.Context, id Id, params *Upda
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 // (see "Writes"). The response includes `items`.
-// Scopes: `pick_lists:write`.
+// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+// `jobs:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9439,7 +9461,8 @@ func (c *Client) GetQuote(ctx context.Context, id Id, params *GetQuoteParams, re
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write`.
+// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+// the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9463,7 +9486,8 @@ func (c *Client) UpdateQuoteWithBody(ctx context.Context, id Id, params *UpdateQ
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write`.
+// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+// the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9611,7 +9635,7 @@ func (c *Client) GetVehicle(ctx context.Context, id Id, reqEditors ...RequestEdi
 
 // UpdateVehicleWithBody Update a vehicle
 //
-// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9630,7 +9654,7 @@ func (c *Client) UpdateVehicleWithBody(ctx context.Context, id Id, params *Updat
 
 // UpdateVehicle Update a vehicle
 //
-// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9789,7 +9813,7 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
-// Scopes: `webhooks:write`.
+// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9815,7 +9839,7 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
-// Scopes: `webhooks:write`.
+// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9855,7 +9879,7 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, id Id, params *ListW
 // Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 // fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
 // never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-// Scopes: `webhooks:write`.
+// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
 //
 // Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 func (c *Client) RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -13832,7 +13856,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateClientWithBodyWithResponse Update a client
 	//
-	// Scopes: `clients:write`.
+	// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13841,7 +13865,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateClientWithResponse Update a client
 	//
-	// Scopes: `clients:write`.
+	// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13886,7 +13910,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCrewMemberWithBodyWithResponse Update a crew member
 	//
-	// Scopes: `crew_members:write`.
+	// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13895,7 +13919,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCrewMemberWithResponse Update a crew member
 	//
-	// Scopes: `crew_members:write`.
+	// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13943,7 +13967,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateEquipmentWithBodyWithResponse Update equipment
 	//
-	// Scopes: `equipment:write`.
+	// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13952,7 +13976,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateEquipmentWithResponse Update equipment
 	//
-	// Scopes: `equipment:write`.
+	// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14021,7 +14045,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateEquipmentCategoryWithBodyWithResponse Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14030,7 +14054,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateEquipmentCategoryWithResponse Update an equipment category
 	//
-	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+	// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14141,7 +14165,8 @@ type ClientWithResponsesInterface interface {
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-	// Scopes: `equipment_reservations:write`.
+	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+	// answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14157,7 +14182,8 @@ type ClientWithResponsesInterface interface {
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-	// Scopes: `equipment_reservations:write`.
+	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+	// answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14210,7 +14236,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the fields present. The resulting window must still have `end_date` after
 	// `start_date`. Any status may move to any other status.
-	// Scopes: `events:write`.
+	// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+	// the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14221,7 +14248,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the fields present. The resulting window must still have `end_date` after
 	// `start_date`. Any status may move to any other status.
-	// Scopes: `events:write`.
+	// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+	// the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14284,7 +14312,8 @@ type ClientWithResponsesInterface interface {
 	// UpdateInvoiceWithBodyWithResponse Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write`.
+	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+	// answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14294,7 +14323,8 @@ type ClientWithResponsesInterface interface {
 	// UpdateInvoiceWithResponse Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write`.
+	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+	// answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14370,7 +14400,8 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write`.
+	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14382,7 +14413,8 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write`.
+	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14455,7 +14487,8 @@ type ClientWithResponsesInterface interface {
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 	// (see "Writes"). The response includes `items`.
-	// Scopes: `pick_lists:write`.
+	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+	// `jobs:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14470,7 +14503,8 @@ type ClientWithResponsesInterface interface {
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 	// (see "Writes"). The response includes `items`.
-	// Scopes: `pick_lists:write`.
+	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+	// `jobs:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14530,7 +14564,8 @@ type ClientWithResponsesInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write`.
+	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+	// the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14544,7 +14579,8 @@ type ClientWithResponsesInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write`.
+	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+	// the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14622,7 +14658,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateVehicleWithBodyWithResponse Update a vehicle
 	//
-	// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+	// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14631,7 +14667,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateVehicleWithResponse Update a vehicle
 	//
-	// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+	// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14728,7 +14764,7 @@ type ClientWithResponsesInterface interface {
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
-	// Scopes: `webhooks:write`.
+	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14744,7 +14780,7 @@ type ClientWithResponsesInterface interface {
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
-	// Scopes: `webhooks:write`.
+	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14766,7 +14802,7 @@ type ClientWithResponsesInterface interface {
 	// Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 	// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
 	// never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-	// Scopes: `webhooks:write`.
+	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -26193,7 +26229,7 @@ func (c *ClientWithResponses) GetClientWithResponse(ctx context.Context, id Id, 
 
 // UpdateClientWithBodyWithResponse Update a client
 //
-// Scopes: `clients:write`.
+// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26208,7 +26244,7 @@ func (c *ClientWithResponses) UpdateClientWithBodyWithResponse(ctx context.Conte
 
 // UpdateClientWithResponse Update a client
 //
-// Scopes: `clients:write`.
+// Scopes: `clients:write` and `clients:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26283,7 +26319,7 @@ func (c *ClientWithResponses) GetCrewMemberWithResponse(ctx context.Context, id 
 
 // UpdateCrewMemberWithBodyWithResponse Update a crew member
 //
-// Scopes: `crew_members:write`.
+// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26298,7 +26334,7 @@ func (c *ClientWithResponses) UpdateCrewMemberWithBodyWithResponse(ctx context.C
 
 // UpdateCrewMemberWithResponse Update a crew member
 //
-// Scopes: `crew_members:write`.
+// Scopes: `crew_members:write` and `crew_members:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26376,7 +26412,7 @@ func (c *ClientWithResponses) GetEquipmentWithResponse(ctx context.Context, id I
 
 // UpdateEquipmentWithBodyWithResponse Update equipment
 //
-// Scopes: `equipment:write`.
+// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26391,7 +26427,7 @@ func (c *ClientWithResponses) UpdateEquipmentWithBodyWithResponse(ctx context.Co
 
 // UpdateEquipmentWithResponse Update equipment
 //
-// Scopes: `equipment:write`.
+// Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26496,7 +26532,7 @@ func (c *ClientWithResponses) GetEquipmentCategoryWithResponse(ctx context.Conte
 
 // UpdateEquipmentCategoryWithBodyWithResponse Update an equipment category
 //
-// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26511,7 +26547,7 @@ func (c *ClientWithResponses) UpdateEquipmentCategoryWithBodyWithResponse(ctx co
 
 // UpdateEquipmentCategoryWithResponse Update an equipment category
 //
-// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write`.
+// A name clash answers `409 duplicate_record` with `details.existing_id`. Scopes: `equipment:write` and `equipment:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26658,7 +26694,8 @@ func (c *ClientWithResponses) GetEquipmentReservationWithResponse(ctx context.Co
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 // ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 // or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-// Scopes: `equipment_reservations:write`.
+// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+// answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26680,7 +26717,8 @@ func (c *ClientWithResponses) UpdateEquipmentReservationWithBodyWithResponse(ctx
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
 // ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
 // or a reason without `force_overbook`) are named in the `ignored_fields` warning.
-// Scopes: `equipment_reservations:write`.
+// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
+// answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26763,7 +26801,8 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id Id, p
 //
 // Changes the fields present. The resulting window must still have `end_date` after
 // `start_date`. Any status may move to any other status.
-// Scopes: `events:write`.
+// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+// the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26780,7 +26819,8 @@ func (c *ClientWithResponses) UpdateEventWithBodyWithResponse(ctx context.Contex
 //
 // Changes the fields present. The resulting window must still have `end_date` after
 // `start_date`. Any status may move to any other status.
-// Scopes: `events:write`.
+// Scopes: `events:write` and any one of `events:read`, `jobs:read` (the answer is
+// the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26879,7 +26919,8 @@ func (c *ClientWithResponses) GetInvoiceWithResponse(ctx context.Context, id Id,
 // UpdateInvoiceWithBodyWithResponse Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write`.
+// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+// answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26895,7 +26936,8 @@ func (c *ClientWithResponses) UpdateInvoiceWithBodyWithResponse(ctx context.Cont
 // UpdateInvoiceWithResponse Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write`.
+// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
+// answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27013,7 +27055,8 @@ func (c *ClientWithResponses) DeletePickListItemWithResponse(ctx context.Context
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write`.
+// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27031,7 +27074,8 @@ func (c *ClientWithResponses) UpdatePickListItemWithBodyWithResponse(ctx context
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write`.
+// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
+// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27134,7 +27178,8 @@ func (c *ClientWithResponses) GetPickListWithResponse(ctx context.Context, id Id
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 // (see "Writes"). The response includes `items`.
-// Scopes: `pick_lists:write`.
+// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+// `jobs:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27155,7 +27200,8 @@ func (c *ClientWithResponses) UpdatePickListWithBodyWithResponse(ctx context.Con
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
 // (see "Writes"). The response includes `items`.
-// Scopes: `pick_lists:write`.
+// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
+// `jobs:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27245,7 +27291,8 @@ func (c *ClientWithResponses) GetQuoteWithResponse(ctx context.Context, id Id, p
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write`.
+// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+// the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27265,7 +27312,8 @@ func (c *ClientWithResponses) UpdateQuoteWithBodyWithResponse(ctx context.Contex
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write`.
+// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
+// the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27391,7 +27439,7 @@ func (c *ClientWithResponses) GetVehicleWithResponse(ctx context.Context, id Id,
 
 // UpdateVehicleWithBodyWithResponse Update a vehicle
 //
-// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27406,7 +27454,7 @@ func (c *ClientWithResponses) UpdateVehicleWithBodyWithResponse(ctx context.Cont
 
 // UpdateVehicleWithResponse Update a vehicle
 //
-// Any status may move to any other status. Scopes: `equipment_reservations:write`.
+// Any status may move to any other status. Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27545,7 +27593,7 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
-// Scopes: `webhooks:write`.
+// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27567,7 +27615,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
-// Scopes: `webhooks:write`.
+// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27601,7 +27649,7 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 // fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
 // never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-// Scopes: `webhooks:write`.
+// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
 //
 // Returns a wrapper object for the known response body format(s).
 //

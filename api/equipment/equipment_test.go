@@ -219,8 +219,9 @@ func TestEquipmentScopes(t *testing.T) {
 		{tenancy.EquipmentRead, "PATCH", categories + "/{cat}", 403},
 		{tenancy.EquipmentWrite, "GET", path, 403},
 		{tenancy.EquipmentWrite, "GET", categories, 403},
-		{tenancy.EquipmentWrite, "PATCH", path + "/{id}", 200},
-		{tenancy.EquipmentWrite, "PATCH", categories + "/{cat}", 200},
+		// A PATCH answers the record: it needs the read scope too.
+		{tenancy.EquipmentWrite, "PATCH", path + "/{id}", 403},
+		{tenancy.EquipmentWrite, "PATCH", categories + "/{cat}", 403},
 		{tenancy.EquipmentReservationsRead, "GET", path, 403},
 	}
 	for _, tt := range tests {

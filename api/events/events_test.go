@@ -141,7 +141,8 @@ func TestEventScopes(t *testing.T) {
 		{tenancy.EventsRead, "PATCH", path + "/{id}", 403},
 		{tenancy.EventsWrite, "GET", path, 403},
 		{tenancy.EventsWrite, "GET", "/api/v2/jobs/{id}", 403},
-		{tenancy.EventsWrite, "PATCH", path + "/{id}", 200},
+		// A PATCH answers the record: it needs the read scope too.
+		{tenancy.EventsWrite, "PATCH", path + "/{id}", 403},
 		{tenancy.ClientsRead, "GET", path, 403},
 		{tenancy.CrewRead, "GET", "/api/v2/jobs", 403},
 	}

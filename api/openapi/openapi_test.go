@@ -77,6 +77,7 @@ type operation struct {
 	Tags           []string               `json:"tags"`
 	Security       *[]map[string][]string `json:"security"`
 	RequiredScopes *[]string              `json:"x-required-scopes"`
+	AlsoRequired   []string               `json:"x-also-required-scopes"`
 	RequestBody    json.RawMessage        `json:"requestBody"`
 	Parameters     []struct {
 		Ref string `json:"$ref"`
@@ -120,8 +121,8 @@ func operations(t *testing.T, d doc) map[string]operation {
 
 func TestDocumentHeader(t *testing.T) {
 	d := load(t)
-	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.7.8" {
-		t.Errorf("openapi %q version %q, want 3.1.0 and 2.7.8", d.OpenAPI, d.Info.Version)
+	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.7.9" {
+		t.Errorf("openapi %q version %q, want 3.1.0 and 2.7.9", d.OpenAPI, d.Info.Version)
 	}
 	// The chart installs the version the document describes: its
 	// appVersion is the default image tag.
@@ -142,8 +143,9 @@ func TestDocumentHeader(t *testing.T) {
 
 // TestEveryOperationIsComplete checks what every operation must state: an
 // operationId (unique), a summary, a tag, its scopes (security requirements
-// and x-required-scopes naming the same known scopes) and the error
-// responses its kind of operation can produce.
+// that are exactly those x-required-scopes and x-also-required-scopes
+// describe, naming known scopes) and the error responses its kind of
+// operation can produce.
 func TestEveryOperationIsComplete(t *testing.T) {
 	d := load(t)
 	ids := map[string]string{}
@@ -163,16 +165,14 @@ func TestEveryOperationIsComplete(t *testing.T) {
 				t.Fatal("security and x-required-scopes must be stated on every operation")
 			}
 			public := len(*op.Security) == 0
-			var fromSecurity []string
-			for _, req := range *op.Security {
-				for _, scopes := range req {
-					fromSecurity = append(fromSecurity, scopes...)
-				}
+			if answersRecord(method, path) != (op.AlsoRequired != nil) {
+				t.Errorf("x-also-required-scopes %v: a PATCH or a POST on a record (it answers the record) states its read scopes there, no other operation does", op.AlsoRequired)
 			}
-			if !slices.Equal(sorted(fromSecurity), sorted(*op.RequiredScopes)) {
-				t.Errorf("security scopes %v differ from x-required-scopes %v", fromSecurity, *op.RequiredScopes)
+			reqs, wantReqs := securitySets(*op.Security), scopeSets(*op.RequiredScopes, op.AlsoRequired)
+			if !slices.Equal(reqs, wantReqs) {
+				t.Errorf("security requirements %v, want %v (x-required-scopes %v, x-also-required-scopes %v)", reqs, wantReqs, *op.RequiredScopes, op.AlsoRequired)
 			}
-			for _, s := range *op.RequiredScopes {
+			for _, s := range append(slices.Clone(*op.RequiredScopes), op.AlsoRequired...) {
 				if !tenancy.Scope(s).Valid() {
 					t.Errorf("unknown scope %q", s)
 				}
@@ -211,6 +211,45 @@ func TestEveryOperationIsComplete(t *testing.T) {
 			}
 		})
 	}
+}
+
+// answersRecord reports whether an operation writes to an existing record
+// and answers its state (a PATCH, a POST on a path with a parameter such as
+// a delivery retry): it needs a read scope as well as the write scope.
+func answersRecord(method, path string) bool {
+	return method == "PATCH" || (method == "POST" && strings.Contains(path, "{"))
+}
+
+// securitySets lists the security requirements, each as its sorted scopes
+// joined by "+", sorted; a requirement naming no scope (a key, any scope)
+// is left out.
+func securitySets(reqs []map[string][]string) []string {
+	var out []string
+	for _, req := range reqs {
+		for _, scopes := range req {
+			if len(scopes) > 0 {
+				out = append(out, strings.Join(sorted(scopes), "+"))
+			}
+		}
+	}
+	return sorted(out)
+}
+
+// scopeSets is what securitySets must give: one requirement per accepted
+// scope, or, with also-required scopes, one per pair of an accepted scope
+// and an also-required one (OpenAPI: the scopes within one requirement are
+// all needed, the requirements are alternatives).
+func scopeSets(required, also []string) []string {
+	var out []string
+	for _, r := range required {
+		if len(also) == 0 {
+			out = append(out, r)
+		}
+		for _, a := range also {
+			out = append(out, strings.Join(sorted([]string{r, a}), "+"))
+		}
+	}
+	return sorted(out)
 }
 
 func hasParam(op operation, name string) bool {

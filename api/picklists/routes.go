@@ -19,7 +19,8 @@ var ReadScopes = []tenancy.Scope{tenancy.PickListsRead, tenancy.EventsRead, tena
 
 // Routes registers the pick list and pick list item endpoints on r (the
 // authenticated /api/v2 group). Reads accept pick_lists:read, events:read or
-// the legacy jobs:read; writes need pick_lists:write.
+// the legacy jobs:read; writes need pick_lists:write, and a PATCH a read
+// scope as well (the rule of crud.Mount).
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
 	read := auth.Require(ReadScopes...)
@@ -27,8 +28,8 @@ func Routes(r fiber.Router, env *rest.Env) {
 	r.Get("/pick_lists", read, h.list)
 	r.Post("/pick_lists", write, h.create)
 	r.Get("/pick_lists/:id", read, h.get)
-	r.Patch("/pick_lists/:id", write, h.patch)
+	r.Patch("/pick_lists/:id", write, read, h.patch)
 	r.Post("/pick_list_items", write, h.createItem)
-	r.Patch("/pick_list_items/:id", write, h.patchItem)
+	r.Patch("/pick_list_items/:id", write, read, h.patchItem)
 	r.Delete("/pick_list_items/:id", write, h.deleteItem)
 }

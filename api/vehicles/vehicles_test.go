@@ -136,7 +136,8 @@ func TestVehicleScopes(t *testing.T) {
 		{tenancy.EquipmentReservationsRead, "POST", path, 403},
 		{tenancy.EquipmentReservationsRead, "PATCH", path + "/{id}", 403},
 		{tenancy.EquipmentReservationsWrite, "GET", path, 403},
-		{tenancy.EquipmentReservationsWrite, "PATCH", path + "/{id}", 200},
+		// A PATCH answers the record: it needs the read scope too.
+		{tenancy.EquipmentReservationsWrite, "PATCH", path + "/{id}", 403},
 		{tenancy.EquipmentRead, "GET", path, 403},
 		{tenancy.EquipmentWrite, "POST", path, 403},
 	}

@@ -34,6 +34,9 @@ type handlers struct {
 }
 
 // Routes registers the endpoints on r (the authenticated /api/v2 group).
+// A PATCH answers the endpoint and a retry the delivery, so both need
+// webhooks:read as well as webhooks:write (the rule of crud.Mount); a
+// DELETE answers 204 and needs webhooks:write alone.
 func Routes(r fiber.Router, env *rest.Env, opt Options) {
 	h := handlers{env: env, opt: opt}
 	read := auth.Require(tenancy.WebhooksRead)
@@ -41,8 +44,8 @@ func Routes(r fiber.Router, env *rest.Env, opt Options) {
 	r.Get("/webhook_endpoints", read, rest.NoExpansions, h.list)
 	r.Post("/webhook_endpoints", write, h.create)
 	r.Get("/webhook_endpoints/:id", read, rest.NoExpansions, h.get)
-	r.Patch("/webhook_endpoints/:id", write, h.update)
+	r.Patch("/webhook_endpoints/:id", write, read, h.update)
 	r.Delete("/webhook_endpoints/:id", write, h.delete)
 	r.Get("/webhook_endpoints/:id/deliveries", read, rest.NoExpansions, h.deliveries)
-	r.Post("/webhook_endpoints/:id/deliveries/:delivery_id/retry", write, h.retry)
+	r.Post("/webhook_endpoints/:id/deliveries/:delivery_id/retry", write, read, h.retry)
 }
