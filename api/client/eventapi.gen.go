@@ -2551,8 +2551,10 @@ type PickList struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// Demo True when a sandbox (`svc_test_`) key wrote the record.
-	Demo    Demo                `json:"demo"`
-	Event   *EventRef           `json:"event,omitempty"`
+	Demo  Demo      `json:"demo"`
+	Event *EventRef `json:"event,omitempty"`
+
+	// EventId The event the list is for. A list made from a quote carries the quote's event, and follows it when the quote's `event_id` changes; the list's own PATCH does not set it.
 	EventId *openapi_types.UUID `json:"event_id"`
 	Id      openapi_types.UUID  `json:"id"`
 	Items   *[]PickListItem     `json:"items,omitempty"`
@@ -2741,7 +2743,7 @@ type Quote struct {
 	QuoteNumber string `json:"quote_number"`
 	QuoteType   string `json:"quote_type"`
 
-	// Status Any status may move to any other; becoming `approved` generates the quote's pick list.
+	// Status Any status may move to any other; becoming `approved` generates the quote's pick list, which then follows the quote's `event_id`.
 	Status QuoteStatus `json:"status"`
 	Title  string      `json:"title"`
 
@@ -2765,7 +2767,7 @@ type QuoteCreate struct {
 	QuoteNumber *string `json:"quote_number,omitempty"`
 	QuoteType   *string `json:"quote_type,omitempty"`
 
-	// Status Any status may move to any other; becoming `approved` generates the quote's pick list.
+	// Status Any status may move to any other; becoming `approved` generates the quote's pick list, which then follows the quote's `event_id`.
 	Status *QuoteStatus `json:"status,omitempty"`
 	Title  string       `json:"title"`
 }
@@ -2793,7 +2795,7 @@ type QuotePatched struct {
 	Warnings *PatchWarnings `json:"warnings,omitempty"`
 }
 
-// QuoteStatus Any status may move to any other; becoming `approved` generates the quote's pick list.
+// QuoteStatus Any status may move to any other; becoming `approved` generates the quote's pick list, which then follows the quote's `event_id`.
 type QuoteStatus string
 
 // QuoteUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
@@ -2813,7 +2815,7 @@ type QuoteUpdate struct {
 	QuoteNumber *string `json:"quote_number,omitempty"`
 	QuoteType   *string `json:"quote_type,omitempty"`
 
-	// Status Any status may move to any other; becoming `approved` generates the quote's pick list.
+	// Status Any status may move to any other; becoming `approved` generates the quote's pick list, which then follows the quote's `event_id`.
 	Status               *QuoteStatus           `json:"status,omitempty"`
 	Title                *string                `json:"title,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
