@@ -3667,8 +3667,10 @@ type ListClientsParams struct {
 // CreateClientParams defines parameters for CreateClient.
 type CreateClientParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3677,8 +3679,10 @@ type CreateClientParams struct {
 // UpdateClientParams defines parameters for UpdateClient.
 type UpdateClientParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3697,8 +3701,10 @@ type ListCrewMembersParams struct {
 // CreateCrewMemberParams defines parameters for CreateCrewMember.
 type CreateCrewMemberParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3707,8 +3713,10 @@ type CreateCrewMemberParams struct {
 // UpdateCrewMemberParams defines parameters for UpdateCrewMember.
 type UpdateCrewMemberParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3736,8 +3744,10 @@ type ListEquipmentParamsExpand string
 // CreateEquipmentParams defines parameters for CreateEquipment.
 type CreateEquipmentParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3755,8 +3765,10 @@ type GetEquipmentParamsExpand string
 // UpdateEquipmentParams defines parameters for UpdateEquipment.
 type UpdateEquipmentParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3784,8 +3796,10 @@ type ListEquipmentCategoriesParams struct {
 // CreateEquipmentCategoryParams defines parameters for CreateEquipmentCategory.
 type CreateEquipmentCategoryParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3794,8 +3808,10 @@ type CreateEquipmentCategoryParams struct {
 // UpdateEquipmentCategoryParams defines parameters for UpdateEquipmentCategory.
 type UpdateEquipmentCategoryParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3831,8 +3847,10 @@ type ListEquipmentReservationsParamsExpand string
 // CreateEquipmentReservationParams defines parameters for CreateEquipmentReservation.
 type CreateEquipmentReservationParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3841,8 +3859,10 @@ type CreateEquipmentReservationParams struct {
 // DeleteEquipmentReservationParams defines parameters for DeleteEquipmentReservation.
 type DeleteEquipmentReservationParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3862,8 +3882,10 @@ type GetEquipmentReservationParamsExpand string
 // UpdateEquipmentReservationParams defines parameters for UpdateEquipmentReservation.
 type UpdateEquipmentReservationParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3885,8 +3907,10 @@ type ListEventsParams struct {
 // CreateEventParams defines parameters for CreateEvent.
 type CreateEventParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3908,8 +3932,10 @@ type GetEventParamsExpand string
 // UpdateEventParams defines parameters for UpdateEvent.
 type UpdateEventParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3939,8 +3965,10 @@ type ListInvoicesParamsExpand string
 // CreateInvoiceParams defines parameters for CreateInvoice.
 type CreateInvoiceParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3960,8 +3988,10 @@ type GetInvoiceParamsExpand string
 // UpdateInvoiceParams defines parameters for UpdateInvoice.
 type UpdateInvoiceParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -3999,8 +4029,10 @@ type GetOpenAPIDocument200JSONResponseBodyOpenapi string
 // CreatePickListItemParams defines parameters for CreatePickListItem.
 type CreatePickListItemParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4009,8 +4041,10 @@ type CreatePickListItemParams struct {
 // DeletePickListItemParams defines parameters for DeletePickListItem.
 type DeletePickListItemParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4019,8 +4053,10 @@ type DeletePickListItemParams struct {
 // UpdatePickListItemParams defines parameters for UpdatePickListItem.
 type UpdatePickListItemParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4060,8 +4096,10 @@ type ListPickListsParamsExpand string
 // CreatePickListParams defines parameters for CreatePickList.
 type CreatePickListParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4082,8 +4120,10 @@ type GetPickListParamsExpand string
 // UpdatePickListParams defines parameters for UpdatePickList.
 type UpdatePickListParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4113,8 +4153,10 @@ type ListQuotesParamsExpand string
 // CreateQuoteParams defines parameters for CreateQuote.
 type CreateQuoteParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4134,8 +4176,10 @@ type GetQuoteParamsExpand string
 // UpdateQuoteParams defines parameters for UpdateQuote.
 type UpdateQuoteParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4186,8 +4230,10 @@ type ListVehiclesParams struct {
 // CreateVehicleParams defines parameters for CreateVehicle.
 type CreateVehicleParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4196,8 +4242,10 @@ type CreateVehicleParams struct {
 // UpdateVehicleParams defines parameters for UpdateVehicle.
 type UpdateVehicleParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4236,8 +4284,10 @@ type ListWebhookEndpointsParams struct {
 // CreateWebhookEndpointParams defines parameters for CreateWebhookEndpoint.
 type CreateWebhookEndpointParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4246,8 +4296,10 @@ type CreateWebhookEndpointParams struct {
 // DeleteWebhookEndpointParams defines parameters for DeleteWebhookEndpoint.
 type DeleteWebhookEndpointParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4256,8 +4308,10 @@ type DeleteWebhookEndpointParams struct {
 // UpdateWebhookEndpointParams defines parameters for UpdateWebhookEndpoint.
 type UpdateWebhookEndpointParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
@@ -4276,8 +4330,10 @@ type ListWebhookDeliveriesParams struct {
 // RetryWebhookDeliveryParams defines parameters for RetryWebhookDelivery.
 type RetryWebhookDeliveryParams struct {
 	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
-	// to the organization. A replay returns the stored status and body with
-	// `Idempotent-Replayed: true`; the same key with a different request answers
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
 	// `409 idempotency_key_mismatch`; a key still executing answers
 	// `409 idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`

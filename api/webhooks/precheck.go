@@ -73,14 +73,17 @@ func mayRegister(c *fiber.Ctx, routes *route.Resolver) bool {
 	if len(path) < len(endpointsPath) || !strings.EqualFold(path[:len(endpointsPath)], endpointsPath) {
 		return false
 	}
-	if p, ok := tenancy.FromContext(c.UserContext()); !ok || !p.Scopes.Has(tenancy.WebhooksWrite) {
+	p, ok := tenancy.FromContext(c.UserContext())
+	if !ok || !p.Scopes.Has(tenancy.WebhooksWrite) {
 		return false
 	}
 	switch routes.Match(m, path) {
 	case endpointsPath:
 		return m == fiber.MethodPost
 	case endpointPath:
-		return m == fiber.MethodPatch
+		// An update needs webhooks:read as well (it answers the endpoint):
+		// a key the route will refuse gets no DNS lookup first.
+		return m == fiber.MethodPatch && p.Scopes.Has(tenancy.WebhooksRead)
 	}
 	return false
 }

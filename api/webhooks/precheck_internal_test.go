@@ -11,10 +11,12 @@ import (
 )
 
 // TestMayRegister checks which requests CheckURLFirst resolves a URL for:
-// endpoint writes by a key with webhooks:write, nothing else.
+// endpoint writes by a key the route admits (webhooks:write, and for an
+// update webhooks:read as well), nothing else.
 func TestMayRegister(t *testing.T) {
 	write := tenancy.NewScopeSet(tenancy.WebhooksWrite)
 	read := tenancy.NewScopeSet(tenancy.WebhooksRead)
+	both := tenancy.NewScopeSet(tenancy.WebhooksWrite, tenancy.WebhooksRead)
 	cases := []struct {
 		method, path string
 		scopes       tenancy.ScopeSet
@@ -22,7 +24,9 @@ func TestMayRegister(t *testing.T) {
 	}{
 		{"POST", "/api/v2/webhook_endpoints", write, true},
 		{"POST", "/API/v2/Webhook_Endpoints/", write, true},
-		{"PATCH", "/api/v2/webhook_endpoints/0198f2c4-7d1e-7000-8000-000000000001", write, true},
+		{"POST", "/api/v2/webhook_endpoints", both, true},
+		{"PATCH", "/api/v2/webhook_endpoints/0198f2c4-7d1e-7000-8000-000000000001", both, true},
+		{"PATCH", "/api/v2/webhook_endpoints/0198f2c4-7d1e-7000-8000-000000000001", write, false},
 		{"POST", "/api/v2/webhook_endpoints", read, false},
 		{"PATCH", "/api/v2/webhook_endpoints", write, false},
 		{"POST", "/api/v2/webhook_endpoints/0198f2c4-7d1e-7000-8000-000000000001", write, false},
