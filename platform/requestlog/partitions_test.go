@@ -18,7 +18,13 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func openDB(t *testing.T) *bun.DB {
 	t.Helper()
-	db, err := database.Open(context.Background(), pgtest.NewDatabase(t), database.Options{MaxOpenConns: 6})
+	return openDBAt(t, pgtest.NewDatabase(t))
+}
+
+// openDBAt opens the database at url, made by pgtest.
+func openDBAt(t *testing.T, url string) *bun.DB {
+	t.Helper()
+	db, err := database.Open(context.Background(), url, database.Options{MaxOpenConns: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
