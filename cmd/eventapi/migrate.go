@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/uptrace/bun"
-
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 )
@@ -34,7 +32,23 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprintln(stdout, "created database")
 		}
 	}
-	db, err := openMigrationDB(ctx)
+	cfg, err := config.Load()
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
+	opt := database.Options{MaxOpenConns: 4, Pooler: migrationPooler(cfg)}
+	return withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
+		if pos[0] == "status" {
+			return printStatus(ctx, m, *output, stdout)
+		}
+		return runMigrations(ctx, m, pos[0], *output, stdout)
+	})
+}
+
+// withMigrator opens the database at url with opt and calls f with a
+// migrator over it; the database is closed when f returns.
+func withMigrator(ctx context.Context, url string, opt database.Options, f func(*database.Migrator) error) error {
+	db, err := database.Open(ctx, url, opt)
 	if err != nil {
 		return err
 	}
@@ -43,10 +57,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if pos[0] == "status" {
-		return printStatus(ctx, m, *output, stdout)
-	}
-	return runMigrations(ctx, m, pos[0], *output, stdout)
+	return f(m)
 }
 
 // runMigrations runs `migrate up` or `migrate down` (direction) and prints
@@ -118,16 +129,6 @@ func statusNote(s database.MigrationStatus) string {
 		return " (unknown to this binary: applied by a newer release)"
 	}
 	return ""
-}
-
-// openMigrationDB connects to EVENTAPI_MIGRATE_DATABASE_URL when it is set,
-// else to EVENTAPI_DATABASE_URL.
-func openMigrationDB(ctx context.Context) (*bun.DB, error) {
-	cfg, err := config.Load()
-	if err != nil {
-		return nil, fmt.Errorf("configuration:\n%w", err)
-	}
-	return database.Open(ctx, cfg.MigrationURL(), database.Options{MaxOpenConns: 4, Pooler: migrationPooler(cfg)})
 }
 
 // migrationPooler is the pooler between migrations and PostgreSQL: none on

@@ -100,37 +100,25 @@ func prepareSchema(ctx context.Context, cfg config.Config, log *slog.Logger, mig
 			return err
 		}
 	}
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 1, Pooler: cfg.DatabasePooler})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	m, err := database.NewMigrator(db)
-	if err != nil {
-		return err
-	}
-	return requireSchema(ctx, m, log)
+	opt := database.Options{MaxOpenConns: 1, Pooler: cfg.DatabasePooler}
+	return withMigrator(ctx, cfg.DatabaseURL, opt, func(m *database.Migrator) error {
+		return requireSchema(ctx, m, log)
+	})
 }
 
 // migrateUp is serve --migrate: every pending migration, on the direct URL
 // when one is set (DDL and the migration lock are better off without a
 // transaction pooler), waiting for another pod's migrator if need be.
 func migrateUp(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	db, err := database.Open(ctx, cfg.MigrationURL(), database.Options{MaxOpenConns: 2, Pooler: migrationPooler(cfg)})
-	if err != nil {
+	opt := database.Options{MaxOpenConns: 2, Pooler: migrationPooler(cfg)}
+	return withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
+		m.Notify = func(msg string) { log.Info(msg) }
+		names, err := m.Up(ctx)
+		if len(names) > 0 {
+			log.Info("migrations applied", "migrations", names)
+		}
 		return err
-	}
-	defer db.Close()
-	m, err := database.NewMigrator(db)
-	if err != nil {
-		return err
-	}
-	m.Notify = func(msg string) { log.Info(msg) }
-	names, err := m.Up(ctx)
-	if len(names) > 0 {
-		log.Info("migrations applied", "migrations", names)
-	}
-	return err
+	})
 }
 
 // requireSchema refuses a database that lacks migrations this binary
