@@ -53,7 +53,8 @@ func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, w d
 
 // followEvent is the hook that moves the pick list of a quote to the event
 // w sets on it: the list carries its quote's event (docs/decisions.md,
-// "Pick lists from quotes"), and a pick list's own PATCH cannot set it.
+// "Quotes, invoices and pick lists"), and a pick list's own PATCH cannot
+// set it.
 func followEvent(t tenancy.Tenant, w documents.Write) documents.Hook[Quote] {
 	if _, ok := w.Changes.Value("event_id"); !ok {
 		return nil
