@@ -101,6 +101,14 @@ func parseListing(fs *flag.FlagSet, output *string, args []string, listed func(s
 	return positional, nil
 }
 
+// given is the set of flags set on fs's command line, given an empty value
+// too: an empty value given is a mistake to report, not "leave it".
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // onlyFlags refuses the flags set on the command line that fs's command does
 // not read (--output aside). A group's commands share one flag set, so
 // `keys revoke ID --org X` used to be accepted with --org ignored, as if the

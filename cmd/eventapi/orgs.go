@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -69,13 +68,11 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
 		}
-		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		// An empty value given is a mistake, not "leave it".
-		if given["name"] && *name == "" {
+		set := given(fs)
+		if set["name"] && *name == "" {
 			return fmt.Errorf("%w: --name: must be 1 to 200 characters", errUsage)
 		}
-		if given["stock-guard"] && *guard == "" {
+		if set["stock-guard"] && *guard == "" {
 			return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
 		}
 		u, err := settings(*guard, *rate)

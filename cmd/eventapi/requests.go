@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -55,16 +54,15 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, *limitArg)
 	}
 	f := requestlog.Filter{Route: *route}
-	given := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	if given["method"] {
+	set := given(fs)
+	if set["method"] {
 		m, ok := requestlog.ParseMethod(*method)
 		if !ok {
 			return fmt.Errorf("%w: --method must be one of %s", errUsage, strings.Join(requestlog.Methods, ", "))
 		}
 		f.Method = m
 	}
-	if given["request-id"] {
+	if set["request-id"] {
 		rid, ok := requestlog.ParseRequestID(*reqID)
 		if !ok {
 			return fmt.Errorf("%w: --request-id must be a request id (the uuid of an X-Request-Id): %q", errUsage, *reqID)
