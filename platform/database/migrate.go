@@ -374,11 +374,16 @@ func DescribePending(pending []string) string {
 // DescribeUnknown is the message for a database that holds migrations this
 // binary does not know.
 func DescribeUnknown(unknown []string) string {
-	return fmt.Sprintf("%s (applied migrations unknown to this binary: %s)", ErrNewerSchema, listNames(unknown))
+	return ErrNewerSchema.Error() + unknownList(unknown)
+}
+
+// unknownList names the applied migrations this binary does not know.
+func unknownList(unknown []string) string {
+	return " (applied migrations unknown to this binary: " + listNames(unknown) + ")"
 }
 
 // newerSchema is op's refusal of a database holding the unknown
 // migrations, wrapping ErrNewerSchema, with advice appended.
 func newerSchema(op string, unknown []string, advice string) error {
-	return fmt.Errorf("%s: %w (applied migrations unknown to this binary: %s)%s", op, ErrNewerSchema, listNames(unknown), advice)
+	return fmt.Errorf("%s: %w%s%s", op, ErrNewerSchema, unknownList(unknown), advice)
 }
