@@ -200,6 +200,7 @@ func TestLoadRejects(t *testing.T) {
 	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
 	tour := rows.Insert("events", map[string]any{"name": "World tour", "venue": "Everywhere",
 		"start_date": start, "end_date": start.AddDate(1, 1, 0)})
+	gig := rows.Event("Gig")
 	path := "/api/v2/vehicles/" + v.String() + "/load"
 	ok := "?start=" + url.QueryEscape(day(1)) + "&end=" + url.QueryEscape(day(2))
 	bad := func(name, p, field string) crudtest.Case {
@@ -212,6 +213,7 @@ func TestLoadRejects(t *testing.T) {
 		bad("start in 1899", path+"?start=1899-12-31T23:59:59Z&end="+day(2), "start"),
 		bad("end in year 0", path+"?start="+day(1)+"&end=0000-01-01T00:00:00Z", "end"),
 		bad("event and window", path+ok+"&event_id="+uuid.NewString(), "event_id"),
+		bad("event and an empty window", path+"?start=&end=&event_id="+gig.String(), "event_id"),
 		bad("event not a uuid", path+"?event_id=x", "event_id"),
 		bad("unknown event", path+"?event_id="+uuid.NewString(), "event_id"),
 		bad("another organization's event", path+"?event_id="+theirEvent.String(), "event_id"),
