@@ -59,6 +59,26 @@ func TestNext(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, f.A, documents.QuoteNumbers, "Q-000007"},
+		{"a run of 12,000 supplied numbers is stepped over at once", func() {
+			if _, err := f.DB.NewRaw(`INSERT INTO quotes (organization_id, quote_number, title)
+				SELECT ?, 'Q-' || lpad(g::text, 6, '0'), 'Imported' FROM generate_series(7, 12006) AS g`, f.A).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, f.A, documents.QuoteNumbers, "Q-012007"},
+		{"the counter stays past the run", nil, f.A, documents.QuoteNumbers, "Q-012008"},
+		{"look-alikes of the next free number do not hold it", func() {
+			quote(t, f, f.A, "Q-012009")
+			quote(t, f, f.A, "Q-0012010")
+			quote(t, f, f.A, "Q-12010")
+			quote(t, f, f.A, "Q-012011")
+		}, f.A, documents.QuoteNumbers, "Q-012010"},
+		{"past the six digits", func() {
+			if _, err := f.DB.NewRaw(`UPDATE number_counters SET last_value = 999998
+				WHERE organization_id = ? AND kind = 'invoice'`, f.A).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.Insert(t, "invoices", f.A, map[string]any{"invoice_number": "INV-999999", "due_date": "2027-01-01"})
+		}, f.A, documents.InvoiceNumbers, "INV-1000000"},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
