@@ -1,6 +1,7 @@
 package idempotency
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/hex"
@@ -64,6 +65,11 @@ func TestFingerprint(t *testing.T) {
 		if (hex.EncodeToString(got) == hex.EncodeToString(base)) != tt.same {
 			t.Errorf("%s: same = %v, want %v", tt.name, !tt.same, tt.same)
 		}
+	}
+	id := "0b6f5d1e-8a7c-4c1e-9f00-aa11bb22cc33"
+	lower := Fingerprint("PATCH", "/api/v2/quotes/"+id, []byte(`{"notes":"n1"}`))
+	if upper := Fingerprint("PATCH", "/api/v2/quotes/"+strings.ToUpper(id), []byte(`{"notes":"n1"}`)); !bytes.Equal(lower, upper) {
+		t.Error("an id in upper case: another fingerprint, want the same record's")
 	}
 }
 

@@ -55,12 +55,15 @@ func ValidKey(k string) bool {
 // Fingerprint identifies a request: SHA-256 over the method, the path and
 // the canonical body. A JSON body is canonical when re-encoded with sorted
 // object keys and no insignificant whitespace (numbers keep their literal
-// text); a body that is not JSON counts as its raw bytes.
+// text); a body that is not JSON counts as its raw bytes. The path counts
+// lower-cased: the routes a keyed request reaches match their fixed
+// segments exactly (docs/decisions.md, "Paths are exact"), so its case can differ only
+// in an id, and an id in upper case names the same record.
 func Fingerprint(method, path string, body []byte) []byte {
 	h := sha256.New()
 	h.Write([]byte(method))
 	h.Write([]byte{0})
-	h.Write([]byte(path))
+	h.Write([]byte(strings.ToLower(path)))
 	h.Write([]byte{0})
 	h.Write(Canonical(body))
 	return h.Sum(nil)
