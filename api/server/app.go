@@ -130,7 +130,7 @@ func New(d Deps) *fiber.App {
 		BodyLimit:             BodyLimit,
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
+		ReadTimeout:           readTimeout,
 		WriteTimeout:          writeTimeout,
 		IdleTimeout:           120 * time.Second,
 		// The request line and headers must fit; refuse.go answers 414/431

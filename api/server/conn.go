@@ -21,11 +21,20 @@ const (
 // after a refused request and can tell how long the request line of a
 // request that overflowed the read buffer was (see refuse.go). Serve the app
 // on it (Run does).
-func Listener(ln net.Listener) net.Listener { return listener{ln, writeTimeout} }
+func Listener(ln net.Listener) net.Listener { return newListener(ln, readTimeout, writeTimeout) }
+
+// newListener wraps ln for an app whose fiber.Config has the read and
+// write timeouts given.
+func newListener(ln net.Listener, read, write time.Duration) listener {
+	return listener{ln, read + write}
+}
 
 type listener struct {
 	net.Listener
-	writeTimeout time.Duration // the app's fiber.Config.WriteTimeout
+	// answerWithin is the app's fiber.Config ReadTimeout plus its
+	// WriteTimeout: the time a request may take to arrive, and then its
+	// answer to be written.
+	answerWithin time.Duration
 }
 
 func (l listener) Accept() (net.Conn, error) {
@@ -33,7 +42,7 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: c, lineEnd: -1, fresh: true, writeTimeout: l.writeTimeout}, nil
+	return &conn{Conn: c, lineEnd: -1, fresh: true, answerWithin: l.answerWithin}, nil
 }
 
 // conn is a connection served by fasthttp, which reads it from one goroutine
@@ -51,7 +60,7 @@ type conn struct {
 	headLen int
 	// fresh is set until the first bytes of the next request are read.
 	fresh        bool
-	writeTimeout time.Duration
+	answerWithin time.Duration
 	linger       atomic.Bool
 }
 
@@ -64,9 +73,13 @@ func (c *conn) Read(p []byte) (int, error) {
 		// kept the connection idle for longer than writeTimeout: the write
 		// fails and the client gets no answer at all. A request's first
 		// bytes start a fresh deadline; fasthttp sets its own again before
-		// it writes the response.
+		// it writes the response. The deadline leaves the request its read
+		// timeout to arrive before the answer's write timeout starts: one
+		// of the write timeout alone would pass just as a request that
+		// stalled reaches its read deadline, and the 408 fasthttp then
+		// writes would race it and often not go out.
 		c.fresh = false
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(c.answerWithin))
 	}
 	if n > 0 && c.lineEnd < 0 {
 		from := int64(0)

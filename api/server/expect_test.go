@@ -40,7 +40,7 @@ func guardedTestApp(t *testing.T, cfg fiber.Config) (*fiber.App, string, *logtes
 	if write == 0 {
 		write = writeTimeout
 	}
-	go func() { _ = app.Listener(listener{ln, write}) }()
+	go func() { _ = app.Listener(newListener(ln, cfg.ReadTimeout, write)) }()
 	t.Cleanup(func() { _ = app.Shutdown() })
 	// Served once: the app has built its routes (a test may also call its
 	// handler directly).
@@ -94,6 +94,42 @@ func TestExpectAfterAnIdleSpell(t *testing.T) {
 	}
 	if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 204 {
 		t.Fatalf("the answer after 100 Continue: %v %v", resp, err)
+	}
+}
+
+// TestStalledRequestAnsweredAtItsReadDeadline: a request that stops
+// arriving gets its 408 when the read timeout passes, also when the read
+// and write timeouts are equal (30 s each in production): the answer's
+// write deadline must not pass at the same moment. Several connections at
+// once, as the two deadlines raced (about one answer in two was lost).
+func TestStalledRequestAnsweredAtItsReadDeadline(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	_, addr, _ := guardedTestApp(t, fiber.Config{ReadTimeout: timeout, WriteTimeout: timeout})
+	const conns = 8
+	statuses := make(chan string, conns)
+	for range conns {
+		go func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			_, _ = io.WriteString(c, "POST "+testPath+" HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"weig")
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				statuses <- "no answer: " + err.Error()
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.Status
+		}()
+	}
+	for range conns {
+		if got := <-statuses; !strings.HasPrefix(got, "408") {
+			t.Errorf("a stalled request got %q, want 408", got)
+		}
 	}
 }
 

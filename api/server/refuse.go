@@ -30,8 +30,10 @@ const (
 	MaxURIBytes    = 8 << 10
 	MaxHeaderBytes = 16 << 10
 	readBufferSize = MaxURIBytes + MaxHeaderBytes + 1<<10
-	// writeTimeout bounds the writing of one answer (fiber.Config and
-	// conn).
+	// readTimeout bounds the reading of one request and writeTimeout the
+	// writing of its answer (fiber.Config); a connection gives the answer
+	// to a request that began arriving both (conn).
+	readTimeout  = 30 * time.Second
 	writeTimeout = 30 * time.Second
 )
 
