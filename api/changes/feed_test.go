@@ -1,6 +1,7 @@
 package changes_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -305,5 +308,71 @@ func TestRefusedWritesLeaveNoChange(t *testing.T) {
 	after := settle(t, a, "", holds(marker["id"]))
 	if len(after) != len(before)+1 || after[len(after)-1]["object_id"] != marker["id"] {
 		t.Fatalf("after two refused writes and one client, the feed grew by %d: %v", len(after)-len(before), types(after[len(before):]))
+	}
+}
+
+// TestCursorIsBoundToTheSetOfTypes: a cursor issued for one type filter goes
+// on with the same set of types in another order or with a type repeated,
+// and is refused for another set (docs/decisions.md: a cursor is bound to
+// the values of the filters, not their spelling).
+func TestCursorIsBoundToTheSetOfTypes(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	c1 := create(t, a, "/api/v2/clients", map[string]any{"name": "One"})
+	create(t, a, "/api/v2/clients", map[string]any{"name": "Two"})
+	patch(t, a, "/api/v2/clients/"+c1["id"].(string), map[string]any{"name": "One again"})
+	settle(t, a, "&type=client.created,client.updated", atLeast(3))
+
+	first := a.Get(feedPath + "?limit=1&type=client.created,client.updated")
+	cursor, _ := first.JSON()["pagination"].(map[string]any)["next_cursor"].(string)
+	if first.Status != 200 || cursor == "" {
+		t.Fatalf("first page: %d %s", first.Status, first.Body)
+	}
+	for _, tc := range []struct {
+		types  string
+		status int
+	}{
+		{"client.created,client.updated", 200},
+		{"client.updated,client.created", 200},
+		{"client.created,client.updated,client.created", 200},
+		{"client.updated,%20client.created,client.updated", 200},
+		{"client.created", 422},
+		{"client.created,client.updated,client.deleted", 422},
+	} {
+		r := a.Get(feedPath + "?limit=1&type=" + tc.types + "&cursor=" + url.QueryEscape(cursor))
+		if r.Status != tc.status {
+			t.Errorf("type=%s with the cursor of type=client.created,client.updated: %d %s, want %d", tc.types, r.Status, r.Body, tc.status)
+			continue
+		}
+		if tc.status == 200 {
+			if l := r.List(); len(l) != 1 || l[0]["type"] != "client.created" || l[0]["object_id"] == c1["id"] {
+				t.Errorf("type=%s: the page after the first is %v, want the second client.created", tc.types, l)
+			}
+		}
+	}
+
+	// A cursor issued while the binding followed the spelling (bound to
+	// "client.updated,client.created") still goes on with that spelling, and
+	// the cursor it answers is bound to the set.
+	key, err := database.Secret(context.Background(), env.Svc.DB, "cursor_hmac", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := storage.NewCursors(key)
+	pos, err := cs.Decode(storage.ListScope("changes", a.OrgID(), "client.created,client.updated"), cursor)
+	if err != nil {
+		t.Fatalf("decoding the issued cursor: %v", err)
+	}
+	old := cs.Encode(storage.ListScope("changes", a.OrgID(), "client.updated,client.created"), pos)
+	r := a.Get(feedPath + "?limit=1&type=client.updated,client.created&cursor=" + url.QueryEscape(old))
+	if l := r.List(); r.Status != 200 || len(l) != 1 || l[0]["object_id"] == c1["id"] {
+		t.Fatalf("a cursor bound to the spelling, with that spelling: %d %s, want the second client.created", r.Status, r.Body)
+	}
+	next, _ := r.JSON()["pagination"].(map[string]any)["next_cursor"].(string)
+	if r := a.Get(feedPath + "?limit=1&type=client.created,client.updated&cursor=" + url.QueryEscape(next)); r.Status != 200 {
+		t.Errorf("the cursor answered to an old one, with another order: %d %s", r.Status, r.Body)
+	}
+	if r := a.Get(feedPath + "?limit=1&type=client.created,client.updated&cursor=" + url.QueryEscape(old)); r.Status != 422 {
+		t.Errorf("a cursor bound to one spelling, with another: %d %s, want 422", r.Status, r.Body)
 	}
 }

@@ -82,7 +82,7 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		page, err := rest.ParsePage(c, env.Cursors, storage.ListScope("changes", org, strings.Join(types, ",")))
+		page, err := parsePage(c, env, org, types)
 		if err != nil {
 			return err
 		}
@@ -104,6 +104,35 @@ func list(env *rest.Env) fiber.Handler {
 		}
 		return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
 	}
+}
+
+// typeScope is the value of the type filter that a cursor is bound to: the
+// set of types, sorted and each once, so that a cursor issued for
+// type=a,b goes on with type=b,a or type=a,b,a (docs/decisions.md: a cursor
+// is bound to the values of the filters, not their spelling).
+func typeScope(types []string) string {
+	set := slices.Clone(types)
+	slices.Sort(set)
+	return strings.Join(slices.Compact(set), ",")
+}
+
+// parsePage reads limit and cursor, the cursor bound to the set of types
+// (typeScope). A cursor issued while the binding followed the spelling is
+// bound to the list as given, in its order and with its repeats: it is
+// still accepted with that same spelling, so that a reader polling with a
+// stored cursor goes on (docs/changes.md, "Reading it"), and the cursor
+// answered to it is bound to the set.
+func parsePage(c *fiber.Ctx, env *rest.Env, org tenancy.OrganizationID, types []string) (storage.PageRequest, error) {
+	set, spelled := typeScope(types), strings.Join(types, ",")
+	scope := storage.ListScope("changes", org, set)
+	page, err := rest.ParsePage(c, env.Cursors, scope)
+	if err != nil && spelled != set {
+		if old, oldErr := rest.ParsePage(c, env.Cursors, storage.ListScope("changes", org, spelled)); oldErr == nil {
+			old.Scope = scope
+			return old, nil
+		}
+	}
+	return page, err
 }
 
 // parseTypes reads ?type=, a comma-separated list of change types.
