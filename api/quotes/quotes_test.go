@@ -235,6 +235,45 @@ func TestApprovalCreatesOnePickList(t *testing.T) {
 	want(t, a.Post("/api/v2/pick_lists", body("name", "dup", "quote_id", q2["id"])), 409, "duplicate_record")
 }
 
+// TestApprovalListTakesTheQuotesDemo: the pick list an approval makes is
+// the quote's, demo or not, whichever key approves: a test key of an
+// organization without a sandbox approving a live quote makes a live list
+// (cleaning up by demo: true must not take it), and a live key approving
+// a test quote a demo one.
+func TestApprovalListTakesTheQuotesDemo(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	test := *a
+	test.Key = env.NewKey(a.ID, apikey.Test, tenancy.AllScopes...)
+	for _, tt := range []struct {
+		name              string
+		creator, approver *apitest.Org
+		demo              bool
+	}{
+		{"a live quote approved by a test key", a, &test, false},
+		{"a test quote approved by a live key", &test, a, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ok(t, tt.creator.Post(base, body("title", tt.name, "line_items", []any{
+				line("description", "Stage manager", "quantity", 1, "unit_price", 300)})), 201)
+			ok(t, tt.approver.Patch(base+"/"+q["id"].(string), body("status", "approved")), 200)
+			var pls []map[string]any
+			for _, pl := range a.Get("/api/v2/pick_lists?expand=items").List() {
+				if pl["quote_id"] == q["id"] {
+					pls = append(pls, pl)
+				}
+			}
+			if len(pls) != 1 {
+				t.Fatalf("the quote's pick lists = %v", pls)
+			}
+			items, _ := pls[0]["items"].([]any)
+			if pls[0]["demo"] != tt.demo || len(items) != 1 || items[0].(map[string]any)["demo"] != tt.demo {
+				t.Errorf("pick list %v, want demo %v on it and its item", pls[0], tt.demo)
+			}
+		})
+	}
+}
+
 // TestParallelApprovals approves one quote from 10 requests at once across
 // two instances: exactly one pick list exists afterwards.
 func TestParallelApprovals(t *testing.T) {

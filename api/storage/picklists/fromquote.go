@@ -27,7 +27,12 @@ type QuoteSource struct {
 	QuoteID uuid.UUID
 	Title   string
 	EventID *uuid.UUID
-	Lines   []SourceLine
+	// Demo is the quote's demo flag, which its pick list and items take
+	// whichever key approves it: the list is the quote's, so cleaning up
+	// test data by demo: true takes a test quote's list and never a live
+	// quote's (docs/decisions.md, "Quotes, invoices and pick lists").
+	Demo  bool
+	Lines []SourceLine
 }
 
 // SourceLine is one line of the approved quote.
@@ -53,7 +58,7 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSo
 	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, demo)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, quote_id) WHERE quote_id IS NOT NULL DO NOTHING
-		RETURNING id, created_at`, t.Org, q.Title, StatusDraft, q.EventID, q.QuoteID, t.Demo).Scan(ctx, &rows)
+		RETURNING id, created_at`, t.Org, q.Title, StatusDraft, q.EventID, q.QuoteID, q.Demo).Scan(ctx, &rows)
 	if err != nil {
 		return false, database.Error(err)
 	}
@@ -67,7 +72,7 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSo
 	for i := range items {
 		items[i].PickListID = rows[0].ID
 		items[i].OrganizationID = t.Org.UUID
-		items[i].Demo = t.Demo
+		items[i].Demo = q.Demo
 		// Items are read in (created_at, id) order. The rows of one INSERT
 		// may share a clock_timestamp() microsecond, which would leave
 		// their order to random ids: each item is stamped one microsecond

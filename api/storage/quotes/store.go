@@ -86,7 +86,7 @@ func approval(t tenancy.Tenant, w documents.Write) documents.Hook[Quote] {
 		return nil
 	}
 	return func(ctx context.Context, tx bun.IDB, q *Quote) error {
-		src := picklists.QuoteSource{QuoteID: q.ID, Title: q.Title, EventID: q.EventID}
+		src := picklists.QuoteSource{QuoteID: q.ID, Title: q.Title, EventID: q.EventID, Demo: q.Demo}
 		for _, l := range *q.LineItems {
 			src.Lines = append(src.Lines, picklists.SourceLine{EquipmentID: l.EquipmentID, Description: l.Description, Quantity: l.Quantity})
 		}
