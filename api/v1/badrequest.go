@@ -39,3 +39,25 @@ func nameFields(err error, canonical map[string]string) error {
 func badRequestf(field, issue string) *errs.Error {
 	return badRequest(errs.FieldIssue{Field: field, Issue: issue})
 }
+
+// joinBadRequests merges the badRequests of several checks into one naming
+// every field, in order; nil when all passed. An error that is not a
+// badRequest is returned as it is.
+func joinBadRequests(list ...error) error {
+	var issues []errs.FieldIssue
+	for _, err := range list {
+		if err == nil {
+			continue
+		}
+		e := errs.As(err)
+		d, ok := e.Details.(errs.ValidationDetails)
+		if e.Code != errs.BadRequest || !ok {
+			return err
+		}
+		issues = append(issues, d.Fields...)
+	}
+	if len(issues) == 0 {
+		return nil
+	}
+	return badRequest(issues...)
+}

@@ -15,15 +15,16 @@ type filterParser func(c *fiber.Ctx) ([]storage.Filter, error)
 // filters and order, {data, meta:{org_id, page, total}}.
 func listHandler[T any](env *rest.Env, v view[T], parse filterParser) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		p, err := parsePage(c)
-		if err != nil {
-			return err
-		}
+		// Paging and filters are both checked before either is reported, so
+		// one 400 names every bad parameter (docs/v1.md, "Paging").
+		p, pageErr := parsePage(c)
 		var filters []storage.Filter
+		var filterErr error
 		if parse != nil {
-			if filters, err = parse(c); err != nil {
-				return err
-			}
+			filters, filterErr = parse(c)
+		}
+		if err := joinBadRequests(pageErr, filterErr); err != nil {
+			return err
 		}
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)

@@ -9,6 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 func TestJobs(t *testing.T) {
@@ -167,5 +170,40 @@ func TestCrew(t *testing.T) {
 	}
 	for _, path := range []string{"/api/v1/crew/" + foreign, "/api/v1/crew/" + uuid.NewString(), "/api/v1/crew/x"} {
 		wantV1Error(t, get(env, a.Key, path), http.StatusNotFound, "NOT_FOUND")
+	}
+}
+
+// TestBadQueryParametersNamedTogether: one 400 names every bad query
+// parameter of a list, the filter beside page and limit (docs/v1.md,
+// "Paging"). A repeated parameter is refused first and alone, before the
+// scope and the other parameters are looked at.
+func TestBadQueryParametersNamedTogether(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	equipmentOnly := env.NewKey(a.ID, apikey.Live, tenancy.EquipmentRead)
+	const (
+		page   = "page: must be an integer from 1 to 2147483647"
+		limit  = "limit: must be an integer from 1 to 100"
+		status = "status: must be one of: active, completed, cancelled, draft"
+	)
+	for _, tt := range []struct {
+		name, key, path, want string
+	}{
+		{"status with page and limit", a.Key, "/api/v1/jobs?status=x&page=0&limit=500", page + "; " + limit + "; " + status},
+		{"status with page", a.Key, "/api/v1/jobs?page=x&status=", page + "; " + status},
+		{"status with limit", a.Key, "/api/v1/jobs?status=ACTIVE&limit=0", limit + "; " + status},
+		{"status alone", a.Key, "/api/v1/jobs?status=x", status},
+		{"page and limit of a list without filters", a.Key, "/api/v1/crew?page=-1&limit=x", page + "; " + limit},
+		{"repeated parameter first and alone", a.Key, "/api/v1/jobs?status=x&page=1&page=2&limit=0",
+			"page: " + rest.RepeatedParamIssue},
+		{"repeated parameter before the scope", equipmentOnly, "/api/v1/jobs?page=1&page=2", "page: " + rest.RepeatedParamIssue},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := get(env, tt.key, tt.path)
+			wantV1Error(t, r, http.StatusBadRequest, "BAD_REQUEST")
+			if msg := r.JSON()["error"].(map[string]any)["message"]; msg != tt.want {
+				t.Errorf("message %q, want %q", msg, tt.want)
+			}
+		})
 	}
 }
