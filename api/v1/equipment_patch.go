@@ -1,7 +1,9 @@
 package v1
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -29,7 +31,8 @@ var readOnlyFields = []string{"id", "name", "model", "manufacturer", "serial_num
 	"status", "organization_id", "created_at", "updated_at"}
 
 // patchIssues is the one text reported for any bad value of a writable field
-// (a non-number, null, zero, negative or unknown case type).
+// (a non-number, zero, negative, unknown case type, or a null over a stored
+// value).
 var patchIssues = func() map[string]string {
 	m := map[string]string{"case_type": "must be one of: " + strings.Join(caseTypes, ", ")}
 	for _, f := range dimensionFields {
@@ -38,26 +41,71 @@ var patchIssues = func() map[string]string {
 	return m
 }()
 
+// storedNulls are the writable fields whose stored value is null.
+type storedNulls map[string]bool
+
+// nullsOf returns the writable fields of e that are stored null.
+func nullsOf(e *Equipment) storedNulls {
+	return storedNulls{
+		"case_length_in": e.CaseLengthIn == nil,
+		"case_width_in":  e.CaseWidthIn == nil,
+		"case_height_in": e.CaseHeightIn == nil,
+		"weight_lbs":     e.WeightLbs == nil,
+		"case_type":      e.CaseType == nil,
+	}
+}
+
+// isNull reports whether the body gives the JSON null for field.
+func isNull(in *rest.Input, field string) bool {
+	raw, ok := in.Raw(field)
+	return ok && string(bytes.TrimSpace(raw)) == "null"
+}
+
+// sendsNull reports whether the body gives null for a writable field, which
+// only the stored record can judge.
+func sendsNull(in *rest.Input) bool {
+	return slices.ContainsFunc(writableFields, func(f string) bool { return isNull(in, f) })
+}
+
 // decodePatch reads a v1 equipment PATCH body into column assignments. Bad
 // values, unknown fields and a body with no writable field are 400
-// BAD_REQUEST naming the fields.
-func decodePatch(in *rest.Input) (storage.Changes, error) {
+// BAD_REQUEST naming the fields. A null is a no-op for a field in nulls (the
+// stored value is null too) and a bad value for any other, so a record read
+// with GET can be sent back as it is (docs/v1.md, "PATCH /equipment/{id}").
+func decodePatch(in *rest.Input, nulls storedNulls) (storage.Changes, error) {
 	var ch storage.Changes
+	kept := false // a null was sent for a stored null: a writable field, unchanged
+	keepsNull := func(f string) bool {
+		if nulls[f] && isNull(in, f) {
+			kept = true
+			return true
+		}
+		return false
+	}
 	for _, f := range dimensionFields {
+		if keepsNull(f) {
+			continue
+		}
 		v := in.Number(f, rest.Rule{Positive: true})
 		ch.SetIf(v.Set, f, v.Value)
 	}
-	ct := in.String("case_type", rest.Rule{OneOf: caseTypes})
-	ch.SetIf(ct.Set, "case_type", ct.Value)
+	if !keepsNull("case_type") {
+		ct := in.String("case_type", rest.Rule{OneOf: caseTypes})
+		ch.SetIf(ct.Set, "case_type", ct.Value)
+	}
 	in.Ignore(readOnlyFields...)
 	if err := in.Err(); err != nil {
 		return ch, nameFields(err, patchIssues)
 	}
-	if ch.Len() == 0 {
+	if ch.Len() == 0 && !kept {
 		return ch, badRequestf("body", "must contain at least one writable field: "+strings.Join(writableFields, ", "))
 	}
 	return ch, nil
 }
+
+// lockedRow reads the record FOR UPDATE, so the nulls judged against it stay
+// as read until the write.
+func lockedRow(q *bun.SelectQuery) *bun.SelectQuery { return q.For("UPDATE") }
 
 // patchEquipment serves PATCH /equipment/{id}: it writes the given fields
 // (updated_at moves only when a value changed, storage.Update) and answers
@@ -72,14 +120,29 @@ func patchEquipment(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return nameFields(err, nil)
 		}
-		ch, err := decodePatch(in)
-		if err != nil {
-			return err
+		// A body without a null is decoded before any read, so a bad one is
+		// 400 whatever the id; one with a null is decoded against the stored
+		// record (docs/v1.md), so an unknown id is then 404 first.
+		withNull := sendsNull(in)
+		var ch storage.Changes
+		if !withNull {
+			if ch, err = decodePatch(in, nil); err != nil {
+				return err
+			}
 		}
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
 		var out *Equipment
 		err = database.RunInTx(ctx, env.Conn(ctx), func(ctx context.Context, tx bun.Tx) error {
+			if withNull {
+				stored, err := storage.Get[Equipment](ctx, tx, org, id, equipmentView.kind, lockedRow)
+				if err != nil {
+					return err
+				}
+				if ch, err = decodePatch(in, nullsOf(stored)); err != nil {
+					return err
+				}
+			}
 			if _, err := storage.Update[Equipment](ctx, tx, org, id, equipmentView.kind, ch); err != nil {
 				return err
 			}

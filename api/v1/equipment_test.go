@@ -1,6 +1,7 @@
 package v1_test
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -227,6 +228,92 @@ func TestEquipmentPatch(t *testing.T) {
 		wantV1Error(t, a.Patch("/api/v1/equipment/"+own, `{"weight_lbs": 1}`), http.StatusNotFound, "NOT_FOUND")
 		wantV1Error(t, a.Patch("/api/v1/equipment/"+uuid.NewString(), `{"weight_lbs": 1}`), http.StatusNotFound, "NOT_FOUND")
 		wantV1Error(t, a.Patch("/api/v1/equipment/nope", `{"weight_lbs": 1}`), http.StatusNotFound, "NOT_FOUND")
+	})
+}
+
+// TestEquipmentPatchSendsBackNulls: a record read with GET can be sent back
+// with PATCH although some writable fields are null: a null over a stored
+// null is a no-op, over a stored value still 400 (docs/v1.md, "PATCH
+// /equipment/{id}").
+func TestEquipmentPatchSendsBackNulls(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewOrg("A"), env.NewOrg("B")
+	id := fix(t, env, a).equipment(equipment{name: "12\" box truss", length: ptr(120.0), weight: ptr(40.0)})
+	path := "/api/v1/equipment/" + id
+	read := func() map[string]any {
+		t.Helper()
+		r := get(env, a.Key, path)
+		wantStatus(t, r, http.StatusOK)
+		return r.Data()
+	}
+
+	t.Run("unchanged record is a no-op", func(t *testing.T) {
+		before := read()
+		r := a.Patch(path, before)
+		wantStatus(t, r, http.StatusOK)
+		if got := r.Data(); !equalMaps(got, before) {
+			t.Fatalf("sending back the record read changed it (updated_at included): %v -> %v", before, got)
+		}
+	})
+	for _, c := range []struct {
+		name string
+		body string
+	}{
+		{"null case_type alone", `{"case_type": null}`},
+		{"every stored null", `{"case_width_in": null, "case_height_in": null, "case_type": null}`},
+		{"stored values and nulls", `{"case_length_in": 120, "case_width_in": null, "weight_lbs": 40}`},
+	} {
+		t.Run("no-op/"+c.name, func(t *testing.T) {
+			before := read()
+			r := a.Patch(path, c.body)
+			wantStatus(t, r, http.StatusOK)
+			if got := r.Data(); !equalMaps(got, before) {
+				t.Fatalf("a PATCH of stored values and nulls changed the record: %v -> %v", before, got)
+			}
+		})
+	}
+	t.Run("one dimension changed", func(t *testing.T) {
+		before := read()
+		sent := maps.Clone(before)
+		sent["weight_lbs"] = 44.0
+		r := a.Patch(path, sent)
+		wantStatus(t, r, http.StatusOK)
+		got := r.Data()
+		for _, f := range []string{"case_width_in", "case_height_in", "case_type"} {
+			if got[f] != nil {
+				t.Errorf("%s = %v, want it still null", f, got[f])
+			}
+		}
+		if got["weight_lbs"] != 44.0 || got["case_length_in"] != 120.0 || !later(got["updated_at"], before["updated_at"]) {
+			t.Fatalf("want weight_lbs 44, case_length_in 120 and a later updated_at: %v", got)
+		}
+	})
+
+	bad := []struct{ name, body string }{
+		{"null over a stored weight", `{"weight_lbs": null}`},
+		{"null over a stored weight beside stored nulls", `{"weight_lbs": null, "case_type": null, "case_width_in": null}`},
+	}
+	for _, c := range bad {
+		t.Run("bad/"+c.name, func(t *testing.T) {
+			before := read()
+			wantV1Error(t, a.Patch(path, c.body), http.StatusBadRequest, "BAD_REQUEST",
+				"weight_lbs: must be a positive number of at most 1000000000")
+			if after := read(); !equalMaps(before, after) {
+				t.Errorf("record changed by a rejected PATCH: %v -> %v", before, after)
+			}
+		})
+	}
+	t.Run("every bad field named", func(t *testing.T) {
+		r := a.Patch(path, `{"weight_lbs": null, "case_length_in": null, "case_width_in": -1, "case_type": null}`)
+		wantV1Error(t, r, http.StatusBadRequest, "BAD_REQUEST", "weight_lbs", "case_length_in", "case_width_in")
+		if msg := r.JSON()["error"].(map[string]any)["message"].(string); strings.Contains(msg, "case_type") {
+			t.Errorf("message %q names case_type, which is stored null", msg)
+		}
+	})
+	t.Run("unknown or foreign id", func(t *testing.T) {
+		wantV1Error(t, b.Patch(path, `{"case_type": null}`), http.StatusNotFound, "NOT_FOUND")
+		wantV1Error(t, a.Patch("/api/v1/equipment/"+uuid.NewString(), `{"case_type": null, "weight_lbs": 0}`),
+			http.StatusNotFound, "NOT_FOUND")
 	})
 }
 

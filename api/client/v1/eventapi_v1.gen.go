@@ -155,12 +155,20 @@ type EquipmentOne struct {
 }
 
 // EquipmentPatch At least one writable field. The read-only v1 equipment fields are accepted and
-// ignored; any other field is refused.
+// ignored; any other field is refused. A writable field may be `null` only where the stored
+// value is null (a no-op), so a record read with `GET` can be sent back as it is.
 type EquipmentPatch struct {
-	CaseHeightIn *float64  `json:"case_height_in,omitempty"`
-	CaseLengthIn *float64  `json:"case_length_in,omitempty"`
-	CaseType     *CaseType `json:"case_type,omitempty"`
-	CaseWidthIn  *float64  `json:"case_width_in,omitempty"`
+	// CaseHeightIn A number > 0; `null` only where the stored value is null, and then it changes nothing.
+	CaseHeightIn *PatchDimension `json:"case_height_in,omitempty"`
+
+	// CaseLengthIn A number > 0; `null` only where the stored value is null, and then it changes nothing.
+	CaseLengthIn *PatchDimension `json:"case_length_in,omitempty"`
+
+	// CaseType `null` only where the stored case type is null: it changes nothing.
+	CaseType *CaseType `json:"case_type,omitempty"`
+
+	// CaseWidthIn A number > 0; `null` only where the stored value is null, and then it changes nothing.
+	CaseWidthIn *PatchDimension `json:"case_width_in,omitempty"`
 
 	// Category Read-only; ignored.
 	Category interface{} `json:"category,omitempty"`
@@ -191,7 +199,9 @@ type EquipmentPatch struct {
 
 	// UpdatedAt Read-only; ignored.
 	UpdatedAt interface{} `json:"updated_at,omitempty"`
-	WeightLbs *float64    `json:"weight_lbs,omitempty"`
+
+	// WeightLbs A number > 0; `null` only where the stored value is null, and then it changes nothing.
+	WeightLbs *PatchDimension `json:"weight_lbs,omitempty"`
 }
 
 // Error The v1 error envelope.
@@ -254,6 +264,9 @@ type ListMeta struct {
 type Meta struct {
 	OrgId openapi_types.UUID `json:"org_id"`
 }
+
+// PatchDimension A number > 0; `null` only where the stored value is null, and then it changes nothing.
+type PatchDimension = float64
 
 // Id defines model for Id.
 type Id = string
@@ -420,8 +433,9 @@ type ClientInterface interface {
 
 	// ListEquipmentV1 List equipment
 	//
-	// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
-	// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
+	// Ordered by name alphabetically (letters first, then accents, then letter case: `Äpfel`,
+	// `apple`, `Apple`, `Éclair`, `Zebra`, where `Äpfel` comes first because `apf` comes
+	// before `app`), then id.
 	// Scope `equipment:read`.
 	//
 	// Corresponds with GET /equipment (the `ListEquipmentV1` operationId).
@@ -444,8 +458,12 @@ type ClientInterface interface {
 	// > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 	// other v1 equipment fields are read-only and ignored when present, so a record read from
 	// `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-	// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-	// written. Scopes `equipment:read` **and** `equipment:write`.
+	// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// `equipment:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -460,8 +478,12 @@ type ClientInterface interface {
 	// > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 	// other v1 equipment fields are read-only and ignored when present, so a record read from
 	// `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-	// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-	// written. Scopes `equipment:read` **and** `equipment:write`.
+	// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -527,8 +549,9 @@ func (c *Client) GetCrewMemberV1(ctx context.Context, id Id, reqEditors ...Reque
 
 // ListEquipmentV1 List equipment
 //
-// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
-// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
+// Ordered by name alphabetically (letters first, then accents, then letter case: `Äpfel`,
+// `apple`, `Apple`, `Éclair`, `Zebra`, where `Äpfel` comes first because `apf` comes
+// before `app`), then id.
 // Scope `equipment:read`.
 //
 // Corresponds with GET /equipment (the `ListEquipmentV1` operationId).
@@ -569,8 +592,12 @@ func (c *Client) GetEquipmentV1(ctx context.Context, id Id, reqEditors ...Reques
 // > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 // other v1 equipment fields are read-only and ignored when present, so a record read from
 // `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-// written. Scopes `equipment:read` **and** `equipment:write`.
+// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+// named in the message and nothing is written. Scopes `equipment:read` **and**
+// `equipment:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -594,8 +621,12 @@ func (c *Client) PatchEquipmentV1WithBody(ctx context.Context, id Id, contentTyp
 // > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 // other v1 equipment fields are read-only and ignored when present, so a record read from
 // `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-// written. Scopes `equipment:read` **and** `equipment:write`.
+// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+// named in the message and nothing is written. Scopes `equipment:read` **and**
+// `equipment:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1076,8 +1107,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListEquipmentV1WithResponse List equipment
 	//
-	// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
-	// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
+	// Ordered by name alphabetically (letters first, then accents, then letter case: `Äpfel`,
+	// `apple`, `Apple`, `Éclair`, `Zebra`, where `Äpfel` comes first because `apf` comes
+	// before `app`), then id.
 	// Scope `equipment:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -1104,8 +1136,12 @@ type ClientWithResponsesInterface interface {
 	// > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 	// other v1 equipment fields are read-only and ignored when present, so a record read from
 	// `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-	// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-	// written. Scopes `equipment:read` **and** `equipment:write`.
+	// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// `equipment:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1120,8 +1156,12 @@ type ClientWithResponsesInterface interface {
 	// > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 	// other v1 equipment fields are read-only and ignored when present, so a record read from
 	// `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-	// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-	// written. Scopes `equipment:read` **and** `equipment:write`.
+	// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2345,8 +2385,9 @@ func (c *ClientWithResponses) GetCrewMemberV1WithResponse(ctx context.Context, i
 
 // ListEquipmentV1WithResponse List equipment
 //
-// Ordered by name alphabetically (letters first, then accents, then letter case: `apple`,
-// `Apple`, `Äpfel`, `Éclair`, `Zebra`), then id.
+// Ordered by name alphabetically (letters first, then accents, then letter case: `Äpfel`,
+// `apple`, `Apple`, `Éclair`, `Zebra`, where `Äpfel` comes first because `apf` comes
+// before `app`), then id.
 // Scope `equipment:read`.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -2385,8 +2426,12 @@ func (c *ClientWithResponses) GetEquipmentV1WithResponse(ctx context.Context, id
 // > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 // other v1 equipment fields are read-only and ignored when present, so a record read from
 // `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-// written. Scopes `equipment:read` **and** `equipment:write`.
+// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+// named in the message and nothing is written. Scopes `equipment:read` **and**
+// `equipment:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2407,8 +2452,12 @@ func (c *ClientWithResponses) PatchEquipmentV1WithBodyWithResponse(ctx context.C
 // > 0) and `case_type`; at least one is required. Omitted fields are left unchanged. The
 // other v1 equipment fields are read-only and ignored when present, so a record read from
 // `GET` may be sent back with the dimensions changed; a field that is not a v1 equipment
-// field at all is `400 BAD_REQUEST`. Every bad field is named in the message and nothing is
-// written. Scopes `equipment:read` **and** `equipment:write`.
+// field at all is `400 BAD_REQUEST`. `null` for a writable field is accepted only where the
+// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
+// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
+// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
+// named in the message and nothing is written. Scopes `equipment:read` **and**
+// `equipment:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
