@@ -72,9 +72,10 @@ func Public(a netip.Addr) bool {
 type URLIssue string
 
 // CheckURL validates an endpoint URL: absolute https (http too when
-// allowPrivate), a host, a port from 1 to 65535 if any, no user
-// information, and every address the host resolves to public unless
-// allowPrivate. It returns "" when the URL is acceptable.
+// allowPrivate), a valid RFC 3986 URI as written, a host (no IPv6 zone), a
+// port from 1 to 65535 if any, no user information, no fragment, and every
+// address the host resolves to public unless allowPrivate. It returns ""
+// when the URL is acceptable.
 func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolver) URLIssue {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
@@ -89,8 +90,18 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolve
 	if u.User != nil {
 		return "must not contain user information"
 	}
-	if u.Fragment != "" {
+	if !uriSyntax(raw) {
+		return "must be a URI as RFC 3986 writes it: percent-encode spaces, non-ASCII and other characters it does not allow, and give a host name in its ASCII (xn--) form"
+	}
+	// An empty fragment ("…/#") parses to Fragment "", so the raw text is
+	// what tells; '#' has no other place in a URI (uriSyntax).
+	if strings.Contains(raw, "#") {
 		return "must not contain a fragment"
+	}
+	// url.Parse accepts a zone ("[fe80::1%25eth0]", RFC 6874), which RFC
+	// 3986 has no room for and which means nothing to another host.
+	if strings.HasPrefix(u.Host, "[") && strings.Contains(u.Host, "%") {
+		return "must not name an IPv6 zone"
 	}
 	host := u.Hostname()
 	if host == "" {
@@ -121,6 +132,50 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolve
 		}
 	}
 	return ""
+}
+
+// uriSyntax reports whether raw, as written, is made of the characters a
+// URI may hold (RFC 3986 section 2: unreserved and reserved characters, and
+// '%' followed by two hex digits) with '[' and ']' only around an IP
+// literal host, so that the stored URL is what the OpenAPI document's
+// `format: uri` promises (docs/webhooks.md, "Security"). url.Parse takes
+// spaces, non-ASCII text and brackets in a path as they come.
+func uriSyntax(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		switch b := raw[i]; {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", b) >= 0:
+		case b == '%':
+			if i+2 >= len(raw) || !isHex(raw[i+1]) || !isHex(raw[i+2]) {
+				return false
+			}
+			i += 2
+		default:
+			return false
+		}
+	}
+	// The authority runs from "//" to the first '/', '?' or '#'; brackets
+	// may only enclose a host at its start ("[v6]" or "[v6]:port"; CheckURL
+	// has refused user information), and nowhere after it.
+	_, rest, _ := strings.Cut(raw, "//")
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, after := rest[:end], rest[end:]
+	if strings.ContainsAny(after, "[]") {
+		return false
+	}
+	if strings.ContainsAny(authority, "[]") {
+		rb := strings.IndexByte(authority, ']')
+		return authority[0] == '[' && strings.Count(authority, "[") == 1 && strings.Count(authority, "]") == 1 &&
+			(rb == len(authority)-1 || authority[rb+1] == ':')
+	}
+	return true
+}
+
+func isHex(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
 }
 
 // validPort reports whether u has no port or a decimal port from 1 to

@@ -110,6 +110,18 @@ func TestCheckURL(t *testing.T) {
 		{"https://127.0.0.1:99999/x", true, false},
 		{"http://127.0.0.1:0/hook", true, false},
 		{"https://localhost:/hook", true, false},
+		// Written as RFC 3986 has it, with or without ALLOW_PRIVATE.
+		{"https://8.8.8.8/a%20b?q=%C3%A9&r=1;s=(x)!*'$,~", false, true},
+		{"https://8.8.8.8/", false, true},
+		{"https://8.8.8.8?q=1", false, true},
+		{"https://8.8.8.8/#", false, false},
+		{"https://8.8.8.8/a b", false, false},
+		{"https://[2606:4700:4700::1111%25x]/", false, false},
+		{"https://127.0.0.1/#", true, false},
+		{"https://127.0.0.1/a b", true, false},
+		{"https://[fe80::1%25eth0]:8080/", true, false},
+		{"http://xn--bcher-kva.example/", true, true},
+		{"http://bücher.example/", true, false},
 	} {
 		issue := CheckURL(ctx, tc.url, tc.allowPrivate, nil)
 		if (issue == "") != tc.ok {
@@ -134,6 +146,58 @@ func TestControlRefusesPrivateAtDial(t *testing.T) {
 		err := Control(tc.allowPrivate)("tcp", tc.address, nil)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrAddressNotAllowed)) {
 			t.Errorf("Control(%v)(%s) = %v, want ok=%v", tc.allowPrivate, tc.address, err, tc.ok)
+		}
+	}
+}
+
+// TestCheckURLSyntax: what CheckURL says of a URL that is not a URI as RFC
+// 3986 writes it, of a fragment (an empty one too) and of an IPv6 zone,
+// before any address rule (ALLOW_PRIVATE lifts those, not these).
+func TestCheckURLSyntax(t *testing.T) {
+	const (
+		notURI   = "must be a URI as RFC 3986 writes it: percent-encode spaces, non-ASCII and other characters it does not allow, and give a host name in its ASCII (xn--) form"
+		fragment = "must not contain a fragment"
+		zone     = "must not name an IPv6 zone"
+		parse    = "must be an absolute https URL"
+	)
+	for _, tc := range []struct {
+		url  string
+		want URLIssue
+	}{
+		{"https://1.1.1.1/a%20b", ""},
+		{"https://1.1.1.1/%7e%7E", ""},
+		{"https://[2606:4700:4700::1111]:8443/a?b=[", notURI},
+		{"https://1.1.1.1/#", fragment},
+		{"https://1.1.1.1/#frag", fragment},
+		{"https://1.1.1.1/?q#", fragment},
+		{"https://1.1.1.1#", fragment},
+		{"https://1.1.1.1/a b", notURI},
+		{"https://1.1.1.1/ééé", notURI},
+		{"https://1.1.1.1/?q=é", notURI},
+		{"https://bücher.example/", notURI},
+		{"https://1.1.1.1/?q=%zz", notURI},
+		{"https://1.1.1.1/?q=100%", notURI},
+		{"https://1.1.1.1/a\\b", notURI},
+		{"https://1.1.1.1/{x}", notURI},
+		{"https://1.1.1.1/a|b^c`d", notURI},
+		{`https://1.1.1.1/"x"`, notURI},
+		{"https://1.1.1.1/<x>", notURI},
+		{"https://1.1.1.1/a[b]", notURI},
+		{"https://1.1.1.1/?a[]=1", notURI},
+		{"https://a]b.example/", notURI}, // url.Parse takes it
+		// Refused by url.Parse already, in the parser's words.
+		{"https://1.1.1.1/a\tb", parse},
+		{"https://1.1.1.1/a%2", parse},
+		{"https://a[b]c.example/", parse},
+		{"https://[2606:4700:4700::1111]x/", parse},
+		{"https://[2606:4700:4700::1111%25x]/", zone},
+		{"https://[2606:4700:4700::1111%25eth0]:443/", zone},
+		{"https://[fe80::1%25en0]/", zone},
+	} {
+		for _, allowPrivate := range []bool{false, true} {
+			if got := CheckURL(context.Background(), tc.url, allowPrivate, nil); got != tc.want {
+				t.Errorf("CheckURL(%q, allowPrivate=%v) = %q, want %q", tc.url, allowPrivate, got, tc.want)
+			}
 		}
 	}
 }
