@@ -3245,7 +3245,7 @@ type WebhookDelivery struct {
 	EndpointId openapi_types.UUID `json:"endpoint_id"`
 	Id         openapi_types.UUID `json:"id"`
 
-	// NextAttemptAt When a pending delivery is (next) due; null once it succeeded or failed.
+	// NextAttemptAt When a pending delivery is (next) due; null once it succeeded or failed. While the endpoint is disabled nothing is sent and this time may lie in the past; its pending deliveries are due when it is enabled again, which sets this to that moment.
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 
 	// Status `failed`: retried for 3 days without a 2xx (the endpoint was then disabled).
@@ -3310,8 +3310,10 @@ type WebhookEndpointCreate struct {
 	// EnabledEvents Change types (see `WebhookEventType`), or `["*"]` for every type. Repeats are dropped.
 	EnabledEvents []string `json:"enabled_events"`
 
-	// Url An `https` URL, with a port from 1 to 65535 if it names one, whose host resolves to
-	// public addresses only (private, loopback,
+	// Url An `https` URL, written as RFC 3986 has it (spaces and non-ASCII characters
+	// percent-encoded, an internationalized host name in its `xn--` form), without a fragment
+	// (an empty `#` too) or an IPv6 zone, with a port from 1 to 65535 if it names one, whose
+	// host resolves to public addresses only (private, loopback,
 	// link-local, CGNAT, multicast and other special addresses are refused, at registration
 	// and again at every delivery). `http` and private addresses are accepted only when the
 	// service runs with `EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true` (development).
@@ -3355,8 +3357,10 @@ type WebhookEndpointUpdate struct {
 	EnabledEvents *[]string                    `json:"enabled_events,omitempty"`
 	Status        *WebhookEndpointUpdateStatus `json:"status,omitempty"`
 
-	// Url An `https` URL, with a port from 1 to 65535 if it names one, whose host resolves to
-	// public addresses only (private, loopback,
+	// Url An `https` URL, written as RFC 3986 has it (spaces and non-ASCII characters
+	// percent-encoded, an internationalized host name in its `xn--` form), without a fragment
+	// (an empty `#` too) or an IPv6 zone, with a port from 1 to 65535 if it names one, whose
+	// host resolves to public addresses only (private, loopback,
 	// link-local, CGNAT, multicast and other special addresses are refused, at registration
 	// and again at every delivery). `http` and private addresses are accepted only when the
 	// service runs with `EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true` (development).
@@ -3647,7 +3651,7 @@ type ListChangesParams struct {
 	// and its filters; anything else answers `422 validation_error`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Type Only these change types, comma-separated (`event.created,quote.approved`).
+	// Type Only these change types, comma-separated (`event.created,quote.approved`). A cursor goes on with the same set of types in any order.
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
 }
 
@@ -8050,8 +8054,10 @@ type ClientInterface interface {
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-	// visible in `GET /changes` after its registration, and none that was visible before. The URL
-	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// visible in `GET /changes` after its registration, and none that was visible before; a change
+	// that committed shortly before the registration may not be visible yet (while another write
+	// transaction on the database server is open) and is then sent. The URL must be an `https`
+	// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -8067,8 +8073,10 @@ type ClientInterface interface {
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-	// visible in `GET /changes` after its registration, and none that was visible before. The URL
-	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// visible in `GET /changes` after its registration, and none that was visible before; a change
+	// that committed shortly before the registration may not be visible yet (while another write
+	// transaction on the database server is open) and is then sent. The URL must be an `https`
+	// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -8098,8 +8106,10 @@ type ClientInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
@@ -8114,8 +8124,10 @@ type ClientInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
@@ -9778,8 +9790,10 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-// visible in `GET /changes` after its registration, and none that was visible before. The URL
-// must be `https` and its host must resolve to public addresses only. The answer carries the
+// visible in `GET /changes` after its registration, and none that was visible before; a change
+// that committed shortly before the registration may not be visible yet (while another write
+// transaction on the database server is open) and is then sent. The URL must be an `https`
+// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -9805,8 +9819,10 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-// visible in `GET /changes` after its registration, and none that was visible before. The URL
-// must be `https` and its host must resolve to public addresses only. The answer carries the
+// visible in `GET /changes` after its registration, and none that was visible before; a change
+// that committed shortly before the registration may not be visible yet (while another write
+// transaction on the database server is open) and is then sent. The URL must be an `https`
+// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -9866,8 +9882,10 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
@@ -9892,8 +9910,10 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
@@ -14765,8 +14785,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-	// visible in `GET /changes` after its registration, and none that was visible before. The URL
-	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// visible in `GET /changes` after its registration, and none that was visible before; a change
+	// that committed shortly before the registration may not be visible yet (while another write
+	// transaction on the database server is open) and is then sent. The URL must be an `https`
+	// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -14782,8 +14804,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Registers a URL that receives the organization's changes of the types in `enabled_events`
 	// (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-	// visible in `GET /changes` after its registration, and none that was visible before. The URL
-	// must be `https` and its host must resolve to public addresses only. The answer carries the
+	// visible in `GET /changes` after its registration, and none that was visible before; a change
+	// that committed shortly before the registration may not be visible yet (while another write
+	// transaction on the database server is open) and is then sent. The URL must be an `https`
+	// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 	// signing `secret`, shown this once. Since each delivery carries the whole record, the key
 	// must also hold a read scope of every object type subscribed to (`quotes:read` for
 	// `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -14817,8 +14841,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
@@ -14833,8 +14859,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-	// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
 	// it decides where those records go: a key that could not read them cannot redirect them.
@@ -27570,8 +27598,10 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-// visible in `GET /changes` after its registration, and none that was visible before. The URL
-// must be `https` and its host must resolve to public addresses only. The answer carries the
+// visible in `GET /changes` after its registration, and none that was visible before; a change
+// that committed shortly before the registration may not be visible yet (while another write
+// transaction on the database server is open) and is then sent. The URL must be an `https`
+// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -27593,8 +27623,10 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // Registers a URL that receives the organization's changes of the types in `enabled_events`
 // (or `"*"` for all), signed per Standard Webhooks. It receives every change that becomes
-// visible in `GET /changes` after its registration, and none that was visible before. The URL
-// must be `https` and its host must resolve to public addresses only. The answer carries the
+// visible in `GET /changes` after its registration, and none that was visible before; a change
+// that committed shortly before the registration may not be visible yet (while another write
+// transaction on the database server is open) and is then sent. The URL must be an `https`
+// URI (RFC 3986, without a fragment) and its host must resolve to public addresses only. The answer carries the
 // signing `secret`, shown this once. Since each delivery carries the whole record, the key
 // must also hold a read scope of every object type subscribed to (`quotes:read` for
 // `quote.created`; all of them for `"*"`), else 403 `insufficient_scope` naming the scopes of
@@ -27646,8 +27678,10 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
@@ -27668,8 +27702,10 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes made while it was disabled are not sent (the change feed has
-// them), its pending deliveries are, at once and each with a fresh 3-day retry window. Any
+// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
 // it decides where those records go: a key that could not read them cannot redirect them.
