@@ -129,12 +129,7 @@ func TestEquipmentPatch(t *testing.T) {
 		category: &cat, length: ptr(10.0), width: ptr(11.0), height: ptr(12.0), weight: ptr(13.0), caseTyp: ptr("soft_case")})
 	path := "/api/v1/equipment/" + id
 
-	read := func() map[string]any {
-		t.Helper()
-		r := get(env, a.Key, path)
-		wantStatus(t, r, http.StatusOK)
-		return r.Data()
-	}
+	read := func() map[string]any { t.Helper(); return readOK(t, env, a.Key, path) }
 
 	ok := []struct {
 		name string
@@ -240,12 +235,7 @@ func TestEquipmentPatchSendsBackNulls(t *testing.T) {
 	a, b := env.NewOrg("A"), env.NewOrg("B")
 	id := fix(t, env, a).equipment(equipment{name: "12\" box truss", length: ptr(120.0), weight: ptr(40.0)})
 	path := "/api/v1/equipment/" + id
-	read := func() map[string]any {
-		t.Helper()
-		r := get(env, a.Key, path)
-		wantStatus(t, r, http.StatusOK)
-		return r.Data()
-	}
+	read := func() map[string]any { t.Helper(); return readOK(t, env, a.Key, path) }
 
 	t.Run("unchanged record is a no-op", func(t *testing.T) {
 		before := read()
@@ -401,4 +391,12 @@ func TestListsAreAlphabetical(t *testing.T) {
 	if got := ids(rc); !slices.Equal(got, wantCrew) {
 		t.Fatalf("crew order %v, want %v: %s", ids(rc), wantCrew, rc.Body)
 	}
+}
+
+// readOK GETs path with key and returns the record, failing unless 200.
+func readOK(t *testing.T, env *apitest.Env, key, path string) map[string]any {
+	t.Helper()
+	r := get(env, key, path)
+	wantStatus(t, r, http.StatusOK)
+	return r.Data()
 }
