@@ -23,22 +23,24 @@ func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UU
 }
 
 // GetExpanded loads one pick list of org with the expansions x, as Get
-// and then Expand. On a pool, with items, the items (and their equipment)
-// are read beside the pick list itself, on connections of their own, so a
-// manifest's detail waits for one round trip less (docs/architecture.md,
-// "Expansions"); the event, which needs the pick list's event_id, is read
-// after. When the pick list is not there, the items read meanwhile (none of
-// another organization's) are dropped; both reads run to their end either
-// way, so a not found never cancels a statement, which would cost its
-// connection.
+// and then Expand. The pick list is read first and its items after it, so
+// the items are never older than the pick list's updated_at, which an item
+// write moves: read at once, on two connections, the two reads were two
+// snapshots, and an item write committed between them showed in updated_at
+// but not in the items, for good to a client polling on updated_at. On a
+// pool, with items, the items (and their equipment, loadItems) are read
+// beside the event, which needs the pick list's event_id anyway
+// (docs/architecture.md, "Expansions"); both reads run to their end
+// either way, so an error of one never cancels a statement of the other,
+// which would cost its connection.
 func GetExpanded(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, x Expansion) (*PickList, error) {
+	pl, err := Get(ctx, db, org, id)
+	if err != nil {
+		return nil, err
+	}
+	one := []PickList{*pl}
 	pool, isPool := db.(*bun.DB)
-	if !isPool || !x.Items {
-		pl, err := Get(ctx, db, org, id)
-		if err != nil {
-			return nil, err
-		}
-		one := []PickList{*pl}
+	if !isPool || !x.Items || !x.Event {
 		if err := Expand(ctx, db, org, one, x); err != nil {
 			return nil, err
 		}
@@ -60,7 +62,7 @@ func GetExpanded(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id
 		}()
 		items, itemsErr = loadItems(ctx, pool, org, []uuid.UUID{id}, x)
 	}()
-	pl, err := Get(ctx, pool, org, id)
+	err = Expand(ctx, pool, org, one, Expansion{Event: true})
 	<-read
 	if panicked != nil {
 		panic(panicked)
@@ -70,10 +72,6 @@ func GetExpanded(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id
 	}
 	if itemsErr != nil {
 		return nil, itemsErr
-	}
-	one := []PickList{*pl}
-	if err := Expand(ctx, pool, org, one, Expansion{Event: x.Event}); err != nil {
-		return nil, err
 	}
 	groupItems(one, items)
 	return &one[0], nil
