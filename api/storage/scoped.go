@@ -23,6 +23,13 @@ import (
 // Filter narrows a select query.
 type Filter func(*bun.SelectQuery) *bun.SelectQuery
 
+// Locked locks the selected row FOR UPDATE until the transaction ends: the
+// lock a delete takes, so a write that would make another row reference it
+// (whose foreign-key check takes FOR KEY SHARE) waits for the delete and
+// then fails, instead of slipping in between what the delete read and the
+// DELETE itself.
+func Locked(q *bun.SelectQuery) *bun.SelectQuery { return q.For("UPDATE") }
+
 // Get loads the record id of org into a new T; kind names it in not_found.
 func Get[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, kind string, filters ...Filter) (*T, error) {
 	if len(filters) == 0 {

@@ -103,10 +103,6 @@ func decodePatch(in *rest.Input, nulls storedNulls) (storage.Changes, error) {
 	return ch, nil
 }
 
-// lockedRow reads the record FOR UPDATE, so the nulls judged against it stay
-// as read until the write.
-func lockedRow(q *bun.SelectQuery) *bun.SelectQuery { return q.For("UPDATE") }
-
 // patchEquipment serves PATCH /equipment/{id}: it writes the given fields
 // (updated_at moves only when a value changed, storage.Update) and answers
 // the record as read back with its category.
@@ -135,7 +131,9 @@ func patchEquipment(env *rest.Env) fiber.Handler {
 		var out *Equipment
 		err = database.RunInTx(ctx, env.Conn(ctx), func(ctx context.Context, tx bun.Tx) error {
 			if withNull {
-				stored, err := storage.Get[Equipment](ctx, tx, org, id, equipmentView.kind, lockedRow)
+				// Locked, so the nulls judged against it stay as read until
+				// the write.
+				stored, err := storage.Get[Equipment](ctx, tx, org, id, equipmentView.kind, storage.Locked)
 				if err != nil {
 					return err
 				}

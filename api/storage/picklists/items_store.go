@@ -65,9 +65,11 @@ func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 }
 
 // DeleteItem removes the item id of org; items inside it lose their parent.
+// The item is locked first (storage.Locked), so no write makes another item
+// its child between the clearing of its children and its DELETE.
 func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		it, err := storage.Get[Item](ctx, tx, org, id, ItemKind)
+		it, err := storage.Get[Item](ctx, tx, org, id, ItemKind, storage.Locked)
 		if err != nil {
 			return err
 		}
