@@ -123,16 +123,8 @@ func typeScope(types []string) string {
 // stored cursor goes on (docs/changes.md, "Reading it"), and the cursor
 // answered to it is bound to the set.
 func parsePage(c *fiber.Ctx, env *rest.Env, org tenancy.OrganizationID, types []string) (storage.PageRequest, error) {
-	set, spelled := typeScope(types), strings.Join(types, ",")
-	scope := storage.ListScope("changes", org, set)
-	page, err := rest.ParsePage(c, env.Cursors, scope)
-	if err != nil && spelled != set {
-		if old, oldErr := rest.ParsePage(c, env.Cursors, storage.ListScope("changes", org, spelled)); oldErr == nil {
-			old.Scope = scope
-			return old, nil
-		}
-	}
-	return page, err
+	return rest.ParsePageFormerly(c, env.Cursors, storage.ListScope("changes", org, typeScope(types)),
+		storage.ListScope("changes", org, strings.Join(types, ",")))
 }
 
 // parseTypes reads ?type=, a comma-separated list of change types.

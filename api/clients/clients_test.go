@@ -89,6 +89,7 @@ func TestClientSearch(t *testing.T) {
 	if r := a.Get(path + "?search=" + strings.Repeat("x", 201)); r.Status != 422 || r.ErrorCode() != "validation_error" {
 		t.Errorf("201-character search: %d %s", r.Status, r.Body)
 	}
+	crudtest.CursorsSurviveSpelling(t, a, path, "search", "harbor", "HARBOR", "\ufeffHarbor")
 }
 
 // TestClientPaging walks 150 clients 7 at a time, then again while a client

@@ -28,7 +28,7 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return "", nil, err
 		}
-		return storage.ListScope("clients", org, search),
+		return storage.ListScope("clients", org, clients.SearchScope(search)),
 			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[clients.Client], error) {
 				return clients.List(ctx, db, org, p, clients.ListFilter{Search: search})
 			}, nil

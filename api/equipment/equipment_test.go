@@ -109,6 +109,13 @@ func TestCategoryFilterAndExpand(t *testing.T) {
 		crudtest.AssertExactlyOnce(t, got, tt.want)
 	}
 	crudtest.AssertExactlyOnce(t, crudtest.Walk(t, a, path, 4, nil), all)
+	// A cursor goes on with the same category spelled otherwise, and a
+	// name copied with an invisible character finds it.
+	crudtest.CursorsSurviveSpelling(t, a, path, "category", "audio", "Audio", " AUDIO", "\ufeffaudio")
+	crudtest.CursorsSurviveSpelling(t, a, path, "category", audio, strings.ToUpper(audio))
+	if got := crudtest.Walk(t, a, path+"?category="+url.QueryEscape("\ufeffAudio\u200b"), 3, nil); len(got) != len(inAudio) {
+		t.Errorf("category with a byte order mark and a zero-width space: %d items, want %d", len(got), len(inAudio))
+	}
 
 	audioRef := map[string]any{"id": audio, "name": "Audio", "color": "#1E88E5"}
 	videoRef := map[string]any{"id": video, "name": "Video Walls", "color": nil}

@@ -35,7 +35,8 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := rest.ParsePage(c, h.env.Cursors, storage.ListScope("equipment", org, category))
+	p, err := rest.ParsePageFormerly(c, h.env.Cursors, storage.ListScope("equipment", org, equipment.CategoryScope(category)),
+		storage.ListScope("equipment", org, category))
 	if err != nil {
 		return err
 	}

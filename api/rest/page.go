@@ -48,6 +48,23 @@ func ParsePage(c *fiber.Ctx, cs *storage.Cursors, scope string) (storage.PageReq
 	return p, nil
 }
 
+// ParsePageFormerly is ParsePage for a list whose cursors are bound to a
+// filter's value in another form than a build before bound them (the
+// canonical value rather than its spelling): a cursor bound to former, the
+// scope that build gave the same request, is accepted too, and the page
+// answers cursors bound to scope, so that a walk begun on an older pod
+// goes on (docs/decisions.md, "Requests and responses").
+func ParsePageFormerly(c *fiber.Ctx, cs *storage.Cursors, scope, former string) (storage.PageRequest, error) {
+	p, err := ParsePage(c, cs, scope)
+	if err != nil && former != scope {
+		if old, oldErr := ParsePage(c, cs, former); oldErr == nil {
+			old.Scope = scope
+			return old, nil
+		}
+	}
+	return p, err
+}
+
 // Expansion is one value ?expand accepts on an endpoint, with the scopes
 // that may read the records it inlines: the scopes the GET route of that
 // object type requires (any one of them suffices).
@@ -146,7 +163,10 @@ func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
 }
 
 // QueryString reads an optional free-text query parameter: at most maxLen
-// characters, valid UTF-8 and no NUL (which PostgreSQL text cannot hold).
+// characters as sent (the document's maxLength), valid UTF-8 and no NUL
+// (which PostgreSQL text cannot hold), trimmed as a body's text is
+// (trimText: white space and invisible characters at either end, so a name
+// copied with them finds what it names).
 func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 	v := c.Query(name)
 	switch {
@@ -155,7 +175,7 @@ func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 	case strings.ContainsRune(v, 0) || !utf8.ValidString(v):
 		return "", errs.InvalidField(name, "must be valid UTF-8 text without NUL characters")
 	}
-	return strings.TrimSpace(v), nil
+	return trimText(v), nil
 }
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).

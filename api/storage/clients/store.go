@@ -31,6 +31,12 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	return storage.List[Client](ctx, db, org, p, filters...)
 }
 
+// SearchScope is the value of the search that a list cursor is bound to:
+// the term lower-cased, as it matches, so that a cursor goes on with the
+// same term in another case (docs/decisions.md: a cursor is bound to the
+// values of the filters).
+func SearchScope(s string) string { return strings.ToLower(s) }
+
 // searchCond matches clients whose name or email contains s, ignoring
 // case. The first test is the trigram index's expression, which finds the
 // candidates and whose statistics (ANALYZE keeps them for an index
@@ -44,7 +50,7 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 // fetched all 12,500 through the trigram index and sorted them (105 ms,
 // where the walk takes 0.3; bench/HISTORY.md).
 func searchCond(s string) storage.Cond {
-	s = strings.ToLower(s)
+	s = SearchScope(s)
 	return storage.WherePlanned("lower(?TableAlias.name || ' ' || coalesce(?TableAlias.email, '')) LIKE ? "+
 		"AND (strpos(lower(?TableAlias.name), ?) > 0 OR strpos(lower(coalesce(?TableAlias.email, '')), ?) > 0)",
 		"%"+escapeLike(s)+"%", s, s)

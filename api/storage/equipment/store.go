@@ -34,14 +34,31 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	return storage.List[Equipment](ctx, db, org, p, filters...)
 }
 
-// categoryFilter matches a category id (in the canonical 36-character
-// form), else a category name of org.
+// categoryFilter matches a category id (in the 36-character form, either
+// case), else a category name of org, ignoring case.
 func categoryFilter(org tenancy.OrganizationID, category string) storage.Cond {
-	if id, err := uuid.Parse(category); err == nil && len(category) == 36 {
+	if id, ok := categoryID(category); ok {
 		return storage.Where("?TableAlias.category_id = ?", id)
 	}
-	name := strings.ToLower(strings.TrimSpace(category))
-	return storage.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = ?)", org, name)
+	return storage.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = ?)",
+		org, CategoryScope(category))
+}
+
+// categoryID reads the category filter as an id.
+func categoryID(category string) (uuid.UUID, bool) {
+	id, err := uuid.Parse(category)
+	return id, err == nil && len(category) == 36
+}
+
+// CategoryScope is the value of the category filter that a list cursor is
+// bound to: the id, or the name lower-cased, as the filter matches it, so
+// that a cursor goes on with the same value spelled otherwise
+// (docs/decisions.md: a cursor is bound to the values of the filters).
+func CategoryScope(category string) string {
+	if id, ok := categoryID(category); ok {
+		return id.String()
+	}
+	return strings.ToLower(strings.TrimSpace(category))
 }
 
 // Create inserts equipment into org from decoded fields. A category_id
