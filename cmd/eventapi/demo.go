@@ -14,8 +14,8 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-// demoKeyNames are the keys demo issues; a later run revokes them before
-// issuing new ones, so one demo organization never piles up keys.
+// demoKeyNames are the keys demo issues; a later run revokes them once its
+// own are printed, so one demo organization never piles up keys.
 var demoKeyNames = map[string]bool{"demo live key": true, "demo test key": true, "demo legacy key": true}
 
 // demoResult is what demo prints.
@@ -24,14 +24,21 @@ type demoResult struct {
 	Reused                         bool
 	LiveKey, TestKey, LegacyKey    string
 	BaseURL, V1URL, CurlV2, CurlV1 string
+	// Issued are the ids of the keys this run made; Previous, those of the
+	// active demo keys before it, which it revokes once its own are printed.
+	Issued, Previous []uuid.UUID
 }
 
 // demoCmd makes (or, when it exists, reuses) the demo organization named
 // --name and its sandbox organization, both seeded with demo data, and
 // prints a live key, a test key (routed to the sandbox, so it never sees or
 // changes live data) and a legacy sk_live_ key for v1. A second run reuses
-// both organizations as they are, revokes the keys the previous run printed
-// and prints new ones.
+// both organizations as they are, prints new keys and then revokes the ones
+// the previous run printed.
+//
+// A run whose output fails revokes the keys it made, as keys create does
+// (revokeUnseen), and leaves the previous run's keys active: they are still
+// the keys someone has, and a failed run changes no key anyone holds.
 func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("demo")
 	name := fs.String("name", "Demo Rental House", "organization name (an existing organization of that name is reused)")
@@ -54,7 +61,20 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	r.BaseURL, r.V1URL = host+"/api/v2", host+"/api/v1"
 	r.CurlV2 = fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' %s/health", r.LiveKey, r.BaseURL)
 	r.CurlV1 = fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/equipment?limit=2'", r.LegacyKey, r.V1URL)
-	if *output == "json" {
+	if err := revokeUnseen(ctx, db, printDemo(stdout, *output, &r), r.Issued...); err != nil {
+		return err
+	}
+	for _, id := range r.Previous {
+		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
+			return fmt.Errorf("the new keys are printed, but revoking the previous run's key %s failed (the next run revokes it): %w", id, err)
+		}
+	}
+	return nil
+}
+
+// printDemo writes r in the --output format.
+func printDemo(stdout io.Writer, output string, r *demoResult) error {
+	if output == "json" {
 		return printJSON(stdout, map[string]any{"organization_id": r.OrganizationID, "sandbox_organization_id": r.SandboxID,
 			"reused": r.Reused, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
 			"base_url": r.BaseURL, "v1_url": r.V1URL, "curl": r.CurlV2, "curl_v1": r.CurlV1})
@@ -63,7 +83,7 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if r.Reused {
 		what = "reused (data kept; the keys printed by the previous run are revoked)"
 	}
-	fmt.Fprintf(stdout, `demo organization %s %s
+	_, err := fmt.Fprintf(stdout, `demo organization %s %s
   sandbox organization %s (where the test key reads and writes)
   live key:   %s
   test key:   %s
@@ -71,7 +91,7 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
   try v2:     %s
   try v1:     %s
 `, r.OrganizationID, what, r.SandboxID, r.LiveKey, r.TestKey, r.LegacyKey, r.CurlV2, r.CurlV1)
-	return nil
+	return err
 }
 
 // seedDemo finds or creates the demo organization and its sandbox, seeds
@@ -108,7 +128,10 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		}
 	}
 	r.OrganizationID, r.SandboxID = org.ID, sandbox.ID
-	if err := revokeDemoKeys(ctx, tx, org.ID); err != nil {
+	// Read under the lock: a run that started after this one's keys were
+	// issued lists them here, so the later of two runs revokes the earlier
+	// one's keys and never the other way round.
+	if r.Previous, err = activeDemoKeys(ctx, tx, org.ID); err != nil {
 		return err
 	}
 	issue := func(keyName string, mode apikey.Mode, scopes []tenancy.Scope) (string, error) {
@@ -116,6 +139,7 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if err != nil {
 			return "", err
 		}
+		r.Issued = append(r.Issued, k.ID)
 		return k.Secret, nil
 	}
 	if r.LiveKey, err = issue("demo live key", apikey.Live, tenancy.AllScopes); err != nil {
@@ -143,19 +167,19 @@ func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy
 	return nil, nil
 }
 
-func revokeDemoKeys(ctx context.Context, tx bun.Tx, org uuid.UUID) error {
+// activeDemoKeys lists the ids of org's demo keys not revoked.
+func activeDemoKeys(ctx context.Context, tx bun.Tx, org uuid.UUID) ([]uuid.UUID, error) {
 	keys, err := tenancy.ListKeys(ctx, tx, org)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var ids []uuid.UUID
 	for _, k := range keys {
 		if demoKeyNames[k.Name] && k.RevokedAt == nil {
-			if err := tenancy.RevokeKey(ctx, tx, k.ID); err != nil {
-				return err
-			}
+			ids = append(ids, k.ID)
 		}
 	}
-	return nil
+	return ids, nil
 }
 
 func portOf(addr string) string {

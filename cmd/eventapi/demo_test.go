@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestDemoSandboxIsIsolatedAndReused runs `eventapi demo` twice on one
@@ -118,5 +122,61 @@ func TestDemoSandboxIsIsolatedAndReused(t *testing.T) {
 	st, v1 := call(second["legacy_key"], "GET", "/api/v1/equipment?limit=2", "")
 	if st != 200 || v1["meta"].(map[string]any)["org_id"] != second["organization_id"] {
 		t.Fatalf("legacy key v1 equipment = %d %v", st, v1)
+	}
+}
+
+// TestDemoWhoseOutputFailed: a demo run whose output cannot be written
+// fails, revokes the keys it made (nobody saw them) and leaves the previous
+// run's keys active, since they are still the ones someone has; the next
+// run that prints its keys revokes those.
+func TestDemoWhoseOutputFailed(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	ctx := context.Background()
+	db, _, err := openDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// active is the prefixes of the demo organization's active keys.
+	active := func(org any) map[string]bool {
+		t.Helper()
+		keys, err := tenancy.ListKeys(ctx, db, uuid.MustParse(org.(string)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, k := range keys {
+			if k.RevokedAt == nil {
+				m[k.Prefix] = true
+			}
+		}
+		return m
+	}
+	printed := func(run map[string]any) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range []string{"live_key", "test_key", "legacy_key"} {
+			m[run[k].(string)[:12]] = true
+		}
+		return m
+	}
+	first, err := runCLI(t, "demo", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, output := range []string{"text", "json"} {
+		err := run(ctx, []string{"demo", "--output", output}, failingWriter{}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "were revoked") {
+			t.Errorf("%s: err = %v, want a failure saying the new keys were revoked", output, err)
+		}
+		if got, want := active(first["organization_id"]), printed(first); !maps.Equal(got, want) {
+			t.Errorf("%s: active keys %v after a failed run, want the first run's %v", output, got, want)
+		}
+	}
+	third, err := runCLI(t, "demo", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := active(first["organization_id"]), printed(third); !maps.Equal(got, want) {
+		t.Errorf("active keys %v after a run that printed its keys, want its own %v", got, want)
 	}
 }

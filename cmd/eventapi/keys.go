@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
@@ -75,14 +77,7 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		} else {
 			_, err = fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
 		}
-		if err != nil {
-			// The key was shown to no one: it must not stay usable.
-			if rerr := tenancy.RevokeKey(ctx, db, k.ID); rerr != nil {
-				return fmt.Errorf("writing the new key failed (%w), and so did revoking it (key %s): %w", err, k.ID, rerr)
-			}
-			return fmt.Errorf("writing the new key failed, so it was revoked (key %s): %w", k.ID, err)
-		}
-		return nil
+		return revokeUnseen(ctx, db, err, k.ID)
 	case "list":
 		if len(pos) != 0 {
 			return fmt.Errorf("%w: keys list --org ID", errUsage)
@@ -158,4 +153,33 @@ func keyState(k tenancy.APIKey, now time.Time) string {
 		return "expired"
 	}
 	return "active"
+}
+
+// revokeUnseen is the end of a command that printed new keys (keys create,
+// demo): werr is how writing that output ended. The output is the only
+// copy of a full key, so when it failed nobody has the keys and they must
+// not stay usable: they are revoked at once, and the error says so
+// (README.md, Admin CLI). A nil werr returns nil and revokes nothing.
+func revokeUnseen(ctx context.Context, db bun.IDB, werr error, ids ...uuid.UUID) error {
+	if werr == nil {
+		return nil
+	}
+	keys, was := "key "+ids[0].String(), "was"
+	if len(ids) > 1 {
+		keys, was = "keys "+joinIDs(ids), "were"
+	}
+	for _, id := range ids {
+		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
+			return fmt.Errorf("writing the output failed (%w), and so did revoking the new %s, which nobody saw: %w", werr, keys, err)
+		}
+	}
+	return fmt.Errorf("writing the output failed, so the new %s %s revoked: %w", keys, was, werr)
+}
+
+func joinIDs(ids []uuid.UUID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return strings.Join(s, ", ")
 }

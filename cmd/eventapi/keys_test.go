@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,5 +120,64 @@ func TestAKeyNobodySawIsRevoked(t *testing.T) {
 	}
 	if len(keys) != 2 {
 		t.Errorf("%d keys, want the 2 made", len(keys))
+	}
+}
+
+// TestClosedPipeFailsAndRevokes runs the binary's main with stdout a pipe
+// whose reader is gone (`eventapi keys create … | true`): the write fails
+// and the command exits 1, rather than being killed by SIGPIPE (141) before
+// it can say so, and every key it made is revoked (README.md, Admin CLI).
+func TestClosedPipeFailsAndRevokes(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	org, err := runCLI(t, "orgs", "create", "--name", "Piped", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := []string{"keys", "create", "--org", org["id"].(string), "--name", "n", "--scopes", "all"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{create, "so the new key "},
+		{append(create, "--output", "json"), "so the new key "},
+		{[]string{"demo"}, "so the new keys "},
+		{[]string{"demo", "--output", "json"}, "so the new keys "},
+		{[]string{"orgs", "list"}, "writing the output: "},
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		code, stderr := runMain(t, w, tc.args...)
+		w.Close()
+		if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "broken pipe") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q (-1 is a signal)", tc.args, code, stderr, tc.want)
+		}
+	}
+	db, _, err := openDB(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	orgs, err := tenancy.ListOrganizations(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, o := range orgs {
+		keys, err := tenancy.ListKeys(context.Background(), db, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			n++
+			if k.RevokedAt == nil {
+				t.Errorf("key %s %q is active, though it was never shown", k.ID, k.Name)
+			}
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d keys, want the 8 made (2 by keys create, 6 by demo)", n)
 	}
 }

@@ -49,6 +49,13 @@ EVENTAPI_ADDR, OTEL_*); see README.md.
 var errUsage = errors.New("usage")
 
 func main() {
+	// A write to a closed stdout or stderr (`eventapi keys create | head -c0`)
+	// must fail with EPIPE, so that the command reports the failed output
+	// (exit 1) and revokes a key nobody saw (README.md, Admin CLI). Without a
+	// Notify for SIGPIPE, the runtime kills the process at such a write on
+	// fd 1 or 2 (exit 141) before any of that runs; with one, the write fails
+	// and the signal goes to the channel, which nobody needs to read.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

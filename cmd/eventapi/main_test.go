@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -12,7 +14,35 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// asCLI, set in a test binary's environment, makes it run main with its
+// arguments, as the eventapi binary would (runMain).
+const asCLI = "EVENTAPI_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		main() // exits 1 or 2 on failure
+		os.Exit(0)
+	}
+	pgtest.Main(m)
+}
+
+// runMain runs this test binary as `eventapi args...` with stdout as its
+// standard output, and returns its exit status and standard error.
+func runMain(t *testing.T, stdout *os.File, args ...string) (int, string) {
+	t.Helper()
+	var errOut bytes.Buffer
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCLI+"=1")
+	cmd.Stdout, cmd.Stderr = stdout, &errOut
+	err := cmd.Run()
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		return ee.ExitCode(), errOut.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, errOut.String()
+}
 
 func runCLI(t *testing.T, args ...string) (map[string]any, error) {
 	t.Helper()
