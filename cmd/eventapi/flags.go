@@ -162,16 +162,17 @@ func requiredID(name, v string) (uuid.UUID, error) {
 	if v == "" {
 		return uuid.Nil, fmt.Errorf("%w: --%s is required", errUsage, name)
 	}
-	id, err := optionalID(name, v)
+	id, err := optionalID(name, v, true)
 	if err != nil {
 		return uuid.Nil, err
 	}
 	return *id, nil
 }
 
-// optionalID reads the UUID flag name; not given ("") is nil.
-func optionalID(name, v string) (*uuid.UUID, error) {
-	if v == "" {
+// optionalID reads the UUID flag name: nil when it was not given, and an
+// empty value given is not a UUID (given).
+func optionalID(name, v string, given bool) (*uuid.UUID, error) {
+	if !given {
 		return nil, nil
 	}
 	id, err := uuid.Parse(v)

@@ -21,18 +21,30 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	name := fs.String("name", "", "organization name")
 	sandboxOf := fs.String("sandbox-of", "", "parent organization id (creates its sandbox)")
 	guard := fs.String("stock-guard", "", "block, warn or off")
-	rate := fs.Int("rate-limit", -1, "v2 requests per window (0 clears the override, -1 leaves it)")
+	// -1 is "not given" for both commands; only update has an override to
+	// leave or clear, so only its help names them.
+	rateUse := "v2 requests per window, in place of EVENTAPI_V2_RATE_LIMIT (0 or -1: none)"
+	if sub == "update" {
+		rateUse = "v2 requests per window (0 clears the override, -1 leaves it)"
+	}
+	rate := fs.Int("rate-limit", -1, rateUse)
 	reads := map[string][]string{"create": {"name", "sandbox-of", "stock-guard", "rate-limit"}, "update": {"name", "stock-guard", "rate-limit"}}
 	pos, err := parseOwn(fs, output, args[1:], reads[sub])
 	if err != nil {
 		return err
+	}
+	// An empty value given is refused, never read as "leave it": an
+	// `--sandbox-of ''` read so would make an organization that is no sandbox.
+	set := given(fs)
+	if set["stock-guard"] && *guard == "" {
+		return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
 	}
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
 			return fmt.Errorf("%w: %sorgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]", errUsage, nameRequired(*name))
 		}
-		parent, err := optionalID("sandbox-of", *sandboxOf)
+		parent, err := optionalID("sandbox-of", *sandboxOf, set["sandbox-of"])
 		if err != nil {
 			return err
 		}
@@ -68,12 +80,8 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
 		}
-		set := given(fs)
 		if set["name"] && *name == "" {
 			return fmt.Errorf("%w: --name: must be 1 to 200 characters", errUsage)
-		}
-		if set["stock-guard"] && *guard == "" {
-			return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
 		}
 		u, err := settings(*guard, *rate)
 		if err != nil {

@@ -44,7 +44,19 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 		// An empty value given is refused, not taken for "leave it".
 		{[]string{"orgs", "update", plainID, "--name", ""}, true, "--name: must be 1 to 200 characters"},
 		{[]string{"orgs", "update", plainID, "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
+		{[]string{"orgs", "create", "--name", "Bad", "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
+		{[]string{"orgs", "create", "--name", "Bad", "--sandbox-of", ""}, true, `--sandbox-of: not a UUID: ""`},
 	})
+	// Only update has an override to leave (-1) or clear (0).
+	for sub, leaves := range map[string]bool{"create": false, "update": true} {
+		var help strings.Builder
+		if err := run(context.Background(), []string{"orgs", sub, "--help"}, &help, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(help.String(), "-1 leaves it"); got != leaves {
+			t.Errorf("orgs %s --help says -1 leaves the rate limit: %v, want %v:\n%s", sub, got, leaves, help.String())
+		}
+	}
 	// The text form shows the rate limit, the organization's own or the
 	// default.
 	var out strings.Builder

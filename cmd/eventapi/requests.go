@@ -54,6 +54,10 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, *limitArg)
 	}
 	f := requestlog.Filter{Route: *route}
+	// A filter flag given empty is refused, never read as "no filter": a
+	// command built from an unset variable must not list everything
+	// (docs/decisions.md: a filter given with an empty value). --route alone takes "" as
+	// no filter, as the API's route= does.
 	set := given(fs)
 	if set["method"] {
 		m, ok := requestlog.ParseMethod(*method)
@@ -69,14 +73,14 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		f.RequestID = rid
 	}
-	if *status != "" {
+	if set["status"] {
 		sf, ok := requestlog.ParseStatus(*status)
 		if !ok {
 			return fmt.Errorf("%w: --status must be a status code or a class such as 4xx", errUsage)
 		}
 		f.Status, f.StatusClass = sf.Status, sf.StatusClass
 	}
-	if f.KeyID, err = optionalID("key", *key); err != nil {
+	if f.KeyID, err = optionalID("key", *key, set["key"]); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -84,7 +88,7 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		name, v string
 		dst     **time.Time
 	}{{"since", *since, &f.Since}, {"until", *until, &f.Until}} {
-		if q.v == "" {
+		if !set[q.name] {
 			continue
 		}
 		t, err := when(q.v, now)
@@ -122,13 +126,20 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if r.Route != nil {
 			route = *r.Route
 		}
-		fmt.Fprintf(stdout, "%s  %s %-6s %-40s %d %-24s %8.1fms  %s\n", r.CreatedAt.Format(time.RFC3339Nano),
+		fmt.Fprintf(stdout, "%s  %s %-6s %-40s %d %-24s %8.1fms  %s\n", listedTime(r.CreatedAt),
 			r.RequestID, r.Method, route, r.Status, code, r.DurationMS, r.Path)
 	}
 	if more {
 		fmt.Fprintf(stdout, "(more than %d records; narrow with --since/--until or raise --limit)\n", limit)
 	}
 	return nil
+}
+
+// listedTime is a record's created_at in the text output: UTC, always with
+// 6 fractional digits (the log keeps microseconds), so that every line's
+// columns line up; RFC3339Nano drops trailing zeros.
+func listedTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
 }
 
 // when reads an RFC 3339 instant, as the API reads one (rest.ParseDateTime),

@@ -131,7 +131,34 @@ func TestRequestsListRefusesBadArguments(t *testing.T) {
 		{list("--since", "1h", "--until", "2h"), true, "--since must be before --until"},
 		{list("--since", at, "--until", at), true, "--since must be before --until"},
 		{list("--org", uuid.NewString()), false, "organization not found"},
+		// A filter given empty (from an unset variable) is refused, never
+		// read as no filter; an empty --route is no filter, as route= is.
+		{list("--status", ""), true, "--status must be a status code or a class such as 4xx"},
+		{list("--since", ""), true, `--since: "" is neither RFC 3339 nor a duration such as 24h`},
+		{list("--until", ""), true, `--until: "" is neither RFC 3339 nor a duration such as 24h`},
+		{list("--key", ""), true, `--key: not a UUID: ""`},
+		{list("--method", ""), true, "--method must be one of"},
+		{list("--route", ""), false, ""},
 	})
+}
+
+// TestListedTimeHasAFixedWidth: requests list prints created_at in UTC with
+// 6 fractional digits whatever its trailing zeros, so the columns line up.
+func TestListedTimeHasAFixedWidth(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, tc := range []struct {
+		in   time.Time
+		want string
+	}{
+		{at.Add(275 * time.Millisecond), "2026-03-04T05:06:07.275000Z"},
+		{at, "2026-03-04T05:06:07.000000Z"},
+		{at.Add(123456 * time.Microsecond), "2026-03-04T05:06:07.123456Z"},
+		{at.Add(time.Microsecond).In(time.FixedZone("", 2*3600)), "2026-03-04T05:06:07.000001Z"},
+	} {
+		if got := listedTime(tc.in); got != tc.want {
+			t.Errorf("listedTime(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }
 
 // TestWhenReadsDateTimesAsTheAPIDoes: --since and --until read an RFC 3339
