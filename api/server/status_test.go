@@ -1,0 +1,46 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestStatus: a dependency check's answer, and a check that returns only
+// after its context ended (a stalled connection being closed) answers
+// unavailable by the deadline instead of when the check returns.
+func TestStatus(t *testing.T) {
+	released := make(chan struct{})
+	defer close(released)
+	tests := []struct {
+		name  string
+		check func(context.Context) error
+		want  string
+	}{
+		{"not configured", nil, depNotConfigured},
+		{"ok", func(context.Context) error { return nil }, depOK},
+		{"failed", func(context.Context) error { return errors.New("refused") }, depUnavailable},
+		{"returns after its deadline", func(ctx context.Context) error {
+			<-ctx.Done()
+			<-released // still closing when the test ends
+			return ctx.Err()
+		}, depUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			got := make(chan string, 1)
+			go func() { got <- status(ctx, tt.check) }()
+			select {
+			case g := <-got:
+				if g != tt.want {
+					t.Errorf("status = %q, want %q", g, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("status waited for the check past its context's deadline")
+			}
+		})
+	}
+}
