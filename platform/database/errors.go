@@ -72,8 +72,8 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
 	case pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected: // left after RunInTx's retries
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause, RetryAfter: 1}
-	case pgerrcode.QueryCanceled: // statement timeout
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database timeout", Cause: cause, RetryAfter: 1}
+	case pgerrcode.QueryCanceled: // a statement timeout, or a request cancelled (its deadline, the shutdown timeout)
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database statement was cancelled (a timeout or the server shutting down); retry", Cause: cause, RetryAfter: 1}
 	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow, pgerrcode.DatabaseDropped,
 		pgerrcode.IdleSessionTimeout, pgerrcode.TooManyConnections:
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
