@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -168,10 +169,14 @@ func revokeUnseen(ctx context.Context, db bun.IDB, werr error, ids ...uuid.UUID)
 	if len(ids) > 1 {
 		keys, was = "keys "+joinIDs(ids), "were"
 	}
+	var failed []error // each key is tried, whatever became of the others
 	for _, id := range ids {
 		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
-			return fmt.Errorf("writing the output failed (%w), and so did revoking the new %s, which nobody saw: %w", werr, keys, err)
+			failed = append(failed, fmt.Errorf("key %s: %w", id, err))
 		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("writing the output failed (%w), and so did revoking some of the new %s, which nobody saw: %w", werr, keys, errors.Join(failed...))
 	}
 	return fmt.Errorf("writing the output failed, so the new %s %s revoked: %w", keys, was, werr)
 }
