@@ -46,7 +46,7 @@ func (h handlers) load(c *fiber.Ctx) error {
 			return err
 		}
 	} else {
-		if c.Query("start") != "" || c.Query("end") != "" {
+		if rest.QueryGiven(c, "start") || rest.QueryGiven(c, "end") {
 			return errs.InvalidField("event_id", "give either start and end, or event_id, not both")
 		}
 		// The answer carries the event's dates (the window): the key must

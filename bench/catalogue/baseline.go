@@ -121,7 +121,7 @@ func (b *Baseline) list(w http.ResponseWriter, r *http.Request) {
 	out := rest.List[client]{Data: items}
 	if len(items) > limit {
 		last := items[limit-1]
-		next := b.Cursors.Encode("clients:"+org.String()+":"+search, storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		next := b.Cursors.Encode("clients:"+org.String()+":"+strings.ToLower(strings.TrimSpace(search)), storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
 		out.Data, out.Pagination = items[:limit], rest.Pagination{NextCursor: &next, HasMore: true}
 	}
 	writeJSON(w, out)

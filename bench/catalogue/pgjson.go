@@ -112,7 +112,7 @@ func (b *PGJSON) list(w http.ResponseWriter, r *http.Request) {
 	}
 	var p rest.Pagination
 	if hasMore && lastAt != nil && lastID != nil {
-		next := b.Cursors.Encode("clients:"+org.String()+":"+search, storage.Cursor{CreatedAt: lastAt.UTC(), ID: *lastID})
+		next := b.Cursors.Encode("clients:"+org.String()+":"+strings.ToLower(strings.TrimSpace(search)), storage.Cursor{CreatedAt: lastAt.UTC(), ID: *lastID})
 		p = rest.Pagination{NextCursor: &next, HasMore: true}
 	}
 	writeEnvelope(w, data, &p)
