@@ -49,9 +49,7 @@ func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 	}
 	var out *Event
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		cur, err := storage.Get[Event](ctx, tx, org, id, Kind, func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.For("UPDATE")
-		})
+		cur, err := storage.Get[Event](ctx, tx, org, id, Kind, storage.Locked)
 		if err != nil {
 			return err
 		}
