@@ -42,6 +42,11 @@ func (h handlers) load(c *fiber.Ctx) error {
 	}
 	var w stock.Window
 	if eventID == nil {
+		if !rest.QueryGiven(c, "start") && !rest.QueryGiven(c, "end") {
+			return errs.Invalid(
+				errs.FieldIssue{Field: "start", Issue: "is required with end, unless event_id is given"},
+				errs.FieldIssue{Field: "end", Issue: "is required with start, unless event_id is given"})
+		}
 		if w, err = window(c); err != nil {
 			return err
 		}

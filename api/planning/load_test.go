@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,6 +223,18 @@ func TestLoadRejects(t *testing.T) {
 		{Name: "unknown vehicle", Method: "GET", Path: "/api/v2/vehicles/" + uuid.NewString() + "/load" + ok, Status: 404, Code: "not_found"},
 		{Name: "another organization's vehicle", Method: "GET", Path: "/api/v2/vehicles/" + theirs.String() + "/load" + ok, Status: 404, Code: "not_found"},
 	})
+}
+
+// TestLoadWithoutWindowNamesEventID: a load asked with no window at all
+// says that event_id is the other way to give one.
+func TestLoadWithoutWindowNamesEventID(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	v := truck(bookingtest.For(env, a), "Truck", 1000, 10, 10, 10)
+	r := a.Get("/api/v2/vehicles/" + v.String() + "/load")
+	if r.Status != 422 || !strings.Contains(string(r.Body), "unless event_id is given") {
+		t.Errorf("no window: %d %s, want 422 naming event_id as the alternative", r.Status, r.Body)
+	}
 }
 
 // TestLoadByEventNeedsEventRead: the answer to ?event_id= carries the
