@@ -88,7 +88,7 @@ func ParseObject(body []byte) (*Input, error) {
 	// encoding/json accepts invalid UTF-8 inside strings and replaces it with
 	// U+FFFD, which would store a mangled value: refuse it instead.
 	if !json.Valid(body) || !utf8.Valid(body) {
-		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
+		return nil, malformed(body)
 	}
 	// Nor a lone surrogate escape (\ud800), which it turns into U+FFFD too.
 	if loneSurrogate(body) {
@@ -103,6 +103,43 @@ func ParseObject(body []byte) (*Input, error) {
 		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
 	}
 	return in, nil
+}
+
+// maxNesting is how deeply encoding/json lets arrays and objects nest: it
+// refuses a deeper text, valid JSON or not.
+const maxNesting = 10000
+
+// malformed is the 400 for a body encoding/json does not read, saying so
+// when the body is refused for its depth alone.
+func malformed(body []byte) error {
+	if nestsDeeperThan(body, maxNesting) {
+		return errs.New(errs.MalformedJSON, "the request body nests arrays and objects deeper than 10,000 levels")
+	}
+	return errs.New(errs.MalformedJSON, "the request body is not valid JSON")
+}
+
+// nestsDeeperThan reports whether the arrays and objects of a JSON text
+// (brackets outside its strings) open more than limit levels deep.
+func nestsDeeperThan(body []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range body {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // Body parses the request body of c as a JSON object.

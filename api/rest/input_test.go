@@ -45,6 +45,39 @@ func TestParseObject(t *testing.T) {
 	}
 }
 
+// TestMalformedSaysWhenTooDeep: a body refused for its depth alone says so;
+// other malformed bodies, and brackets inside strings, do not.
+func TestMalformedSaysWhenTooDeep(t *testing.T) {
+	open := strings.Repeat("[", maxNesting+1)
+	tests := []struct {
+		name, body string
+		tooDeep    bool
+	}{
+		{"valid but one level too deep", `{"a":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting) + `}`, true},
+		{"unclosed and too deep", `{"a":` + open, true},
+		{"brackets in a string", `{"a":"` + open + `",}`, false},
+		{"brackets after an escaped quote in a string", `{"a":"\"` + open + `",}`, false},
+		{"brackets after an escaped backslash", `{"a":"\\",` + open, true},
+		{"plain garbage", `{bad`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseObject([]byte(tt.body))
+			e := errs.As(err)
+			if e == nil || e.Code != errs.MalformedJSON {
+				t.Fatalf("ParseObject = %v, want malformed_json", err)
+			}
+			if got := strings.Contains(e.Message, "10,000 levels"); got != tt.tooDeep {
+				t.Errorf("message %q: says too deep = %v, want %v", e.Message, got, tt.tooDeep)
+			}
+		})
+	}
+	readable := `{"a":` + strings.Repeat("[", maxNesting-1) + strings.Repeat("]", maxNesting-1) + `}`
+	if _, err := ParseObject([]byte(readable)); err != nil {
+		t.Errorf("a body %d levels deep: %v, want it read", maxNesting, err)
+	}
+}
+
 func TestInputFieldRules(t *testing.T) {
 	tests := []struct {
 		name  string
