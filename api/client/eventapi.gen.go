@@ -1802,27 +1802,27 @@ type ClientRecord struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// Demo True when a sandbox (`svc_test_`) key wrote the record.
-	Demo      Demo                 `json:"demo"`
-	Email     *openapi_types.Email `json:"email"`
-	Id        openapi_types.UUID   `json:"id"`
-	Name      string               `json:"name"`
-	Notes     *string              `json:"notes"`
-	Phone     *string              `json:"phone"`
-	State     *string              `json:"state"`
-	UpdatedAt time.Time            `json:"updated_at"`
-	Zip       *string              `json:"zip"`
+	Demo      Demo               `json:"demo"`
+	Email     *string            `json:"email"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+	Notes     *string            `json:"notes"`
+	Phone     *string            `json:"phone"`
+	State     *string            `json:"state"`
+	UpdatedAt time.Time          `json:"updated_at"`
+	Zip       *string            `json:"zip"`
 }
 
 // ClientCreate defines model for ClientCreate.
 type ClientCreate struct {
-	Address *string              `json:"address,omitempty"`
-	City    *string              `json:"city,omitempty"`
-	Email   *openapi_types.Email `json:"email,omitempty"`
-	Name    string               `json:"name"`
-	Notes   *string              `json:"notes,omitempty"`
-	Phone   *string              `json:"phone,omitempty"`
-	State   *string              `json:"state,omitempty"`
-	Zip     *string              `json:"zip,omitempty"`
+	Address *string `json:"address,omitempty"`
+	City    *string `json:"city,omitempty"`
+	Email   *string `json:"email,omitempty"`
+	Name    string  `json:"name"`
+	Notes   *string `json:"notes,omitempty"`
+	Phone   *string `json:"phone,omitempty"`
+	State   *string `json:"state,omitempty"`
+	Zip     *string `json:"zip,omitempty"`
 }
 
 // ClientData defines model for ClientData.
@@ -1848,10 +1848,10 @@ type ClientPatched struct {
 
 // ClientRef A client, inlined by `expand=client`.
 type ClientRef struct {
-	Email *openapi_types.Email `json:"email"`
-	Id    openapi_types.UUID   `json:"id"`
-	Name  string               `json:"name"`
-	Phone *string              `json:"phone"`
+	Email *string            `json:"email"`
+	Id    openapi_types.UUID `json:"id"`
+	Name  string             `json:"name"`
+	Phone *string            `json:"phone"`
 }
 
 // ClientUpdate The writable fields. A PATCH body may carry any other property (read-only fields such as
@@ -1861,7 +1861,7 @@ type ClientRef struct {
 type ClientUpdate struct {
 	Address              *string                `json:"address,omitempty"`
 	City                 *string                `json:"city,omitempty"`
-	Email                *openapi_types.Email   `json:"email,omitempty"`
+	Email                *string                `json:"email,omitempty"`
 	Name                 *string                `json:"name,omitempty"`
 	Notes                *string                `json:"notes,omitempty"`
 	Phone                *string                `json:"phone,omitempty"`
@@ -1889,27 +1889,27 @@ type CrewMember struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// Demo True when a sandbox (`svc_test_`) key wrote the record.
-	Demo      Demo                 `json:"demo"`
-	Email     *openapi_types.Email `json:"email"`
-	FirstName string               `json:"first_name"`
-	Id        openapi_types.UUID   `json:"id"`
-	IsActive  bool                 `json:"is_active"`
-	LastName  string               `json:"last_name"`
-	Notes     *string              `json:"notes"`
-	Phone     *string              `json:"phone"`
-	Role      *string              `json:"role"`
-	UpdatedAt time.Time            `json:"updated_at"`
+	Demo      Demo               `json:"demo"`
+	Email     *string            `json:"email"`
+	FirstName string             `json:"first_name"`
+	Id        openapi_types.UUID `json:"id"`
+	IsActive  bool               `json:"is_active"`
+	LastName  string             `json:"last_name"`
+	Notes     *string            `json:"notes"`
+	Phone     *string            `json:"phone"`
+	Role      *string            `json:"role"`
+	UpdatedAt time.Time          `json:"updated_at"`
 }
 
 // CrewMemberCreate defines model for CrewMemberCreate.
 type CrewMemberCreate struct {
-	Email     *openapi_types.Email `json:"email,omitempty"`
-	FirstName string               `json:"first_name"`
-	IsActive  *bool                `json:"is_active,omitempty"`
-	LastName  string               `json:"last_name"`
-	Notes     *string              `json:"notes,omitempty"`
-	Phone     *string              `json:"phone,omitempty"`
-	Role      *string              `json:"role,omitempty"`
+	Email     *string `json:"email,omitempty"`
+	FirstName string  `json:"first_name"`
+	IsActive  *bool   `json:"is_active,omitempty"`
+	LastName  string  `json:"last_name"`
+	Notes     *string `json:"notes,omitempty"`
+	Phone     *string `json:"phone,omitempty"`
+	Role      *string `json:"role,omitempty"`
 }
 
 // CrewMemberData defines model for CrewMemberData.
@@ -1938,7 +1938,7 @@ type CrewMemberPatched struct {
 // the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type CrewMemberUpdate struct {
-	Email                *openapi_types.Email   `json:"email,omitempty"`
+	Email                *string                `json:"email,omitempty"`
 	FirstName            *string                `json:"first_name,omitempty"`
 	IsActive             *bool                  `json:"is_active,omitempty"`
 	LastName             *string                `json:"last_name,omitempty"`

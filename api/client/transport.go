@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -79,12 +80,15 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			// No answer: the write may or may not have been applied. Only
 			// a repeatable request is sent again; the caller's own
-			// cancellation or deadline ends it.
-			if !repeatable || ctx.Err() != nil || attempt >= t.Retry.MaxRetries {
+			// cancellation or deadline ends it, and the error says so.
+			if !repeatable || attempt >= t.Retry.MaxRetries {
 				return nil, err
 			}
 			if werr := t.Retry.wait(ctx, attempt, 0); werr != nil {
-				return nil, err
+				if errors.Is(err, werr) {
+					return nil, err
+				}
+				return nil, fmt.Errorf("%w (while waiting to retry: %w)", err, werr)
 			}
 			continue
 		}

@@ -202,6 +202,39 @@ func TestRetryWaitsNoLongerThanTheContext(t *testing.T) {
 	}
 }
 
+// TestCancelledWhileWaitingAfterALostAnswer: a caller that gives up while
+// the transport waits to send again a request whose answer was lost gets
+// its context's error, beside the connection's.
+func TestCancelledWhileWaitingAfterALostAnswer(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			lost := errors.New("connection reset by peer")
+			tr := NewTransport("svc_live_k",
+				RetryPolicy(Retry{MaxRetries: 4, BaseDelay: time.Minute, MaxDelay: time.Minute}),
+				HTTPClient(&http.Client{Transport: lostThenCancel{lost, cancel}}))
+			req, _ := http.NewRequestWithContext(ctx, method, "http://127.0.0.1:1/x", strings.NewReader(`{}`))
+			_, err := tr.Do(req)
+			if !errors.Is(err, context.Canceled) || !errors.Is(err, lost) {
+				t.Fatalf("err = %v, want the lost answer and the cancellation", err)
+			}
+		})
+	}
+}
+
+// lostThenCancel is a RoundTripper whose answer is always lost, and which
+// calls cancel once it is: the context ends during the wait before a retry.
+type lostThenCancel struct {
+	err    error
+	cancel context.CancelFunc
+}
+
+func (l lostThenCancel) RoundTrip(*http.Request) (*http.Response, error) {
+	l.cancel()
+	return nil, l.err
+}
+
 // cancelAfter is a RoundTripper that reads the answer whole, then calls
 // cancel: the context ends after the answer, before any retry.
 type cancelAfter struct{ cancel context.CancelFunc }
