@@ -1,6 +1,7 @@
 package edgetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -69,8 +70,15 @@ func TestRedisClusterMasterKilled(t *testing.T) {
 		t.Fatalf("healthy read: %d remaining %d", r.Status, r.Remaining())
 	}
 
+	if got := readyRedis(t, client, p.URL); got != "ok" {
+		t.Fatalf("/readyz redis %q on a healthy cluster, want ok", got)
+	}
 	cluster.Kill(t, master)
 	t.Logf("killed master %s", master)
+	// Any other node would answer a PING: readiness pings every master.
+	if got := readyRedis(t, client, p.URL); got != "unavailable" {
+		t.Fatalf("/readyz redis %q with a master dead, want unavailable", got)
+	}
 	if r := read(); r.Status != http.StatusOK || r.Remaining() != 999 {
 		t.Fatalf("read with the bucket's master dead: %d remaining %d, want 200 failing open (999)", r.Status, r.Remaining())
 	}
@@ -112,6 +120,9 @@ func TestRedisClusterMasterKilled(t *testing.T) {
 	}
 	t.Logf("replica promoted %v after the kill; keyed writes executed again %v after the promotion",
 		promoted.Sub(killedAt).Round(time.Millisecond), time.Since(promoted).Round(time.Millisecond))
+	if got := readyRedis(t, client, p.URL); got != "ok" {
+		t.Fatalf("/readyz redis %q after the failover, want ok", got)
+	}
 	if again := keyed(during); again.Status != http.StatusCreated || again.Header.Get(idempotency.HeaderReplayed) != "true" {
 		t.Fatalf("replay after the failover: %d %s", again.Status, again.Body)
 	}
@@ -138,4 +149,19 @@ func TestRedisClusterMasterKilled(t *testing.T) {
 	if !failOpen || !unavailable {
 		t.Fatalf("the outage was not logged (fail-open %v, keyed writes refused %v): %v", failOpen, unavailable, p.Warnings())
 	}
+}
+
+// readyRedis is the redis field of the process's /readyz answer.
+func readyRedis(t *testing.T, client *http.Client, base string) string {
+	t.Helper()
+	res, err := client.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct{ Redis string }
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Redis
 }

@@ -354,10 +354,18 @@ func (r *Redis) DeleteIf(ctx context.Context, key string, value []byte) error {
 	})
 }
 
-// Ping implements Store, bounded like one idempotency-record attempt.
+// Ping implements Store, bounded like one idempotency-record attempt. On a
+// Redis Cluster it pings every master: each holds some organizations'
+// windows and records, so one that does not answer is their outage,
+// whichever other node would answer a PING.
 func (r *Redis) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.record)
 	defer cancel()
+	if cc, ok := r.client.(*redis.ClusterClient); ok {
+		return r.failed(cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			return m.Ping(ctx).Err()
+		}))
+	}
 	return r.failed(r.client.Ping(ctx).Err())
 }
 
