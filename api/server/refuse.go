@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,12 +88,24 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 
 	next := srv.Handler
 	srv.Handler = func(fctx *fasthttp.RequestCtx) {
-		if c, ok := fctx.Conn().(*conn); ok {
+		c, _ := fctx.Conn().(*conn)
+		var problem string
+		if p, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
+			problem = p.(string)
+		} else if unparsable(fctx) {
+			problem = "the request target could not be read"
+		}
+		if problem != "" {
+			// fasthttp built the URI from the Host and the target: answer
+			// in the envelope of the path the request line names.
+			restorePath(fctx, c)
+		}
+		if c != nil {
 			c.requestRead()
 		}
-		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok {
+		if problem != "" {
 			fctx.SetConnectionClose()
-			render(fctx, errs.New(errs.BadRequest, problem.(string)), fctx.Time())
+			render(fctx, errs.New(errs.BadRequest, problem), fctx.Time())
 			return
 		}
 		if method := string(fctx.Method()); !slices.Contains(fiber.DefaultMethods, method) {
@@ -151,6 +164,31 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 	}
 }
 
+// unparsable reports whether fasthttp could not build the request's URI
+// from its target and Host (a control byte in the target): it leaves the
+// path empty then, which no route matches.
+func unparsable(fctx *fasthttp.RequestCtx) bool {
+	if len(fctx.URI().PathOriginal()) > 0 {
+		return false
+	}
+	var u fasthttp.URI
+	return u.Parse(fctx.Request.Header.Host(), fctx.Request.Header.RequestURI()) != nil
+}
+
+// restorePath sets the request's path to the one its request line names,
+// for a request whose URI fasthttp built wrongly or not at all from its
+// Host and target: the answer's envelope (v1 or v2) and its access line
+// follow the path as sent.
+func restorePath(fctx *fasthttp.RequestCtx, c *conn) {
+	if c == nil {
+		return
+	}
+	if _, target := c.requestLine(); strings.HasPrefix(target, "/") {
+		path, _, _ := strings.Cut(target, "?")
+		fctx.URI().SetPath(path)
+	}
+}
+
 // isTimeout reports whether err is a read deadline's.
 func isTimeout(err error) bool {
 	var ne net.Error
@@ -205,28 +243,25 @@ func refuse(c *fiber.Ctx) error {
 // headers like every other (docs/decisions.md), and before anything reads
 // the body.
 func jsonBody(c *fiber.Ctx) error {
+	if len(c.Request().Body()) == 0 {
+		return c.Next()
+	}
 	h := &c.Request().Header
+	types, encoded := bodyHeaders(h.RawHeaders())
 	switch c.Method() {
 	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut:
-		if len(c.Request().Body()) > 0 && !isJSON(h.ContentType()) {
+		if types > 1 {
+			return errs.New(errs.UnsupportedMediaType, "the request has more than one Content-Type header: send one, Content-Type: application/json")
+		}
+		if !isJSON(h.ContentType()) {
 			return errs.New(errs.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json")
 		}
 	}
-	if len(c.Request().Body()) > 0 && !identity(h.ContentEncoding()) {
+	if encoded {
 		c.Set(fiber.HeaderAcceptEncoding, "identity")
 		return errs.New(errs.UnsupportedMediaType, "the request body must not be compressed: send it without Content-Encoding")
 	}
 	return c.Next()
-}
-
-// identity reports whether a request's Content-Encoding leaves its body as
-// sent: absent or "identity". Any other coding is refused, not decoded:
-// Fiber would inflate a gzip or deflate body with no bound, so that 150 KB
-// on the wire, under BodyLimit, became 150 MiB in memory; and an unknown
-// coding would be read as if it were none. docs/decisions.md.
-func identity(ce []byte) bool {
-	ce = bytes.TrimSpace(ce)
-	return len(ce) == 0 || bytes.EqualFold(ce, []byte("identity"))
 }
 
 // isJSON reports whether a Content-Type is application/json or
@@ -250,16 +285,9 @@ func isJSON(ct []byte) bool {
 // could be read differently by a proxy in front, so it is refused rather
 // than guessed (request smuggling, a Host a cache keys otherwise).
 func framingProblem(h *fasthttp.RequestHeader) string {
-	raw := h.RawHeaders()
 	var length []byte
 	lengths, encodings, hosts := 0, 0, 0
-	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
-		}
+	for line := range headerLines(h.RawHeaders()) {
 		// A line folded onto the one before (obs-fold) would hide a value
 		// from the checks below, which read one line at a time, while
 		// fasthttp joins it to the header before it ("Transfer-Encoding:
@@ -300,25 +328,13 @@ func framingProblem(h *fasthttp.RequestHeader) string {
 	if lengths > 0 && encodings > 0 {
 		return "the request has both Content-Length and Transfer-Encoding"
 	}
+	// RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding is
+	// faulty framing (an HTTP/1.0 proxy in front would not read chunks).
+	if encodings > 0 && !h.IsHTTP11() {
+		return "an HTTP/1.0 request must not use Transfer-Encoding"
+	}
 	if hosts == 0 && h.IsHTTP11() {
 		return "the request has no Host header"
 	}
 	return ""
-}
-
-// validHost reports whether a Host value is a host (a registered name, an
-// IPv4 address or a bracketed IP literal: RFC 3986's characters for them)
-// with an optional port; empty is allowed (RFC 9112 §3.2, a target without
-// an authority). A '/', '?', '#', '@' or white space would be taken for
-// part of a URI by whatever rebuilds one from it.
-func validHost(v []byte) bool {
-	for _, c := range v {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case bytes.IndexByte([]byte("-._~%!$&'()*+,;=:[]"), c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -205,7 +205,9 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		}
 	})
 	t.Run("not exactly one Host of a host's form is 400 at once", func(t *testing.T) {
-		for _, host := range []string{"", "Host: test\r\nHost: other\r\n", "Host: a/b\r\n", "Host: a?b\r\n", "Host: a#b\r\n", "Host: u@a\r\n"} {
+		for _, host := range []string{"", "Host: test\r\nHost: other\r\n", "Host: a/b\r\n", "Host: a?b\r\n", "Host: a#b\r\n", "Host: u@a\r\n",
+			// fasthttp cannot build a URI from these: every route was 404.
+			"Host: a:b\r\n", "Host: a:80x\r\n", "Host: a:-1\r\n", "Host: a:80:90\r\n", "Host: [::1\r\n", "Host: [::1]x\r\n", "Host: []\r\n", "Host: a%20b\r\n", "Host: a%2\r\n"} {
 			req := "GET /api/v2/clients HTTP/1.1\r\n" + host + auth + "\r\n"
 			resp, body := rawExchange(t, base, req, nil)
 			assertEnvelope(t, resp, body, 400, "bad_request")
@@ -213,11 +215,39 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		for _, req := range []string{
 			"GET /api/v2/clients HTTP/1.0\r\n" + auth + "\r\n", // HTTP/1.0 needs none
 			"GET /api/v2/clients HTTP/1.1\r\nHost: [::1]:8080\r\n" + auth + "\r\n",
+			"GET /api/v2/clients HTTP/1.1\r\nHost: api.example.com:443\r\n" + auth + "\r\n",
+			"GET /api/v2/clients HTTP/1.1\r\nHost: 127.0.0.1:\r\n" + auth + "\r\n", // an empty port is allowed
+			"GET /api/v2/clients HTTP/1.1\r\nHost: b%C3%BCcher.example\r\n" + auth + "\r\n",
 			"GET /api/v2/clients HTTP/1.1\r\nHost:\r\n" + auth + "\r\n", // empty: no authority
 		} {
 			if resp, body := rawExchange(t, base, req, nil); resp.StatusCode != 200 {
 				t.Errorf("%q: %d %s", req, resp.StatusCode, body)
 			}
+		}
+	})
+	t.Run("a control byte in the target is 400, not a missing route", func(t *testing.T) {
+		for _, target := range []string{"/api/v2/clients?x=\x01", "/api/v2/clients\x7f"} {
+			resp, body := rawExchange(t, base, "GET "+target+" HTTP/1.1\r\nHost: test\r\n"+auth+"\r\n", nil)
+			assertEnvelope(t, resp, body, 400, "bad_request")
+		}
+	})
+	t.Run("Transfer-Encoding on an HTTP/1.0 request is 400 and runs nothing", func(t *testing.T) {
+		req := "POST /api/v2/clients HTTP/1.0\r\n" + auth + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			"15\r\n{\"name\":\"Chunked 10\"}\r\n0\r\n\r\n"
+		resp, body := rawExchange(t, base, req, nil)
+		assertEnvelope(t, resp, body, 400, "bad_request")
+		if res := org.Do("GET", "/api/v2/clients?limit=100", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("Chunked 10")) {
+			t.Errorf("an HTTP/1.0 chunked request was stored: %d %s", res.Status, res.Body)
+		}
+	})
+	t.Run("two Content-Type headers are 415, whichever comes last", func(t *testing.T) {
+		for _, types := range []string{
+			"Content-Type: text/plain\r\nContent-Type: application/json\r\n",
+			"Content-Type: application/json\r\nContent-Type: application/json\r\n",
+		} {
+			req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth + types + "Content-Length: 14\r\n\r\n{\"name\":\"Two\"}"
+			resp, body := rawExchange(t, base, req, nil)
+			assertEnvelope(t, resp, body, 415, "unsupported_media_type")
 		}
 	})
 	t.Run("a request fasthttp cannot parse is 400 bad_request, not a body's error", func(t *testing.T) {
@@ -251,6 +281,29 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		}
 		if res := org.Do("GET", "/api/v2/clients?limit=100", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("Bomb")) || bytes.Contains(res.Body, []byte("Bogus")) {
 			t.Errorf("a refused body was stored: %d %s", res.Status, res.Body)
+		}
+		// Fiber inflates by the last Content-Encoding header: every one is
+		// read, on v2 and on v1.
+		legacy := "Authorization: Bearer " + env.NewKey(org.ID, apikey.Legacy, tenancy.EquipmentRead, tenancy.EquipmentWrite) + "\r\n"
+		for _, tt := range []struct{ line, auth string }{
+			{"POST /api/v2/clients", auth},
+			{"PATCH /api/v1/equipment/" + uuid.NewString(), legacy},
+		} {
+			for _, codings := range []string{
+				"Content-Encoding: identity\r\nContent-Encoding: gzip\r\n",
+				"Content-Encoding: gzip\r\nContent-Encoding: identity\r\n",
+				"Content-Encoding: identity, gzip\r\n",
+			} {
+				req := tt.line + " HTTP/1.1\r\nHost: test\r\n" + tt.auth + "Content-Type: application/json\r\n" + codings +
+					"Content-Length: " + strconv.Itoa(bomb.Len()) + "\r\n\r\n" + bomb.String()
+				resp, body := rawExchange(t, base, req, nil)
+				if resp.StatusCode != 415 || resp.Header.Get("Accept-Encoding") != "identity" {
+					t.Errorf("%s with %q: %d %s", tt.line, codings, resp.StatusCode, body)
+				}
+			}
+		}
+		if res := org.Do("GET", "/api/v2/clients?limit=100", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("Bomb")) {
+			t.Errorf("an inflated body was stored: %d %s", res.Status, res.Body)
 		}
 		for _, ce := range []string{"identity", "Identity", ""} {
 			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key, Body: `{"name":"Plain ` + ce + `"}`,
@@ -372,6 +425,9 @@ func TestEveryV1ErrorIsV1(t *testing.T) {
 		{"not JSON", patch + "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}", 415, "BAD_REQUEST"},
 		{"too large", patch + "Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(big)) + "\r\n\r\n" + big, 413, "BAD_REQUEST"},
 		{"ambiguous framing", patch + "Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "BAD_REQUEST"},
+		{"a Host that is not a host", "GET /api/v1/equipment HTTP/1.1\r\nHost: a/b\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
+		{"a Host fasthttp cannot parse", "GET /api/v1/equipment HTTP/1.1\r\nHost: a:b\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
+		{"a control byte in the target", "GET /api/v1/equipment?x=\x01 HTTP/1.1\r\nHost: t\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
 		{"headers over the limit", "GET /api/v1/equipment HTTP/1.1\r\nHost: t\r\n" + legacy + "X-Big: " + strings.Repeat("a", 17000) + "\r\n\r\n", 431, "BAD_REQUEST"},
 		// Paths are case-sensitive: another case is no route, still
 		// answered in the v1 envelope.
