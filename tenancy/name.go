@@ -13,6 +13,11 @@ import (
 // a key's name, as the tables' CHECK (length(name) <= 200) counts them.
 const MaxNameLength = 200
 
+// CleanName is the check every stored organization or key name passes
+// (cleanName): callers that must refuse a name before acting on it (the
+// operator, before it revokes anything) use it to apply the same rule.
+func CleanName(name string) (string, error) { return cleanName(name) }
+
 // cleanName trims name and checks it: valid UTF-8 without control
 // characters (PostgreSQL would store invalid bytes as U+FFFD or refuse a
 // NUL), and 1 to MaxNameLength characters.

@@ -50,10 +50,13 @@ type ApiKeySpec struct {
 
 	// ExpiresAt, when set, is the time after which the key is refused.
 	// Changing it issues a new key (like a rotation). An RFC 3339 time with
-	// an upper-case T and Z (or an offset), such as 2027-06-30T00:00:00Z.
+	// an upper-case T and Z (or an offset from -23:59 to +23:59), such as
+	// 2027-06-30T00:00:00Z. The API server refuses any other text, which the
+	// operator's cache could not decode (one such object stopped the
+	// operator for every namespace).
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=date-time
-	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	// +optional
 	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
 
@@ -86,6 +89,9 @@ type PendingRevocation struct {
 	// KeyID is the id of the previous key.
 	KeyID string `json:"keyId"`
 	// RevokeAt is when the operator revokes it.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	RevokeAt metav1.Time `json:"revokeAt"`
 }
 
@@ -97,7 +103,11 @@ type ApiKeyStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Ready (True when the key is active and its Secret written).
+	// The rule reads every lastTransitionTime as a timestamp, which fails
+	// for a time the API server's date-time format lets through but the
+	// operator's RFC 3339 reader refuses (an offset such as +99:00).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.all(c, c.lastTransitionTime == c.lastTransitionTime)",message="every lastTransitionTime must be an RFC 3339 time the operator can read"
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
@@ -112,6 +122,9 @@ type ApiKeyStatus struct {
 
 	// LastRotationTime is when the current key was issued.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`
 	LastRotationTime *metav1.Time `json:"lastRotationTime,omitempty"`
 
 	// PendingRevocation is the previous key, still valid until its RevokeAt.

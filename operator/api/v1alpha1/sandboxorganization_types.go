@@ -31,7 +31,11 @@ type SandboxOrganizationStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Ready (True when the sandbox organization exists).
+	// The rule reads every lastTransitionTime as a timestamp, which fails
+	// for a time the API server's date-time format lets through but the
+	// operator's RFC 3339 reader refuses (an offset such as +99:00).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.all(c, c.lastTransitionTime == c.lastTransitionTime)",message="every lastTransitionTime must be an RFC 3339 time the operator can read"
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`

@@ -81,7 +81,11 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	result, f := r.reconcileKey(ctx, ak)
 	var stepErr error
 	if f != nil {
-		warnOnChange(r.Recorder, ak, original.Status.Conditions, f)
+		warnOnChange(r.Recorder, ak, original.Status.Conditions, f, func() ([]metav1.Condition, error) {
+			live := &v1alpha1.ApiKey{}
+			err := r.APIReader.Get(ctx, req.NamespacedName, live)
+			return live.Status.Conditions, err
+		})
 		setReady(&ak.Status.Conditions, ak.Generation, false, f.reason, f.message)
 		result, stepErr = f.result, f.err
 	} else if recheck := cmp.Or(r.Recheck, DefaultKeyRecheck); result.RequeueAfter == 0 || result.RequeueAfter > recheck {
@@ -115,18 +119,25 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	now := r.now()
+	issued := false
 	switch {
 	case cur == nil || sec.annotation(rotationAnnotation) != spec.rotation ||
 		cur.Mode != spec.mode || !sameExpiry(cur.ExpiresAt, spec.expiresAt):
 		if sec, cur, f = r.issue(ctx, ak, spec, sec, cur, now); f != nil {
 			return ctrl.Result{}, f
 		}
+		issued = true
 	case !sameScopes(cur.Scopes, spec.scopes):
 		if err := tenancy.SetKeyScopes(ctx, r.DB, cur.ID, spec.scopes); err != nil {
 			return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 		}
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
 			"key %s now has scopes %s", cur.Prefix, tenancy.JoinScopes(spec.scopes))
+	}
+	if issued || ak.Status.KeyID != cur.ID.String() {
+		if f := r.revokeStrays(ctx, ak, spec.org, cur, sec); f != nil {
+			return ctrl.Result{}, f
+		}
 	}
 	if sec, err = r.restorePrefix(ctx, sec, cur.Prefix); err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
@@ -169,9 +180,12 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 }
 
 // issue creates a new key and writes it to the Secret. The key it replaces,
-// when still usable, stays valid for the grace period; any other key of this
-// ApiKey (a stray from an interrupted issue, or a key two rotations old) is
-// revoked first.
+// when still usable, stays valid for the grace period, recorded in the
+// Secret as the pending previous key. Nothing is revoked here: any other key
+// of this ApiKey (the key replaced when there is no grace period, a key two
+// rotations old, a stray from an interrupted issue) is revoked by
+// revokeStrays once the new key is in its Secret, so a failure to create or
+// write the new key leaves the working one alone.
 func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret, cur *tenancy.APIKey, now time.Time) (keySecret, *tenancy.APIKey, *failure) {
 	if sec.immutable() {
 		// Checked before anything is issued or revoked: every retry would
@@ -180,18 +194,13 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 			message: "Secret " + sec.obj.Name + " is immutable, so no new key can be written into it; delete it (the operator makes a new one) or make it mutable"}
 	}
 	var prev *pending
-	var keep []uuid.UUID
 	if cur != nil && spec.grace > 0 && (cur.ExpiresAt == nil || now.Before(*cur.ExpiresAt)) {
-		prev = &pending{id: cur.ID, revokeAt: now.Add(spec.grace).Truncate(time.Second)}
-		keep = append(keep, cur.ID)
+		prev = &pending{id: cur.ID, revokeAt: revokeTime(now, spec.grace)}
 	}
 	// Likewise a Secret that cannot be written (an admission policy, a
 	// quota): a dry run of the write finds it before a key is made.
 	if _, err := r.writeSecret(ctx, ak, sec, &tenancy.CreatedKey{}, spec.rotation, prev, true); err != nil {
 		return sec, nil, &failure{reason: v1alpha1.ReasonSecretError, message: "the Secret cannot be written: " + err.Error(), err: err}
-	}
-	if _, err := r.revokeStray(ctx, ak, spec.org, keep...); err != nil {
-		return sec, nil, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	k, err := tenancy.CreateKey(ctx, r.DB, tenancy.NewKey{OrganizationID: spec.org, Name: keyName(ak, spec),
 		Scopes: spec.scopes, Mode: spec.mode, ExpiresAt: spec.expiresAt})
@@ -212,6 +221,36 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 	}
 	r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "KeyIssued", "Issue", "%s", note)
 	return written, &k.APIKey, nil
+}
+
+// revokeTime is when a key replaced at now with a grace period is revoked:
+// now plus grace rounded up to the second (the Secret's annotation and the
+// status carry whole seconds), so the key never works for less than the
+// grace period asked.
+func revokeTime(now time.Time, grace time.Duration) time.Time {
+	at := now.Add(grace)
+	if t := at.Truncate(time.Second); t.Before(at) {
+		return t.Add(time.Second)
+	}
+	return at.Truncate(time.Second) // drops the monotonic reading
+}
+
+// revokeStrays revokes every active key of this ApiKey but cur, the key its
+// Secret holds, and the pending previous key the Secret names: the key a
+// rotation without grace period replaced, a key two rotations old, a key
+// created but never written. It runs after a new key was written, and on
+// any reconcile whose status does not yet name cur (status.keyId is set
+// only once this has succeeded), so a failure here, or a crash just before
+// it, is retried by the next reconcile.
+func (r *ApiKeyReconciler) revokeStrays(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, cur *tenancy.APIKey, sec keySecret) *failure {
+	keep := []uuid.UUID{cur.ID}
+	if p := sec.pending(); p != nil {
+		keep = append(keep, p.id)
+	}
+	if _, err := r.revokeStray(ctx, ak, org, keep...); err != nil {
+		return classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	return nil
 }
 
 // cleanup runs on deletion: revoke every key of the ApiKey, then delete its

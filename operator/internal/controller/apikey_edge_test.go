@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -9,9 +10,12 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/tenancy"
@@ -95,12 +99,27 @@ func TestApiKeyRefusals(t *testing.T) {
 			t.Errorf("rotationGracePeriod %q: create gave %v, want Invalid", grace, err)
 		}
 	}
-	// So is an expiry the operator's RFC 3339 reader refuses (lower-case t
-	// and z pass the API server's date-time format).
-	for _, at := range []string{"2027-06-30t00:00:00z", "2027-06-30T00:00:00z"} {
+	// So is an expiry the operator's RFC 3339 reader refuses: lower-case t
+	// and z, and offsets past 23:59, pass the API server's date-time format
+	// (an offset of +99:00 stopped the operator for every namespace).
+	for _, at := range []string{"2027-06-30t00:00:00z", "2027-06-30T00:00:00z",
+		"2030-01-01T00:00:00+99:00", "2030-01-01T00:00:00-24:00", "2030-01-01T00:00:00+25:00",
+		"2030-01-01T00:00:00+05:60", "2030-01-01T00:00:00-00:99", "2030-01-01T24:00:00Z",
+		"2030-01-01T23:60:00Z", "2030-01-01T23:59:60Z", "2030-13-01T00:00:00Z", "2030-00-10T00:00:00Z",
+		"2030-01-32T00:00:00Z", "2030-01-00T00:00:00Z", "2030-02-29T00:00:00Z"} {
 		if err := h.createRaw("bad-expiry", org, at, "spec", "expiresAt"); !apierrors.IsInvalid(err) {
 			t.Errorf("expiresAt %q: create gave %v, want Invalid", at, err)
 		}
+	}
+	// Expiries the pattern accepts all decode.
+	for i, at := range []string{"2099-01-01T00:00:00+23:59", "2099-01-01T00:00:00-23:59", "2099-01-01T00:00:00-00:00",
+		"2099-12-31T23:59:59.1234567890123Z", "2096-02-29T00:00:00+14:00"} {
+		name := fmt.Sprintf("good-expiry-%d", i)
+		if err := h.createRaw(name, org, at, "spec", "expiresAt"); err != nil {
+			t.Errorf("expiresAt %q: %v", at, err)
+			continue
+		}
+		h.waitApiKey(name, v1alpha1.ReasonKeyIssued)
 	}
 	// Durations the rule accepts all decode: 0, µ and μ, three parts.
 	for i, grace := range []string{"0", "5µs", "5μs", "99999h59m59s", "1.5h"} {
@@ -172,4 +191,125 @@ func (h *harness) createRaw(name string, org uuid.UUID, value string, path ...st
 		h.t.Fatal(err)
 	}
 	return h.k8s.Create(h.ctx, u)
+}
+
+// The status's times are decoded by the operator's cache too: the API
+// server refuses one its RFC 3339 reader cannot read, whoever writes the
+// status (only the operator should).
+func TestStatusTimesTheOperatorCannotReadAreRefused(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Status Times")
+	h.create(h.newApiKey("st", org, v1alpha1.KeyModeLive, "events:read"))
+	h.waitApiKey("st", v1alpha1.ReasonKeyIssued)
+	h.create(h.newSandbox("sb", uuid.New(), false))
+	h.waitSandbox("sb", v1alpha1.ReasonOrganizationNotFound)
+
+	const cond = `{"type":"Ready","status":"False","reason":"X","message":"","lastTransitionTime":%q}`
+	for _, at := range []string{"2030-01-01T00:00:00+99:00", "2030-01-01t00:00:00z"} {
+		for kind, patch := range map[string]string{
+			"ApiKey/lastRotationTime":        fmt.Sprintf(`{"status":{"lastRotationTime":%q}}`, at),
+			"ApiKey/revokeAt":                fmt.Sprintf(`{"status":{"pendingRevocation":{"keyId":"x","revokeAt":%q}}}`, at),
+			"ApiKey/conditions":              fmt.Sprintf(`{"status":{"conditions":[`+cond+`]}}`, at),
+			"SandboxOrganization/conditions": fmt.Sprintf(`{"status":{"conditions":[`+cond+`]}}`, at),
+		} {
+			u := &unstructured.Unstructured{}
+			u.SetAPIVersion(v1alpha1.GroupVersion.String())
+			u.SetNamespace(h.ns)
+			if strings.HasPrefix(kind, "ApiKey") {
+				u.SetKind("ApiKey")
+				u.SetName("st")
+			} else {
+				u.SetKind("SandboxOrganization")
+				u.SetName("sb")
+			}
+			err := h.k8s.Status().Patch(h.ctx, u, client.RawPatch(types.MergePatchType, []byte(patch)))
+			if !apierrors.IsInvalid(err) {
+				t.Errorf("%s %q: status patch gave %v, want Invalid", kind, at, err)
+			}
+		}
+	}
+	// The operator still reads both.
+	update(h, &v1alpha1.ApiKey{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: "st"}}, func(a *v1alpha1.ApiKey) {
+		a.Spec.Scopes = append(a.Spec.Scopes, "clients:read")
+	})
+	h.waitApiKey("st", v1alpha1.ReasonKeyIssued)
+}
+
+// A rotation without grace period whose new key cannot be made leaves the
+// working key alone: the previous key is revoked only once the new key is
+// in its Secret (it was revoked first, and a CreateKey that then failed
+// left the ApiKey with no usable key). A failure to revoke it after the
+// write is retried until it succeeds.
+func TestARotationThatCannotIssueKeepsTheKey(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Grace Zero")
+	ak := h.newApiKey("g0", org, v1alpha1.KeyModeLive, "events:read")
+	ak.Spec.RotationGracePeriod = &metav1.Duration{}
+	h.create(ak)
+	h.waitApiKey("g0", v1alpha1.ReasonKeyIssued)
+	key, _, id, _ := h.keySecret("g0-secret")
+	onlyActive := func(want string) {
+		t.Helper()
+		if active := h.activeKeys(org); len(active) != 1 || active[0].ID.String() != want {
+			t.Fatalf("%d active keys %v, want only %s", len(active), active, want)
+		}
+	}
+	sql := func(q string) {
+		t.Helper()
+		if _, err := h.db.ExecContext(h.ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch := func(v string) { // a reconcile now, not at the end of a backoff
+		update(h, ak, func(a *v1alpha1.ApiKey) { a.Annotations = map[string]string{"test/touch": v} })
+	}
+
+	// A name tenancy refuses is InvalidSpec before anything is revoked.
+	update(h, ak, func(a *v1alpha1.ApiKey) { a.Spec.RotationToken, a.Spec.Name = "r1", "Planner\tv2" })
+	got := h.waitApiKey("g0", v1alpha1.ReasonInvalidSpec)
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady); !strings.Contains(c.Message, "spec.name") {
+		t.Errorf("message %q, want it to name spec.name", c.Message)
+	}
+	h.wantStatus(key, http.StatusOK)
+	onlyActive(id)
+
+	// Any other failure of CreateKey (a trigger refuses the insert, as a
+	// database failure would) leaves the working key alone too.
+	sql(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`)
+	sql(`CREATE TRIGGER refuse_insert BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse()`)
+	update(h, ak, func(a *v1alpha1.ApiKey) { a.Spec.Name = "Planner v2" })
+	h.waitApiKey("g0", v1alpha1.ReasonDatabaseError)
+	h.wantStatus(key, http.StatusOK)
+	onlyActive(id)
+
+	// The new key is made and written, but revoking the old one fails: the
+	// ApiKey is not ready, and the next reconcile revokes it.
+	sql(`DROP TRIGGER refuse_insert ON api_keys`)
+	sql(`CREATE TRIGGER refuse_revoke BEFORE UPDATE ON api_keys FOR EACH ROW
+		WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION refuse()`)
+	touch("1")
+	h.eventually("the new key in the Secret", func() error {
+		if _, _, now, _ := h.keySecret("g0-secret"); now == id {
+			return errNotYet
+		}
+		return nil
+	})
+	newKey, _, newID, _ := h.keySecret("g0-secret")
+	h.wantStatus(newKey, http.StatusOK)
+	got = h.waitApiKey("g0", v1alpha1.ReasonDatabaseError)
+	if got.Status.KeyID != id {
+		t.Errorf("status.keyId %s while the previous key is not revoked, want still %s", got.Status.KeyID, id)
+	}
+	if len(h.activeKeys(org)) != 2 {
+		t.Fatalf("active keys %v, want the old and the new", h.activeKeys(org))
+	}
+	sql(`DROP TRIGGER refuse_revoke ON api_keys`)
+	touch("2")
+	got = h.waitApiKey("g0", v1alpha1.ReasonKeyIssued)
+	if got.Status.KeyID != newID {
+		t.Errorf("status.keyId %s, want %s", got.Status.KeyID, newID)
+	}
+	onlyActive(newID)
+	h.wantStatus(key, http.StatusUnauthorized)
+	h.wantStatus(newKey, http.StatusOK)
 }

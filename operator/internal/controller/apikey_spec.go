@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -30,7 +31,10 @@ type keySpec struct {
 
 // parseKeySpec validates the spec beyond what the CRD schema enforces (an
 // older CRD, or an operator newer than its CRD, must not slip bad values
-// through): scopes are checked against tenancy.AllScopes.
+// through): scopes are checked against tenancy.AllScopes, and the name the
+// key would be stored under against tenancy's name rule, so that a name
+// CreateKey would refuse (a control character) is InvalidSpec before
+// anything is issued or revoked.
 func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 	s := ak.Spec
 	org, err := uuid.Parse(s.OrganizationID)
@@ -38,6 +42,9 @@ func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 		return keySpec{}, invalid("spec.organizationId must be a uuid")
 	}
 	ks := keySpec{org: org, name: displayName(ak), mode: apikey.Mode(s.Mode), rotation: s.RotationToken, grace: defaultGracePeriod}
+	if _, err := tenancy.CleanName(keyName(ak, ks)); err != nil {
+		return keySpec{}, invalid("spec." + errs.As(err).Message) // "spec.name: must not ..."
+	}
 	if ks.mode == "" {
 		ks.mode = apikey.Live
 	}

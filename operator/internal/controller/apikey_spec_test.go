@@ -52,6 +52,8 @@ func TestParseKeySpec(t *testing.T) {
 		{name: "no scopes", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = nil }), invalid: true},
 		{name: "legacy mode", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Mode = "legacy" }), invalid: true},
 		{name: "bad organization", ak: base(func(s *v1alpha1.ApiKeySpec) { s.OrganizationID = "acme" }), invalid: true},
+		{name: "control character in name", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Name = "Planner\tv2" }), invalid: true},
+		{name: "invalid UTF-8 in name", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Name = "Planner \xff" }), invalid: true},
 		{name: "negative grace", ak: base(func(s *v1alpha1.ApiKeySpec) {
 			s.RotationGracePeriod = &metav1.Duration{Duration: -time.Second}
 		}), invalid: true},
@@ -104,6 +106,27 @@ func TestClassify(t *testing.T) {
 		f := classify(tc.err, v1alpha1.ReasonOrganizationNotFound)
 		if f.reason != tc.reason || (f.result.RequeueAfter > 0) != tc.retried || (f.err != nil) != tc.returned {
 			t.Errorf("classify(%v) = %+v", tc.err, f)
+		}
+	}
+}
+
+// The previous key is revoked at whole seconds, never before the grace
+// period asked has passed (it was rounded down, up to 1 s short).
+func TestRevokeTime(t *testing.T) {
+	base := time.Date(2026, 11, 21, 6, 6, 36, 0, time.UTC)
+	for _, tc := range []struct {
+		now   time.Time
+		grace time.Duration
+		want  time.Time
+	}{
+		{base, 10 * time.Second, base.Add(10 * time.Second)},
+		{base.Add(300 * time.Millisecond), 10 * time.Second, base.Add(11 * time.Second)},
+		{base.Add(600 * time.Millisecond), 1500 * time.Millisecond, base.Add(3 * time.Second)},
+		{base.Add(999 * time.Millisecond), time.Nanosecond, base.Add(time.Second)},
+	} {
+		got := revokeTime(tc.now, tc.grace)
+		if !got.Equal(tc.want) || got.Before(tc.now.Add(tc.grace)) {
+			t.Errorf("revokeTime(%s, %s) = %s, want %s", tc.now.Format(time.RFC3339Nano), tc.grace, got, tc.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -138,5 +139,36 @@ func TestASandboxIsNotAdoptedByItsOwnResource(t *testing.T) {
 		if reason == "SandboxAdopted" {
 			t.Errorf("events %v: the resource adopted its own sandbox", rec.reasons)
 		}
+	}
+}
+
+// TestAFailureIsWarnedOnce: a reconcile whose cache does not yet show the
+// failure the previous reconcile recorded (on create, the finalizer patch
+// queues one at once) sends no second Warning for it: the API server's copy
+// already carries the reason.
+func TestAFailureIsWarnedOnce(t *testing.T) {
+	h := newHarness(t)
+	h.create(h.newSandbox("lost", uuid.New(), false))
+	h.waitSandbox("lost", v1alpha1.ReasonOrganizationNotFound)
+
+	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: h.k8s.Scheme(),
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &notes{}
+	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: mgr.GetAPIReader(),
+		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
+	if err := r.SetupWithManager(mgr); err != nil { // never started: Reconcile is called below
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key("lost")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.reasons) != 0 {
+		t.Errorf("events %v for a failure the status already records", rec.reasons)
 	}
 }

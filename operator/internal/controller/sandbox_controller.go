@@ -76,7 +76,11 @@ func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	result := ctrl.Result{RequeueAfter: cmp.Or(r.Recheck, DefaultSandboxRecheck)}
 	var stepErr error
 	if f := r.reconcileSandbox(ctx, sb); f != nil {
-		warnOnChange(r.Recorder, sb, original.Status.Conditions, f)
+		warnOnChange(r.Recorder, sb, original.Status.Conditions, f, func() ([]metav1.Condition, error) {
+			live := &v1alpha1.SandboxOrganization{}
+			err := r.APIReader.Get(ctx, req.NamespacedName, live)
+			return live.Status.Conditions, err
+		})
 		setReady(&sb.Status.Conditions, sb.Generation, false, f.reason, f.message)
 		result, stepErr = f.result, f.err
 	}

@@ -36,10 +36,24 @@ func setReady(conds *[]metav1.Condition, generation int64, ok bool, reason, mess
 }
 
 // warnOnChange emits a Warning event for a failure when the Ready condition
-// did not already carry that reason, so retries do not flood events.
-func warnOnChange(rec events.EventRecorder, obj client.Object, before []metav1.Condition, f *failure) {
-	if c := meta.FindStatusCondition(before, v1alpha1.ConditionReady); c != nil && c.Reason == f.reason && c.Status == metav1.ConditionFalse {
+// did not already carry that reason, so retries do not flood events. The
+// cached object can predate the status the previous reconcile wrote (the
+// finalizer patch on create queues a second reconcile at once, which read
+// no reason and warned again), so a change seen in before is confirmed on
+// the API server's copy, live, before it is reported; when that read fails
+// the warning is sent (a repeat rather than none).
+func warnOnChange(rec events.EventRecorder, obj client.Object, before []metav1.Condition, f *failure, live func() ([]metav1.Condition, error)) {
+	if failedFor(before, f.reason) {
+		return
+	}
+	if conds, err := live(); err == nil && failedFor(conds, f.reason) {
 		return
 	}
 	rec.Eventf(obj, nil, corev1.EventTypeWarning, f.reason, "Reconcile", "%s", f.message)
+}
+
+// failedFor reports whether conds hold Ready False for reason.
+func failedFor(conds []metav1.Condition, reason string) bool {
+	c := meta.FindStatusCondition(conds, v1alpha1.ConditionReady)
+	return c != nil && c.Reason == reason && c.Status == metav1.ConditionFalse
 }
