@@ -103,8 +103,8 @@ func parseFlags() options {
 		"chain-no-request-log, baseline, pgjson)")
 	flag.StringVar(&o.endpoints, "endpoints", "detail,list,manifest,deep",
 		"comma-separated endpoints of the max, half and pairs phases: detail, list, manifest, deep")
-	flag.IntVar(&o.tenants, "tenants", 600, "organizations carrying the detail, list and manifest load, each at the real "+
-		"limit of 1000 per 60 s (600 admit 10,000 req/s in all)")
+	flag.IntVar(&o.tenants, "tenants", 2400, "organizations carrying the detail, list and manifest load, each at the real "+
+		"limit of 1000 per 60 s (2400 admit 40,000 req/s in all)")
 	flag.IntVar(&o.tenantClients, "tenant-clients", 50, "clients of each tenant")
 	flag.IntVar(&o.manifestOrgs, "manifest-orgs", 20, "tenants that get a manifest pick list (the manifest's load rotates over them)")
 	flag.IntVar(&o.manifestItems, "manifest-items", 1000, "items of each manifest pick list")
