@@ -114,23 +114,7 @@ func TestASandboxIsNotAdoptedByItsOwnResource(t *testing.T) {
 	h.create(h.newSandbox("own", parent, true))
 	before := h.waitSandbox("own", v1alpha1.ReasonSandboxReady)
 
-	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: h.k8s.Scheme(),
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr(true)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &notes{}
-	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: mgr.GetAPIReader(),
-		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
-	if err := r.SetupWithManager(mgr); err != nil { // the manager is never started: Reconcile is called below
-		t.Fatal(err)
-	}
-	if _, err := r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key("own")}); err != nil {
-		t.Fatal(err)
-	}
+	rec := reconcileWithStaleStatus(t, h, "own")
 	after := h.waitSandbox("own", v1alpha1.ReasonSandboxReady)
 	if after.Status.SandboxOrganizationID != before.Status.SandboxOrganizationID || !after.Status.Seeded {
 		t.Errorf("status after the stale reconcile: %+v, want %+v", after.Status, before.Status)
@@ -151,6 +135,17 @@ func TestAFailureIsWarnedOnce(t *testing.T) {
 	h.create(h.newSandbox("lost", uuid.New(), false))
 	h.waitSandbox("lost", v1alpha1.ReasonOrganizationNotFound)
 
+	rec := reconcileWithStaleStatus(t, h, "lost")
+	if len(rec.reasons) != 0 {
+		t.Errorf("events %v for a failure the status already records", rec.reasons)
+	}
+}
+
+// reconcileWithStaleStatus reconciles the SandboxOrganization name once
+// through a client whose reads miss the status last written (as a cache
+// that has not caught up), and returns the events it sent.
+func reconcileWithStaleStatus(t *testing.T, h *harness, name string) *notes {
+	t.Helper()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: h.k8s.Scheme(),
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -162,13 +157,11 @@ func TestAFailureIsWarnedOnce(t *testing.T) {
 	rec := &notes{}
 	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: mgr.GetAPIReader(),
 		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
-	if err := r.SetupWithManager(mgr); err != nil { // never started: Reconcile is called below
+	if err := r.SetupWithManager(mgr); err != nil { // the manager is never started: Reconcile is called here
 		t.Fatal(err)
 	}
-	if _, err := r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key("lost")}); err != nil {
+	if _, err := r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key(name)}); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.reasons) != 0 {
-		t.Errorf("events %v for a failure the status already records", rec.reasons)
-	}
+	return rec
 }
