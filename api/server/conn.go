@@ -121,6 +121,9 @@ func (c *conn) requestLine() (method, target string) {
 	return string(m), string(t)
 }
 
+// nothingRead reports whether no byte of the current request was read.
+func (c *conn) nothingRead() bool { return c.read == c.start }
+
 // requestLineLen is the length of the current request's line so far (all
 // the bytes read since it began when no line end was seen yet).
 func (c *conn) requestLineLen() int64 {

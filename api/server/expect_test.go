@@ -133,6 +133,30 @@ func TestStalledRequestAnsweredAtItsReadDeadline(t *testing.T) {
 	}
 }
 
+// TestAConnectionThatSendsNothingIsClosedUnanswered: a connection on which
+// no byte of a request arrives before the read timeout is closed without an
+// answer, as an idle keep-alive connection is: a client that opened it
+// ahead of need (a pool warming up, a preconnect) would otherwise read an
+// unrequested 408 as the answer to the request it sends next. A request
+// that began arriving still gets its 408.
+func TestAConnectionThatSendsNothingIsClosedUnanswered(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	_, addr, log := guardedTestApp(t, fiber.Config{ReadTimeout: timeout, WriteTimeout: timeout})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(c)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("an idle new connection got %q (%v), want it closed with nothing written", got, err)
+	}
+	if strings.Contains(log.String(), "408") {
+		t.Errorf("an access line was written for a request that never came: %s", log.String())
+	}
+}
+
 // TestAnUnansweredFramingProblemIsNotInherited: fasthttp reuses a request
 // header for the next request of a connection, and then for other
 // connections. A framing problem noted for a request that was never

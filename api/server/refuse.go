@@ -134,6 +134,15 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 
 	fiberErrors := srv.ErrorHandler
 	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
+		// No byte of a request arrived before the read timeout: there is
+		// no request to answer. The connection is closed as an idle
+		// keep-alive one is, so that the 408 fasthttp would write next is
+		// never taken by a client that opened the connection ahead of need
+		// for the answer to the request it sends later.
+		if c, ok := fctx.Conn().(*conn); ok && isTimeout(err) && c.nothingRead() {
+			_ = c.Conn.Close()
+			return
+		}
 		// The request was not read to its end: let the client read the
 		// answer before the connection closes.
 		if c, ok := fctx.Conn().(*conn); ok {
