@@ -172,7 +172,7 @@ func New(d Deps) *fiber.App {
 	bounded := deadline(d.RequestTimeout)
 	v2 := app.Group("/api/v2", bounded, logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
-		jsonBody,
+		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 		webhooks.CheckURLFirst(d.Webhooks, routes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves}),
@@ -199,7 +199,7 @@ func New(d Deps) *fiber.App {
 	// v1: per-key rate limit, deprecation headers, its own envelope.
 	v1g := app.Group(rest.V1Prefix, bounded, deprecated(d.V1Sunset), logged("v1"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
-		jsonBody,
+		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 	)
 	v1.Routes(v1g, env)

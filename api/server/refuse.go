@@ -250,27 +250,43 @@ func refuse(c *fiber.Ctx) error {
 // runs in the API groups after authentication and the rate limiter, so the
 // refusal is an authenticated, counted answer that carries the rate-limit
 // headers like every other (docs/decisions.md), and before anything reads
-// the body.
-func jsonBody(c *fiber.Ctx) error {
-	if len(c.Request().Body()) == 0 {
-		return c.Next()
+// the body. A request no route of its method serves (serves) is left to
+// the router's 404 or 405: a 415 would send the client to fix a body that
+// no answer would take.
+func jsonBody(serves func(method, path string) bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if len(c.Request().Body()) == 0 {
+			return c.Next()
+		}
+		compressed, err := bodyProblem(c)
+		if err == nil || !serves(c.Method(), c.Path()) {
+			return c.Next()
+		}
+		if compressed {
+			c.Set(fiber.HeaderAcceptEncoding, "identity")
+		}
+		return err
 	}
+}
+
+// bodyProblem reports the 415 for c's body, or nil, and whether it is for
+// a compressed body.
+func bodyProblem(c *fiber.Ctx) (compressed bool, err error) {
 	h := &c.Request().Header
 	types, encoded := bodyHeaders(h.RawHeaders())
 	switch c.Method() {
 	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut:
 		if types > 1 {
-			return errs.New(errs.UnsupportedMediaType, "the request has more than one Content-Type header: send one, Content-Type: application/json")
+			return false, errs.New(errs.UnsupportedMediaType, "the request has more than one Content-Type header: send one, Content-Type: application/json")
 		}
 		if !isJSON(h.ContentType()) {
-			return errs.New(errs.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json")
+			return false, errs.New(errs.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json")
 		}
 	}
 	if encoded {
-		c.Set(fiber.HeaderAcceptEncoding, "identity")
-		return errs.New(errs.UnsupportedMediaType, "the request body must not be compressed: send it without Content-Encoding")
+		return true, errs.New(errs.UnsupportedMediaType, "the request body must not be compressed: send it without Content-Encoding")
 	}
-	return c.Next()
+	return false, nil
 }
 
 // isJSON reports whether a Content-Type is application/json or

@@ -240,6 +240,22 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			t.Errorf("an HTTP/1.0 chunked request was stored: %d %s", res.Status, res.Body)
 		}
 	})
+	t.Run("a body no route would take is 404 or 405, not 415", func(t *testing.T) {
+		for _, tt := range []struct {
+			line   string
+			status int
+			code   string
+		}{
+			{"PUT /api/v2/clients", 405, "method_not_allowed"},
+			{"POST /api/v2/health", 405, "method_not_allowed"},
+			{"POST /api/v2/nosuch", 404, "not_found"},
+			{"POST /api/v2/clients", 415, "unsupported_media_type"},
+		} {
+			req := tt.line + " HTTP/1.1\r\nHost: test\r\n" + auth + "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"
+			resp, body := rawExchange(t, base, req, nil)
+			assertEnvelope(t, resp, body, tt.status, tt.code)
+		}
+	})
 	t.Run("two Content-Type headers are 415, whichever comes last", func(t *testing.T) {
 		for _, types := range []string{
 			"Content-Type: text/plain\r\nContent-Type: application/json\r\n",
