@@ -1764,7 +1764,7 @@ type CategoryUpdate struct {
 
 // Change defines model for Change.
 type Change struct {
-	// CreatedAt When the change was recorded: at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// CreatedAt When the change was recorded: at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	CreatedAt time.Time `json:"created_at"`
 
 	// Data The record as `GET` renders it (quotes and invoices with `line_items`; pick lists
@@ -4348,7 +4348,7 @@ type ClientWebhookJSONBody struct {
 	// ClientRecord A customer of the organization.
 	ClientRecord ClientRecord `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                 `json:"timestamp"`
 	Type      ClientWebhookJSONBodyType `json:"type"`
 }
@@ -4373,7 +4373,7 @@ type CrewMemberWebhookJSONBody struct {
 	// Data A crew member (technician, rigger, driver...).
 	Data CrewMember `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                     `json:"timestamp"`
 	Type      CrewMemberWebhookJSONBodyType `json:"type"`
 }
@@ -4399,7 +4399,7 @@ type EquipmentWebhookJSONBody struct {
 	// only with `expand=category` (null when the equipment has no category).
 	Data Equipment `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                    `json:"timestamp"`
 	Type      EquipmentWebhookJSONBodyType `json:"type"`
 }
@@ -4424,7 +4424,7 @@ type EquipmentCategoryWebhookJSONBody struct {
 	// Data An equipment category.
 	Data Category `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                            `json:"timestamp"`
 	Type      EquipmentCategoryWebhookJSONBodyType `json:"type"`
 }
@@ -4451,7 +4451,7 @@ type EquipmentReservationWebhookJSONBody struct {
 	// only when expanded (null when the reservation has no such relation).
 	Data Reservation `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                               `json:"timestamp"`
 	Type      EquipmentReservationWebhookJSONBodyType `json:"type"`
 }
@@ -4476,7 +4476,7 @@ type EventWebhookJSONBody struct {
 	// Data A production the organization works on (a job).
 	Data Event `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                `json:"timestamp"`
 	Type      EventWebhookJSONBodyType `json:"type"`
 }
@@ -4502,7 +4502,7 @@ type InvoiceWebhookJSONBody struct {
 	// `client` and `event` only when expanded.
 	Data Invoice `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                  `json:"timestamp"`
 	Type      InvoiceWebhookJSONBodyType `json:"type"`
 }
@@ -4528,7 +4528,7 @@ type PickListWebhookJSONBody struct {
 	// detail and on PATCH, on the list only with `expand=items`; `event` only when expanded.
 	Data PickList `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                   `json:"timestamp"`
 	Type      PickListWebhookJSONBodyType `json:"type"`
 }
@@ -4554,7 +4554,7 @@ type PickListItemWebhookJSONBody struct {
 	// present only when expanded.
 	Data PickListItem `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                       `json:"timestamp"`
 	Type      PickListItemWebhookJSONBodyType `json:"type"`
 }
@@ -4580,7 +4580,7 @@ type QuoteWebhookJSONBody struct {
 	// the list; `client` and `event` only when expanded.
 	Data Quote `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                `json:"timestamp"`
 	Type      QuoteWebhookJSONBodyType `json:"type"`
 }
@@ -4605,7 +4605,7 @@ type VehicleWebhookJSONBody struct {
 	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
 	Data Vehicle `json:"data"`
 
-	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed is in commit order, which times of different records need not follow.
+	// Timestamp When the change was recorded (its `created_at`): at its write, or at the commit for a quote's or invoice's. The feed lists a change after every change that had committed when it was written, an order times of different records need not follow.
 	Timestamp time.Time                  `json:"timestamp"`
 	Type      VehicleWebhookJSONBodyType `json:"type"`
 }

@@ -121,3 +121,60 @@ func begin(t *testing.T, db *bun.DB) (bun.Tx, int64) {
 	}
 	return tx, xid
 }
+
+// TestANewRecordsChangeSortsAfterWhatItsStatementSaw: transaction A takes
+// its id first (as the Idempotency-Key middleware's claim does, before the
+// handler's locks), B (a higher id) writes another record and commits, and
+// only then does A create its record, having seen B's write. A's change must
+// be listed after B's: a reader replaying the feed would otherwise see A's
+// record before the change it depended on (a reservation admitted because
+// another was deleted, listed before that deletion). It checks a plain
+// record and a quote, whose change is taken at commit by another function.
+func TestANewRecordsChangeSortsAfterWhatItsStatementSaw(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Causal", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, createA, want string }{
+		{"a client", `INSERT INTO clients (id, organization_id, name) VALUES (?, ?, 'A')`, "client.created"},
+		{"a quote", `INSERT INTO quotes (id, organization_id, quote_number, title) VALUES (?, ?, 'Q-' || left(gen_random_uuid()::text, 8), 'A')`, "quote.created"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, xidA := begin(t, db)
+			defer a.Rollback()
+			b, _ := begin(t, db)
+			defer b.Rollback()
+			idB, idA := uuid.New(), uuid.New()
+			if _, err := b.NewRaw(`INSERT INTO clients (id, organization_id, name) VALUES (?, ?, 'B')`, idB, org.ID).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.NewRaw(tc.createA, idA, org.ID).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			var rows []struct {
+				Type     string    `bun:"type"`
+				ObjectID uuid.UUID `bun:"object_id"`
+				Position int64     `bun:"position"`
+			}
+			if err := db.NewRaw(`SELECT type, object_id, position::text::bigint AS position FROM changes
+				WHERE organization_id = ? AND object_id IN (?, ?) ORDER BY position, seq`, org.ID, idA, idB).Scan(ctx, &rows); err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 2 || rows[0].ObjectID != idB || rows[1].ObjectID != idA || rows[1].Type != tc.want {
+				t.Fatalf("feed order %+v, want B's client.created and then A's %s (A's id %d)", rows, tc.want, xidA)
+			}
+			if rows[1].Position < xidA {
+				t.Fatalf("A's change at %d, below A's own id %d", rows[1].Position, xidA)
+			}
+		})
+	}
+}
