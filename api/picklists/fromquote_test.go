@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -218,6 +219,22 @@ func TestQuoteItemsKeepTheLineOrder(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("items out of line order:\n got %v\nwant %v", got, want)
+	}
+	// The list's updated_at moves with every item created, the approval's
+	// included: no item is newer than its list.
+	list := ok(t, a.Get(lists+"/"+ids[0]), 200)
+	at := func(v any) time.Time {
+		ts, err := time.Parse(time.RFC3339Nano, v.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	updated := at(list["updated_at"])
+	for _, it := range itemsOf(list) {
+		if created := at(it["created_at"]); created.After(updated) {
+			t.Fatalf("item created at %v, after its list's updated_at %v", created, updated)
+		}
 	}
 }
 

@@ -55,17 +55,19 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSo
 		ID        uuid.UUID `bun:"id"`
 		CreatedAt time.Time `bun:"created_at"`
 	}
-	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, demo)
-		VALUES (?, ?, ?, ?, ?, ?)
+	items := itemsFromLines(q.Lines)
+	// The list's updated_at is its last item's created_at (below), as if
+	// each item's create had moved it, which the API's item creates do.
+	err = tx.NewRaw(`INSERT INTO pick_lists (organization_id, name, status, event_id, quote_id, demo, created_at, updated_at)
+		SELECT ?, ?, ?, ?, ?, ?, now.t, now.t + ? * interval '1 microsecond' FROM (SELECT clock_timestamp() AS t) AS now
 		ON CONFLICT (organization_id, quote_id) WHERE quote_id IS NOT NULL DO NOTHING
-		RETURNING id, created_at`, t.Org, q.Title, StatusDraft, q.EventID, q.QuoteID, q.Demo).Scan(ctx, &rows)
+		RETURNING id, created_at`, t.Org, q.Title, StatusDraft, q.EventID, q.QuoteID, q.Demo, len(items)).Scan(ctx, &rows)
 	if err != nil {
 		return false, database.Error(err)
 	}
 	if len(rows) == 0 {
 		return false, nil
 	}
-	items := itemsFromLines(q.Lines)
 	if len(items) == 0 {
 		return true, nil
 	}
