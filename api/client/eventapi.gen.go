@@ -8150,8 +8150,11 @@ type ClientInterface interface {
 	//
 	// Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 	// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
-	// never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
+	// never in flight twice). The endpoint must be enabled, and the delivery's type must still
+	// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
+	// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
+	// the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
+	// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
 	//
 	// Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9956,8 +9959,11 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, id Id, params *ListW
 //
 // Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 // fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
-// never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
+// never in flight twice). The endpoint must be enabled, and the delivery's type must still
+// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
+// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
+// the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
+// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
 //
 // Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 func (c *Client) RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -14887,8 +14893,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 	// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
-	// never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
+	// never in flight twice). The endpoint must be enabled, and the delivery's type must still
+	// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
+	// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
+	// the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
+	// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -27742,8 +27751,11 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 //
 // Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
 // fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
-// never in flight twice). The endpoint must be enabled (else 422 `invalid_transition`).
-// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole delivery).
+// never in flight twice). The endpoint must be enabled, and the delivery's type must still
+// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
+// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
+// the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
+// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/changes"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
@@ -42,7 +43,11 @@ func (h handlers) retry(c *fiber.Ctx) error {
 		return errs.NotFoundf(store.DeliveryKind)
 	}
 	ctx := c.UserContext()
-	d, err := store.Retry(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, did)
+	// The delivery goes to the endpoint's URL as it is now: the key must
+	// be able to read the record it carries, as for a subscription.
+	d, err := store.Retry(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, did, func(changeType string) error {
+		return changes.CheckReadable(ctx, []string{changeType}, store.AllEvents)
+	})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package webhooks_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -103,4 +104,77 @@ func containsString(xs []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestARedirectedEndpointSendsNothingTheKeyCannotRead: a key may point an
+// endpoint at a URL of its own with a subscription it can read (client
+// changes here), but the endpoint's deliveries of other types (quotes) must
+// not follow: a pending one is dropped, not sent to the new URL, and a
+// retry of a past one is refused, for the key that cannot read quotes (403)
+// and, the type being out of the subscription, for any key (422). Before,
+// the key received quotes it could not GET.
+func TestARedirectedEndpointSendsNothingTheKeyCannotRead(t *testing.T) {
+	env := newEnv(t)
+	org := env.NewOrg("Acme")
+	owner := newReceiver(t)
+	endpoint := register(t, org, owner, "quote.created", "client.created")
+	quote := func(title string) {
+		if r := org.Post("/api/v2/quotes", map[string]any{"title": title}); r.Status != http.StatusCreated {
+			t.Fatalf("create quote: %d %s", r.Status, r.Body)
+		}
+	}
+	quote("Delivered")
+	waitFor(t, "the first quote's delivery", func() bool { return len(owner.Messages()) == 1 })
+	delivered := deliveries(t, org, endpoint)[0]["id"].(string)
+
+	// A second quote's delivery fails and waits for its next attempt.
+	owner.Close()
+	quote("Pending")
+	waitFor(t, "a failed attempt of the second quote", func() bool {
+		for _, d := range deliveries(t, org, endpoint) {
+			if d["id"] != delivered && d["attempt_count"].(float64) >= 1 {
+				return true
+			}
+		}
+		return false
+	})
+
+	thief := newReceiver(t)
+	thief.SetSecret(owner.secret)
+	clientsOnly := org.WithKey(apikey.Live, tenancy.WebhooksRead, tenancy.WebhooksWrite, tenancy.ClientsRead)
+	r := clientsOnly.Patch(endpoints+"/"+endpoint, map[string]any{"url": thief.URL(), "enabled_events": []string{"client.created"}})
+	if r.Status != http.StatusOK {
+		t.Fatalf("redirect with a subscription the key reads: %d %s", r.Status, r.Body)
+	}
+	// The pending quote delivery is dropped at its next attempt (read from
+	// the database: polling the API would meet the rate limit).
+	waitFor(t, "the pending quote delivery to be dropped or sent", func() bool {
+		n, err := env.Svc.DB.NewSelect().Table("webhook_deliveries").Where("organization_id = ? AND endpoint_id = ?", org.ID, endpoint).Count(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 1 || len(thief.Messages()) > 0
+	})
+	if got := thief.Messages(); len(got) > 0 {
+		t.Fatalf("the pending %s delivery went to the new URL: %s", got[0].Type, got[0].Body)
+	}
+
+	retry := endpoints + "/" + endpoint + "/deliveries/" + delivered + "/retry"
+	if r := clientsOnly.Post(retry, nil); r.Status != http.StatusForbidden || r.ErrorCode() != "insufficient_scope" {
+		t.Errorf("retry of a quote delivery by a key without quotes:read: %d %s", r.Status, r.Body)
+	}
+	if r := org.Post(retry, nil); r.Status != http.StatusUnprocessableEntity || r.ErrorCode() != "invalid_transition" {
+		t.Errorf("retry of a type out of the subscription: %d %s", r.Status, r.Body)
+	}
+	// What the subscription takes still goes out, to the new URL.
+	createClient(t, org, "Visible")
+	waitFor(t, "the client's delivery", func() bool { return len(thief.Messages()) == 1 })
+	for _, m := range append(thief.Messages(), owner.Messages()[1:]...) {
+		if m.Type != "client.created" {
+			t.Errorf("a %s reached a receiver after the redirect: %s", m.Type, m.Body)
+		}
+	}
+	if bad := thief.Bad(); len(bad) > 0 {
+		t.Errorf("requests the new URL could not verify: %v", bad)
+	}
 }

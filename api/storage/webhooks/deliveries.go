@@ -95,16 +95,30 @@ var ErrEndpointDisabled = errs.New(errs.InvalidTransition,
 // Retry makes a delivery of org's endpoint due now, whatever its status,
 // with a fresh retry window. A delivery being delivered at this moment (its
 // lease is live) is left as it is: it is never in flight twice.
-func Retry(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, endpoint, id uuid.UUID) (*Delivery, error) {
+//
+// The delivery goes to the endpoint's URL as it is now, which may have
+// changed since: its type must still be in the endpoint's subscription
+// (422 otherwise), and allow, given that type, refuses a key that may not
+// send such records there (a key that cannot read them).
+func Retry(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, endpoint, id uuid.UUID,
+	allow func(changeType string) error) (*Delivery, error) {
 	e, err := GetEndpoint(ctx, db, org, endpoint)
 	if err != nil {
 		return nil, err
 	}
+	// A delivery the endpoint does not have is not found, whatever else.
+	d, err := getDelivery(ctx, db, org, endpoint, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := allow(d.Type); err != nil {
+		return nil, err
+	}
+	if !Subscribes(e.EnabledEvents, d.Type) {
+		return nil, errs.New(errs.InvalidTransition,
+			"the endpoint no longer subscribes to "+d.Type+"; only deliveries of the types in its enabled_events can be retried")
+	}
 	if e.Status != Enabled {
-		// A delivery the endpoint does not have is not found, disabled or not.
-		if _, err := getDelivery(ctx, db, org, endpoint, id); err != nil {
-			return nil, err
-		}
 		return nil, ErrEndpointDisabled
 	}
 	_, err = db.NewRaw(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = clock_timestamp(),

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,6 +31,12 @@ const (
 
 // AllEvents in enabled_events subscribes to every change type.
 const AllEvents = "*"
+
+// Subscribes reports whether enabledEvents takes changes of changeType: the
+// rule of the fan-out's SQL (fanout.go) and of the worker's (LoadMessage).
+func Subscribes(enabledEvents []string, changeType string) bool {
+	return slices.Contains(enabledEvents, AllEvents) || slices.Contains(enabledEvents, changeType)
+}
 
 // Endpoint is a URL that receives an organization's changes.
 type Endpoint struct {

@@ -128,6 +128,10 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 // Message is what a claimed delivery sends: the endpoint's address and
 // sealed secret, and the change.
 type Message struct {
+	// Subscribed is false when the endpoint's subscription no longer takes
+	// the change's type (it was changed after the delivery was made): such
+	// a delivery is dropped, never sent to the endpoint's URL as it is now.
+	Subscribed   bool            `bun:"subscribed"`
 	URL          string          `bun:"url"`
 	SealedSecret []byte          `bun:"secret"`
 	ChangeID     uuid.UUID       `bun:"change_id,type:uuid"`
@@ -142,7 +146,8 @@ type Message struct {
 // its endpoint or its change is gone.
 func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bool, err error) {
 	var ms []Message
-	err = db.NewRaw(`SELECT e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
+	err = db.NewRaw(`SELECT e.enabled_events @> ARRAY['*'] OR e.enabled_events @> ARRAY[ch.type] AS subscribed,
+			e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
 		FROM webhook_deliveries d
 		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
 		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.seq = d.change_seq
@@ -151,6 +156,14 @@ func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bo
 		return Message{}, false, database.Error(err)
 	}
 	return ms[0], true, nil
+}
+
+// Drop deletes the delivery of claim c while c still holds it: one whose
+// type the endpoint's subscription no longer takes (Message.Subscribed).
+func Drop(ctx context.Context, db bun.IDB, c *Claim) error {
+	_, err := db.NewRaw(`DELETE FROM webhook_deliveries WHERE organization_id = ? AND id = ? AND lease_owner = ?`,
+		c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
+	return database.Error(err)
 }
 
 // Outcome is the result of one attempt.

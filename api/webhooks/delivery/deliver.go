@@ -43,6 +43,14 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time)
 	if !found {
 		return // the endpoint, the delivery or the change is gone
 	}
+	if !msg.Subscribed {
+		// The subscription changed after the delivery was made, perhaps
+		// with the URL by a key that cannot read this type: it is not sent.
+		if err := store.Drop(ctx, w.db, c); err != nil {
+			w.handBack(ctx, c, err)
+		}
+		return
+	}
 	body, key, err := w.prepare(ctx, c, &msg)
 	if err != nil {
 		if ctx.Err() != nil {
