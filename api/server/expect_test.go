@@ -97,6 +97,58 @@ func TestExpectAfterAnIdleSpell(t *testing.T) {
 	}
 }
 
+// TestExpectationsSettledFromTheHeaders: "Expect: 100-continue" is
+// answered whatever its letter case (RFC 9110 §10.1.1: case-insensitive;
+// a client waited in vain for the 100), not on an HTTP/1.0 request (which
+// must ignore it), and a body over the limit is refused from its
+// Content-Length at once, without a "100 Continue" inviting the upload.
+func TestExpectationsSettledFromTheHeaders(t *testing.T) {
+	_, addr, _ := guardedTestApp(t, fiber.Config{BodyLimit: 1 << 20})
+	first := func(request string) (string, *bufio.Reader, net.Conn) {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, request); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(c)
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%q: no answer: %v", request, err)
+		}
+		return line, r, c
+	}
+	post := "POST " + testPath + " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+
+	line, r, c := first(post + "Content-Length: 2\r\nExpect: 100-Continue\r\n\r\n")
+	if !strings.HasPrefix(line, "HTTP/1.1 100 Continue") {
+		t.Fatalf("Expect: 100-Continue got %q, want 100 Continue before the body", line)
+	}
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 204 {
+		t.Fatalf("the answer after 100 Continue: %v %v", resp, err)
+	}
+
+	line, _, _ = first("POST " + testPath + " HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}")
+	if !strings.Contains(line, " 204 ") {
+		t.Errorf("an HTTP/1.0 request with Expect got %q first, want its 204 and no 100", line)
+	}
+
+	line, _, _ = first(post + "Content-Length: 2000000\r\nExpect: 100-continue\r\n\r\n")
+	if !strings.Contains(line, " 413 ") {
+		t.Errorf("a body over the limit with Expect got %q first, want 413 and no 100", line)
+	}
+}
+
 // TestStalledRequestAnsweredAtItsReadDeadline: a request that stops
 // arriving gets its 408 when the read timeout passes, also when the read
 // and write timeouts are equal (30 s each in production): the answer's

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"iter"
+
+	"github.com/valyala/fasthttp"
 )
 
 // headerLines yields each line of a raw header block (fasthttp's
@@ -57,6 +59,26 @@ func bodyHeaders(raw []byte) (types int, encoded bool) {
 func identity(coding []byte) bool {
 	coding = bytes.TrimSpace(coding)
 	return len(coding) == 0 || bytes.EqualFold(coding, []byte("identity"))
+}
+
+// settleExpectation adjusts a request's "Expect: 100-continue" before
+// fasthttp reads the body, which it does by the exact lower-case value
+// alone: the value is case-insensitive (RFC 9110 §10.1.1), so another case
+// is written in lower case (a client waited for a 100 that never came); an
+// HTTP/1.0 request's expectation is dropped, as that section asks; and so
+// is one whose Content-Length is over limit, which is then refused at once
+// from its headers (413) instead of after a "100 Continue" inviting the
+// upload.
+func settleExpectation(h *fasthttp.RequestHeader, limit int) {
+	v := h.Peek(fasthttp.HeaderExpect)
+	if len(v) == 0 || !bytes.EqualFold(bytes.TrimSpace(v), []byte("100-continue")) {
+		return
+	}
+	if !h.IsHTTP11() || limit > 0 && h.ContentLength() > limit {
+		h.Del(fasthttp.HeaderExpect)
+		return
+	}
+	h.Set(fasthttp.HeaderExpect, "100-continue")
 }
 
 // validHost reports whether a Host value has the form RFC 9112 §3.2 asks:

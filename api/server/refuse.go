@@ -129,6 +129,7 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 			framing.Store(h, problem)
 			return fasthttp.RequestConfig{ReadTimeout: time.Nanosecond}
 		}
+		settleExpectation(h, srv.MaxRequestBodySize)
 		return fasthttp.RequestConfig{}
 	}
 
