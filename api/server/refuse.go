@@ -140,13 +140,14 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		// keep-alive one is, so that the 408 fasthttp would write next is
 		// never taken by a client that opened the connection ahead of need
 		// for the answer to the request it sends later.
-		if c, ok := fctx.Conn().(*conn); ok && isTimeout(err) && c.nothingRead() {
+		c, isConn := fctx.Conn().(*conn)
+		if isConn && isTimeout(err) && c.nothingRead() {
 			_ = c.Conn.Close()
 			return
 		}
 		// The request was not read to its end: let the client read the
 		// answer before the connection closes.
-		if c, ok := fctx.Conn().(*conn); ok {
+		if isConn {
 			c.lingerOnClose()
 			// fasthttp may have reset the request (to GET /): restore its
 			// method and target as they were read, so that it is answered
