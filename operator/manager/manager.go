@@ -63,6 +63,10 @@ type Options struct {
 	// KeyRecheck is how often a ready ApiKey checks that its key is still
 	// active (controller.DefaultKeyRecheck when zero).
 	KeyRecheck time.Duration
+	// CacheErrorWindow is how long one list/watch error of the informer
+	// cache (a CRD deleted, RBAC lost, an object that cannot be decoded)
+	// keeps /readyz failing (DefaultCacheErrorWindow when zero).
+	CacheErrorWindow time.Duration
 }
 
 // Scheme returns a scheme with the built-in types and eventapi.io/v1alpha1.
@@ -99,6 +103,10 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
+	// The reflectors retry a failing list/watch forever, logging only: the
+	// "cache" readiness check turns their errors into a signal.
+	cacheHealth := newCacheHealth(opt.CacheErrorWindow, time.Now)
+	cacheOpts.DefaultWatchErrorHandler = cacheHealth.watchErrorHandler
 	probe := opt.ProbeAddr
 	if probe == "0" {
 		probe = ""
@@ -132,6 +140,9 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 		if err := mgr.AddReadyzCheck("database", databaseCheck(opt.DB)); err != nil {
+			return nil, err
+		}
+		if err := mgr.AddReadyzCheck("cache", cacheHealth.checker()); err != nil {
 			return nil, err
 		}
 	}
