@@ -86,7 +86,8 @@ type Writer struct {
 	mu      sync.Mutex
 	pending [][]Record // chunks of at most chunkSize records; guarded by mu
 	count   int        // the records in pending, at most cfg.Buffer; guarded by mu
-	free    [][]Record // emptied chunks kept for reuse, at most maxFreeChunks; guarded by mu
+	free    [][]Record // emptied chunks kept for reuse, at most keep; guarded by mu
+	keep    int        // how many emptied chunks free may hold (keepChunks); guarded by mu
 	ended   bool       // the final drain has run; guarded by mu
 	buf     copyBuffer // the flushes' scratch space, kept by the goroutine
 	wake    chan struct{}
@@ -262,16 +263,43 @@ func (w *Writer) drain(final bool) {
 	w.mu.Unlock()
 	if len(chunks) > 0 {
 		w.write(chunks)
+	} else {
+		w.buf.b, w.buf.order = w.buf.b[:0], w.buf.order[:0]
 	}
+	w.buf.trim()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, c := range chunks {
-		if len(w.free) == maxFreeChunks {
+	w.keep = keepChunks(w.keep, len(chunks))
+	w.free = recycle(w.free, chunks, w.keep)
+}
+
+// keepChunks is how many emptied chunks the free list holds after a flush
+// that used used of them, when the flush before kept last: what this one
+// used, or half of last, whichever is more (at least one, at most
+// maxFreeChunks). A steady rate keeps what its busy flushes use, and a
+// quiet period gives a busy period's chunks to the garbage collector within
+// a few flushes. Kept for good, they held a backlog's memory, which the
+// collector's heap goal, twice the live heap, doubled in the pod's RSS
+// (bench/README.md, "Where the targets stand").
+func keepChunks(last, used int) int {
+	return min(max(used, last/2, 1), maxFreeChunks)
+}
+
+// recycle returns the free list after a flush that emptied used, holding
+// at most keep chunks.
+func recycle(free, used [][]Record, keep int) [][]Record {
+	for _, c := range used {
+		if len(free) >= keep {
 			break
 		}
 		clear(c)
-		w.free = append(w.free, c[:0])
+		free = append(free, c[:0])
 	}
+	if len(free) > keep {
+		clear(free[keep:])
+		free = free[:keep]
+	}
+	return free
 }
 
 // write copies the records of chunks in one statement. Each flush is its
@@ -344,4 +372,27 @@ func copyChunks(ctx context.Context, db *bun.DB, chunks [][]Record, buf *copyBuf
 type copyBuffer struct {
 	b     []byte
 	order []*Record
+	// peak and peakOrder are the recent flushes' largest use of b and
+	// order, halved at each flush.
+	peak, peakOrder int
+}
+
+// keptCopyBytes is the space a copyBuffer keeps however little the
+// flushes use.
+const keptCopyBytes = 64 << 10
+
+// trim lets the garbage collector take the buffer's space once the recent
+// flushes use less than a quarter of it, so that a writer back to a quiet
+// rate does not hold a busy period's buffer (after two or three quiet
+// flushes), while a steady rate, small flushes between large ones
+// included, reuses it.
+func (b *copyBuffer) trim() {
+	b.peak = max(len(b.b), b.peak/2)
+	b.peakOrder = max(len(b.order), b.peakOrder/2)
+	if cap(b.b) > keptCopyBytes && cap(b.b) > 4*b.peak {
+		b.b = nil
+	}
+	if cap(b.order) > keptCopyBytes/8 && cap(b.order) > 4*b.peakOrder {
+		b.order = nil
+	}
 }
