@@ -53,7 +53,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		v    any
 	}{
 		{"escapes and edges", jsonProbe{
-			Text: s, Ptr: &s, Float: 1e21, Floats: []float64{0, -0.0, 1e-7, 123456789.125, math.MaxFloat64, 5e-324, 0.1},
+			Text: s, Ptr: &s, Float: 1e21, Floats: []float64{0, math.Copysign(0, -1), 1e-7, 123456789.125, math.MaxFloat64, 5e-324, 0.1},
 			At: time.Date(2026, 11, 25, 1, 2, 3, 456789, time.FixedZone("x", -5*3600)),
 			ID: uuid.MustParse("0b6f4a52-94f2-4c0e-9d8a-3c1f6e2b7a10"), IDs: []uuid.UUID{uuid.Nil},
 			Amount: &amount, Map: map[string]any{"b": 1, "a": []any{"x", nil, true, 2.5}, "<": ">"},

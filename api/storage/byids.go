@@ -150,5 +150,5 @@ func in[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, set 
 	if ok {
 		return out, err
 	}
-	return out, database.Error(set.where(db.NewSelect().Model(&out), org, "IN (?)", bun.In(ids)).Scan(ctx))
+	return out, database.Error(set.where(db.NewSelect().Model(&out), org, "IN (?)", bun.List(ids)).Scan(ctx))
 }

@@ -97,6 +97,6 @@ func jobFilters(c *fiber.Ctx) ([]storage.Filter, error) {
 	}
 	events := eventStatusesOf(status)
 	return []storage.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.status IN (?)", bun.In(events))
+		return q.Where("?TableAlias.status IN (?)", bun.List(events))
 	}}, nil
 }

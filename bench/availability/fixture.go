@@ -63,7 +63,7 @@ func Seed(ctx context.Context, db bun.IDB, org, other uuid.UUID) (*Fixture, erro
 		if _, err := db.NewRaw(`INSERT INTO equipment_reservations (organization_id, equipment_id, start_date, end_date, quantity, reservation_status)
 			SELECT ?0, e.id, ?1::timestamptz + g * interval '14 days' + (abs(hashtext(e.id::text)) % 7) * interval '1 day',
 			  ?1::timestamptz + g * interval '14 days' + (abs(hashtext(e.id::text)) % 7 + 3) * interval '1 day', 2, 'reserved'
-			FROM equipment e, generate_series(1, 100) g WHERE e.organization_id = ?0 AND e.id IN (?2)`, o, origin, bun.In(batch)).Exec(ctx); err != nil {
+			FROM equipment e, generate_series(1, 100) g WHERE e.organization_id = ?0 AND e.id IN (?2)`, o, origin, bun.List(batch)).Exec(ctx); err != nil {
 			return nil, fmt.Errorf("seed batch reservations: %w", err)
 		}
 		if o == org {

@@ -65,12 +65,12 @@ var ways = []struct {
 		ids := related.IDs(its, func(it *picklists.Item) *uuid.UUID { return it.EquipmentID })
 		var eq []related.Equipment
 		if err := f.db.NewSelect().Model(&eq).Where("?TableAlias.organization_id = ?", f.org).
-			Where("?TableAlias.id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+			Where("?TableAlias.id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 			return 0, err
 		}
 		var cats []related.Category
 		err = f.db.NewSelect().Model(&cats).Where("?TableAlias.organization_id = ?", f.org).
-			Where("?TableAlias.id IN (?)", bun.In(related.IDs(eq, func(e *related.Equipment) *uuid.UUID { return e.CategoryID }))).
+			Where("?TableAlias.id IN (?)", bun.List(related.IDs(eq, func(e *related.Equipment) *uuid.UUID { return e.CategoryID }))).
 			Scan(ctx)
 		return len(its), err
 	}},

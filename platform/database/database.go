@@ -80,7 +80,7 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 		// SQL text) is not exported: /metrics must not change with tracing,
 		// and the request duration by route is the latency SREs read
 		// (docs/observability.md, "Metrics").
-		db.AddQueryHook(sqlSpans{bunotel.NewQueryHook(bunotel.WithDBName(cfg.Database),
+		db = db.WithQueryHook(sqlSpans{bunotel.NewQueryHook(bunotel.WithDBName(cfg.Database),
 			bunotel.WithMeterProvider(noop.NewMeterProvider()))})
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)

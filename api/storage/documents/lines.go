@@ -74,7 +74,7 @@ func CheckEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 	}
 	var found []uuid.UUID
 	err := db.NewSelect().Table("equipment").Column("id").
-		Where("organization_id = ?", org).Where("id IN (?)", bun.In(ids)).
+		Where("organization_id = ?", org).Where("id IN (?)", bun.List(ids)).
 		Scan(ctx, &found)
 	if err != nil {
 		return database.Error(err)
@@ -147,7 +147,7 @@ func Load(ctx context.Context, db bun.IDB, t Table, org tenancy.OrganizationID, 
 	var rows []Line
 	err := db.NewRaw(`SELECT id, position, equipment_id, description, quantity, unit_price, line_total, ? AS parent_id
 		FROM ? WHERE organization_id = ? AND ? IN (?) ORDER BY ?, position`,
-		bun.Ident(t.parent), bun.Ident(t.name), org, bun.Ident(t.parent), bun.In(parents), bun.Ident(t.parent)).Scan(ctx, &rows)
+		bun.Ident(t.parent), bun.Ident(t.name), org, bun.Ident(t.parent), bun.List(parents), bun.Ident(t.parent)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, database.Error(err)
 	}

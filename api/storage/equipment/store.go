@@ -82,7 +82,7 @@ func CategoryRefs(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, i
 	var rows []Category
 	err := db.NewSelect().Model(&rows).Column("id", "name", "color").
 		Where("?TableAlias.organization_id = ?", org).
-		Where("?TableAlias.id IN (?)", bun.In(ids)).
+		Where("?TableAlias.id IN (?)", bun.List(ids)).
 		Scan(ctx)
 	if err != nil {
 		return nil, database.Error(err)

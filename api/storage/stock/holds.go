@@ -22,7 +22,7 @@ var HoldingStatuses = []string{"reserved", "checked_out"}
 func Holding(alias string, w Window) (string, []any) {
 	a := bun.Ident(alias)
 	return "?.reservation_status IN (?) AND tstzrange(?.start_date, ?.end_date) && tstzrange(?, ?)",
-		[]any{a, bun.In(HoldingStatuses), a, a, w.Start, w.End}
+		[]any{a, bun.List(HoldingStatuses), a, a, w.Start, w.End}
 }
 
 // Holds loads, in creation order, the reservations of org's equipment that
@@ -66,7 +66,7 @@ func Availability(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUI
 		ColumnExpr("e.id AS equipment_id, e.stock_quantity").
 		ColumnExpr("r.id, r.event_id, r.quantity, r.start_date, r.end_date").
 		Join("LEFT JOIN equipment_reservations AS r ON r.organization_id = e.organization_id AND r.equipment_id = e.id AND "+cond, args...).
-		Where("e.organization_id = ?", org).Where("e.id IN (?)", bun.In(ids)).
+		Where("e.organization_id = ?", org).Where("e.id IN (?)", bun.List(ids)).
 		OrderExpr("e.id, r.created_at, r.id").Scan(ctx, &rows)
 	if err != nil {
 		return nil, database.Error(err)
