@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"sync/atomic"
@@ -62,9 +63,67 @@ type conn struct {
 	fresh        bool
 	answerWithin time.Duration
 	linger       atomic.Bool
+	// head is the current request's head as scanned so far (scanHead).
+	scan headScan
+}
+
+// headScan follows the lines of a request's head as they arrive, to find a
+// header line without a colon: fasthttp looks for the colon in the bytes
+// after the line and, when the line is the last one, waits for more until
+// the read timeout, 30 s later, and answers 408; RFC 9112 §5 has no such
+// line, so it is refused at once (errLineWithoutColon).
+type headScan struct {
+	ended   bool // the blank line that ends the head was read
+	bad     bool // a header line before it had no colon
+	lines   int  // the head's lines read whole, the request line first
+	lineLen int  // the length of the line being read, without its '\n'
+	first   byte // that line's first byte
+	colon   bool // that line has a colon so far
+}
+
+// errLineWithoutColon ends the read of a request whose head has a header
+// line without a colon: the error handler answers it with 400.
+var errLineWithoutColon = errors.New("a header line has no colon")
+
+// add scans b, the next bytes of the head (and perhaps what follows it).
+func (h *headScan) add(b []byte) {
+	for len(b) > 0 && !h.ended {
+		line, rest, complete := bytes.Cut(b, []byte{'\n'})
+		if len(line) > 0 {
+			if h.lineLen == 0 {
+				h.first = line[0]
+			}
+			h.lineLen += len(line)
+			h.colon = h.colon || bytes.IndexByte(line, ':') >= 0
+		}
+		if !complete {
+			return
+		}
+		b = rest
+		blank := h.lineLen == 0 || (h.lineLen == 1 && h.first == '\r')
+		switch {
+		case blank && h.lines == 0:
+			// An empty line before the request line is ignored (RFC 9112 §2.2).
+		case blank:
+			h.ended = true
+		case h.lines > 0 && !h.colon && h.first != ' ' && h.first != '\t':
+			// A line starting with a space or a tab continues the one
+			// before (obs-fold), which framingProblem refuses.
+			h.bad = true
+			h.lines++
+		default:
+			h.lines++
+		}
+		h.lineLen, h.colon = 0, false
+	}
 }
 
 func (c *conn) Read(p []byte) (int, error) {
+	if c.scan.ended && c.scan.bad {
+		// fasthttp asks for more of a head that has ended: it is waiting
+		// for the colon of a line without one.
+		return 0, errLineWithoutColon
+	}
 	n, err := c.Conn.Read(p)
 	if n > 0 && c.fresh {
 		// fasthttp writes "100 Continue", and the answer to a request it
@@ -93,6 +152,9 @@ func (c *conn) Read(p []byte) (int, error) {
 			}
 		}
 	}
+	if n > 0 && !c.scan.ended {
+		c.scan.add(p[:n])
+	}
 	c.read += int64(n)
 	return n, err
 }
@@ -103,7 +165,10 @@ const headBytes = 256
 
 // requestRead marks the bytes read so far as the current request's (called
 // when the handler starts): the next request begins after them.
-func (c *conn) requestRead() { c.start, c.lineEnd, c.headLen, c.fresh = c.read, -1, 0, true }
+func (c *conn) requestRead() {
+	c.start, c.lineEnd, c.headLen, c.fresh = c.read, -1, 0, true
+	c.scan = headScan{}
+}
 
 // requestLine returns the current request's method and target as its first
 // bytes give them (a target cut at headBytes when the line is longer), or

@@ -53,3 +53,37 @@ func TestConnKeepsTheRequestLine(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadScan(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		head       string
+		ended, bad bool
+	}{
+		{"a plain head", "GET / HTTP/1.1\r\nHost: a\r\nX-A: b\r\n\r\n", true, false},
+		{"line feeds only", "GET / HTTP/1.1\nHost: a\n\n", true, false},
+		{"a line without a colon, last", "GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", true, true},
+		{"a line without a colon, first", "GET / HTTP/1.1\r\nNoColon\r\nHost: a\r\n\r\n", true, true},
+		{"a continuation line is not judged here", "GET / HTTP/1.1\r\nX-A: b\r\n c\r\n\tno colon\r\n\r\n", true, false},
+		{"no headers at all", "GET / HTTP/1.0\r\n\r\n", true, false},
+		{"an empty line before the request line", "\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", true, false},
+		{"a head still arriving", "GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n", false, true},
+		{"the body is not scanned", "POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n{\n\"a\"\n}\n\n", true, false},
+		{"a colon in the request line is not a header's", "GET /a:b HTTP/1.1\r\nNoColon\r\n\r\n", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// Whole, and one byte per read: a line may straddle reads.
+			for _, step := range []int{len(tt.head), 1, 3} {
+				var h headScan
+				for b := []byte(tt.head); len(b) > 0; {
+					n := min(step, len(b))
+					h.add(b[:n])
+					b = b[n:]
+				}
+				if h.ended != tt.ended || h.bad != tt.bad {
+					t.Fatalf("read %d bytes at a time: ended %v bad %v, want %v %v", step, h.ended, h.bad, tt.ended, tt.bad)
+				}
+			}
+		})
+	}
+}

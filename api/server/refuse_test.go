@@ -204,6 +204,32 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			t.Errorf("a folded request was stored: %d %s", res.Status, res.Body)
 		}
 	})
+	t.Run("a header line without a colon is 400 at once", func(t *testing.T) {
+		// As the last line, fasthttp waited for its colon until the read
+		// timeout (30 s) and answered 408; rawExchange gives up after 10.
+		for _, req := range []string{
+			"GET /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth + "NoColon\r\n\r\n",
+			"GET /api/v2/clients HTTP/1.1\r\nNoColon\r\n\r\n",
+			"GET /api/v2/clients HTTP/1.1\nHost: test\n" + auth + "NoColon\n\n",
+			"GET /livez HTTP/1.1\r\nHost: test\r\nNo Colon Here\r\n\r\n",
+			"POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth + "Content-Type: application/json\r\n" +
+				"Content-Length: 23\r\nNoColon\r\n\r\n{\"name\":\"Colonless\"}",
+		} {
+			resp, body := rawExchange(t, base, req, nil)
+			assertEnvelope(t, resp, body, 400, "bad_request")
+		}
+		if res := org.Do("GET", "/api/v2/clients?limit=100", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("Colonless")) {
+			t.Errorf("a request with a line without a colon was stored: %d %s", res.Status, res.Body)
+		}
+		// A body's lines are not header lines, nor are a second request's
+		// on the same connection.
+		body := "{\n\"name\"\n:\n\"Multi line\"\n}"
+		req := "POST /api/v2/clients HTTP/1.1\r\nHost: test\r\n" + auth + "Content-Type: application/json\r\n" +
+			"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+		if resp, out := rawExchange(t, base, req, nil); resp.StatusCode != 201 {
+			t.Errorf("a JSON body over several lines: %d %s", resp.StatusCode, out)
+		}
+	})
 	t.Run("not exactly one Host of a host's form is 400 at once", func(t *testing.T) {
 		for _, host := range []string{"", "Host: test\r\nHost: other\r\n", "Host: a/b\r\n", "Host: a?b\r\n", "Host: a#b\r\n", "Host: u@a\r\n",
 			// fasthttp cannot build a URI from these: every route was 404.
@@ -444,6 +470,7 @@ func TestEveryV1ErrorIsV1(t *testing.T) {
 		{"a Host that is not a host", "GET /api/v1/equipment HTTP/1.1\r\nHost: a/b\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
 		{"a Host fasthttp cannot parse", "GET /api/v1/equipment HTTP/1.1\r\nHost: a:b\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
 		{"a control byte in the target", "GET /api/v1/equipment?x=\x01 HTTP/1.1\r\nHost: t\r\n" + legacy + "\r\n", 400, "BAD_REQUEST"},
+		{"a last header line without a colon", "GET /api/v1/equipment HTTP/1.1\r\nHost: t\r\n" + legacy + "NoColon\r\n\r\n", 400, "BAD_REQUEST"},
 		{"headers over the limit", "GET /api/v1/equipment HTTP/1.1\r\nHost: t\r\n" + legacy + "X-Big: " + strings.Repeat("a", 17000) + "\r\n\r\n", 431, "BAD_REQUEST"},
 		// Paths are case-sensitive: another case is no route, still
 		// answered in the v1 envelope.
