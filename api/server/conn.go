@@ -63,7 +63,7 @@ type conn struct {
 	fresh        bool
 	answerWithin time.Duration
 	linger       atomic.Bool
-	// head is the current request's head as scanned so far (scanHead).
+	// scan follows the current request's head (headScan).
 	scan headScan
 }
 
@@ -72,13 +72,23 @@ type conn struct {
 // after the line and, when the line is the last one, waits for more until
 // the read timeout, 30 s later, and answers 408; RFC 9112 §5 has no such
 // line, so it is refused at once (errLineWithoutColon).
+//
+// The scan starts at the first byte read after the previous request's
+// handler started. With pipelining, fasthttp may already hold the start of
+// the next request by then, and the scan would begin inside it (its head
+// or its body): a head is judged only when its first line ends as a
+// request line does (" HTTP/1.1" or " HTTP/1.0"), else the scan stops
+// without a verdict.
 type headScan struct {
-	ended   bool // the blank line that ends the head was read
+	ended   bool // the blank line that ends the head was read, or the scan stopped
 	bad     bool // a header line before it had no colon
 	lines   int  // the head's lines read whole, the request line first
 	lineLen int  // the length of the line being read, without its '\n'
 	first   byte // that line's first byte
 	colon   bool // that line has a colon so far
+	// tail holds the last bytes of the first line, for its version.
+	tail    [len(" HTTP/1.1\r")]byte
+	tailLen int
 }
 
 // errLineWithoutColon ends the read of a request whose head has a header
@@ -95,6 +105,9 @@ func (h *headScan) add(b []byte) {
 			}
 			h.lineLen += len(line)
 			h.colon = h.colon || bytes.IndexByte(line, ':') >= 0
+			if h.lines == 0 {
+				h.keepTail(line)
+			}
 		}
 		if !complete {
 			return
@@ -104,6 +117,8 @@ func (h *headScan) add(b []byte) {
 		switch {
 		case blank && h.lines == 0:
 			// An empty line before the request line is ignored (RFC 9112 §2.2).
+		case h.lines == 0 && !h.requestLine():
+			h.ended = true // not a request's start: no verdict
 		case blank:
 			h.ended = true
 		case h.lines > 0 && !h.colon && h.first != ' ' && h.first != '\t':
@@ -114,8 +129,28 @@ func (h *headScan) add(b []byte) {
 		default:
 			h.lines++
 		}
-		h.lineLen, h.colon = 0, false
+		h.lineLen, h.colon, h.tailLen = 0, false, 0
 	}
+}
+
+// keepTail keeps the last bytes of the first line read so far.
+func (h *headScan) keepTail(line []byte) {
+	if len(line) >= len(h.tail) {
+		h.tailLen = copy(h.tail[:], line[len(line)-len(h.tail):])
+		return
+	}
+	if keep := len(h.tail) - len(line); h.tailLen > keep {
+		copy(h.tail[:], h.tail[h.tailLen-keep:h.tailLen])
+		h.tailLen = keep
+	}
+	h.tailLen += copy(h.tail[h.tailLen:], line)
+}
+
+// requestLine reports whether the first line, now read whole, ends as a
+// request line does.
+func (h *headScan) requestLine() bool {
+	end := bytes.TrimSuffix(h.tail[:h.tailLen], []byte{'\r'})
+	return bytes.HasSuffix(end, []byte(" HTTP/1.1")) || bytes.HasSuffix(end, []byte(" HTTP/1.0"))
 }
 
 func (c *conn) Read(p []byte) (int, error) {

@@ -70,6 +70,10 @@ func TestHeadScan(t *testing.T) {
 		{"a head still arriving", "GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n", false, true},
 		{"the body is not scanned", "POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n{\n\"a\"\n}\n\n", true, false},
 		{"a colon in the request line is not a header's", "GET /a:b HTTP/1.1\r\nNoColon\r\n\r\n", true, true},
+		{"a long request line", "GET /" + strings.Repeat("a", 300) + " HTTP/1.0\r\nNoColon\r\n\r\n", true, true},
+		{"a scan that starts inside a pipelined head is not judged", "Host: a\r\nNoColon\r\n\r\n", true, false},
+		{"a scan that starts inside a pipelined body is not judged", "{\n\"a\"\n\n}", true, false},
+		{"HTTP/0.9 is not judged", "GET /\r\nNoColon\r\n\r\n", true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// Whole, and one byte per read: a line may straddle reads.
