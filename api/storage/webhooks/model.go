@@ -33,7 +33,8 @@ const (
 const AllEvents = "*"
 
 // Subscribes reports whether enabledEvents takes changes of changeType: the
-// rule of the fan-out's SQL (fanout.go) and of the worker's (LoadMessage).
+// rule of the fan-out's SQL (fanout.go), the worker's (Message.Subscribed)
+// and a retry's.
 func Subscribes(enabledEvents []string, changeType string) bool {
 	return slices.Contains(enabledEvents, AllEvents) || slices.Contains(enabledEvents, changeType)
 }

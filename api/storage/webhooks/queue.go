@@ -128,26 +128,23 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 // Message is what a claimed delivery sends: the endpoint's address and
 // sealed secret, and the change.
 type Message struct {
-	// Subscribed is false when the endpoint's subscription no longer takes
-	// the change's type (it was changed after the delivery was made): such
-	// a delivery is dropped, never sent to the endpoint's URL as it is now.
-	Subscribed   bool            `bun:"subscribed"`
-	URL          string          `bun:"url"`
-	SealedSecret []byte          `bun:"secret"`
-	ChangeID     uuid.UUID       `bun:"change_id,type:uuid"`
-	Type         string          `bun:"type"`
-	ObjectType   string          `bun:"object_type"`
-	ObjectID     uuid.UUID       `bun:"object_id,type:uuid"`
-	Data         json.RawMessage `bun:"data,type:jsonb"`
-	CreatedAt    time.Time       `bun:"created_at"`
+	// EnabledEvents is the endpoint's subscription as it is now (Subscribed).
+	EnabledEvents []string        `bun:"enabled_events,array"`
+	URL           string          `bun:"url"`
+	SealedSecret  []byte          `bun:"secret"`
+	ChangeID      uuid.UUID       `bun:"change_id,type:uuid"`
+	Type          string          `bun:"type"`
+	ObjectType    string          `bun:"object_type"`
+	ObjectID      uuid.UUID       `bun:"object_id,type:uuid"`
+	Data          json.RawMessage `bun:"data,type:jsonb"`
+	CreatedAt     time.Time       `bun:"created_at"`
 }
 
 // LoadMessage reads what claim c sends; found is false when the delivery,
 // its endpoint or its change is gone.
 func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bool, err error) {
 	var ms []Message
-	err = db.NewRaw(`SELECT e.enabled_events @> ARRAY['*'] OR e.enabled_events @> ARRAY[ch.type] AS subscribed,
-			e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
+	err = db.NewRaw(`SELECT e.enabled_events, e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
 		FROM webhook_deliveries d
 		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
 		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.seq = d.change_seq
@@ -157,6 +154,11 @@ func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bo
 	}
 	return ms[0], true, nil
 }
+
+// Subscribed reports whether the endpoint's subscription still takes the
+// change's type. It may have changed after the delivery was made: such a
+// delivery is dropped, never sent to the endpoint's URL as it is now.
+func (m *Message) Subscribed() bool { return Subscribes(m.EnabledEvents, m.Type) }
 
 // Drop deletes the delivery of claim c while c still holds it: one whose
 // type the endpoint's subscription no longer takes (Message.Subscribed).

@@ -43,7 +43,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time)
 	if !found {
 		return // the endpoint, the delivery or the change is gone
 	}
-	if !msg.Subscribed {
+	if !msg.Subscribed() {
 		// The subscription changed after the delivery was made, perhaps
 		// with the URL by a key that cannot read this type: it is not sent.
 		if err := store.Drop(ctx, w.db, c); err != nil {
