@@ -82,7 +82,7 @@ type conn struct {
 type headScan struct {
 	ended   bool // the blank line that ends the head was read, or the scan stopped
 	bad     bool // a header line before it had no colon
-	lines   int  // the head's lines read whole, the request line first
+	inHead  bool // the request line was read whole: header lines follow
 	lineLen int  // the length of the line being read, without its '\n'
 	first   byte // that line's first byte
 	colon   bool // that line has a colon so far
@@ -105,7 +105,7 @@ func (h *headScan) add(b []byte) {
 			}
 			h.lineLen += len(line)
 			h.colon = h.colon || bytes.IndexByte(line, ':') >= 0
-			if h.lines == 0 {
+			if !h.inHead {
 				h.keepTail(line)
 			}
 		}
@@ -115,19 +115,17 @@ func (h *headScan) add(b []byte) {
 		b = rest
 		blank := h.lineLen == 0 || (h.lineLen == 1 && h.first == '\r')
 		switch {
-		case blank && h.lines == 0:
+		case blank && !h.inHead:
 			// An empty line before the request line is ignored (RFC 9112 §2.2).
-		case h.lines == 0 && !h.requestLine():
-			h.ended = true // not a request's start: no verdict
+		case !h.inHead:
+			h.inHead = true
+			h.ended = !h.requestLine() // not a request's start: no verdict
 		case blank:
 			h.ended = true
-		case h.lines > 0 && !h.colon && h.first != ' ' && h.first != '\t':
+		case !h.colon && h.first != ' ' && h.first != '\t':
 			// A line starting with a space or a tab continues the one
 			// before (obs-fold), which framingProblem refuses.
 			h.bad = true
-			h.lines++
-		default:
-			h.lines++
 		}
 		h.lineLen, h.colon, h.tailLen = 0, false, 0
 	}
