@@ -8,7 +8,6 @@ package openapi
 import (
 	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"fmt"
 	"sync"
 
@@ -35,7 +34,7 @@ func JSON() ([]byte, error) {
 			return
 		}
 		sum := sha256.Sum256(b)
-		document.json, document.etag = b, `"`+hex.EncodeToString(sum[:12])+`"`
+		document.json, document.etag = b, weakETag(sum[:12])
 	})
 	return document.json, document.err
 }

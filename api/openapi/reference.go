@@ -1,16 +1,18 @@
 package openapi
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"io"
 	"path"
 	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/klauspost/compress/gzip"
 
+	"github.com/eventapi/eventapi/api/middleware/compress"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -64,12 +66,16 @@ var assetTypes = map[string]string{
 
 // servedAsset is a file of assets/. Its body is streamed from the binary on
 // each request rather than copied into the heap (the Redoc bundle is over a
-// megabyte every process would hold); its ETag is hashed on first use.
+// megabyte every process would hold); its ETag is hashed on first use. A
+// file large enough to be worth it is gzipped once, on the first request
+// that accepts gzip, and that copy is kept (the bundle's is about 300 KB)
+// rather than compressing a megabyte on every such request.
 type servedAsset struct {
 	path        string
 	size        int
 	contentType string
 	etag        func() string
+	gzipped     func() []byte // nil for a file under compress.DefaultMinSize
 }
 
 var assets = loadAssets()
@@ -90,7 +96,11 @@ func loadAssets() map[string]servedAsset {
 			ct = fiber.MIMETextPlainCharsetUTF8
 		}
 		p := "assets/" + e.Name()
-		out[e.Name()] = servedAsset{path: p, size: int(info.Size()), contentType: ct, etag: sync.OnceValue(func() string {
+		var gzipped func() []byte
+		if info.Size() >= compress.DefaultMinSize {
+			gzipped = sync.OnceValue(func() []byte { return gzipFile(p) })
+		}
+		out[e.Name()] = servedAsset{path: p, size: int(info.Size()), contentType: ct, gzipped: gzipped, etag: sync.OnceValue(func() string {
 			f, err := assetFiles.Open(p)
 			if err != nil {
 				panic(err)
@@ -100,7 +110,7 @@ func loadAssets() map[string]servedAsset {
 			if _, err := io.Copy(sum, f); err != nil {
 				panic(err)
 			}
-			return `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`
+			return weakETag(sum.Sum(nil)[:12])
 		})}
 	}
 	return out
@@ -119,9 +129,27 @@ func asset(c *fiber.Ctx) error {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, a.contentType)
+	if a.gzipped != nil && compress.Accepts(c) {
+		compress.Gzipped(c)
+		return c.Send(a.gzipped())
+	}
 	f, err := assetFiles.Open(a.path)
 	if err != nil {
 		return err
 	}
 	return c.SendStream(f, a.size) // the response closes f once sent
+}
+
+// gzipFile returns the embedded file at p gzipped at the best compression:
+// done once per file and process.
+func gzipFile(p string) []byte {
+	b, err := assetFiles.ReadFile(p)
+	if err != nil {
+		panic(err) // embedded: a build defect that the package's tests catch
+	}
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return out.Bytes()
 }

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"encoding/hex"
+
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -21,6 +23,12 @@ func Routes(r fiber.Router) {
 	r.Get(ReferencePath, reference)
 	r.Get(AssetsPath+"/:name", asset)
 }
+
+// weakETag is the entity tag of a served file: weak, because the same file
+// is sent gzipped to clients that accept it and as it is to the others, and
+// a strong tag would have to tell those bytes apart (RFC 9110, 8.8.1).
+// If-None-Match compares weakly, so either copy revalidates.
+func weakETag(hash []byte) string { return `W/"` + hex.EncodeToString(hash) + `"` }
 
 // sendDocument answers a served OpenAPI document: public, cacheable by ETag
 // (304 on If-None-Match), JSON.

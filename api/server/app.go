@@ -19,6 +19,7 @@ import (
 	"github.com/eventapi/eventapi/api/events"
 	"github.com/eventapi/eventapi/api/invoices"
 	"github.com/eventapi/eventapi/api/middleware/accesslog"
+	"github.com/eventapi/eventapi/api/middleware/compress"
 	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/api/middleware/ratelimit"
@@ -107,7 +108,10 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 //     once the process is stopping (drain.go);
 //  2. recover next, so a panic anywhere below becomes a logged 500 envelope;
 //  3. the OTel span and the access log wrap everything that does real work,
-//     and render errors themselves so they record the final status;
+//     and render errors themselves so they record the final status; below
+//     them the body is gzipped for clients that accept it, so they time the
+//     compression and the request log and idempotency records below keep
+//     the plain body;
 //  4. the body limit is enforced by Fiber before any handler runs (BodyLimit);
 //  5. auth resolves the organization before the rate limiter, which buckets
 //     per organization, and before idempotency, whose keys are per
@@ -153,6 +157,7 @@ func New(d Deps) *fiber.App {
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler, Routes: routes}))
+	app.Use(compress.New(compress.Config{}))
 	app.Use(refuse)
 
 	// Public: probes and the API description.

@@ -57,7 +57,8 @@ var stages = []string{"checked", "staged", "loaded", "installing", "installed"}
 
 func newLoad(base string, fx *fixture, rate int) *load {
 	l := &load{base: base, fx: fx, rate: rate, stop: make(chan struct{}), stages: make([]atomic.Int32, len(fx.items)),
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}}
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
+			DisableCompression: true}}} // as before responses were gzipped: figures stay comparable
 	l.phase.Store("warm-up")
 	return l
 }

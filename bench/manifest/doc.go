@@ -10,7 +10,11 @@
 //     a Fiber app as the service's (Immutable) and written as fasthttp
 //     writes it to a connection, by goccy/go-json through c.JSON (how
 //     rest.OK rendered it before encoding plans) against rest.OK with
-//     rest.Encode (docs/architecture.md, "JSON").
+//     rest.Encode (docs/architecture.md, "JSON");
+//   - BenchmarkCompress, the rendering again, as it is and gzipped by the
+//     compress middleware at flate levels 1, 2, 5 and 6, with the bytes
+//     written per manifest (wire-B/op): the choice of compress.DefaultLevel
+//     (docs/decisions.md, "Response compression").
 //
 // Each reports this process's CPU per manifest (cpu-µs/op) next to ns/op
 // (which, for the loading, includes PostgreSQL's time). Run it with
