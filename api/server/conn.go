@@ -59,8 +59,10 @@ type conn struct {
 	// the request before its error handler runs (requestLine).
 	head    [headBytes]byte
 	headLen int
-	// fresh is set until the first bytes of the next request are read.
+	// fresh is set until the first bytes of the next request are read;
+	// arrived is when they were.
 	fresh        bool
+	arrived      time.Time
 	answerWithin time.Duration
 	linger       atomic.Bool
 	// scan follows the current request's head (headScan).
@@ -170,8 +172,8 @@ func (c *conn) Read(p []byte) (int, error) {
 		// of the write timeout alone would pass just as a request that
 		// stalled reaches its read deadline, and the 408 fasthttp then
 		// writes would race it and often not go out.
-		c.fresh = false
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(c.answerWithin))
+		c.fresh, c.arrived = false, time.Now()
+		_ = c.Conn.SetWriteDeadline(c.arrived.Add(c.answerWithin))
 	}
 	if n > 0 && c.lineEnd < 0 {
 		from := int64(0)
@@ -217,6 +219,17 @@ func (c *conn) requestLine() (method, target string) {
 	}
 	t, _, _ := bytes.Cut(after, []byte{' '})
 	return string(m), string(t)
+}
+
+// arrival is when the current request's first bytes were read, or zero
+// when none was read since the previous request's handler started (a
+// pipelined request fasthttp already held arrived with an earlier read,
+// at a time not kept).
+func (c *conn) arrival() time.Time {
+	if c.fresh {
+		return time.Time{}
+	}
+	return c.arrived
 }
 
 // nothingRead reports whether no byte of the current request was read.

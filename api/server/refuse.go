@@ -47,13 +47,14 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 	srv := app.Server()
 	// Every answer given here is counted as the metrics middleware counts
 	// the others (docs/observability.md, "Metrics"), and has its access
-	// line, so that its X-Request-Id leads somewhere. A request refused
-	// while it was read (fasthttp's ErrorHandler) has no arrival time:
-	// fasthttp sets RequestCtx.Time only before calling the handler, and
-	// it is zero, or the previous request's on the connection, before that.
-	// Such a refusal is counted with a duration of 0 and logged without
-	// one; fasthttp may have reset its method and path, which the error
-	// handler restores from the connection's first bytes of the request
+	// line, so that its X-Request-Id leads somewhere. fasthttp sets
+	// RequestCtx.Time only before calling the handler, and it is zero, or
+	// the previous request's on the connection, before that: a request
+	// refused while it was read (fasthttp's ErrorHandler) is timed from
+	// when the connection read its first bytes (conn.arrival), and counted
+	// with a duration of 0 and logged without one when that is not known.
+	// fasthttp may have reset its method and path, which the error handler
+	// restores from the connection's first bytes of the request
 	// (conn.requestLine).
 	record := func(fctx *fasthttp.RequestCtx, start time.Time) {
 		var took time.Duration
@@ -145,6 +146,10 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 			_ = c.Conn.Close()
 			return
 		}
+		var arrived time.Time
+		if isConn {
+			arrived = c.arrival()
+		}
 		// The request was not read to its end: let the client read the
 		// answer before the connection closes.
 		if isConn {
@@ -163,15 +168,15 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		// could not read never reached HeaderReceived, so a problem found
 		// for it is stale, and only removed.
 		if problem, ok := framing.LoadAndDelete(&fctx.Request.Header); ok && isTimeout(err) {
-			render(fctx, errs.New(errs.BadRequest, problem.(string)), time.Time{})
+			render(fctx, errs.New(errs.BadRequest, problem.(string)), arrived)
 			return
 		}
 		if e := refuseUnread(fctx, err); e != nil {
-			render(fctx, e, time.Time{})
+			render(fctx, e, arrived)
 			return
 		}
 		fiberErrors(fctx, err)
-		record(fctx, time.Time{})
+		record(fctx, arrived)
 	}
 }
 
