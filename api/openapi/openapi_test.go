@@ -490,6 +490,32 @@ func TestAssetGzipped(t *testing.T) {
 	}
 }
 
+// TestDocumentGzipped: the document is sent gzipped by its own handler
+// (from the copy compressed once), with no middleware in front, and
+// gunzips to the document.
+func TestDocumentGzipped(t *testing.T) {
+	app := newApp()
+	for i := 0; i < 2; i++ {
+		req := httptest.NewRequest("GET", openapi.DocumentPath, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := app.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Vary") != "Accept-Encoding" {
+			t.Fatalf("Content-Encoding %q, Vary %q", res.Header.Get("Content-Encoding"), res.Header.Get("Vary"))
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain, err := io.ReadAll(zr); err != nil || !bytes.Equal(plain, openapi.MustJSON()) {
+			t.Fatalf("gunzipped %d bytes (%v), want the document", len(plain), err)
+		}
+	}
+}
+
 // TestDocumentRevalidation: If-None-Match is compared weakly and may list
 // several tags or be "*" (RFC 9110, 13.1.2); a tag that does not match, or a
 // request that refuses caches, gets the document.

@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"embed"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/klauspost/compress/gzip"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -140,16 +138,11 @@ func asset(c *fiber.Ctx) error {
 	return c.SendStream(f, a.size) // the response closes f once sent
 }
 
-// gzipFile returns the embedded file at p gzipped at the best compression:
-// done once per file and process.
+// gzipFile returns the embedded file at p gzipped (gzipBytes).
 func gzipFile(p string) []byte {
 	b, err := assetFiles.ReadFile(p)
 	if err != nil {
 		panic(err) // embedded: a build defect that the package's tests catch
 	}
-	var out bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
-	_, _ = zw.Write(b)
-	_ = zw.Close()
-	return out.Bytes()
+	return gzipBytes(b)
 }

@@ -1,9 +1,14 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/hex"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/eventapi/eventapi/api/middleware/compress"
 )
 
 // Paths of the public documentation endpoints.
@@ -19,7 +24,8 @@ const (
 func Routes(r fiber.Router) {
 	doc := MustJSON()
 	etag := document.etag
-	r.Get(DocumentPath, func(c *fiber.Ctx) error { return sendDocument(c, doc, etag) })
+	gzipped := sync.OnceValue(func() []byte { return gzipBytes(doc) })
+	r.Get(DocumentPath, func(c *fiber.Ctx) error { return sendDocument(c, doc, gzipped, etag) })
 	r.Get(ReferencePath, reference)
 	r.Get(AssetsPath+"/:name", asset)
 }
@@ -31,8 +37,9 @@ func Routes(r fiber.Router) {
 func weakETag(hash []byte) string { return `W/"` + hex.EncodeToString(hash) + `"` }
 
 // sendDocument answers a served OpenAPI document: public, cacheable by ETag
-// (304 on If-None-Match), JSON.
-func sendDocument(c *fiber.Ctx, doc []byte, etag string) error {
+// (304 on If-None-Match), JSON; gzipped when the client accepts it, from a
+// copy compressed once (gzipped), as the assets are.
+func sendDocument(c *fiber.Ctx, doc []byte, gzipped func() []byte, etag string) error {
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
@@ -41,5 +48,19 @@ func sendDocument(c *fiber.Ctx, doc []byte, etag string) error {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	if compress.Accepts(c) {
+		compress.Gzipped(c)
+		return c.Send(gzipped())
+	}
 	return c.Send(doc)
+}
+
+// gzipBytes returns b gzipped at the best compression: for a document or
+// an asset, compressed once per process and kept.
+func gzipBytes(b []byte) []byte {
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return out.Bytes()
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -47,6 +48,7 @@ func V1Routes(r fiber.Router, sunset time.Time) {
 	}
 	sum := sha256.Sum256(doc)
 	etag := weakETag(sum[:12])
+	gzipped := sync.OnceValue(func() []byte { return gzipBytes(doc) })
 	header := sunset.UTC().Format(time.RFC1123)
 	header = header[:len(header)-3] + "GMT"
 	r.Get(V1DocumentPath, func(c *fiber.Ctx) error {
@@ -54,6 +56,6 @@ func V1Routes(r fiber.Router, sunset time.Time) {
 		if !sunset.IsZero() {
 			c.Set("Sunset", header)
 		}
-		return sendDocument(c, doc, etag)
+		return sendDocument(c, doc, gzipped, etag)
 	})
 }
