@@ -39,12 +39,12 @@ var buffers bytebufferpool.Pool
 // returned a response without an error, so the access log, the metrics and
 // the request span above it time the compression. An error returned to it
 // is rendered above it, as it is; one rendered below it (by the request
-// log's middleware, on the API's routes) is compressed like any body, when
-// it is large enough, which an envelope rarely is. Every response it could compress
-// carries Vary: Accept-Encoding, compressed or not, so a shared cache keeps
-// the two apart; a strong ETag becomes weak when the body is compressed,
-// since the bytes differ from the identity representation's (RFC 9110,
-// 8.8.1).
+// log's middleware, on the API's routes) is compressed like any body when
+// it is large enough, which an envelope rarely is. Every response it could
+// compress carries Vary: Accept-Encoding, compressed or not, so a shared
+// cache keeps the two apart; a strong ETag becomes weak when the body is
+// compressed, since the bytes differ from the identity representation's
+// (RFC 9110, 8.8.1).
 func New(cfg Config) fiber.Handler {
 	if cfg.MinSize <= 0 {
 		cfg.MinSize = DefaultMinSize
