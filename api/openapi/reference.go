@@ -128,8 +128,7 @@ func asset(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, a.contentType)
 	if a.gzipped != nil && compress.Accepts(c) {
-		compress.Gzipped(c)
-		return c.Send(a.gzipped())
+		return compress.SendGzipped(c, a.gzipped())
 	}
 	f, err := assetFiles.Open(a.path)
 	if err != nil {
@@ -138,11 +137,11 @@ func asset(c *fiber.Ctx) error {
 	return c.SendStream(f, a.size) // the response closes f once sent
 }
 
-// gzipFile returns the embedded file at p gzipped (gzipBytes).
+// gzipFile returns the embedded file at p gzipped (compress.Best).
 func gzipFile(p string) []byte {
 	b, err := assetFiles.ReadFile(p)
 	if err != nil {
 		panic(err) // embedded: a build defect that the package's tests catch
 	}
-	return gzipBytes(b)
+	return compress.Best(b)
 }

@@ -1,12 +1,10 @@
 package openapi
 
 import (
-	"bytes"
 	"encoding/hex"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/klauspost/compress/gzip"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
 )
@@ -24,7 +22,7 @@ const (
 func Routes(r fiber.Router) {
 	doc := MustJSON()
 	etag := document.etag
-	gzipped := sync.OnceValue(func() []byte { return gzipBytes(doc) })
+	gzipped := sync.OnceValue(func() []byte { return compress.Best(doc) })
 	r.Get(DocumentPath, func(c *fiber.Ctx) error { return sendDocument(c, doc, gzipped, etag) })
 	r.Get(ReferencePath, reference)
 	r.Get(AssetsPath+"/:name", asset)
@@ -49,18 +47,7 @@ func sendDocument(c *fiber.Ctx, doc []byte, gzipped func() []byte, etag string) 
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	if compress.Accepts(c) {
-		compress.Gzipped(c)
-		return c.Send(gzipped())
+		return compress.SendGzipped(c, gzipped())
 	}
 	return c.Send(doc)
-}
-
-// gzipBytes returns b gzipped at the best compression: for a document or
-// an asset, compressed once per process and kept.
-func gzipBytes(b []byte) []byte {
-	var out bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
-	_, _ = zw.Write(b)
-	_ = zw.Close()
-	return out.Bytes()
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"sigs.k8s.io/yaml"
+
+	"github.com/eventapi/eventapi/api/middleware/compress"
 )
 
 // V1DocumentPath is where the v1 surface's own OpenAPI document is served.
@@ -48,7 +50,7 @@ func V1Routes(r fiber.Router, sunset time.Time) {
 	}
 	sum := sha256.Sum256(doc)
 	etag := weakETag(sum[:12])
-	gzipped := sync.OnceValue(func() []byte { return gzipBytes(doc) })
+	gzipped := sync.OnceValue(func() []byte { return compress.Best(doc) })
 	header := sunset.UTC().Format(time.RFC1123)
 	header = header[:len(header)-3] + "GMT"
 	r.Get(V1DocumentPath, func(c *fiber.Ctx) error {

@@ -118,16 +118,11 @@ func eligible(resp *fasthttp.Response, minSize int) bool {
 	return size >= minSize && compressible(resp.Header.ContentType())
 }
 
-// Accepts reports whether c's request admits a gzipped answer, for a
-// handler that serves a body it compressed ahead (an embedded asset).
+// Accepts reports whether c's request admits a gzipped answer; a handler
+// that compressed its body ahead asks it before SendGzipped.
 func Accepts(c *fiber.Ctx) bool {
 	return acceptsGzip(c.Request().Header.PeekAll(fiber.HeaderAcceptEncoding))
 }
-
-// Gzipped labels c's response as one whose body its handler gzipped, as
-// the middleware labels those it compresses; the middleware then leaves it
-// alone.
-func Gzipped(c *fiber.Ctx) { markGzip(c.Response()) }
 
 // markGzip labels a response whose body has just been gzipped:
 // Content-Encoding, Vary, and a strong ETag made weak.
@@ -143,7 +138,7 @@ func markGzip(resp *fasthttp.Response) {
 // of its own, beside any a handler set.
 func vary(resp *fasthttp.Response) {
 	for _, v := range resp.Header.PeekAll(fiber.HeaderVary) {
-		if bytes.Contains(bytes.ToLower(v), []byte("accept-encoding")) || bytes.Equal(bytes.TrimSpace(v), []byte("*")) {
+		if containsFold(v, fiber.HeaderAcceptEncoding) || bytes.Equal(bytes.TrimSpace(v), []byte("*")) {
 			return
 		}
 	}
@@ -172,6 +167,15 @@ func compressible(contentType []byte) bool {
 
 func hasPrefixFold(s []byte, prefix string) bool {
 	return len(s) >= len(prefix) && bytes.EqualFold(s[:len(prefix)], []byte(prefix))
+}
+
+func containsFold(s []byte, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if bytes.EqualFold(s[i:i+len(sub)], []byte(sub)) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasSuffixFold(s []byte, suffix string) bool {

@@ -96,3 +96,22 @@ func TestCompressible(t *testing.T) {
 		}
 	}
 }
+
+func TestContainsFold(t *testing.T) {
+	tests := []struct {
+		s, sub string
+		want   bool
+	}{
+		{"Accept-Encoding", "Accept-Encoding", true},
+		{"origin, accept-encoding", "Accept-Encoding", true},
+		{"ACCEPT-ENCODING, Origin", "Accept-Encoding", true},
+		{"Origin", "Accept-Encoding", false},
+		{"Accept-Encodin", "Accept-Encoding", false},
+		{"", "Accept-Encoding", false},
+	}
+	for _, tt := range tests {
+		if got := containsFold([]byte(tt.s), tt.sub); got != tt.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
+		}
+	}
+}
