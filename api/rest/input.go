@@ -94,6 +94,9 @@ func ParseObject(body []byte) (*Input, error) {
 	if loneSurrogate(body) {
 		return nil, errs.New(errs.MalformedJSON, `the request body holds a lone UTF-16 surrogate escape (such as \ud800); send valid Unicode`)
 	}
+	if at, ok := repeatedName(body); ok {
+		return nil, repeatedNameError(at)
+	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, errs.InvalidField("body", "must be a JSON object")
@@ -294,8 +297,8 @@ func (in *Input) String(name string, r Rule) Field[string] {
 }
 
 // stringValue checks one JSON value against the string rules of r and
-// returns it trimmed, or the issue. String and each item of StringList use
-// it, so a string is checked the same wherever it appears.
+// returns it as Text makes it, or the issue. String and each item of
+// StringList use it, so a string is checked the same wherever it appears.
 func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	// json.Unmarshal would turn null into "": refuse it here, where begin
 	// has not already dealt with it (list items).
@@ -306,7 +309,7 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", "must be a string"
 	}
-	s = trimText(s)
+	s = Text(s)
 	if blank(s) {
 		// Only invisible format characters: empty to whoever reads it, so
 		// empty to every rule (required, or required unless another field).

@@ -198,7 +198,7 @@ type planProbe struct {
 	OmitP   *money.Amount `json:"omit_p,omitempty"`
 	NoTag   string
 	Ignored string `json:"-"`
-	hidden  string //nolint:unused // unexported: not encoded
+	hidden  string //lint:ignore U1000 unexported: never encoded, which the plan must match
 }
 
 // TestPlanErrors: a value encoding/json refuses (a float that is not a

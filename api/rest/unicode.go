@@ -6,16 +6,23 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // DecodesFaithfully reports whether body is JSON that encoding/json reads
 // without changing any text: valid JSON in valid UTF-8 with no lone
-// surrogate escape, each of which the decoder would turn into U+FFFD.
+// surrogate escape, each of which the decoder would turn into U+FFFD, and
+// no name given twice in one object, of which it would keep one value.
 // ParseObject refuses the other bodies as malformed, and the
 // Idempotency-Key fingerprint takes them as their bytes (idempotency.Canonical),
 // so that none is the same request as the valid body it would decode to.
 func DecodesFaithfully(body []byte) bool {
-	return json.Valid(body) && utf8.Valid(body) && !loneSurrogate(body)
+	if !json.Valid(body) || !utf8.Valid(body) || loneSurrogate(body) {
+		return false
+	}
+	_, repeated := repeatedName(body)
+	return !repeated
 }
 
 // loneSurrogate reports whether a JSON text holds a \u escape of a UTF-16
@@ -76,6 +83,15 @@ func escapedUnit(body []byte, i int) (rune, bool) {
 func blank(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }) < 0
 }
+
+// Text is a string of a request as the service keeps and compares it:
+// trimmed (trimText) and in Unicode Normalization Form C, so "Cafe\u0301"
+// (an e and a combining acute accent, as macOS keyboards and some
+// databases send it) is "Caf\u00e9", the one character most systems send:
+// the two look the same and are the same text to a reader, so they are
+// one category name, and a filter with either finds both (docs/decisions.md,
+// "Strings are trimmed").
+func Text(s string) string { return norm.NFC.String(trimText(s)) }
 
 // trimText trims white space and the invisible characters that carry no
 // meaning at either end of a value: zero-width space, zero-width

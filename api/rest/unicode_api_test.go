@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"net/url"
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
@@ -80,5 +81,40 @@ func TestLineItemWithoutAVisibleDescription(t *testing.T) {
 	}
 	if r := a.Get("/api/v2/quotes"); len(r.List()) != 0 {
 		t.Fatalf("%d quotes stored, want none: %s", len(r.List()), r.Body)
+	}
+}
+
+// TestTextIsComposed: text is kept in NFC, so a category name sent with a
+// combining accent is the name sent composed (409 duplicate_record), both
+// spellings find it as the equipment filter, and it reads back composed.
+func TestTextIsComposed(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Composed")
+	const composed, decomposed = "Caf\u00e9 lights", "Cafe\u0301 lights"
+	cat := a.Post("/api/v2/equipment_categories", map[string]any{"name": decomposed})
+	if cat.Status != 201 || cat.Data()["name"] != composed {
+		t.Fatalf("create with a combining accent: %d %s, want 201 named %q", cat.Status, cat.Body, composed)
+	}
+	id, _ := cat.Data()["id"].(string)
+	if r := a.Post("/api/v2/equipment_categories", map[string]any{"name": composed}); r.Status != 409 || r.ErrorCode() != "duplicate_record" {
+		t.Fatalf("create composed: %d %s, want 409 duplicate_record", r.Status, r.Body)
+	}
+	if r := a.Get("/api/v2/equipment_categories/" + id); r.Data()["name"] != composed {
+		t.Fatalf("read back: %s, want %q", r.Body, composed)
+	}
+	item := a.Post("/api/v2/equipment", map[string]any{"name": "Par can", "category_id": id, "stock_quantity": 1})
+	if item.Status != 201 {
+		t.Fatalf("equipment: %d %s", item.Status, item.Body)
+	}
+	for _, name := range []string{composed, decomposed} {
+		r := a.Get("/api/v2/equipment?category=" + url.QueryEscape(name))
+		if len(r.List()) != 1 {
+			t.Errorf("?category=%q: %s, want the one item", name, r.Body)
+		}
+	}
+	// A PATCH sending the name decomposed changes nothing.
+	before := a.Get("/api/v2/equipment_categories/" + id).Data()["updated_at"]
+	if r := a.Patch("/api/v2/equipment_categories/"+id, map[string]any{"name": decomposed}); r.Status != 200 || r.Data()["updated_at"] != before {
+		t.Fatalf("PATCH with the decomposed name: %d %s, want 200 with updated_at %v", r.Status, r.Body, before)
 	}
 }

@@ -67,3 +67,21 @@ func TestTrimText(t *testing.T) {
 		}
 	}
 }
+
+func TestText(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"ASCII as it is", "Truss", "Truss"},
+		{"a combining accent composed", "Cafe\u0301", "Caf\u00e9"},
+		{"already composed", "Caf\u00e9", "Caf\u00e9"},
+		{"trimmed, then composed", "\ufeff Cafe\u0301 ", "Caf\u00e9"},
+		{"Hangul jamo composed", "\u1100\u1161", "\uac00"},
+		{"an Angstrom sign is the letter", "\u212b", "\u00c5"},
+		{"compatibility forms kept (NFC, not NFKC)", "\ufb01le", "\ufb01le"},
+		{"full-width kept", "\uff21", "\uff21"},
+		{"a joiner inside an emoji kept", "👩\u200d💻", "👩\u200d💻"},
+	} {
+		if got := Text(c.in); got != c.want {
+			t.Errorf("%s: Text(%+q) = %+q, want %+q", c.name, c.in, got, c.want)
+		}
+	}
+}

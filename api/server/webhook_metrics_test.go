@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
@@ -16,6 +18,30 @@ import (
 // outcome in /metrics, with the attempt duration and the delivery lag as
 // histograms and no organization or endpoint in any label.
 func TestWebhookDeliveriesAreMetered(t *testing.T) {
+	fams, org := meteredDeliveries(t)
+	for _, name := range []string{"eventapi_webhook_attempt_duration_seconds", "eventapi_webhook_delivery_lag_seconds"} {
+		if fams[name] == nil || len(fams[name].GetMetric()) == 0 {
+			t.Errorf("no %s histogram", name)
+		}
+	}
+	for name, fam := range fams {
+		for _, m := range fam.GetMetric() {
+			for k, v := range labels(m) {
+				if v == org.ID.String() || k == "endpoint" || k == "url" {
+					t.Errorf("%s carries %s=%s", name, k, v)
+				}
+			}
+		}
+	}
+}
+
+// meteredDeliveries creates a client in an organization with two webhook
+// endpoints, real receivers of which one answers 204 and one 500, and
+// returns the first scrape of /metrics that counts both attempts: by then
+// the process has served requests, used its pools and delivered, so every
+// series the service exports is in it.
+func meteredDeliveries(t *testing.T) (map[string]*dto.MetricFamily, *apitest.Org) {
+	t.Helper()
 	u := metricsEndpoint(t)
 	env := apitest.New(t, func(c *config.Config, o *server.Options) {
 		o.Metrics = true
@@ -24,9 +50,9 @@ func TestWebhookDeliveriesAreMetered(t *testing.T) {
 		c.Webhook.BackoffBase = time.Hour // a failure is retried after the test
 	})
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	defer ok.Close()
+	t.Cleanup(ok.Close)
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
-	defer broken.Close()
+	t.Cleanup(broken.Close)
 	org := env.NewOrg("Hooked")
 	for _, url := range []string{ok.URL, broken.URL} {
 		if res := org.Post("/api/v2/webhook_endpoints", map[string]any{"url": url, "enabled_events": []string{"client.created"}}); res.Status != 201 {
@@ -45,21 +71,7 @@ func TestWebhookDeliveriesAreMetered(t *testing.T) {
 		s := counter(fams, "eventapi_webhook_attempts_total", map[string]string{"outcome": "success"})
 		f := counter(fams, "eventapi_webhook_attempts_total", map[string]string{"outcome": "failure"})
 		if s == successes+1 && f == failures+1 {
-			for _, name := range []string{"eventapi_webhook_attempt_duration_seconds", "eventapi_webhook_delivery_lag_seconds"} {
-				if fams[name] == nil || len(fams[name].GetMetric()) == 0 {
-					t.Errorf("no %s histogram", name)
-				}
-			}
-			for name, fam := range fams {
-				for _, m := range fam.GetMetric() {
-					for k, v := range labels(m) {
-						if v == org.ID.String() || k == "endpoint" || k == "url" {
-							t.Errorf("%s carries %s=%s", name, k, v)
-						}
-					}
-				}
-			}
-			return
+			return fams, org
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("attempts counted: success %v (want %v), failure %v (want %v)", s, successes+1, f, failures+1)

@@ -197,6 +197,7 @@ func TestEquipmentPatch(t *testing.T) {
 		{"array body", `[{"weight_lbs": 5}]`, "body"},
 		{"invalid JSON", `{"weight_lbs": `, "JSON"},
 		{"empty body", ``, "JSON"},
+		{"a name given twice", `{"weight_lbs": 5, "weight_lbs": 6}`, `"weight_lbs" more than once`},
 	}
 	for _, c := range bad {
 		t.Run("bad/"+c.name, func(t *testing.T) {

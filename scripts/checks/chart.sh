@@ -41,8 +41,8 @@ grep -q '^kind: ServiceMonitor' "$tmp/production.yaml" || fail "production value
 # exit would kill helm with SIGPIPE and make the pipeline's status lie.
 "$HELM" template eventapi "$chart" --namespace eventapi -f "$prod" >"$tmp/production-no-monitoring.yaml" ||
   fail "helm template with $prod (no monitoring.coreos.com/v1)"
-if grep -q '^kind: ServiceMonitor' "$tmp/production-no-monitoring.yaml"; then
-  fail "a ServiceMonitor is rendered although the cluster has no monitoring.coreos.com/v1"
+if grep -qE '^kind: (ServiceMonitor|PrometheusRule)' "$tmp/production-no-monitoring.yaml"; then
+  fail "a ServiceMonitor or PrometheusRule is rendered although the cluster has no monitoring.coreos.com/v1"
 fi
 
 echo "chart: values.schema.json and the chart refuse bad values" >&2
@@ -121,6 +121,19 @@ if grep -qE '__EVENTAPI_SERVICE_NAME__|"allValue": "\.\*"' "$tmp/dash.yaml"; the
   fail "the dashboard keeps its placeholder or an All that matches every job"
 fi
 
+echo "chart: the alerting rules select this release's scrape jobs" >&2
+grep -q '^kind: PrometheusRule' "$tmp/production.yaml" || fail "production values render no PrometheusRule"
+for want in 'job="eventapi-metrics", namespace="eventapi"' 'job="eventapi-operator-metrics", namespace="eventapi"' 'team: rentals' 'severity: critical'; do
+  grep -qF "$want" "$tmp/production.yaml" || fail "the PrometheusRule lacks '$want'"
+done
+if grep -qE '__API__|__OPERATOR__' "$tmp/production.yaml"; then fail "the PrometheusRule keeps a placeholder"; fi
+"$HELM" template eventapi "$chart" --namespace eventapi --api-versions monitoring.coreos.com/v1 --set metrics.prometheusRule.enabled=true \
+  --set operator.enabled=false --set 'metrics.prometheusRule.apiSelector=job="api"' >"$tmp/rules-no-operator.yaml" ||
+  fail "helm template with the rules and no operator"
+if grep -qE 'eventapi\.operator|Operator' "$tmp/rules-no-operator.yaml"; then fail "the operator's alerts are rendered without the operator"; fi
+grep -qF 'up{job="api"} == 0' "$tmp/rules-no-operator.yaml" || fail "metrics.prometheusRule.apiSelector is not used"
+echo "chart:   rendered for the release's jobs, the operator's group only with the operator" >&2
+
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.
 if grep -q '^kind: PodDisruptionBudget' "$tmp/default.yaml"; then fail "a PodDisruptionBudget is rendered for a single replica"; fi
@@ -142,6 +155,7 @@ echo "chart:   the Ingress routes /api only" >&2
 echo "chart: server-side dry-run against a real kube-apiserver" >&2
 go run ./operator/chartcheck \
   --crds "$chart/crds" --crds operator/chartcheck/testdata/servicemonitor-crd.yaml \
+  --crds operator/chartcheck/testdata/prometheusrule-crd.yaml \
   --operator-role operator/config/rbac/role.yaml \
   --must-fail operator/chartcheck/testdata/invalid-objects.yaml \
   "$tmp/default.yaml" "$tmp/production.yaml"

@@ -462,7 +462,8 @@ type ClientInterface interface {
 	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// named in the message and nothing is written. A body that is not valid JSON, or names a
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 	// `equipment:write`.
 	//
 	// Takes any type of body and a specified content type.
@@ -482,7 +483,8 @@ type ClientInterface interface {
 	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// named in the message and nothing is written. A body that is not valid JSON, or names a
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 	// `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -596,7 +598,8 @@ func (c *Client) GetEquipmentV1(ctx context.Context, id Id, reqEditors ...Reques
 // stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-// named in the message and nothing is written. Scopes `equipment:read` **and**
+// named in the message and nothing is written. A body that is not valid JSON, or names a
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 // `equipment:write`.
 //
 // Takes any type of body and a specified content type.
@@ -625,7 +628,8 @@ func (c *Client) PatchEquipmentV1WithBody(ctx context.Context, id Id, contentTyp
 // stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-// named in the message and nothing is written. Scopes `equipment:read` **and**
+// named in the message and nothing is written. A body that is not valid JSON, or names a
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 // `equipment:write`.
 //
 // Takes a body of the `application/json` content type.
@@ -1140,7 +1144,8 @@ type ClientWithResponsesInterface interface {
 	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// named in the message and nothing is written. A body that is not valid JSON, or names a
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 	// `equipment:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -1160,7 +1165,8 @@ type ClientWithResponsesInterface interface {
 	// stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-	// named in the message and nothing is written. Scopes `equipment:read` **and**
+	// named in the message and nothing is written. A body that is not valid JSON, or names a
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 	// `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -2430,7 +2436,8 @@ func (c *ClientWithResponses) GetEquipmentV1WithResponse(ctx context.Context, id
 // stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-// named in the message and nothing is written. Scopes `equipment:read` **and**
+// named in the message and nothing is written. A body that is not valid JSON, or names a
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 // `equipment:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -2456,7 +2463,8 @@ func (c *ClientWithResponses) PatchEquipmentV1WithBodyWithResponse(ctx context.C
 // stored value is null too, and changes nothing (v1 cannot clear a field); over a stored
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
-// named in the message and nothing is written. Scopes `equipment:read` **and**
+// named in the message and nothing is written. A body that is not valid JSON, or names a
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
 // `equipment:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
