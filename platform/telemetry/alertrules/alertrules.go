@@ -2,7 +2,8 @@
 // (charts/eventapi/alerts/eventapi.rules.yaml) as Prometheus loads a rule
 // file, and holds each expression to the series a scrape really exports,
 // so that a renamed metric or label fails a test instead of silencing an
-// alert. The rules name their scrape jobs by placeholders (API, Operator)
+// alert; its tests also evaluate every rule over synthetic series with
+// Prometheus's query engine (TestAlertsFire). The rules name their scrape jobs by placeholders (API, Operator)
 // that the chart's template fills in; Load fills them with the matchers a
 // test gives. docs/observability.md, "Alerts", describes the rules.
 package alertrules
@@ -12,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/model"
@@ -33,6 +35,8 @@ var ScrapeLabels = []string{"job", "instance", "namespace", "pod", "service", "c
 // Rule is one alerting rule and what its expression reads.
 type Rule struct {
 	Alert, Expr string
+	// For is how long the expression must hold before the alert fires.
+	For time.Duration
 	// Target is the placeholder the expression selects by (API or
 	// Operator).
 	Target string
@@ -71,7 +75,7 @@ func Load(path string, matchers map[string]string) ([]Rule, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", path, r.Alert, err)
 			}
-			rule := Rule{Alert: r.Alert, Expr: r.Expr}
+			rule := Rule{Alert: r.Alert, Expr: r.Expr, For: time.Duration(r.For)}
 			for placeholder, m := range matchers {
 				if strings.Contains(r.Expr, m) {
 					rule.Target = placeholder

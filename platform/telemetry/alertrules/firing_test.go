@@ -1,0 +1,257 @@
+package alertrules
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/model/histogram"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
+	"github.com/prometheus/prometheus/tsdb/chunks"
+	"github.com/prometheus/prometheus/util/annotations"
+)
+
+// The synthetic hour each scenario's series cover, scraped every 30 s as the
+// chart's ServiceMonitor does; alerts are judged at its end.
+const (
+	scrape = 30 * time.Second
+	hour   = time.Hour
+)
+
+// point is one float sample.
+type point struct {
+	t int64
+	f float64
+}
+
+func (p point) T() int64                    { return p.t }
+func (p point) F() float64                  { return p.f }
+func (point) H() *histogram.Histogram       { return nil }
+func (point) FH() *histogram.FloatHistogram { return nil }
+func (point) Type() chunkenc.ValueType      { return chunkenc.ValFloat }
+func (p point) Copy() chunks.Sample         { return p }
+func ms(d time.Duration) int64              { return d.Milliseconds() }
+func labelsOf(name string, kv ...string) labels.Labels {
+	return labels.FromStrings(append([]string{labels.MetricName, name}, kv...)...)
+}
+
+// series is one synthetic series: value(t) at every scrape of the hour
+// from start until end (a series that stops, as a pod's when it goes).
+type series struct {
+	labels     labels.Labels
+	value      func(t time.Duration) float64
+	start, end time.Duration
+}
+
+// counter grows by perSecond from the start of the hour.
+func counter(perSecond float64, name string, kv ...string) series {
+	return series{labels: labelsOf(name, kv...), value: func(t time.Duration) float64 { return perSecond * t.Seconds() }, end: hour}
+}
+
+// gauge holds v all hour.
+func gauge(v float64, name string, kv ...string) series {
+	return series{labels: labelsOf(name, kv...), value: func(time.Duration) float64 { return v }, end: hour}
+}
+
+// histogramOf is a classic histogram receiving perSecond observations, all
+// of them of about value seconds: its _bucket series at the boundaries, its
+// _count and its _sum.
+func histogramOf(perSecond, value float64, name string, kv ...string) []series {
+	var out []series
+	for _, le := range []float64{0.5, 1, 2.5, 5, 10, 60, 300, math.Inf(1)} {
+		rate := 0.0
+		if value <= le {
+			rate = perSecond
+		}
+		out = append(out, counter(rate, name+"_bucket", append(slices.Clone(kv), "le", fmt.Sprint(le))...))
+	}
+	out = append(out, counter(perSecond, name+"_count", kv...), counter(perSecond*value, name+"_sum", kv...))
+	return out
+}
+
+// between keeps s only from start to end of the hour.
+func between(start, end time.Duration, s series) series { s.start, s.end = start, end; return s }
+
+// storageOf serves the scenario's series to the engine.
+func storageOf(all []series) storage.Queryable {
+	return storage.QueryableFunc(func(mint, maxt int64) (storage.Querier, error) {
+		return &storage.MockQuerier{SelectMockFunction: func(_ bool, _ *storage.SelectHints, matchers ...*labels.Matcher) storage.SeriesSet {
+			var set []storage.Series
+			for _, s := range all {
+				if !matches(s.labels, matchers) {
+					continue
+				}
+				var samples []chunks.Sample
+				for t := s.start; t <= s.end; t += scrape {
+					if ms(t) >= mint && ms(t) <= maxt {
+						samples = append(samples, point{ms(t), s.value(t)})
+					}
+				}
+				set = append(set, storage.NewListSeries(s.labels, samples))
+			}
+			return &listSet{series: set, i: -1}
+		}}, nil
+	})
+}
+
+func matches(ls labels.Labels, matchers []*labels.Matcher) bool {
+	for _, m := range matchers {
+		if !m.Matches(ls.Get(m.Name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// listSet is a storage.SeriesSet over a slice.
+type listSet struct {
+	series []storage.Series
+	i      int
+}
+
+func (l *listSet) Next() bool                      { l.i++; return l.i < len(l.series) }
+func (l *listSet) At() storage.Series              { return l.series[l.i] }
+func (*listSet) Err() error                        { return nil }
+func (*listSet) Warnings() annotations.Annotations { return nil }
+
+// firing reports whether rule fires at the end of the hour: its expression
+// returned a result at every evaluation (one a minute) of the last For.
+func firing(t *testing.T, rule Rule, all []series) bool {
+	t.Helper()
+	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e6, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
+	q := storageOf(all)
+	for at := hour - rule.For; at <= hour; at += time.Minute {
+		query, err := engine.NewInstantQuery(context.Background(), q, nil, rule.Expr, time.UnixMilli(ms(at)))
+		if err != nil {
+			t.Fatalf("%s: %v", rule.Alert, err)
+		}
+		res := query.Exec(context.Background())
+		if res.Err != nil {
+			t.Fatalf("%s at %s: %v", rule.Alert, at, res.Err)
+		}
+		if v, ok := res.Value.(promql.Vector); !ok || len(v) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// The series names and labels below are the ones a scrape of the service
+// has (TestAlertRulesReadExportedSeries holds the rules to those); api and
+// op are the scrape jobs testMatchers selects.
+var (
+	api = []string{"job", "api", "namespace", "eventapi"}
+	op  = []string{"job", "operator", "namespace", "eventapi"}
+)
+
+func with(base []string, kv ...string) []string { return append(slices.Clone(base), kv...) }
+
+// requests is the request histogram's count for one route and status.
+func requests(perSecond float64, route, status string) series {
+	return counter(perSecond, "http_server_request_duration_seconds_count",
+		with(api, "http_route", route, "http_response_status_code", status, "http_response_status_class", status[:1]+"xx")...)
+}
+
+func concat(lists ...[]series) []series { return slices.Concat(lists...) }
+
+// TestAlertsFire: each of the chart's alerts fires on the trouble it names,
+// once it has lasted its For, and stays quiet on a healthy hour, on a short
+// blip, and during what a fleet does every day (a drain's 503s on /readyz,
+// one pod of several restarting). Every alert of the file has a case that
+// fires and one that does not.
+func TestAlertsFire(t *testing.T) {
+	rules, err := Load(ChartRules, testMatchers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Rule{}
+	for _, r := range rules {
+		byName[r.Alert] = r
+	}
+	up := func(v float64, pod string, job []string) series { return gauge(v, "up", with(job, "pod", pod)...) }
+	ok := requests(50, "/api/v2/clients", "200")
+	tests := []struct {
+		name, alert string
+		series      []series
+		fires       bool
+	}{
+		{"every pod down", "EventapiDown", []series{up(0, "a", api), up(0, "b", api)}, true},
+		{"no pod scraped at all", "EventapiDown", nil, true},
+		{"one pod of two down", "EventapiDown", []series{up(1, "a", api), up(0, "b", api)}, false},
+		{"a pod down", "EventapiPodNotScraped", []series{up(1, "a", api), up(0, "b", api)}, true},
+		{"a pod restarted for five minutes", "EventapiPodNotScraped",
+			[]series{up(1, "a", api), between(0, 50*time.Minute, up(1, "b", api)), between(50*time.Minute, 55*time.Minute, up(0, "b", api)), between(55*time.Minute, hour, up(1, "b", api))}, false},
+		{"10% of requests 5xx", "EventapiServerErrors", []series{ok, requests(5.5, "/api/v2/clients", "500")}, true},
+		{"1% of requests 5xx", "EventapiServerErrors", []series{ok, requests(0.5, "/api/v2/clients", "503")}, false},
+		{"a drain: /readyz answers 503", "EventapiServerErrors", []series{ok, requests(50, "/readyz", "503")}, false},
+		{"5xx for five minutes", "EventapiServerErrors",
+			[]series{ok, between(40*time.Minute, 45*time.Minute, requests(50, "/api/v2/clients", "500"))}, false},
+		{"requests take 4 s", "EventapiSlowResponses",
+			histogramOf(20, 4, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/pick_lists/{id}")...), true},
+		{"requests take 40 ms", "EventapiSlowResponses",
+			histogramOf(20, 0.04, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/pick_lists/{id}")...), false},
+		{"probes are slow, requests are not", "EventapiSlowResponses", concat(
+			histogramOf(20, 0.04, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/clients")...),
+			histogramOf(20, 8, "http_server_request_duration_seconds", with(api, "http_route", "/readyz")...)), false},
+		{"the limiter fails open", "EventapiRateLimiterFailingOpen", []series{counter(3, "eventapi_ratelimit_fail_open_total", api...)}, true},
+		{"the limiter failed open earlier", "EventapiRateLimiterFailingOpen", []series{gauge(120, "eventapi_ratelimit_fail_open_total", api...)}, false},
+		{"keyed writes refused", "EventapiIdempotencyStoreUnavailable", []series{counter(1, "eventapi_idempotency_unavailable_total", api...)}, true},
+		{"no keyed write refused", "EventapiIdempotencyStoreUnavailable", []series{gauge(0, "eventapi_idempotency_unavailable_total", api...)}, false},
+		{"records dropped", "EventapiRequestLogDropping", []series{counter(40, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, true},
+		{"no record dropped", "EventapiRequestLogDropping", []series{gauge(0, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, false},
+		{"19 of 20 connections in use", "EventapiDatabasePoolExhausted", []series{
+			gauge(19, "go_sql_connections_in_use", with(api, "pod", "a", "db_system", "postgresql")...),
+			gauge(20, "go_sql_connections_max_open", with(api, "pod", "a", "db_system", "postgresql")...)}, true},
+		{"5 of 20 connections in use", "EventapiDatabasePoolExhausted", []series{
+			gauge(5, "go_sql_connections_in_use", with(api, "pod", "a", "db_system", "postgresql")...),
+			gauge(20, "go_sql_connections_max_open", with(api, "pod", "a", "db_system", "postgresql")...)}, false},
+		{"large reads wait", "EventapiLargeReadsQueueing", []series{gauge(3, "eventapi_large_reads_waiting", with(api, "pod", "a")...)}, true},
+		{"no large read waits", "EventapiLargeReadsQueueing", []series{gauge(0, "eventapi_large_reads_waiting", with(api, "pod", "a")...)}, false},
+		{"webhooks arrive after two minutes", "EventapiWebhookDeliveryLagging",
+			histogramOf(5, 120, "eventapi_webhook_delivery_lag_seconds", api...), true},
+		{"webhooks arrive within a second", "EventapiWebhookDeliveryLagging",
+			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", api...), false},
+		{"a few webhooks late: the median is not", "EventapiWebhookDeliveryLagging", concat(
+			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a")...),
+			histogramOf(1, 250, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b")...)), false},
+		{"the operator not scraped", "EventapiOperatorDown", nil, true},
+		{"the operator up", "EventapiOperatorDown", []series{up(1, "o", op)}, false},
+		{"reconciles failing", "EventapiOperatorReconcileErrors",
+			[]series{counter(0.2, "controller_runtime_reconcile_errors_total", with(op, "controller", "apikey")...)}, true},
+		{"no reconcile failing", "EventapiOperatorReconcileErrors",
+			[]series{gauge(2, "controller_runtime_reconcile_errors_total", with(op, "controller", "apikey")...)}, false},
+	}
+	covered := map[string][2]bool{}
+	for _, tt := range tests {
+		t.Run(tt.alert+"/"+tt.name, func(t *testing.T) {
+			rule, ok := byName[tt.alert]
+			if !ok {
+				t.Fatalf("no alert %s in %s", tt.alert, ChartRules)
+			}
+			if got := firing(t, rule, tt.series); got != tt.fires {
+				t.Fatalf("fires = %v, want %v\n%s", got, tt.fires, rule.Expr)
+			}
+		})
+		c := covered[tt.alert]
+		c[boolIndex(tt.fires)] = true
+		covered[tt.alert] = c
+	}
+	for _, r := range rules {
+		if c := covered[r.Alert]; !c[0] || !c[1] {
+			t.Errorf("%s: no case where it fires and one where it does not (%v)", r.Alert, c)
+		}
+	}
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
