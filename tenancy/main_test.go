@@ -24,6 +24,6 @@ func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 func openCounted(t *testing.T) (*bun.DB, *queryCounter) {
 	db := pgtest.Open(t)
 	qc := &queryCounter{}
-	db.AddQueryHook(qc)
+	db = db.WithQueryHook(qc)
 	return db, qc
 }

@@ -41,7 +41,9 @@ func TestParentDeletedWhileAChildIsWritten(t *testing.T) {
 	}
 	written := make(chan write, 1)
 	var armed atomic.Bool
-	env.Svc.DB.AddQueryHook(beforeStatement(func(ctx context.Context, q string) {
+	// The service's handlers hold env.Svc.DB itself: the hooked copy
+	// replaces it in place so that they run the hook.
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(beforeStatement(func(ctx context.Context, q string) {
 		if !strings.HasPrefix(q, "DELETE") || !strings.Contains(q, "pick_list_items") || !armed.CompareAndSwap(true, false) {
 			return
 		}

@@ -399,7 +399,9 @@ func TestNoNPlusOne(t *testing.T) {
 		}
 	}
 	counter := &queryCounter{}
-	env.Svc.DB.AddQueryHook(counter)
+	// The service's handlers hold env.Svc.DB itself: the hooked copy
+	// replaces it in place so that they run the hook.
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(counter)
 	// The page and the expansions sent with real parameters bypass bun's
 	// hooks; count them too.
 	storage.AddStatementHook(env.Svc.DB, func(context.Context, string) { counter.n.Add(1) })

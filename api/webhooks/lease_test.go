@@ -83,7 +83,7 @@ func TestAttemptNeverOutlivesItsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slowDB.Close()
-	slowDB.AddQueryHook(slowLoad{d: 2500 * time.Millisecond})
+	slowDB = slowDB.WithQueryHook(slowLoad{d: 2500 * time.Millisecond})
 
 	cfg := env.Cfg.Webhook
 	cfg.Workers, cfg.Timeout, cfg.Lease = 1, 3*time.Second, 4*time.Second // lease > timeout, as config requires

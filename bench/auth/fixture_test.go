@@ -56,8 +56,9 @@ func setup(tb testing.TB) *fixture {
 		if err != nil {
 			tb.Fatalf("open database: %v", err)
 		}
-		f := &fixture{db: db, queries: &QueryCounter{}}
-		db.AddQueryHook(f.queries)
+		f := &fixture{queries: &QueryCounter{}}
+		db = db.WithQueryHook(f.queries)
+		f.db = db
 		org, err := tenancy.CreateOrganization(ctx, db, "bench auth", nil)
 		if err != nil {
 			tb.Fatalf("create organization: %v", err)

@@ -38,7 +38,9 @@ func start(tb testing.TB) *app {
 		tb.Fatal(err)
 	}
 	q := &lastQueries{}
-	env.Svc.DB.AddQueryHook(q)
+	// The service's handlers hold env.Svc.DB itself: the hooked copy
+	// replaces it in place so that they run the hook.
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(q)
 	return &app{base: env.Listen(tb), key: a.Key, fix: fix, queries: q, db: env.Svc.DB}
 }
 

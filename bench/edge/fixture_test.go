@@ -100,7 +100,7 @@ func setup(tb testing.TB) *fixture {
 		}
 		f := &fixture{db: db, redis: r, prefix: prefix, trips: &RoundTrips{}, queries: &queryCounter{}, org: org.ID}
 		r.Client().AddHook(f.trips)
-		db.AddQueryHook(f.queries)
+		f.db = f.db.WithQueryHook(f.queries)
 		shared = f
 	})
 	if shared == nil {

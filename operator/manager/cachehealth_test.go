@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 )
@@ -21,6 +23,11 @@ func TestCacheHealth(t *testing.T) {
 	sandboxes := schema.GroupResource{Group: "eventapi.io", Resource: "sandboxorganizations"}
 	notFound := apierrors.NewNotFound(sandboxes, "")
 	forbidden := apierrors.NewForbidden(sandboxes, "", errors.New("RBAC: access denied"))
+	// A 410 with reason Gone (not Expired), which benignWatchError accepts
+	// through apierrors.IsGone; the deprecated apierrors.NewGone made this
+	// same error.
+	gone := &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: "gone"}}
 	decode := errors.New(`unable to decode an event from the watch stream: json: cannot unmarshal string into Go struct field ApiKeySpec.spec.scopes of type []string`)
 	long := errors.New(strings.Repeat("é", 400)) // 800 bytes, two-byte runes
 
@@ -40,7 +47,7 @@ func TestCacheHealth(t *testing.T) {
 		{name: "wrapped EOF", events: []event{{0, fmt.Errorf("watch: %w", io.EOF)}}, at: time.Second},
 		{name: "unexpected EOF", events: []event{{0, io.ErrUnexpectedEOF}}, at: time.Second},
 		{name: "resource version expired", events: []event{{0, apierrors.NewResourceExpired("too old resource version: 1 (2)")}}, at: time.Second},
-		{name: "resource version gone", events: []event{{0, apierrors.NewGone("gone")}}, at: time.Second},
+		{name: "resource version gone", events: []event{{0, gone}}, at: time.Second},
 		{name: "CRD deleted", events: []event{{0, notFound}}, at: time.Second, fails: true, says: "not found"},
 		{name: "RBAC lost", events: []event{{0, forbidden}}, at: time.Second, fails: true, says: "forbidden"},
 		{name: "cannot decode", events: []event{{0, decode}}, at: time.Second, fails: true, says: "unable to decode"},

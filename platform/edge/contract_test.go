@@ -322,7 +322,7 @@ func loweredTo(t *testing.T, s edge.Store, limit int) {
 	if d.Reset.Before(lo) || d.Reset.After(hi) {
 		t.Fatalf("Reset %v, want entry %d's expiry (%v..%v)", d.Reset, frees, lo, hi)
 	}
-	if d.RetryAfter < lo.Sub(time.Now()) || d.RetryAfter > hi.Sub(asked) {
+	if d.RetryAfter < time.Until(lo) || d.RetryAfter > hi.Sub(asked) {
 		t.Fatalf("RetryAfter %v, want the time until entry %d's expiry", d.RetryAfter, frees)
 	}
 }

@@ -87,7 +87,7 @@ func TestFiltersUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := &lastQuery{}
-	db.AddQueryHook(seen)
+	db = db.WithQueryHook(seen)
 
 	tests := []struct {
 		name string

@@ -46,8 +46,8 @@ func TestClaimAtTheRetentionBoundary(t *testing.T) {
 		org.ID, retention.Seconds()).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	db.AddQueryHook(expireAfterClaim{})
-	tx, err := db.BeginTx(ctx, nil)
+	hooked := db.WithQueryHook(expireAfterClaim{})
+	tx, err := hooked.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

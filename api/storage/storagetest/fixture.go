@@ -43,7 +43,7 @@ func NewFixture(tb testing.TB) *Fixture {
 			database.Options{MaxOpenConns: 10, Pooler: pgtest.Pooler()})
 		if shared.err == nil {
 			shared.guard, shared.err = New(ctx, shared.db)
-			shared.db.AddQueryHook(shared.guard)
+			shared.db = shared.db.WithQueryHook(shared.guard)
 		}
 	})
 	if shared.err != nil {

@@ -44,7 +44,9 @@ func Install(tb testing.TB, db *bun.DB) *Guard {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	db.AddQueryHook(g)
+	// The service (and whatever else was given db) holds this *bun.DB: the
+	// hooked copy replaces it in place so that every holder runs the guard.
+	*db = *db.WithQueryHook(g)
 	// The detail and list statements storage sends with real parameters
 	// bypass bun's hooks; storage shows them to the guard itself.
 	storage.AddStatementHook(db, func(_ context.Context, query string) { g.see(query) })

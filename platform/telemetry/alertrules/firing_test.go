@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
@@ -38,7 +39,7 @@ func (point) Type() chunkenc.ValueType      { return chunkenc.ValFloat }
 func (p point) Copy() chunks.Sample         { return p }
 func ms(d time.Duration) int64              { return d.Milliseconds() }
 func labelsOf(name string, kv ...string) labels.Labels {
-	return labels.FromStrings(append([]string{labels.MetricName, name}, kv...)...)
+	return labels.FromStrings(append([]string{model.MetricNameLabel, name}, kv...)...)
 }
 
 // series is one synthetic series: value(t) at every scrape of the hour
