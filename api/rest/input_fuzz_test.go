@@ -1,7 +1,10 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -30,6 +33,9 @@ func FuzzParseObject(f *testing.F) {
 	rule := Rule{MaxLen: 20, MaxItems: 3, Min: Bound(0), Max: Bound(1e9)}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in, err := ParseObject(body)
+		if repeated, ok := namesRepeat(body); ok && repeated != (err != nil && strings.Contains(err.Error(), "more than once")) {
+			t.Fatalf("ParseObject(%q) = %v, but a name repeats: %v", body, err, repeated)
+		}
 		if err != nil {
 			e := errs.As(err)
 			if e == nil || (e.Code != errs.MalformedJSON && e.Code != errs.Validation) {
@@ -64,4 +70,63 @@ func FuzzParseObject(f *testing.F) {
 			t.Fatalf("issues of %q: %v, want validation_error", body, err)
 		}
 	})
+}
+
+// namesRepeat is an oracle for repeatedName that shares none of its code:
+// encoding/json's token reader, whose names come decoded, with one set of
+// names per open object. ok is false when the reader cannot judge the body
+// (not valid JSON, or text the decoder would change: those are refused
+// before names are looked at).
+func namesRepeat(body []byte) (repeated, ok bool) {
+	if !json.Valid(body) || !utf8.Valid(body) || loneSurrogate(body) {
+		return false, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	type frame struct {
+		object bool
+		names  map[string]bool
+		key    bool // the next string token is a member name
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return false, true
+		}
+		if err != nil {
+			return false, false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, isDelim := tok.(json.Delim); isDelim {
+			switch d {
+			case '{', '[':
+				if top != nil && top.object {
+					top.key = true // the object or array was a member's value
+				}
+				stack = append(stack, &frame{object: d == '{', names: map[string]bool{}, key: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].key = true
+				}
+			}
+			continue
+		}
+		if top == nil || !top.object {
+			continue
+		}
+		if top.key {
+			name, _ := tok.(string)
+			if top.names[name] {
+				return true, true
+			}
+			top.names[name] = true
+			top.key = false
+		} else {
+			top.key = true // a scalar value: a name comes next
+		}
+	}
 }

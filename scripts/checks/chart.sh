@@ -132,7 +132,22 @@ if grep -qE '__API__|__OPERATOR__' "$tmp/production.yaml"; then fail "the Promet
   fail "helm template with the rules and no operator"
 if grep -qE 'eventapi\.operator|Operator' "$tmp/rules-no-operator.yaml"; then fail "the operator's alerts are rendered without the operator"; fi
 grep -qF 'up{job="api"} == 0' "$tmp/rules-no-operator.yaml" || fail "metrics.prometheusRule.apiSelector is not used"
-echo "chart:   rendered for the release's jobs, the operator's group only with the operator" >&2
+# A selector holding YAML's own characters reaches every expression intact.
+"$HELM" template eventapi "$chart" --namespace eventapi --api-versions monitoring.coreos.com/v1 --set metrics.prometheusRule.enabled=true \
+  --set operator.enabled=false --set 'metrics.prometheusRule.apiSelector=job=~"a: b #c"' >"$tmp/rules-odd.yaml" ||
+  fail "helm template with a selector holding ': ' and ' #'"
+# (Long expressions are folded over lines: count on the text unfolded.)
+want=$(grep -v '^ *#' "$chart/alerts/eventapi.rules.yaml" | grep -o '__API__' | wc -l)
+got=$(tr '\n' ' ' <"$tmp/rules-odd.yaml" | tr -s ' ' | grep -oF 'job=~"a: b #c"' | wc -l)
+[ "$got" = "$want" ] || fail "the rules hold the odd selector $got times, want $want (one per __API__)"
+# Every alert names the release's namespace, aggregates and absent() too.
+[ "$(grep -c '^        - alert: ' "$tmp/production.yaml")" = "$(grep -c '^            namespace: eventapi$' "$tmp/production.yaml")" ] ||
+  fail "an alert lacks the release's namespace label"
+if "$HELM" template eventapi "$chart" --api-versions monitoring.coreos.com/v1 --set metrics.prometheusRule.enabled=true >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted alerting rules with neither the ServiceMonitors nor selectors"
+fi
+grep -q "selects the scrape jobs" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "rules without ServiceMonitors were refused for another reason"; }
+echo "chart:   rendered for the release's jobs and namespace, the operator's group only with the operator; refused with no job to select" >&2
 
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.
