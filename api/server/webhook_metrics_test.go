@@ -79,3 +79,64 @@ func meteredDeliveries(t *testing.T) (map[string]*dto.MetricFamily, *apitest.Org
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestDueDeliveriesAreMetered: with one delivery to an endpoint in flight
+// (its receiver holds the request) and the endpoint's concurrency cap at 1,
+// the next change's delivery is due and waits: /metrics counts it in
+// eventapi_webhook_deliveries_due, and counts none once the receiver lets
+// go and both are delivered.
+func TestDueDeliveriesAreMetered(t *testing.T) {
+	u := metricsEndpoint(t)
+	env := apitest.New(t, func(c *config.Config, o *server.Options) {
+		o.Metrics = true
+		c.Webhook.AllowPrivate = true
+		c.Webhook.PollInterval = 20 * time.Millisecond
+		c.Webhook.EndpointConcurrency = 1
+	})
+	arrived, release := make(chan struct{}, 2), make(chan struct{})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(release)
+		}
+	})
+	org := env.NewOrg("Backlogged")
+	if res := org.Post("/api/v2/webhook_endpoints", map[string]any{"url": receiver.URL, "enabled_events": []string{"client.created"}}); res.Status != 201 {
+		t.Fatalf("create endpoint: %d %s", res.Status, res.Body)
+	}
+	if res := org.Post("/api/v2/clients", map[string]any{"name": "First"}); res.Status != 201 {
+		t.Fatalf("create client: %d %s", res.Status, res.Body)
+	}
+	<-arrived // the first delivery is in flight and holds the endpoint's one slot
+	if res := org.Post("/api/v2/clients", map[string]any{"name": "Second"}); res.Status != 201 {
+		t.Fatalf("create client: %d %s", res.Status, res.Body)
+	}
+	waitForDue := func(want float64) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			fams := scrape(t, u)
+			var got float64 = -1
+			if f := fams["eventapi_webhook_deliveries_due"]; f != nil && len(f.GetMetric()) == 1 {
+				got = f.GetMetric()[0].GetGauge().GetValue()
+			}
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("eventapi_webhook_deliveries_due = %v, want %v", got, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitForDue(1)
+	close(release)
+	released = true
+	waitForDue(0)
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -18,6 +20,17 @@ var (
 	attemptCounter  metric.Int64Counter
 	attemptDuration metric.Float64Histogram
 	lagHistogram    metric.Float64Histogram
+	dueGauge        metric.Int64ObservableGauge
+	// meter made the instruments; a callback must be registered with the
+	// meter of its instrument.
+	meter metric.Meter
+)
+
+// dueLimit caps the due backlog the gauge counts (webhooks.DueCount), and
+// dueTimeout bounds its query, which runs on every scrape.
+const (
+	dueLimit   = 10000
+	dueTimeout = time.Second
 )
 
 // attemptBuckets are the attempt duration's boundaries, in seconds: those
@@ -36,6 +49,7 @@ func init() { bindInstruments() }
 // set to the first one set; a test that sets its own calls this again.
 func bindInstruments() {
 	m := otel.Meter("github.com/eventapi/eventapi/api/webhooks/delivery")
+	meter = m
 	attemptCounter, _ = m.Int64Counter("eventapi.webhook.attempts",
 		metric.WithDescription("Webhook delivery attempts by outcome: success (2xx), failure (retried later) or gave_up (the endpoint was disabled)."),
 		metric.WithUnit("{attempt}"))
@@ -47,6 +61,29 @@ func bindInstruments() {
 		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery."),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400))
+	dueGauge, _ = m.Int64ObservableGauge("eventapi.webhook.deliveries.due",
+		metric.WithDescription("Deliveries of enabled endpoints due now and not claimed, up to 10000, read from PostgreSQL at each collection: the same for every pod."),
+		metric.WithUnit("{delivery}"))
+}
+
+// meterBacklog reports the due backlog (dueGauge) from db at each
+// collection until the returned function unregisters it. A collection whose
+// query fails or times out reports nothing rather than a wrong 0.
+func meterBacklog(db *bun.DB) (unregister func()) {
+	reg, err := meter.RegisterCallback(
+		func(ctx context.Context, o metric.Observer) error {
+			ctx, cancel := context.WithTimeout(telemetry.Untraced(ctx), dueTimeout)
+			defer cancel()
+			n, err := webhooks.DueCount(ctx, db, dueLimit)
+			if err == nil {
+				o.ObserveInt64(dueGauge, int64(n))
+			}
+			return nil
+		}, dueGauge)
+	if err != nil {
+		return func() {}
+	}
+	return func() { _ = reg.Unregister() }
 }
 
 // outcome names an attempt's result for the attempts counter.

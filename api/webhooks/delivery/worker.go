@@ -51,6 +51,7 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		return nil
 	}
 	countNoAttempts()
+	unmeter := meterBacklog(db)
 	// The worker's statements make no spans: its idle polls were two
 	// traces a second per pod, of nothing.
 	ctx, cancel := context.WithCancel(telemetry.Untraced(context.Background()))
@@ -58,7 +59,7 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		db: db, sealer: sealer, log: log, cfg: cfg,
 		backoff: webhook.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, RetryFor: cfg.RetryFor},
 		client:  newClient(cfg.AllowPrivate),
-		cancel:  cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
+		cancel:  func() { cancel(); unmeter() }, done: make(chan struct{}), wake: make(chan struct{}, 1),
 		claimFailures:  edge.NewOutageLog(log, "webhooks: claiming due deliveries failed; retrying", failureLogInterval),
 		fanOutFailures: edge.NewOutageLog(log, "webhooks: fanning out changes failed; retrying", failureLogInterval),
 	}

@@ -237,6 +237,17 @@ func TestAlertsFire(t *testing.T) {
 		{"a few webhooks late: the median is not", "EventapiWebhookDeliveryLagging", concat(
 			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a")...),
 			histogramOf(1, 250, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b")...)), false},
+		{"deliveries due, none attempted", "EventapiWebhookDeliveryStalled", []series{
+			gauge(12, "eventapi_webhook_deliveries_due", with(api, "pod", "a")...),
+			gauge(40, "eventapi_webhook_attempts_total", with(api, "pod", "a", "outcome", "success")...)}, true},
+		{"deliveries due, no pod delivering at all", "EventapiWebhookDeliveryStalled",
+			[]series{gauge(12, "eventapi_webhook_deliveries_due", with(api, "pod", "a")...)}, true},
+		{"deliveries due while attempts go on (an endpoint at its cap)", "EventapiWebhookDeliveryStalled", []series{
+			gauge(12, "eventapi_webhook_deliveries_due", with(api, "pod", "a")...),
+			counter(2, "eventapi_webhook_attempts_total", with(api, "pod", "a", "outcome", "success")...)}, false},
+		{"nothing due, nothing attempted", "EventapiWebhookDeliveryStalled", []series{
+			gauge(0, "eventapi_webhook_deliveries_due", with(api, "pod", "a")...),
+			gauge(40, "eventapi_webhook_attempts_total", with(api, "pod", "a", "outcome", "success")...)}, false},
 		{"the operator not scraped", "EventapiOperatorDown", nil, true},
 		{"the operator up", "EventapiOperatorDown", []series{up(1, "o", op)}, false},
 		{"reconciles failing", "EventapiOperatorReconcileErrors",
