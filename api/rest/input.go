@@ -297,7 +297,7 @@ func (in *Input) String(name string, r Rule) Field[string] {
 }
 
 // stringValue checks one JSON value against the string rules of r and
-// returns it as Text makes it, or the issue. String and each item of
+// returns it as canonicalText makes it, or the issue. String and each item of
 // StringList use it, so a string is checked the same wherever it appears.
 func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	// json.Unmarshal would turn null into "": refuse it here, where begin
@@ -309,7 +309,7 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", "must be a string"
 	}
-	s = Text(s)
+	s = canonicalText(s)
 	if blank(s) {
 		// Only invisible format characters: empty to whoever reads it, so
 		// empty to every rule (required, or required unless another field).

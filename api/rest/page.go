@@ -164,10 +164,10 @@ func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
 
 // QueryString reads an optional free-text query parameter: at most maxLen
 // characters as sent (the document's maxLength), valid UTF-8 and no NUL
-// (which PostgreSQL text cannot hold), made as a body's text is (Text:
-// trimmed of white space and invisible characters at either end, and in
-// NFC, so a name copied with them, or composed otherwise, finds what it
-// names).
+// (which PostgreSQL text cannot hold), made as a body's text is
+// (canonicalText: trimmed of white space and invisible characters at either
+// end, and in NFC, so a name copied with them, or composed otherwise, finds
+// what it names).
 func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 	v := c.Query(name)
 	switch {
@@ -176,7 +176,7 @@ func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
 	case strings.ContainsRune(v, 0) || !utf8.ValidString(v):
 		return "", errs.InvalidField(name, "must be valid UTF-8 text without NUL characters")
 	}
-	return Text(v), nil
+	return canonicalText(v), nil
 }
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).

@@ -84,14 +84,14 @@ func blank(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }) < 0
 }
 
-// Text is a string of a request as the service keeps and compares it:
+// canonicalText is a string of a request as the service keeps and compares it:
 // trimmed (trimText) and in Unicode Normalization Form C, so "Cafe\u0301"
 // (an e and a combining acute accent, as macOS keyboards and some
 // databases send it) is "Caf\u00e9", the one character most systems send:
 // the two look the same and are the same text to a reader, so they are
 // one category name, and a filter with either finds both (docs/decisions.md,
 // "Strings are trimmed").
-func Text(s string) string { return norm.NFC.String(trimText(s)) }
+func canonicalText(s string) string { return norm.NFC.String(trimText(s)) }
 
 // trimText trims white space and the invisible characters that carry no
 // meaning at either end of a value: zero-width space, zero-width

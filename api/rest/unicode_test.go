@@ -68,7 +68,7 @@ func TestTrimText(t *testing.T) {
 	}
 }
 
-func TestText(t *testing.T) {
+func TestCanonicalText(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"ASCII as it is", "Truss", "Truss"},
 		{"a combining accent composed", "Cafe\u0301", "Caf\u00e9"},
@@ -80,8 +80,8 @@ func TestText(t *testing.T) {
 		{"full-width kept", "\uff21", "\uff21"},
 		{"a joiner inside an emoji kept", "👩\u200d💻", "👩\u200d💻"},
 	} {
-		if got := Text(c.in); got != c.want {
-			t.Errorf("%s: Text(%+q) = %+q, want %+q", c.name, c.in, got, c.want)
+		if got := canonicalText(c.in); got != c.want {
+			t.Errorf("%s: canonicalText(%+q) = %+q, want %+q", c.name, c.in, got, c.want)
 		}
 	}
 }
