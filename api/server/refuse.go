@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -289,6 +290,10 @@ func bodyProblem(c *fiber.Ctx) (compressed bool, err error) {
 		if !isJSON(h.ContentType()) {
 			return false, errs.New(errs.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json")
 		}
+		if cs := charsetOf(h.ContentType()); !isUTF8(cs) {
+			return false, errs.New(errs.UnsupportedMediaType, fmt.Sprintf(
+				"the request body must be JSON in UTF-8, not %q: send it in UTF-8 with Content-Type: application/json", cs))
+		}
 	}
 	if encoded {
 		return true, errs.New(errs.UnsupportedMediaType, "the request body must not be compressed: send it without Content-Encoding")
@@ -308,6 +313,47 @@ func isJSON(ct []byte) bool {
 	}
 	sub := ct[len("application/"):]
 	return string(sub) == "json" || (bytes.HasSuffix(sub, []byte("+json")) && len(sub) > len("+json"))
+}
+
+// charsetOf returns the charset parameter of a Content-Type, without
+// quotes, as sent, or "" when it names none.
+func charsetOf(ct []byte) string {
+	params := ct
+	for {
+		i := bytes.IndexByte(params, ';')
+		if i < 0 {
+			return ""
+		}
+		params = params[i+1:]
+		name, value, _ := bytes.Cut(params, []byte("="))
+		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("charset")) {
+			continue
+		}
+		if j := bytes.IndexByte(value, ';'); j >= 0 {
+			value = value[:j]
+		}
+		value = bytes.TrimSpace(value)
+		if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+			value = value[1 : len(value)-1]
+		}
+		return string(value)
+	}
+}
+
+// isUTF8 reports whether a charset parameter allows a JSON body: none,
+// UTF-8 (also spelled utf8) or US-ASCII, a subset of it, in any case. RFC
+// 8259 (section 8.1) has JSON between systems in UTF-8 and gives
+// application/json no charset parameter, so the service reads every body
+// as UTF-8; a body declared in another charset (ISO-8859-1, UTF-16) is
+// refused for its declaration rather than read as UTF-8 and stored mangled
+// or refused as malformed JSON (docs/decisions.md, "Bodies are UTF-8").
+func isUTF8(charset string) bool {
+	for _, name := range []string{"", "utf-8", "utf8", "us-ascii"} {
+		if strings.EqualFold(charset, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // framingProblem describes why the framing of a request is ambiguous (two

@@ -25,3 +25,8 @@ func NewMigratorWith(db *bun.DB, extra fs.FS, embedded bool) (*Migrator, error) 
 
 // DatabaseExists exposes databaseExists to the table test.
 var DatabaseExists = databaseExists
+
+// PgxConfig and ReadBuffer expose pgx's configuration to the read-size test.
+var PgxConfig = pgxConfig
+
+const ReadBuffer = readBuffer

@@ -1,13 +1,16 @@
 package database
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
@@ -24,6 +27,7 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	cfg.RuntimeParams["timezone"] = "UTC"
 	cfg.RuntimeParams["application_name"] = "eventapi"
 	keepDescriptions(cfg, strings.Contains(url, "description_cache_capacity"))
+	cfg.BuildFrontend = readInLargerChunks
 	if pooler == PoolerTransaction {
 		forTransactionPooler(cfg)
 		return cfg, nil
@@ -90,3 +94,19 @@ func keepDescriptions(cfg *pgx.ConnConfig, inURL bool) {
 // database/sql's QueryContext on a pgx connection accept it. See
 // docs/architecture.md, "Expansions".
 const PlanEachCall = pgx.QueryExecModeCacheDescribe
+
+// readBuffer is how much of PostgreSQL's replies one read from the socket
+// may take.
+const readBuffer = 32 << 10
+
+// readInLargerChunks is pgx's frontend reading the connection through a
+// buffer of readBuffer bytes. pgx's own reads take at most 8 KiB at a time,
+// so a large result, such as the equipment of a 1000-item manifest (about
+// 300 KB), cost a system call per 8 KiB; with the buffer each takes what
+// PostgreSQL has sent by then, up to 32 KiB, and a small reply is read as
+// before, in one call. The buffered bytes are the frontend's alone: the
+// service never takes the connection over from pgx (SyncConn, Hijack),
+// whose check for unread bytes would not see them.
+func readInLargerChunks(r io.Reader, w io.Writer) *pgproto3.Frontend {
+	return pgproto3.NewFrontend(bufio.NewReaderSize(r, readBuffer), w)
+}
