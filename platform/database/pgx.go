@@ -101,12 +101,13 @@ const readBuffer = 32 << 10
 
 // readInLargerChunks is pgx's frontend reading the connection through a
 // buffer of readBuffer bytes. pgx's own reads take at most 8 KiB at a time,
-// so a large result, such as the equipment of a 1000-item manifest (about
-// 300 KB), cost a system call per 8 KiB; with the buffer each takes what
+// so a large result, such as a 1000-item manifest's items and equipment,
+// cost a system call per 8 KiB; with the buffer each takes what
 // PostgreSQL has sent by then, up to 32 KiB, and a small reply is read as
 // before, in one call. The buffered bytes are the frontend's alone: the
 // service never takes the connection over from pgx (SyncConn, Hijack),
-// whose check for unread bytes would not see them.
+// whose check for unread bytes would not see them (docs/architecture.md,
+// "Reading replies").
 func readInLargerChunks(r io.Reader, w io.Writer) *pgproto3.Frontend {
 	return pgproto3.NewFrontend(bufio.NewReaderSize(r, readBuffer), w)
 }
