@@ -5,13 +5,15 @@
 // an in-memory request (no sockets), so the difference is the log's own
 // work: building the record, buffering it, pgx encoding the COPY (this
 // process's CPU) and PostgreSQL storing it (the writer's backend CPU, read
-// from /proc). Measured and reported, never asserted.
+// from /proc). Measured and reported, never asserted. The requests are
+// spread over -requestlog.orgs organizations (2,400, as catbench's are).
 //
-//	go test -run '^$' -bench . -benchtime 200000x -count 6 ./bench/requestlog/
+//	go test -run '^$' -bench . -benchtime 200000x -count 6 ./bench/requestlog/ [-requestlog.orgs 2400]
 package requestlog
 
 import (
 	"context"
+	"flag"
 	"log/slog"
 	"testing"
 	"time"
@@ -31,6 +33,13 @@ import (
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// orgs is how many organizations the requests are spread over, in turn,
+// each with a key of its own: the writer stores one segment per flush and
+// organization (docs/observability.md, "Storage"), so a flush's records
+// spread over 2,400 organizations, as catbench's traffic is, make segments
+// of a few records each, where one organization makes them full.
+var orgs = flag.Int("requestlog.orgs", 2400, "organizations the requests are spread over, in turn")
 
 // BenchmarkPerRequest serves GET /api/v2/clients/{id} as an authenticated
 // organization, with the request log on (a writer copying to PostgreSQL)
@@ -61,7 +70,7 @@ func BenchmarkPerRequest(b *testing.B) {
 				w = requestlog.NewWriter(requestlog.WriterConfig{DB: db, Buffer: b.N + 1})
 				defer func() { _ = w.Close(ctx) }()
 			}
-			handler := newApp(w)
+			handler := newApp(w, *orgs)
 			var fctx fasthttp.RequestCtx
 			path := "/api/v2/clients/" + uuid.NewString()
 			pg0, _ := catalogue.ReadCPU(backend)
@@ -95,18 +104,24 @@ func BenchmarkPerRequest(b *testing.B) {
 }
 
 // newApp is the app's shape around the log: the middleware in front of a
-// stand-in for auth (a principal as the real one sets) and a handler that
-// answers a small JSON body. A nil writer means no request log.
-func newApp(w *requestlog.Writer) fasthttp.RequestHandler {
+// stand-in for auth (principals of orgs organizations in turn, as the real
+// one sets them) and a handler that answers a small JSON body. A nil writer
+// means no request log.
+func newApp(w *requestlog.Writer, orgs int) fasthttp.RequestHandler {
 	errHandler := rest.ErrorHandler(slog.New(slog.DiscardHandler))
 	app := fiber.New(fiber.Config{ErrorHandler: errHandler, Immutable: true})
 	cfg := reqlog.Config{Routes: route.New(app), ErrorHandler: errHandler, APIVersion: "v2"}
 	if w != nil {
 		cfg.Sink = w
 	}
-	principal := &tenancy.Principal{OrganizationID: uuid.New(), KeyID: uuid.New(), KeyPrefix: "svc_live_abc"}
+	principals := make([]*tenancy.Principal, max(orgs, 1))
+	for i := range principals {
+		principals[i] = &tenancy.Principal{OrganizationID: uuid.New(), KeyID: uuid.New(), KeyPrefix: "svc_live_abc"}
+	}
+	next := 0
 	v2 := app.Group("/api/v2", reqlog.New(cfg), func(c *fiber.Ctx) error {
-		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), principal))
+		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), principals[next]))
+		next = (next + 1) % len(principals)
 		return c.Next()
 	})
 	v2.Get("/clients/:id", func(c *fiber.Ctx) error {
