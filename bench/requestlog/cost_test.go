@@ -118,7 +118,7 @@ func newApp(w *requestlog.Writer, orgs int) fasthttp.RequestHandler {
 	for i := range principals {
 		principals[i] = &tenancy.Principal{OrganizationID: uuid.New(), KeyID: uuid.New(), KeyPrefix: "svc_live_abc"}
 	}
-	next := 0
+	next := 0 // unguarded: the benchmark calls the handler from one goroutine
 	v2 := app.Group("/api/v2", reqlog.New(cfg), func(c *fiber.Ctx) error {
 		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), principals[next]))
 		next = (next + 1) % len(principals)
