@@ -3091,7 +3091,7 @@ type UnsupportedMediaTypeErrorErrorCode string
 // ValidationDetails Every bad field of the request, at once.
 type ValidationDetails struct {
 	Fields []struct {
-		// Field The body field, query parameter or header (for example `name`, `limit`, `line_items[0].quantity`, `serial_numbers[1]`, `Idempotency-Key`).
+		// Field The body field, query parameter or header (for example `name`, `limit`, `line_items[0].quantity`, `serial_numbers[1]`, `Idempotency-Key`). An unknown field is named as the request named it, cut to 128 bytes ending in `…` when longer.
 		Field string `json:"field"`
 
 		// Issue What is wrong with it.

@@ -236,10 +236,12 @@ func (in *Input) Err() error {
 	for _, k := range in.Keys() {
 		if !in.used[k] {
 			in.used[k] = true
+			// The name is the client's own text: repeated at most
+			// errs.MaxEcho bytes of it.
 			if in.lenient {
-				in.ignored = append(in.ignored, k)
+				in.ignored = append(in.ignored, errs.Echo(k))
 			} else {
-				in.Issue(k, "is not a known field")
+				in.Issue(errs.Echo(k), "is not a known field")
 			}
 		}
 	}

@@ -41,8 +41,8 @@ var allowInvalidUTF8 = jsontext.AllowInvalidUTF8(true)
 func repeatedNameError(at jsontext.Pointer) error {
 	where := "the top-level object"
 	if parent := at.Parent(); parent != "" {
-		where = fmt.Sprintf("the object at %s", parent)
+		where = fmt.Sprintf("the object at %s", errs.Echo(string(parent)))
 	}
 	return errs.Newf(errs.MalformedJSON, "the request body gives the name %q more than once in %s; each name may appear once in an object",
-		at.LastToken(), where)
+		errs.Echo(at.LastToken()), where)
 }

@@ -292,7 +292,7 @@ func bodyProblem(c *fiber.Ctx) (compressed bool, err error) {
 		}
 		if cs := charsetOf(h.ContentType()); !isUTF8(cs) {
 			return false, errs.New(errs.UnsupportedMediaType, fmt.Sprintf(
-				"the request body must be JSON in UTF-8, not %q: send it in UTF-8 with Content-Type: application/json", cs))
+				"the request body must be JSON in UTF-8, not %q: send it in UTF-8 with Content-Type: application/json", errs.Echo(cs)))
 		}
 	}
 	if encoded {

@@ -1,0 +1,25 @@
+package errs
+
+import "unicode/utf8"
+
+// MaxEcho is the most bytes of client text an error repeats: a member
+// name, a field name, a charset. Longer text is cut on a rune boundary
+// and ends in "…", so one absurd name cannot make an error as large as
+// the request (docs/decisions.md, "Errors repeat at most 128 bytes of the
+// request").
+const MaxEcho = 128
+
+// Echo returns client text as an error may repeat it: s itself when it
+// is at most MaxEcho bytes, else its first bytes, cut on a rune boundary,
+// and "…", MaxEcho bytes or fewer in all.
+func Echo(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	const ellipsis = "…"
+	n := MaxEcho - len(ellipsis)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + ellipsis
+}
