@@ -8,11 +8,12 @@ import (
 	"net/http"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // DefaultCacheErrorWindow is how long one list/watch error of the informer
@@ -71,7 +72,7 @@ func (h *cacheHealth) record(what string, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last = h.now()
-	h.lastErr = trimErrorText(what + ": " + err.Error())
+	h.lastErr = errs.Clip(what+": "+err.Error(), cacheErrorTextMax)
 }
 
 // benignWatchError reports the errors client-go's DefaultWatchErrorHandler
@@ -101,17 +102,3 @@ func (h *cacheHealth) check(*http.Request) error {
 
 // checker returns check as a healthz.Checker.
 func (h *cacheHealth) checker() healthz.Checker { return h.check }
-
-// trimErrorText cuts s to at most cacheErrorTextMax bytes, on a rune
-// boundary, marking the cut.
-func trimErrorText(s string) string {
-	if len(s) <= cacheErrorTextMax {
-		return s
-	}
-	const mark = "…"
-	cut := cacheErrorTextMax - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
-}

@@ -9,15 +9,17 @@ import "unicode/utf8"
 // request").
 const MaxEcho = 128
 
-// Echo returns client text as an error may repeat it: s itself when it
-// is at most MaxEcho bytes, else its first bytes, cut on a rune boundary,
-// and "…", MaxEcho bytes or fewer in all.
-func Echo(s string) string {
-	if len(s) <= MaxEcho {
+// Echo returns client text as an error may repeat it: Clip(s, MaxEcho).
+func Echo(s string) string { return Clip(s, MaxEcho) }
+
+// Clip returns s itself when it is at most max bytes, else its first
+// bytes, cut on a rune boundary, and "…", max bytes or fewer in all.
+func Clip(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
 	const ellipsis = "…"
-	n := MaxEcho - len(ellipsis)
+	n := max - len(ellipsis)
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
