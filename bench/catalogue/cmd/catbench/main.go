@@ -54,6 +54,7 @@ type options struct {
 	halfRates                         string
 	phases                            string
 	chainDBParams                     string
+	chainEnv                          string
 	endpoints                         string
 	requestLogOff                     bool
 	pairs                             int
@@ -112,6 +113,9 @@ func parseFlags() options {
 		"fixed offered rate (req/s) of the open-loop phase per endpoint")
 	flag.StringVar(&o.chainDBParams, "chain-db-params", "",
 		"extra pgx parameters for the chain's database URL only, to try a pool setting (e.g. default_query_exec_mode=exec)")
+	flag.StringVar(&o.chainEnv, "chain-env", "",
+		"NAME=VALUE: add a chain whose process has this environment variable too, to try a setting in the same run "+
+			"(the paired phase compares it with the chain when -pair-with names it)")
 	flag.BoolVar(&o.requestLogOff, "request-log-off", false,
 		"add a chain that logs no request, to measure the request log's cost in the same run")
 	flag.StringVar(&o.adminURL, "db", "", "PostgreSQL admin URL (default EVENTAPI_TEST_DATABASE_URL or the local server)")

@@ -74,8 +74,8 @@ func (b *bench) pairsPhase(ctx context.Context) error {
 		procs := b.servers(ep)
 		chain := procs[0]
 		for _, other := range procs[1:] {
-			if other.role == "chain" && other.name != "chain-no-request-log" {
-				continue // a -chain-db-params variant: the maximum phase compares it
+			if other.role == "chain" && other.name != "chain-no-request-log" && !listed(o.pairWith, other.name) {
+				continue // a -chain-db-params or -chain-env variant: the maximum phase compares it, the pairs only when named
 			}
 			if o.pairWith != "" && !listed(o.pairWith, other.name) {
 				continue

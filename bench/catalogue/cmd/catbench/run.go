@@ -130,6 +130,9 @@ func run(ctx context.Context, o options) (err error) {
 	if o.chainDBParams != "" {
 		starts = append(starts, spec{"chain+" + o.chainDBParams, "chain", chainEnv(withParams(dbURL, o.chainDBParams), "")})
 	}
+	if o.chainEnv != "" {
+		starts = append(starts, spec{"chain+" + o.chainEnv, "chain", append(chainEnv(dbURL, ""), o.chainEnv)})
+	}
 	if o.requestLogOff {
 		starts = append(starts, spec{"chain-no-request-log", "chain", append(chainEnv(dbURL, ""), requestLogEnv+"=off")})
 	}
