@@ -17,10 +17,10 @@ import (
 //
 // The scheduler does not promise that order (once in 61 schedules, for
 // one, it takes the global queue first, where the yielding goroutine
-// waits): about 4% of tries here went out in two calls. So each case tries
-// up to maxTries times and needs one try in which the two share a call.
-// Without the yield no try can: the ready goroutine runs only once the
-// first blocks on Redis's reply, after its call went out.
+// waits): up to 4 tries in 100 here went out in two calls. So each case
+// tries up to maxTries times and needs one try in which the two share a
+// call. Without the yield no try can: the ready goroutine runs only once
+// the first blocks on Redis's reply, after its call went out.
 func TestLeaderTakesAlongReadyAdmissions(t *testing.T) {
 	const maxTries = 10
 	r := prefixedRedis(t, privateRedis(t), "edge-lead:"+testName()+":")
