@@ -49,6 +49,63 @@ func (c *Contract) ListFilters(path string) []string {
 	return out
 }
 
+// QueryParameters lists every documented query parameter of method on
+// path (a full /api/v2 path).
+func (c *Contract) QueryParameters(method, path string) []string {
+	op := c.operation(method, path)
+	if op == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range op.Parameters {
+		if p.In == "query" {
+			out = append(out, p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// BodyProperties lists the top-level properties of the documented JSON
+// request body of method on path (a full /api/v2 path), those of its
+// allOf, oneOf and anyOf parts included.
+func (c *Contract) BodyProperties(method, path string) []string {
+	op := c.operation(method, path)
+	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
+		return nil
+	}
+	mt, ok := op.RequestBody.Content.Get("application/json")
+	if !ok || mt.Schema == nil {
+		return nil
+	}
+	var out []string
+	properties(mt.Schema, &out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// properties appends the property names of a schema and of its
+// allOf/oneOf/anyOf parts.
+func properties(proxy *base.SchemaProxy, out *[]string, depth int) {
+	if proxy == nil || depth > 8 {
+		return
+	}
+	s := proxy.Schema()
+	if s == nil {
+		return
+	}
+	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, sub := range group {
+			properties(sub, out, depth+1)
+		}
+	}
+	if s.Properties != nil {
+		for name := range s.Properties.KeysFromOldest() {
+			*out = append(*out, name)
+		}
+	}
+}
+
 func (c *Contract) operation(method, path string) *v3.Operation {
 	tmpl, ok := c.Operation(method, path)
 	if !ok {

@@ -1,0 +1,300 @@
+package isolation_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/contract"
+	"github.com/eventapi/eventapi/api/apitest/crudtest"
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// The route tables also drive a sweep of hostile input over every /api/v2
+// and /api/v1 route (TestHostileInput): each body property the document gives a write
+// (and each one the valid body carries) takes each value of hostileValues,
+// each documented query parameter each of hostileQueryValues, and each path
+// id each of hostileIDs. Whatever the route makes of a value, it must
+// answer below 500, in the error envelope when it refuses, and a refusal
+// must write nothing (docs/decisions.md, "Hostile input").
+
+// hostileValues are JSON values a body property may be sent: every JSON
+// type, numbers past what PostgreSQL and an exact float64 hold, text
+// PostgreSQL refuses (NUL, a lone surrogate), text past any bound, dates
+// that do not exist, ids of no record, and nesting far deeper than any body
+// has. A number past float64 itself (1e400) is left to api/rest's table
+// tests: a route ignores it in a read-only member, and the contract check,
+// which decodes the body into float64, cannot read such a request.
+var hostileValues = []string{
+	`null`, `true`, `false`, `0`, `-1`, `-0`, `1.5`, `1e308`, `-1e308`, `9007199254740993`,
+	`99999999999999999999999999999999`, `""`, `" "`, `"` + strings.Repeat("x", 10_000) + `"`,
+	`"a\u0000b"`, `"\ud800"`, `"\u202e\u0301"`, `"2026-02-30T00:00:00Z"`, `"0001-01-01T00:00:00Z"`,
+	`"9999-12-31T23:59:59.999999999Z"`, `"00000000-0000-0000-0000-000000000000"`, `"not-a-uuid"`,
+	`"NaN"`, `"-1"`, `[]`, `[null]`, `[""]`, `{}`, `{"id":"x"}`,
+	strings.Repeat("[", 200) + strings.Repeat("]", 200),
+	`[` + strings.TrimSuffix(strings.Repeat(`"`+uuid.Nil.String()+`",`, 300), ",") + `]`,
+}
+
+// hostileBodies replace a write's whole body. Each is refused but the one
+// a PATCH may take: an object of unknown members only, which a PATCH
+// ignores and a POST refuses (docs/decisions.md, "PATCH accepts arbitrary
+// properties").
+var hostileBodies = []struct {
+	body       string
+	patchTakes bool
+}{
+	{body: ``}, {body: `null`}, {body: `[]`}, {body: `"x"`}, {body: `1`}, {body: `{`}, {body: `{"a":`},
+	{body: `{"a":1,"a":2}`}, {body: `{}{}`},
+	{body: strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat(`}`, 200), patchTakes: true},
+}
+
+// hostileQueryValues are query parameter values (before URL encoding).
+var hostileQueryValues = []string{
+	"", " ", "\x00", "\xff", strings.Repeat("x", 5000), "-1", "0", "1e999", "null", "[]", "true",
+	"not-a-uuid", uuid.Nil.String(), "2026-13-45T00:00:00Z", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z",
+	strings.Repeat("a,", 500), "%", "'; DROP TABLE clients; --",
+}
+
+// hostileIDs fill a route's path parameters (URL-escaped).
+var hostileIDs = []string{"not-a-uuid", "\x00", "\xff", uuid.Nil.String(), strings.Repeat("x", 3000),
+	"00000000-0000-0000-0000-00000000000g", "..", "%2e%2e", " "}
+
+// TestHostileInput sends hostile input to every route of the v2 table and
+// of the v1 entries as A.
+func TestHostileInput(t *testing.T) {
+	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) {
+		// The sweep sends some ten thousand requests.
+		c.V2RateLimit, c.V1RateLimit, c.RateWindow = 1_000_000, 1_000_000, time.Minute
+	}))
+	v2, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := contract.LoadV1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Suite{Env: env, A: env.NewOrg("A"), B: env.NewOrg("B"), shared: map[string]string{}, contract: v2}
+	all := maps.Clone(routes)
+	maps.Copy(all, v1Entries)
+	for _, key := range slices.Sorted(maps.Keys(all)) {
+		t.Run(key, func(t *testing.T) {
+			method, route := splitKey(key)
+			r := all[key]
+			doc := v2
+			if strings.HasPrefix(route, "/api/v1/") {
+				doc = v1
+			}
+			h := hostile{t: t, s: s, doc: doc, method: method, route: route, r: r}
+			if hasParam(route) {
+				h.ids()
+			}
+			if method == http.MethodPost || method == http.MethodPatch {
+				h.bodies()
+			}
+			h.query()
+		})
+	}
+}
+
+// hostile is the sweep of one route.
+type hostile struct {
+	t      *testing.T
+	s      *Suite
+	doc    *contract.Contract // the document of the route's surface
+	method string
+	route  string
+	r      Route
+	sent   int // requests sent, to alternate the Idempotency-Key
+}
+
+// check sends one request as A and checks the answer: below 500, not
+// rate-limited (the sweep would prove nothing past its limit), the error
+// envelope when refused. The contract check of apitest.Send also holds the
+// status to those the document gives the operation.
+func (h *hostile) check(what, path string, body any) *apitest.Response {
+	h.t.Helper()
+	var headers []string
+	if h.method != http.MethodGet && h.sent%2 == 1 {
+		// Half of the writes run in the request's transaction, where a
+		// failed statement must not become a 5xx either.
+		headers = []string{"Idempotency-Key", "hostile-" + uuid.NewString()}
+	}
+	h.sent++
+	res := h.s.A.Do(h.method, path, body, headers...)
+	switch {
+	case res.Status >= 500:
+		h.t.Errorf("%s: %d %s", what, res.Status, clip(res.Body))
+	case res.Status == http.StatusTooManyRequests:
+		h.t.Fatalf("%s: rate-limited; raise the sweep's limit", what)
+	case res.Status >= 400 && res.ErrorCode() == "":
+		h.t.Errorf("%s: %d without the error envelope: %s", what, res.Status, clip(res.Body))
+	}
+	return res
+}
+
+// target is the record the route acts on (made in A) and its path, with
+// the route's query; "" for a collection.
+func (h *hostile) target() (id, path string) {
+	if !hasParam(h.route) {
+		return "", h.route + h.r.Query
+	}
+	id = h.s.Make(h.t, h.r.Fixture, h.s.A)
+	return id, fill(h.route, id) + h.r.Query
+}
+
+// unchanged is a check that nothing was written: the table's rows of A and
+// their latest update, and the target record's stamp. After a request the
+// route accepted it takes the new state as the baseline.
+type unchanged struct {
+	h      *hostile
+	id     string
+	table  string
+	stamp  string
+	before crudtest.Snapshot
+	row    time.Time
+}
+
+func (h *hostile) snapshot(id string) *unchanged {
+	f := fixtures[h.r.Fixture]
+	u := &unchanged{h: h, id: id, table: f.Table, stamp: f.Stamp}
+	if u.stamp == "" {
+		u.stamp = "updated_at"
+	}
+	u.take()
+	return u
+}
+
+func (u *unchanged) take() {
+	if u.stamp == "updated_at" {
+		u.before = crudtest.Take(u.h.t, u.h.s.Env, u.table, u.h.s.A.ID)
+	}
+	if u.id != "" {
+		u.row, _ = u.h.s.row(u.h.t, u.table, u.stamp, u.h.s.A.ID, u.id)
+	}
+}
+
+// after checks the state after res.
+func (u *unchanged) after(what string, res *apitest.Response) {
+	u.h.t.Helper()
+	if res.Status < 400 {
+		u.take()
+		return
+	}
+	if u.stamp == "updated_at" {
+		if now := crudtest.Take(u.h.t, u.h.s.Env, u.table, u.h.s.A.ID); now != u.before {
+			u.h.t.Errorf("%s: refused with %d, but %s changed: %+v, was %+v", what, res.Status, u.table, now, u.before)
+		}
+	}
+	if u.id != "" {
+		if row, ok := u.h.s.row(u.h.t, u.table, u.stamp, u.h.s.A.ID, u.id); !ok || !row.Equal(u.row) {
+			u.h.t.Errorf("%s: refused with %d, but the record changed or went (exists=%v)", what, res.Status, ok)
+		}
+	}
+}
+
+// bodies sends the route's valid body with each property set to each
+// hostile value, and each hostile whole body.
+func (h *hostile) bodies() {
+	if h.r.Check != nil && h.r.Body == nil {
+		return // a route the table checks its own way, without a body
+	}
+	id, path := h.target()
+	valid := h.s.body(h.t, h.method, h.r, h.s.A)
+	props := h.doc.BodyProperties(h.method, docPath(h.route))
+	for k := range valid {
+		props = append(props, k)
+	}
+	slices.Sort(props)
+	u := h.snapshot(id)
+	for _, prop := range slices.Compact(props) {
+		for _, v := range hostileValues {
+			body := maps.Clone(valid)
+			if body == nil {
+				body = map[string]any{}
+			}
+			body[prop] = json.RawMessage(v)
+			raw, err := json.Marshal(body)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			what := fmt.Sprintf("%s %s with %s = %s", h.method, h.route, prop, clip([]byte(v)))
+			u.after(what, h.check(what, path, string(raw)))
+		}
+	}
+	for _, b := range hostileBodies {
+		what := fmt.Sprintf("%s %s with the body %s", h.method, h.route, clip([]byte(b.body)))
+		res := h.check(what, path, b.body)
+		if res.Status < 400 && !(b.patchTakes && h.method == http.MethodPatch) {
+			h.t.Errorf("%s: %d, want a refusal", what, res.Status)
+		}
+		u.after(what, res)
+	}
+}
+
+// query sends each documented query parameter with each hostile value.
+func (h *hostile) query() {
+	_, path := h.target()
+	base, rawQuery, _ := strings.Cut(path, "?")
+	params, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var body any
+	if h.method == http.MethodPost || h.method == http.MethodPatch {
+		body = h.s.body(h.t, h.method, h.r, h.s.A)
+	}
+	for _, name := range h.doc.QueryParameters(h.method, docPath(h.route)) {
+		for _, v := range hostileQueryValues {
+			if name == "expand" && strings.TrimSpace(v) == "" {
+				// An empty or blank expand names nothing and is taken
+				// (docs/decisions.md); the document's enum cannot say so.
+				continue
+			}
+			q := maps.Clone(params)
+			q.Set(name, v)
+			what := fmt.Sprintf("%s %s?%s=%q", h.method, h.route, name, clip([]byte(v)))
+			h.check(what, base+"?"+q.Encode(), body)
+		}
+		q := maps.Clone(params)
+		q[name] = []string{"1", "2"}
+		h.check(fmt.Sprintf("%s %s with %s twice", h.method, h.route, name), base+"?"+q.Encode(), body)
+	}
+}
+
+// ids fills the route's path parameters with each hostile id; none names a
+// record, so each must be refused.
+func (h *hostile) ids() {
+	_, query, _ := strings.Cut(h.r.Query, "?")
+	for _, id := range hostileIDs {
+		path := fill(h.route, url.PathEscape(id))
+		if query != "" {
+			path += "?" + query
+		}
+		var body any
+		if h.method == http.MethodPost || h.method == http.MethodPatch {
+			body = h.s.body(h.t, h.method, h.r, h.s.A)
+		}
+		what := fmt.Sprintf("%s %s with the id %q", h.method, h.route, clip([]byte(id)))
+		if res := h.check(what, path, body); res.Status < 400 {
+			h.t.Errorf("%s: %d, want a refusal", what, res.Status)
+		}
+	}
+}
+
+// clip shortens b for a failure message.
+func clip(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + "…"
+	}
+	return string(b)
+}
