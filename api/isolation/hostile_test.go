@@ -230,6 +230,7 @@ func (h *hostile) bodies() {
 			what := fmt.Sprintf("%s %s with %s = %s", h.method, h.route, prop, clip([]byte(v)))
 			u.after(what, h.check(what, path, string(raw)))
 		}
+		h.elements(path, valid, prop, u)
 	}
 	for _, b := range hostileBodies {
 		what := fmt.Sprintf("%s %s with the body %s", h.method, h.route, clip([]byte(b.body)))
@@ -238,6 +239,35 @@ func (h *hostile) bodies() {
 			h.t.Errorf("%s: %d, want a refusal", what, res.Status)
 		}
 		u.after(what, res)
+	}
+}
+
+// elements sends, when prop is an array of objects (in the valid body, or
+// one arrayItems names), a one-element array whose element is valid but
+// for one member set to each hostile value, for each member.
+func (h *hostile) elements(path string, valid map[string]any, prop string, u *unchanged) {
+	item := arrayItems[prop]
+	if list, ok := valid[prop].([]any); ok && len(list) > 0 {
+		if m, ok := list[0].(map[string]any); ok {
+			item = m
+		}
+	}
+	for _, member := range slices.Sorted(maps.Keys(item)) {
+		for _, v := range hostileValues {
+			el := maps.Clone(item)
+			el[member] = json.RawMessage(v)
+			body := maps.Clone(valid)
+			if body == nil {
+				body = map[string]any{}
+			}
+			body[prop] = []any{el}
+			raw, err := json.Marshal(body)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			what := fmt.Sprintf("%s %s with %s[0].%s = %s", h.method, h.route, prop, member, clip([]byte(v)))
+			u.after(what, h.check(what, path, string(raw)))
+		}
 	}
 }
 
