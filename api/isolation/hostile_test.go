@@ -64,6 +64,17 @@ var hostileQueryValues = []string{
 	strings.Repeat("a,", 500), "%", "'; DROP TABLE clients; --",
 }
 
+// hostileHeaders are request headers each route is sent with, one at a
+// time, with its valid body.
+var hostileHeaders = [][2]string{
+	{"Content-Type", "text/plain"}, {"Content-Type", "application/json; charset=latin1"},
+	{"Content-Type", "multipart/form-data; boundary=x"}, {"Content-Type", ""}, {"Content-Type", "application/json; charset="},
+	{"Idempotency-Key", ""}, {"Idempotency-Key", strings.Repeat("k", 256)}, {"Idempotency-Key", "clé"},
+	{"Accept-Encoding", "gzip;q=x, *;q=0"}, {"Accept", "text/html"}, {"If-None-Match", strings.Repeat("\"", 100)},
+	{"X-Forwarded-For", "not-an-address, ::ffff:999.1.1.1"}, {"User-Agent", strings.Repeat("u", 4000)},
+	{"Authorization", "Bearer " + strings.Repeat("k", 4000)},
+}
+
 // hostileIDs fill a route's path parameters (URL-escaped).
 var hostileIDs = []string{"not-a-uuid", "\x00", "\xff", uuid.Nil.String(), strings.Repeat("x", 3000),
 	"00000000-0000-0000-0000-00000000000g", "..", "%2e%2e", " "}
@@ -83,7 +94,7 @@ func TestHostileInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Suite{Env: env, A: env.NewOrg("A"), B: env.NewOrg("B"), shared: map[string]string{}, contract: v2}
+	s := &Suite{Env: env, B: env.NewOrg("B"), shared: map[string]string{}, contract: v2}
 	all := maps.Clone(routes)
 	maps.Copy(all, v1Entries)
 	for _, key := range slices.Sorted(maps.Keys(all)) {
@@ -94,7 +105,12 @@ func TestHostileInput(t *testing.T) {
 			if strings.HasPrefix(route, "/api/v1/") {
 				doc = v1
 			}
-			h := hostile{t: t, s: s, doc: doc, method: method, route: route, r: r}
+			// An organization of the route's own: what one route's sweep
+			// creates (up to a cap, such as 25 webhook endpoints) is not
+			// left in another's way.
+			rs := *s
+			rs.A = env.NewOrg("A " + key)
+			h := hostile{t: t, s: &rs, doc: doc, method: method, route: route, r: r}
 			if hasParam(route) {
 				h.ids()
 			}
@@ -102,6 +118,7 @@ func TestHostileInput(t *testing.T) {
 				h.bodies()
 			}
 			h.query()
+			h.headers()
 		})
 	}
 }
@@ -114,13 +131,13 @@ type hostile struct {
 	method string
 	route  string
 	r      Route
-	sent   int // requests sent, to alternate the Idempotency-Key
+	sent   int    // requests sent, to alternate the Idempotency-Key
+	id     string // the record the route acts on (target)
 }
 
-// check sends one request as A and checks the answer: below 500, not
-// rate-limited (the sweep would prove nothing past its limit), the error
-// envelope when refused. The contract check of apitest.Send also holds the
-// status to those the document gives the operation.
+// check sends one request as A and judges the answer. The contract check
+// of apitest.Send also holds the status to those the document gives the
+// operation.
 func (h *hostile) check(what, path string, body any) *apitest.Response {
 	h.t.Helper()
 	var headers []string
@@ -131,6 +148,14 @@ func (h *hostile) check(what, path string, body any) *apitest.Response {
 	}
 	h.sent++
 	res := h.s.A.Do(h.method, path, body, headers...)
+	h.judge(what, res)
+	return res
+}
+
+// judge checks one answer: below 500, not rate-limited (the sweep would
+// prove nothing past its limit), the error envelope when refused.
+func (h *hostile) judge(what string, res *apitest.Response) {
+	h.t.Helper()
 	switch {
 	case res.Status >= 500:
 		h.t.Errorf("%s: %d %s", what, res.Status, clip(res.Body))
@@ -139,17 +164,20 @@ func (h *hostile) check(what, path string, body any) *apitest.Response {
 	case res.Status >= 400 && res.ErrorCode() == "":
 		h.t.Errorf("%s: %d without the error envelope: %s", what, res.Status, clip(res.Body))
 	}
-	return res
 }
 
 // target is the record the route acts on (made in A) and its path, with
-// the route's query; "" for a collection.
+// the route's query; "" for a collection. One record serves the route's
+// whole sweep (an organization may hold only so many webhook endpoints),
+// but a DELETE gets a fresh one each time.
 func (h *hostile) target() (id, path string) {
 	if !hasParam(h.route) {
 		return "", h.route + h.r.Query
 	}
-	id = h.s.Make(h.t, h.r.Fixture, h.s.A)
-	return id, fill(h.route, id) + h.r.Query
+	if h.id == "" || h.method == http.MethodDelete {
+		h.id = h.s.Make(h.t, h.r.Fixture, h.s.A)
+	}
+	return h.id, fill(h.route, h.id) + h.r.Query
 }
 
 // unchanged is a check that nothing was written: the table's rows of A and
@@ -298,6 +326,24 @@ func (h *hostile) query() {
 		q := maps.Clone(params)
 		q[name] = []string{"1", "2"}
 		h.check(fmt.Sprintf("%s %s with %s twice", h.method, h.route, name), base+"?"+q.Encode(), body)
+	}
+}
+
+// headers sends the route's valid request with each hostile header.
+func (h *hostile) headers() {
+	_, path := h.target()
+	var body any
+	if h.method == http.MethodPost || h.method == http.MethodPatch {
+		body = h.s.body(h.t, h.method, h.r, h.s.A)
+	}
+	for _, hd := range hostileHeaders {
+		if h.method == http.MethodDelete {
+			_, path = h.target()
+		}
+		what := fmt.Sprintf("%s %s with %s: %q", h.method, h.route, hd[0], clip([]byte(hd[1])))
+		res := h.s.Env.Send(apitest.Request{Method: h.method, Path: path, Body: body, Key: h.s.A.Key,
+			Headers: map[string]string{hd[0]: hd[1]}})
+		h.judge(what, res)
 	}
 }
 
