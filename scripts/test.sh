@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 # Checks install Debian packages (etcd-server, chromium) on a fresh machine;
 # CI has no terminal, so apt must never ask.
 export DEBIAN_FRONTEND=noninteractive
+# Each step's line carries the time since the start, so a slow run's log
+# says where the time went.
+SECONDS=0
+phase() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 . scripts/services.sh
 . scripts/pgbouncer.sh
 ensure_postgres
@@ -35,7 +39,7 @@ if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
   REDIS_CLUSTER_DIR="$(mktemp -d -t eventapi-test-redis-cluster-XXXXXX)"
   export REDIS_CLUSTER_BASE_PORT REDIS_CLUSTER_DIR
   cleanups+=('scripts/redis-cluster.sh stop')
-  echo "== Redis Cluster on ports ${REDIS_CLUSTER_BASE_PORT}-$((REDIS_CLUSTER_BASE_PORT + 5))" >&2
+  phase "Redis Cluster on ports ${REDIS_CLUSTER_BASE_PORT}-$((REDIS_CLUSTER_BASE_PORT + 5))"
   EVENTAPI_TEST_REDIS_CLUSTER_URL="$(scripts/redis-cluster.sh start)"
   export EVENTAPI_TEST_REDIS_CLUSTER_URL
 fi
@@ -54,7 +58,7 @@ tools_pid=$!
 # Once waited for, the group is gone and its id may be another's: no kill.
 cleanups+=('[ -n "${tools_done:-}" ] || kill -- -"$tools_pid" 2>/dev/null')
 wait_for_tools() {
-  echo "== waiting for the tools (scripts/prepare-tools.sh)" >&2
+  phase "waiting for the tools (scripts/prepare-tools.sh)"
   local rc=0
   wait "$tools_pid" || rc=$?
   tools_done=1
@@ -75,7 +79,7 @@ envtest_pkgs=$(go list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{r
 [ -n "$envtest_pkgs" ] || { echo "no package imports envtest; scripts/test.sh expects the operator's" >&2; exit 1; }
 other_pkgs=$(go list ./... | grep -vxF "$envtest_pkgs")
 
-echo "== gofmt, go vet, staticcheck" >&2
+phase "gofmt, go vet, staticcheck"
 unformatted=$(gofmt -l $(go list -f '{{.Dir}}' ./...))
 [ -z "$unformatted" ] || { echo "gofmt would change these files:" >&2; echo "$unformatted" >&2; exit 1; }
 go vet ./...
@@ -83,7 +87,7 @@ go vet ./...
 # stays with a //lint:ignore CHECK reason directive above its line.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-echo "== go test (all but the envtest packages)" >&2
+phase "go test (all but the envtest packages)"
 # shellcheck disable=SC2086
 go test -count=1 -timeout 30m "$@" $other_pkgs
 
@@ -93,7 +97,7 @@ go test -count=1 -timeout 30m "$@" $other_pkgs
 # api/edgetest is left out: it tests the edge store, not the database.
 start_pgbouncer
 cleanups+=(stop_pgbouncer)
-echo "== go test through PgBouncer (pool_mode=transaction)" >&2
+phase "go test through PgBouncer (pool_mode=transaction)"
 pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
 #
 # Debian's PgBouncer (1.18) can exit on a FATAL state error when a cancel
@@ -111,7 +115,7 @@ if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@
   pgbouncer_alive && exit 1
   failed="$(awk '$1 == "FAIL" && $2 ~ /^github\.com\// {print $2}' "$pooled_log" | sort -u | tr '\n' ' ')"
   [ -n "$failed" ] || exit 1
-  echo "== PgBouncer exited during the run (a known PgBouncer 1.18 fault, see above); started again, the packages that failed run once more: $failed" >&2
+  phase "PgBouncer exited during the run (a known PgBouncer 1.18 fault, see above); started again, the packages that failed run once more: $failed"
   stop_pgbouncer
   start_pgbouncer
   # shellcheck disable=SC2086
@@ -120,17 +124,17 @@ fi
 stop_pgbouncer
 
 wait_for_tools
-echo "== go test (the envtest packages: $(echo $envtest_pkgs))" >&2
+phase "go test (the envtest packages: $(echo $envtest_pkgs))"
 # shellcheck disable=SC2086
 go test -count=1 -timeout 30m "$@" $envtest_pkgs
 
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
-echo "== keyed writes under CPU saturation" >&2
+phase "keyed writes under CPU saturation"
 go test -tags cpusaturation -run '^TestKeyedWritesSurviveCPUSaturation$' -count=1 -v "$@" ./api/edgetest/
 
 shopt -s nullglob
 for check in scripts/checks/*.sh; do
-  echo "== ${check}" >&2
+  phase "${check}"
   bash "$check"
 done
-echo "all tests passed" >&2
+phase "all tests passed"
