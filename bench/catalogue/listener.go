@@ -129,9 +129,12 @@ func parseProcAddr(s string) (net.IP, uint16, error) {
 	return net.IP(raw), uint16(port), nil
 }
 
-// socketOwner returns the pid holding a file descriptor on one of the
-// socket inodes. Forked children that inherited the socket (PostgreSQL's
-// backends) hold it too, so the lowest pid, the parent that opened it, wins.
+// socketOwner returns the pid of the process that opened one of the socket
+// inodes. Forked children that inherited the socket (a PostgreSQL backend
+// for the moment before it closes it) hold it too, so the holder whose
+// parent holds none of them wins: the lowest pid is not the parent once
+// the machine's pids have wrapped around (a backend numbered 1046 under a
+// postmaster numbered 2247 was taken for PostgreSQL, and its CPU read as 0).
 func socketOwner(inodes []string) (int, error) {
 	want := map[string]bool{}
 	for _, in := range inodes {
@@ -141,10 +144,10 @@ func socketOwner(inodes []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	owner := 0
+	holders := map[int]bool{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || (owner != 0 && pid > owner) {
+		if err != nil {
 			continue
 		}
 		fds, err := os.ReadDir("/proc/" + e.Name() + "/fd")
@@ -153,13 +156,28 @@ func socketOwner(inodes []string) (int, error) {
 		}
 		for _, fd := range fds {
 			if link, err := os.Readlink("/proc/" + e.Name() + "/fd/" + fd.Name()); err == nil && want[link] {
-				owner = pid
+				holders[pid] = true
 				break
 			}
 		}
 	}
+	return rootHolder(holders, ParentPID)
+}
+
+// rootHolder picks, of the processes holding a socket, the one whose parent
+// is not among them (the lowest such pid should there be several).
+func rootHolder(holders map[int]bool, parent func(int) (int, error)) (int, error) {
+	owner := 0
+	for pid := range holders {
+		if ppid, err := parent(pid); err == nil && holders[ppid] {
+			continue
+		}
+		if owner == 0 || pid < owner {
+			owner = pid
+		}
+	}
 	if owner == 0 {
-		return 0, fmt.Errorf("no readable process holds socket inode %v", inodes)
+		return 0, fmt.Errorf("no readable process holds the socket")
 	}
 	return owner, nil
 }

@@ -77,3 +77,32 @@ func TestHostPort(t *testing.T) {
 		}
 	}
 }
+
+// TestRootHolder: of the processes holding a listening socket, the one
+// whose parent holds none wins, whatever the pids' order.
+func TestRootHolder(t *testing.T) {
+	parents := map[int]int{2247: 1, 1046: 2247, 3000: 2247, 500: 1, 501: 500}
+	parent := func(pid int) (int, error) { return parents[pid], nil }
+	for _, tc := range []struct {
+		name    string
+		holders []int
+		want    int
+	}{
+		{"the parent alone", []int{2247}, 2247},
+		{"a child numbered below its parent (pids wrapped)", []int{1046, 2247}, 2247},
+		{"children above and below", []int{3000, 2247, 1046}, 2247},
+		{"two unrelated roots: the lowest", []int{2247, 500, 501}, 500},
+		{"a child whose parent holds nothing", []int{1046}, 1046},
+	} {
+		holders := map[int]bool{}
+		for _, pid := range tc.holders {
+			holders[pid] = true
+		}
+		if got, err := rootHolder(holders, parent); err != nil || got != tc.want {
+			t.Errorf("%s: rootHolder = %d, %v; want %d", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := rootHolder(map[int]bool{}, parent); err == nil {
+		t.Error("rootHolder of no holder: want an error")
+	}
+}
