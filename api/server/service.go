@@ -188,6 +188,9 @@ func (s *Service) startRequestLog(ctx context.Context, cfg config.Config, opt Op
 	if wc.Buffer <= 0 {
 		wc.Buffer = cfg.RequestLogBuffer
 	}
+	if wc.Interval <= 0 {
+		wc.Interval = cfg.RequestLogFlushInterval
+	}
 	s.RequestLog = requestlog.NewWriter(wc)
 }
 

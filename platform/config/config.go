@@ -65,8 +65,12 @@ type Config struct {
 	// (EVENTAPI_REQUEST_LOG_RETENTION, default 2160h: 90 days).
 	RequestLogRetention time.Duration
 	// RequestLogBuffer is how many request-log records may wait to be
-	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER, default 10000).
+	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER, default 40000).
 	RequestLogBuffer int
+	// RequestLogFlushInterval is the longest a request-log record waits
+	// before it is written (EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL, default 4s);
+	// half a buffer of waiting records is written at once.
+	RequestLogFlushInterval time.Duration
 	// Webhook tunes webhook delivery (EVENTAPI_WEBHOOK_*).
 	Webhook Webhook
 	// TrustedProxies are the load balancers and proxies whose
@@ -128,7 +132,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q must differ from EVENTAPI_ADDR: metrics have a listener of their own", c.MetricsAddr))
 	}
 	c.RequestLogRetention = duration(getenv, "EVENTAPI_REQUEST_LOG_RETENTION", 2160*time.Hour, &errs)
-	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 10000, &errs)
+	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 40000, &errs)
+	c.RequestLogFlushInterval = duration(getenv, "EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL", 4*time.Second, &errs)
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	scaleOut(getenv, &c, &errs)
 	c.Webhook = webhookSettings(getenv, &errs)

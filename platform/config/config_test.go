@@ -44,20 +44,25 @@ func TestFromEnv(t *testing.T) {
 		{name: "large reads must be positive", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_LARGE_READS": "0"},
 			wantErr: []string{"EVENTAPI_LARGE_READS"}},
 		{name: "observability defaults", env: base, check: func(t *testing.T, c Config) {
-			if c.MetricsAddr != ":9464" || c.RequestLogRetention != 2160*time.Hour || c.RequestLogBuffer != 10000 {
+			if c.MetricsAddr != ":9464" || c.RequestLogRetention != 2160*time.Hour || c.RequestLogBuffer != 40000 ||
+				c.RequestLogFlushInterval != 4*time.Second {
 				t.Fatalf("unexpected defaults: %+v", c)
 			}
 		}},
 		{name: "observability overrides", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db",
-			"EVENTAPI_METRICS_ADDR": "127.0.0.1:0", "EVENTAPI_REQUEST_LOG_RETENTION": "72h", "EVENTAPI_REQUEST_LOG_BUFFER": "5"},
+			"EVENTAPI_METRICS_ADDR": "127.0.0.1:0", "EVENTAPI_REQUEST_LOG_RETENTION": "72h", "EVENTAPI_REQUEST_LOG_BUFFER": "5",
+			"EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL": "250ms"},
 			check: func(t *testing.T, c Config) {
-				if c.MetricsAddr != "127.0.0.1:0" || c.RequestLogRetention != 72*time.Hour || c.RequestLogBuffer != 5 {
+				if c.MetricsAddr != "127.0.0.1:0" || c.RequestLogRetention != 72*time.Hour || c.RequestLogBuffer != 5 ||
+					c.RequestLogFlushInterval != 250*time.Millisecond {
 					t.Fatalf("overrides not applied: %+v", c)
 				}
 			}},
 		{name: "bad observability settings", env: map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db",
-			"EVENTAPI_METRICS_ADDR": "metrics", "EVENTAPI_REQUEST_LOG_RETENTION": "90d", "EVENTAPI_REQUEST_LOG_BUFFER": "0"},
-			wantErr: []string{"EVENTAPI_METRICS_ADDR", "EVENTAPI_REQUEST_LOG_RETENTION", "EVENTAPI_REQUEST_LOG_BUFFER"}},
+			"EVENTAPI_METRICS_ADDR": "metrics", "EVENTAPI_REQUEST_LOG_RETENTION": "90d", "EVENTAPI_REQUEST_LOG_BUFFER": "0",
+			"EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL": "0s"},
+			wantErr: []string{"EVENTAPI_METRICS_ADDR", "EVENTAPI_REQUEST_LOG_RETENTION", "EVENTAPI_REQUEST_LOG_BUFFER",
+				"EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL"}},
 		{name: "every bad value reported", env: map[string]string{
 			"EVENTAPI_DATABASE_URL": "mysql://x", "EVENTAPI_REDIS_URL": "http://x", "EVENTAPI_ADDR": "nope",
 			"EVENTAPI_RATE_WINDOW": "soon", "EVENTAPI_V1_RATE_LIMIT": "-1", "EVENTAPI_LOG_LEVEL": "loud",

@@ -190,6 +190,8 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.requestLogRetention | quote }}
 - name: EVENTAPI_REQUEST_LOG_BUFFER
   value: {{ int64 .Values.config.requestLogBuffer | toString | quote }}
+- name: EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL
+  value: {{ .Values.config.requestLogFlushInterval | quote }}
 {{- if .Values.config.trustedProxies }}
 - name: EVENTAPI_TRUSTED_PROXIES
   value: {{ join "," .Values.config.trustedProxies | quote }}
