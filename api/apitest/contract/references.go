@@ -15,16 +15,12 @@ import (
 // first element of an array). These are the fields the isolation suite
 // must point at another organization's records.
 func (c *Contract) RequestReferences(method, path string) []string {
-	op := c.operation(method, path)
-	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
-		return nil
-	}
-	mt, ok := op.RequestBody.Content.Get("application/json")
-	if !ok || mt.Schema == nil {
+	schema := c.requestSchema(method, path)
+	if schema == nil {
 		return nil
 	}
 	var out []string
-	uuidFields(mt.Schema, "", &out, 0)
+	uuidFields(schema, "", &out, 0)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -70,16 +66,12 @@ func (c *Contract) QueryParameters(method, path string) []string {
 // request body of method on path (a full /api/v2 path), those of its
 // allOf, oneOf and anyOf parts included.
 func (c *Contract) BodyProperties(method, path string) []string {
-	op := c.operation(method, path)
-	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
-		return nil
-	}
-	mt, ok := op.RequestBody.Content.Get("application/json")
-	if !ok || mt.Schema == nil {
+	schema := c.requestSchema(method, path)
+	if schema == nil {
 		return nil
 	}
 	var out []string
-	properties(mt.Schema, &out, 0)
+	properties(schema, &out, 0)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -104,6 +96,20 @@ func properties(proxy *base.SchemaProxy, out *[]string, depth int) {
 			*out = append(*out, name)
 		}
 	}
+}
+
+// requestSchema is the schema of the documented JSON request body of method
+// on path, or nil.
+func (c *Contract) requestSchema(method, path string) *base.SchemaProxy {
+	op := c.operation(method, path)
+	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
+		return nil
+	}
+	mt, ok := op.RequestBody.Content.Get("application/json")
+	if !ok {
+		return nil
+	}
+	return mt.Schema
 }
 
 func (c *Contract) operation(method, path string) *v3.Operation {
