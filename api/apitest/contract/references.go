@@ -28,33 +28,28 @@ func (c *Contract) RequestReferences(method, path string) []string {
 // ListFilters lists the query parameters of format uuid of the documented
 // GET on path (a full /api/v2 path): the filters that take a record id.
 func (c *Contract) ListFilters(path string) []string {
-	op := c.operation(http.MethodGet, path)
-	if op == nil {
-		return nil
-	}
-	var out []string
-	for _, p := range op.Parameters {
-		if p.In != "query" || p.Schema == nil {
-			continue
-		}
-		if s := p.Schema.Schema(); s != nil && s.Format == "uuid" {
-			out = append(out, p.Name)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return c.queryParameters(http.MethodGet, path, func(p *v3.Parameter) bool {
+		s := p.Schema.Schema()
+		return s != nil && s.Format == "uuid"
+	})
 }
 
 // QueryParameters lists every documented query parameter of method on
 // path (a full /api/v2 path).
 func (c *Contract) QueryParameters(method, path string) []string {
+	return c.queryParameters(method, path, func(*v3.Parameter) bool { return true })
+}
+
+// queryParameters lists, sorted, the documented query parameters of method
+// on path that have a schema and that keep takes.
+func (c *Contract) queryParameters(method, path string, keep func(*v3.Parameter) bool) []string {
 	op := c.operation(method, path)
 	if op == nil {
 		return nil
 	}
 	var out []string
 	for _, p := range op.Parameters {
-		if p.In == "query" {
+		if p.In == "query" && p.Schema != nil && keep(p) {
 			out = append(out, p.Name)
 		}
 	}
