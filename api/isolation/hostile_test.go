@@ -17,6 +17,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest/contract"
 	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // The route tables also drive a sweep of hostile input over every /api/v2
@@ -103,12 +104,14 @@ func (h *hostile) check(what, path string, body any) *apitest.Response {
 	return res
 }
 
-// judge checks one answer: below 500, not rate-limited (the sweep would
-// prove nothing past its limit), the error envelope when refused.
+// judge adds to the harness's own checks of every answer (apitest.Send
+// fails a 5xx other than 503 and a v2 error without its envelope): no 503
+// either, since Redis and PostgreSQL are up; not rate-limited (the sweep
+// would prove nothing past its limit); and v1's error envelope too.
 func (h *hostile) judge(what string, res *apitest.Response) {
 	h.t.Helper()
 	switch {
-	case res.Status >= 500:
+	case res.Status == http.StatusServiceUnavailable:
 		h.t.Errorf("%s: %d %s", what, res.Status, clip(res.Body))
 	case res.Status == http.StatusTooManyRequests:
 		h.t.Fatalf("%s: rate-limited; raise the sweep's limit", what)
@@ -197,22 +200,13 @@ func (h *hostile) bodies() {
 	u := h.snapshot(id)
 	for _, prop := range slices.Compact(props) {
 		for _, v := range hostileValues {
-			body := maps.Clone(valid)
-			if body == nil {
-				body = map[string]any{}
-			}
-			body[prop] = json.RawMessage(v)
-			raw, err := json.Marshal(body)
-			if err != nil {
-				h.t.Fatal(err)
-			}
-			what := fmt.Sprintf("%s %s with %s = %s", h.method, h.route, prop, clip([]byte(v)))
-			u.after(what, h.check(what, path, string(raw)))
+			what := fmt.Sprintf("%s %s with %s = %s", h.method, h.route, prop, clip(v))
+			u.after(what, h.check(what, path, h.with(valid, prop, json.RawMessage(v))))
 		}
 		h.elements(path, valid, prop, u)
 	}
 	for _, b := range hostileBodies {
-		what := fmt.Sprintf("%s %s with the body %s", h.method, h.route, clip([]byte(b.body)))
+		what := fmt.Sprintf("%s %s with the body %s", h.method, h.route, clip(b.body))
 		res := h.check(what, path, b.body)
 		if res.Status < 400 && !(b.patchTakes && h.method == http.MethodPatch) {
 			h.t.Errorf("%s: %d, want a refusal", what, res.Status)
@@ -235,19 +229,33 @@ func (h *hostile) elements(path string, valid map[string]any, prop string, u *un
 		for _, v := range hostileValues {
 			el := maps.Clone(item)
 			el[member] = json.RawMessage(v)
-			body := maps.Clone(valid)
-			if body == nil {
-				body = map[string]any{}
-			}
-			body[prop] = []any{el}
-			raw, err := json.Marshal(body)
-			if err != nil {
-				h.t.Fatal(err)
-			}
-			what := fmt.Sprintf("%s %s with %s[0].%s = %s", h.method, h.route, prop, member, clip([]byte(v)))
-			u.after(what, h.check(what, path, string(raw)))
+			what := fmt.Sprintf("%s %s with %s[0].%s = %s", h.method, h.route, prop, member, clip(v))
+			u.after(what, h.check(what, path, h.with(valid, prop, []any{el})))
 		}
 	}
+}
+
+// with returns the JSON of valid with prop set to v.
+func (h *hostile) with(valid map[string]any, prop string, v any) string {
+	body := maps.Clone(valid)
+	if body == nil {
+		body = map[string]any{}
+	}
+	body[prop] = v
+	raw, err := json.Marshal(body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// validBody is the route's valid body for A, nil (no body at all) for GET
+// and DELETE.
+func (h *hostile) validBody() any {
+	if b := h.s.body(h.t, h.method, h.r, h.s.A); b != nil {
+		return b
+	}
+	return nil
 }
 
 // query sends each documented query parameter with each hostile value.
@@ -258,10 +266,7 @@ func (h *hostile) query() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var body any
-	if h.method == http.MethodPost || h.method == http.MethodPatch {
-		body = h.s.body(h.t, h.method, h.r, h.s.A)
-	}
+	body := h.validBody()
 	for _, name := range h.doc.QueryParameters(h.method, docPath(h.route)) {
 		for _, v := range hostileQueryValues {
 			if name == "expand" && strings.TrimSpace(v) == "" {
@@ -271,7 +276,7 @@ func (h *hostile) query() {
 			}
 			q := maps.Clone(params)
 			q.Set(name, v)
-			what := fmt.Sprintf("%s %s?%s=%q", h.method, h.route, name, clip([]byte(v)))
+			what := fmt.Sprintf("%s %s?%s=%q", h.method, h.route, name, clip(v))
 			h.check(what, base+"?"+q.Encode(), body)
 		}
 		q := maps.Clone(params)
@@ -283,15 +288,12 @@ func (h *hostile) query() {
 // headers sends the route's valid request with each hostile header.
 func (h *hostile) headers() {
 	_, path := h.target()
-	var body any
-	if h.method == http.MethodPost || h.method == http.MethodPatch {
-		body = h.s.body(h.t, h.method, h.r, h.s.A)
-	}
+	body := h.validBody()
 	for _, hd := range hostileHeaders {
 		if h.method == http.MethodDelete {
 			_, path = h.target()
 		}
-		what := fmt.Sprintf("%s %s with %s: %q", h.method, h.route, hd[0], clip([]byte(hd[1])))
+		what := fmt.Sprintf("%s %s with %s: %q", h.method, h.route, hd[0], clip(hd[1]))
 		res := h.s.Env.Send(apitest.Request{Method: h.method, Path: path, Body: body, Key: h.s.A.Key,
 			Headers: map[string]string{hd[0]: hd[1]}})
 		h.judge(what, res)
@@ -301,27 +303,15 @@ func (h *hostile) headers() {
 // ids fills the route's path parameters with each hostile id; none names a
 // record, so each must be refused.
 func (h *hostile) ids() {
-	_, query, _ := strings.Cut(h.r.Query, "?")
+	body := h.validBody()
 	for _, id := range hostileIDs {
-		path := fill(h.route, url.PathEscape(id))
-		if query != "" {
-			path += "?" + query
-		}
-		var body any
-		if h.method == http.MethodPost || h.method == http.MethodPatch {
-			body = h.s.body(h.t, h.method, h.r, h.s.A)
-		}
-		what := fmt.Sprintf("%s %s with the id %q", h.method, h.route, clip([]byte(id)))
+		path := fill(h.route, url.PathEscape(id)) + h.r.Query
+		what := fmt.Sprintf("%s %s with the id %q", h.method, h.route, clip(id))
 		if res := h.check(what, path, body); res.Status < 400 {
 			h.t.Errorf("%s: %d, want a refusal", what, res.Status)
 		}
 	}
 }
 
-// clip shortens b for a failure message.
-func clip(b []byte) string {
-	if len(b) > 120 {
-		return string(b[:120]) + "…"
-	}
-	return string(b)
-}
+// clip shortens text for a failure message.
+func clip[T string | []byte](text T) string { return errs.Clip(string(text), 120) }
