@@ -5,23 +5,23 @@
 #
 #   export KUBEBUILDER_ASSETS="$(hack/envtest-assets.sh)"
 #
-# kube-apiserver is built from the separate Go module in hack/envtest (pinned
+# kube-apiserver is built from the separate Go module in hack/k8stools (pinned
 # k8s.io/kubernetes); etcd comes from Debian's etcd-server package. Warm runs
 # only check a stamp file and return at once. kubectl is not built: envtest
 # (controller-runtime v0.25) only needs kube-apiserver and etcd.
 set -euo pipefail
 
-K8S_VERSION=1.37.0 # must match `require k8s.io/kubernetes v$K8S_VERSION` in hack/envtest/go.mod
+K8S_VERSION=1.37.0 # must match `require k8s.io/kubernetes v$K8S_VERSION` in hack/k8stools/go.mod
 
 log() { printf 'envtest-assets: %s\n' "$*" >&2; }
 die() { printf 'envtest-assets: ERROR: %s\n' "$*" >&2; exit 1; }
 trap 'printf "envtest-assets: ERROR: command failed at line %s: %s\n" "$LINENO" "$BASH_COMMAND" >&2' ERR
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-module_dir="$script_dir/envtest"
+module_dir="$script_dir/k8stools"
 [ -f "$module_dir/go.mod" ] || die "missing $module_dir/go.mod"
 grep -qE "^(require)?[[:space:]]*k8s\.io/kubernetes v$K8S_VERSION\$" "$module_dir/go.mod" ||
-	die "hack/envtest/go.mod does not require k8s.io/kubernetes v$K8S_VERSION (update K8S_VERSION in $0 together with go.mod)"
+	die "hack/k8stools/go.mod does not require k8s.io/kubernetes v$K8S_VERSION (update K8S_VERSION in $0 together with go.mod)"
 
 cache_root=${EVENTAPI_CACHE:-${HOME:?HOME is not set; set EVENTAPI_CACHE}/.cache/eventapi}
 mkdir -p "$cache_root" || die "cannot create cache dir $cache_root"
@@ -56,8 +56,14 @@ else
 	build_start=$(date +%s)
 	(while sleep 30; do log "still building kube-apiserver ($(( $(date +%s) - build_start ))s so far; about 10 minutes on a cold cache)"; done) >&2 &
 	heartbeat=$!
-	if ! (cd "$module_dir" && GOWORK=off CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly" \
-		go build -trimpath -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2; then
+	# Built as go test and go vet build the main module's packages (cgo as
+	# the machine has it, no -trimpath), from the same module versions
+	# (scripts/checks/k8stools-modules.sh): the ~700 packages both compile
+	# (k8s.io/api, client-go, otel, grpc ...) are compiled once, by whichever
+	# gets there first, and found in Go's build cache by the other
+	# (hack/README.md, "Sharing the build cache").
+	if ! (cd "$module_dir" && GOWORK=off GOFLAGS="${GOFLAGS:-} -mod=readonly" \
+		go build -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2; then
 		kill "$heartbeat" 2>/dev/null || true
 		rm -f "$tmp"
 		die "go build of k8s.io/kubernetes/cmd/kube-apiserver v$K8S_VERSION failed (see output above)"
@@ -79,10 +85,10 @@ if ! command -v etcd >/dev/null 2>&1; then
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	log "etcd not on PATH; installing Debian package etcd-server..."
-	if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends etcd-server >&2; then
+	if ! "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends etcd-server >&2; then
 		log "install failed; running apt-get update and retrying..."
-		"${sudo[@]}" apt-get update -q >&2 || die "apt-get update failed"
-		"${sudo[@]}" apt-get install -y -q --no-install-recommends etcd-server >&2 ||
+		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -q >&2 || die "apt-get update failed"
+		"${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends etcd-server >&2 ||
 			die "apt-get install etcd-server failed"
 	fi
 	hash -r

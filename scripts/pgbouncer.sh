@@ -24,8 +24,8 @@ pgbouncer_port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 start_pgbouncer() {
   if ! command -v pgbouncer >/dev/null 2>&1; then
     echo "pgbouncer: installing Debian's pgbouncer" >&2
-    apt-get update -qq >&2
-    apt-get install -y --no-install-recommends pgbouncer >&2
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+    apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends pgbouncer >&2
   fi
   local upstream_host="${PGBOUNCER_UPSTREAM_HOST:-127.0.0.1}" upstream_port="${PGBOUNCER_UPSTREAM_PORT:-5432}"
   local port

@@ -30,7 +30,7 @@ need_redis() {
   if command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1; then return 0; fi
   log "installing redis-server and redis-tools"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2 && apt-get install -y --no-install-recommends redis-server redis-tools >&2
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends redis-server redis-tools >&2
 }
 
 cli() { local port="$1"; shift; redis-cli -h 127.0.0.1 -p "$port" "$@"; }

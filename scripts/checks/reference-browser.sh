@@ -11,10 +11,8 @@ cd "$(dirname "$0")/../.."
 . scripts/services.sh
 ensure_postgres
 
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "== installing chromium" >&2
-  apt-get install -y chromium >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; }
-fi
+. scripts/checks/lib/chromium.sh
+ensure_chromium
 
 # The embedded bundle must be the pinned npm package's file, byte for byte.
 . scripts/checks/lib/npm-tools.sh

@@ -23,10 +23,20 @@ npm_cached_install() {
       echo "== installing the pinned npm packages of $src into $cache" >&2
       tmp=$(mktemp -d "$cache.XXXXXX")
       cp "$src/package.json" "$src/package-lock.json" "$tmp/"
-      if ! (cd "$tmp" && npm ci --no-audit --no-fund --loglevel=error) >&2; then
-        rm -rf "$tmp"
-        exit 1
-      fi
+      # The registry sometimes stalls a download: npm then waits its
+      # five-minute fetch timeout and fails (seen on 2026-12-01). A stalled
+      # fetch gives up after a minute here, and the whole install is tried
+      # three times.
+      attempt=1
+      until (cd "$tmp" && npm ci --no-audit --no-fund --loglevel=error --fetch-timeout=60000) >&2; do
+        if [ "$attempt" -ge 3 ]; then
+          rm -rf "$tmp"
+          exit 1
+        fi
+        attempt=$((attempt + 1))
+        echo "== npm ci of $src failed; trying again ($attempt of 3)" >&2
+        rm -rf "$tmp/node_modules"
+      done
       touch "$tmp/.installed"
       rm -rf "$cache"
       mv "$tmp" "$cache"
