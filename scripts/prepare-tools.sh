@@ -2,17 +2,17 @@
 # Builds or installs the pinned tools that the later steps of scripts/test.sh
 # need and go test does not, once, cached under ~/.cache/eventapi:
 # kube-apiserver and etcd for envtest, the OpenTelemetry Collector, helm,
-# oapi-codegen, the pinned npm packages (Redocly CLI, Redoc) and Debian's
-# Chromium. scripts/test.sh runs it in the background at the lowest CPU
-# priority while the Go tests run, so that a cold machine builds them in the
-# tests' idle time; a warm one finds them all at once.
+# oapi-codegen, the pinned npm packages (Redocly CLI, Redoc,
+# openapi-typescript) and Debian's Chromium. scripts/test.sh runs it in the
+# background at the lowest CPU priority while the Go tests run, so that a
+# cold machine builds them in the tests' idle time; a warm one finds them
+# all at once.
 #
 # Prints the envtest assets directory (KUBEBUILDER_ASSETS) on stdout; the
 # builders' logs go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/checks/lib/codegen-tools.sh
-. scripts/checks/lib/npm-tools.sh
+. scripts/checks/lib/codegen-tools.sh # sources lib/npm-tools.sh
 . scripts/checks/lib/chromium.sh
 
 started=$(date +%s)
@@ -34,6 +34,7 @@ step hack/otelcol/build.sh
 step hack/helm.sh
 step ensure_oapi_codegen
 step ensure_npm_tools
+step ensure_typegen
 step ensure_chromium
 echo "prepare-tools: all tools ready in $(( $(date +%s) - started ))s" >&2
 echo "$assets"

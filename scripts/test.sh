@@ -49,11 +49,16 @@ fi
 # CPU priority while go vet and the Go tests run, which need none of them,
 # and the steps that need them wait for them (scripts/prepare-tools.sh). A
 # warm machine finds them cached at once. setsid gives the build a process
-# group of its own, so that an early exit stops all of it.
+# group of its own, so that an early exit stops all of it. It also gives it
+# a session of its own, and where the kernel schedules sessions as groups
+# (autogroup, on by default in Debian's kernels), nice only ranks processes
+# within their session: the new session's group is lowered too, or the build
+# takes half of the CPU from go vet and the tests (measured on 2026-12-01:
+# go vet and staticcheck took 23 minutes beside it instead of 14).
 tools_out="$(mktemp)"
 tools_log="$(mktemp)"
 cleanups+=("rm -f '$tools_out' '$tools_log'")
-setsid nice -n 19 scripts/prepare-tools.sh >"$tools_out" 2>"$tools_log" &
+setsid bash -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 scripts/prepare-tools.sh' >"$tools_out" 2>"$tools_log" &
 tools_pid=$!
 # Once waited for, the group is gone and its id may be another's: no kill.
 cleanups+=('[ -n "${tools_done:-}" ] || kill -- -"$tools_pid" 2>/dev/null')
