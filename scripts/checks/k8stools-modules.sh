@@ -19,8 +19,9 @@ fmt='{{with .Module}}{{.Path}} {{with .Replace}}{{.Version}}{{else}}{{.Version}}
 modules() { awk 'NF == 2' | sort -u; }
 main_modules="$(go list -deps -test -f "$fmt" ./... | modules)"
 tool_modules="$(cd hack/k8stools && GOWORK=off go list -deps -f "$fmt" k8s.io/kubernetes/cmd/kube-apiserver helm.sh/helm/v3/cmd/helm | modules)"
-shared=$(join <(echo "$main_modules") <(echo "$tool_modules") | wc -l)
-differ="$(join <(echo "$main_modules") <(echo "$tool_modules") | awk '$2 != $3 {print "  " $1 ": main " $2 ", hack/k8stools " $3}')"
+joined="$(join <(echo "$main_modules") <(echo "$tool_modules"))" # "path main-version tools-version"
+shared=$(echo "$joined" | wc -l)
+differ="$(echo "$joined" | awk '$2 != $3 {print "  " $1 ": main " $2 ", hack/k8stools " $3}')"
 if [ -n "$differ" ]; then
   echo "ERROR: the main module and hack/k8stools build these shared modules at different versions, so a cold make test compiles them twice:" >&2
   echo "$differ" >&2
