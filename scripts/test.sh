@@ -92,18 +92,28 @@ go vet ./...
 # stays with a //lint:ignore CHECK reason directive above its line.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
+# go vet ./... above vetted every package with its tests, with more
+# analyzers than go test's own vet pass, so go test does not vet again.
 phase "go test (all but the envtest packages)"
 # shellcheck disable=SC2086
-go test -count=1 -timeout 30m "$@" $other_pkgs
+go test -count=1 -vet=off -timeout 30m "$@" $other_pkgs
 
 # The API packages once more, through PgBouncer in transaction mode
 # (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
 # directly, every test connection goes through the pooler (platform/pgtest).
-# api/edgetest is left out: it tests the edge store, not the database.
+# Only the packages whose tests open a database through platform/pgtest run
+# again (the others never meet the pooler); api/edgetest is left out: it
+# tests the edge store, not the database.
 start_pgbouncer
 cleanups+=(stop_pgbouncer)
 phase "go test through PgBouncer (pool_mode=transaction)"
-pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api/edgetest$')
+pgtest_pkg="$(go list -m)/platform/pgtest"
+pooled=$(go list -test -f '{{.ImportPath}}|{{join .Deps ","}}' ./api/... ./platform/database/... ./tenancy/... |
+  awk -F'|' -v pg="$pgtest_pkg" '$1 ~ /\.test$/ {
+    n = split($2, deps, ",")
+    for (i = 1; i <= n; i++) if (deps[i] == pg || index(deps[i], pg " [") == 1) { sub(/\.test$/, "", $1); print $1; break }
+  }' | grep -v '/api/edgetest$')
+[ -n "$pooled" ] || { echo "no API package opens a database through platform/pgtest; scripts/test.sh expects most of them to" >&2; exit 1; }
 #
 # Debian's PgBouncer (1.18) can exit on a FATAL state error when a cancel
 # request meets a server connection that is closing (pgbouncer issues 822
@@ -115,7 +125,7 @@ pooled=$(go list ./api/... ./platform/database/... ./tenancy/... | grep -v '/api
 pooled_log="$(mktemp)"
 cleanups+=("rm -f '$pooled_log'")
 # shellcheck disable=SC2086
-if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $pooled 2>&1 | tee "$pooled_log"; then
+if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -vet=off -timeout 20m "$@" $pooled 2>&1 | tee "$pooled_log"; then
   pgbouncer_report
   pgbouncer_alive && exit 1
   failed="$(awk '$1 == "FAIL" && $2 ~ /^github\.com\// {print $2}' "$pooled_log" | sort -u | tr '\n' ' ')"
@@ -124,14 +134,14 @@ if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@
   stop_pgbouncer
   start_pgbouncer
   # shellcheck disable=SC2086
-  EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -timeout 20m "$@" $failed
+  EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -vet=off -timeout 20m "$@" $failed
 fi
 stop_pgbouncer
 
 wait_for_tools
 phase "go test (the envtest packages: $(echo $envtest_pkgs))"
 # shellcheck disable=SC2086
-go test -count=1 -timeout 30m "$@" $envtest_pkgs
+go test -count=1 -vet=off -timeout 30m "$@" $envtest_pkgs
 
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
 phase "keyed writes under CPU saturation"

@@ -61,15 +61,19 @@ type Config struct {
 	Redis Redis
 	// MetricsAddr is the Prometheus listener (EVENTAPI_METRICS_ADDR, default :9464).
 	MetricsAddr string
+	// The request log's settings are zero when unset: platform/requestlog
+	// then applies its own defaults (DefaultRetention, DefaultBuffer,
+	// DefaultInterval), stated there once.
+	//
 	// RequestLogRetention is how long the request log is kept
-	// (EVENTAPI_REQUEST_LOG_RETENTION, default 2160h: 90 days).
+	// (EVENTAPI_REQUEST_LOG_RETENTION).
 	RequestLogRetention time.Duration
 	// RequestLogBuffer is how many request-log records may wait to be
-	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER, default 40000).
+	// written before new ones are dropped (EVENTAPI_REQUEST_LOG_BUFFER).
 	RequestLogBuffer int
 	// RequestLogFlushInterval is the longest a request-log record waits
-	// before it is written (EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL, default 4s);
-	// half a buffer of waiting records is written at once.
+	// before it is written (EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL); half a
+	// buffer of waiting records is written at once.
 	RequestLogFlushInterval time.Duration
 	// Webhook tunes webhook delivery (EVENTAPI_WEBHOOK_*).
 	Webhook Webhook
@@ -131,9 +135,9 @@ func FromEnv(getenv Getenv) (Config, error) {
 	} else if sameListener(c.Addr, c.MetricsAddr) {
 		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q must differ from EVENTAPI_ADDR: metrics have a listener of their own", c.MetricsAddr))
 	}
-	c.RequestLogRetention = duration(getenv, "EVENTAPI_REQUEST_LOG_RETENTION", 2160*time.Hour, &errs)
-	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 40000, &errs)
-	c.RequestLogFlushInterval = duration(getenv, "EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL", 4*time.Second, &errs)
+	c.RequestLogRetention = duration(getenv, "EVENTAPI_REQUEST_LOG_RETENTION", 0, &errs)
+	c.RequestLogBuffer = positiveInt(getenv, "EVENTAPI_REQUEST_LOG_BUFFER", 0, &errs)
+	c.RequestLogFlushInterval = duration(getenv, "EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL", 0, &errs)
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	scaleOut(getenv, &c, &errs)
 	c.Webhook = webhookSettings(getenv, &errs)

@@ -25,9 +25,13 @@ import (
 // Defaults of WriterConfig. A flush every 4 s rather than every second
 // makes segments four times as wide at a given rate (an organization's
 // records of 4 s share one row), which cut the log's cost on catbench's
-// detail by about two thirds (docs/observability.md, "What it costs").
+// detail by about two thirds (docs/observability.md, "What it costs"). A
+// flush also starts once 8,000 records wait (half the buffer), which
+// bounds what waits in memory at full load: 20,000 waiting records took a
+// pod's peak RSS to 72 MiB on catbench's detail, 8,000 to 59, at the same
+// throughput (docs/observability.md, "The buffer").
 const (
-	DefaultBuffer       = 40_000
+	DefaultBuffer       = 16_000
 	DefaultBatch        = DefaultBuffer / 2
 	DefaultInterval     = 4 * time.Second
 	DefaultWriteTimeout = 10 * time.Second
@@ -44,7 +48,7 @@ const (
 type WriterConfig struct {
 	// DB is the pool the records are copied through (one connection at a time).
 	DB *bun.DB
-	// Buffer is how many records may wait in memory (default 40,000); a
+	// Buffer is how many records may wait in memory (default 16,000); a
 	// record that finds it full is dropped and counted.
 	Buffer int
 	// Batch is how many buffered records wake the goroutine before the
