@@ -23,7 +23,9 @@ import (
 // The route tables also drive a sweep of hostile input over every /api/v2
 // and /api/v1 route (TestHostileInput): each body property the document
 // gives a write (and each one the valid body carries, and each member of an
-// array's element) takes each value of hostileValues, each write each of
+// array's element: the deepest objects a body has, which
+// reachesNestedObjects holds the document to) takes each value of
+// hostileValues, each write each of
 // hostileBodies, each documented query parameter each of
 // hostileQueryValues, each request each of hostileHeaders, and each path id
 // each of hostileIDs (hostile_values_test.go). Whatever the route makes of
@@ -197,6 +199,7 @@ func (h *hostile) bodies() {
 		props = append(props, k)
 	}
 	slices.Sort(props)
+	h.reachesNestedObjects(valid)
 	u := h.snapshot(id)
 	for _, prop := range slices.Compact(props) {
 		for _, v := range hostileValues {
@@ -231,6 +234,27 @@ func (h *hostile) elements(path string, valid map[string]any, prop string, u *un
 			el[member] = json.RawMessage(v)
 			what := fmt.Sprintf("%s %s with %s[0].%s = %s", h.method, h.route, prop, member, clip(v))
 			u.after(what, h.check(what, path, h.with(valid, prop, []any{el})))
+		}
+	}
+}
+
+// reachesNestedObjects fails the route when its documented body has an
+// object that elements does not sweep: one deeper than an array's element,
+// or the element of an array for which neither the valid body nor
+// arrayItems gives a valid element to vary.
+func (h *hostile) reachesNestedObjects(valid map[string]any) {
+	h.t.Helper()
+	for _, nested := range h.doc.NestedObjects(h.method, docPath(h.route)) {
+		prop, ok := strings.CutSuffix(nested, "[0]")
+		if !ok || strings.ContainsAny(prop, ".[") {
+			h.t.Errorf("%s %s: the body's object %s is deeper than the sweep reaches (hostile.elements)", h.method, h.route, nested)
+			continue
+		}
+		if _, ok := arrayItems[prop]; ok {
+			continue
+		}
+		if list, ok := valid[prop].([]any); !ok || len(list) == 0 {
+			h.t.Errorf("%s %s: no valid element of %s to sweep: give one in the valid body or arrayItems", h.method, h.route, prop)
 		}
 	}
 }

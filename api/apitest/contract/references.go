@@ -163,3 +163,48 @@ func uuidFields(proxy *base.SchemaProxy, prefix string, out *[]string, depth int
 		}
 	}
 }
+
+// NestedObjects lists the members of the documented JSON request body of
+// method on path that are objects below the top level, written as
+// RequestReferences writes them ("line_items[0]" for the elements of an
+// array of objects); read-only members, which a client does not send, are
+// left out. The hostile-input sweep reaches one level of them: each member
+// of an array's element.
+func (c *Contract) NestedObjects(method, path string) []string {
+	var out []string
+	objectMembers(c.requestSchema(method, path), "", &out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// objectMembers walks a schema as uuidFields does and appends the path of
+// every object below the top level.
+func objectMembers(proxy *base.SchemaProxy, prefix string, out *[]string, depth int) {
+	if proxy == nil || depth > 8 {
+		return
+	}
+	s := proxy.Schema()
+	if s == nil || (s.ReadOnly != nil && *s.ReadOnly) {
+		return
+	}
+	if prefix != "" && (slices.Contains(s.Type, "object") || s.Properties != nil) {
+		*out = append(*out, prefix)
+	}
+	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, sub := range group {
+			objectMembers(sub, prefix, out, depth+1)
+		}
+	}
+	if s.Items != nil && s.Items.IsA() {
+		objectMembers(s.Items.A, prefix+"[0]", out, depth+1)
+	}
+	if s.Properties != nil {
+		for name, p := range s.Properties.FromOldest() {
+			next := name
+			if prefix != "" {
+				next = prefix + "." + name
+			}
+			objectMembers(p, next, out, depth+1)
+		}
+	}
+}
