@@ -20,7 +20,13 @@ func (c *Contract) RequestReferences(method, path string) []string {
 		return nil
 	}
 	var out []string
-	uuidFields(schema, "", &out, 0)
+	walkSchema(schema, "", 0, func(s *base.Schema, path string) bool {
+		if s.Format == "uuid" && path != "" {
+			out = append(out, path)
+			return false
+		}
+		return true
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -131,39 +137,6 @@ func (c *Contract) operation(method, path string) *v3.Operation {
 	return nil
 }
 
-// uuidFields walks a schema (properties, array items, allOf/oneOf/anyOf) and
-// appends the path of every uuid-formatted value.
-func uuidFields(proxy *base.SchemaProxy, prefix string, out *[]string, depth int) {
-	if proxy == nil || depth > 8 {
-		return
-	}
-	s := proxy.Schema()
-	if s == nil {
-		return
-	}
-	if s.Format == "uuid" && prefix != "" {
-		*out = append(*out, prefix)
-		return
-	}
-	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
-		for _, sub := range group {
-			uuidFields(sub, prefix, out, depth+1)
-		}
-	}
-	if s.Items != nil && s.Items.IsA() {
-		uuidFields(s.Items.A, prefix+"[0]", out, depth+1)
-	}
-	if s.Properties != nil {
-		for name, p := range s.Properties.FromOldest() {
-			next := name
-			if prefix != "" {
-				next = prefix + "." + name
-			}
-			uuidFields(p, next, out, depth+1)
-		}
-	}
-}
-
 // NestedObjects lists the members of the documented JSON request body of
 // method on path that are objects below the top level, written as
 // RequestReferences writes them ("line_items[0]" for the elements of an
@@ -172,39 +145,46 @@ func uuidFields(proxy *base.SchemaProxy, prefix string, out *[]string, depth int
 // of an array's element.
 func (c *Contract) NestedObjects(method, path string) []string {
 	var out []string
-	objectMembers(c.requestSchema(method, path), "", &out, 0)
+	walkSchema(c.requestSchema(method, path), "", 0, func(s *base.Schema, path string) bool {
+		if s.ReadOnly != nil && *s.ReadOnly {
+			return false
+		}
+		if path != "" && (slices.Contains(s.Type, "object") || s.Properties != nil) {
+			out = append(out, path)
+		}
+		return true
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// objectMembers walks a schema as uuidFields does and appends the path of
-// every object below the top level.
-func objectMembers(proxy *base.SchemaProxy, prefix string, out *[]string, depth int) {
+// walkSchema calls visit with the schema of proxy and its path, and, while
+// visit returns true, walks what lies below it: its allOf, oneOf and anyOf
+// parts at the same path, its array items at path+"[0]" (the first
+// element) and its properties at path.name, to a depth of 8.
+func walkSchema(proxy *base.SchemaProxy, path string, depth int, visit func(s *base.Schema, path string) bool) {
 	if proxy == nil || depth > 8 {
 		return
 	}
 	s := proxy.Schema()
-	if s == nil || (s.ReadOnly != nil && *s.ReadOnly) {
+	if s == nil || !visit(s, path) {
 		return
-	}
-	if prefix != "" && (slices.Contains(s.Type, "object") || s.Properties != nil) {
-		*out = append(*out, prefix)
 	}
 	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
 		for _, sub := range group {
-			objectMembers(sub, prefix, out, depth+1)
+			walkSchema(sub, path, depth+1, visit)
 		}
 	}
 	if s.Items != nil && s.Items.IsA() {
-		objectMembers(s.Items.A, prefix+"[0]", out, depth+1)
+		walkSchema(s.Items.A, path+"[0]", depth+1, visit)
 	}
 	if s.Properties != nil {
 		for name, p := range s.Properties.FromOldest() {
 			next := name
-			if prefix != "" {
-				next = prefix + "." + name
+			if path != "" {
+				next = path + "." + name
 			}
-			objectMembers(p, next, out, depth+1)
+			walkSchema(p, next, depth+1, visit)
 		}
 	}
 }
