@@ -93,10 +93,14 @@ go vet ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 # go vet ./... above vetted every package with its tests, with more
-# analyzers than go test's own vet pass, so go test does not vet again.
+# analyzers than go test's own vet pass, so the passes below do not vet
+# again (the CPU-saturation test's build tag was not vetted: it keeps
+# go test's vet).
+gotest() { go test -count=1 -vet=off "$@"; }
+
 phase "go test (all but the envtest packages)"
 # shellcheck disable=SC2086
-go test -count=1 -vet=off -timeout 30m "$@" $other_pkgs
+gotest -timeout 30m "$@" $other_pkgs
 
 # The API packages once more, through PgBouncer in transaction mode
 # (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
@@ -125,7 +129,7 @@ pooled=$(go list -test -f '{{.ImportPath}}|{{join .Deps ","}}' ./api/... ./platf
 pooled_log="$(mktemp)"
 cleanups+=("rm -f '$pooled_log'")
 # shellcheck disable=SC2086
-if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -vet=off -timeout 20m "$@" $pooled 2>&1 | tee "$pooled_log"; then
+if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" gotest -timeout 20m "$@" $pooled 2>&1 | tee "$pooled_log"; then
   pgbouncer_report
   pgbouncer_alive && exit 1
   failed="$(awk '$1 == "FAIL" && $2 ~ /^github\.com\// {print $2}' "$pooled_log" | sort -u | tr '\n' ' ')"
@@ -134,14 +138,14 @@ if ! EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -vet=off -timeou
   stop_pgbouncer
   start_pgbouncer
   # shellcheck disable=SC2086
-  EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" go test -count=1 -vet=off -timeout 20m "$@" $failed
+  EVENTAPI_TEST_POOLER_URL="$PGBOUNCER_URL" gotest -timeout 20m "$@" $failed
 fi
 stop_pgbouncer
 
 wait_for_tools
 phase "go test (the envtest packages: $(echo $envtest_pkgs))"
 # shellcheck disable=SC2086
-go test -count=1 -vet=off -timeout 30m "$@" $envtest_pkgs
+gotest -timeout 30m "$@" $envtest_pkgs
 
 # Saturates the CPU on purpose, so it runs alone (build tag cpusaturation).
 phase "keyed writes under CPU saturation"

@@ -15,12 +15,8 @@ import (
 // first element of an array). These are the fields the isolation suite
 // must point at another organization's records.
 func (c *Contract) RequestReferences(method, path string) []string {
-	schema := c.requestSchema(method, path)
-	if schema == nil {
-		return nil
-	}
 	var out []string
-	walkSchema(schema, "", 0, func(s *base.Schema, path string) bool {
+	walkSchema(c.requestSchema(method, path), "", 0, func(s *base.Schema, path string) bool {
 		if s.Format == "uuid" && path != "" {
 			out = append(out, path)
 			return false
