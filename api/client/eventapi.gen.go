@@ -849,6 +849,21 @@ func (e ServiceUnavailableErrorErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for StockBelowReservedWarningCode.
+const (
+	StockBelowReserved StockBelowReservedWarningCode = "stock_below_reserved"
+)
+
+// Valid indicates whether the value is a known member of the StockBelowReservedWarningCode enum.
+func (e StockBelowReservedWarningCode) Valid() bool {
+	switch e {
+	case StockBelowReserved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransitionDetailsField.
 const (
 	Stage  TransitionDetailsField = "stage"
@@ -2019,14 +2034,21 @@ type EquipmentList struct {
 	Pagination Pagination  `json:"pagination"`
 }
 
-// EquipmentPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// EquipmentPatched The answer to a PATCH. `warnings`, present only when there is something to report:
+// `stock_below_reserved` when the body set `stock_quantity` to a number that leaves
+// reservations from now on short (only for a key that also holds
+// `equipment_reservations:read`), then `ignored_fields` naming the body's fields that
+// were ignored.
 type EquipmentPatched struct {
 	// Data A rentable item type. Case dimensions are inches, weight pounds. `category` is present
 	// only with `expand=category` (null when the equipment has no category).
-	Data Equipment `json:"data"`
+	Data     Equipment                         `json:"data"`
+	Warnings *[]EquipmentPatched_Warnings_Item `json:"warnings,omitempty"`
+}
 
-	// Warnings Present only when the body carried fields that were not written.
-	Warnings *PatchWarnings `json:"warnings,omitempty"`
+// EquipmentPatched_Warnings_Item defines model for EquipmentPatched.warnings.Item.
+type EquipmentPatched_Warnings_Item struct {
+	union json.RawMessage
 }
 
 // EquipmentRef An equipment record, inlined by `expand=equipment`: what a load planner needs to place
@@ -3049,6 +3071,41 @@ type ServiceUnavailableError struct {
 // ServiceUnavailableErrorErrorCode defines model for ServiceUnavailableError.Error.Code.
 type ServiceUnavailableErrorErrorCode string
 
+// StockBelowReservedWarning The PATCH set a stock that the reservations holding units from now on (status `reserved`
+// or `checked_out`, ending after the request) exceed by the stock guard's rule: a
+// reservation is short when its units and those of every reservation overlapping it add up
+// to more than the stock, so the guard would now refuse it. The stock was written all the
+// same (units break and are sold whatever is booked); the warning names the reservations
+// to look at. `GET /equipment/{id}/availability` shows the steps.
+type StockBelowReservedWarning struct {
+	Code    StockBelowReservedWarningCode `json:"code"`
+	Details struct {
+		// ConflictingEventIds Their events, each once.
+		ConflictingEventIds []openapi_types.UUID `json:"conflicting_event_ids"`
+
+		// ConflictingReservationIds The short reservations, oldest first.
+		ConflictingReservationIds []openapi_types.UUID `json:"conflicting_reservation_ids"`
+
+		// Deficit reserved − stock_quantity.
+		Deficit int `json:"deficit"`
+
+		// Reserved The largest count among the short reservations: the units of one of them and of every reservation overlapping it.
+		Reserved int `json:"reserved"`
+
+		// StockQuantity The stock the PATCH wrote.
+		StockQuantity int `json:"stock_quantity"`
+
+		// WindowEnd The latest end of the short reservations.
+		WindowEnd time.Time `json:"window_end"`
+
+		// WindowStart The earliest start of the short reservations.
+		WindowStart time.Time `json:"window_start"`
+	} `json:"details"`
+}
+
+// StockBelowReservedWarningCode defines model for StockBelowReservedWarning.Code.
+type StockBelowReservedWarningCode string
+
 // TransitionDetails defines model for TransitionDetails.
 type TransitionDetails struct {
 	// Allowed The values the record may move to from `from`.
@@ -3485,7 +3542,11 @@ type EquipmentFound = EquipmentData
 // EquipmentPage defines model for EquipmentPage.
 type EquipmentPage = EquipmentList
 
-// EquipmentUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// EquipmentUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
+// `stock_below_reserved` when the body set `stock_quantity` to a number that leaves
+// reservations from now on short (only for a key that also holds
+// `equipment_reservations:read`), then `ignored_fields` naming the body's fields that
+// were ignored.
 type EquipmentUpdated = EquipmentPatched
 
 // EventCreated defines model for EventCreated.
@@ -6913,6 +6974,68 @@ func (a WebhookEndpointUpdate) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsStockBelowReservedWarning returns the union data inside the EquipmentPatched_Warnings_Item as a StockBelowReservedWarning
+func (t EquipmentPatched_Warnings_Item) AsStockBelowReservedWarning() (StockBelowReservedWarning, error) {
+	var body StockBelowReservedWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromStockBelowReservedWarning overwrites any union data inside the EquipmentPatched_Warnings_Item as the provided StockBelowReservedWarning
+func (t *EquipmentPatched_Warnings_Item) FromStockBelowReservedWarning(v StockBelowReservedWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeStockBelowReservedWarning performs a merge with any union data inside the EquipmentPatched_Warnings_Item, using the provided StockBelowReservedWarning
+func (t *EquipmentPatched_Warnings_Item) MergeStockBelowReservedWarning(v StockBelowReservedWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIgnoredFieldsWarning returns the union data inside the EquipmentPatched_Warnings_Item as a IgnoredFieldsWarning
+func (t EquipmentPatched_Warnings_Item) AsIgnoredFieldsWarning() (IgnoredFieldsWarning, error) {
+	var body IgnoredFieldsWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIgnoredFieldsWarning overwrites any union data inside the EquipmentPatched_Warnings_Item as the provided IgnoredFieldsWarning
+func (t *EquipmentPatched_Warnings_Item) FromIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIgnoredFieldsWarning performs a merge with any union data inside the EquipmentPatched_Warnings_Item, using the provided IgnoredFieldsWarning
+func (t *EquipmentPatched_Warnings_Item) MergeIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EquipmentPatched_Warnings_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EquipmentPatched_Warnings_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // AsValidationDetails returns the union data inside the ReservationError_Error_Details as a ValidationDetails

@@ -13,6 +13,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -37,6 +38,10 @@ type Resource[T, F any] struct {
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
 	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
+	// Warn, when set, runs after a PATCH has written v, on the same
+	// connection, and returns what the response should warn about beside
+	// the ignored fields.
+	Warn func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f F, v *T) ([]rest.Warning, error)
 }
 
 // ListFunc loads one page of org's records.
@@ -150,11 +155,29 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	v, err := r.Update(ctx, db, org, id, f)
+	v, warns, err := r.update(ctx, db, org, id, f)
 	if err != nil {
 		return err
 	}
-	return rest.Updated(c, v, in)
+	return rest.Updated(c, v, in, warns...)
+}
+
+// update writes f and, with Warn set, reads what to warn about in the same
+// transaction: the answer describes the state the write left, and a failed
+// read leaves nothing written.
+func (r Resource[T, F]) update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) (v *T, warns []rest.Warning, err error) {
+	if r.Warn == nil {
+		v, err = r.Update(ctx, db, org, id, f)
+		return v, nil, err
+	}
+	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if v, err = r.Update(ctx, tx, org, id, f); err != nil {
+			return err
+		}
+		warns, err = r.Warn(ctx, tx, org, f, v)
+		return err
+	})
+	return v, warns, err
 }
 
 // Unfiltered is the List query of a collection with no parameters of its

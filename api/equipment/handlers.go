@@ -2,6 +2,7 @@ package equipment
 
 import (
 	"context"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -12,7 +13,9 @@ import (
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 type handlers struct{ env *rest.Env }
@@ -57,8 +60,9 @@ func (h handlers) list(c *fiber.Ctx) error {
 }
 
 // resource serves GET, POST and PATCH of equipment: ?expand=category inlines
-// the category, and category_id is checked against the organization before
-// a write.
+// the category, category_id is checked against the organization before a
+// write, and a PATCH that sets the stock warns about the reservations it
+// leaves short.
 func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
 	return crud.Resource[equipment.Equipment, write]{
 		Kind: equipment.Kind, Env: h.env, Decode: decodeEquipment, Get: equipment.Get,
@@ -71,6 +75,7 @@ func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, w write) error {
 			return related.Check(ctx, db, org, w.refs...)
 		},
+		Warn:   warnShort,
 		Expand: expansions,
 		Show: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *equipment.Equipment) (any, error) {
 			if !want[expandCategory] {
@@ -83,4 +88,32 @@ func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
 			return items[0], nil
 		},
 	}
+}
+
+// WarningStockBelowReserved is the code of the warning of a PATCH whose
+// stock_quantity leaves reservations short (docs/availability.md,
+// "Lowering stock").
+const WarningStockBelowReserved = "stock_below_reserved"
+
+// warnShort reports, after a PATCH that set a number of units, the
+// reservations holding units from now on that the stock guard would now
+// refuse. The write stands: a rental house lowers stock when units break
+// or are sold, whatever is booked; the warning tells it which bookings to
+// look at. It runs in the PATCH's transaction, after the update has locked
+// the equipment row, so no reservation is admitted meanwhile. It names
+// reservations and events, so, like GET /equipment/{id}/availability, it
+// needs equipment_reservations:read: a key without it gets no warning.
+func warnShort(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, w write, e *equipment.Equipment) ([]rest.Warning, error) {
+	if w.stock == nil || auth.Check(ctx, tenancy.EquipmentReservationsRead) != nil {
+		return nil, nil
+	}
+	holds, err := stock.FutureHolds(ctx, db, org.UUID, e.ID, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	short := stock.Short(*w.stock, holds)
+	if short == nil {
+		return nil, nil
+	}
+	return []rest.Warning{{Code: WarningStockBelowReserved, Details: short}}, nil
 }

@@ -28,6 +28,9 @@ type write struct {
 	refs []related.Ref
 	// name is the new category name, when the body sets one.
 	name *string
+	// stock is the new stock_quantity, when the body sets a number (null:
+	// unlimited, nothing can be short).
+	stock *int
 }
 
 // decodeEquipment reads every writable equipment field into column
@@ -50,6 +53,7 @@ func decodeEquipment(in *rest.Input, create bool) write {
 	w.refs = []related.Ref{{Field: "category_id", Table: equipment.CategoryTable, ID: category.Ptr()}}
 	stock := in.Int("stock_quantity", rules.Get("stock_quantity"))
 	ch.SetIf(stock.Set, "stock_quantity", stock.Ptr())
+	w.stock = stock.Ptr()
 	rate := in.Money("daily_rate", rules.Get("daily_rate"))
 	ch.SetIf(rate.Set, "daily_rate", rate.Ptr())
 	for _, col := range caseColumns {

@@ -112,8 +112,8 @@ func IgnoredWarnings(in *Input) []Warning {
 	return []Warning{{Code: WarningIgnoredFields, Details: IgnoredFieldsDetails{Fields: fields}}}
 }
 
-// Updated writes 200 {data: v, warnings?}, warning about the fields of in
-// that were ignored.
-func Updated[T any](c *fiber.Ctx, v T, in *Input) error {
-	return respond(c, fiber.StatusOK, Written[T]{Data: v, Warnings: IgnoredWarnings(in)})
+// Updated writes 200 {data: v, warnings?}: the warnings about what was
+// written (more), then the one about the fields of in that were ignored.
+func Updated[T any](c *fiber.Ctx, v T, in *Input, more ...Warning) error {
+	return respond(c, fiber.StatusOK, Written[T]{Data: v, Warnings: append(more, IgnoredWarnings(in)...)})
 }
