@@ -25,6 +25,7 @@ func headers(extra ...string) http.Header {
 	h.Set("X-RateLimit-Limit", "1000")
 	h.Set("X-RateLimit-Remaining", "999")
 	h.Set("X-RateLimit-Reset", "2026-06-01T08:00:00Z")
+	h.Set("ETag", `W/"0123456789abcdef"`) // every GET's 200 and 304; ignored elsewhere
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] == "" {
 			h.Del(extra[i])
@@ -74,6 +75,8 @@ func TestContractCatchesWrongResponses(t *testing.T) {
 		{"error code not allowed for the status", "GET", id, "", strings.Replace(notFound, "not_found", "rate_limited", 1), 404, headers(), "not_found"},
 		{"missing X-Request-Id", "GET", id, "", `{"data":` + client + `}`, 200, headers("X-Request-Id", ""), "X-Request-Id"},
 		{"missing rate-limit header", "GET", id, "", `{"data":` + client + `}`, 200, headers("X-RateLimit-Reset", ""), "X-RateLimit-Reset"},
+		{"missing ETag on a read", "GET", id, "", `{"data":` + client + `}`, 200, headers("ETag", ""), "ETag"},
+		{"good 304", "GET", id, "", ``, 304, headers("Content-Type", ""), ""},
 		{"429 without Retry-After", "GET", id, "", `{"error":{"code":"rate_limited","message":"1000 requests per minute exceeded","details":{"limit":1000,"window_seconds":60,"reset":"2026-06-01T08:00:12Z"},"request_id":"` + reqID + `"}}`, 429, headers(), "Retry-After"},
 		{"undocumented operation", "DELETE", id, "", ``, 204, headers(), "undocumented operation"},
 		{"undocumented path", "GET", "/api/v2/secrets", "", `{"data":[]}`, 200, headers(), "undocumented operation"},

@@ -88,6 +88,15 @@ func (r *body) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
+// Bytes returns what is left to read, in place: a middleware that needs
+// the whole answer (api/middleware/etag) reads it without consuming it.
+func (r *body) Bytes() []byte {
+	if r.buf == nil || r.off >= len(r.buf.b) {
+		return nil
+	}
+	return r.buf.b[r.off:]
+}
+
 func (r *body) Close() error {
 	if r.buf != nil {
 		putBuffer(r.buf)

@@ -20,6 +20,7 @@ import (
 	"github.com/eventapi/eventapi/api/invoices"
 	"github.com/eventapi/eventapi/api/middleware/accesslog"
 	"github.com/eventapi/eventapi/api/middleware/compress"
+	"github.com/eventapi/eventapi/api/middleware/etag"
 	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/api/middleware/ratelimit"
@@ -116,7 +117,9 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 //  5. auth resolves the organization before the rate limiter, which buckets
 //     per organization, and before idempotency, whose keys are per
 //     organization; a request refused by auth is never counted or stored;
-//  6. a new webhook URL is resolved before idempotency opens the request's
+//  6. a v2 read's ETag is computed below the request log, so the log
+//     records a 304, and below compression, so it hashes the plain body;
+//  7. a new webhook URL is resolved before idempotency opens the request's
 //     transaction, so a slow DNS lookup holds no connection and no snapshot
 //     (webhooks.CheckURLFirst).
 func New(d Deps) *fiber.App {
@@ -177,6 +180,7 @@ func New(d Deps) *fiber.App {
 	bounded := deadline(d.RequestTimeout)
 	v2 := app.Group("/api/v2", bounded, logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
+		etag.New(),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 		webhooks.CheckURLFirst(d.Webhooks, routes),

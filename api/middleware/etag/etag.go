@@ -1,0 +1,86 @@
+// Package etag makes the v2 reads revalidatable: a 200 answer to GET (or
+// HEAD) gets an ETag computed from its body, and a request whose
+// If-None-Match names it gets 304 Not Modified with no body instead
+// (RFC 9110, 13.1.2). A load planner polling a truck's load or a pick list
+// then downloads the answer only when it changed. The tag is weak
+// (W/"…"): the same answer goes out plain or gzipped, and If-None-Match
+// compares weakly anyway (docs/decisions.md, "Conditional reads").
+package etag
+
+import (
+	"encoding/hex"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+)
+
+// New returns the middleware. It must sit below the request log and the
+// access log, so that they record the 304, and below compression, so that
+// it hashes the plain body.
+func New() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := c.Next(); err != nil {
+			return err
+		}
+		if m := c.Method(); m != fiber.MethodGet && m != fiber.MethodHead {
+			return nil
+		}
+		res := c.Response()
+		if res.StatusCode() != fiber.StatusOK || len(res.Header.Peek(fiber.HeaderETag)) > 0 {
+			return nil
+		}
+		body, ok := bodyOf(res)
+		if !ok || len(body) == 0 {
+			return nil
+		}
+		tag := Of(body)
+		res.Header.Set(fiber.HeaderETag, tag)
+		if Matches(c.Get(fiber.HeaderIfNoneMatch), tag) {
+			res.ResetBody() // gives a streamed body's buffer back
+			res.SetStatusCode(fiber.StatusNotModified)
+		}
+		return nil
+	}
+}
+
+// Of returns the weak entity tag of body: 64 bits of xxHash, in hex.
+func Of(body []byte) string {
+	var sum [8]byte
+	h := xxhash.Sum64(body)
+	for i := range sum {
+		sum[i] = byte(h >> (56 - 8*i))
+	}
+	return `W/"` + hex.EncodeToString(sum[:]) + `"`
+}
+
+// Matches reports whether an If-None-Match field value names tag, by weak
+// comparison (RFC 9110, 8.8.3.2): "*", or a listed tag whose opaque part
+// equals tag's, W/ or not.
+func Matches(ifNoneMatch, tag string) bool {
+	want := opaque(tag)
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || (t != "" && opaque(t) == want) {
+			return true
+		}
+	}
+	return false
+}
+
+// opaque drops a tag's weakness indicator.
+func opaque(tag string) string { return strings.TrimPrefix(tag, "W/") }
+
+// bodyOf returns the response body without consuming it: a body the
+// handler streams from a buffer (rest's large answers) is read in place;
+// any other stream is left alone (ok false).
+func bodyOf(res *fasthttp.Response) (body []byte, ok bool) {
+	if !res.IsBodyStream() {
+		return res.Body(), true
+	}
+	if b, ok := res.BodyStream().(interface{ Bytes() []byte }); ok {
+		return b.Bytes(), true
+	}
+	return nil, false
+}
