@@ -24,22 +24,9 @@ import (
 // gets; a record's small body and an error are sent as they are. Go's own
 // client (the SDK's) asks for gzip and decodes it unseen.
 func TestResponsesAreGzippedWhenAccepted(t *testing.T) {
-	// The service's own encoder: the test harness's comparing one renders
-	// every body in memory, never as a stream.
-	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.JSONEncoder = rest.Encode })
+	env := streamingEnv(t)
 	org := env.NewOrgWithKey("Acme", apikey.Live, tenancy.CrewMembersRead, tenancy.CrewMembersWrite, tenancy.CrewRead)
-	// 100 crew members with long notes: the page of 100 is over 64 KiB, so
-	// it leaves as a body stream from its encoding buffer (api/rest), which
-	// the middleware reads from.
-	notes := strings.Repeat("Rigging certificate, forklift licence, follow-spot. ", 14)
-	var one string
-	for i := 0; i < 100; i++ {
-		res := org.Post("/api/v2/crew_members", map[string]any{"first_name": fmt.Sprintf("Rigger %02d", i), "last_name": "Hands", "notes": notes})
-		if res.Status != 201 {
-			t.Fatalf("create: %d %s", res.Status, res.Body)
-		}
-		one = res.Data()["id"].(string)
-	}
+	one := seedLongCrewPage(t, org)
 	base := env.Listen(t)
 	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	get := func(path, acceptEncoding string, header ...string) *http.Response {
@@ -141,4 +128,27 @@ func TestResponsesAreGzippedWhenAccepted(t *testing.T) {
 			t.Fatalf("uncompressed %v, %d records, %v", resp.Uncompressed, len(page.Data), err)
 		}
 	})
+}
+
+// streamingEnv is the app with the service's own encoder: the test
+// harness's comparing one renders every body in memory, never as a stream.
+func streamingEnv(t *testing.T) *apitest.Env {
+	return apitest.New(t, func(_ *config.Config, o *server.Options) { o.JSONEncoder = rest.Encode })
+}
+
+// seedLongCrewPage creates 100 crew members with long notes, so that a page
+// of 100 is over 64 KiB and leaves as a body stream from its encoding
+// buffer (api/rest), and returns the last one's id.
+func seedLongCrewPage(t *testing.T, org *apitest.Org) string {
+	t.Helper()
+	notes := strings.Repeat("Rigging certificate, forklift licence, follow-spot. ", 14)
+	var id string
+	for i := range 100 {
+		res := org.Post("/api/v2/crew_members", map[string]any{"first_name": fmt.Sprintf("Rigger %02d", i), "last_name": "Hands", "notes": notes})
+		if res.Status != 201 {
+			t.Fatalf("create: %d %s", res.Status, res.Body)
+		}
+		id = res.Data()["id"].(string)
+	}
+	return id
 }
