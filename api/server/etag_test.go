@@ -53,8 +53,8 @@ func TestReadsRevalidateWithTheirETag(t *testing.T) {
 		t.Run(path, func(t *testing.T) {
 			first, _ := do("GET", path)
 			tag := first.Header.Get("ETag")
-			if first.StatusCode != 200 || !strings.HasPrefix(tag, `W/"`) {
-				t.Fatalf("%d, ETag %q, want 200 and a weak tag", first.StatusCode, tag)
+			if first.StatusCode != 200 || !strings.HasPrefix(tag, `W/"`) || first.Header.Get("Cache-Control") != "private, no-cache" {
+				t.Fatalf("%d, ETag %q, Cache-Control %q, want 200, a weak tag and private, no-cache", first.StatusCode, tag, first.Header.Get("Cache-Control"))
 			}
 			if zipped, _ := do("GET", path, "Accept-Encoding", "gzip"); zipped.Header.Get("ETag") != tag {
 				t.Errorf("gzipped ETag %q, want %q", zipped.Header.Get("ETag"), tag)
@@ -62,7 +62,7 @@ func TestReadsRevalidateWithTheirETag(t *testing.T) {
 			strong := strings.TrimPrefix(tag, "W/")
 			for _, inm := range []string{tag, strong, `"nope", ` + tag, "*"} {
 				resp, body := do("GET", path, "If-None-Match", inm, "Accept-Encoding", "gzip")
-				if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("ETag") != tag {
+				if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("ETag") != tag || resp.Header.Get("Cache-Control") != "private, no-cache" {
 					t.Errorf("If-None-Match %s: %d, %d bytes, ETag %q, want 304, none, %q", inm, resp.StatusCode, len(body), resp.Header.Get("ETag"), tag)
 				}
 				if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("X-RateLimit-Remaining") == "" {

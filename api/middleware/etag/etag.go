@@ -16,6 +16,11 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
+// CacheControl goes with every tagged answer: a client may keep the answer
+// but must revalidate it before each use, and a shared cache must not keep
+// it at all (it is one organization's data).
+const CacheControl = "private, no-cache"
+
 // New returns the middleware. It must sit below the request log and the
 // access log, so that they record the 304, and below compression, so that
 // it hashes the plain body.
@@ -37,6 +42,7 @@ func New() fiber.Handler {
 		}
 		tag := Of(body)
 		res.Header.Set(fiber.HeaderETag, tag)
+		res.Header.Set(fiber.HeaderCacheControl, CacheControl)
 		if Matches(c.Get(fiber.HeaderIfNoneMatch), tag) {
 			res.ResetBody() // gives a streamed body's buffer back
 			res.SetStatusCode(fiber.StatusNotModified)
