@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -30,7 +31,14 @@ func TestAbandonedWritesRollBack(t *testing.T) {
 	noTimeouts := func(cfg *config.Config, _ *server.Options) {
 		cfg.RequestTimeout = time.Hour
 		if cfg.DatabasePooler != database.PoolerTransaction {
-			cfg.DatabaseURL += "&statement_timeout=3600000"
+			u, err := url.Parse(cfg.DatabaseURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := u.Query()
+			q.Set("statement_timeout", "3600000")
+			u.RawQuery = q.Encode()
+			cfg.DatabaseURL = u.String()
 		}
 	}
 	env = apitest.New(t, noTimeouts, apitest.WithRoutes(func(v2 fiber.Router) {

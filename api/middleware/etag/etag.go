@@ -68,7 +68,7 @@ func Matches(ifNoneMatch, tag string) bool {
 	want := opaque(tag)
 	for _, t := range strings.Split(ifNoneMatch, ",") {
 		t = strings.TrimSpace(t)
-		if t == "*" || (t != "" && opaque(t) == want) {
+		if t == "*" || opaque(t) == want {
 			return true
 		}
 	}
