@@ -52,7 +52,10 @@ var listText sync.Map // listKey → string
 // List returns up to p.Limit records of org after p.After, ordered by
 // (created_at, id) ascending, that match every cond. Records inserted or
 // deleted between two fetches never make another record appear twice or be
-// skipped.
+// skipped, and a record whose transaction commits after a page was read
+// sorts after that page: the list_position trigger reads created_at only
+// once earlier inserts of the organization into the table have committed
+// (docs/decisions.md, "Lists: a late commit is never skipped").
 func List[T any, PT interface {
 	*T
 	Row

@@ -1,0 +1,61 @@
+-- A list's order is its commit order (docs/decisions.md, "Lists: a late
+-- commit is never skipped").
+--
+-- Lists are read in (created_at, id) order with a keyset cursor. created_at
+-- used to be the clock when the row was written, and a transaction commits
+-- later: a row written at t1 by a transaction that was still running when a
+-- reader took its page, committed after a row written at t2 > t1, sorted
+-- before the reader's cursor and was never listed to that reader.
+--
+-- Each insert into a listed table now first takes a transaction-scoped
+-- advisory lock on (table, organization) and then reads the clock. Two
+-- inserting transactions of one organization and table therefore run their
+-- inserts one after the other: the second reads the clock only after the
+-- first committed. So every row that a reader's snapshot does not see (it
+-- committed later, or is still running) has a created_at after every row
+-- the snapshot sees, and a cursor never passes a row that commits later.
+--
+-- The lock is the two-integer form, a space of its own: no other lock of the
+-- service (all single bigint keys) can collide with it. A hash collision of
+-- two organizations only makes them wait for each other's inserts.
+--
+-- A row's created_at and updated_at move forward by the time the insert
+-- waited for the lock, so values a statement set relative to each other (a
+-- pick list made from a quote) keep their distance.
+CREATE FUNCTION list_position() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    waited interval;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext(TG_TABLE_NAME), hashtext(NEW.organization_id::text));
+    waited := clock_timestamp() - NEW.created_at;
+    IF waited > interval '0' THEN
+        NEW.created_at := NEW.created_at + waited;
+        NEW.updated_at := NEW.updated_at + waited;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER list_position BEFORE INSERT ON events
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON clients
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON crew_members
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON equipment
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON equipment_categories
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON vehicles
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON equipment_reservations
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON quotes
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON invoices
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON pick_lists
+    FOR EACH ROW EXECUTE FUNCTION list_position();
+CREATE TRIGGER list_position BEFORE INSERT ON webhook_endpoints
+    FOR EACH ROW EXECUTE FUNCTION list_position();
