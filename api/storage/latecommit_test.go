@@ -135,7 +135,7 @@ func TestEveryListTableOrdersByCommit(t *testing.T) {
 		      @> ARRAY['organization_id', 'created_at', 'id']::name[]
 		  AND NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'list_position')
 		  AND c.relname NOT IN (?)
-		ORDER BY 1`, bun.In(slices.Collect(maps.Keys(notListedOldestFirst)))).Scan(context.Background(), &missing); err != nil {
+		ORDER BY 1`, bun.List(slices.Collect(maps.Keys(notListedOldestFirst)))).Scan(context.Background(), &missing); err != nil {
 		t.Fatal(err)
 	}
 	if len(missing) > 0 {
