@@ -16,7 +16,8 @@ import (
 // a minute of 00-59, a second of 00-59 (a leap second, 60, is refused: Go's
 // time has none, and PostgreSQL would move it to the next minute), a
 // fraction of one digit or more, and an offset hour of 00-23 and minute of
-// 00-59 (-00:00 is UTC). T and Z are upper case. Go's time.Parse is more
+// 00-59 (-00:00 is UTC). T and Z may be lower case, as RFC 3339 allows
+// (section 5.6, the note under the grammar). Go's time.Parse is more
 // lenient: it takes the offsets +24:00, -24:59 and +23:60 and shifts the
 // instant by them, and takes a one-digit hour or a comma before the
 // fraction.
@@ -47,7 +48,7 @@ func DateTimeIssue(s, example string) (time.Time, string) {
 // parseRFC3339 reads s as ParseDateTime does, of any year.
 func parseRFC3339(s string) (time.Time, bool) {
 	if len(s) < len("2006-01-02T15:04:05Z") ||
-		s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		s[4] != '-' || s[7] != '-' || s[10] != 'T' && s[10] != 't' || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false
 	}
 	year, ok1 := digits(s[0:4])
@@ -79,7 +80,7 @@ func parseRFC3339(s string) (time.Time, bool) {
 		rest = rest[n:]
 	}
 	offset := 0
-	if rest != "Z" {
+	if rest != "Z" && rest != "z" {
 		if len(rest) != len("+07:00") || rest[0] != '+' && rest[0] != '-' || rest[3] != ':' {
 			return time.Time{}, false
 		}
