@@ -38,11 +38,16 @@ type Resource[T, F any] struct {
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
 	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
-	// Warn, when set, runs after a PATCH has written v, on the same
-	// connection, and returns what the response should warn about beside
-	// the ignored fields.
-	Warn func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f F, v *T) ([]rest.Warning, error)
+	// Warn, when set, is asked before a PATCH writes f for the check that
+	// finds what the response should warn about beside the ignored fields;
+	// nil when f can warrant no warning (the PATCH then runs without a
+	// transaction of its own).
+	Warn func(ctx context.Context, f F) WarnCheck[T]
 }
+
+// WarnCheck runs after a PATCH has written v, in the same transaction, and
+// returns the warnings of the answer.
+type WarnCheck[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *T) ([]rest.Warning, error)
 
 // ListFunc loads one page of org's records.
 type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[T], error)
@@ -162,11 +167,15 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 	return rest.Updated(c, v, in, warns...)
 }
 
-// update writes f and, with Warn set, reads what to warn about in the same
+// update writes f and, when Warn has a check for f, runs it in the same
 // transaction: the answer describes the state the write left, and a failed
-// read leaves nothing written.
+// check leaves nothing written.
 func (r Resource[T, F]) update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f F) (v *T, warns []rest.Warning, err error) {
-	if r.Warn == nil {
+	var check WarnCheck[T]
+	if r.Warn != nil {
+		check = r.Warn(ctx, f)
+	}
+	if check == nil {
 		v, err = r.Update(ctx, db, org, id, f)
 		return v, nil, err
 	}
@@ -174,7 +183,7 @@ func (r Resource[T, F]) update(ctx context.Context, db bun.IDB, org tenancy.Orga
 		if v, err = r.Update(ctx, tx, org, id, f); err != nil {
 			return err
 		}
-		warns, err = r.Warn(ctx, tx, org, f, v)
+		warns, err = check(ctx, tx, org, v)
 		return err
 	})
 	return v, warns, err

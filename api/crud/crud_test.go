@@ -18,6 +18,7 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/storagetest"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -60,6 +61,8 @@ type harness struct {
 	app *fiber.App
 	// checked are the ids the Check hook saw.
 	checked []uuid.UUID
+	// updateInTx records, for each Update, whether it ran in a transaction.
+	updateInTx []bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -85,8 +88,10 @@ func newHarness(t *testing.T) *harness {
 			return storage.Create[thing](ctx, db, t, f.ch)
 		},
 		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, f fields) (*thing, error) {
+			h.updateInTx = append(h.updateInTx, database.IsTx(db))
 			return storage.Update[thing](ctx, db, org, id, kind, f.ch)
 		},
+		Warn: warnings,
 		Check: func(_ context.Context, _ bun.IDB, _ tenancy.OrganizationID, id uuid.UUID, f fields) error {
 			h.checked = append(h.checked, id)
 			if f.name == "forbidden" {

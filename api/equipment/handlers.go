@@ -95,25 +95,29 @@ func (h handlers) resource() crud.Resource[equipment.Equipment, write] {
 // "Lowering stock").
 const WarningStockBelowReserved = "stock_below_reserved"
 
-// warnShort reports, after a PATCH that set a number of units, the
+// warnShort is the check, after a PATCH that sets a number of units, for
 // reservations holding units from now on that the stock guard would now
 // refuse. The write stands: a rental house lowers stock when units break
 // or are sold, whatever is booked; the warning tells it which bookings to
 // look at. It runs in the PATCH's transaction, after the update has locked
 // the equipment row, so no reservation is admitted meanwhile. It names
 // reservations and events, so, like GET /equipment/{id}/availability, it
-// needs equipment_reservations:read: a key without it gets no warning.
-func warnShort(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, w write, e *equipment.Equipment) ([]rest.Warning, error) {
+// needs equipment_reservations:read: a key without it gets no warning, and
+// a PATCH that leaves the stock alone no check.
+func warnShort(ctx context.Context, w write) crud.WarnCheck[equipment.Equipment] {
 	if w.stock == nil || auth.Check(ctx, tenancy.EquipmentReservationsRead) != nil {
-		return nil, nil
+		return nil
 	}
-	holds, err := stock.FutureHolds(ctx, db, org.UUID, e.ID, time.Now())
-	if err != nil {
-		return nil, err
+	units := *w.stock
+	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e *equipment.Equipment) ([]rest.Warning, error) {
+		holds, err := stock.FutureHolds(ctx, db, org.UUID, e.ID, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		short := stock.Short(units, holds)
+		if short == nil {
+			return nil, nil
+		}
+		return []rest.Warning{{Code: WarningStockBelowReserved, Details: short}}, nil
 	}
-	short := stock.Short(*w.stock, holds)
-	if short == nil {
-		return nil, nil
-	}
-	return []rest.Warning{{Code: WarningStockBelowReserved, Details: short}}, nil
 }
