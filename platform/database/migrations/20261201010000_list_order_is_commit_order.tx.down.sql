@@ -1,12 +1,10 @@
-DROP TRIGGER list_position ON events;
-DROP TRIGGER list_position ON clients;
-DROP TRIGGER list_position ON crew_members;
-DROP TRIGGER list_position ON equipment;
-DROP TRIGGER list_position ON equipment_categories;
-DROP TRIGGER list_position ON vehicles;
-DROP TRIGGER list_position ON equipment_reservations;
-DROP TRIGGER list_position ON quotes;
-DROP TRIGGER list_position ON invoices;
-DROP TRIGGER list_position ON pick_lists;
-DROP TRIGGER list_position ON webhook_endpoints;
+DO $$
+DECLARE
+    listed regclass;
+BEGIN
+    FOR listed IN SELECT tgrelid::regclass FROM pg_trigger WHERE tgname = 'list_position' LOOP
+        EXECUTE format('DROP TRIGGER list_position ON %s', listed);
+    END LOOP;
+END
+$$;
 DROP FUNCTION list_position();

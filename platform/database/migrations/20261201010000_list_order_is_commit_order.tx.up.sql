@@ -37,25 +37,13 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER list_position BEFORE INSERT ON events
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON clients
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON crew_members
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON equipment
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON equipment_categories
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON vehicles
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON equipment_reservations
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON quotes
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON invoices
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON pick_lists
-    FOR EACH ROW EXECUTE FUNCTION list_position();
-CREATE TRIGGER list_position BEFORE INSERT ON webhook_endpoints
-    FOR EACH ROW EXECUTE FUNCTION list_position();
+DO $$
+DECLARE
+    listed text;
+BEGIN
+    FOREACH listed IN ARRAY ARRAY['events', 'clients', 'crew_members', 'equipment', 'equipment_categories',
+            'vehicles', 'equipment_reservations', 'quotes', 'invoices', 'pick_lists', 'webhook_endpoints'] LOOP
+        EXECUTE format('CREATE TRIGGER list_position BEFORE INSERT ON %I FOR EACH ROW EXECUTE FUNCTION list_position()', listed);
+    END LOOP;
+END
+$$;
