@@ -19,19 +19,25 @@
 -- service (all single bigint keys) can collide with it. A hash collision of
 -- two organizations only makes them wait for each other's inserts.
 --
--- A row's created_at and updated_at move forward by the time the insert
--- waited for the lock, so values a statement set relative to each other (a
--- pick list made from a quote) keep their distance.
+-- A row whose created_at the statement took from the clock (the column's
+-- default, or clock_timestamp() in the statement: anything from the
+-- statement's start on) gets the clock as it is once the lock is held, and
+-- updated_at moves forward by as much, so values a statement set relative
+-- to each other (a pick list made from a quote) keep their distance. A
+-- created_at given from before the statement began (an import, a test's
+-- fixture), or from after the lock was taken, is kept as given.
 CREATE FUNCTION list_position() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-    waited interval;
+    locked_at timestamptz;
+    moved     interval;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext(TG_TABLE_NAME), hashtext(NEW.organization_id::text));
-    waited := clock_timestamp() - NEW.created_at;
-    IF waited > interval '0' THEN
-        NEW.created_at := NEW.created_at + waited;
-        NEW.updated_at := NEW.updated_at + waited;
+    locked_at := clock_timestamp();
+    IF NEW.created_at BETWEEN statement_timestamp() AND locked_at THEN
+        moved := locked_at - NEW.created_at;
+        NEW.created_at := locked_at;
+        NEW.updated_at := NEW.updated_at + moved;
     END IF;
     RETURN NEW;
 END
