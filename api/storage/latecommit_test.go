@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"slices"
@@ -84,7 +85,7 @@ func after(a, b storage.Cursor) bool {
 	if !a.CreatedAt.Equal(b.CreatedAt) {
 		return a.CreatedAt.After(b.CreatedAt)
 	}
-	return a.ID.String() > b.ID.String()
+	return bytes.Compare(a.ID[:], b.ID[:]) > 0
 }
 
 // waitWrittenOrWaiting returns true when the write behind done ended and
