@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image with both binaries, static and non-root:
-#   /eventapi            the API and admin CLI (serve, migrate, orgs, keys, demo)
+#   /eventapi            the API and admin CLI (serve, migrate, orgs, keys, requests, demo)
 #   /eventapi-operator   the Kubernetes operator
-# Build: docker build -t ghcr.io/eventapi/eventapi:2.5.0 .
+# Build: docker build -t ghcr.io/eventapi/eventapi:VERSION . (VERSION: the chart's appVersion)
 # The Helm chart runs /eventapi serve, /eventapi migrate up and
 # /eventapi-operator from this image.
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the local PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379)
 # answer, starting them with the machine's own commands when they do not.
-# Fails loudly when either cannot be reached. Sourced by run.sh and test.sh.
+# Fails loudly when either cannot be reached. Sourced by run.sh, test.sh and
+# cli.sh.
 set -euo pipefail
 
 pg_up() { (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; }

@@ -104,9 +104,10 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 
 // New builds the app. Middleware order matters:
 //
-//  1. request id first, so every later log line, span and error carries it;
-//     then the drain marker, which adds Connection: close to every response
-//     once the process is stopping (drain.go);
+//  1. the drain marker first, so every request's context descends from the
+//     drain's and every response gets Connection: close once the process is
+//     stopping (drain.go); then the request id, so every later log line,
+//     span and error carries it;
 //  2. recover next, so a panic anywhere below becomes a logged 500 envelope;
 //  3. the OTel span and the access log wrap everything that does real work,
 //     and render errors themselves so they record the final status; below
