@@ -3364,7 +3364,7 @@ type WebhookEndpointStatus string
 type WebhookEndpointCreate struct {
 	Description *string `json:"description,omitempty"`
 
-	// EnabledEvents Change types (see `WebhookEventType`), or `["*"]` for every type. Repeats are dropped.
+	// EnabledEvents Change types (see `WebhookEventType`), or `["*"]` for every type. Repeats are dropped, and so are types listed beside `*` (the endpoint stores `["*"]`).
 	EnabledEvents []string `json:"enabled_events"`
 
 	// Url An `https` URL, written as RFC 3986 has it (spaces and non-ASCII characters
@@ -3410,7 +3410,7 @@ type WebhookEndpointPatched struct {
 type WebhookEndpointUpdate struct {
 	Description *string `json:"description,omitempty"`
 
-	// EnabledEvents Change types (see `WebhookEventType`), or `["*"]` for every type. Repeats are dropped.
+	// EnabledEvents Change types (see `WebhookEventType`), or `["*"]` for every type. Repeats are dropped, and so are types listed beside `*` (the endpoint stores `["*"]`).
 	EnabledEvents *[]string                    `json:"enabled_events,omitempty"`
 	Status        *WebhookEndpointUpdateStatus `json:"status,omitempty"`
 
@@ -8277,7 +8277,9 @@ type ClientInterface interface {
 	// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 	// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
 	// the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
-	// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
+	// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`). It takes no
+	// body: none, or `{}`; a body that is not JSON is 400 `malformed_json` and a field is 422
+	// `validation_error`, and the delivery is left as it was.
 	//
 	// Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -10086,7 +10088,9 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, id Id, params *ListW
 // be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 // endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
 // the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
-// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
+// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`). It takes no
+// body: none, or `{}`; a body that is not JSON is 400 `malformed_json` and a field is 422
+// `validation_error`, and the delivery is left as it was.
 //
 // Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 func (c *Client) RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -15020,7 +15024,9 @@ type ClientWithResponsesInterface interface {
 	// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 	// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
 	// the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
-	// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
+	// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`). It takes no
+	// body: none, or `{}`; a body that is not JSON is 400 `malformed_json` and a field is 422
+	// `validation_error`, and the delivery is left as it was.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -26548,6 +26554,15 @@ type RetryWebhookDeliveryResponse200Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
+// RetryWebhookDeliveryResponse400Headers the declared response headers of an HTTP 400 response for RetryWebhookDelivery
+type RetryWebhookDeliveryResponse400Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
 // RetryWebhookDeliveryResponse401Headers the declared response headers of an HTTP 401 response for RetryWebhookDelivery
 type RetryWebhookDeliveryResponse401Headers struct {
 	WWWAuthenticate string
@@ -26575,6 +26590,19 @@ type RetryWebhookDeliveryResponse404Headers struct {
 type RetryWebhookDeliveryResponse409Headers struct {
 	IdempotentReplayed  *string
 	RetryAfter          *int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RetryWebhookDeliveryResponse413Headers the declared response headers of an HTTP 413 response for RetryWebhookDelivery
+type RetryWebhookDeliveryResponse413Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// RetryWebhookDeliveryResponse415Headers the declared response headers of an HTTP 415 response for RetryWebhookDelivery
+type RetryWebhookDeliveryResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     time.Time
@@ -26615,6 +26643,8 @@ type RetryWebhookDeliveryResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *WebhookDeliveryFound
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *MalformedJSON
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -26623,6 +26653,10 @@ type RetryWebhookDeliveryResponse struct {
 	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *IdempotencyConflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *TransitionUnprocessable
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26633,6 +26667,8 @@ type RetryWebhookDeliveryResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *RetryWebhookDeliveryResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RetryWebhookDeliveryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RetryWebhookDeliveryResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -26641,6 +26677,10 @@ type RetryWebhookDeliveryResponse struct {
 	Headers404 *RetryWebhookDeliveryResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RetryWebhookDeliveryResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RetryWebhookDeliveryResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *RetryWebhookDeliveryResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *RetryWebhookDeliveryResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26654,6 +26694,11 @@ type RetryWebhookDeliveryResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r RetryWebhookDeliveryResponse) GetJSON200() *WebhookDeliveryFound {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetryWebhookDeliveryResponse) GetJSON400() *MalformedJSON {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -26674,6 +26719,16 @@ func (r RetryWebhookDeliveryResponse) GetJSON404() *NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RetryWebhookDeliveryResponse) GetJSON409() *IdempotencyConflict {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RetryWebhookDeliveryResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RetryWebhookDeliveryResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -28262,7 +28317,9 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 // endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
 // the whole delivery), and a read scope of the delivery's object type (`quotes:read` for
-// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`).
+// `quote.created`), as for subscribing to it (else 403 `insufficient_scope`). It takes no
+// body: none, or `{}`; a body that is not JSON is 400 `malformed_json` and a field is 422
+// `validation_error`, and the delivery is left as it was.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -50301,6 +50358,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest MalformedJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -50328,6 +50392,20 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest TransitionUnprocessable
@@ -50398,6 +50476,44 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RetryWebhookDeliveryResponse400Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers RetryWebhookDeliveryResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
@@ -50529,6 +50645,47 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RetryWebhookDeliveryResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers RetryWebhookDeliveryResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers RetryWebhookDeliveryResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {

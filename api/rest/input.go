@@ -148,6 +148,23 @@ func nestsDeeperThan(body []byte, limit int) bool {
 // Body parses the request body of c as a JSON object.
 func Body(c *fiber.Ctx) (*Input, error) { return ParseObject(c.Body()) }
 
+// NoFields checks the body of a POST that takes no fields (a redelivery):
+// none, or an empty JSON object. A body that is not a JSON object is 400,
+// and a field is 422 "is not a known field", as on a create: a request
+// whose body the action would ignore is refused, not acted on.
+func NoFields(c *fiber.Ctx) error { return noFields(c.Body()) }
+
+func noFields(body []byte) error {
+	if len(body) == 0 {
+		return nil
+	}
+	in, err := ParseObject(body)
+	if err != nil {
+		return err
+	}
+	return in.Err()
+}
+
 // PatchBody parses the body of a v2 PATCH: like Body, but lenient, so a
 // client may send back a whole record it read (docs/decisions.md, "PATCH
 // accepts arbitrary properties").

@@ -45,6 +45,31 @@ func TestParseObject(t *testing.T) {
 	}
 }
 
+// TestNoFields: an action that takes no fields accepts no body or an empty
+// object, and refuses what it would otherwise ignore.
+func TestNoFields(t *testing.T) {
+	tests := []struct {
+		body string
+		code errs.Code
+	}{
+		{``, ""},
+		{`{}`, ""},
+		{" { } \n", ""},
+		{`{`, errs.MalformedJSON},
+		{"{\"a\":\"\xff\"}", errs.MalformedJSON},
+		{`{"a":"\ud800"}`, errs.MalformedJSON},
+		{`[]`, errs.Validation},
+		{`null`, errs.Validation},
+		{`{"at":"now"}`, errs.Validation},
+	}
+	for _, tt := range tests {
+		err := noFields([]byte(tt.body))
+		if tt.code == "" && err != nil || tt.code != "" && !errs.Is(err, tt.code) {
+			t.Errorf("noFields(%q) = %v, want %q", tt.body, err, tt.code)
+		}
+	}
+}
+
 // TestMalformedSaysWhenTooDeep: a body refused for its depth alone says so;
 // other malformed bodies, and brackets inside strings, do not.
 func TestMalformedSaysWhenTooDeep(t *testing.T) {

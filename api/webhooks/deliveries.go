@@ -42,6 +42,9 @@ func (h handlers) retry(c *fiber.Ctx) error {
 	if err != nil {
 		return errs.NotFoundf(store.DeliveryKind)
 	}
+	if err := rest.NoFields(c); err != nil {
+		return err
+	}
 	ctx := c.UserContext()
 	// The delivery goes to the endpoint's URL as it is now: the key must
 	// be able to read the record it carries, as for a subscription.

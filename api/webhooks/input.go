@@ -54,7 +54,8 @@ func (h handlers) decode(ctx context.Context, in *rest.Input, create bool) decod
 }
 
 // checkEvents requires one or more known change types, or "*", and drops
-// repeats.
+// repeats; "*" covers every type, so the types listed beside it are dropped
+// too and the endpoint stores ["*"].
 func checkEvents(in *rest.Input, events []string) []string {
 	if len(events) == 0 {
 		in.Issue("enabled_events", `must list at least one change type, or "*" for all`)
@@ -69,6 +70,9 @@ func checkEvents(in *rest.Input, events []string) []string {
 		if !slices.Contains(out, e) {
 			out = append(out, e)
 		}
+	}
+	if slices.Contains(out, store.AllEvents) {
+		return []string{store.AllEvents}
 	}
 	return out
 }

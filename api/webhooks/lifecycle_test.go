@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -56,13 +57,29 @@ func TestGiveUpDisablesEndpoint(t *testing.T) {
 		t.Fatalf("re-enable: %d %s", r.Status, r.Body)
 	}
 	rcv.Open()
+	// A retry takes no fields: a body it would ignore is refused, and the
+	// delivery stays as it was.
+	for _, bad := range []struct{ body, code string }{
+		{`{`, "malformed_json"},
+		{"{\"a\":\"\xff\"}", "malformed_json"},
+		{`[1,2]`, "validation_error"},
+		{`{"at":"now"}`, "validation_error"},
+	} {
+		if r := a.Post(retry, bad.body); r.Status/100 != 4 || r.ErrorCode() != bad.code {
+			t.Errorf("retry with body %q: %d %s, want %s", bad.body, r.Status, r.Body, bad.code)
+		}
+	}
+	if got := deliveries(t, a, ep)[0]; got["status"] != "failed" || got["next_attempt_at"] != nil {
+		t.Errorf("a refused retry changed the delivery: %v", got)
+	}
 	if r := a.Post(retry, nil); r.Status != 200 || r.Data()["id"] != d["id"] {
 		t.Fatalf("retry: %d %s", r.Status, r.Body)
 	}
 	waitFor(t, "the retried delivery", func() bool { return created(rcv)[id] == 1 })
 	waitFor(t, "the delivery to succeed", func() bool { return deliveries(t, a, ep)[0]["status"] == "succeeded" })
-	// A succeeded delivery may be redelivered too.
-	if r := a.Post(retry, nil); r.Status != 200 {
+	// A succeeded delivery may be redelivered too (an empty object is no
+	// body).
+	if r := a.Post(retry, map[string]any{}); r.Status != 200 {
 		t.Fatalf("retry of a succeeded delivery: %d %s", r.Status, r.Body)
 	}
 	waitFor(t, "the redelivery", func() bool { return created(rcv)[id] == 2 })
@@ -74,6 +91,13 @@ func TestGiveUpDisablesEndpoint(t *testing.T) {
 func TestEndpointRegistration(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("A")
+	// "*" covers every type: the types beside it are dropped.
+	if r := a.Post(endpoints, map[string]any{"url": "https://8.8.4.4/hook", "enabled_events": []string{"client.created", "*", "quote.approved"}}); r.Status != 201 ||
+		fmt.Sprint(r.Data()["enabled_events"]) != "[*]" {
+		t.Errorf("create with * among types: %d %s", r.Status, r.Body)
+	} else if r := a.Delete(endpoints + "/" + r.Data()["id"].(string)); r.Status != 204 {
+		t.Errorf("delete: %d %s", r.Status, r.Body)
+	}
 	res := a.Post(endpoints, map[string]any{"url": "https://8.8.8.8/hook", "enabled_events": []string{"quote.approved", "quote.approved", "event.deleted"}})
 	if res.Status != 201 {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
