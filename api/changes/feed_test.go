@@ -46,12 +46,16 @@ func follow(t testing.TB, o *apitest.Org, query, cursor string) ([]map[string]an
 
 // settle follows o's feed until done holds for the changes read so far (the
 // feed lists a change once every transaction that began before it has ended,
-// which on a shared server takes a moment).
+// which on a shared server takes a moment, and longer while another
+// package's test holds a write transaction open). The polls back off from
+// 20 ms to half a second, so a long wait does not spend the organization's
+// rate limit.
 func settle(t testing.TB, o *apitest.Org, query string, done func(all []map[string]any) bool) []map[string]any {
 	t.Helper()
 	var all []map[string]any
 	cursor := ""
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	wait := 20 * time.Millisecond
+	for deadline := time.Now().Add(60 * time.Second); ; {
 		var got []map[string]any
 		got, cursor = follow(t, o, query, cursor)
 		all = append(all, got...)
@@ -59,9 +63,10 @@ func settle(t testing.TB, o *apitest.Org, query string, done func(all []map[stri
 			return all
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("feed holds %d changes after 30s: %v", len(all), types(all))
+			t.Fatalf("feed holds %d changes after 60s: %v", len(all), types(all))
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(wait)
+		wait = min(wait*3/2, 500*time.Millisecond)
 	}
 }
 

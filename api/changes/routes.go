@@ -94,11 +94,12 @@ func list(env *rest.Env) fiber.Handler {
 		if err := feed.Render(ctx, db, org, res.Items); err != nil {
 			return err
 		}
-		// The cursor is always returned once a change has been seen, so a
-		// reader at the end of the feed polls from where it stopped.
+		// The cursor is always returned once the feed has been read past a
+		// change, listed or not, so a reader at the end of the feed polls
+		// from where it stopped.
 		var next *string
-		if n := len(res.Items); n > 0 {
-			next = page.NextCursor(env.Cursors, true, res.Items[n-1].PageKey())
+		if res.Resume != nil {
+			next = page.NextCursor(env.Cursors, true, *res.Resume)
 		} else if raw := c.Query("cursor"); raw != "" {
 			next = &raw
 		}

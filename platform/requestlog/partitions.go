@@ -49,9 +49,11 @@ type MaintainResult struct {
 }
 
 // Maintain creates the partitions from yesterday to Ahead days ahead and drops
-// those past the retention, in one transaction under an advisory lock. When
-// another process holds the lock it returns at once with Skipped set, so any
-// number of pods may run it at the same time.
+// those past the retention, under an advisory lock. When another process
+// holds the lock it returns at once with Skipped set, so any number of pods
+// may run it at the same time. Creating and dropping are two transactions:
+// a drop that gives up (a long reader holds the old partition past the
+// lock timeout) keeps the partitions made ahead, which writers need.
 func Maintain(ctx context.Context, db bun.IDB, opt MaintainOptions) (MaintainResult, error) {
 	if opt.Retention <= 0 {
 		opt.Retention = DefaultRetention
@@ -63,26 +65,8 @@ func Maintain(ctx context.Context, db bun.IDB, opt MaintainOptions) (MaintainRes
 		opt.Now = time.Now
 	}
 	var res MaintainResult
-	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
-		var got bool
-		if err := tx.NewRaw("SELECT pg_try_advisory_xact_lock(?)", int64(maintainLockID)).Scan(ctx, &got); err != nil {
-			return err
-		}
-		if !got {
-			res.Skipped = true
-			return nil
-		}
-		// DDL on a partition locks the parent; never queue behind a long
-		// reader (and make every writer queue behind us): give up and retry
-		// on the next run instead.
-		if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
-			return err
-		}
-		existing, err := partitions(ctx, tx)
-		if err != nil {
-			return err
-		}
-		now := opt.Now().UTC()
+	now := opt.Now().UTC()
+	skipped, err := underLock(ctx, db, func(ctx context.Context, tx bun.Tx, existing map[string]bool) error {
 		today := now.Truncate(24 * time.Hour)
 		for d := -1; d <= opt.Ahead; d++ {
 			day := today.AddDate(0, 0, d)
@@ -97,6 +81,13 @@ func Maintain(ctx context.Context, db bun.IDB, opt MaintainOptions) (MaintainRes
 			}
 			res.Created = append(res.Created, name)
 		}
+		return nil
+	})
+	if err != nil || skipped {
+		res.Created, res.Skipped = nil, skipped
+		return res, err
+	}
+	skipped, err = underLock(ctx, db, func(ctx context.Context, tx bun.Tx, existing map[string]bool) error {
 		cutoff := now.Add(-opt.Retention)
 		for name := range existing {
 			day, ok := partitionDay(name)
@@ -110,7 +101,38 @@ func Maintain(ctx context.Context, db bun.IDB, opt MaintainOptions) (MaintainRes
 		}
 		return nil
 	})
+	if err != nil || skipped {
+		res.Dropped = nil // rolled back, or left to the process that holds the lock
+	}
 	return res, err
+}
+
+// underLock runs step in a transaction that holds Maintain's advisory lock,
+// with the partitions that exist; it reports skipped, running nothing,
+// when another process holds the lock. DDL on a partition locks the
+// parent, so the transaction never queues behind a long reader (making
+// every writer queue behind it): it gives up after a lock timeout, and the
+// next run tries again.
+func underLock(ctx context.Context, db bun.IDB, step func(context.Context, bun.Tx, map[string]bool) error) (skipped bool, err error) {
+	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		var got bool
+		if err := tx.NewRaw("SELECT pg_try_advisory_xact_lock(?)", int64(maintainLockID)).Scan(ctx, &got); err != nil {
+			return err
+		}
+		if !got {
+			skipped = true
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
+			return err
+		}
+		existing, err := partitions(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return step(ctx, tx, existing)
+	})
+	return skipped, err
 }
 
 // PartitionName is the name of day's partition (request_log_segments_pYYYYMMDD,

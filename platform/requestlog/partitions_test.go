@@ -118,6 +118,52 @@ func TestConcurrentMaintenance(t *testing.T) {
 	}
 }
 
+// TestADropThatGivesUpKeepsTheNewPartitions: a run whose drop gives up (a
+// reader holds an old partition past the lock timeout) still makes the
+// coming days' partitions, which writers need; the next run drops the old
+// one. Creating and dropping shared one transaction, so a drop that failed
+// took the new partitions with it, day after day.
+func TestADropThatGivesUpKeepsTheNewPartitions(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	past := now.AddDate(0, 0, -10)
+	opt := func(at time.Time) requestlog.MaintainOptions {
+		return requestlog.MaintainOptions{Retention: 72 * time.Hour, Ahead: 1, Now: func() time.Time { return at }}
+	}
+	if _, err := requestlog.Maintain(ctx, db, opt(past)); err != nil {
+		t.Fatal(err)
+	}
+	old := requestlog.PartitionName(day(past, 0))
+	reader, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.ExecContext(ctx, "LOCK TABLE "+old+" IN ACCESS SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := requestlog.Maintain(ctx, db, opt(now))
+	if err == nil {
+		t.Fatalf("the drop ran under a reader's lock: %+v", res)
+	}
+	parts, perr := requestlog.Partitions(ctx, db)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	for d := -1; d <= 1; d++ {
+		if !parts[requestlog.PartitionName(day(now, d))] {
+			t.Errorf("partition for day %+d missing after a drop gave up (%v)", d, err)
+		}
+	}
+	if !parts[old] {
+		t.Fatal("the old partition is gone though its drop gave up")
+	}
+	_ = reader.Rollback()
+	if res, err := requestlog.Maintain(ctx, db, opt(now)); err != nil || len(res.Dropped) == 0 {
+		t.Fatalf("the next run: %+v, %v; want the old partitions dropped", res, err)
+	}
+}
+
 // TestWriterBatchesAndFlushes: records added to the writer are in the table
 // after Flush, readable by their organization only, newest first.
 func TestWriterBatchesAndFlushes(t *testing.T) {

@@ -137,17 +137,16 @@ func rollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
 	return database.Error(err)
 }
 
-// purge deletes up to batch rows older than retention and reports how many.
-// Retention spans every organization, so the statement carries the marker
-// the tenant filter check (storage/storagetest) accepts.
+// purge deletes the rows older than retention, batch at a time, each batch
+// a statement of its own, until one finds fewer, and reports how many it
+// deleted: however many keys a busy hour made, the purge keeps up, and no
+// statement runs long. Retention spans every organization, so the
+// statements carry the marker the tenant filter check (storage/storagetest)
+// accepts. Processes that purge at once take different rows (SKIP LOCKED).
 func purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
-	res, err := db.NewRaw(`/* every organization: retention */
+	return database.DeleteInBatches(ctx, db, batch, `/* every organization: retention */
 		DELETE FROM idempotency_keys WHERE ctid IN (
 			SELECT ctid FROM idempotency_keys
 			WHERE created_at < clock_timestamp() - make_interval(secs => ?)
-			LIMIT ?)`, seconds(retention), batch).Exec(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+			LIMIT ? FOR UPDATE SKIP LOCKED)`, seconds(retention))
 }

@@ -178,3 +178,51 @@ func TestANewRecordsChangeSortsAfterWhatItsStatementSaw(t *testing.T) {
 		})
 	}
 }
+
+// TestADocumentDeletedInItsTransactionEndsDeleted: a quote or invoice
+// written and then deleted in one transaction (a database-side cleanup; the
+// API deletes neither) ends the feed deleted. Its write's change is taken
+// at commit, after the deletion's; it was taken from the row as written
+// and listed after the deletion, bringing the document back for a reader
+// applying the feed in order.
+func TestADocumentDeletedInItsTransactionEndsDeleted(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Cleanup", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, create, write, remove, want string }{
+		{"a quote updated", `INSERT INTO quotes (id, organization_id, quote_number, title) VALUES (?, ?, 'Q-D1', 'Q')`,
+			`UPDATE quotes SET title = 'B' WHERE id = ? AND organization_id = ?`,
+			`DELETE FROM quotes WHERE id = ? AND organization_id = ?`, "[quote.created quote.deleted]"},
+		{"an invoice updated", `INSERT INTO invoices (id, organization_id, invoice_number, due_date) VALUES (?, ?, 'I-D1', '2027-01-31')`,
+			`UPDATE invoices SET notes = 'B' WHERE id = ? AND organization_id = ?`,
+			`DELETE FROM invoices WHERE id = ? AND organization_id = ?`, "[invoice.created invoice.deleted]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := uuid.New()
+			if _, err := db.NewRaw(tc.create, id, org.ID).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				if _, err := tx.NewRaw(tc.write, id, org.ID).Exec(ctx); err != nil {
+					return err
+				}
+				_, err := tx.NewRaw(tc.remove, id, org.ID).Exec(ctx)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			if err := db.NewRaw(`SELECT type FROM changes WHERE organization_id = ? AND object_id = ? ORDER BY position, seq`,
+				org.ID, id).Scan(ctx, &got); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != tc.want {
+				t.Fatalf("feed of the document: %v, want %s", got, tc.want)
+			}
+		})
+	}
+}

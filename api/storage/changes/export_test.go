@@ -1,0 +1,4 @@
+package changes
+
+// PurgeInBatchesOf is Purge with batches of n.
+var PurgeInBatchesOf = purge

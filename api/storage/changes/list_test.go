@@ -1,0 +1,160 @@
+package changes_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage"
+	feed "github.com/eventapi/eventapi/api/storage/changes"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// feedOf makes an organization whose feed holds runs of changes in order:
+// kind "c" a client's, "r" a reservation's. Positions are small xid8
+// values, below any horizon.
+func feedOf(t *testing.T, db *bun.DB, runs ...run) tenancy.OrganizationID {
+	t.Helper()
+	o, err := tenancy.CreateOrganization(context.Background(), db, "Feed", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := tenancy.OrganizationID{UUID: o.ID}
+	feedOfAppend(t, db, org, 0, runs...)
+	return org
+}
+
+type run struct {
+	kind string
+	n    int
+}
+
+// read lists org's feed after after for a key that reads clients alone.
+func read(t *testing.T, db *bun.DB, org tenancy.OrganizationID, limit int, after *storage.Cursor) feed.Feed {
+	t.Helper()
+	f, err := feed.List(context.Background(), db, org, storage.PageRequest{Limit: limit, After: after},
+		feed.Filter{ObjectTypes: []string{feed.Client}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestListResumesAfterWhatTheKeyCannotSee: a page that is not full resumes
+// after the last change the read passed over, listed or not, so a key that
+// reads clients alone does not pass over the same reservations on every
+// poll; and a read passes over at most MaxScan changes, so one that finds
+// none of the key's among them ends there with more to come.
+func TestListResumesAfterWhatTheKeyCannotSee(t *testing.T) {
+	db := pgtest.Open(t)
+
+	t.Run("short page", func(t *testing.T) {
+		org := feedOf(t, db, run{"r", 25}, run{"c", 1}, run{"r", 30})
+		first := read(t, db, org, 10, nil)
+		if len(first.Items) != 1 || first.Items[0].ObjectType != feed.Client || first.HasMore || first.Resume == nil {
+			t.Fatalf("first read: %d changes, has_more %v, resume %v; want the client's, no more, a resume point", len(first.Items), first.HasMore, first.Resume)
+		}
+		if first.Resume.ID == first.Items[0].PageKey().ID {
+			t.Fatal("the read resumes after the client's change, passing over the 30 reservations after it again")
+		}
+		if again := read(t, db, org, 10, first.Resume); len(again.Items) != 0 || again.Resume != nil || again.HasMore {
+			t.Fatalf("read from the resume point: %d changes, resume %v; want none passed over", len(again.Items), again.Resume)
+		}
+	})
+
+	t.Run("nothing the key can see", func(t *testing.T) {
+		org := feedOf(t, db, run{"r", 40})
+		first := read(t, db, org, 10, nil)
+		if len(first.Items) != 0 || first.Resume == nil || first.HasMore {
+			t.Fatalf("first read: %d changes, resume %v, has_more %v; want none, a resume point past the 40", len(first.Items), first.Resume, first.HasMore)
+		}
+		feedOfAppend(t, db, org, 40, run{"c", 1})
+		if next := read(t, db, org, 10, first.Resume); len(next.Items) != 1 {
+			t.Fatalf("after a client change: %d changes, want it", len(next.Items))
+		}
+	})
+
+	t.Run("a read passes over at most MaxScan", func(t *testing.T) {
+		org := feedOf(t, db, run{"r", feed.MaxScan + 50}, run{"c", 1})
+		first := read(t, db, org, 10, nil)
+		if len(first.Items) != 0 || !first.HasMore || first.Resume == nil {
+			t.Fatalf("first read: %d changes, has_more %v, resume %v; want none, more to come, a resume point", len(first.Items), first.HasMore, first.Resume)
+		}
+		second := read(t, db, org, 10, first.Resume)
+		if len(second.Items) != 1 || second.Items[0].ObjectType != feed.Client || second.HasMore {
+			t.Fatalf("second read: %d changes, has_more %v; want the client's and no more", len(second.Items), second.HasMore)
+		}
+	})
+
+	t.Run("a full page resumes after its last change", func(t *testing.T) {
+		org := feedOf(t, db, run{"c", 3}, run{"r", 5}, run{"c", 3})
+		first := read(t, db, org, 3, nil)
+		if len(first.Items) != 3 || !first.HasMore || *first.Resume != first.Items[2].PageKey() {
+			t.Fatalf("first read: %d changes, has_more %v; want 3, more, resume at the third", len(first.Items), first.HasMore)
+		}
+		if second := read(t, db, org, 3, first.Resume); len(second.Items) != 3 {
+			t.Fatalf("second read: %d changes, want the 3 clients after the reservations", len(second.Items))
+		}
+	})
+}
+
+// feedOfAppend adds runs to org's feed after position from.
+func feedOfAppend(t *testing.T, db *bun.DB, org tenancy.OrganizationID, from int, runs ...run) {
+	t.Helper()
+	for _, r := range runs {
+		object := map[string]string{"c": "client", "r": "equipment_reservation"}[r.kind]
+		if _, err := db.NewRaw(`INSERT INTO changes (organization_id, position, type, object_type, object_id, data)
+			SELECT ?, (? + g)::text::xid8, ? || '.created', ?, gen_random_uuid(), '{}'::jsonb FROM generate_series(1, ?) g`,
+			org.UUID, from, object, object, r.n).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		from += r.n
+	}
+}
+
+// countStatements counts the statements that hold marker.
+type countStatements struct {
+	marker string
+	n      *atomic.Int32
+}
+
+func (h countStatements) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if strings.Contains(e.Query, h.marker) {
+		h.n.Add(1)
+	}
+	return ctx
+}
+func (countStatements) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestPurgeDeletesInBatches: the retention purge deletes the changes past
+// retention a batch per statement, until a batch finds fewer, and keeps
+// the recent ones.
+func TestPurgeDeletesInBatches(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	org := feedOf(t, db, run{"c", 7}, run{"r", 2})
+	if _, err := db.NewRaw(`UPDATE changes SET created_at = created_at - interval '30 days 1 minute'
+		WHERE organization_id = ? AND object_type = 'client'`, org.UUID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	statements := new(atomic.Int32)
+	counted := db.WithQueryHook(countStatements{marker: "the feed's retention", n: statements})
+	n, err := feed.PurgeInBatchesOf(ctx, counted, 3)
+	if err != nil || n != 7 {
+		t.Fatalf("purge: %d deleted, %v; want 7", n, err)
+	}
+	if got := statements.Load(); got != 3 {
+		t.Errorf("purge ran %d statements, want 3 (batches of 3, 3 and 1)", got)
+	}
+	var left []string
+	if err := db.NewRaw("SELECT object_type FROM changes WHERE organization_id = ?", org.UUID).Scan(ctx, &left); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 || left[0] != "equipment_reservation" {
+		t.Fatalf("left %v, want the 2 recent reservation changes", left)
+	}
+}
