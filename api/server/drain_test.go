@@ -188,6 +188,11 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 	})
 
 	srv.Signal(t, syscall.SIGTERM)
+	// The webhook worker stops claiming when the drain starts, not after
+	// it (docs/webhooks.md, "Shutdown").
+	waitFor(t, "the webhook worker to stop claiming", func() bool {
+		return strings.Contains(srv.Logs(), "webhooks: draining: no new attempts")
+	})
 	waitFor(t, "/readyz to answer 503", func() bool {
 		resp, _, _ := call(fresh, "GET", "/readyz", "")
 		return resp.StatusCode == 503

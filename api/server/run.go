@@ -15,6 +15,9 @@ type Shutdown struct {
 	// Drain is started at once: /readyz answers 503 and responses carry
 	// Connection: close (nil: nothing to mark).
 	Drain *Drain
+	// OnDrain, when set, runs when the drain starts, beside the HTTP drain
+	// (serve stops the webhook worker's claiming there).
+	OnDrain func()
 	// Delay is how long the listener keeps serving after that, so that load
 	// balancers and Kubernetes endpoints stop routing here first.
 	Delay time.Duration
@@ -55,6 +58,9 @@ func RunWith(ctx context.Context, app *fiber.App, ln net.Listener, s Shutdown) e
 	}
 	if s.Drain != nil {
 		s.Drain.Start()
+	}
+	if s.OnDrain != nil {
+		s.OnDrain()
 	}
 	s.Log.Info("eventapi draining: not ready, still serving", "drain_delay", s.Delay.String())
 	if s.Delay > 0 {

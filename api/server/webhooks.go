@@ -31,3 +31,9 @@ func webhookOptions(ctx context.Context, db *bun.DB, cfg config.Config) (webhook
 // separate from Open so that callers finish setting up the pool (tests add
 // query hooks) before the worker's first query; call it once.
 func (s *Service) StartWebhooks() { s.startWebhooks() }
+
+// QuiesceWebhooks stops the webhook worker from starting attempts, letting
+// those in flight finish and be recorded (docs/webhooks.md, "Shutdown");
+// Close stops it for good. serve calls it when the drain starts
+// (Shutdown.OnDrain).
+func (s *Service) QuiesceWebhooks() { s.webhooks.Quiesce() }

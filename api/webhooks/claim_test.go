@@ -85,3 +85,104 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 		t.Errorf("a stale claim completed the delivery: %s %v", status, err)
 	}
 }
+
+// TestClaimFailedAtCommitLeasesNothing: a claim whose COMMIT fails returns
+// no deliveries. Its UPDATE had returned them, but their leases were never
+// held: a worker that sent them anyway found nothing to record, and the
+// delivery, still due, was sent again by the next claim. A deferred
+// constraint trigger fails this organization's first claim at COMMIT (a
+// dropped connection at that instant cannot be had on demand).
+func TestClaimFailedAtCommitLeasesNothing(t *testing.T) {
+	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+	a := env.NewOrg("A")
+	register(t, a, newReceiver(t), "client.created")
+	createClient(t, a, "claimed at a failed commit")
+	ctx := context.Background()
+	db := env.Svc.DB
+	waitFor(t, "the delivery fanned out", func() bool {
+		res, err := store.FanOut(ctx, db, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Queued == 1
+	})
+	for _, ddl := range []string{
+		`CREATE SEQUENCE claim_commit_fails`,
+		`CREATE FUNCTION fail_first_claim() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF nextval('claim_commit_fails') = 1 THEN
+				RAISE EXCEPTION 'the COMMIT of a claim fails';
+			END IF;
+			RETURN NULL;
+		END $$`,
+		`CREATE CONSTRAINT TRIGGER fail_first_claim AFTER UPDATE ON webhook_deliveries
+			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+			WHEN (NEW.organization_id = '` + a.ID.String() + `' AND NEW.lease_owner IS NOT NULL)
+			EXECUTE FUNCTION fail_first_claim()`,
+	} {
+		if _, err := db.ExecContext(ctx, ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = db.ExecContext(ctx, `DROP TRIGGER fail_first_claim ON webhook_deliveries`)
+		_, _ = db.ExecContext(ctx, `DROP FUNCTION fail_first_claim()`)
+		_, _ = db.ExecContext(ctx, `DROP SEQUENCE claim_commit_fails`)
+	})
+	claims, err := store.ClaimDue(ctx, db, 100, 4, time.Minute)
+	if err == nil || len(claims) != 0 {
+		t.Fatalf("claim failed at COMMIT: %d claims, error %v; want none and the error", len(claims), err)
+	}
+	again, err := store.ClaimDue(ctx, db, 100, 4, time.Minute)
+	if err != nil || len(again) != 1 {
+		t.Fatalf("the next claim: %d claims, %v; want the delivery, whose lease was never held", len(again), err)
+	}
+}
+
+// TestOurFailureIsNotTheEndpoints: a delivery the worker cannot prepare
+// (here its endpoint's sealed secret does not open) is handed back to wait
+// a minute, with no attempt recorded and the endpoint's failure window
+// untouched. It was recorded as a failed attempt of the endpoint, which
+// disables an endpoint after 3 days of failures: a fault of ours would have
+// disabled a healthy receiver.
+func TestOurFailureIsNotTheEndpoints(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	ep := register(t, a, rcv, "client.created")
+	ctx := context.Background()
+	db := env.Svc.DB
+	if _, err := db.NewRaw(`UPDATE webhook_endpoints SET secret = '\x00'::bytea WHERE organization_id = ? AND id = ?`, a.ID, ep).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	createClient(t, a, "not prepared")
+	type state struct {
+		Attempts     int  `bun:"attempt_count"`
+		Recorded     int  `bun:"recorded"`
+		Leased       bool `bun:"leased"`
+		WaitsAMinute bool `bun:"waits"`
+		Failing      bool `bun:"failing"`
+	}
+	var s state
+	waitFor(t, "the delivery tried once", func() bool {
+		var got []state
+		if err := db.NewRaw(`SELECT d.attempt_count, d.lease_owner IS NOT NULL AS leased,
+				d.next_attempt_at > clock_timestamp() + interval '30 seconds' AS waits,
+				(SELECT count(*) FROM webhook_delivery_attempts x WHERE x.organization_id = d.organization_id AND x.delivery_id = d.id) AS recorded,
+				(SELECT e.failing_since IS NOT NULL FROM webhook_endpoints e WHERE e.organization_id = d.organization_id AND e.id = d.endpoint_id) AS failing
+			FROM webhook_deliveries d WHERE d.organization_id = ? AND d.endpoint_id = ?`, a.ID, ep).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 {
+			return false
+		}
+		s = got[0]
+		return !s.Leased && (s.Attempts > 0 || s.Recorded > 0 || s.WaitsAMinute)
+	})
+	if s.Attempts != 0 || s.Recorded != 0 || s.Failing || !s.WaitsAMinute {
+		t.Fatalf("after a failure to prepare: %+v; want no attempt, the endpoint not failing, due again in a minute", s)
+	}
+	if n := len(rcv.Messages()); n != 0 {
+		t.Fatalf("the receiver got %d messages", n)
+	}
+}

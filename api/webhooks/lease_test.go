@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,31 +18,69 @@ import (
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
-	"github.com/eventapi/eventapi/platform/seal"
 )
 
-// slowLoad delays the worker's LoadMessage query: a loaded database, a pool
-// wait or a slow network between the claim and the request. (A database
-// that is slow for one statement cannot be had for real on demand; the
-// rest of the test is real: two workers, one queue, an HTTP receiver.)
-type slowLoad struct{ d time.Duration }
+// slowQuery delays the worker's statements that hold marker: before they
+// run, or after they return (for the claim's UPDATE: its COMMIT then comes
+// late). It stands for a loaded database, a pool wait or a slow network
+// between the claim and the request (a database that is slow for one
+// statement cannot be had for real on demand; the rest of the test is
+// real: two workers, one queue, an HTTP receiver). hits counts the delays,
+// so a marker the queries no longer hold fails the test instead of
+// slowing nothing.
+type slowQuery struct {
+	marker string
+	after  bool
+	d      time.Duration
+	hits   *atomic.Int32
+}
 
-func (h slowLoad) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	if strings.Contains(e.Query, "SELECT e.url, e.secret") {
+func (h slowQuery) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if !h.after && strings.Contains(e.Query, h.marker) {
+		h.hits.Add(1)
 		time.Sleep(h.d)
 	}
 	return ctx
 }
-func (slowLoad) AfterQuery(context.Context, *bun.QueryEvent) {}
 
-// TestAttemptNeverOutlivesItsLease: worker A spends most of its lease
-// loading the message, so its request must end when the lease does, not a
-// full timeout later. Otherwise worker B claims the delivery when the lease
-// ends and the receiver has one change in flight twice at once. The
-// receiver holds every request open until the sender gives up; the test
-// ends when the second attempt arrives, by which time an overlap would have
-// been counted.
+func (h slowQuery) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if h.after && strings.Contains(e.Query, h.marker) {
+		h.hits.Add(1)
+		time.Sleep(h.d)
+	}
+}
+
+// TestAttemptNeverOutlivesItsLease: worker A spends much of its lease
+// before sending (loading the message, or waiting for its claim's COMMIT),
+// so its request must end when the lease does, not a full timeout later.
+// Otherwise worker B claims the delivery when the lease ends and the
+// receiver has one change in flight twice at once. The receiver holds
+// every request open until the sender gives up; each case ends when the
+// second attempt arrives, by which time an overlap would have been counted.
 func TestAttemptNeverOutlivesItsLease(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		slow slowQuery
+	}{
+		{"slow message load", slowQuery{marker: "the webhook worker's message", d: 2500 * time.Millisecond}},
+		// The lease is counted from the database's clock in the claim's
+		// UPDATE; a worker that counted from the COMMIT's return sent its
+		// request 1.5 s too long.
+		{"slow claim commit", slowQuery{marker: "the webhook workers' claim, leasing", after: true, d: 1500 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.slow.hits = new(atomic.Int32)
+			attemptWithin(t, tc.slow)
+			if tc.slow.hits.Load() == 0 {
+				t.Fatalf("no query held %q: the test slowed nothing", tc.slow.marker)
+			}
+		})
+	}
+}
+
+// attemptWithin runs TestAttemptNeverOutlivesItsLease's case with worker A
+// slowed by slow.
+func attemptWithin(t *testing.T, slow slowQuery) {
 	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
 	a := env.NewOrg("A")
 	ctx := context.Background()
@@ -70,20 +109,13 @@ func TestAttemptNeverOutlivesItsLease(t *testing.T) {
 		t.Fatalf("register: %d %s", res.Status, res.Body)
 	}
 
-	key, err := database.Secret(ctx, env.Svc.DB, "webhook_secret_key", 32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealer := sealerOf(t, env)
 	slowDB, err := database.Open(ctx, env.Cfg.DatabaseURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer slowDB.Close()
-	slowDB = slowDB.WithQueryHook(slowLoad{d: 2500 * time.Millisecond})
+	slowDB = slowDB.WithQueryHook(slow)
 
 	cfg := env.Cfg.Webhook
 	cfg.Workers, cfg.Timeout, cfg.Lease = 1, 3*time.Second, 4*time.Second // lease > timeout, as config requires

@@ -87,7 +87,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}()
 	log.Info("eventapi listening", "addr", ln.Addr().String(), "metrics_addr", metricsLn.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)
 	err = server.RunWith(ctx, svc.App, ln, server.Shutdown{
-		Drain: svc.Drain, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
+		Drain: svc.Drain, OnDrain: svc.QuiesceWebhooks, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
 	log.Info("eventapi stopped", "error", err)
 	return err
 }

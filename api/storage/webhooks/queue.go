@@ -96,7 +96,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 		// A live lease is never due (a claim sets next_attempt_at to the
 		// lease's end; Complete and Release clear the lease), so the count
 		// reads only the endpoint's deliveries that are not due.
-		return tx.NewRaw(`/* every organization: the webhook workers' claim */
+		return tx.NewRaw(`/* every organization: the webhook workers' claim, leasing */
 			UPDATE webhook_deliveries d
 			SET leased_until = c.until, next_attempt_at = c.until, lease_owner = gen_random_uuid(), updated_at = clock_timestamp()
 			FROM (
@@ -122,7 +122,12 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 				d.lease_owner, d.leased_until, clock_timestamp() AS now`,
 			lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
 	})
-	return out, database.Error(err)
+	if err != nil {
+		// The rows were read before the COMMIT failed: their leases are
+		// not held, so they must not be sent.
+		return nil, database.Error(err)
+	}
+	return out, nil
 }
 
 // Message is what a claimed delivery sends: the endpoint's address and
@@ -144,7 +149,7 @@ type Message struct {
 // its endpoint or its change is gone.
 func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bool, err error) {
 	var ms []Message
-	err = db.NewRaw(`SELECT e.enabled_events, e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
+	err = db.NewRaw(`/* the webhook worker's message */ SELECT e.enabled_events, e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
 		FROM webhook_deliveries d
 		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
 		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.seq = d.change_seq
@@ -227,11 +232,12 @@ func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) error {
 	}))
 }
 
-// Release hands claim c back at once without an attempt (its worker is
-// stopping), so another worker may deliver it now.
-func Release(ctx context.Context, db bun.IDB, c *Claim) error {
-	_, err := db.NewRaw(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), leased_until = NULL, lease_owner = NULL,
-			updated_at = clock_timestamp()
-		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
+// Release hands claim c back without an attempt, due again after after (0:
+// at once, when its worker is stopping): nothing is recorded, and neither
+// the delivery's attempts nor its endpoint's failure window move.
+func Release(ctx context.Context, db bun.IDB, c *Claim, after time.Duration) error {
+	_, err := db.NewRaw(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() + make_interval(secs => ?),
+			leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
+		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, after.Seconds(), c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
 	return database.Error(err)
 }

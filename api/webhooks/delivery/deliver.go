@@ -28,13 +28,18 @@ const leaseMargin = time.Second
 // errLeaseSpent hands a claim back unsent: preparing it used up its lease.
 var errLeaseSpent = errors.New("the lease ran out before the request was sent")
 
+// prepareRetry is how long a delivery that could not be prepared, through
+// no fault of its endpoint's, waits before it is tried again.
+const prepareRetry = time.Minute
+
 // completeTimeout bounds recording an attempt, which runs even while the
 // worker stops.
 const completeTimeout = 10 * time.Second
 
-// deliver sends one claimed delivery and records the outcome; claimed is
-// this process's clock when the claim returned.
-func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time) {
+// deliver sends one claimed delivery and records the outcome; asked is
+// this process's clock when it asked for the claim, before the database
+// read its clock (c.Now).
+func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	msg, found, err := store.LoadMessage(ctx, w.db, c)
 	if err != nil {
 		w.handBack(ctx, c, err)
@@ -57,17 +62,22 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time)
 			w.handBack(ctx, c, err)
 			return
 		}
-		w.log.Error("webhooks: preparing a delivery failed", "delivery_id", c.ID.String(), "error", err.Error())
-		text := "internal error preparing the message; it will be retried"
-		w.complete(c, msg.CreatedAt, claimed, 0, nil, &text)
+		// The failure is ours (the change not rendered, the secret not
+		// opened), not the endpoint's: no attempt is recorded, and the
+		// endpoint's failure window, which disables it after 3 days, does
+		// not move. The delivery waits prepareRetry and is tried again.
+		w.log.Error("webhooks: preparing a delivery failed; it will be tried again", "delivery_id", c.ID.String(),
+			"retry_in", prepareRetry.String(), "error", err.Error())
+		w.release(c, prepareRetry)
 		return
 	}
 	// The attempt must end before the lease does (less a margin), counted
-	// from the claim: loading and rendering the message spent part of it,
+	// from before the claim: its COMMIT, loading and rendering the message
+	// spent part of it,
 	// and a request still out when the lease ends would be sent a second
 	// time, at once, by whichever worker claims the delivery next. It also
 	// ends within the configured timeout.
-	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin-time.Since(claimed))
+	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin-time.Since(asked))
 	if budget <= 0 {
 		w.handBack(ctx, c, errLeaseSpent)
 		return
@@ -77,7 +87,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time)
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))
 	if err != nil {
 		text := "the endpoint URL cannot be requested"
-		w.complete(c, msg.CreatedAt, claimed, 0, nil, &text)
+		w.complete(c, msg.CreatedAt, asked, 0, nil, &text)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -91,7 +101,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time)
 			return
 		}
 		text := describe(err, budget)
-		w.complete(c, msg.CreatedAt, claimed, time.Since(started), nil, &text)
+		w.complete(c, msg.CreatedAt, asked, time.Since(started), nil, &text)
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))
@@ -102,7 +112,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, claimed time.Time)
 		s := describeStatus(code)
 		text = &s
 	}
-	w.complete(c, msg.CreatedAt, claimed, time.Since(started), &code, text)
+	w.complete(c, msg.CreatedAt, asked, time.Since(started), &code, text)
 }
 
 // prepare renders the change and signs nothing yet: it returns the body and
@@ -125,12 +135,14 @@ func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message
 	return body, key, err
 }
 
-// complete records an attempt that began at claimed (worker clock) and
-// took took, of the change made at changedAt; errText nil means success.
-func (w *Worker) complete(c *store.Claim, changedAt, claimed time.Time, took time.Duration, code *int, errText *string) {
+// complete records an attempt of the claim asked for at asked (worker
+// clock) that took took, of the change made at changedAt; errText nil means
+// success.
+func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.Duration, code *int, errText *string) {
 	// The database's clock at the attempt's start: the claim's reading plus
-	// the time since, so one clock decides the retry window.
-	startedDB := c.Now.Add(time.Since(claimed) - took)
+	// the time since (at most the claim's round trip late), so one clock
+	// decides the retry window.
+	startedDB := c.Now.Add(time.Since(asked) - took)
 	o := store.Outcome{StartedAt: startedDB, Duration: took, ResponseStatus: code, Error: errText}
 	if errText != nil {
 		first := startedDB
@@ -157,13 +169,18 @@ func (w *Worker) complete(c *store.Claim, changedAt, claimed time.Time, took tim
 	}
 }
 
-// handBack returns a claim unrecorded: the worker is stopping, or the
-// database failed before the request was sent.
+// handBack returns a claim unrecorded, due at once: the worker is stopping,
+// or the database failed before the request was sent.
 func (w *Worker) handBack(ctx context.Context, c *store.Claim, err error) {
 	if ctx.Err() == nil {
 		w.log.Warn("webhooks: a delivery could not be prepared; handing it back", "delivery_id", c.ID.String(), "error", err.Error())
 	}
-	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	w.release(c, 0)
+}
+
+// release returns a claim unrecorded, due again after after.
+func (w *Worker) release(c *store.Claim, after time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	_ = store.Release(rctx, w.db, c)
+	_ = store.Release(ctx, w.db, c, after)
 }

@@ -41,6 +41,10 @@ type Worker struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	wake   chan struct{}
+	// quit, closed by Quiesce, ends claiming and fanning out; the attempts
+	// in flight go on.
+	quit                  chan struct{}
+	quiesceOnce, stopOnce sync.Once
 }
 
 // Start runs a worker with cfg.Workers delivery slots; it returns nil when
@@ -60,11 +64,28 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		backoff: webhook.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, RetryFor: cfg.RetryFor},
 		client:  newClient(cfg.AllowPrivate),
 		cancel:  func() { cancel(); unmeter() }, done: make(chan struct{}), wake: make(chan struct{}, 1),
+		quit:           make(chan struct{}),
 		claimFailures:  edge.NewOutageLog(log, "webhooks: claiming due deliveries failed; retrying", failureLogInterval),
 		fanOutFailures: edge.NewOutageLog(log, "webhooks: fanning out changes failed; retrying", failureLogInterval),
 	}
 	go w.run(ctx)
 	return w
+}
+
+// Quiesce ends claiming and fanning out, and returns at once: the attempts
+// in flight go on to their end and are recorded. A pod calls it when its
+// drain starts (docs/webhooks.md, "Shutdown"), so that it starts no attempt
+// it may have to cut short, and those it began finish during the drain
+// instead of being handed back and sent again by another pod. A nil Worker
+// is stopped already.
+func (w *Worker) Quiesce() {
+	if w == nil {
+		return
+	}
+	w.quiesceOnce.Do(func() {
+		close(w.quit)
+		w.log.Info("webhooks: draining: no new attempts; those in flight go on")
+	})
 }
 
 // Stop ends claiming, cancels the attempts in flight (their deliveries are
@@ -74,8 +95,19 @@ func (w *Worker) Stop() {
 	if w == nil {
 		return
 	}
-	w.cancel()
+	w.Quiesce()
+	w.stopOnce.Do(w.cancel)
 	<-w.done
+}
+
+// quiesced reports whether Quiesce was called.
+func (w *Worker) quiesced() bool {
+	select {
+	case <-w.quit:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *Worker) signal() {
@@ -97,10 +129,13 @@ func (w *Worker) run(ctx context.Context) {
 	slots := make(chan struct{}, w.cfg.Workers)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	for {
+	for !w.quiesced() {
 		if free := cap(slots) - len(slots); free > 0 {
+			// asked precedes the database's reading of its clock in the
+			// claim (Claim.Now), so a lease counted from it ends no later
+			// than the real one, however long the COMMIT took.
+			asked := time.Now()
 			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease)
-			claimed := time.Now()
 			if err != nil && ctx.Err() == nil {
 				w.claimFailures.Record(ctx, err)
 			}
@@ -109,7 +144,7 @@ func (w *Worker) run(ctx context.Context) {
 				wg.Add(1)
 				go func(c store.Claim) {
 					defer wg.Done()
-					w.deliver(ctx, &c, claimed)
+					w.deliver(ctx, &c, asked)
 					<-slots
 					w.signal()
 				}(claims[i])
@@ -121,6 +156,8 @@ func (w *Worker) run(ctx context.Context) {
 		timer.Reset(w.cfg.PollInterval)
 		select {
 		case <-ctx.Done():
+			return
+		case <-w.quit:
 			return
 		case <-w.wake:
 		case <-timer.C:
@@ -137,6 +174,8 @@ func (w *Worker) fanOut(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-w.quit:
 			return
 		case <-timer.C:
 		}
