@@ -33,6 +33,15 @@ import (
 // LeaderElectionID names the Lease the replicas compete for.
 const LeaderElectionID = "eventapi-operator.eventapi.io"
 
+// GracefulShutdownTimeout bounds how long a stopping manager waits for the
+// reconciles in flight before it releases its lease and exits: below the
+// chart's 10 s grace period for the operator's pod, so the pod releases the
+// lease itself (the next leader takes over at once) instead of being killed
+// holding it (the next leader waits out the 15 s lease). A reconcile cut
+// short is run again by the next leader; its transaction rolls back.
+// controller-runtime's default is 30 s.
+const GracefulShutdownTimeout = 7 * time.Second
+
 // Options configures the manager.
 type Options struct {
 	// DB is the eventapi database (EVENTAPI_DATABASE_URL).
@@ -120,6 +129,7 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 		LeaderElectionID:              cmp.Or(opt.LeaderElectionID, LeaderElectionID),
 		LeaderElectionNamespace:       opt.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       ptr.To(GracefulShutdownTimeout),
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(opt.SkipNameValidation)},
 	})
 	if err != nil {

@@ -242,11 +242,9 @@ Refuse configurations that cannot work.
 {{- if and (or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled) (not .Values.redis.existingSecret) (not .Values.redis.url) }}
 {{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
 {{- end }}
-{{- $stop := add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) }}
-{{- /* After the HTTP drain the pod still stops its webhook workers (an attempt in flight records its result, up to 10 s) while it flushes the request log (up to 5 s, at the same time: Service.Close): 10 s beyond the drain. */}}
-{{- $stop = add $stop 10 }}
-{{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) (int $stop)) }}
-{{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout plus 10 s for the webhook workers and the request-log flush (%d s), or Kubernetes kills pods before they have stopped" .Values.terminationGracePeriodSeconds (int $stop)) }}
+{{- $stop := include "eventapi.stopSeconds" . | int }}
+{{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) $stop) }}
+{{- fail (printf "terminationGracePeriodSeconds (%v) must cover config.drainDelay plus config.shutdownTimeout plus %d s after the drain (%d s), or Kubernetes kills pods before they have stopped" .Values.terminationGracePeriodSeconds (include "eventapi.afterDrainSeconds" . | int) $stop) }}
 {{- end }}
 {{- if include "eventapi.pdbEnabled" . }}
 {{- $pdb := .Values.podDisruptionBudget }}
@@ -308,12 +306,28 @@ the arithmetic of terminationGracePeriodSeconds.
 {{- end }}
 
 {{/*
-The pod's terminationGracePeriodSeconds: the value when set, else the drain
-delay plus the shutdown timeout plus 10 s for closing the pools.
+The seconds a pod may need after the HTTP drain: up to 3 s for requests
+cancelled at the shutdown timeout to end, then up to 10 s for the webhook
+attempts still in flight to be recorded or handed back, while the request
+log is flushed (up to 5 s, at the same time: Service.Close).
+*/}}
+{{- define "eventapi.afterDrainSeconds" -}}13{{- end }}
+
+{{/*
+The seconds a pod may need to stop: the drain delay, the shutdown timeout
+and what follows the drain (eventapi.afterDrainSeconds).
+*/}}
+{{- define "eventapi.stopSeconds" -}}
+{{- add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) (include "eventapi.afterDrainSeconds" . | int) -}}
+{{- end }}
+
+{{/*
+The pod's terminationGracePeriodSeconds: the value when set, else
+eventapi.stopSeconds.
 */}}
 {{- define "eventapi.terminationGracePeriodSeconds" -}}
 {{- if kindIs "invalid" .Values.terminationGracePeriodSeconds -}}
-{{- add (include "eventapi.durationSeconds" .Values.config.drainDelay | int) (include "eventapi.durationSeconds" .Values.config.shutdownTimeout | int) 10 -}}
+{{- include "eventapi.stopSeconds" . -}}
 {{- else -}}
 {{- .Values.terminationGracePeriodSeconds -}}
 {{- end -}}

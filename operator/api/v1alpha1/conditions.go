@@ -25,6 +25,9 @@ const (
 	ReasonDatabaseError = "DatabaseError"
 	// ReasonSecretError: reading or writing the Secret failed; retried.
 	ReasonSecretError = "SecretError"
+	// ReasonAPIServerError: reading other resources from the API server
+	// failed (the SandboxOrganizations that may record a sandbox); retried.
+	ReasonAPIServerError = "APIServerError"
 )
 
 // Finalizer is set on both resources so that the key is revoked, or the

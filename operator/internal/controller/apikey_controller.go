@@ -119,14 +119,12 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	now := r.now()
-	issued := false
 	switch {
 	case cur == nil || sec.annotation(rotationAnnotation) != spec.rotation ||
 		cur.Mode != spec.mode || !sameExpiry(cur.ExpiresAt, spec.expiresAt):
 		if sec, cur, f = r.issue(ctx, ak, spec, sec, cur, now); f != nil {
 			return ctrl.Result{}, f
 		}
-		issued = true
 	case !sameScopes(cur.Scopes, spec.scopes):
 		if err := tenancy.SetKeyScopes(ctx, r.DB, cur.ID, spec.scopes); err != nil {
 			return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
@@ -134,10 +132,13 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
 			"key %s now has scopes %s", cur.Prefix, tenancy.JoinScopes(spec.scopes))
 	}
-	if issued || ak.Status.KeyID != cur.ID.String() {
-		if f := r.revokeStrays(ctx, ak, spec.org, cur, sec); f != nil {
-			return ctrl.Result{}, f
-		}
+	// Every reconcile, the periodic recheck included, revokes strays, not
+	// only one that issued: a key made by an issue whose Secret write never
+	// landed (a crash, a lost lease) outlives it when the spec is changed
+	// back before the next reconcile, and the Secret and status then match
+	// the spec. One query of the organization's keys.
+	if f := r.revokeStrays(ctx, ak, spec.org, cur, sec); f != nil {
+		return ctrl.Result{}, f
 	}
 	if sec, err = r.restorePrefix(ctx, sec, cur.Prefix); err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}

@@ -313,3 +313,32 @@ func TestARotationThatCannotIssueKeepsTheKey(t *testing.T) {
 	h.wantStatus(key, http.StatusUnauthorized)
 	h.wantStatus(newKey, http.StatusOK)
 }
+
+// A stray key is revoked by a reconcile that issues nothing. An issue whose
+// Secret write never landed (the operator died, or lost its lease) leaves a
+// key behind; when the spec is changed back before the next reconcile, the
+// Secret and status match the spec, and strays were revoked only when a
+// reconcile issued a key or found another in status. Here the reconcile
+// only updates scopes.
+func TestAStrayIsRevokedWithoutAnIssue(t *testing.T) {
+	h := newHarness(t)
+	org := h.createOrg("Stray Check")
+	ak := h.newApiKey("stray", org, v1alpha1.KeyModeLive, "events:read")
+	h.create(ak)
+	ak = h.waitApiKey("stray", v1alpha1.ReasonKeyIssued)
+	if _, err := tenancy.CreateKey(h.ctx, h.db, tenancy.NewKey{OrganizationID: org, Name: "stray [k8s:" + string(ak.UID) + "]",
+		Scopes: []tenancy.Scope{tenancy.EventsRead}, Mode: apikey.Live}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, id, _ := h.keySecret("stray-secret")
+	update(h, ak, func(a *v1alpha1.ApiKey) { a.Spec.Scopes = []v1alpha1.Scope{"events:read", "clients:read"} })
+	h.eventually("the stray key revoked", func() error {
+		if active := h.activeKeys(org); len(active) != 1 {
+			return errNotYet
+		}
+		return nil
+	})
+	if active := h.activeKeys(org); active[0].ID.String() != id {
+		t.Fatalf("the active key is %s, want the Secret's %s", active[0].ID, id)
+	}
+}

@@ -2,10 +2,12 @@ package controller_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -17,6 +19,8 @@ import (
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/operator/internal/controller"
 	"github.com/eventapi/eventapi/operator/manager"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // staleSandboxes is a cache that has not yet seen any SandboxOrganization's
@@ -146,6 +150,17 @@ func TestAFailureIsWarnedOnce(t *testing.T) {
 // that has not caught up), and returns the events it sent.
 func reconcileWithStaleStatus(t *testing.T, h *harness, name string) *notes {
 	t.Helper()
+	rec, err := reconcileOnce(t, h, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// reconcileOnce is reconcileWithStaleStatus with the API server reader wrap
+// makes of the manager's (nil: as it is), returning the reconcile's error.
+func reconcileOnce(t *testing.T, h *harness, name string, wrap func(client.Reader) client.Reader) (*notes, error) {
+	t.Helper()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: h.k8s.Scheme(),
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -154,14 +169,83 @@ func reconcileWithStaleStatus(t *testing.T, h *harness, name string) *notes {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reader := mgr.GetAPIReader()
+	if wrap != nil {
+		reader = wrap(reader)
+	}
 	rec := &notes{}
-	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: mgr.GetAPIReader(),
+	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: reader,
 		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
 	if err := r.SetupWithManager(mgr); err != nil { // the manager is never started: Reconcile is called here
 		t.Fatal(err)
 	}
-	if _, err := r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key(name)}); err != nil {
+	_, err = r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key(name)})
+	return rec, err
+}
+
+// TestAnUnrecordedSandboxGoesWithItsResource: a SandboxOrganization deleted
+// while its status names no sandbox, though its parent has one that no
+// other SandboxOrganization records (the reconcile that made it died before
+// recording it; here the parent and its sandbox appear in the database
+// while the resource waits for its parent), deletes that sandbox. Cleanup
+// deleted only the sandbox named in status, so this one stayed behind, and
+// the parent's test keys kept reaching it.
+func TestAnUnrecordedSandboxGoesWithItsResource(t *testing.T) {
+	h := newHarness(t)
+	parent := uuid.New()
+	h.create(h.newSandbox("unrecorded", parent, false))
+	h.waitSandbox("unrecorded", v1alpha1.ReasonOrganizationNotFound)
+	if _, err := h.db.NewRaw("INSERT INTO organizations (id, name) VALUES (?, 'Late parent')", parent).Exec(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	return rec
+	sandbox, err := tenancy.CreateOrganization(h.ctx, h.db, "Made before a crash", &parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.k8s.Delete(h.ctx, h.newSandbox("unrecorded", parent, false)); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the SandboxOrganization gone", func() error {
+		err := h.k8s.Get(h.ctx, h.key("unrecorded"), &v1alpha1.SandboxOrganization{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return errNotYet
+	})
+	if _, err := tenancy.GetOrganization(h.ctx, h.db, sandbox.ID); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("the sandbox %s is still there (%v)", sandbox.ID, err)
+	}
+	if _, err := tenancy.GetOrganization(h.ctx, h.db, parent); err != nil {
+		t.Fatalf("the parent: %v", err)
+	}
+}
+
+// failingSandboxList is an API server that fails to list
+// SandboxOrganizations (down, or refusing the operator), which cannot be
+// arranged on demand against a real one.
+type failingSandboxList struct{ client.Reader }
+
+func (r failingSandboxList) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*v1alpha1.SandboxOrganizationList); ok {
+		return errors.New("the API server is unavailable")
+	}
+	return r.Reader.List(ctx, list, opts...)
+}
+
+// TestAListThatFailsIsNotAConflict: a reconcile that cannot list the
+// SandboxOrganizations that may record the parent's sandbox reports
+// APIServerError, not SandboxConflict ("another resource manages this
+// sandbox"), which told whoever read the status to look for a resource
+// that does not exist.
+func TestAListThatFailsIsNotAConflict(t *testing.T) {
+	h := newHarness(t)
+	parent := h.createOrg("Parent of a failed list")
+	h.create(h.newSandbox("listless", parent, false))
+	h.waitSandbox("listless", v1alpha1.ReasonSandboxReady)
+	// The stale status makes the reconcile look for the parent's sandbox
+	// again, which asks the API server who records it.
+	rec, _ := reconcileOnce(t, h, "listless", func(r client.Reader) client.Reader { return failingSandboxList{r} })
+	if len(rec.reasons) != 1 || rec.reasons[0] != v1alpha1.ReasonAPIServerError {
+		t.Fatalf("events %v, want one %s", rec.reasons, v1alpha1.ReasonAPIServerError)
+	}
 }

@@ -146,7 +146,7 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 	if existing != nil {
 		owner, seeded, err := r.managedBy(ctx, sb, existing.ID)
 		if err != nil {
-			return nil, &failure{reason: v1alpha1.ReasonSandboxConflict, message: "listing SandboxOrganizations failed", err: err}
+			return nil, &failure{reason: v1alpha1.ReasonAPIServerError, message: "listing SandboxOrganizations failed", err: err}
 		}
 		switch owner {
 		case "":
@@ -222,11 +222,27 @@ func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxO
 
 // cleanup runs on deletion: delete the sandbox organization (its data goes
 // with it, by cascade). Only an organization that is the sandbox of the
-// declared parent is ever deleted; never the parent.
+// declared parent is ever deleted; never the parent. When status names no
+// sandbox (the reconcile that made it died before recording it), the
+// parent's sandbox is deleted unless another SandboxOrganization records
+// it: this one would have adopted it (adoptOrCreate), so it is this one's.
 func (r *SandboxReconciler) cleanup(ctx context.Context, sb *v1alpha1.SandboxOrganization) error {
-	parent, err1 := uuid.Parse(sb.Spec.ParentOrganizationID)
-	id, err2 := uuid.Parse(sb.Status.SandboxOrganizationID)
-	if err1 != nil || err2 != nil || id == parent {
+	parent, err := uuid.Parse(sb.Spec.ParentOrganizationID)
+	if err != nil {
+		return nil
+	}
+	id, err := uuid.Parse(sb.Status.SandboxOrganizationID)
+	if err != nil {
+		unrecorded, err := tenancy.SandboxOrganization(ctx, r.DB, parent)
+		if err != nil || unrecorded == nil {
+			return err
+		}
+		if owner, _, err := r.managedBy(ctx, sb, unrecorded.ID); err != nil || (owner != "" && owner != self) {
+			return err
+		}
+		id = unrecorded.ID
+	}
+	if id == parent {
 		return nil
 	}
 	org, err := tenancy.GetOrganization(ctx, r.DB, id)
