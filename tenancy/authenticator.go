@@ -102,7 +102,50 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 	now := a.now()
 	e, ok := a.cached(h)
 	if !ok || !a.usable(ctx, e, now) {
-		v, err, _ := a.group.Do(string(h[:]), func() (any, error) {
+		var err error
+		if e, err = a.sharedLookup(ctx, h, now); err != nil {
+			return nil, err
+		}
+	}
+	if e.p == nil || (e.keyExpires != nil && !now.Before(*e.keyExpires)) {
+		return nil, ErrInvalidCredentials
+	}
+	return e.p, nil
+}
+
+// sharedQueryTimeout bounds a query that concurrent callers share (a key's
+// lookup, the epoch's confirmation): it runs on a context of its own, not
+// the first caller's, so that caller's deadline or cancellation does not
+// fail the others; each caller waits only as long as its own context
+// allows.
+const sharedQueryTimeout = 5 * time.Second
+
+// share runs fn once for the concurrent callers of one name (singleflight)
+// on a context that keeps ctx's values but not its cancellation, bounded by
+// sharedQueryTimeout, and waits for its result as long as ctx allows.
+func (a *Authenticator) share(ctx context.Context, name string, fn func(context.Context) (any, error)) (any, error) {
+	ch := a.group.DoChan(name, func() (any, error) {
+		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedQueryTimeout)
+		defer cancel()
+		return fn(qctx)
+	})
+	select {
+	case r := <-ch:
+		return r.Val, r.Err
+	case <-ctx.Done():
+		return nil, database.Error(ctx.Err())
+	}
+}
+
+// sharedLookup looks h up for a caller that arrived at arrived, sharing the
+// query with concurrent callers. A shared lookup whose query was sent more
+// than the TTL before the caller arrived is not taken: its snapshot may
+// predate a revocation that the caller, by the TTL's bound, must see (the
+// query was slow: a starved process, a busy database); the caller looks
+// again, and that lookup starts after it arrived.
+func (a *Authenticator) sharedLookup(ctx context.Context, h [32]byte, arrived time.Time) (cacheEntry, error) {
+	for {
+		v, err := a.share(ctx, string(h[:]), func(ctx context.Context) (any, error) {
 			e, err := a.lookup(ctx, h[:])
 			if err != nil {
 				return nil, err
@@ -113,14 +156,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 			return e, nil
 		})
 		if err != nil {
-			return nil, err
+			return cacheEntry{}, err
 		}
-		e = v.(cacheEntry)
+		if e := v.(cacheEntry); !e.fetched.Before(arrived.Add(-a.ttl)) {
+			return e, nil
+		}
 	}
-	if e.p == nil || (e.keyExpires != nil && !now.Before(*e.keyExpires)) {
-		return nil, ErrInvalidCredentials
-	}
-	return e.p, nil
 }
 
 // Used records that p's key made a successful request now: its

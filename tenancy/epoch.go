@@ -67,9 +67,10 @@ func (a *Authenticator) usable(ctx context.Context, e cacheEntry, now time.Time)
 	return value == e.epoch && now.Before(at.Add(a.ttl))
 }
 
-// confirmEpoch reads the current epoch; concurrent callers share one query.
+// confirmEpoch reads the current epoch; concurrent callers share one query
+// (share: one caller's cancellation does not fail the others).
 func (a *Authenticator) confirmEpoch(ctx context.Context) error {
-	_, err, _ := a.group.Do("auth_epoch", func() (any, error) {
+	_, err := a.share(ctx, "auth_epoch", func(ctx context.Context) (any, error) {
 		at := a.now()
 		var value int64
 		if err := a.db.NewRaw("SELECT epoch FROM auth_epoch").Scan(ctx, &value); err != nil {

@@ -145,3 +145,41 @@ func TestLookupsOutliveTheTTLWhileTheEpochStays(t *testing.T) {
 		t.Fatalf("a key past its expiry, still cached, was accepted: %v", err)
 	}
 }
+
+// TestAnEpochThatWentBackRevivesNoKey: a database that lost commits (a
+// restore, a failover to a replica that was behind) takes auth_epoch back
+// to a value it held before; a revocation then raises it again. The pods
+// must not find there the value they cached the key under before the loss:
+// counted up by one, they did, and accepted the revoked key for up to
+// maxEntryAge.
+func TestAnEpochThatWentBackRevivesNoKey(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	org, err := CreateOrganization(ctx, db, "Restored AV", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := epochOf(t, db)
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAuthenticator(db, nil)
+	defer a.Close()
+	clock := time.Now()
+	a.now = func() time.Time { return clock }
+	if _, err := a.Authenticate(ctx, k.Secret); err != nil {
+		t.Fatal(err)
+	}
+	// The key's creation is lost: the epoch is back where it was before it.
+	if _, err := db.NewRaw("UPDATE auth_epoch SET epoch = ?", before).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := RevokeKey(ctx, db, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(CacheTTL + time.Millisecond)
+	if _, err := a.Authenticate(ctx, k.Secret); !errs.Is(err, errs.InvalidCredentials) {
+		t.Fatalf("the revoked key one TTL later: %v, want invalid_credentials", err)
+	}
+}

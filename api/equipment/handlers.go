@@ -99,8 +99,8 @@ const WarningStockBelowReserved = "stock_below_reserved"
 // reservations holding units from now on that the stock guard would now
 // refuse. The write stands: a rental house lowers stock when units break
 // or are sold, whatever is booked; the warning tells it which bookings to
-// look at. It runs in the PATCH's transaction, after the update has locked
-// the equipment row, so no reservation is admitted meanwhile. It names
+// look at. It runs in the PATCH's transaction with the equipment row
+// locked, so no reservation is admitted meanwhile. It names
 // reservations and events, so, like GET /equipment/{id}/availability, it
 // needs equipment_reservations:read: a key without it gets no warning, and
 // a PATCH that leaves the stock alone no check.
@@ -110,6 +110,13 @@ func warnShort(ctx context.Context, w write) crud.WarnCheck[equipment.Equipment]
 	}
 	units := *w.stock
 	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e *equipment.Equipment) ([]rest.Warning, error) {
+		// An update that changed the stock locked the row; one that set
+		// the stock it had changed nothing and locked nothing, so the row
+		// is locked here, as the guard locks it, before the reservations
+		// are read.
+		if _, _, err := stock.LockEquipment(ctx, db, org, e.ID); err != nil {
+			return nil, err
+		}
 		holds, err := stock.FutureHolds(ctx, db, org.UUID, e.ID, time.Now())
 		if err != nil {
 			return nil, err

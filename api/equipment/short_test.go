@@ -1,6 +1,7 @@
 package equipment_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -102,4 +103,64 @@ func idsOf(v any) []string {
 		out = append(out, s.(string))
 	}
 	return out
+}
+
+// TestASameStockPatchWaitsForTheGuard: a PATCH that sets the stock the
+// equipment already has changes no row, so its update locks nothing; its
+// stock_below_reserved check still waits for the equipment's lock, which a
+// reservation being admitted holds, and then counts that reservation. It
+// read the reservations at once and left out the one being admitted.
+func TestASameStockPatchWaitsForTheGuard(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	ctx := context.Background()
+	item := a.Post(path, `{"name": "Truss", "stock_quantity": 2}`).Data()["id"].(string)
+	start := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 2)
+
+	// The guard of a forced overbook, held open: the equipment's row is
+	// locked and a reservation of 3 units is written, not yet committed.
+	tx, err := env.Svc.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.NewRaw("SELECT 1 FROM equipment WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE", a.ID, item).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.NewRaw(`INSERT INTO equipment_reservations (organization_id, equipment_id, start_date, end_date, quantity)
+		VALUES (?, ?, ?, ?, 3)`, a.ID, item, start, start.AddDate(0, 0, 2)).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	done := make(chan *apitest.Response, 1)
+	go func() { done <- a.Patch(path+"/"+item, `{"stock_quantity": 2}`) }()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		select {
+		case r := <-done:
+			t.Fatalf("the PATCH answered %d %s while the guard held the equipment's lock", r.Status, r.Body)
+		default:
+		}
+		var waiting int
+		if err := env.Svc.DB.NewRaw(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(ctx, &waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the PATCH never waited for the equipment's lock")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	warnings, _ := r.JSON()["warnings"].([]any)
+	if r.Status != 200 || len(warnings) != 1 {
+		t.Fatalf("PATCH after the guard committed: %d %s, want 200 with the stock_below_reserved warning", r.Status, r.Body)
+	}
+	if d := warnings[0].(map[string]any)["details"].(map[string]any); d["reserved"] != 3.0 {
+		t.Fatalf("warning details %v, want the 3 units just admitted", d)
+	}
 }

@@ -41,7 +41,7 @@ type demoResult struct {
 // the keys someone has, and a failed run changes no key anyone holds.
 func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("demo")
-	name := fs.String("name", "Demo Rental House", "organization name (an existing organization of that name is reused)")
+	name := fs.String("name", "Demo Rental House", "organization name (the organization of that name that an earlier run made is reused; one it did not make is refused)")
 	if err := parseNoArgs(fs, output, args); err != nil {
 		return err
 	}
@@ -101,6 +101,10 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('eventapi demo'))"); err != nil {
 		return err
 	}
+	name, err := tenancy.CleanName(name)
+	if err != nil {
+		return fmt.Errorf("--name: %w", err)
+	}
 	org, err := findDemoOrganization(ctx, tx, name)
 	if err != nil {
 		return err
@@ -153,16 +157,34 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 }
 
 // findDemoOrganization returns the oldest organization named name that is
-// not itself a sandbox, or nil.
+// not itself a sandbox and that demo made (it holds a demo key, revoked or
+// not), or nil when there is none. An organization of that name that demo
+// did not make is refused, not reused: demo would give it a seeded sandbox,
+// which its test keys then reach instead of the organization itself, and
+// keys with every scope.
 func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy.Organization, error) {
 	orgs, err := tenancy.ListOrganizations(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
+	taken := false
 	for i := range orgs {
-		if orgs[i].Name == name && orgs[i].SandboxOf == nil {
-			return &orgs[i], nil
+		if orgs[i].Name != name || orgs[i].SandboxOf != nil {
+			continue
 		}
+		keys, err := tenancy.ListKeys(ctx, tx, orgs[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if demoKeyNames[k.Name] {
+				return &orgs[i], nil
+			}
+		}
+		taken = true
+	}
+	if taken {
+		return nil, fmt.Errorf("an organization named %q exists that eventapi demo did not make; give --name another name", name)
 	}
 	return nil, nil
 }

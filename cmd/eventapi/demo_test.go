@@ -180,3 +180,44 @@ func TestDemoWhoseOutputFailed(t *testing.T) {
 		t.Errorf("active keys %v after a run that printed its keys, want its own %v", got, want)
 	}
 }
+
+// TestDemoLeavesOtherOrganizationsAlone: demo --name naming an organization
+// demo did not make is refused, and that organization gets no sandbox and
+// no keys; a name given with surrounding spaces finds the organization an
+// earlier run made under the trimmed name. Any organization of that name
+// was reused, given a seeded sandbox (its test keys then reached it instead
+// of the organization) and keys with every scope.
+func TestDemoLeavesOtherOrganizationsAlone(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	t.Setenv("EVENTAPI_REDIS_URL", "")
+	if _, err := runCLI(t, "migrate", "up"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, _, err := openDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	real, err := tenancy.CreateOrganization(ctx, db, "Acme Staging", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "demo", "--name", "Acme Staging", "--output", "json"); err == nil || !strings.Contains(err.Error(), "did not make") {
+		t.Fatalf("demo on a real organization's name: %v, want a refusal", err)
+	}
+	if sandbox, err := tenancy.SandboxOrganization(ctx, db, real.ID); err != nil || sandbox != nil {
+		t.Fatalf("the real organization's sandbox: %v, %v; want none", sandbox, err)
+	}
+	if keys, err := tenancy.ListKeys(ctx, db, real.ID); err != nil || len(keys) != 0 {
+		t.Fatalf("the real organization's keys: %d, %v; want none", len(keys), err)
+	}
+	first, err := runCLI(t, "demo", "--name", "Show Co", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := runCLI(t, "demo", "--name", "  Show Co ", "--output", "json")
+	if err != nil || again["reused"] != true || again["organization_id"] != first["organization_id"] {
+		t.Fatalf("demo --name with spaces: %v, %v; want the first run's organization reused", again, err)
+	}
+}

@@ -88,15 +88,21 @@ func New(cfg Config) fiber.Handler {
 		ctx := c.UserContext()
 		d, err := cfg.Store.Admit(ctx, key, limit, cfg.Window)
 		if err != nil {
-			if cfg.FailOpens != nil {
-				cfg.FailOpens.Add(1)
-			}
-			if failOpenCounter != nil {
-				failOpenCounter.Add(ctx, 1)
-			}
-			outage.Record(ctx, err)
-			if cfg.Log != nil {
-				cfg.Log.DebugContext(ctx, FailOpenRequestMessage, "error", err.Error())
+			// A request cancelled or past its deadline while it waited
+			// (the drain abandoning it) is not the store's failure: it
+			// is neither counted nor logged, which would make a healthy
+			// Redis look like an outage on the fail-open alert.
+			if ctx.Err() == nil {
+				if cfg.FailOpens != nil {
+					cfg.FailOpens.Add(1)
+				}
+				if failOpenCounter != nil {
+					failOpenCounter.Add(ctx, 1)
+				}
+				outage.Record(ctx, err)
+				if cfg.Log != nil {
+					cfg.Log.DebugContext(ctx, FailOpenRequestMessage, "error", err.Error())
+				}
 			}
 			d = openDecision(limit, cfg.Window)
 		}

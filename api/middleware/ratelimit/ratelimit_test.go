@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"strconv"
@@ -187,5 +188,46 @@ func TestFormatting(t *testing.T) {
 		if got := ratelimit.RetryAfterSeconds(tt.in); got != tt.want {
 			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tt.in, got, tt.want)
 		}
+	}
+}
+
+// waitingStore is an edge store that answers only when the request's
+// context ends, as a batch in flight does for an admission whose request
+// is cancelled meanwhile.
+type waitingStore struct{ edge.Store }
+
+func (waitingStore) Admit(ctx context.Context, _ string, _ int, _ time.Duration) (edge.Decision, error) {
+	<-ctx.Done()
+	return edge.Decision{}, fmt.Errorf("%w: %w", edge.ErrUnavailable, ctx.Err())
+}
+
+// TestACancelledRequestIsNoOutage: an admission that ends because its own
+// request was cancelled (the drain abandoning it) is not counted as a
+// fail-open nor logged as the store's failure; it was, and a healthy Redis
+// showed on the fail-open alert.
+func TestACancelledRequestIsNoOutage(t *testing.T) {
+	var failOpens atomic.Int64
+	logs := &logtest.Buffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	app := fiber.New(fiber.Config{ErrorHandler: rest.ErrorHandler(log)})
+	app.Use(func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithCancel(c.UserContext())
+		cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
+	})
+	app.Use(ratelimit.New(ratelimit.Config{Store: waitingStore{}, Window: time.Minute, Log: log, FailOpens: &failOpens,
+		Bucket: func(*fiber.Ctx) (string, int) { return "test:cancelled", 5 }}))
+	app.Get("/api/v2/ok", func(c *fiber.Ctx) error { return c.SendStatus(200) })
+	resp, err := app.Test(httptest.NewRequest("GET", "/api/v2/ok", nil), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := failOpens.Load(); n != 0 {
+		t.Fatalf("FailOpens = %d for a cancelled request, want 0", n)
+	}
+	if lines := logs.Lines(); lines != 0 {
+		t.Fatalf("%d log lines for a cancelled request, want none", lines)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage/stock"
-	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -51,25 +50,6 @@ type Warning struct {
 
 // WarningOverbooked is the code of the warn-mode warning.
 const WarningOverbooked = "overbooked"
-
-// lockEquipment locks the equipment row of org and returns its stock
-// (nil: unlimited). found is false when org has no such equipment.
-// FOR NO KEY UPDATE serializes the guard exactly like FOR UPDATE, but does
-// not block unrelated inserts whose foreign keys point at the equipment.
-func lockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (stock *int, found bool, err error) {
-	var rows []struct {
-		Stock *int `bun:"stock_quantity"`
-	}
-	err = tx.NewRaw("SELECT stock_quantity FROM equipment WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE",
-		org, id).Scan(ctx, &rows)
-	if err != nil {
-		return nil, false, database.Error(err)
-	}
-	if len(rows) == 0 {
-		return nil, false, nil
-	}
-	return rows[0].Stock, true, nil
-}
 
 // shortage returns the details when r would exceed stock in its window, or
 // nil when it fits (or stock is unlimited). The equipment row must be locked.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/api/storage/vehicles"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -163,7 +164,7 @@ func Delete(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 // available, the (equipment, event) pair must be free, then the stock guard.
 // It sets next's overbook fields.
 func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode tenancy.StockGuardMode, cur, next *Reservation, ov Override) (*Warning, error) {
-	stock, found, err := lockEquipment(ctx, tx, org, next.EquipmentID)
+	units, found, err := stock.LockEquipment(ctx, tx, org, next.EquipmentID)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	}
 	var short *OverbookDetails
 	if mode != tenancy.StockGuardOff {
-		if short, err = shortage(ctx, tx, org, stock, next); err != nil {
+		if short, err = shortage(ctx, tx, org, units, next); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,30 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
+
+// LockEquipment locks the equipment row of org and returns its stock (nil:
+// unlimited); found is false when org has no such equipment. Whatever
+// decides from the reservations that hold its units (the stock guard, the
+// warning of a stock PATCH) locks it first, so no reservation is admitted
+// meanwhile. FOR NO KEY UPDATE serializes them exactly like FOR UPDATE, but
+// does not block unrelated inserts whose foreign keys point at the
+// equipment.
+func LockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (stock *int, found bool, err error) {
+	var rows []struct {
+		Stock *int `bun:"stock_quantity"`
+	}
+	err = tx.NewRaw("SELECT stock_quantity FROM equipment WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE",
+		org, id).Scan(ctx, &rows)
+	if err != nil {
+		return nil, false, database.Error(err)
+	}
+	if len(rows) == 0 {
+		return nil, false, nil
+	}
+	return rows[0].Stock, true, nil
+}
 
 // HoldingStatuses are the reservation statuses that hold stock (and load a
 // truck): returned and cancelled reservations hold nothing.

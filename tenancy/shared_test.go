@@ -1,0 +1,133 @@
+package tenancy
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// holdLookup holds the first key lookup, before its query is sent or after
+// it returned, until release is closed; entered is closed when it is held.
+// It stands for a slow database or a starved process, which cannot be had
+// for real on demand.
+type holdLookup struct {
+	after            bool
+	once             *sync.Once
+	entered, release chan struct{}
+}
+
+func newHoldLookup(after bool) holdLookup {
+	return holdLookup{after: after, once: new(sync.Once), entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h holdLookup) hold(e *bun.QueryEvent) {
+	if strings.Contains(e.Query, "FROM auth_epoch x") {
+		h.once.Do(func() {
+			close(h.entered)
+			<-h.release
+		})
+	}
+}
+
+func (h holdLookup) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if !h.after {
+		h.hold(e)
+	}
+	return ctx
+}
+
+func (h holdLookup) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if h.after {
+		h.hold(e)
+	}
+}
+
+// heldKey makes a key of a new organization and an Authenticator over a
+// database whose first key lookup hold holds.
+func heldKey(t *testing.T, hold holdLookup) (*bun.DB, *Authenticator, *CreatedKey) {
+	t.Helper()
+	ctx := context.Background()
+	db := pgtest.Open(t).WithQueryHook(hold)
+	org, err := CreateOrganization(ctx, db, "Held AV", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAuthenticator(db, nil)
+	t.Cleanup(a.Close)
+	return db, a, k
+}
+
+// joinTime is how long a test gives a second caller to join a lookup in
+// flight. The result only decides whether the broken behaviour could be
+// seen; the right one passes however the callers meet.
+const joinTime = 200 * time.Millisecond
+
+// TestASlowSharedLookupIsNotTakenPastTheTTL: a caller that arrives more
+// than the TTL after a lookup in flight was sent, and after the key was
+// revoked, does not take that lookup's answer (its snapshot predates the
+// revocation): it looks the key up again and is refused. Sharing it let a
+// revoked key in past the TTL's bound.
+func TestASlowSharedLookupIsNotTakenPastTheTTL(t *testing.T) {
+	ctx := context.Background()
+	hold := newHoldLookup(true)
+	db, a, k := heldKey(t, hold)
+	var mu sync.Mutex
+	clock := time.Now()
+	a.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+
+	first := make(chan error, 1)
+	go func() { _, err := a.Authenticate(ctx, k.Secret); first <- err }()
+	<-hold.entered // the lookup read the key, still live
+	if err := RevokeKey(ctx, db, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	clock = clock.Add(CacheTTL + time.Millisecond)
+	mu.Unlock()
+	second := make(chan error, 1)
+	go func() { _, err := a.Authenticate(ctx, k.Secret); second <- err }()
+	time.Sleep(joinTime)
+	close(hold.release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first caller: %v, want the key as its lookup read it", err)
+	}
+	if err := <-second; !errs.Is(err, errs.InvalidCredentials) {
+		t.Fatalf("the caller that came a TTL after the lookup was sent, after the revocation: %v, want invalid_credentials", err)
+	}
+}
+
+// TestOneCallersCancellationFailsNoOther: a lookup shared by two callers
+// runs on its own context, so the first caller's cancellation ends its
+// own wait only; the second gets the key. It ran on the first caller's
+// context, and both got 503.
+func TestOneCallersCancellationFailsNoOther(t *testing.T) {
+	ctx := context.Background()
+	hold := newHoldLookup(false)
+	_, a, k := heldKey(t, hold)
+
+	cctx, cancel := context.WithCancel(ctx)
+	first := make(chan error, 1)
+	go func() { _, err := a.Authenticate(cctx, k.Secret); first <- err }()
+	<-hold.entered
+	second := make(chan error, 1)
+	go func() { _, err := a.Authenticate(ctx, k.Secret); second <- err }()
+	time.Sleep(joinTime)
+	cancel()
+	close(hold.release)
+	<-first // cancelled: its outcome is not what this test is about
+	if err := <-second; err != nil {
+		t.Fatalf("the caller that was not cancelled: %v, want the key", err)
+	}
+}
