@@ -7341,12 +7341,15 @@ type ClientInterface interface {
 	// (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
 	// `cursor` sees every change exactly once, even while writers commit concurrently: a change
 	// is listed once every transaction that could commit before it has ended, usually within
-	// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
-	// also on the last page: keep it and poll with it to receive the changes that follow;
-	// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
-	// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+	// milliseconds. Unlike other lists, `next_cursor` is set whenever the feed has been read past
+	// a change, also on the last page: keep it and poll with it to receive the changes that
+	// follow; `has_more` says whether more are ready now. A page holds at most `limit` changes and
+	// at most 2 MiB of their data (at least one change): changes of large records (a quote of 500
 	// long lines) end a page early, with `has_more: true`. A key sees the changes of the records
-	// it may read (any one of the listed scopes gives the records that scope reads).
+	// it may read (any one of the listed scopes gives the records that scope reads); a page that
+	// is not full ends after the last change read, listed or not, and a read passes over at most
+	// 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
+	// `limit` changes, even none.
 	// See docs/changes.md.
 	//
 	// Corresponds with GET /changes (the `ListChanges` operationId).
@@ -8312,12 +8315,15 @@ func (c *Client) ListAvailability(ctx context.Context, params *ListAvailabilityP
 // (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
 // `cursor` sees every change exactly once, even while writers commit concurrently: a change
 // is listed once every transaction that could commit before it has ended, usually within
-// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
-// also on the last page: keep it and poll with it to receive the changes that follow;
-// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
-// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+// milliseconds. Unlike other lists, `next_cursor` is set whenever the feed has been read past
+// a change, also on the last page: keep it and poll with it to receive the changes that
+// follow; `has_more` says whether more are ready now. A page holds at most `limit` changes and
+// at most 2 MiB of their data (at least one change): changes of large records (a quote of 500
 // long lines) end a page early, with `has_more: true`. A key sees the changes of the records
-// it may read (any one of the listed scopes gives the records that scope reads).
+// it may read (any one of the listed scopes gives the records that scope reads); a page that
+// is not full ends after the last change read, listed or not, and a read passes over at most
+// 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
+// `limit` changes, even none.
 // See docs/changes.md.
 //
 // Corresponds with GET /changes (the `ListChanges` operationId).
@@ -14016,12 +14022,15 @@ type ClientWithResponsesInterface interface {
 	// (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
 	// `cursor` sees every change exactly once, even while writers commit concurrently: a change
 	// is listed once every transaction that could commit before it has ended, usually within
-	// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
-	// also on the last page: keep it and poll with it to receive the changes that follow;
-	// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
-	// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+	// milliseconds. Unlike other lists, `next_cursor` is set whenever the feed has been read past
+	// a change, also on the last page: keep it and poll with it to receive the changes that
+	// follow; `has_more` says whether more are ready now. A page holds at most `limit` changes and
+	// at most 2 MiB of their data (at least one change): changes of large records (a quote of 500
 	// long lines) end a page early, with `has_more: true`. A key sees the changes of the records
-	// it may read (any one of the listed scopes gives the records that scope reads).
+	// it may read (any one of the listed scopes gives the records that scope reads); a page that
+	// is not full ends after the last change read, listed or not, and a read passes over at most
+	// 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
+	// `limit` changes, even none.
 	// See docs/changes.md.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -26805,12 +26814,15 @@ func (c *ClientWithResponses) ListAvailabilityWithResponse(ctx context.Context, 
 // (commit order per record), kept 30 days. A reader that passes each `next_cursor` back as
 // `cursor` sees every change exactly once, even while writers commit concurrently: a change
 // is listed once every transaction that could commit before it has ended, usually within
-// milliseconds. Unlike other lists, `next_cursor` is set whenever a change has been seen,
-// also on the last page: keep it and poll with it to receive the changes that follow;
-// `has_more` says whether more are ready now. A page holds at most `limit` changes and at
-// most 2 MiB of their data (at least one change): changes of large records (a quote of 500
+// milliseconds. Unlike other lists, `next_cursor` is set whenever the feed has been read past
+// a change, also on the last page: keep it and poll with it to receive the changes that
+// follow; `has_more` says whether more are ready now. A page holds at most `limit` changes and
+// at most 2 MiB of their data (at least one change): changes of large records (a quote of 500
 // long lines) end a page early, with `has_more: true`. A key sees the changes of the records
-// it may read (any one of the listed scopes gives the records that scope reads).
+// it may read (any one of the listed scopes gives the records that scope reads); a page that
+// is not full ends after the last change read, listed or not, and a read passes over at most
+// 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
+// `limit` changes, even none.
 // See docs/changes.md.
 //
 // Returns a wrapper object for the known response body format(s).
