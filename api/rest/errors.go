@@ -177,6 +177,11 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 			}
 			var body V1ErrorBody
 			body.Error.Code, body.Error.Message = v1.code, e.Message
+			if d, ok := e.Details.(errs.ValidationDetails); ok && len(d.Fields) > 1 {
+				// The v1 envelope has no details: the message names the
+				// fields, as a v1 check's own 400 does.
+				body.Error.Message = errs.IssuesText(d.Fields)
+			}
 			if v1.status >= 500 && v1.code == "SERVER_ERROR" {
 				body.Error.Message = "unexpected error; retry with exponential backoff"
 			}

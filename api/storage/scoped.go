@@ -92,8 +92,16 @@ type Changes struct {
 // document whose line items were replaced fires its change through its row).
 func (c *Changes) Touch() { c.touch = true }
 
-// Set assigns value to column.
+// Set assigns value to column, replacing an earlier assignment of it: an
+// UPDATE may assign a column once, and a transaction that runs again after
+// a serialization failure sets its columns again (picklists.Update).
 func (c *Changes) Set(column string, value any) {
+	for i, col := range c.cols {
+		if col == column {
+			c.vals[i] = value
+			return
+		}
+	}
 	c.cols = append(c.cols, column)
 	c.vals = append(c.vals, value)
 }

@@ -1,19 +1,13 @@
 package v1
 
 import (
-	"strings"
-
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // badRequest is a 400 BAD_REQUEST whose message names every bad field: the v1
 // envelope has no details, so the message is all a caller gets.
 func badRequest(issues ...errs.FieldIssue) *errs.Error {
-	parts := make([]string, len(issues))
-	for i, is := range issues {
-		parts[i] = is.Field + ": " + is.Issue
-	}
-	return &errs.Error{Code: errs.BadRequest, Message: strings.Join(parts, "; "),
+	return &errs.Error{Code: errs.BadRequest, Message: errs.IssuesText(issues),
 		Details: errs.ValidationDetails{Fields: issues}}
 }
 

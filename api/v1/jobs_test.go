@@ -197,6 +197,8 @@ func TestBadQueryParametersNamedTogether(t *testing.T) {
 		{"repeated parameter first and alone", a.Key, "/api/v1/jobs?status=x&page=1&page=2&limit=0",
 			"page: " + rest.RepeatedParamIssue},
 		{"repeated parameter before the scope", equipmentOnly, "/api/v1/jobs?page=1&page=2", "page: " + rest.RepeatedParamIssue},
+		{"two repeated parameters", a.Key, "/api/v1/equipment?page=1&page=2&limit=5&limit=6",
+			"page: " + rest.RepeatedParamIssue + "; limit: " + rest.RepeatedParamIssue},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := get(env, tt.key, tt.path)

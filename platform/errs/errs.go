@@ -6,6 +6,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code is a machine-readable error code. Clients route on it.
@@ -121,6 +122,17 @@ func Issues(err error) []FieldIssue {
 // validation_error, the fields of an ignored_fields warning): a 1 MiB body
 // of 90,000 unknown fields was answered with 4.8 MB naming each.
 const MaxListedFields = 100
+
+// IssuesText is issues on one line, "field: issue; field: issue", for an
+// answer whose envelope carries no details (v1's), so that its message
+// names every field.
+func IssuesText(issues []FieldIssue) string {
+	parts := make([]string, len(issues))
+	for i, is := range issues {
+		parts[i] = is.Field + ": " + is.Issue
+	}
+	return strings.Join(parts, "; ")
+}
 
 // Invalid returns a validation_error naming every bad field, the first
 // MaxListedFields of them when there are more (the message gives the count).
