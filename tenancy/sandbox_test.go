@@ -134,3 +134,37 @@ func TestLastUsedIsTheRequestsTime(t *testing.T) {
 		t.Fatalf("last_used_at %v (%v), want the latest request's time %v", got.LastUsedAt, err, latest)
 	}
 }
+
+// TestLastUsedCatchesUp: a request within the interval of its key's last
+// write is held, not dropped, and written once the interval has passed, so
+// last_used_at ends at the key's most recent successful request. It was
+// dropped, and a key whose traffic stopped a few seconds after a write
+// showed that write's time, up to two minutes early, for good. (A short
+// interval, so the catch-up comes within the test.)
+func TestLastUsedCatchesUp(t *testing.T) {
+	u := newUsedKey(t)
+	ctx := context.Background()
+	rec := newUsageRecorderEvery(u.db, nil, 300*time.Millisecond, 20*time.Millisecond)
+	defer rec.close()
+	stored := func() time.Time {
+		k, err := GetKey(ctx, u.db, u.k.ID)
+		if err != nil || k.LastUsedAt == nil {
+			return time.Time{}
+		}
+		return *k.LastUsedAt
+	}
+	waitStored := func(want time.Time) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !stored().Equal(want); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("last_used_at %v, want %v", stored(), want)
+			}
+		}
+	}
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	rec.touch(u.k.ID, t0)
+	waitStored(t0)
+	rec.touch(u.k.ID, t0.Add(5*time.Second))
+	rec.touch(u.k.ID, t0.Add(6*time.Second))
+	waitStored(t0.Add(6 * time.Second))
+}

@@ -11,73 +11,111 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// usageInterval is how often pending last_used_at values are written, and
-// the minimum gap between two writes for the same key.
+// usageInterval is the least time between two writes of one key's
+// last_used_at by one instance.
 const usageInterval = time.Minute
 
 // flushEvery is how often the background writer runs.
 var flushEvery = 5 * time.Second
 
-// usageRecorder records last_used_at off the request path: touch only updates
-// a map; a goroutine writes pending keys in one statement, at most once a
-// minute per key (the WHERE clause keeps that true across instances too).
+// usageRecorder records last_used_at off the request path: touch only
+// updates a map; a goroutine writes pending keys in one statement, each key
+// at most once per interval. A request that comes within the interval of
+// its key's last write is held and written once the interval has passed,
+// so the value written is always, in the end, the key's most recent
+// successful request (at most interval and every late), and never goes
+// back (the WHERE clause keeps that true across instances, each of which
+// writes a key at most once per interval).
 type usageRecorder struct {
-	db      bun.IDB
-	log     *slog.Logger
-	mu      sync.Mutex
-	pending map[uuid.UUID]time.Time
-	written map[uuid.UUID]time.Time
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
+	db    bun.IDB
+	log   *slog.Logger
+	every time.Duration // how often the writer runs
+	// interval is the least time between two writes of one key.
+	interval time.Duration
+	mu       sync.Mutex
+	// pending holds the keys to write at the next flush, held those
+	// written less than interval ago, and next when each written key may
+	// be written again (wall clock); all guarded by mu.
+	pending, held, next map[uuid.UUID]time.Time
+	stop                chan struct{}
+	done                chan struct{}
+	once                sync.Once
 }
 
 func newUsageRecorder(db bun.IDB, log *slog.Logger) *usageRecorder {
-	u := &usageRecorder{db: db, log: log, pending: map[uuid.UUID]time.Time{}, written: map[uuid.UUID]time.Time{},
-		stop: make(chan struct{}), done: make(chan struct{})}
+	return newUsageRecorderEvery(db, log, usageInterval, flushEvery)
+}
+
+func newUsageRecorderEvery(db bun.IDB, log *slog.Logger, interval, every time.Duration) *usageRecorder {
+	u := &usageRecorder{db: db, log: log, every: every, interval: interval, pending: map[uuid.UUID]time.Time{},
+		held: map[uuid.UUID]time.Time{}, next: map[uuid.UUID]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go u.run()
 	return u
 }
 
 // touch notes a successful request of key id at time at. A key already
-// pending takes the later time, so the value written is its most recent
-// request before the write.
+// pending, or held, takes the later time, so the value written is its most
+// recent request before the write.
 func (u *usageRecorder) touch(id uuid.UUID, at time.Time) {
 	u.mu.Lock()
-	if prev, ok := u.pending[id]; ok {
-		if at.After(prev) {
-			u.pending[id] = at
-		}
-	} else if last, ok := u.written[id]; !ok || at.Sub(last) >= usageInterval {
+	defer u.mu.Unlock()
+	switch prev, pending := u.pending[id]; {
+	case pending:
+		u.pending[id] = later(prev, at)
+	case time.Now().Before(u.next[id]):
+		u.held[id] = later(u.held[id], at)
+	default:
 		u.pending[id] = at
-		u.written[id] = at
 	}
-	u.mu.Unlock()
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func (u *usageRecorder) run() {
 	defer close(u.done)
-	t := time.NewTicker(flushEvery)
+	t := time.NewTicker(u.every)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			u.flush()
+			u.flush(false)
 		case <-u.stop:
-			u.flush()
+			u.flush(true)
 			return
 		}
 	}
 }
 
-func (u *usageRecorder) flush() {
+// flush writes the pending keys and the held ones whose interval has
+// passed (all held ones when final: the process is stopping).
+func (u *usageRecorder) flush(final bool) {
+	now := time.Now()
 	u.mu.Lock()
+	for id, at := range u.held {
+		if final || !now.Before(u.next[id]) {
+			u.pending[id] = later(u.pending[id], at)
+			delete(u.held, id)
+		}
+	}
+	for id, n := range u.next {
+		if _, held := u.held[id]; !held && now.After(n) {
+			delete(u.next, id) // bounds the map by the keys used in the last interval
+		}
+	}
 	if len(u.pending) == 0 {
 		u.mu.Unlock()
 		return
 	}
 	batch := u.pending
 	u.pending = map[uuid.UUID]time.Time{}
+	for id := range batch {
+		u.next[id] = now.Add(u.interval)
+	}
 	u.mu.Unlock()
 	ids := make([]uuid.UUID, 0, len(batch))
 	ats := make([]time.Time, 0, len(batch))
@@ -87,11 +125,11 @@ func (u *usageRecorder) flush() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// Each key gets the time of its request, not of this write (up to
-	// flushEvery later, and after a revocation made meanwhile); never
-	// earlier than a value another instance wrote.
+	// every later, and after a revocation made meanwhile); never earlier
+	// than a value another instance wrote.
 	_, err := u.db.NewRaw(`UPDATE api_keys AS k SET last_used_at = v.at
 		FROM unnest(?::uuid[], ?::timestamptz[]) AS v(id, at)
-		WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at - interval '1 minute')`,
+		WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at)`,
 		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(ctx)
 	if err != nil && u.log != nil {
 		u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))

@@ -109,8 +109,10 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 //     stopping (drain.go); then the request id, so every later log line,
 //     span and error carries it;
 //  2. recover next, so a panic anywhere below becomes a logged 500 envelope;
-//  3. the OTel span and the access log wrap everything that does real work,
-//     and render errors themselves so they record the final status; below
+//  3. the OTel span, the duration histogram and the access log wrap
+//     everything that does real work, and render errors themselves so they
+//     record the final status, a handler's panic too (a second recoverer
+//     sits right below them); below
 //     them the body is gzipped for clients that accept it, so they time the
 //     compression and the request log and idempotency records below keep
 //     the plain body;
@@ -157,10 +159,17 @@ func New(d Deps) *fiber.App {
 
 	app.Use(d.Drain.serve) // first: every request's context descends from the drain's
 	app.Use(requestid.New())
-	app.Use(recoverer.New(recoverer.Config{Log: d.Log}))
+	// Two recoverers: the outer one for a panic in the middlewares below
+	// it, the inner one for a panic in a handler, turned into the 500
+	// that tracing, the metrics and the access log then record like any
+	// other error (past all three, a panic left no span status, no
+	// duration sample and no access line).
+	recovered := recoverer.New(recoverer.Config{Log: d.Log})
+	app.Use(recovered)
 	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler, Routes: routes}))
+	app.Use(recovered)
 	app.Use(compress.New(compress.Config{}))
 	app.Use(refuse)
 
