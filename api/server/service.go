@@ -203,18 +203,23 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 
 // Close releases the pools after the app has stopped. The request log's
 // buffer is written (within RequestLogCloseTimeout), so records of the
-// requests served during the drain are kept, while the webhook workers
-// record their last attempts (each within its own 10 s): the two run at
-// the same time, so together they fit the 10 s the chart's grace period
-// leaves after the drain (docs/helm.md).
+// requests served during the drain are kept, and the keys' last_used_at
+// (within 5 s), while the webhook workers record their last attempts (each
+// within its own 10 s): the three run at the same time, so together they
+// fit the 10 s the chart's grace period leaves for them after the drain
+// (docs/helm.md).
 func (s *Service) Close() error {
 	var logErr error
-	flushed := make(chan struct{})
+	flushed, authClosed := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(flushed)
 		ctx, cancel := context.WithTimeout(context.Background(), RequestLogCloseTimeout)
 		defer cancel()
 		logErr = s.RequestLog.Close(ctx)
+	}()
+	go func() {
+		defer close(authClosed)
+		s.Auth.Close()
 	}()
 	s.webhooks.Stop()
 	s.stopMaintenance()
@@ -222,10 +227,10 @@ func (s *Service) Close() error {
 	s.stopRetention()
 	<-s.retentionDone
 	<-flushed
+	<-authClosed
 	if logErr != nil {
 		s.Log.Warn("request log: records still buffered at shutdown were lost", "error", logErr.Error())
 	}
-	s.Auth.Close()
 	return errors.Join(s.Edge.Close(), s.probe.Close(), s.DB.Close())
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/redis/go-redis/v9"
@@ -20,6 +21,10 @@ import (
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
+
+// tracingShutdownTimeout bounds the flush of the spans still buffered when
+// serve stops.
+const tracingShutdownTimeout = 2 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs, output := newFlags("serve")
@@ -44,7 +49,14 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}
-	defer shutdownTracing(context.WithoutCancel(ctx))
+	defer func() {
+		// The spans still buffered get a bounded time to leave: a collector
+		// that is down must not hold the pod past its grace period, which
+		// counts this (docs/helm.md).
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tracingShutdownTimeout)
+		defer cancel()
+		shutdownTracing(tctx)
+	}()
 	metrics, err := telemetry.SetupPrometheusMetrics(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
@@ -61,10 +73,14 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			log.Error("metrics listener stopped", "error", err)
 		}
 	}()
-	if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {
+	var svc *server.Service
+	err = untilReachable(ctx, log, func() error {
+		if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {
+			return err
+		}
+		svc, err = server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
 		return err
-	}
-	svc, err := server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
+	})
 	if err != nil {
 		return err
 	}

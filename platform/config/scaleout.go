@@ -9,8 +9,10 @@ import (
 
 // Pooler modes of EVENTAPI_DATABASE_POOLER.
 const (
-	// PoolerNone: the service talks to PostgreSQL directly (or through a
-	// session pooler) and may keep prepared statements per connection.
+	// PoolerNone: the service talks to PostgreSQL directly and may keep
+	// prepared statements per connection; it sends statement_timeout as a
+	// startup parameter, which PgBouncer refuses in every pool mode, so
+	// PgBouncer, session mode included, takes PoolerTransaction.
 	PoolerNone = "none"
 	// PoolerTransaction: a PgBouncer-style transaction pooler hands each
 	// transaction a possibly different server connection, so no session

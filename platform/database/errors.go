@@ -31,6 +31,12 @@ func Error(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "request cancelled", Cause: err, RetryAfter: 1}
 	}
+	// database/sql rolls a transaction back as soon as its context ends
+	// (the request's deadline, the drain abandoning it), and its COMMIT
+	// then finds it done: nothing was committed, and a retry is safe.
+	if errors.Is(err, sql.ErrTxDone) {
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the request's transaction ended before it committed (a timeout or the server shutting down); retry", Cause: err, RetryAfter: 1}
+	}
 	// A failure to connect wraps the server's own error (for example 55000
 	// when the database refuses connections): it is unavailability, whatever
 	// the inner code says.

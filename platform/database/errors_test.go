@@ -1,6 +1,9 @@
 package database
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgerrcode"
@@ -50,5 +53,27 @@ func TestForeignKeyViolations(t *testing.T) {
 		if tt.code == errs.ServiceUnavailable && e.RetryAfter != 1 {
 			t.Errorf("%s: Retry-After %d", tt.constraint, e.RetryAfter)
 		}
+	}
+}
+
+// TestEndedRequestsAreUnavailable: errors of a request whose context ended
+// are 503 with Retry-After, never a 500: a cancelled statement, and a
+// COMMIT that finds its transaction already rolled back (database/sql does
+// that when the context ends between the last statement and the COMMIT).
+func TestEndedRequestsAreUnavailable(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+	}{
+		{"cancelled", context.Canceled},
+		{"commit after the context ended", sql.ErrTxDone},
+		{"wrapped", fmt.Errorf("commit: %w", sql.ErrTxDone)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := errs.As(Error(tt.err))
+			if e.Code != errs.ServiceUnavailable || e.RetryAfter != 1 {
+				t.Fatalf("%v → %s (retry after %d), want service_unavailable with Retry-After", tt.err, e.Code, e.RetryAfter)
+			}
+		})
 	}
 }

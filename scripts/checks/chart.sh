@@ -86,9 +86,9 @@ echo "chart:   two long release names share no object name" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }
-if "$HELM" template eventapi "$chart" --set terminationGracePeriodSeconds=37 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted a grace period 1 s short of what follows the drain"; fi
-grep -q "plus 13 s after the drain (38 s)" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused grace 37 for another reason"; }
-echo "chart:   refused a grace period shorter than the drain delay plus the shutdown timeout plus 13 s" >&2
+if "$HELM" template eventapi "$chart" --set terminationGracePeriodSeconds=39 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted a grace period 1 s short of what follows the drain"; fi
+grep -q "plus 15 s after the drain (40 s)" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused grace 39 for another reason"; }
+echo "chart:   refused a grace period shorter than the drain delay plus the shutdown timeout plus 15 s" >&2
 if "$HELM" template eventapi "$chart" --set metrics.port=8080 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted metrics.port 8080"; fi
 grep -q "metrics.port must not be 8080" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused metrics.port 8080 for another reason"; }
 echo "chart:   refused a metrics port equal to the API's" >&2
@@ -152,7 +152,7 @@ echo "chart:   rendered for the release's jobs and namespace, the operator's gro
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.
 if grep -q '^kind: PodDisruptionBudget' "$tmp/default.yaml"; then fail "a PodDisruptionBudget is rendered for a single replica"; fi
-grep -q 'terminationGracePeriodSeconds: 38$' "$tmp/default.yaml" || fail "default terminationGracePeriodSeconds is not drainDelay + shutdownTimeout + 13 s (38)"
+grep -q 'terminationGracePeriodSeconds: 40$' "$tmp/default.yaml" || fail "default terminationGracePeriodSeconds is not drainDelay + shutdownTimeout + 15 s (40)"
 "$HELM" template eventapi "$chart" --set replicaCount=2 --set redis.url=redis://redis:6379/0 >"$tmp/two.yaml" || fail "helm template with two replicas"
 grep -q '^kind: PodDisruptionBudget' "$tmp/two.yaml" || fail "no PodDisruptionBudget by default with two replicas"
 for want in 'maxUnavailable: 0' 'path: /livez' 'path: /readyz' 'name: EVENTAPI_DRAIN_DELAY' 'name: EVENTAPI_WEBHOOK_WORKERS'; do

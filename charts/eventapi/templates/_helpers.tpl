@@ -309,9 +309,10 @@ the arithmetic of terminationGracePeriodSeconds.
 The seconds a pod may need after the HTTP drain: up to 3 s for requests
 cancelled at the shutdown timeout to end, then up to 10 s for the webhook
 attempts still in flight to be recorded or handed back, while the request
-log is flushed (up to 5 s, at the same time: Service.Close).
+log and the keys' last use are flushed (up to 5 s each, at the same time:
+Service.Close), then up to 2 s for the last spans to leave.
 */}}
-{{- define "eventapi.afterDrainSeconds" -}}13{{- end }}
+{{- define "eventapi.afterDrainSeconds" -}}15{{- end }}
 
 {{/*
 The seconds a pod may need to stop: the drain delay, the shutdown timeout
