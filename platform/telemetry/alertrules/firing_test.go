@@ -207,6 +207,9 @@ func TestAlertsFire(t *testing.T) {
 			histogramOf(20, 4, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/pick_lists/{id}")...), true},
 		{"requests take 40 ms", "EventapiSlowResponses",
 			histogramOf(20, 0.04, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/pick_lists/{id}")...), false},
+		{"stalled clients' 408s (no route) are slow, requests are not", "EventapiSlowResponses", concat(
+			histogramOf(1, 0.04, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/clients")...),
+			histogramOf(0.05, 30, "http_server_request_duration_seconds", with(api, "http_response_status_code", "408")...)), false},
 		{"probes are slow, requests are not", "EventapiSlowResponses", concat(
 			histogramOf(20, 0.04, "http_server_request_duration_seconds", with(api, "http_route", "/api/v2/clients")...),
 			histogramOf(20, 8, "http_server_request_duration_seconds", with(api, "http_route", "/readyz")...)), false},
