@@ -33,7 +33,8 @@ func (a *API) NewFeed(cursor string, params *ListChangesParams) *Feed {
 }
 
 // Cursor is where the feed stands: after the last change yielded when that
-// change ended its page, else at the start of the page being yielded.
+// change ended its page, else at the start of the page being yielded; after
+// a page without changes, where that page ended.
 func (f *Feed) Cursor() string { return f.cursor }
 
 // Changes yields the feed's changes until ctx ends or a request fails; the
@@ -59,6 +60,14 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 				if !yield(ch, nil) {
 					return
 				}
+			}
+			if len(page) == 0 && next != nil {
+				// A page without changes still moves on: the read passed
+				// over changes this feed does not get (their types, the
+				// key's scopes), up to 10,000 at a time (docs/changes.md,
+				// "Pages"); polling from the old cursor would pass over
+				// them again, and with has_more set it never got past them.
+				f.cursor = *next
 			}
 			if more {
 				continue

@@ -2,6 +2,10 @@ package client_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,5 +70,79 @@ func TestFeedFollowsChangesAndResumes(t *testing.T) {
 			t.Fatalf("the resumed feed yielded %s %s, want only the later client", ch.Type, ch.ObjectId)
 		}
 		break
+	}
+}
+
+// TestFeedMovesPastAnEmptyPage: a page without changes whose next_cursor
+// moved on (the read passed over changes of other types, up to 10,000 at a
+// time, docs/changes.md "Pages") moves the feed's cursor too. The feed
+// kept its cursor, asked for the same empty page again and again while
+// has_more said more followed, and spent the organization's rate limit. A
+// server of pages set up for the test stands in for an organization with
+// 10,000 changes of other types, which the test cannot write under the
+// real rate limit.
+func TestFeedMovesPastAnEmptyPage(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cursor := r.URL.Query().Get("cursor")
+		mu.Lock()
+		asked[cursor]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch cursor {
+		case "":
+			fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":"past-10000","has_more":true}}`)
+		case "past-10000":
+			fmt.Fprint(w, `{"data":[{"id":"0192f3a1-0000-7000-8000-000000000001","type":"client.created","object_type":"client",`+
+				`"object_id":"0192f3a1-0000-7000-8000-000000000002","data":{},"created_at":"2026-12-02T01:00:00Z"}],`+
+				`"pagination":{"next_cursor":"after-it","has_more":false}}`)
+		default:
+			fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":"after-it","has_more":false}}`)
+		}
+	}))
+	defer srv.Close()
+	api, err := client.New(srv.URL+"/api/v2", "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	feed := api.NewFeed("", nil)
+	feed.Every = 10 * time.Millisecond
+	for ch, err := range feed.Changes(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.ObjectType != "client" {
+			t.Fatalf("change %+v", ch)
+		}
+		break
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked[""] != 1 || asked["past-10000"] != 1 || feed.Cursor() != "after-it" {
+		t.Fatalf("pages asked for %v, cursor %q; want the empty page once, then the next, cursor after-it", asked, feed.Cursor())
+	}
+}
+
+// TestAllRefusesAPageWithNoWayOn: a page that says more follow and gives no
+// cursor ends All with an error, not with a list that looks whole.
+func TestAllRefusesAPageWithNoWayOn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":null,"has_more":true}}`)
+	}))
+	defer srv.Close()
+	api, err := client.New(srv.URL+"/api/v2", "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for _, err := range client.All[client.ClientRecord](context.Background(), api.Raw.ListClients, nil) {
+		last = err
+	}
+	if last == nil {
+		t.Fatal("All ended without an error on has_more with no next_cursor")
 	}
 }

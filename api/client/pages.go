@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -45,11 +46,20 @@ func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T
 
 func fetchPage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, *string, error) {
 	data, p, err := decodePage[T](ctx, list, params, cursor)
-	if err != nil || !p.HasMore || p.NextCursor == nil {
+	switch {
+	case err != nil || !p.HasMore:
 		return data, nil, err
+	case p.NextCursor == nil:
+		// More follow but there is no way to them: an error, not a list
+		// that looks whole.
+		return data, nil, errNoNextCursor
 	}
 	return data, p.NextCursor, nil
 }
+
+// errNoNextCursor is All's error for a page that says more follow and
+// gives no cursor to them.
+var errNoNextCursor = errors.New("eventapi: a page has has_more set and no next_cursor")
 
 // decodePage fetches one page of list at cursor (nil: the params' own).
 func decodePage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, Pagination, error) {

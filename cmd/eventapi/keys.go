@@ -53,7 +53,10 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("%w: --mode must be live, test or legacy", errUsage)
 		}
 		nk := tenancy.NewKey{OrganizationID: orgID, Name: *name, Scopes: ss, Mode: m}
-		if *expires != "" {
+		// An empty value given (--expires "$UNSET") is refused: read as
+		// "no expiry" it made a key that never expires where one that does
+		// was meant.
+		if given(fs)["expires"] {
 			t, ok := rest.ParseDateTime(*expires)
 			if !ok {
 				return fmt.Errorf("%w: --expires must be RFC 3339, such as 2030-01-31T00:00:00Z", errUsage)

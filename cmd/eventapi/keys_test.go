@@ -33,6 +33,7 @@ func TestKeysRefuseBadArguments(t *testing.T) {
 		{create("--expires", "2001-01-01T00:00:00Z"), true, "--expires is in the past"},
 		{create("--expires", time.Now().Add(-time.Second).Format(time.RFC3339)), true, "--expires is in the past"},
 		{create("--expires", "tomorrow"), true, "--expires must be RFC 3339"},
+		{create("--expires", ""), true, "--expires must be RFC 3339"}, // given empty: never "no expiry"
 		{create("--expires", "2030-01-01T00:00:00+24:00"), true, "--expires must be RFC 3339"},
 		{create("--org", "not-a-uuid"), true, `--org: not a UUID: "not-a-uuid"`},
 		{[]string{"keys", "create", "--name", "n", "--scopes", "all"}, true, "--org is required"},
