@@ -283,3 +283,35 @@ func TestSandboxKeyMarksDemo(t *testing.T) {
 		t.Fatalf("%d %s", res.Status, res.Body)
 	}
 }
+
+// TestAReactivatedBookingChecksItsTruck: a cancelled reservation on a truck
+// that has since gone into maintenance cannot be made reserved again with
+// that truck (422 on vehicle_id, nothing written): it books the truck
+// anew, and only an available truck can be booked. Only a change of
+// vehicle_id was checked. A PATCH that leaves the reservation cancelled,
+// or one of a live reservation's other fields, is not held up.
+func TestAReactivatedBookingChecksItsTruck(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Truss", bookingtest.Stock(5), nil).String()
+	truck := rows.Vehicle("Box truck", "available").String()
+	s, e := window(1, 2)
+	res := a.Post(base, body("equipment_id", eq, "start_date", s, "end_date", e, "vehicle_id", truck, "reservation_status", "cancelled"))
+	want(t, res, 201, "")
+	id := res.Data()["id"].(string)
+	live := a.Post(base, body("equipment_id", eq, "start_date", s, "end_date", e, "vehicle_id", truck))
+	want(t, live, 201, "")
+	want(t, a.Patch("/api/v2/vehicles/"+truck, body("status", "maintenance")), 200, "")
+
+	res = a.Patch(base+"/"+id, body("reservation_status", "reserved"))
+	want(t, res, 422, "validation_error")
+	if fields(res) != "vehicle_id" {
+		t.Fatalf("refusal names %q, want vehicle_id", fields(res))
+	}
+	if got := a.Get(base + "/" + id).Data()["reservation_status"]; got != "cancelled" {
+		t.Fatalf("reservation_status %v after the refusal, want cancelled", got)
+	}
+	want(t, a.Patch(base+"/"+id, body("notes", "still cancelled")), 200, "")
+	want(t, a.Patch(base+"/"+live.Data()["id"].(string), body("notes", "on the truck")), 200, "")
+}

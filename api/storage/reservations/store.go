@@ -180,7 +180,10 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 			issues = append(issues, errs.Issues(err)...)
 		}
 	}
-	if next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID)) {
+	// The truck is checked when it is assigned, and again when a
+	// reservation that held nothing (cancelled, returned) holds its units
+	// again: that books the truck anew.
+	if next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID) || (!cur.counts() && next.counts())) {
 		if err := vehicles.Assignable(ctx, tx, org, *next.VehicleID); err != nil {
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
