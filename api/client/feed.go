@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"time"
@@ -17,7 +18,8 @@ type Feed struct {
 	params ListChangesParams
 	cursor string
 	// Every is the pause between polls once the feed has caught up
-	// (default 1 s).
+	// (default 1 s; zero or less is the default too, so a feed never
+	// polls without a pause).
 	Every time.Duration
 }
 
@@ -76,7 +78,7 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 			case <-ctx.Done():
 				yield(Change{}, ctx.Err())
 				return
-			case <-time.After(f.Every):
+			case <-time.After(cmp.Or(max(f.Every, 0), time.Second)):
 			}
 		}
 	}

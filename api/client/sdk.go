@@ -21,8 +21,19 @@ type Option func(*Transport)
 // HTTPClient sends requests through c (timeouts, proxies, test hooks).
 func HTTPClient(c *http.Client) Option { return func(t *Transport) { t.HTTP = c } }
 
-// RetryPolicy replaces DefaultRetry; Retry{} disables retries.
-func RetryPolicy(r Retry) Option { return func(t *Transport) { t.Retry = r } }
+// RetryPolicy sets the retry policy. A zero (or negative) BaseDelay or
+// MaxDelay takes DefaultRetry's: a zero MaxDelay left a Retry-After of any
+// length to be waited out, and a zero BaseDelay repeated at once.
+// MaxRetries 0 turns retries off.
+func RetryPolicy(r Retry) Option {
+	if r.BaseDelay <= 0 {
+		r.BaseDelay = DefaultRetry.BaseDelay
+	}
+	if r.MaxDelay <= 0 {
+		r.MaxDelay = DefaultRetry.MaxDelay
+	}
+	return func(t *Transport) { t.Retry = r }
+}
 
 // NoAutoIdempotencyKey stops adding an Idempotency-Key to writes that have
 // none; such writes are then retried only on 429 (never processed), not on

@@ -308,3 +308,27 @@ func TestAPIErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryPolicyFillsZeroDelays: a policy that leaves BaseDelay or
+// MaxDelay at zero takes DefaultRetry's, so it neither waits out a
+// Retry-After of any length nor repeats at once; MaxRetries is as given, 0
+// turning retries off.
+func TestRetryPolicyFillsZeroDelays(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		give, got Retry
+	}{
+		{"retries alone", Retry{MaxRetries: 3}, Retry{MaxRetries: 3, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
+		{"off", Retry{}, Retry{BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
+		{"as given", Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second},
+			Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tr Transport
+			RetryPolicy(tc.give)(&tr)
+			if tr.Retry != tc.got {
+				t.Fatalf("policy %+v, want %+v", tr.Retry, tc.got)
+			}
+		})
+	}
+}
