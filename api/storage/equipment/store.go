@@ -35,13 +35,16 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 }
 
 // categoryFilter matches a category id (in the 36-character form, either
-// case), else a category name of org, ignoring case.
+// case), else a category name of org, ignoring case as the names' unique
+// index does: PostgreSQL's lower() on both sides. (Go's lowering of the
+// term agrees with it under the C.UTF-8 locale, not under every locale a
+// server may have: ICU, LC_CTYPE=C.)
 func categoryFilter(org tenancy.OrganizationID, category string) storage.Cond {
 	if id, ok := categoryID(category); ok {
 		return storage.Where("?TableAlias.category_id = ?", id)
 	}
-	return storage.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = ?)",
-		org, CategoryScope(category))
+	return storage.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = lower(?))",
+		org, strings.TrimSpace(category))
 }
 
 // categoryID reads the category filter as an id.
