@@ -44,7 +44,7 @@ func categoryFilter(org tenancy.OrganizationID, category string) storage.Cond {
 		return storage.Where("?TableAlias.category_id = ?", id)
 	}
 	return storage.Where("?TableAlias.category_id IN (SELECT id FROM equipment_categories WHERE organization_id = ? AND lower(name) = lower(?))",
-		org, strings.TrimSpace(category))
+		org, category)
 }
 
 // categoryID reads the category filter as an id.
@@ -54,9 +54,10 @@ func categoryID(category string) (uuid.UUID, bool) {
 }
 
 // CategoryScope is the value of the category filter that a list cursor is
-// bound to: the id, or the name lower-cased, as the filter matches it, so
-// that a cursor goes on with the same value spelled otherwise
-// (docs/decisions.md: a cursor is bound to the values of the filters).
+// bound to: the id, or the name lower-cased (in Go; the filter itself
+// compares with PostgreSQL's lower()), so that a cursor goes on with the
+// same value spelled otherwise (docs/decisions.md: a cursor is bound to
+// the values of the filters).
 func CategoryScope(category string) string {
 	if id, ok := categoryID(category); ok {
 		return id.String()
