@@ -87,13 +87,19 @@ func NewMigrator(db *bun.DB) (*Migrator, error) {
 }
 
 // newMigrator returns a Migrator over ms. Every migration runs with the
-// session's timeouts lifted (withoutTimeouts).
+// session's timeouts lifted (withoutTimeouts) and is recorded, or its
+// record removed, in its own transaction (recordInTransaction). WithUpsert
+// makes bun's Init create a unique index on the migration's name, and
+// turns bun's own record after the commit into an update of the row the
+// transaction wrote.
 func newMigrator(db *bun.DB, ms *migrate.Migrations) *Migrator {
 	return &Migrator{db: db, known: ms, m: migrate.NewMigrator(db, ms,
 		migrate.WithTableName(migrationsTable),
 		migrate.WithLocksTableName("schema_migration_locks"),
 		migrate.WithMarkAppliedOnSuccess(true),
-		migrate.BeforeMigration(withoutTimeouts))}
+		migrate.WithUpsert(true),
+		migrate.BeforeMigration(withoutTimeouts),
+		migrate.AfterMigration(recordInTransaction))}
 }
 
 // liftTimeoutsSQL sets, for the rest of the transaction it runs in, every
