@@ -38,6 +38,9 @@ func CreateItem(ctx context.Context, db bun.IDB, t tenancy.Tenant, it *Item) (*I
 func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, change func(*Item)) (*Item, error) {
 	var out *Item
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockListOf(ctx, tx, org, id); err != nil {
+			return err
+		}
 		cur, err := storage.Get[Item](ctx, tx, org, id, ItemKind, forUpdate)
 		if err != nil {
 			return err
@@ -65,10 +68,14 @@ func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 }
 
 // DeleteItem removes the item id of org; items inside it lose their parent.
-// The item is locked first (storage.Locked), so no write makes another item
-// its child between the clearing of its children and its DELETE.
+// The item is locked (storage.Locked) after its pick list (lockListOf) and
+// before its children are cleared, so no write makes another item its child
+// between the clearing and its DELETE.
 func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockListOf(ctx, tx, org, id); err != nil {
+			return err
+		}
 		it, err := storage.Get[Item](ctx, tx, org, id, ItemKind, storage.Locked)
 		if err != nil {
 			return err
@@ -88,6 +95,28 @@ func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 		}
 		return touchList(ctx, tx, org, it.PickListID)
 	})
+}
+
+// lockListOf locks the pick list of org's item id, or answers the item's
+// 404. A change or deletion of an item locks its list before the item:
+// the list is the first lock of every item write, so that two writes of
+// items of one list take their locks in one order. A re-parenting that
+// locked its item and then the list, beside a deletion of its new parent
+// that locked the parent and then wanted the list (to move its
+// updated_at), deadlocked. An item never moves to another list, so the
+// list read here stays the item's.
+func lockListOf(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
+	var lists []uuid.UUID
+	err := tx.NewRaw(`SELECT l.id FROM pick_lists l
+		WHERE l.organization_id = ? AND l.id = (SELECT pick_list_id FROM pick_list_items WHERE organization_id = ? AND id = ?)
+		FOR NO KEY UPDATE OF l`, org, org, id).Scan(ctx, &lists)
+	if err != nil {
+		return database.Error(err)
+	}
+	if len(lists) == 0 {
+		return errs.NotFoundf(ItemKind)
+	}
+	return nil
 }
 
 // touchList moves the updated_at of a pick list whose items changed, so a
@@ -151,14 +180,11 @@ func parentIssue(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, it
 	case it.ID == uuid.Nil:
 		return "", nil
 	}
-	// On PATCH, the new parent must not be the item or sit inside it. Lock
-	// the pick list first so that two re-parentings within one list run one
-	// after the other: each then sees the other's committed change, and two
-	// items can never become each other's parent.
-	if _, err := tx.NewRaw("SELECT 1 FROM pick_lists WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE",
-		org, it.PickListID).Exec(ctx); err != nil {
-		return "", database.Error(err)
-	}
+	// On PATCH, the new parent must not be the item or sit inside it.
+	// UpdateItem locked the pick list first (lockListOf), so two
+	// re-parentings within one list run one after the other: each then sees
+	// the other's committed change, and two items can never become each
+	// other's parent.
 	var cycle bool
 	err = tx.NewRaw(`WITH RECURSIVE chain (id, parent_item_id, depth) AS (
 			SELECT id, parent_item_id, 0 FROM pick_list_items WHERE organization_id = ? AND id = ?
