@@ -17,3 +17,8 @@ var (
 	body, line, errDetails = doctest.Body, doctest.Line, doctest.ErrDetails
 	fields, lines          = doctest.Fields, doctest.Lines
 )
+
+// A GET reads the document and its lines in one snapshot.
+func TestReadIsOneSnapshot(t *testing.T) {
+	doctest.ReadIsOneSnapshot(t, base, "quote_line_items", body("title", "Audio"))
+}

@@ -4,9 +4,13 @@
 package doctest
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
@@ -72,4 +76,48 @@ func Lines(d map[string]any) []map[string]any {
 		out[i], _ = x.(map[string]any)
 	}
 	return out
+}
+
+// beforeStatement runs a function before each statement bun sends.
+type beforeStatement func(ctx context.Context, query string)
+
+func (f beforeStatement) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	f(ctx, e.Query)
+	return ctx
+}
+
+func (beforeStatement) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// ReadIsOneSnapshot checks that a GET of a document of base (created from
+// create) reads the document and its lines (in linesTable) in one
+// snapshot: a PATCH that replaces the lines, and with them the total,
+// commits between the read of the document and that of its lines, and the
+// GET answers the total and the lines from before it, not the old total
+// with the new lines.
+func ReadIsOneSnapshot(t *testing.T, base, linesTable string, create map[string]any) {
+	env := NewEnv(t)
+	a := env.NewOrg("A")
+	create["line_items"] = []any{Line("description", "Mixer", "quantity", 1, "unit_price", 1)}
+	id := OK(t, a.Post(base, create), 201)["id"].(string)
+	var armed atomic.Bool
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(beforeStatement(func(_ context.Context, q string) {
+		if !strings.Contains(q, `FROM "`+linesTable+`"`) || !armed.CompareAndSwap(true, false) {
+			return
+		}
+		OK(t, a.Patch(base+"/"+id, Body("line_items", []any{
+			Line("description", "Mixer", "quantity", 2, "unit_price", 1000),
+			Line("description", "Stage box", "quantity", 1, "unit_price", 1000),
+		})), 200)
+	}))
+	armed.Store(true)
+	d := OK(t, a.Get(base+"/"+id), 200)
+	if armed.Load() {
+		t.Fatalf("the read of the lines was not seen: no statement names %q", linesTable)
+	}
+	if ls := Lines(d); len(ls) != 1 || d["total_amount"] != 1.0 {
+		t.Fatalf("total %v with %d lines %v: the document and its lines were read in two snapshots", d["total_amount"], len(ls), ls)
+	}
+	if d := OK(t, a.Get(base+"/"+id), 200); len(Lines(d)) != 2 || d["total_amount"] != 3000.0 {
+		t.Fatalf("after the PATCH: total %v, lines %v", d["total_amount"], Lines(d))
+	}
 }

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -51,14 +52,29 @@ type Write struct {
 // items are stored (quotes create their pick list in it).
 type Hook[T any] func(ctx context.Context, tx bun.IDB, doc *T) error
 
-// Get loads one document of org with its line items.
+// Get loads one document of org with its line items, both in one snapshot
+// (a read-only REPEATABLE READ transaction): the total is stored on the
+// document and the lines in their own table, and a write that replaced the
+// lines between two statements of READ COMMITTED would pair the old total
+// with the new lines. Inside a caller's transaction the two run as it
+// does.
 func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, k Kind) (*T, error) {
-	d, err := storage.Get[T](ctx, db, org, id, k.Name)
+	var d *T
+	err := database.RunInTxWith(ctx, db, oneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if d, err = storage.Get[T](ctx, tx, org, id, k.Name); err != nil {
+			return err
+		}
+		return attachLines[T, PT](ctx, tx, org, k, d)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return d, attachLines[T, PT](ctx, db, org, k, d)
+	return d, nil
 }
+
+// oneSnapshot makes every statement of a read see the same committed state.
+var oneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 
 // Create inserts a document into org in one transaction: references and
 // line equipment checked, a supplied number checked free or else the next
