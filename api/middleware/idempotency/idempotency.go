@@ -56,6 +56,25 @@ const (
 	purgeBatch        = 10_000
 )
 
+// lockMargin is how much longer than the request's own timeout an
+// in-progress marker lives (LockTTLFor): the commit and the answer's write
+// come after the handler's work.
+const lockMargin = 10 * time.Second
+
+// LockTTLFor is the LockTTL for requests bounded by requestTimeout (0:
+// unbounded): DefaultLockTTL, or the timeout and a margin when that is
+// longer. A marker that expired while its request still ran let a retry
+// claim the key and wait, holding a connection and a transaction, on the
+// running request's row, and another retry do the same every LockTTL. An
+// unbounded request keeps DefaultLockTTL: no TTL is long enough for it,
+// and a process that dies must not block its key for long.
+func LockTTLFor(requestTimeout time.Duration) time.Duration {
+	if requestTimeout > 0 && requestTimeout+lockMargin > DefaultLockTTL {
+		return requestTimeout + lockMargin
+	}
+	return DefaultLockTTL
+}
+
 // Config configures the middleware.
 type Config struct {
 	Store edge.Store
@@ -70,7 +89,8 @@ type Config struct {
 	// Retention is how long a key's response is replayed (default 24h).
 	Retention time.Duration
 	// LockTTL bounds the in-progress marker, so a process that dies before
-	// COMMIT blocks its key for at most this long (default 30s).
+	// COMMIT blocks its key for at most this long (default 30s; LockTTLFor
+	// fits it to the request timeout).
 	LockTTL time.Duration
 	// PurgeEvery is the least time between two purges of expired rows, run
 	// in the background after a fresh key's insert (default 10m).
@@ -362,10 +382,14 @@ func (m *middleware) remember(ctx context.Context, name string, rec record, ttl 
 
 // release deletes this request's in-progress marker so that a retry may
 // execute; a marker that expired and was claimed by another request since
-// is left to its owner.
+// is left to its owner. A delete that fails is handed to the orphans'
+// releaser, as a failed claim's marker is: a request that executed nothing
+// (rolled back, or refused) would otherwise keep its key's retries at 409
+// idempotency_key_in_use until the marker expired.
 func (m *middleware) release(ctx context.Context, name string, marker []byte) {
 	if err := m.Store.DeleteIf(context.WithoutCancel(ctx), name, marker); err != nil {
 		m.outage.Record(ctx, err)
+		m.orphans.add(name, marker)
 	}
 }
 

@@ -2,6 +2,8 @@ package idempotency
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,5 +46,59 @@ func TestOrphansReleaseTheirOwnMarkers(t *testing.T) {
 	}
 	if o.pass() {
 		t.Fatal("still running after the second answered attempt")
+	}
+}
+
+// failingDelete fails DeleteIf while broken, as a Redis that stopped
+// answering does.
+type failingDelete struct {
+	edge.Store
+	broken atomic.Bool
+}
+
+func (s *failingDelete) DeleteIf(ctx context.Context, k string, v []byte) error {
+	if s.broken.Load() {
+		return edge.ErrUnavailable
+	}
+	return s.Store.DeleteIf(ctx, k, v)
+}
+
+// TestAFailedReleaseIsRetried: a request that executed nothing releases its
+// marker on the way out; when that delete fails, the orphans' releaser
+// takes the marker back once the store answers, instead of leaving the
+// key's retries at 409 until the marker expires.
+func TestAFailedReleaseIsRetried(t *testing.T) {
+	ctx := context.Background()
+	store := &failingDelete{Store: edge.NewMemory()}
+	m := &middleware{Config: Config{Store: store, LockTTL: time.Minute}, outage: edge.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
+	m.orphans = &orphans{store: store, ttl: time.Minute, every: time.Hour, log: func(context.Context, error) {}, running: true}
+	if _, ok, err := store.Claim(ctx, "k", []byte("mine"), time.Minute); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	store.broken.Store(true)
+	m.release(ctx, "k", []byte("mine"))
+	store.broken.Store(false)
+	if !m.orphans.pass() {
+		t.Fatal("nothing pending after a failed release")
+	}
+	if v, _, _ := store.Claim(ctx, "k", []byte("retry"), time.Minute); v != nil {
+		t.Fatalf("the key still holds %q", v)
+	}
+}
+
+func TestLockTTLFor(t *testing.T) {
+	tests := []struct {
+		requestTimeout, want time.Duration
+	}{
+		{0, DefaultLockTTL},                // unbounded: no TTL would do
+		{20 * time.Second, DefaultLockTTL}, // the default request timeout
+		{DefaultLockTTL - lockMargin, DefaultLockTTL},
+		{25 * time.Second, 35 * time.Second},
+		{2 * time.Minute, 2*time.Minute + lockMargin},
+	}
+	for _, tt := range tests {
+		if got := LockTTLFor(tt.requestTimeout); got != tt.want {
+			t.Errorf("LockTTLFor(%s) = %s, want %s", tt.requestTimeout, got, tt.want)
+		}
 	}
 }
