@@ -122,7 +122,7 @@ func Retry(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, endpoint
 		return nil, ErrEndpointDisabled
 	}
 	_, err = db.NewRaw(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = clock_timestamp(),
-			first_failed_at = NULL, updated_at = clock_timestamp()
+			first_failed_at = NULL, unprepared_since = NULL, updated_at = clock_timestamp()
 		WHERE organization_id = ? AND endpoint_id = ? AND id = ?
 		  AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, org, endpoint, id).Exec(ctx)
 	if err != nil {

@@ -102,7 +102,8 @@ type EndpointPatch struct {
 // UpdateEndpoint applies p to the endpoint id of org. Setting status
 // enabled clears failing_since and, on a disabled endpoint, gives its
 // pending deliveries a fresh retry window, so the endpoint starts a fresh
-// run.
+// run: the database's trigger then moves its enabled_at, and the failure
+// of an attempt claimed before no longer counts against it (Complete).
 //
 // allow is given the subscription the endpoint will have (p's, else the
 // stored one) and refuses the change with an error; it runs with the row
@@ -163,9 +164,12 @@ func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 // being enabled again a fresh retry window, due now: their window ran on
 // while the endpoint was disabled, and one more failure would otherwise
 // fail them for good and disable the endpoint at once (docs/webhooks.md).
-// A delivery in flight (live lease) is left to its attempt.
+// The window of failures of ours (unprepared_since) starts afresh too. A
+// delivery in flight (live lease) is left to its attempt; the re-enable
+// moves the endpoint's enabled_at past its claim, so the attempt's failure
+// gives it the same fresh window (Complete).
 func freshWindow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, id uuid.UUID) error {
-	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = NULL, next_attempt_at = clock_timestamp(),
+	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = NULL, unprepared_since = NULL, next_attempt_at = clock_timestamp(),
 			updated_at = clock_timestamp()
 		WHERE organization_id = ? AND endpoint_id = ? AND status = 'pending'
 		  AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, org, id).Exec(ctx)

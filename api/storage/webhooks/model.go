@@ -53,10 +53,14 @@ type Endpoint struct {
 	FailingSince   *time.Time `bun:"failing_since" json:"failing_since"`
 	// FeedPosition and FeedSeq are the fan-out's cursor in the change feed
 	// (FanOut); only the database moves them.
-	FeedPosition string    `bun:"feed_position,scanonly" json:"-"`
-	FeedSeq      int64     `bun:"feed_seq,scanonly" json:"-"`
-	CreatedAt    time.Time `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
-	UpdatedAt    time.Time `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
+	FeedPosition string `bun:"feed_position,scanonly" json:"-"`
+	FeedSeq      int64  `bun:"feed_seq,scanonly" json:"-"`
+	// EnabledAt is when the endpoint's current run began: its registration
+	// or its latest re-enable (set by the database). Only a claim made since
+	// counts against it (Complete).
+	EnabledAt time.Time `bun:"enabled_at,scanonly" json:"-"`
+	CreatedAt time.Time `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
+	UpdatedAt time.Time `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
 }
 
 // PageKey implements storage.Row.
@@ -82,11 +86,14 @@ type Delivery struct {
 	AttemptCount   int        `bun:"attempt_count" json:"attempt_count"`
 	NextAttemptAt  *time.Time `bun:"next_attempt_at" json:"next_attempt_at"`
 	FirstFailedAt  *time.Time `bun:"first_failed_at" json:"-"`
-	LeasedUntil    *time.Time `bun:"leased_until" json:"-"`
-	LeaseOwner     *uuid.UUID `bun:"lease_owner,type:uuid" json:"-"`
-	CreatedAt      time.Time  `bun:"created_at" json:"created_at"`
-	UpdatedAt      time.Time  `bun:"updated_at" json:"updated_at"`
-	Attempts       []Attempt  `bun:"-" json:"attempts"`
+	// UnpreparedSince starts the current run of failures of ours to
+	// prepare the delivery (Unsent).
+	UnpreparedSince *time.Time `bun:"unprepared_since" json:"-"`
+	LeasedUntil     *time.Time `bun:"leased_until" json:"-"`
+	LeaseOwner      *uuid.UUID `bun:"lease_owner,type:uuid" json:"-"`
+	CreatedAt       time.Time  `bun:"created_at" json:"created_at"`
+	UpdatedAt       time.Time  `bun:"updated_at" json:"updated_at"`
+	Attempts        []Attempt  `bun:"-" json:"attempts"`
 }
 
 // Attempt is one HTTP request of a delivery.

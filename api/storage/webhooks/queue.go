@@ -21,8 +21,11 @@ type Claim struct {
 	ChangeID       uuid.UUID  `bun:"change_id,type:uuid"`
 	AttemptCount   int        `bun:"attempt_count"`
 	FirstFailedAt  *time.Time `bun:"first_failed_at"`
-	LeaseOwner     uuid.UUID  `bun:"lease_owner,type:uuid"`
-	LeasedUntil    time.Time  `bun:"leased_until"`
+	// UnpreparedSince is the first of the delivery's current run of
+	// failures of ours to prepare it (Unsent); nil when there is none.
+	UnpreparedSince *time.Time `bun:"unprepared_since"`
+	LeaseOwner      uuid.UUID  `bun:"lease_owner,type:uuid"`
+	LeasedUntil     time.Time  `bun:"leased_until"`
 	// Now is the database's clock at the claim.
 	Now time.Time `bun:"now"`
 }
@@ -119,7 +122,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 			) c
 			WHERE d.id = c.id
 			RETURNING d.id, d.organization_id, d.endpoint_id, d.change_id, d.attempt_count, d.first_failed_at,
-				d.lease_owner, d.leased_until, clock_timestamp() AS now`,
+				d.unprepared_since, d.lease_owner, d.leased_until, clock_timestamp() AS now`,
 			lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
 	})
 	if err != nil {
@@ -173,71 +176,17 @@ func Drop(ctx context.Context, db bun.IDB, c *Claim) error {
 	return database.Error(err)
 }
 
-// Outcome is the result of one attempt.
-type Outcome struct {
-	StartedAt      time.Time
-	Duration       time.Duration
-	ResponseStatus *int
-	// Error is nil on success.
-	Error *string
-	// RetryIn is the wait before the next attempt after a failure; GiveUp
-	// marks the delivery failed and disables the endpoint instead.
-	RetryIn time.Duration
-	GiveUp  bool
-}
-
-// Complete records the attempt of claim c and moves the delivery on:
-// succeeded; pending again after o.RetryIn; or failed, disabling the
-// endpoint. The delivery is only moved while c still holds it (lease_owner),
-// so a claim that outlived its lease cannot overwrite a newer one's result;
-// the attempt is recorded either way.
-func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) error {
-	org := c.OrganizationID
-	return database.Error(db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, err := tx.NewRaw(`INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, started_at, response_status, duration_ms, error)
-			SELECT organization_id, id, ?, ?, ?, ? FROM webhook_deliveries WHERE organization_id = ? AND id = ?`,
-			o.StartedAt, o.ResponseStatus, o.Duration.Milliseconds(), o.Error, org, c.ID).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if o.Error == nil {
-			_, err = tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
-					next_attempt_at = NULL, first_failed_at = NULL, leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
-				WHERE organization_id = ? AND id = ? AND lease_owner = ?`, org, c.ID, c.LeaseOwner).Exec(ctx)
-			if err == nil {
-				_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = NULL
-					WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL`, org, c.EndpointID).Exec(ctx)
-			}
-			return err
-		}
-		status := "pending"
-		if o.GiveUp {
-			status = "failed"
-		}
-		res, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1,
-				next_attempt_at = CASE WHEN ? THEN NULL ELSE clock_timestamp() + make_interval(secs => ?) END, first_failed_at = coalesce(first_failed_at, ?), leased_until = NULL, lease_owner = NULL,
-				updated_at = clock_timestamp()
-			WHERE organization_id = ? AND id = ? AND lease_owner = ?`, status, o.GiveUp, o.RetryIn.Seconds(), o.StartedAt, org, c.ID, c.LeaseOwner).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
-				status = CASE WHEN ? THEN 'disabled' ELSE status END,
-				updated_at = CASE WHEN ? THEN clock_timestamp() ELSE updated_at END
-			WHERE organization_id = ? AND id = ?`, o.StartedAt, o.GiveUp, o.GiveUp, org, c.EndpointID).Exec(ctx)
-		return err
-	}))
-}
-
-// Release hands claim c back without an attempt, due again after after (0:
-// at once, when its worker is stopping): nothing is recorded, and neither
-// the delivery's attempts nor its endpoint's failure window move.
-func Release(ctx context.Context, db bun.IDB, c *Claim, after time.Duration) error {
-	_, err := db.NewRaw(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() + make_interval(secs => ?),
-			leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
-		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, after.Seconds(), c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
-	return database.Error(err)
+// Sendable reports whether the endpoint of claim c is enabled now: the
+// worker's last look before it sends (docs/webhooks.md, "Disabling stops
+// what is not sent yet"). A claim is made only for an enabled endpoint, but
+// the endpoint may be disabled (a PATCH, or another delivery given up)
+// while the worker loads and renders the message; a claim of an endpoint
+// that is disabled or gone is not sent. It reads the committed status
+// without a lock: a disable still open commits after the request starts,
+// which is then an attempt in flight.
+func Sendable(ctx context.Context, db bun.IDB, c *Claim) (bool, error) {
+	var ok bool
+	err := db.NewRaw(`/* the webhook worker's last look */ SELECT EXISTS (SELECT 1 FROM webhook_endpoints
+		WHERE organization_id = ? AND id = ? AND status = 'enabled')`, c.OrganizationID, c.EndpointID).Scan(ctx, &ok)
+	return ok, database.Error(err)
 }

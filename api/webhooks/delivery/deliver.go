@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -25,12 +26,9 @@ type Payload struct {
 // delivery is never claimed again while a request is still out.
 const leaseMargin = time.Second
 
-// errLeaseSpent hands a claim back unsent: preparing it used up its lease.
+// errLeaseSpent: preparing a claim used up its lease, a failure of ours
+// (unsent).
 var errLeaseSpent = errors.New("the lease ran out before the request was sent")
-
-// prepareRetry is how long a delivery that could not be prepared, through
-// no fault of its endpoint's, waits before it is tried again.
-const prepareRetry = time.Minute
 
 // completeTimeout bounds recording an attempt, which runs even while the
 // worker stops.
@@ -42,7 +40,7 @@ const completeTimeout = 10 * time.Second
 func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	msg, found, err := store.LoadMessage(ctx, w.db, c)
 	if err != nil {
-		w.handBack(ctx, c, err)
+		w.unsent(ctx, c, asked, err)
 		return
 	}
 	if !found {
@@ -58,17 +56,21 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	}
 	body, key, err := w.prepare(ctx, c, &msg)
 	if err != nil {
-		if ctx.Err() != nil {
-			w.handBack(ctx, c, err)
+		w.unsent(ctx, c, asked, err)
+		return
+	}
+	// The last look, after every database round trip of the preparation:
+	// an endpoint disabled since the claim (a PATCH, or another of its
+	// deliveries given up) gets no new attempt; this claim waits, pending,
+	// until it is enabled again.
+	if ok, err := store.Sendable(ctx, w.db, c); err != nil || !ok {
+		if err != nil {
+			w.unsent(ctx, c, asked, err)
 			return
 		}
-		// The failure is ours (the change not rendered, the secret not
-		// opened), not the endpoint's: no attempt is recorded, and the
-		// endpoint's failure window, which disables it after 3 days, does
-		// not move. The delivery waits prepareRetry and is tried again.
-		w.log.Error("webhooks: preparing a delivery failed; it will be tried again", "delivery_id", c.ID.String(),
-			"retry_in", prepareRetry.String(), "error", err.Error())
-		w.release(c, prepareRetry)
+		w.log.Info("webhooks: the endpoint was disabled before the request was sent; the delivery waits for it to be enabled",
+			"delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
+		w.release(c, 0)
 		return
 	}
 	// The attempt must end before the lease does (less a margin), counted
@@ -79,7 +81,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	// ends within the configured timeout.
 	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin-time.Since(asked))
 	if budget <= 0 {
-		w.handBack(ctx, c, errLeaseSpent)
+		w.unsent(ctx, c, asked, errLeaseSpent)
 		return
 	}
 	actx, cancel := context.WithTimeout(ctx, budget)
@@ -150,30 +152,35 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 			first = *c.FirstFailedAt
 		}
 		now := startedDB.Add(took)
-		if at, ok := w.backoff.Next(c.AttemptCount+1, first, now); ok {
+		n := c.AttemptCount + 1
+		if at, ok := w.backoff.Next(n, first, now); ok {
 			o.RetryIn = at.Sub(now)
 		} else {
-			o.GiveUp = true
+			// The wait too, should the claim turn out to precede a
+			// re-enable of the endpoint (store.Complete): then the
+			// delivery has a fresh window and is not given up.
+			o.GiveUp, o.RetryIn = true, w.backoff.Delay(n, rand.Float64())
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	if err := store.Complete(ctx, w.db, c, o); err != nil {
+	gaveUp, err := store.Complete(ctx, w.db, c, o)
+	if err != nil {
 		// The lease runs out and the delivery is sent again: at least once.
 		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
 		return
 	}
-	recordAttempt(took, errText != nil, o.GiveUp, changedAt)
-	if o.GiveUp {
+	recordAttempt(took, errText != nil, gaveUp, changedAt)
+	if gaveUp {
 		w.log.Warn("webhooks: a delivery failed for good; its endpoint is disabled", "delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
 	}
 }
 
 // handBack returns a claim unrecorded, due at once: the worker is stopping,
-// or the database failed before the request was sent.
+// or dropping the delivery failed (logged).
 func (w *Worker) handBack(ctx context.Context, c *store.Claim, err error) {
 	if ctx.Err() == nil {
-		w.log.Warn("webhooks: a delivery could not be prepared; handing it back", "delivery_id", c.ID.String(), "error", err.Error())
+		w.log.Warn("webhooks: a delivery could not be dropped; handing it back unsent", "delivery_id", c.ID.String(), "error", err.Error())
 	}
 	w.release(c, 0)
 }

@@ -1,0 +1,136 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// Outcome is the result of one attempt.
+type Outcome struct {
+	StartedAt      time.Time
+	Duration       time.Duration
+	ResponseStatus *int
+	// Error is nil on success.
+	Error *string
+	// RetryIn is the wait before the next attempt after a failure. GiveUp
+	// marks the delivery failed and disables the endpoint instead; RetryIn
+	// is still the wait should Complete find that the attempt belongs to an
+	// earlier run of the endpoint, whose failures do not give up.
+	RetryIn time.Duration
+	GiveUp  bool
+}
+
+// Complete records the attempt of claim c and moves the delivery on:
+// succeeded; pending again after o.RetryIn; or failed, disabling the
+// endpoint. It reports whether it gave up. The delivery is only moved while
+// c still holds it (lease_owner), so a claim that outlived its lease cannot
+// overwrite a newer one's result; the attempt is recorded either way.
+//
+// A failure counts against the endpoint only when c was claimed in the
+// endpoint's current run: at or after its enabled_at, which a re-enable
+// moves (docs/webhooks.md, "Re-enabling while an attempt is in flight"). A
+// claim made before the re-enable carries the retry window the delivery had
+// then, which the re-enable renewed for every pending delivery but not for
+// this one, in flight. Its failure is recorded as the delivery's attempt
+// and gives the delivery the same fresh window (first_failed_at cleared,
+// due again after o.RetryIn, never given up); the endpoint's failing_since
+// and status stay as the re-enable left them. The endpoint's row is locked
+// first, as a PATCH locks it, so a re-enable commits wholly before or after
+// this decision, and the two never lock their rows in opposite orders.
+func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (gaveUp bool, err error) {
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if o.Error == nil {
+			return succeeded(ctx, tx, c, o)
+		}
+		var current bool
+		err := tx.NewRaw(`SELECT enabled_at <= ? FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
+			c.Now, c.OrganizationID, c.EndpointID).Scan(ctx, &current)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // the endpoint is gone, and its deliveries with it
+		}
+		if err != nil {
+			return err
+		}
+		gaveUp, err = failed(ctx, tx, c, o, current)
+		return err
+	})
+	return gaveUp, database.Error(err)
+}
+
+// record inserts the attempt of claim c.
+func record(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
+	_, err := tx.NewRaw(`INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, started_at, response_status, duration_ms, error)
+		SELECT organization_id, id, ?, ?, ?, ? FROM webhook_deliveries WHERE organization_id = ? AND id = ?`,
+		o.StartedAt, o.ResponseStatus, o.Duration.Milliseconds(), o.Error, c.OrganizationID, c.ID).Exec(ctx)
+	return err
+}
+
+// succeeded records a successful attempt: the delivery succeeded, and the
+// endpoint's run of failures, if any, is over.
+func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
+	if err := record(ctx, tx, c, o); err != nil {
+		return err
+	}
+	org := c.OrganizationID
+	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
+			next_attempt_at = NULL, first_failed_at = NULL, unprepared_since = NULL, leased_until = NULL, lease_owner = NULL,
+			updated_at = clock_timestamp()
+		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, org, c.ID, c.LeaseOwner).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = NULL
+		WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL`, org, c.EndpointID).Exec(ctx)
+	return err
+}
+
+// failed records a failed attempt, with the endpoint's row locked: the
+// delivery is pending again or, when o.GiveUp and the claim is of the
+// endpoint's current run, failed and the endpoint disabled; only a claim of
+// the current run starts or continues the endpoint's failing_since and the
+// delivery's window. It reports whether it gave up.
+func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (bool, error) {
+	if err := record(ctx, tx, c, o); err != nil {
+		return false, err
+	}
+	org := c.OrganizationID
+	giveUp := o.GiveUp && current
+	status := Pending
+	if giveUp {
+		status = Failed
+	}
+	res, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1,
+			next_attempt_at = CASE WHEN ? THEN NULL ELSE clock_timestamp() + make_interval(secs => ?) END,
+			first_failed_at = CASE WHEN ? THEN coalesce(first_failed_at, ?) END,
+			unprepared_since = NULL, leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
+		WHERE organization_id = ? AND id = ? AND lease_owner = ?`,
+		status, giveUp, o.RetryIn.Seconds(), current, o.StartedAt, org, c.ID, c.LeaseOwner).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 || !current {
+		return false, nil
+	}
+	_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
+			status = CASE WHEN ? THEN 'disabled' ELSE status END,
+			updated_at = CASE WHEN ? THEN clock_timestamp() ELSE updated_at END
+		WHERE organization_id = ? AND id = ?`, o.StartedAt, giveUp, giveUp, org, c.EndpointID).Exec(ctx)
+	return giveUp, err
+}
+
+// Release hands claim c back without an attempt, due again after after (0:
+// at once, when its worker is stopping or its endpoint was disabled
+// meanwhile): nothing is recorded, and neither the delivery's attempts nor
+// its endpoint's failure window move.
+func Release(ctx context.Context, db bun.IDB, c *Claim, after time.Duration) error {
+	_, err := db.NewRaw(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() + make_interval(secs => ?),
+			leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
+		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, after.Seconds(), c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
+	return database.Error(err)
+}

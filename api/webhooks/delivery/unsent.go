@@ -1,0 +1,56 @@
+package delivery
+
+import (
+	"context"
+	"time"
+
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
+)
+
+// prepareRetry is how long a delivery that could not be prepared, through
+// no fault of its endpoint's, waits before it is tried again.
+const prepareRetry = time.Minute
+
+// unsentReason is the error recorded on a delivery failed for failures of
+// ours (docs/webhooks.md, "Our failures are not the endpoint's").
+const unsentReason = "not sent: eventapi could not prepare the message (our failure, not the endpoint's)"
+
+// unsent handles claim c, asked for at asked, that could not be sent for a
+// failure of ours, err: its message not loaded or rendered, its endpoint's
+// secret not opened, the endpoint's status not read, its lease spent before
+// the request. No attempt is recorded and the endpoint's failure window,
+// which disables it, does not move. The delivery waits prepareRetry and is
+// tried again, until such failures have run for the retry window: then it
+// is failed, with unsentReason as an attempt that sent nothing, instead of
+// being tried every minute until the feed's purge deletes it. A worker
+// that is stopping hands the claim back at once instead.
+func (w *Worker) unsent(ctx context.Context, c *store.Claim, asked time.Time, err error) {
+	if ctx.Err() != nil {
+		w.handBack(ctx, c, err)
+		return
+	}
+	// The database's clock now: the claim's reading plus the time since,
+	// as complete reckons an attempt's start, so one clock decides.
+	now := c.Now.Add(time.Since(asked))
+	since := now
+	if c.UnpreparedSince != nil {
+		since = *c.UnpreparedSince
+	}
+	u := store.Unprepared{At: now, RetryIn: prepareRetry, Reason: unsentReason,
+		GiveUp: now.Add(prepareRetry).After(since.Add(w.backoff.RetryFor))}
+	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	if rerr := store.Unsent(rctx, w.db, c, u); rerr != nil {
+		// The lease runs out and the delivery is tried again.
+		w.log.Warn("webhooks: handing back a delivery that could not be prepared failed", "delivery_id", c.ID.String(),
+			"error", rerr.Error())
+		return
+	}
+	if u.GiveUp {
+		w.log.Error("webhooks: a delivery could not be prepared for its whole retry window; it failed, and its endpoint stays as it is",
+			"delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String(), "error", err.Error())
+		return
+	}
+	w.log.Error("webhooks: preparing a delivery failed; it will be tried again", "delivery_id", c.ID.String(),
+		"retry_in", prepareRetry.String(), "error", err.Error())
+}
