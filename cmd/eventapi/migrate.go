@@ -11,7 +11,8 @@ import (
 
 func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("migrate up|down|status")
-	create := fs.Bool("create-database", false, "create the database named in EVENTAPI_DATABASE_URL if it does not exist")
+	create := fs.Bool("create-database", false, "create the database named in EVENTAPI_DATABASE_URL if it does not exist "+
+		"(with --output json, \"created\" says whether it did)")
 	pos, err := parse(fs, output, args)
 	if err != nil {
 		return err
@@ -19,16 +20,20 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(pos) != 1 || (pos[0] != "up" && pos[0] != "down" && pos[0] != "status") {
 		return fmt.Errorf("%w: migrate up|down|status", errUsage)
 	}
+	// created is reported in JSON when --create-database was given: true
+	// when this run created the database, false when it was there.
+	var created *bool
 	if *create {
 		cfg, err := config.Load()
 		if err != nil {
 			return fmt.Errorf("configuration:\n%w", err)
 		}
-		created, err := database.CreateIfMissing(ctx, cfg.MigrationURL())
+		made, err := database.CreateIfMissing(ctx, cfg.MigrationURL())
 		if err != nil {
 			return err
 		}
-		if created && *output == "text" {
+		created = &made
+		if made && *output == "text" {
 			fmt.Fprintln(stdout, "created database")
 		}
 	}
@@ -39,9 +44,9 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	opt := database.Options{MaxOpenConns: 4, Pooler: migrationPooler(cfg)}
 	return withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
 		if pos[0] == "status" {
-			return printStatus(ctx, m, *output, stdout)
+			return printStatus(ctx, m, *output, created, stdout)
 		}
-		return runMigrations(ctx, m, pos[0], *output, stdout)
+		return runMigrations(ctx, m, pos[0], *output, created, stdout)
 	})
 }
 
@@ -64,8 +69,9 @@ func withMigrator(ctx context.Context, url string, opt database.Options, f func(
 // the migrations run, in the order they ran (down: newest first). What the
 // migrator announces before it acts (a wait for another migrator, a
 // rollback of the whole schema) is printed at once in text, so that it
-// comes before the work, and listed under "notices" in JSON.
-func runMigrations(ctx context.Context, m *database.Migrator, direction, output string, stdout io.Writer) error {
+// comes before the work, and listed under "notices" in JSON, with
+// "created" when created is set (--create-database).
+func runMigrations(ctx context.Context, m *database.Migrator, direction, output string, created *bool, stdout io.Writer) error {
 	var notices []string
 	m.Notify = func(msg string) {
 		if output == "json" {
@@ -87,7 +93,7 @@ func runMigrations(ctx context.Context, m *database.Migrator, direction, output 
 		if len(notices) > 0 {
 			out["notices"] = notices
 		}
-		return printJSON(stdout, out)
+		return printJSON(stdout, withCreated(out, created))
 	}
 	if len(names) == 0 {
 		fmt.Fprintf(stdout, "migrate %s: nothing to do\n", direction)
@@ -100,19 +106,29 @@ func runMigrations(ctx context.Context, m *database.Migrator, direction, output 
 
 // printStatus prints every migration with its state: applied, pending, or
 // applied but unknown to this binary (a newer release applied it; see
-// docs/helm.md, "Upgrades and migrations").
-func printStatus(ctx context.Context, m *database.Migrator, output string, stdout io.Writer) error {
+// docs/helm.md, "Upgrades and migrations"), and in JSON "created" when
+// created is set.
+func printStatus(ctx context.Context, m *database.Migrator, output string, created *bool, stdout io.Writer) error {
 	st, err := m.Status(ctx)
 	if err != nil {
 		return err
 	}
 	if output == "json" {
-		return printJSON(stdout, map[string]any{"migrations": st})
+		return printJSON(stdout, withCreated(map[string]any{"migrations": st}, created))
 	}
 	for _, s := range st {
 		fmt.Fprintf(stdout, "%-8s %s%s\n", statusState(s), s, statusNote(s))
 	}
 	return nil
+}
+
+// withCreated adds "created" to a JSON reply when --create-database was
+// given, as the text output's "created database" line does.
+func withCreated(out map[string]any, created *bool) map[string]any {
+	if created != nil {
+		out["created"] = *created
+	}
+	return out
 }
 
 // statusState is the first column of `migrate status`.

@@ -40,6 +40,10 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	// is written out.
 	log, stopLog := telemetry.NewBufferedLogger(os.Stdout, cfg.LogLevel)
 	defer func() { _ = stopLog() }()
+	// Settings that work against each other, said once (config.Warnings).
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	setMemoryLimit(ctx, log, memlimit.FromCgroup)
 	// go-redis's own messages join the JSON log instead of stderr, and so
 	// do OpenTelemetry's errors (failed exports, at most one line a minute).

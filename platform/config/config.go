@@ -38,7 +38,8 @@ type Config struct {
 	// RequestTimeout bounds the database and Redis work of one API request
 	// (EVENTAPI_REQUEST_TIMEOUT, default 20s, the shutdown timeout, under the 30 s write
 	// timeout): past it the request is answered 503, even when a
-	// connection stalls without failing.
+	// connection stalls without failing. Longer than ShutdownTimeout is
+	// accepted with a warning (Warnings).
 	RequestTimeout time.Duration
 	// LogLevel is debug, info, warn or error (EVENTAPI_LOG_LEVEL, default info).
 	LogLevel string

@@ -14,7 +14,8 @@ type Redis struct {
 	// nodes (EVENTAPI_REDIS_CLUSTER=true), like redis+cluster://.
 	Cluster bool
 	// LimiterTimeout bounds one rate-limit decision; the limiter fails open
-	// after it (EVENTAPI_REDIS_LIMITER_TIMEOUT, default 50ms).
+	// after it (EVENTAPI_REDIS_LIMITER_TIMEOUT, default 50ms, from
+	// MinLimiterTimeout to MaxLimiterTimeout).
 	LimiterTimeout time.Duration
 	// IdempotencyTimeout bounds one attempt of an idempotency-record
 	// operation, retried once on timeout (EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT,
@@ -31,6 +32,21 @@ type Redis struct {
 	ReadTimeout, WriteTimeout time.Duration
 }
 
+// The range of EVENTAPI_REDIS_LIMITER_TIMEOUT (docs/edge.md, "Redis client
+// settings"). The limiter is in front of every request, so its bound is
+// latency any request may gain while Redis is slow, and it fails open after
+// it, so a bound Redis cannot meet turns rate limiting off.
+const (
+	// MinLimiterTimeout: a healthy Redis answers in well under a
+	// millisecond; a shorter bound fails open on a healthy Redis.
+	MinLimiterTimeout = time.Millisecond
+	// MaxLimiterTimeout is the default socket ceiling (read and write
+	// timeouts), which the docs keep above every call's own deadline, and
+	// the patient value tests on a starved machine use; 50 ms is only the
+	// default.
+	MaxLimiterTimeout = time.Second
+)
+
 // redisSettings reads the EVENTAPI_REDIS_* client settings; unset ones stay
 // zero (the edge store's defaults).
 func redisSettings(getenv Getenv, errs *[]error) Redis {
@@ -42,7 +58,13 @@ func redisSettings(getenv Getenv, errs *[]error) Redis {
 		}
 		r.Cluster = b
 	}
-	r.LimiterTimeout = duration(getenv, "EVENTAPI_REDIS_LIMITER_TIMEOUT", 0, errs)
+	const limiter = "EVENTAPI_REDIS_LIMITER_TIMEOUT"
+	r.LimiterTimeout = duration(getenv, limiter, 0, errs)
+	if d := r.LimiterTimeout; d != 0 && (d < MinLimiterTimeout || d > MaxLimiterTimeout) {
+		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: every request waits up to it for its "+
+			"rate-limit decision, which fails open after it (docs/edge.md)", limiter, getenv(limiter), MinLimiterTimeout, MaxLimiterTimeout))
+		r.LimiterTimeout = 0
+	}
 	r.IdempotencyTimeout = duration(getenv, "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", 0, errs)
 	r.DialTimeout = duration(getenv, "EVENTAPI_REDIS_DIAL_TIMEOUT", 0, errs)
 	r.ReadTimeout = duration(getenv, "EVENTAPI_REDIS_READ_TIMEOUT", 0, errs)
