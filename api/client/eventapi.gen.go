@@ -2408,7 +2408,7 @@ type LineItemInput struct {
 	EquipmentId *openapi_types.UUID `json:"equipment_id,omitempty"`
 	Quantity    int                 `json:"quantity"`
 
-	// UnitPrice An exact amount from 0 to 9999999999.99 with at most 2 decimals.
+	// UnitPrice An exact amount from 0 to 9999999999.99 with at most 2 decimals; a third decimal is 422 validation_error, never rounded. The rule is not written as `multipleOf: 0.01`: validators that divide in binary floating point refuse amounts such as 19.99 by it.
 	UnitPrice MoneyInput `json:"unit_price"`
 }
 
@@ -2422,7 +2422,7 @@ type LineItemPatch struct {
 	EquipmentId *openapi_types.UUID `json:"equipment_id,omitempty"`
 	Quantity    int                 `json:"quantity"`
 
-	// UnitPrice An exact amount from 0 to 9999999999.99 with at most 2 decimals.
+	// UnitPrice An exact amount from 0 to 9999999999.99 with at most 2 decimals; a third decimal is 422 validation_error, never rounded. The rule is not written as `multipleOf: 0.01`: validators that divide in binary floating point refuse amounts such as 19.99 by it.
 	UnitPrice            MoneyInput             `json:"unit_price"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
@@ -2491,7 +2491,7 @@ type MalformedJSONErrorErrorCode string
 // Money An exact amount with at most 2 decimals.
 type Money = float64
 
-// MoneyInput An exact amount from 0 to 9999999999.99 with at most 2 decimals.
+// MoneyInput An exact amount from 0 to 9999999999.99 with at most 2 decimals; a third decimal is 422 validation_error, never rounded. The rule is not written as `multipleOf: 0.01`: validators that divide in binary floating point refuse amounts such as 19.99 by it.
 type MoneyInput = float64
 
 // NotFoundError defines model for NotFoundError.
@@ -2954,9 +2954,11 @@ type ReservationCreate struct {
 	// EventId An event of the caller's organization.
 	EventId *openapi_types.UUID `json:"event_id,omitempty"`
 
-	// ForceOverbook True allows exceeding available stock; requires `overbook_reason`.
-	ForceOverbook         *bool          `json:"force_overbook,omitempty"`
-	Notes                 *string        `json:"notes,omitempty"`
+	// ForceOverbook True allows exceeding available stock; requires `overbook_reason`. Leave it out, or send false, not to force: null is refused.
+	ForceOverbook *bool   `json:"force_overbook,omitempty"`
+	Notes         *string `json:"notes,omitempty"`
+
+	// OverbookCostOwnership Who bears the cost of a forced overbook: stored only with `force_overbook`, like `overbook_reason`. Null names no one.
 	OverbookCostOwnership *CostOwnership `json:"overbook_cost_ownership,omitempty"`
 
 	// OverbookReason At least 4 characters when `force_overbook` is true.
@@ -3010,12 +3012,16 @@ type ReservationStatus string
 // the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type ReservationUpdate struct {
-	EndDate               *time.Time          `json:"end_date,omitempty"`
-	EquipmentId           *openapi_types.UUID `json:"equipment_id,omitempty"`
-	EventId               *openapi_types.UUID `json:"event_id,omitempty"`
-	ForceOverbook         *bool               `json:"force_overbook,omitempty"`
-	Notes                 *string             `json:"notes,omitempty"`
-	OverbookCostOwnership *CostOwnership      `json:"overbook_cost_ownership,omitempty"`
+	EndDate     *time.Time          `json:"end_date,omitempty"`
+	EquipmentId *openapi_types.UUID `json:"equipment_id,omitempty"`
+	EventId     *openapi_types.UUID `json:"event_id,omitempty"`
+
+	// ForceOverbook True allows exceeding available stock; requires `overbook_reason`. Leave it out, or send false, not to force: null is refused.
+	ForceOverbook *bool   `json:"force_overbook,omitempty"`
+	Notes         *string `json:"notes,omitempty"`
+
+	// OverbookCostOwnership Who bears the cost of a forced overbook: stored only with `force_overbook`, like `overbook_reason`. Null names no one.
+	OverbookCostOwnership *CostOwnership `json:"overbook_cost_ownership,omitempty"`
 
 	// OverbookReason At least 4 characters when `force_overbook` is true.
 	OverbookReason *string `json:"overbook_reason,omitempty"`
@@ -3305,7 +3311,7 @@ type WebhookDelivery struct {
 	// NextAttemptAt When a pending delivery is (next) due; null once it succeeded or failed. While the endpoint is disabled nothing is sent and this time may lie in the past; its pending deliveries are due when it is enabled again, which sets this to that moment.
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 
-	// Status `failed`: retried for 3 days without a 2xx (the endpoint was then disabled).
+	// Status `failed`: retried for 3 days without a 2xx (the endpoint was then disabled), or one the service could not prepare for 3 days (its last attempt says so; the endpoint is not disabled for it). `POST …/retry` sends either again.
 	Status WebhookDeliveryStatus `json:"status"`
 
 	// Type The change type, such as `event.created`.
@@ -3313,7 +3319,7 @@ type WebhookDelivery struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// WebhookDeliveryStatus `failed`: retried for 3 days without a 2xx (the endpoint was then disabled).
+// WebhookDeliveryStatus `failed`: retried for 3 days without a 2xx (the endpoint was then disabled), or one the service could not prepare for 3 days (its last attempt says so; the endpoint is not disabled for it). `POST …/retry` sends either again.
 type WebhookDeliveryStatus string
 
 // WebhookDeliveryAttempt defines model for WebhookDeliveryAttempt.
@@ -7612,8 +7618,8 @@ type ClientInterface interface {
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-	//    stock, or a reason comes without `force_overbook`) are named in the
-	//    `ignored_fields` warning.
+	//    stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+	//    too) are named in the `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -7645,8 +7651,8 @@ type ClientInterface interface {
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-	//    stock, or a reason comes without `force_overbook`) are named in the
-	//    `ignored_fields` warning.
+	//    stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+	//    too) are named in the `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -7676,8 +7682,9 @@ type ClientInterface interface {
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+	// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+	// the `ignored_fields` warning.
 	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 	// answer is the whole record).
 	//
@@ -7693,8 +7700,9 @@ type ClientInterface interface {
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+	// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+	// the `ignored_fields` warning.
 	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 	// answer is the whole record).
 	//
@@ -8856,8 +8864,8 @@ func (c *Client) ListEquipmentReservations(ctx context.Context, params *ListEqui
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 //     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-//     stock, or a reason comes without `force_overbook`) are named in the
-//     `ignored_fields` warning.
+//     stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+//     too) are named in the `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -8899,8 +8907,8 @@ func (c *Client) CreateEquipmentReservationWithBody(ctx context.Context, params 
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 //     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-//     stock, or a reason comes without `force_overbook`) are named in the
-//     `ignored_fields` warning.
+//     stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+//     too) are named in the `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -8960,8 +8968,9 @@ func (c *Client) GetEquipmentReservation(ctx context.Context, id Id, params *Get
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+// the `ignored_fields` warning.
 // Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 // answer is the whole record).
 //
@@ -8987,8 +8996,9 @@ func (c *Client) UpdateEquipmentReservationWithBody(ctx context.Context, id Id, 
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+// the `ignored_fields` warning.
 // Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 // answer is the whole record).
 //
@@ -14315,8 +14325,8 @@ type ClientWithResponsesInterface interface {
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-	//    stock, or a reason comes without `force_overbook`) are named in the
-	//    `ignored_fields` warning.
+	//    stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+	//    too) are named in the `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -14348,8 +14358,8 @@ type ClientWithResponsesInterface interface {
 	//    response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 	//    not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 	//    `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-	//    stock, or a reason comes without `force_overbook`) are named in the
-	//    `ignored_fields` warning.
+	//    stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+	//    too) are named in the `ignored_fields` warning.
 	//
 	// Scopes: `equipment_reservations:write`.
 	//
@@ -14383,8 +14393,9 @@ type ClientWithResponsesInterface interface {
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+	// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+	// the `ignored_fields` warning.
 	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 	// answer is the whole record).
 	//
@@ -14400,8 +14411,9 @@ type ClientWithResponsesInterface interface {
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-	// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-	// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+	// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+	// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+	// the `ignored_fields` warning.
 	// Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 	// answer is the whole record).
 	//
@@ -27269,8 +27281,8 @@ func (c *ClientWithResponses) ListEquipmentReservationsWithResponse(ctx context.
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 //     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-//     stock, or a reason comes without `force_overbook`) are named in the
-//     `ignored_fields` warning.
+//     stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+//     too) are named in the `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -27308,8 +27320,8 @@ func (c *ClientWithResponses) CreateEquipmentReservationWithBodyWithResponse(ctx
 //     response carries `warnings: [{code: overbooked, details}]`; in `off` mode stock is
 //     not checked. A forced overbook stores `overbooked: true`, `overbook_reason` and
 //     `overbook_cost_ownership`. Override fields that store nothing (the reservation fits
-//     stock, or a reason comes without `force_overbook`) are named in the
-//     `ignored_fields` warning.
+//     stock, or a reason or cost ownership comes without `force_overbook`, in `warn` mode
+//     too) are named in the `ignored_fields` warning.
 //
 // Scopes: `equipment_reservations:write`.
 //
@@ -27361,8 +27373,9 @@ func (c *ClientWithResponses) GetEquipmentReservationWithResponse(ctx context.Co
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+// the `ignored_fields` warning.
 // Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 // answer is the whole record).
 //
@@ -27384,8 +27397,9 @@ func (c *ClientWithResponses) UpdateEquipmentReservationWithBodyWithResponse(ctx
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
-// ownership, when sent) is stored. Override fields that store nothing (the write fits stock,
-// or a reason without `force_overbook`) are named in the `ignored_fields` warning.
+// ownership, when sent; null clears it) is stored. Override fields that store nothing (the
+// write fits stock, or a reason or cost ownership without `force_overbook`) are named in
+// the `ignored_fields` warning.
 // Scopes: `equipment_reservations:write` and `equipment_reservations:read` (the
 // answer is the whole record).
 //

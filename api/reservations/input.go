@@ -46,7 +46,8 @@ func decode(in *rest.Input, create bool) body {
 	force := in.Bool("force_overbook", rules.Get("force_overbook"))
 	reason := in.String("overbook_reason", rules.Get("overbook_reason"))
 	owner := in.String("overbook_cost_ownership", rules.Get("overbook_cost_ownership"))
-	b.override = reservations.Override{Force: force.Value, Reason: reason.Ptr(), CostOwnership: owner.Ptr()}
+	b.override = reservations.Override{Force: force.Value, Reason: reason.Ptr(),
+		CostOwnership: owner.Ptr(), CostOwnershipSent: owner.Set}
 	in.ReadOnly(ReadOnly...)
 	if b.start.Set && b.end.Set && !b.end.Value.After(b.start.Value) {
 		in.Issue("end_date", "must be after start_date")

@@ -75,17 +75,18 @@ func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stock
 }
 
 // restate stores a forced override's reason (and cost ownership, when
-// given) on r when r stays overbooked through a write that runs no new
-// stock check: a PATCH that only re-states why the reservation is over
-// stock, or changes something else beside it. An override on a
-// reservation that is not overbooked has nothing to justify and stores
-// nothing (the handler names its fields in ignored_fields).
+// sent: null names no one and clears it) on r when r stays overbooked
+// through a write that runs no new stock check: a PATCH that only
+// re-states why the reservation is over stock, or changes something else
+// beside it. An override on a reservation that is not overbooked has
+// nothing to justify and stores nothing (the handler names its fields in
+// ignored_fields).
 func restate(r *Reservation, ov Override) {
 	if !r.Overbooked || !ov.Force {
 		return
 	}
 	r.OverbookReason = ov.Reason
-	if ov.CostOwnership != nil {
+	if ov.CostOwnershipSent {
 		r.OverbookCostOwnership = ov.CostOwnership
 	}
 }
@@ -93,6 +94,9 @@ func restate(r *Reservation, ov Override) {
 // decide applies the organization's mode to a shortage of r: block refuses
 // it unless forced, warn lets it through with a warning, off never looks.
 // It sets r's overbook fields and returns the warning to report, if any.
+// Only a forced override is stored: warn mode without force_overbook stores
+// neither reason nor cost ownership (the handler names them in
+// ignored_fields).
 func decide(mode tenancy.StockGuardMode, short *OverbookDetails, r *Reservation, ov Override) (*Warning, error) {
 	if short == nil {
 		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = false, nil, nil
@@ -103,7 +107,7 @@ func decide(mode tenancy.StockGuardMode, short *OverbookDetails, r *Reservation,
 		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = true, ov.Reason, ov.CostOwnership
 		return nil, nil
 	case mode == tenancy.StockGuardWarn:
-		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = true, nil, ov.CostOwnership
+		r.Overbooked, r.OverbookReason, r.OverbookCostOwnership = true, nil, nil
 		return &Warning{Code: WarningOverbooked, Details: short}, nil
 	}
 	blocked := *short

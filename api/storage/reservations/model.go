@@ -79,11 +79,15 @@ func (r *Reservation) counts() bool {
 }
 
 // Override is the caller's permission to exceed available stock
-// (force_overbook, overbook_reason, overbook_cost_ownership).
+// (force_overbook, overbook_reason, overbook_cost_ownership). Only a forced
+// one is stored.
 type Override struct {
 	Force         bool
 	Reason        *string
 	CostOwnership *string
+	// CostOwnershipSent is true when the body named overbook_cost_ownership,
+	// null included: a re-stated override then stores it (null clears it).
+	CostOwnershipSent bool
 }
 
 // check returns overbook_reason_required when force_overbook is true without
