@@ -8,17 +8,9 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
 )
-
-// beforeStatement runs a function before each statement bun sends.
-type beforeStatement func(ctx context.Context, query string)
-
-func (f beforeStatement) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	f(ctx, e.Query)
-	return ctx
-}
-
-func (beforeStatement) AfterQuery(context.Context, *bun.QueryEvent) {}
 
 // TestParentDeletedWhileAChildIsWritten: deleting an item clears its
 // children's parent in an update of their own that moves their updated_at
@@ -41,9 +33,7 @@ func TestParentDeletedWhileAChildIsWritten(t *testing.T) {
 	}
 	written := make(chan write, 1)
 	var armed atomic.Bool
-	// The service's handlers hold env.Svc.DB itself: the hooked copy
-	// replaces it in place so that they run the hook.
-	*env.Svc.DB = *env.Svc.DB.WithQueryHook(beforeStatement(func(ctx context.Context, q string) {
+	hold := func(ctx context.Context, q string) {
 		if !strings.HasPrefix(q, "DELETE") || !strings.Contains(q, "pick_list_items") || !armed.CompareAndSwap(true, false) {
 			return
 		}
@@ -72,6 +62,12 @@ func TestParentDeletedWhileAChildIsWritten(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The service's handlers hold env.Svc.DB itself: the hooked copy
+	// replaces it in place so that they run the hook.
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+		hold(ctx, e.Query)
+		return ctx
 	}))
 	armed.Store(true)
 	if r := a.Delete(items + "/" + parent); r.Status != 204 {

@@ -15,15 +15,6 @@ import (
 	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
-// hookFunc is a bun.QueryHook made of its BeforeQuery.
-type hookFunc func(context.Context, *bun.QueryEvent) context.Context
-
-func (h hookFunc) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	return h(ctx, e)
-}
-
-func (hookFunc) AfterQuery(context.Context, *bun.QueryEvent) {}
-
 // counterMigrations creates a counter at 0, then adds 1 to it: a data
 // migration, which nothing but its record keeps from running twice.
 var counterMigrations = fstest.MapFS{
@@ -79,7 +70,7 @@ func TestAMigrationCommitsWithItsRecord(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrationPool(t, pgtest.NewEmptyDatabase(t))
 	var lose atomic.Bool
-	db.AddQueryHook(hookFunc(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+	db.AddQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
 		if lose.Load() && isBunsRecord(e) {
 			lost, cancel := context.WithCancel(ctx)
 			cancel()
@@ -130,7 +121,7 @@ func TestAMigrationCommitsOnceWhenTwoRunIt(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrationPool(t, pgtest.NewEmptyDatabase(t))
 	var other atomic.Bool
-	db.AddQueryHook(hookFunc(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+	db.AddQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
 		if strings.HasPrefix(e.Query, "UPDATE counter") && other.CompareAndSwap(true, false) {
 			// The other migrator applies the increment and records it,
 			// between this one's reading of the state and its update.

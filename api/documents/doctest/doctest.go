@@ -14,6 +14,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
 // NewEnv starts a test server with a v2 rate limit tests do not reach.
@@ -78,16 +79,6 @@ func Lines(d map[string]any) []map[string]any {
 	return out
 }
 
-// beforeStatement runs a function before each statement bun sends.
-type beforeStatement func(ctx context.Context, query string)
-
-func (f beforeStatement) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	f(ctx, e.Query)
-	return ctx
-}
-
-func (beforeStatement) AfterQuery(context.Context, *bun.QueryEvent) {}
-
 // ReadIsOneSnapshot checks that a GET of a document of base (created from
 // create) reads the document and its lines (in linesTable) in one
 // snapshot: a PATCH that replaces the lines, and with them the total,
@@ -100,14 +91,15 @@ func ReadIsOneSnapshot(t *testing.T, base, linesTable string, create map[string]
 	create["line_items"] = []any{Line("description", "Mixer", "quantity", 1, "unit_price", 1)}
 	id := OK(t, a.Post(base, create), 201)["id"].(string)
 	var armed atomic.Bool
-	*env.Svc.DB = *env.Svc.DB.WithQueryHook(beforeStatement(func(_ context.Context, q string) {
-		if !strings.Contains(q, `FROM "`+linesTable+`"`) || !armed.CompareAndSwap(true, false) {
-			return
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+		if !strings.Contains(e.Query, `FROM "`+linesTable+`"`) || !armed.CompareAndSwap(true, false) {
+			return ctx
 		}
 		OK(t, a.Patch(base+"/"+id, Body("line_items", []any{
 			Line("description", "Mixer", "quantity", 2, "unit_price", 1000),
 			Line("description", "Stage box", "quantity", 1, "unit_price", 1000),
 		})), 200)
+		return ctx
 	}))
 	armed.Store(true)
 	d := OK(t, a.Get(base+"/"+id), 200)
