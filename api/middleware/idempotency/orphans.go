@@ -19,8 +19,13 @@ import (
 // marker every orphanEvery, until two attempts have been answered (the
 // second one orphanEvery after the first, so that a claim that waited in
 // another connection and runs after the first release is taken back too)
-// or the marker would have expired anyway. At most maxOrphans wait; beyond
-// that, a marker is left to its TTL.
+// or the marker would have expired anyway. While Redis does not answer, a
+// stalled claim may still run later and its marker live its TTL from then,
+// so every pass that Redis did not answer moves each marker's expiry to a
+// TTL from then, up to maxOrphanWait after its claim failed; such a pass
+// stops at its first unanswered attempt instead of waiting out one timeout
+// per marker. At most maxOrphans wait; beyond that, a marker is left to its
+// TTL.
 type orphans struct {
 	store edge.Store
 	ttl   time.Duration
@@ -34,10 +39,11 @@ type orphans struct {
 }
 
 type orphan struct {
-	name     string
-	marker   []byte
-	until    time.Time
-	released int // DeleteIf attempts Redis answered
+	name   string
+	marker []byte
+	// until is when the marker has surely expired; giveUp bounds it.
+	until, giveUp time.Time
+	released      int // DeleteIf attempts Redis answered
 }
 
 // orphanEvery is the pause between two release attempts.
@@ -45,6 +51,10 @@ var orphanEvery = time.Second
 
 // maxOrphans bounds the markers waiting for release.
 const maxOrphans = 10_000
+
+// maxOrphanWait bounds how long a marker is waited for through a Redis
+// that does not answer.
+const maxOrphanWait = 10 * time.Minute
 
 // add queues the marker of a claim of name that failed.
 func (o *orphans) add(name string, marker []byte) {
@@ -56,7 +66,8 @@ func (o *orphans) add(name string, marker []byte) {
 	if len(o.pending) >= maxOrphans {
 		return
 	}
-	o.pending[name+"\x00"+string(marker)] = &orphan{name: name, marker: marker, until: time.Now().Add(o.ttl)}
+	now := time.Now()
+	o.pending[name+"\x00"+string(marker)] = &orphan{name: name, marker: marker, until: now.Add(o.ttl), giveUp: now.Add(maxOrphanWait)}
 	if !o.running {
 		o.running = true
 		go o.run()
@@ -74,8 +85,9 @@ func (o *orphans) run() {
 	}
 }
 
-// pass makes one attempt for every pending marker and reports whether any
-// is still pending (false: the goroutine has stopped).
+// pass makes one attempt for every pending marker, or stops at the first
+// that Redis does not answer, and reports whether any is still pending
+// (false: the goroutine has stopped).
 func (o *orphans) pass() bool {
 	o.mu.Lock()
 	batch := make([]*orphan, 0, len(o.pending))
@@ -84,23 +96,32 @@ func (o *orphans) pass() bool {
 	}
 	o.mu.Unlock()
 	now := time.Now()
+	answered := true
 	for _, p := range batch {
 		if now.After(p.until) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), o.every)
-		if err := o.store.DeleteIf(ctx, p.name, p.marker); err != nil {
+		err := o.store.DeleteIf(ctx, p.name, p.marker)
+		if err != nil {
 			o.log(ctx, err)
-		} else {
-			p.released++
 		}
 		cancel()
+		if err != nil {
+			answered = false
+			break
+		}
+		p.released++
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for k, p := range o.pending {
 		if p.released >= 2 || now.After(p.until) {
 			delete(o.pending, k)
+			continue
+		}
+		if !answered {
+			p.until = laterUntil(p.until, now.Add(o.ttl), p.giveUp)
 		}
 	}
 	if len(o.pending) == 0 {
@@ -108,4 +129,15 @@ func (o *orphans) pass() bool {
 		return false
 	}
 	return true
+}
+
+// laterUntil is the later of until and next, but not after giveUp.
+func laterUntil(until, next, giveUp time.Time) time.Time {
+	if next.After(until) {
+		until = next
+	}
+	if until.After(giveUp) {
+		return giveUp
+	}
+	return until
 }

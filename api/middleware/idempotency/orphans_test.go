@@ -102,3 +102,46 @@ func TestLockTTLFor(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphansOutwaitAStall: while Redis does not answer, a stalled claim
+// may still run and its marker live a TTL from then, so a marker whose TTL
+// passed during the stall is still released once Redis answers; a pass
+// stops at its first unanswered attempt.
+func TestOrphansOutwaitAStall(t *testing.T) {
+	ctx := context.Background()
+	store := &failingDelete{Store: edge.NewMemory()}
+	var tries atomic.Int64
+	o := &orphans{store: store, ttl: time.Minute, every: time.Hour, running: true,
+		log: func(context.Context, error) { tries.Add(1) }}
+	now := time.Now()
+	o.pending = map[string]*orphan{}
+	for _, k := range []string{"a", "b", "c"} {
+		// Claimed a TTL ago, in the stall's first second.
+		o.pending[k+"\x00m"] = &orphan{name: k, marker: []byte("m"), until: now.Add(time.Second), giveUp: now.Add(time.Hour)}
+	}
+	store.broken.Store(true)
+	if !o.pass() {
+		t.Fatal("the markers were dropped while Redis did not answer")
+	}
+	if n := tries.Load(); n != 1 {
+		t.Fatalf("%d attempts in a pass Redis did not answer, want 1", n)
+	}
+	for k, p := range o.pending {
+		if !p.until.After(now.Add(o.ttl - time.Second)) {
+			t.Fatalf("%s: expiry %s not moved a TTL on", k, p.until)
+		}
+	}
+	store.broken.Store(false)
+	// The stall ends and the stalled claims run.
+	for _, k := range []string{"a", "b", "c"} {
+		if _, ok, err := store.Claim(ctx, k, []byte("m"), time.Minute); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+	}
+	o.pass()
+	for _, k := range []string{"a", "b", "c"} {
+		if v, _, _ := store.Claim(ctx, k, []byte("probe"), time.Minute); v != nil {
+			t.Errorf("key %s still holds %q after the stall", k, v)
+		}
+	}
+}
