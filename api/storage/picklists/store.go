@@ -151,13 +151,15 @@ func loadItems(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids 
 	}
 	var items []Item
 	var eq map[uuid.UUID]*related.Equipment
-	g, gctx := errgroup.WithContext(ctx)
+	// A plain group: an error of one read does not cancel the other, whose
+	// cancelled statement would cost its connection (GetExpanded).
+	var g errgroup.Group
 	g.Go(func() (err error) {
-		items, err = storage.In[Item](gctx, pool, org, "pick_list_id", ids, itemOrder, ItemKind)
+		items, err = storage.In[Item](ctx, pool, org, "pick_list_id", ids, itemOrder, ItemKind)
 		return err
 	})
 	g.Go(func() (err error) {
-		eq, err = related.EquipmentThrough(gctx, pool, org, itemsEquipment, ids, x.Category)
+		eq, err = related.EquipmentThrough(ctx, pool, org, itemsEquipment, ids, x.Category)
 		return err
 	})
 	if err := g.Wait(); err != nil {
