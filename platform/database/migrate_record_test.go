@@ -70,7 +70,7 @@ func TestAMigrationCommitsWithItsRecord(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrationPool(t, pgtest.NewEmptyDatabase(t))
 	var lose atomic.Bool
-	db.AddQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+	hooked := db.WithQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
 		if lose.Load() && isBunsRecord(e) {
 			lost, cancel := context.WithCancel(ctx)
 			cancel()
@@ -78,7 +78,7 @@ func TestAMigrationCommitsWithItsRecord(t *testing.T) {
 		}
 		return ctx
 	}))
-	m, err := database.NewMigratorWith(db, counterMigrations, false)
+	m, err := database.NewMigratorWith(hooked, counterMigrations, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestAMigrationCommitsOnceWhenTwoRunIt(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrationPool(t, pgtest.NewEmptyDatabase(t))
 	var other atomic.Bool
-	db.AddQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+	hooked := db.WithQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
 		if strings.HasPrefix(e.Query, "UPDATE counter") && other.CompareAndSwap(true, false) {
 			// The other migrator applies the increment and records it,
 			// between this one's reading of the state and its update.
@@ -137,7 +137,7 @@ func TestAMigrationCommitsOnceWhenTwoRunIt(t *testing.T) {
 		}
 		return ctx
 	}))
-	m, err := database.NewMigratorWith(db, counterMigrations, false)
+	m, err := database.NewMigratorWith(hooked, counterMigrations, false)
 	if err != nil {
 		t.Fatal(err)
 	}
