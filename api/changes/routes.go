@@ -5,6 +5,7 @@
 package changes
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -82,6 +83,9 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		if err := checkTypes(ctx, types); err != nil {
+			return err
+		}
 		page, err := parsePage(c, env, org, types)
 		if err != nil {
 			return err
@@ -105,6 +109,22 @@ func list(env *rest.Env) fiber.Handler {
 		}
 		return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
 	}
+}
+
+// noWildcard is the wildcard the type filter does not have: parseTypes
+// takes change types only, so "*" is a 422 there, and an empty element
+// never reaches CheckReadable.
+const noWildcard = ""
+
+// checkTypes refuses a type filter that names a change type whose object
+// type the key may not read: 403 insufficient_scope naming the scopes of
+// the first such object type, by the same rule as a webhook subscription
+// (CheckReadable), so a mix of readable and unreadable types is refused
+// whole. An answer of no changes would tell the reader there are never
+// any (docs/changes.md, "Who sees what"). No filter (types nil) passes:
+// the feed then lists the readable object types only.
+func checkTypes(ctx context.Context, types []string) error {
+	return CheckReadable(ctx, types, noWildcard)
 }
 
 // typeScope is the value of the type filter that a cursor is bound to: the

@@ -12,7 +12,8 @@ import (
 // type the change types name (wildcard: every object type), else the 403 of
 // the first it may not read (auth.Check). A webhook subscription is checked with
 // it: an endpoint receives each change's whole record, so subscribing must
-// not reach what the key's reads cannot (docs/webhooks.md, "Scopes").
+// not reach what the key's reads cannot (docs/webhooks.md, "Scopes"). The
+// feed's type filter is checked with it too (checkTypes).
 func CheckReadable(ctx context.Context, changeTypes []string, wildcard string) error {
 	for _, o := range objectTypes(changeTypes, wildcard) {
 		if err := auth.Check(ctx, readScopes[o]...); err != nil {

@@ -3718,7 +3718,12 @@ type ListChangesParams struct {
 	// and its filters; anything else answers `422 validation_error`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Type Only these change types, comma-separated (`event.created,quote.approved`). A cursor goes on with the same set of types in any order.
+	// Type Only these change types, comma-separated (`event.created,quote.approved`). A cursor goes on with the
+	// same set of types in any order. The key needs a read scope of each type's object type (the scopes
+	// its `GET` route requires: `events:read` or `jobs:read` for `event.created`), else the answer is 403
+	// `insufficient_scope`, `details.required` naming the scopes of the first object type it cannot
+	// read; a list that mixes readable and unreadable types is refused whole. There is no wildcard
+	// (`*` is a 422): without `type` the feed lists every object type the key may read.
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
 }
 

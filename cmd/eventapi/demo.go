@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -124,7 +125,7 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		return err
 	}
 	if sandbox == nil {
-		if sandbox, err = tenancy.CreateOrganization(ctx, tx, name+" (sandbox)", &org.ID); err != nil {
+		if sandbox, err = tenancy.CreateOrganization(ctx, tx, sandboxName(name), &org.ID); err != nil {
 			return err
 		}
 		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: sandbox.OrgID(), Demo: true}); err != nil {
@@ -211,4 +212,18 @@ func portOf(addr string) string {
 		}
 	}
 	return ":8080"
+}
+
+// sandboxSuffix ends the name of the demo organization's sandbox.
+const sandboxSuffix = " (sandbox)"
+
+// sandboxName is the name of the sandbox of the demo organization named
+// name: name with sandboxSuffix, name cut (by characters, trailing spaces
+// dropped) so that the whole fits tenancy.MaxNameLength. A valid --name of
+// 191 to 200 characters was refused as too long before, for its sandbox's.
+func sandboxName(name string) string {
+	if r := []rune(name); len(r)+len([]rune(sandboxSuffix)) > tenancy.MaxNameLength {
+		name = strings.TrimSpace(string(r[:tenancy.MaxNameLength-len([]rune(sandboxSuffix))]))
+	}
+	return name + sandboxSuffix
 }

@@ -220,4 +220,28 @@ func TestDemoLeavesOtherOrganizationsAlone(t *testing.T) {
 	if err != nil || again["reused"] != true || again["organization_id"] != first["organization_id"] {
 		t.Fatalf("demo --name with spaces: %v, %v; want the first run's organization reused", again, err)
 	}
+	// The longest valid name: its sandbox's name is cut to fit.
+	long := strings.Repeat("D", tenancy.MaxNameLength)
+	if _, err := runCLI(t, "demo", "--name", long, "--output", "json"); err != nil {
+		t.Fatalf("demo --name of %d characters: %v", tenancy.MaxNameLength, err)
+	}
+}
+
+func TestSandboxName(t *testing.T) {
+	max := tenancy.MaxNameLength
+	for _, tc := range []struct{ name, want string }{
+		{"Show Co", "Show Co (sandbox)"},
+		{strings.Repeat("a", max-10), strings.Repeat("a", max-10) + " (sandbox)"},
+		{strings.Repeat("a", max-9), strings.Repeat("a", max-10) + " (sandbox)"},
+		{strings.Repeat("é", max), strings.Repeat("é", max-10) + " (sandbox)"},
+		{strings.Repeat("a", max-11) + " b", strings.Repeat("a", max-11) + " (sandbox)"},
+	} {
+		got := sandboxName(tc.name)
+		if got != tc.want {
+			t.Errorf("sandboxName(%d characters) = %q, want %q", len([]rune(tc.name)), got, tc.want)
+		}
+		if _, err := tenancy.CleanName(got); err != nil {
+			t.Errorf("sandboxName(%d characters) is not a valid name: %v", len([]rune(tc.name)), err)
+		}
+	}
 }

@@ -90,6 +90,10 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if *name != "" {
 			u.Name = name
 		}
+		if u == (tenancy.OrganizationUpdate{}) {
+			// A script that dropped its flag must hear that nothing happened.
+			return fmt.Errorf("%w: orgs update: nothing to change: give --name, --stock-guard or --rate-limit", errUsage)
+		}
 		db, _, err := openDB(ctx)
 		if err != nil {
 			return err

@@ -44,6 +44,8 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 		// An empty value given is refused, not taken for "leave it".
 		{[]string{"orgs", "update", plainID, "--name", ""}, true, "--name: must be 1 to 200 characters"},
 		{[]string{"orgs", "update", plainID, "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
+		{[]string{"orgs", "update", plainID}, true, "nothing to change"},
+		{[]string{"orgs", "update", plainID, "--output", "json"}, true, "nothing to change"},
 		{[]string{"orgs", "create", "--name", "Bad", "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
 		{[]string{"orgs", "create", "--name", "Bad", "--sandbox-of", ""}, true, `--sandbox-of: not a UUID: ""`},
 	})

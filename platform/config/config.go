@@ -25,7 +25,8 @@ type Config struct {
 	RedisURL string
 	// Addr is the listen address (EVENTAPI_ADDR, default :8080).
 	Addr string
-	// RateWindow is the rate-limit window (EVENTAPI_RATE_WINDOW, default 60s).
+	// RateWindow is the rate-limit window (EVENTAPI_RATE_WINDOW, default 60s;
+	// a whole number of seconds, at least 1s: rateWindow).
 	RateWindow time.Duration
 	// V1RateLimit is the v1 per-key limit per window (EVENTAPI_V1_RATE_LIMIT, default 100).
 	V1RateLimit int
@@ -123,7 +124,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	default:
 		errs = append(errs, fmt.Errorf("EVENTAPI_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel))
 	}
-	c.RateWindow = duration(getenv, "EVENTAPI_RATE_WINDOW", time.Minute, &errs)
+	c.RateWindow = rateWindow(getenv, &errs)
 	c.ShutdownTimeout = duration(getenv, "EVENTAPI_SHUTDOWN_TIMEOUT", 20*time.Second, &errs)
 	c.RequestTimeout = duration(getenv, "EVENTAPI_REQUEST_TIMEOUT", 20*time.Second, &errs)
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
@@ -186,6 +187,24 @@ func duration(getenv Getenv, name string, def time.Duration, errs *[]error) time
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		*errs = append(*errs, fmt.Errorf("%s %q must be a positive duration such as 60s", name, v))
+		return def
+	}
+	return d
+}
+
+// rateWindow reads EVENTAPI_RATE_WINDOW: a whole number of seconds, at least
+// one (docs/edge.md, "Rate limits"). The Redis limiter keeps the window in
+// whole microseconds (platform/edge/admit.go), so a window under 1µs was 0
+// there and every request was admitted; and a 429 reports window_seconds,
+// which a whole second keeps exact (a 500ms window reported 0).
+func rateWindow(getenv Getenv, errs *[]error) time.Duration {
+	const name = "EVENTAPI_RATE_WINDOW"
+	def := time.Minute
+	d := duration(getenv, name, def, errs)
+	if d < time.Second || d%time.Second != 0 {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a whole number of seconds, at least 1s (such as 60s): "+
+			"429 responses report it in whole seconds, and a window under 1µs would switch rate limiting off",
+			name, getenv(name)))
 		return def
 	}
 	return d

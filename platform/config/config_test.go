@@ -132,3 +132,45 @@ func TestFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// EVENTAPI_RATE_WINDOW is a whole number of seconds, at least one: the Redis
+// limiter keeps the window in whole microseconds (999ns was 0 there and
+// admitted everything), and a 429 reports window_seconds (500ms said 0).
+func TestRateWindow(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  time.Duration // when accepted
+		bad   bool
+	}{
+		{value: "", want: time.Minute},
+		{value: "60s", want: time.Minute},
+		{value: "1s", want: time.Second},
+		{value: "2m", want: 2 * time.Minute},
+		{value: "1h", want: time.Hour},
+		{value: "1000ms", want: time.Second},
+		{value: "999ns", bad: true},
+		{value: "500ms", bad: true},
+		{value: "999ms", bad: true},
+		{value: "1.5s", bad: true},
+		{value: "90500ms", bad: true},
+		{value: "0s", bad: true},
+		{value: "-60s", bad: true},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_RATE_WINDOW": tc.value}
+			c, err := FromEnv(func(k string) string { return env[k] })
+			if tc.bad {
+				if err == nil || !strings.Contains(err.Error(), `EVENTAPI_RATE_WINDOW "`+tc.value+`" must be`) {
+					t.Fatalf("error %v, want EVENTAPI_RATE_WINDOW %q refused", err, tc.value)
+				}
+				if strings.Count(err.Error(), "EVENTAPI_RATE_WINDOW") != 1 {
+					t.Fatalf("error %q reports EVENTAPI_RATE_WINDOW more than once", err)
+				}
+				return
+			}
+			if err != nil || c.RateWindow != tc.want {
+				t.Fatalf("RateWindow %v, error %v; want %v", c.RateWindow, err, tc.want)
+			}
+		})
+	}
+}

@@ -14,12 +14,12 @@ type Redis struct {
 	// nodes (EVENTAPI_REDIS_CLUSTER=true), like redis+cluster://.
 	Cluster bool
 	// LimiterTimeout bounds one rate-limit decision; the limiter fails open
-	// after it (EVENTAPI_REDIS_LIMITER_TIMEOUT, default 50ms, from
-	// MinLimiterTimeout to MaxLimiterTimeout).
+	// after it (EVENTAPI_REDIS_LIMITER_TIMEOUT, default
+	// DefaultLimiterTimeout, from MinLimiterTimeout to MaxLimiterTimeout).
 	LimiterTimeout time.Duration
 	// IdempotencyTimeout bounds one attempt of an idempotency-record
 	// operation, retried once on timeout (EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT,
-	// default 500ms).
+	// default DefaultIdempotencyTimeout).
 	IdempotencyTimeout time.Duration
 	// PoolSize is the connection pool size per Redis node
 	// (EVENTAPI_REDIS_POOL_SIZE, default 50).
@@ -28,9 +28,21 @@ type Redis struct {
 	// default 500ms).
 	DialTimeout time.Duration
 	// ReadTimeout and WriteTimeout are per-command socket ceilings
-	// (EVENTAPI_REDIS_READ_TIMEOUT, EVENTAPI_REDIS_WRITE_TIMEOUT, default 1s).
+	// (EVENTAPI_REDIS_READ_TIMEOUT, EVENTAPI_REDIS_WRITE_TIMEOUT). Unset,
+	// platform/edge takes 1s or the longest per-call bound above when that
+	// is longer; set, they may not be shorter than a per-call bound
+	// (socketCeilings).
 	ReadTimeout, WriteTimeout time.Duration
 }
+
+// The per-call bounds applied when their variables are unset. platform/edge
+// uses them (edge.DefaultTimeout and edge.DefaultIdempotencyTimeout equal
+// them); they are here so that socketCeilings compares a socket timeout
+// with the bound that will really apply.
+const (
+	DefaultLimiterTimeout     = 50 * time.Millisecond
+	DefaultIdempotencyTimeout = 500 * time.Millisecond
+)
 
 // The range of EVENTAPI_REDIS_LIMITER_TIMEOUT (docs/edge.md, "Redis client
 // settings"). The limiter is in front of every request, so its bound is
@@ -70,5 +82,59 @@ func redisSettings(getenv Getenv, errs *[]error) Redis {
 	r.ReadTimeout = duration(getenv, "EVENTAPI_REDIS_READ_TIMEOUT", 0, errs)
 	r.WriteTimeout = duration(getenv, "EVENTAPI_REDIS_WRITE_TIMEOUT", 0, errs)
 	r.PoolSize = positiveInt(getenv, "EVENTAPI_REDIS_POOL_SIZE", 0, errs)
+	socketCeilings(getenv, r, errs)
 	return r
+}
+
+// socketCeilings refuses a read or write timeout set shorter than a per-call
+// bound. go-redis ends each socket read and write at the earlier of the
+// call's context deadline and the socket timeout (the client runs with
+// ContextTimeoutEnabled), so a longer per-call bound would be silently cut
+// to the socket timeout (docs/edge.md, "Redis client settings"). Unset
+// socket timeouts are raised to the longest bound by platform/edge instead.
+func socketCeilings(getenv Getenv, r Redis, errs *[]error) {
+	for _, socket := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"EVENTAPI_REDIS_READ_TIMEOUT", r.ReadTimeout},
+		{"EVENTAPI_REDIS_WRITE_TIMEOUT", r.WriteTimeout},
+	} {
+		if socket.d == 0 {
+			continue // unset (or refused already)
+		}
+		for _, call := range perCallBounds(getenv, r) {
+			if socket.d < call.d {
+				*errs = append(*errs, fmt.Errorf("%s %q is shorter than %s (%v%s): each Redis call ends at the "+
+					"shorter of the two, so set %s to at least %v or leave it unset (docs/edge.md, \"Redis client settings\")",
+					socket.name, getenv(socket.name), call.name, call.d, call.note, socket.name, call.d))
+			}
+		}
+	}
+}
+
+// perCallBound is one per-call bound as it will apply: note says when it is
+// the default.
+type perCallBound struct {
+	name, note string
+	d          time.Duration
+}
+
+// perCallBounds returns the limiter's and the idempotency records' bounds,
+// the defaults where unset.
+func perCallBounds(getenv Getenv, r Redis) []perCallBound {
+	bound := func(name string, set, def time.Duration) perCallBound {
+		if set > 0 {
+			return perCallBound{name: name, d: set}
+		}
+		if getenv(name) != "" {
+			// Refused already: no second error about a value not taken.
+			return perCallBound{name: name}
+		}
+		return perCallBound{name: name, d: def, note: ", the default"}
+	}
+	return []perCallBound{
+		bound("EVENTAPI_REDIS_LIMITER_TIMEOUT", r.LimiterTimeout, DefaultLimiterTimeout),
+		bound("EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", r.IdempotencyTimeout, DefaultIdempotencyTimeout),
+	}
 }

@@ -41,3 +41,66 @@ func TestLimiterTimeoutRange(t *testing.T) {
 		})
 	}
 }
+
+// A read or write timeout set below a per-call bound (the limiter's or the
+// idempotency records', as set or by default) is refused: go-redis ends each
+// call at the shorter of the two, so EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT=4s
+// with a 1s read timeout gave 1 s attempts. Unset socket timeouts are
+// accepted whatever the per-call bounds: platform/edge raises them.
+func TestSocketTimeoutsCoverPerCallBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		wantErr []string // empty: accepted
+	}{
+		{name: "unset socket timeouts, long idempotency bound",
+			env: map[string]string{"EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "4s"}},
+		{name: "equal to the per-call bounds",
+			env: map[string]string{"EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "4s", "EVENTAPI_REDIS_LIMITER_TIMEOUT": "1s",
+				"EVENTAPI_REDIS_READ_TIMEOUT": "4s", "EVENTAPI_REDIS_WRITE_TIMEOUT": "4s"}},
+		{name: "above the defaults", env: map[string]string{"EVENTAPI_REDIS_READ_TIMEOUT": "500ms", "EVENTAPI_REDIS_WRITE_TIMEOUT": "2s"}},
+		{name: "read below the idempotency bound",
+			env:     map[string]string{"EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "4s", "EVENTAPI_REDIS_READ_TIMEOUT": "1s"},
+			wantErr: []string{`EVENTAPI_REDIS_READ_TIMEOUT "1s" is shorter than EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT (4s)`}},
+		{name: "write below the idempotency bound's default",
+			env:     map[string]string{"EVENTAPI_REDIS_WRITE_TIMEOUT": "300ms"},
+			wantErr: []string{`EVENTAPI_REDIS_WRITE_TIMEOUT "300ms" is shorter than EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT (500ms, the default)`}},
+		{name: "both below the limiter bound",
+			env: map[string]string{"EVENTAPI_REDIS_LIMITER_TIMEOUT": "800ms", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "100ms",
+				"EVENTAPI_REDIS_READ_TIMEOUT": "700ms", "EVENTAPI_REDIS_WRITE_TIMEOUT": "600ms"},
+			wantErr: []string{`EVENTAPI_REDIS_READ_TIMEOUT "700ms" is shorter than EVENTAPI_REDIS_LIMITER_TIMEOUT (800ms)`,
+				`EVENTAPI_REDIS_WRITE_TIMEOUT "600ms" is shorter than EVENTAPI_REDIS_LIMITER_TIMEOUT (800ms)`}},
+		{name: "a refused per-call bound is not compared again",
+			env:     map[string]string{"EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": "soon", "EVENTAPI_REDIS_READ_TIMEOUT": "100ms"},
+			wantErr: []string{`EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT "soon"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, err := FromEnv(func(k string) string { return env[k] })
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("accepted, want refused")
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			want := 0 // no comparison is refused but those expected
+			for _, w := range tc.wantErr {
+				want += strings.Count(w, "is shorter than")
+			}
+			if got := strings.Count(err.Error(), "is shorter than"); got != want {
+				t.Errorf("error %q: %d comparisons refused, want %d", err, got, want)
+			}
+		})
+	}
+}

@@ -59,7 +59,7 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	connector := stdlib.GetConnector(*cfg)
+	connector := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(scanTimesInUTC))
 	// Behind a transaction pooler every query runs in exec mode already; a
 	// mode given in the URL is the operator's choice.
 	if opt.Pooler != PoolerTransaction && !strings.Contains(url, "default_query_exec_mode") {

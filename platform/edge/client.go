@@ -13,14 +13,18 @@ import (
 // docs/edge.md, "Redis client settings", explains each choice.
 const (
 	// DefaultIdempotencyTimeout bounds one attempt of an idempotency-record
-	// operation; a timed-out attempt is retried once.
-	DefaultIdempotencyTimeout = 500 * time.Millisecond
+	// operation; a timed-out attempt is retried once. platform/config holds
+	// the value, to check the socket timeouts against it.
+	DefaultIdempotencyTimeout = config.DefaultIdempotencyTimeout
 	// DefaultPoolSize is the connection pool size per Redis node.
 	DefaultPoolSize = 50
 	// DefaultDialTimeout bounds establishing one connection.
 	DefaultDialTimeout = 500 * time.Millisecond
-	// DefaultSocketTimeout is the read and write ceiling of one command; the
-	// per-purpose bounds above are tighter and come from the context.
+	// DefaultSocketTimeout is the read and write ceiling of one command
+	// when EVENTAPI_REDIS_READ_TIMEOUT and EVENTAPI_REDIS_WRITE_TIMEOUT are
+	// unset, unless a per-purpose bound is longer (socketTimeouts): the
+	// per-purpose bounds come from the context, and go-redis ends a read or
+	// write at the earlier of its context deadline and the socket timeout.
 	DefaultSocketTimeout = time.Second
 	// clusterReloadInterval is how often a cluster client refreshes its slot
 	// map without being told to (go-redis's default is 60 s).
@@ -36,7 +40,9 @@ const (
 	connBufferSize = 8 << 10
 )
 
-// withDefaults fills the zero settings with the defaults.
+// withDefaults fills the zero settings with the defaults, except the read
+// and write timeouts: newClient derives those from the per-purpose bounds
+// in force, which NewRedis may still replace (RedisOptions.Timeout).
 func withDefaults(s config.Redis) config.Redis {
 	if s.LimiterTimeout <= 0 {
 		s.LimiterTimeout = DefaultTimeout
@@ -50,11 +56,24 @@ func withDefaults(s config.Redis) config.Redis {
 	if s.DialTimeout <= 0 {
 		s.DialTimeout = DefaultDialTimeout
 	}
+	return s
+}
+
+// socketTimeouts fills unset read and write timeouts with
+// DefaultSocketTimeout, or the longest per-purpose bound when that is
+// longer. With ContextTimeoutEnabled go-redis ends a socket read or write at
+// the earlier of the call's context deadline and the socket timeout, so a
+// shorter socket timeout would silently cut the per-purpose bound
+// (EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT=4s gave 1 s attempts). Timeouts set
+// explicitly are kept: platform/config refuses them below a per-purpose
+// bound (docs/edge.md, "Redis client settings").
+func socketTimeouts(s config.Redis) config.Redis {
+	floor := max(DefaultSocketTimeout, s.LimiterTimeout, s.IdempotencyTimeout)
 	if s.ReadTimeout <= 0 {
-		s.ReadTimeout = DefaultSocketTimeout
+		s.ReadTimeout = floor
 	}
 	if s.WriteTimeout <= 0 {
-		s.WriteTimeout = DefaultSocketTimeout
+		s.WriteTimeout = floor
 	}
 	return s
 }
@@ -64,6 +83,9 @@ func withDefaults(s config.Redis) config.Redis {
 // them with s.Cluster): the hosts are seed nodes, the client discovers the
 // rest of the cluster and follows failovers.
 func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
+	// The pool wait is the read timeout: at least every per-purpose bound
+	// too, and ended earlier by the call's context deadline anyway.
+	s = socketTimeouts(s)
 	target, err := config.ParseRedisURL(rawURL, s.Cluster)
 	if err != nil {
 		return nil, fmt.Errorf("parse Redis URL: %w", err)

@@ -78,7 +78,11 @@ type contextHandler struct {
 	out zapcore.WriteSyncer
 }
 
+// Handle writes r with the request and trace ids of ctx, its time in UTC
+// whatever the process's zone (TZ), as the API's date-times are
+// (docs/observability.md, "Traces and log lines").
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Time = r.Time.UTC()
 	id := RequestID(ctx)
 	if id != "" {
 		r.AddAttrs(slog.String("request_id", id))

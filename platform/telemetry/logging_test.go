@@ -33,6 +33,23 @@ func TestLoggerCarriesRequestAndTraceIDs(t *testing.T) {
 	}
 }
 
+// TestLogTimesAreUTC: a process whose zone is east of UTC (TZ set in the
+// pod) still logs its times in UTC.
+func TestLogTimesAreUTC(t *testing.T) {
+	local := time.Local
+	time.Local = time.FixedZone("east", 9*3600)
+	t.Cleanup(func() { time.Local = local })
+	var buf bytes.Buffer
+	NewLogger(&buf, "info").Info("hello")
+	var rec struct{ Time string }
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(rec.Time, "Z") {
+		t.Errorf("time %q, want UTC (ending in Z)", rec.Time)
+	}
+}
+
 func TestExportEnabled(t *testing.T) {
 	tests := []struct {
 		env  map[string]string

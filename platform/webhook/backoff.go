@@ -42,12 +42,24 @@ func (b Backoff) Delay(n int, r float64) time.Duration {
 }
 
 // Next returns when to try again after the n-th failed attempt at now, and
-// false when the delivery has failed for good: that time would be past
-// firstFailure + RetryFor.
+// false when the delivery has failed for good: RetryFor has passed since
+// firstFailure. A wait that would end past that deadline is cut to it, so
+// the last attempt is made at the deadline: giving up as soon as a drawn
+// wait crossed it disabled endpoints up to Max (12 h) before the 3 days
+// (docs/webhooks.md, "Delivery").
 func (b Backoff) Next(n int, firstFailure, now time.Time) (time.Time, bool) {
-	at := now.Add(b.Delay(n, rand.Float64()))
-	if at.After(firstFailure.Add(b.RetryFor)) {
+	return b.next(n, firstFailure, now, rand.Float64())
+}
+
+// next is Next with the random draw r in [0, 1) given.
+func (b Backoff) next(n int, firstFailure, now time.Time, r float64) (time.Time, bool) {
+	deadline := firstFailure.Add(b.RetryFor)
+	if !now.Before(deadline) {
 		return time.Time{}, false
+	}
+	at := now.Add(b.Delay(n, r))
+	if at.After(deadline) {
+		at = deadline
 	}
 	return at, true
 }

@@ -43,22 +43,34 @@ func TestBackoffSchedule(t *testing.T) {
 func TestBackoffGivesUpAfterRetryFor(t *testing.T) {
 	b := Backoff{Base: time.Second, Max: time.Hour, RetryFor: 72 * time.Hour}
 	first := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	deadline := first.Add(b.RetryFor)
 	for _, tc := range []struct {
+		name  string
 		now   time.Time
 		n     int
+		r     float64
 		retry bool
+		at    time.Time // zero: anywhere in [now, now+Ceiling(n)]
 	}{
-		{first, 1, true},
-		{first.Add(71 * time.Hour), 30, true}, // within: the 1 h ceiling still fits
-		{first.Add(72*time.Hour + time.Second), 30, false},
-		{first.Add(100 * time.Hour), 2, false},
+		{"first failure", first, 1, 0.5, true, time.Time{}},
+		{"the ceiling fits", first.Add(71 * time.Hour), 30, 0.99, true, time.Time{}},
+		{"a wait past the deadline is cut to it", first.Add(71*time.Hour + 30*time.Minute), 30, 0.99, true, deadline},
+		{"a short wait is kept", first.Add(71*time.Hour + 30*time.Minute), 30, 0.1, true, first.Add(71*time.Hour + 36*time.Minute)},
+		{"at the deadline", deadline, 30, 0, false, time.Time{}},
+		{"after it", deadline.Add(time.Second), 30, 0, false, time.Time{}},
+		{"long after", first.Add(100 * time.Hour), 2, 0, false, time.Time{}},
 	} {
-		at, ok := b.Next(tc.n, first, tc.now)
+		at, ok := b.next(tc.n, first, tc.now, tc.r)
 		if ok != tc.retry {
-			t.Errorf("Next(%d, now=first+%v) retry=%v, want %v", tc.n, tc.now.Sub(first), ok, tc.retry)
+			t.Errorf("%s: next(%d, now=first+%v) retry=%v, want %v", tc.name, tc.n, tc.now.Sub(first), ok, tc.retry)
+			continue
 		}
-		if ok && (at.Before(tc.now) || at.After(tc.now.Add(b.Ceiling(tc.n)))) {
-			t.Errorf("Next(%d) = %v, outside [now, now+%v]", tc.n, at, b.Ceiling(tc.n))
+		switch {
+		case !ok:
+		case !tc.at.IsZero() && !at.Equal(tc.at):
+			t.Errorf("%s: next = first+%v, want first+%v", tc.name, at.Sub(first), tc.at.Sub(first))
+		case at.Before(tc.now) || at.After(tc.now.Add(b.Ceiling(tc.n))) || at.After(deadline):
+			t.Errorf("%s: next = first+%v, outside [now, min(now+%v, deadline)]", tc.name, at.Sub(first), b.Ceiling(tc.n))
 		}
 	}
 }

@@ -92,6 +92,30 @@ echo "chart:   refused a grace period shorter than the drain delay plus the shut
 if "$HELM" template eventapi "$chart" --set metrics.port=8080 >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted metrics.port 8080"; fi
 grep -q "metrics.port must not be 8080" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused metrics.port 8080 for another reason"; }
 echo "chart:   refused a metrics port equal to the API's" >&2
+# extraEnv may not repeat a variable the chart sets: Kubernetes keeps the
+# last of two entries, which the grace period and the other checks never see
+# (an EVENTAPI_SHUTDOWN_TIMEOUT of 60s there left the pods 40 s to stop).
+if "$HELM" template eventapi "$chart" --set 'extraEnv[0].name=EVENTAPI_SHUTDOWN_TIMEOUT' --set 'extraEnv[0].value=60s' >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted extraEnv setting EVENTAPI_SHUTDOWN_TIMEOUT (the grace period is computed from config.shutdownTimeout)"
+fi
+grep -q "extraEnv must not set EVENTAPI_SHUTDOWN_TIMEOUT.*set config.shutdownTimeout instead" "$tmp/bad.txt" ||
+  { cat "$tmp/bad.txt" >&2; fail "extraEnv setting EVENTAPI_SHUTDOWN_TIMEOUT was refused for another reason"; }
+# Every variable the chart renders for the API and the migration Job (every
+# optional one set) has its advice (the chart fails on one without), and
+# those the chart derives its checks from, or sets only from an optional
+# value, are refused in extraEnv.
+every_env="$chart/testdata/every-env.yaml"
+"$HELM" template eventapi "$chart" -f "$every_env" >"$tmp/every-env.yaml" 2>"$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template with $every_env"; }
+for name in EVENTAPI_DRAIN_DELAY EVENTAPI_ADDR EVENTAPI_METRICS_ADDR EVENTAPI_MIGRATE_DATABASE_URL OTEL_SERVICE_NAME OTEL_SDK_DISABLED; do
+  grep -q "^ *- name: $name\$" "$tmp/every-env.yaml" || fail "$every_env does not render $name"
+  if "$HELM" template eventapi "$chart" -f "$every_env" --set "extraEnv[0].name=$name" --set 'extraEnv[0].value=x' >/dev/null 2>"$tmp/bad.txt"; then
+    fail "helm template accepted extraEnv setting $name, which the chart sets itself"
+  fi
+  grep -q "extraEnv must not set $name: .*; [a-z]" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "extraEnv setting $name was refused for another reason"; }
+done
+"$HELM" template eventapi "$chart" --set 'extraEnv[0].name=EVENTAPI_WEBHOOK_TIMEOUT' --set 'extraEnv[0].value=5s' >"$tmp/extra-env.yaml" ||
+  fail "helm template refused extraEnv setting a variable the chart leaves alone"
+echo "chart:   refused extraEnv setting a variable the chart sets itself" >&2
 "$HELM" template eventapi "$chart" --set config.v2RateLimit=1000000 --set config.requestLogBuffer=2000000 >"$tmp/big.txt" || fail "helm template with large numbers"
 grep -q 'value: "1000000"' "$tmp/big.txt" && grep -q 'value: "2000000"' "$tmp/big.txt" && ! grep -q 'e+0' "$tmp/big.txt" ||
   fail "large numbers are not rendered as digits (the service refuses 1e+06)"
@@ -166,6 +190,22 @@ done
 awk '/^kind: Ingress/{i=1} /^kind: /&&!/Ingress/{i=0} i&&/- path: /{print $3}' "$tmp/production.yaml" >"$tmp/ingress-paths.txt"
 [ "$(cat "$tmp/ingress-paths.txt")" = "/api" ] || { cat "$tmp/ingress-paths.txt" >&2; fail "the production Ingress routes more than /api (the probes would be public)"; }
 echo "chart:   the Ingress routes /api only" >&2
+
+echo "chart: the operator's rollout and probes" >&2
+# Without leader election two operators would reconcile together while a
+# rolling update runs both: the old one must stop first.
+"$HELM" template eventapi "$chart" --namespace eventapi --set operator.leaderElection=false \
+  --show-only templates/operator-deployment.yaml >"$tmp/operator-no-election.yaml" || fail "helm template with operator.leaderElection=false"
+grep -A1 '^  strategy:$' "$tmp/operator-no-election.yaml" | grep -q '^    type: Recreate$' ||
+  fail "the operator Deployment does not use the Recreate strategy without leader election"
+"$HELM" template eventapi "$chart" --namespace eventapi --show-only templates/operator-deployment.yaml >"$tmp/operator.yaml" ||
+  fail "helm template of the operator Deployment"
+if grep -q 'type: Recreate' "$tmp/operator.yaml"; then fail "the operator Deployment uses Recreate with leader election"; fi
+# Its /readyz pings PostgreSQL with a 2 s timeout: the probe must wait longer.
+awk '/^          readinessProbe:/{r=1; next} r && /^          [a-z]/{r=0} r && /timeoutSeconds:/{print $2}' "$tmp/operator.yaml" >"$tmp/operator-ready-timeout.txt"
+[ "$(cat "$tmp/operator-ready-timeout.txt")" -gt 2 ] 2>/dev/null ||
+  fail "the operator's readiness probe timeout ($(cat "$tmp/operator-ready-timeout.txt")) does not exceed its 2 s database ping"
+echo "chart:   Recreate without leader election, a rolling update with it; readiness waits past the 2 s ping" >&2
 
 echo "chart: server-side dry-run against a real kube-apiserver" >&2
 go run ./operator/chartcheck \

@@ -146,9 +146,24 @@ EVENTAPI_DATABASE_URL from the existing Secret.
 {{- end }}
 
 {{/*
-The whole environment of the API (and of the migration Job).
+The whole environment of the API (and of the migration Job): the chart's own
+variables, then extraEnv.
 */}}
 {{- define "eventapi.apiEnv" -}}
+{{ include "eventapi.chartEnv" . }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The variables the chart sets itself in the API container (and the migration
+Job), from values. extraEnv may not repeat one of them (eventapi.validate):
+Kubernetes takes the last of two entries, so the extraEnv one would win
+while the chart computes terminationGracePeriodSeconds and its checks from
+the values.
+*/}}
+{{- define "eventapi.chartEnv" -}}
 {{ include "eventapi.databaseEnv" . }}
 {{- if .Values.redis.existingSecret }}
 - name: EVENTAPI_REDIS_URL
@@ -209,9 +224,60 @@ The whole environment of the API (and of the migration Job).
   value: {{ .Values.config.v1Sunset | quote }}
 {{- end }}
 {{ include "eventapi.otelEnv" . }}
-{{- with .Values.extraEnv }}
-{{ toYaml . }}
 {{- end }}
+
+{{/*
+What the migration Job gets after eventapi.apiEnv.
+*/}}
+{{- define "eventapi.migrateEnv" -}}
+{{- if .Values.database.migrationSecret -}}
+# A direct connection for DDL, bypassing the transaction pooler.
+- name: EVENTAPI_MIGRATE_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.database.migrationSecret | quote }}
+      key: {{ .Values.database.migrationSecretKey | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+For each variable of eventapi.chartEnv and eventapi.migrateEnv, what to set
+instead of an extraEnv entry of that name (the refusal's message). A
+variable the chart renders but this list lacks makes the chart fail, and
+the chart check renders every optional one (testdata/every-env.yaml).
+*/}}
+{{- define "eventapi.chartEnvAdvice" -}}
+EVENTAPI_DATABASE_URL: set database.existingSecret and database.secretKey instead
+EVENTAPI_REDIS_URL: set redis.existingSecret (and redis.secretKey) or redis.url instead
+EVENTAPI_DATABASE_POOLER: set database.pooler instead
+EVENTAPI_MIGRATE_DATABASE_URL: set database.migrationSecret and database.migrationSecretKey instead
+EVENTAPI_DRAIN_DELAY: set config.drainDelay instead (terminationGracePeriodSeconds is computed from it)
+EVENTAPI_ADDR: "the API listens on :8080, the port its probes, Services and Ingress use; it cannot be changed"
+EVENTAPI_LOG_LEVEL: set config.logLevel instead
+EVENTAPI_RATE_WINDOW: set config.rateWindow instead
+EVENTAPI_V1_RATE_LIMIT: set config.v1RateLimit instead
+EVENTAPI_V2_RATE_LIMIT: set config.v2RateLimit instead
+EVENTAPI_DB_MAX_CONNS: set config.dbMaxConns instead
+EVENTAPI_LARGE_READS: set config.largeReads instead
+EVENTAPI_SHUTDOWN_TIMEOUT: set config.shutdownTimeout instead (terminationGracePeriodSeconds is computed from it)
+EVENTAPI_REQUEST_TIMEOUT: set config.requestTimeout instead
+EVENTAPI_METRICS_ADDR: set metrics.port instead (the metrics Service and ServiceMonitor use it)
+EVENTAPI_REQUEST_LOG_RETENTION: set config.requestLogRetention instead
+EVENTAPI_REQUEST_LOG_BUFFER: set config.requestLogBuffer instead
+EVENTAPI_REQUEST_LOG_FLUSH_INTERVAL: set config.requestLogFlushInterval instead
+EVENTAPI_TRUSTED_PROXIES: set config.trustedProxies instead
+EVENTAPI_WEBHOOK_WORKERS: set webhooks.workers instead
+EVENTAPI_WEBHOOK_ENDPOINT_CONCURRENCY: set webhooks.endpointConcurrency instead
+EVENTAPI_WEBHOOK_POLL_INTERVAL: set webhooks.pollInterval instead
+EVENTAPI_WEBHOOK_ALLOW_PRIVATE: set webhooks.allowPrivate instead
+EVENTAPI_V1_SUNSET: set config.v1Sunset instead
+OTEL_SERVICE_NAME: set otel.serviceName instead (the dashboard selects it)
+OTEL_EXPORTER_OTLP_ENDPOINT: set otel.endpoint instead
+OTEL_EXPORTER_OTLP_PROTOCOL: set otel.protocol instead
+OTEL_TRACES_SAMPLER: set otel.tracesSampler instead
+OTEL_TRACES_SAMPLER_ARG: set otel.tracesSamplerArg instead
+OTEL_RESOURCE_ATTRIBUTES: set otel.resourceAttributes instead
+OTEL_SDK_DISABLED: set otel.sdkDisabled instead
 {{- end }}
 
 {{/*
@@ -261,6 +327,25 @@ Refuse configurations that cannot work.
 {{- end }}
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
+{{- end }}
+{{- $own := include "eventapi.chartEnv" . | fromYamlArray }}
+{{- if .Values.migrations.enabled }}
+{{- range include "eventapi.migrateEnv" . | fromYamlArray }}
+{{- $own = append $own . }}
+{{- end }}
+{{- end }}
+{{- $advice := include "eventapi.chartEnvAdvice" . | fromYaml }}
+{{- range $own }}
+{{- if not (hasKey $advice .name) }}
+{{- fail (printf "chart bug: eventapi.chartEnvAdvice lacks %s, which the chart renders" .name) }}
+{{- end }}
+{{- end }}
+{{- range $e := .Values.extraEnv }}
+{{- range $own }}
+{{- if eq (toString $e.name) .name }}
+{{- fail (printf "extraEnv must not set %s: the chart sets it itself, and of two entries Kubernetes keeps the last, unseen by the chart (terminationGracePeriodSeconds and the chart's checks read the values); %s" .name (get $advice .name)) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if and .Values.operator.enabled (gt (int .Values.operator.replicaCount) 1) (not .Values.operator.leaderElection) }}
 {{- fail "operator.replicaCount > 1 needs operator.leaderElection: true" }}

@@ -104,7 +104,7 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey) (ctrl.Result, *failure) {
 	spec, f := parseKeySpec(ak)
 	if f != nil {
-		return ctrl.Result{}, f
+		return r.settleInvalid(ctx, ak, f)
 	}
 	sec, f := r.readSecret(ctx, ak)
 	if f != nil {
@@ -114,7 +114,7 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	if err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 	}
-	cur, err := r.currentKey(ctx, ak, spec, sec)
+	cur, err := r.currentKey(ctx, ak, spec.org, sec)
 	if err != nil {
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
@@ -145,27 +145,9 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	}
 	ak.Status.KeyID, ak.Status.Prefix = cur.ID.String(), cur.Prefix
 
-	var result ctrl.Result
-	ak.Status.PendingRevocation = nil
-	if p := sec.pending(); p != nil {
-		if now.Before(p.revokeAt) {
-			result.RequeueAfter = p.revokeAt.Sub(now)
-			ak.Status.PendingRevocation = &v1alpha1.PendingRevocation{KeyID: p.id.String(), RevokeAt: metav1.NewTime(p.revokeAt)}
-		} else {
-			revoked, err := r.revokeOwned(ctx, ak, spec.org, p.id)
-			if err != nil {
-				return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
-			}
-			if _, err := r.clearPending(ctx, sec); err != nil {
-				return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
-			}
-			// Only what was done: the annotation may name a key that is
-			// gone, already revoked, or not this ApiKey's (left alone).
-			if revoked {
-				r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
-					"previous key %s revoked after the grace period", p.id)
-			}
-		}
+	result, f := r.settlePending(ctx, ak, spec.org, sec, now)
+	if f != nil {
+		return ctrl.Result{}, f
 	}
 	if spec.expiresAt != nil {
 		if !now.Before(*spec.expiresAt) {
@@ -178,6 +160,77 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	}
 	setReady(&ak.Status.Conditions, ak.Generation, true, v1alpha1.ReasonKeyIssued, fmt.Sprintf("key %s is active", cur.Prefix))
 	return result, nil
+}
+
+// settlePending handles the previous key the Secret names as pending
+// (docs/operator.md, Lifecycle step 3): before its revokeAt it is shown in
+// status and the result requeues at that time; from then on it is revoked
+// and its marker cleared from the Secret. It needs only the organization id,
+// the Secret and ak (the key's marker), never the rest of the spec, so that
+// a spec that stopped parsing cannot keep a rotated-out key alive.
+func (r *ApiKeyReconciler) settlePending(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, sec keySecret, now time.Time) (ctrl.Result, *failure) {
+	ak.Status.PendingRevocation = nil
+	p := sec.pending()
+	if p == nil {
+		return ctrl.Result{}, nil
+	}
+	if now.Before(p.revokeAt) {
+		ak.Status.PendingRevocation = &v1alpha1.PendingRevocation{KeyID: p.id.String(), RevokeAt: metav1.NewTime(p.revokeAt)}
+		return ctrlResultAfter(p.revokeAt.Sub(now)), nil
+	}
+	revoked, err := r.revokeOwned(ctx, ak, org, p.id)
+	if err != nil {
+		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	if _, err := r.clearPending(ctx, sec); err != nil {
+		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+	}
+	// Only what was done: the annotation may name a key that is gone,
+	// already revoked, or not this ApiKey's (left alone).
+	if revoked {
+		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
+			"previous key %s revoked after the grace period", p.id)
+	}
+	return ctrl.Result{}, nil
+}
+
+// settleInvalid runs, for a spec parseKeySpec refuses (inv), what still
+// needs no valid spec: nothing is issued or rescoped, but the pending
+// previous key is revoked at its revokeAt, and inv (terminal otherwise)
+// requeues at that time while it is still pending. Without this a name
+// tenancy refuses, set during a grace period, left the rotated-out key
+// active for good (docs/operator.md, InvalidSpec). A failure on the way
+// (reading the Secret, the database) is reported instead of inv and
+// retried, since a revocation may be due; inv comes back once it succeeds.
+//
+// Strays are revoked too, but only when the Secret holds a usable key of
+// this ApiKey (cur), keeping it and the pending key, as every valid
+// reconcile does: a stray can be a key a rotation replaced, as exposed as
+// the pending one. With no usable key in the Secret nothing is revoked,
+// because no key can be issued to replace it ("no key is revoked before the
+// new one is written to the Secret", docs/operator.md, Lifecycle).
+func (r *ApiKeyReconciler) settleInvalid(ctx context.Context, ak *v1alpha1.ApiKey, inv *failure) (ctrl.Result, *failure) {
+	org, err := uuid.Parse(ak.Spec.OrganizationID)
+	if err != nil {
+		return ctrl.Result{}, inv // no organization: no key can be looked up
+	}
+	sec, f := r.readSecret(ctx, ak)
+	if f != nil {
+		return ctrl.Result{}, f
+	}
+	cur, err := r.currentKey(ctx, ak, org, sec)
+	if err != nil {
+		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	if cur != nil {
+		if f := r.revokeStrays(ctx, ak, org, cur, sec); f != nil {
+			return ctrl.Result{}, f
+		}
+	}
+	if inv.result, f = r.settlePending(ctx, ak, org, sec, r.now()); f != nil {
+		return ctrl.Result{}, f
+	}
+	return ctrl.Result{}, inv
 }
 
 // issue creates a new key and writes it to the Secret. The key it replaces,

@@ -43,7 +43,7 @@ func keyName(ak *v1alpha1.ApiKey, spec keySpec) string {
 // would rescope a key the ApiKey does not own and leave its own key
 // active with no Secret holding it, and deleting the ApiKey would not
 // revoke it.
-func (r *ApiKeyReconciler) currentKey(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret) (*tenancy.APIKey, error) {
+func (r *ApiKeyReconciler) currentKey(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, sec keySecret) (*tenancy.APIKey, error) {
 	id, ok := sec.keyID()
 	if !ok {
 		return nil, nil
@@ -56,7 +56,7 @@ func (r *ApiKeyReconciler) currentKey(ctx context.Context, ak *v1alpha1.ApiKey, 
 		return nil, err
 	}
 	h := apikey.Hash(sec.data(SecretKeyAPIKey))
-	if k.OrganizationID != spec.org || k.RevokedAt != nil || !markedFor(k.Name, ak) || subtle.ConstantTimeCompare(h[:], k.Hash) != 1 {
+	if k.OrganizationID != org || k.RevokedAt != nil || !markedFor(k.Name, ak) || subtle.ConstantTimeCompare(h[:], k.Hash) != 1 {
 		return nil, nil
 	}
 	return k, nil

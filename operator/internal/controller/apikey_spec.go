@@ -34,7 +34,8 @@ type keySpec struct {
 // through): scopes are checked against tenancy.AllScopes, and the name the
 // key would be stored under against tenancy's name rule, so that a name
 // CreateKey would refuse (a control character) is InvalidSpec before
-// anything is issued or revoked.
+// anything is issued. The pending previous key is still revoked on time
+// (settleInvalid).
 func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 	s := ak.Spec
 	org, err := uuid.Parse(s.OrganizationID)
