@@ -262,7 +262,8 @@ func TestIsolation(t *testing.T) {
 	}
 }
 
-// checkItem: B gets 404 on A's record and changes nothing; A cannot point
+// checkItem: B gets 404 on A's record, exactly as on a random id (on HEAD
+// too for a GET), and changes nothing; A cannot point
 // the record at B's records; A itself is served (so the check can fail).
 func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
 	table := fixtures[r.Fixture].Table
@@ -284,7 +285,9 @@ func (s *Suite) checkItem(t *testing.T, method, route string, r Route) {
 		}
 	}
 
-	res := s.B.Do(method, path, s.body(t, method, r, s.B))
+	// B is told nothing more than for a random id (existence_test.go),
+	// GET on HEAD too.
+	res := s.foreignItem(t, method, path, []string{id}, s.body(t, method, r, s.B))
 	if res.Status != http.StatusNotFound || res.ErrorCode() != "not_found" {
 		t.Errorf("B %s A's record: %d %s, want 404 not_found", method, res.Status, res.Body)
 	}

@@ -66,7 +66,8 @@ func TestV1Completeness(t *testing.T) {
 }
 
 // TestV1Isolation runs every v1 entry with two organizations: B gets 404
-// NOT_FOUND on A's record and changes nothing; A's list (every page) holds
+// NOT_FOUND on A's record, exactly as on a random id (docs/v1.md; on HEAD
+// too for a GET), and changes nothing; A's list (every page) holds
 // A's records and none of B's, and its meta.total counts A's only.
 func TestV1Isolation(t *testing.T) {
 	s := newSuite(t)
@@ -95,7 +96,7 @@ func (s *Suite) checkV1Item(t *testing.T, method, route string, r Route) {
 	if !ok {
 		t.Fatalf("fixture %s made no row %s in %s", r.Fixture, id, table)
 	}
-	res := s.B.Do(method, path, s.body(t, method, r, s.B))
+	res := s.foreignItem(t, method, path, []string{id}, s.body(t, method, r, s.B))
 	if e, _ := res.JSON()["error"].(map[string]any); res.Status != http.StatusNotFound || e["code"] != "NOT_FOUND" {
 		t.Errorf("B %s A's record: %d %s, want 404 NOT_FOUND", method, res.Status, res.Body)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 
 	"github.com/google/uuid"
@@ -58,7 +59,7 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	host := "http://localhost" + portOf(cfg.Addr)
+	host := baseURL(cfg.Addr)
 	r.BaseURL, r.V1URL = host+"/api/v2", host+"/api/v1"
 	r.CurlV2 = fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' %s/health", r.LiveKey, r.BaseURL)
 	r.CurlV1 = fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/equipment?limit=2'", r.LegacyKey, r.V1URL)
@@ -205,13 +206,23 @@ func activeDemoKeys(ctx context.Context, tx bun.Tx, org uuid.UUID) ([]uuid.UUID,
 	return ids, nil
 }
 
-func portOf(addr string) string {
-	for i := len(addr) - 1; i >= 0; i-- {
-		if addr[i] == ':' {
-			return addr[i:]
-		}
+// baseURL is the URL the printed curl lines reach a server listening on
+// addr (EVENTAPI_ADDR) at: its host when it names one, localhost when it
+// names every interface (":8080", "0.0.0.0:8080", "[::]:8080"), port 8080
+// when addr has none. It was localhost always, which a server bound to one
+// other address does not answer.
+func baseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = "", "8080"
 	}
-	return ":8080"
+	switch ip := net.ParseIP(host); {
+	case host == "" || (ip != nil && ip.IsUnspecified()):
+		host = "localhost"
+	case ip != nil && ip.To4() == nil:
+		host = "[" + host + "]"
+	}
+	return "http://" + host + ":" + port
 }
 
 // sandboxSuffix ends the name of the demo organization's sandbox.

@@ -245,3 +245,20 @@ func TestSandboxName(t *testing.T) {
 		}
 	}
 }
+
+func TestBaseURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080":           "http://localhost:8080",
+		"0.0.0.0:18094":   "http://localhost:18094",
+		"[::]:9000":       "http://localhost:9000",
+		"127.0.0.1:8081":  "http://127.0.0.1:8081",
+		"192.0.2.2:18094": "http://192.0.2.2:18094",
+		"[::1]:8080":      "http://[::1]:8080",
+		"myhost.local:80": "http://myhost.local:80",
+		"8080":            "http://localhost:8080",
+	} {
+		if got := baseURL(addr); got != want {
+			t.Errorf("baseURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}

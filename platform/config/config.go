@@ -143,6 +143,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1Sunset = date(getenv, "EVENTAPI_V1_SUNSET", time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), &errs)
 	scaleOut(getenv, &c, &errs)
 	c.Webhook = webhookSettings(getenv, &errs)
+	checkAutoMemLimit(getenv, &errs)
 	if t, err := clientip.Parse(getenv("EVENTAPI_TRUSTED_PROXIES")); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_TRUSTED_PROXIES: %v", err))
 	} else {
