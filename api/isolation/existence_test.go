@@ -103,12 +103,20 @@ func (s *Suite) sameAsMissing(t testing.TB, o *apitest.Org, method, path string,
 	if missing == path {
 		t.Fatalf("sameAsMissing: %s names none of %v", path, foreign)
 	}
-	got, control := s.send(t, o, method, path, body), s.send(t, o, method, missing, body)
-	if d := diff(normalise(got, ids), normalise(control, ids), "on random ids"); d != "" {
-		t.Errorf("%s %s naming another organization's records is told apart from random ids: %s", method, path, d)
+	return s.sameAnswer(t, o, method, path, missing, ids, body)
+}
+
+// sameAnswer sends method path and then method control as o, and fails t
+// unless the answers are the same after normalise (ids are the values by
+// which the two requests differ). It returns the answer to path.
+func (s *Suite) sameAnswer(t testing.TB, o *apitest.Org, method, path, control string, ids []string, body map[string]any) *apitest.Response {
+	t.Helper()
+	got, want := s.send(t, o, method, path, body), s.send(t, o, method, control, body)
+	if d := diff(normalise(got, ids), normalise(want, ids), "for "+control); d != "" {
+		t.Errorf("%s %s, naming another organization's records, is told apart from %s: %s", method, path, control, d)
 	}
-	if method == http.MethodHead && (len(got.Body) != 0 || len(control.Body) != 0) {
-		t.Errorf("HEAD %s answered with a body: %q / %q", path, got.Body, control.Body)
+	if method == http.MethodHead && (len(got.Body) != 0 || len(want.Body) != 0) {
+		t.Errorf("HEAD %s answered with a body: %q / %q", path, got.Body, want.Body)
 	}
 	return got
 }
@@ -121,6 +129,9 @@ func (s *Suite) sameAsMissing(t testing.TB, o *apitest.Org, method, path string,
 func (s *Suite) send(t testing.TB, o *apitest.Org, method, path string, body map[string]any) *apitest.Response {
 	t.Helper()
 	if method != http.MethodHead {
+		if body == nil {
+			return o.Do(method, path, nil) // no body, not JSON null
+		}
 		return o.Do(method, path, body)
 	}
 	req := httptest.NewRequest(http.MethodHead, path, nil)
@@ -156,4 +167,40 @@ func (s *Suite) foreignItem(t testing.TB, method, path string, foreign []string,
 		sameAsGet(t, path, res, s.sameAsMissing(t, s.B, http.MethodHead, path, foreign, nil))
 	}
 	return res
+}
+
+// checkNested: B names A's records and its own in every mix the route's
+// parameters allow (each parameter A's or B's, all B's left out): B's
+// endpoint with A's delivery, A's endpoint with B's delivery, A's both.
+// Each is 404 not_found, answered as if A's ids were random (on HEAD too for
+// a GET), so a parent of B's cannot be used to probe A's children nor the
+// other way round. B's own (all B's) is served, so the check can fail.
+// a and b are the values Route.Params made for A and B.
+func (s *Suite) checkNested(t *testing.T, method, route string, body map[string]any, a, b map[string]string) {
+	t.Helper()
+	names := params(route)
+	if len(names) < 2 {
+		t.Fatalf("checkNested on %s: it has %d path parameter(s)", route, len(names))
+	}
+	for mix := range 1<<len(names) - 1 { // bit i set: B's value for names[i]
+		values, foreign := map[string]string{}, []string{}
+		var who []string
+		for i, n := range names {
+			if mix&(1<<i) != 0 {
+				values[n] = b[n]
+				who = append(who, "B's "+n)
+				continue
+			}
+			values[n] = a[n]
+			foreign = append(foreign, a[n])
+			who = append(who, "A's "+n)
+		}
+		res := s.foreignItem(t, method, fillParams(t, route, values), foreign, body)
+		if res.Status != http.StatusNotFound || res.ErrorCode() != "not_found" {
+			t.Errorf("B %s with %s: %d %s, want 404 not_found", method, strings.Join(who, ", "), res.Status, res.Body)
+		}
+	}
+	if res := s.send(t, s.B, method, fillParams(t, route, b), body); res.Status >= 300 {
+		t.Errorf("B %s with its own ids: %d %s", method, res.Status, res.Body)
+	}
 }

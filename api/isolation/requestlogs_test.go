@@ -2,6 +2,7 @@ package isolation_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -32,4 +33,44 @@ func init() {
 		"GET /api/v2/request_logs":     {Fixture: "request_logs"},
 		"GET /api/v2/request_logs/:id": {Fixture: "request_logs"},
 	})
+}
+
+// TestRequestLogFiltersWithForeignValues: the text filters of B's request
+// log, given values only A's requests have (A's X-Request-Id, a route only
+// A called), are answered exactly as values no request has: a random uuid,
+// a route nobody called. A finds its own record by both, so the check can
+// fail. (The uuid filter key_id is TestListFiltersWithForeignIDs'.)
+func TestRequestLogFiltersWithForeignValues(t *testing.T) {
+	s := newSuite(t)
+	// Only A calls /health; nobody calls /changes in this suite.
+	const called, uncalled = "/api/v2/health", "/api/v2/changes"
+	reqID := s.A.Get(called).Header.Get("X-Request-Id")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Env.Svc.RequestLog.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		filter, theirs, none string
+	}{
+		{"request_id", reqID, ""}, // "": a random uuid (sameAsMissing)
+		{"route", called, uncalled},
+	} {
+		t.Run(c.filter, func(t *testing.T) {
+			path := "/api/v2/request_logs?" + url.Values{c.filter: {c.theirs}}.Encode()
+			if l := s.A.Get(path).List(); len(l) == 0 {
+				t.Fatalf("A's request log filtered by its own %s %s is empty", c.filter, c.theirs)
+			}
+			var res *apitest.Response
+			if c.none == "" {
+				res = s.sameAsMissing(t, s.B, http.MethodGet, path, []string{c.theirs}, nil)
+			} else {
+				control := "/api/v2/request_logs?" + url.Values{c.filter: {c.none}}.Encode()
+				res = s.sameAnswer(t, s.B, http.MethodGet, path, control, []string{c.theirs, c.none}, nil)
+			}
+			if res.Status != http.StatusOK || len(res.List()) != 0 {
+				t.Errorf("B's request log filtered by A's %s: %d %s, want 200 and nothing", c.filter, res.Status, res.Body)
+			}
+		})
+	}
 }
