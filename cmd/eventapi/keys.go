@@ -77,9 +77,12 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if *output == "json" {
-			err = printJSON(stdout, map[string]any{"id": k.ID, "key": k.Secret, "prefix": k.Prefix, "scopes": k.Scopes, "mode": k.Mode})
+			// The fields keys list prints for the key, and its secret.
+			err = printJSON(stdout, map[string]any{"id": k.ID, "organization_id": k.OrganizationID, "name": k.Name,
+				"key": k.Secret, "prefix": k.Prefix, "scopes": k.Scopes, "mode": k.Mode, "expires_at": k.ExpiresAt})
 		} else {
-			_, err = fmt.Fprintf(stdout, "key %s (%s, %s)\n%s\nThis is the only time the full key is shown.\n", k.ID, k.Mode, k.Prefix, k.Secret)
+			_, err = fmt.Fprintf(stdout, "key %s (%s, %s, %s)\n%s\nThis is the only time the full key is shown.\n",
+				k.ID, k.Mode, k.Prefix, expiry(k.ExpiresAt), k.Secret)
 		}
 		return revokeUnseen(ctx, db, err, k.ID)
 	case "list":
@@ -157,6 +160,14 @@ func keyState(k tenancy.APIKey, now time.Time) string {
 		return "expired"
 	}
 	return "active"
+}
+
+// expiry is how keys create names a new key's expiry in its text output.
+func expiry(at *time.Time) string {
+	if at == nil {
+		return "never expires"
+	}
+	return "expires " + at.UTC().Format(time.RFC3339)
 }
 
 // revokeUnseen is the end of a command that printed new keys (keys create,

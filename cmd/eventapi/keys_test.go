@@ -59,6 +59,45 @@ func TestKeysRefuseBadArguments(t *testing.T) {
 	})
 }
 
+// TestKeysCreateSaysWhatItMade: the JSON of keys create holds the fields
+// keys list shows for the key (its expiry among them, null when it never
+// expires) beside the secret; the text names the expiry.
+func TestKeysCreateSaysWhatItMade(t *testing.T) {
+	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewDatabase(t))
+	org, err := runCLI(t, "orgs", "create", "--name", "Said", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := org["id"].(string)
+	at := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
+	for _, tc := range []struct {
+		expires []string
+		want    any
+		text    string
+	}{
+		{nil, nil, "never expires"},
+		{[]string{"--expires", at.Format(time.RFC3339)}, at.Format(time.RFC3339), "expires " + at.Format(time.RFC3339)},
+	} {
+		args := append([]string{"keys", "create", "--org", id, "--name", "Planner", "--scopes", "clients:read"}, tc.expires...)
+		k, err := runCLI(t, append(args, "--output", "json")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for field, want := range map[string]any{"organization_id": id, "name": "Planner", "mode": "live", "expires_at": tc.want} {
+			if got, ok := k[field]; !ok || got != want {
+				t.Errorf("%v: %s = %v (present %v), want %v", tc.expires, field, got, ok, want)
+			}
+		}
+		var out strings.Builder
+		if err := run(context.Background(), args, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), tc.text) {
+			t.Errorf("%v: text output %q does not say %q", tc.expires, out.String(), tc.text)
+		}
+	}
+}
+
 func TestKeyState(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
