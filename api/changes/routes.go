@@ -159,7 +159,11 @@ func parseTypes(c *fiber.Ctx) ([]string, error) {
 	}
 	var out []string
 	for _, t := range strings.Split(raw, ",") {
-		t = strings.TrimSpace(t)
+		// Empty elements (a list built with a trailing comma) name nothing,
+		// as in expand (docs/decisions.md).
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
 		if !feed.ValidType(t) {
 			return nil, errs.InvalidField("type", "must be a comma-separated list of change types such as event.created or quote.approved")
 		}

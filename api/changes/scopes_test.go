@@ -41,6 +41,8 @@ func TestTypeFilterNeedsTheReadScopeOfItsTypes(t *testing.T) {
 		{"the first in the feed's order of object types is named", clientsOnly, "?type=quote.approved,event.created", 403, events, 0},
 		{"every type readable", clientsAndEvents, "?type=event.created,client.created", 200, nil, 1},
 		{"a wildcard is no change type", clientsOnly, "?type=*", 422, nil, 0},
+		{"empty elements name nothing", clientsOnly, "?type=client.created,,%20,", 200, nil, 1},
+		{"an unreadable type after empty elements", clientsOnly, "?type=,event.created", 403, events, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.key.Get(feedPath + tc.query)
