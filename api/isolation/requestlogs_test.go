@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/api/apitest"
 )
 
@@ -35,16 +37,22 @@ func init() {
 	})
 }
 
-// TestRequestLogFiltersWithForeignValues: the text filters of B's request
-// log, given values only A's requests have (A's X-Request-Id, a route only
-// A called), are answered exactly as values no request has: a random uuid,
-// a route nobody called. A finds its own record by both, so the check can
-// fail. (The uuid filter key_id is TestListFiltersWithForeignIDs'.)
+// TestRequestLogFiltersWithForeignValues: the filters of B's request log,
+// given values only A's requests have (A's X-Request-Id, a route, a status
+// and a method only A's requests had), are answered exactly as values no
+// request has: a random uuid, a route nobody called, a status and a method
+// nobody got. A finds its own records by each, so the check can fail. (The
+// uuid filter key_id is TestListFiltersWithForeignIDs'.)
 func TestRequestLogFiltersWithForeignValues(t *testing.T) {
 	s := newSuite(t)
-	// Only A calls /health; nobody calls /changes in this suite.
+	// Only A calls /health, and only A is refused a DELETE (405: clients
+	// are not deleted); nobody calls /changes, is refused 409 or sends a
+	// PATCH in this test. B's own requests are the GETs of its request log.
 	const called, uncalled = "/api/v2/health", "/api/v2/changes"
 	reqID := s.A.Get(called).Header.Get("X-Request-Id")
+	if r := s.A.Delete("/api/v2/clients/" + uuid.NewString()); r.Status != http.StatusMethodNotAllowed {
+		t.Fatalf("A's DELETE of a client: %d %s, want 405", r.Status, r.Body)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := s.Env.Svc.RequestLog.Flush(ctx); err != nil {
@@ -55,6 +63,8 @@ func TestRequestLogFiltersWithForeignValues(t *testing.T) {
 	}{
 		{"request_id", reqID, ""}, // "": a random uuid (sameAsMissing)
 		{"route", called, uncalled},
+		{"status", "405", "409"},
+		{"method", "DELETE", "PATCH"},
 	} {
 		t.Run(c.filter, func(t *testing.T) {
 			path := "/api/v2/request_logs?" + url.Values{c.filter: {c.theirs}}.Encode()

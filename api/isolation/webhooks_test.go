@@ -2,11 +2,14 @@ package isolation_test
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/apitest/crudtest"
 	"github.com/eventapi/eventapi/api/storage/webhooks"
 )
 
@@ -25,24 +28,7 @@ func init() {
 		"webhook_deliveries": {Table: "webhook_deliveries", Stamp: "created_at", Make: func(t testing.TB, s *Suite, o *apitest.Org) string {
 			t.Helper()
 			ep := s.Create(t, o, "/api/v2/webhook_endpoints", endpoint("client.created"))
-			s.Create(t, o, "/api/v2/clients", map[string]any{"name": "Webhook fixture"})
-			// The fan-out queues the delivery once the change passes the
-			// visibility horizon; run passes until it has. (The endpoint
-			// may also get earlier clients' changes: another test's open
-			// transaction can hold the horizon back; docs/webhooks.md.)
-			deadline := time.Now().Add(time.Minute)
-			for {
-				if _, err := webhooks.FanOut(t.Context(), s.Env.Svc.DB, 100); err != nil {
-					t.Fatal(err)
-				}
-				if l := o.Get("/api/v2/webhook_endpoints/" + ep + "/deliveries").List(); len(l) > 0 {
-					return ep + "/" + l[0]["id"].(string)
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("webhook delivery fixture: the client's change was never fanned out")
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			return ep + "/" + deliveriesAt(t, s, o, ep, 1)[0]
 		}},
 	}, map[string]Route{
 		"GET /api/v2/webhook_endpoints": {Fixture: "webhook_endpoints"},
@@ -53,13 +39,77 @@ func init() {
 		"PATCH /api/v2/webhook_endpoints/:id": {Fixture: "webhook_endpoints", Body: func(testing.TB, *Suite, *apitest.Org) map[string]any {
 			return map[string]any{"description": "renamed"}
 		}},
-		"DELETE /api/v2/webhook_endpoints/:id":         {Fixture: "webhook_endpoints"},
-		"GET /api/v2/webhook_endpoints/:id/deliveries": {Fixture: "webhook_endpoints"},
-		retryRoute: {Fixture: "webhook_deliveries", Params: deliveryParams, Check: checkRetry},
+		"DELETE /api/v2/webhook_endpoints/:id": {Fixture: "webhook_endpoints"},
+		deliveriesRoute:                        {Fixture: "webhook_endpoints", Check: checkDeliveries},
+		retryRoute:                             {Fixture: "webhook_deliveries", Params: deliveryParams, Check: checkRetry},
 	})
 }
 
-const retryRoute = "POST /api/v2/webhook_endpoints/:id/deliveries/:delivery_id/retry"
+const (
+	retryRoute      = "POST /api/v2/webhook_endpoints/:id/deliveries/:delivery_id/retry"
+	deliveriesRoute = "GET /api/v2/webhook_endpoints/:id/deliveries"
+)
+
+// deliveriesAt creates n clients in o and returns the ids of the first n
+// deliveries of its endpoint ep (which wants client.created), newest first.
+// The fan-out queues a delivery once its change passes the visibility
+// horizon; passes run until it has. (The endpoint may also get earlier
+// clients' changes: another test's open transaction can hold the horizon
+// back; docs/webhooks.md.)
+func deliveriesAt(t testing.TB, s *Suite, o *apitest.Org, ep string, n int) []string {
+	t.Helper()
+	for range n {
+		s.Create(t, o, "/api/v2/clients", map[string]any{"name": "Webhook fixture"})
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := webhooks.FanOut(t.Context(), s.Env.Svc.DB, 100); err != nil {
+			t.Fatal(err)
+		}
+		if l := o.Get("/api/v2/webhook_endpoints/" + ep + "/deliveries").List(); len(l) >= n {
+			ids := make([]string, n)
+			for i := range ids {
+				ids[i] = l[i]["id"].(string)
+			}
+			return ids
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("webhook delivery fixture: the clients' changes were never fanned out")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkDeliveries: the item checks of an endpoint (B is told of A's
+// endpoint's deliveries exactly what of a random id's), and a cursor of
+// A's deliveries is refused on B's endpoint and on another endpoint of A's:
+// it pages the one list it came from.
+func checkDeliveries(t *testing.T, s *Suite) {
+	method, route := splitKey(deliveriesRoute)
+	s.checkItem(t, method, route, routes[deliveriesRoute])
+	make2 := func(o *apitest.Org) string {
+		ep := s.Create(t, o, "/api/v2/webhook_endpoints", map[string]any{
+			"url": "https://8.8.8.8/isolation", "enabled_events": []string{"client.created"}})
+		deliveriesAt(t, s, o, ep, 2)
+		return ep
+	}
+	mine, theirs := make2(s.A), make2(s.B)
+	other := s.Make(t, "webhook_endpoints", s.A)
+	cursor := crudtest.Cursor(t, s.A, fill(route, mine))
+	if r := s.A.Get(fill(route, mine) + "?limit=1&cursor=" + url.QueryEscape(cursor)); r.Status != http.StatusOK || len(r.List()) != 1 {
+		t.Fatalf("A pages its own deliveries with its cursor: %d %s", r.Status, r.Body)
+	}
+	for _, c := range []struct {
+		who  string
+		o    *apitest.Org
+		path string
+	}{{"B on its endpoint", s.B, fill(route, theirs)}, {"A on another endpoint", s.A, fill(route, other)}} {
+		r := c.o.Get(c.path + "?cursor=" + url.QueryEscape(cursor))
+		if r.Status != http.StatusUnprocessableEntity || !slices.Contains(crudtest.Fields(r), "cursor") {
+			t.Errorf("%s with a cursor of A's deliveries: %d %s, want 422 on cursor", c.who, r.Status, r.Body)
+		}
+	}
+}
 
 // deliveryParams makes a delivery in o and returns the retry route's
 // parameters: its endpoint's id and its own.
