@@ -36,8 +36,8 @@ func (w *Worker) unsent(ctx context.Context, c *store.Claim, asked time.Time, er
 	if c.UnpreparedSince != nil {
 		since = *c.UnpreparedSince
 	}
-	u := store.Unprepared{At: now, RetryIn: prepareRetry, Reason: unsentReason,
-		GiveUp: now.Add(prepareRetry).After(since.Add(w.backoff.RetryFor))}
+	retryIn, giveUp := unsentRetry(now, since, w.backoff.RetryFor)
+	u := store.Unprepared{At: now, RetryIn: retryIn, Reason: unsentReason, GiveUp: giveUp}
 	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
 	if rerr := store.Unsent(rctx, w.db, c, u); rerr != nil {
@@ -53,4 +53,17 @@ func (w *Worker) unsent(ctx context.Context, c *store.Claim, asked time.Time, er
 	}
 	w.log.Error("webhooks: preparing a delivery failed; it will be tried again", "delivery_id", c.ID.String(),
 		"retry_in", prepareRetry.String(), "error", err.Error())
+}
+
+// unsentRetry is when a delivery that could not be prepared at now, in a
+// run of such failures since since, is tried again: after prepareRetry,
+// cut to the end of the retry window retryFor so that the last try falls
+// on it (as an endpoint's retries do, platform/webhook's Backoff); or
+// never, giveUp, once the window has passed.
+func unsentRetry(now, since time.Time, retryFor time.Duration) (retryIn time.Duration, giveUp bool) {
+	left := since.Add(retryFor).Sub(now)
+	if left <= 0 {
+		return 0, true
+	}
+	return min(prepareRetry, left), false
 }
