@@ -41,6 +41,12 @@ func ParseRedisURL(raw string, cluster bool) (RedisTarget, error) {
 			return RedisTarget{}, errors.New("names no Redis Cluster seed node (redis+cluster://host:port,host:port)")
 		}
 	}
+	// A Redis Cluster has database 0 only: a URL naming another was meant
+	// for a single node, and dropping the number would share database 0
+	// with whatever else uses it.
+	if db := strings.Trim(u.Path, "/"); db != "" && db != "0" {
+		return RedisTarget{}, errors.New("names database " + db + ", but a Redis Cluster has database 0 only (leave the path empty or /0)")
+	}
 	first := *u
 	first.Scheme, first.Host, first.Path = single, seeds[0], ""
 	o, err := redis.ParseClusterURL(first.String())

@@ -25,6 +25,10 @@ func TestParseRedisURL(t *testing.T) {
 		{name: "cluster without a seed", url: "redis+cluster://", wantErr: "names no Redis Cluster seed node"},
 		{name: "cluster with an empty seed", url: "redis+cluster://10.0.0.1:7000,,10.0.0.2:7000", wantErr: "names no Redis Cluster seed node"},
 		{name: "single node with a bad database", url: "redis://127.0.0.1:6379/x", wantErr: "invalid"},
+		{name: "cluster with database 0", url: "redis+cluster://10.0.0.1:7000/0", seeds: []string{"10.0.0.1:7000"}},
+		{name: "cluster with an empty path", url: "redis+cluster://10.0.0.1:7000/", seeds: []string{"10.0.0.1:7000"}},
+		{name: "cluster with another database", url: "redis+cluster://10.0.0.1:7000,10.0.0.2:7000/3", wantErr: "a Redis Cluster has database 0 only"},
+		{name: "redis URL with cluster set and a database", url: "redis://10.0.0.1:6379/2", cluster: true, wantErr: "names database 2"},
 		{name: "cluster with an unknown parameter", url: "redis+cluster://10.0.0.1:7000?bogus=1", wantErr: "bogus"},
 	}
 	for _, c := range cases {
