@@ -47,11 +47,11 @@ func metricInterval() time.Duration {
 }
 
 func newMetricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
-	proto := os.Getenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")
-	if proto == "" {
-		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	proto, err := otlpProtocol(os.Getenv, "METRICS")
+	if err != nil {
+		return nil, err
 	}
-	if proto == "grpc" {
+	if proto == protoGRPC {
 		return otlpmetricgrpc.New(ctx)
 	}
 	return otlpmetrichttp.New(ctx)

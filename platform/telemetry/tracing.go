@@ -32,8 +32,8 @@ type Shutdown func(context.Context) error
 // SetupTracing installs a global tracer provider. It exports over OTLP when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set
 // (protocol from OTEL_EXPORTER_OTLP_PROTOCOL: grpc or http/protobuf, the
-// default), and is a no-op otherwise or when OTEL_SDK_DISABLED=true or
-// OTEL_TRACES_EXPORTER=none. It reports whether spans are exported.
+// default; any other is an error, see otlpProtocol), and is a no-op
+// otherwise or when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. It reports whether spans are exported.
 func SetupTracing(ctx context.Context, serviceName string) (Shutdown, bool, error) {
 	// W3C trace context only: nothing reads baggage, and a client's
 	// malformed baggage header was an SDK error to log.
@@ -62,11 +62,11 @@ func exportEnabled(getenv func(string) string) bool {
 }
 
 func newExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
-	proto := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	if proto == "" {
-		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	proto, err := otlpProtocol(os.Getenv, "TRACES")
+	if err != nil {
+		return nil, err
 	}
-	if proto == "grpc" {
+	if proto == protoGRPC {
 		return otlptracegrpc.New(ctx)
 	}
 	return otlptracehttp.New(ctx)
