@@ -199,6 +199,13 @@ func (r *Response) ErrorCode() string {
 	return c
 }
 
+// ErrorMessage returns body.error.message.
+func (r *Response) ErrorMessage() string {
+	e, _ := r.JSON()["error"].(map[string]any)
+	m, _ := e["message"].(string)
+	return m
+}
+
 // ErrorDetails returns body.error.details when it is an object.
 func (r *Response) ErrorDetails() map[string]any {
 	e, _ := r.JSON()["error"].(map[string]any)

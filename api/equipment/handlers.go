@@ -97,13 +97,15 @@ const WarningStockBelowReserved = "stock_below_reserved"
 
 // warnShort is the check, after a PATCH that sets a number of units, for
 // reservations holding units from now on that the stock guard would now
-// refuse. The write stands: a rental house lowers stock when units break
-// or are sold, whatever is booked; the warning tells it which bookings to
-// look at. It runs in the PATCH's transaction with the equipment row
-// locked, so no reservation is admitted meanwhile. It names
-// reservations and events, so, like GET /equipment/{id}/availability, it
-// needs equipment_reservations:read: a key without it gets no warning, and
-// a PATCH that leaves the stock alone no check.
+// refuse, each counted against every hold overlapping it (one that already
+// ended but still holds stock included, as the guard counts it). The write
+// stands: a rental house lowers stock when units break or are sold,
+// whatever is booked; the warning tells it which bookings to look at. It
+// runs in the PATCH's transaction with the equipment row locked, so no
+// reservation is admitted meanwhile. It names reservations and events, so,
+// like GET /equipment/{id}/availability, it needs
+// equipment_reservations:read: a key without it gets no warning, and a
+// PATCH that leaves the stock alone no check.
 func warnShort(ctx context.Context, w write) crud.WarnCheck[equipment.Equipment] {
 	if w.stock == nil || auth.Check(ctx, tenancy.EquipmentReservationsRead) != nil {
 		return nil
@@ -117,13 +119,9 @@ func warnShort(ctx context.Context, w write) crud.WarnCheck[equipment.Equipment]
 		if _, _, err := stock.LockEquipment(ctx, db, org, e.ID); err != nil {
 			return nil, err
 		}
-		holds, err := stock.FutureHolds(ctx, db, org.UUID, e.ID, time.Now())
-		if err != nil {
+		short, err := stock.FutureShortage(ctx, db, org.UUID, e.ID, units, time.Now())
+		if err != nil || short == nil {
 			return nil, err
-		}
-		short := stock.Short(units, holds)
-		if short == nil {
-			return nil, nil
 		}
 		return []rest.Warning{{Code: WarningStockBelowReserved, Details: short}}, nil
 	}

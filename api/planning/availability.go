@@ -53,6 +53,10 @@ func (h handlers) availability(c *fiber.Ctx) error {
 		return err
 	}
 	out, err := h.answer(c, []uuid.UUID{id}, w)
+	if errs.Is(err, errs.NotFound) {
+		// The path names the record: the message is a detail route's.
+		return errs.NotFoundf(equipmentKind)
+	}
 	if err != nil {
 		return err
 	}
@@ -96,10 +100,7 @@ func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window) ([]Avail
 		}
 		out = append(out, availabilityOf(id, p))
 	}
-	switch {
-	case len(missing) == 1 && len(ids) == 1:
-		return nil, errs.NotFoundf(equipmentKind)
-	case len(missing) > 0:
+	if len(missing) > 0 {
 		return nil, errs.New(errs.NotFound, fmt.Sprintf("equipment not found: %s", strings.Join(missing, ", ")))
 	}
 	return out, nil

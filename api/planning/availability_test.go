@@ -207,6 +207,17 @@ func TestAvailabilityRejects(t *testing.T) {
 			t.Errorf("%s: %d %s", w, r.Status, r.Body)
 		}
 	}
+	// A batch's 404 names the ids that name nothing, a batch of one too; the
+	// detail route's is a detail route's ("equipment not found").
+	for _, tc := range []struct{ path, message string }{
+		{"/api/v2/availability?equipment_id=" + theirs.String() + "&" + ok, "equipment not found: " + theirs.String()},
+		{"/api/v2/availability?equipment_id=" + eq.String() + "," + theirs.String() + "&" + ok, "equipment not found: " + theirs.String()},
+		{"/api/v2/equipment/" + theirs.String() + "/availability?" + ok, "equipment not found"},
+	} {
+		if r := a.Get(tc.path); r.Status != 404 || r.ErrorMessage() != tc.message {
+			t.Errorf("%s: %d %s, want 404 saying %q", tc.path, r.Status, r.Body, tc.message)
+		}
+	}
 	// 100 distinct ids are accepted (all unknown here, so not_found).
 	if r := a.Get("/api/v2/availability?equipment_id=" + strings.Join(many[:100], ",") + "&" + ok); r.Status != 404 {
 		t.Errorf("100 ids: %d %s", r.Status, r.Body)

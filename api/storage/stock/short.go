@@ -32,17 +32,20 @@ type Shortage struct {
 }
 
 // Short returns the shortage of holds at stockQuantity, or nil when each
-// fits. A hold's count is the quantity of every hold overlapping it,
-// itself included: the units held before it ends less those released by
-// the time it starts (holds are half-open, so one that ends as another
-// starts does not overlap it). The short ones are listed in holds' order.
-func Short(stockQuantity int, holds []Hold) *Shortage {
-	starts := make([]time.Time, len(holds))
-	ends := make([]time.Time, len(holds))
-	for i, h := range holds {
+// fits. holds are the ones to report; among are the holds they are counted
+// against: holds themselves and every other hold that may overlap one of
+// them (FutureShortage loads them). A hold's count is the quantity of every
+// hold of among overlapping it, itself included: the units held before it
+// ends less those released by the time it starts (holds are half-open, so
+// one that ends as another starts does not overlap it). The short ones are
+// listed in holds' order; a hold only in among is never named.
+func Short(stockQuantity int, holds, among []Hold) *Shortage {
+	starts := make([]time.Time, len(among))
+	ends := make([]time.Time, len(among))
+	for i, h := range among {
 		starts[i], ends[i] = h.Start, h.End
 	}
-	startOrder, endOrder := byTime(starts, holds), byTime(ends, holds)
+	startOrder, endOrder := byTime(starts, among), byTime(ends, among)
 	var s *Shortage
 	seen := map[uuid.UUID]bool{}
 	for _, h := range holds {
@@ -108,12 +111,37 @@ func (c cumulative) before(t time.Time, orAt bool) int {
 	return c.sum[n-1]
 }
 
-// farFuture ends the window of FutureHolds: after the last instant a date
-// may name (the year 9999, docs/decisions.md).
+// farFuture ends the windows of FutureHolds and FutureShortage: after the
+// last instant a date may name (the year 9999, docs/decisions.md).
 var farFuture = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // FutureHolds loads the reservations of org's equipment that hold stock at
 // now or later, in creation order.
 func FutureHolds(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, now time.Time) ([]Hold, error) {
 	return Holds(ctx, db, org, equipment, Window{Start: now, End: farFuture}, uuid.Nil)
+}
+
+// FutureShortage returns what stockQuantity leaves short among the
+// reservations of org's equipment that hold stock at now or later
+// (FutureHolds), or nil when each fits. Each is counted, as the guard
+// counts it, against every hold overlapping it, including holds that ended
+// before now but still hold stock by their status: it is the guard that
+// would refuse it. Only the ones from now on are named. The equipment row
+// must be locked.
+func FutureShortage(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, stockQuantity int, now time.Time) (*Shortage, error) {
+	future, err := FutureHolds(ctx, db, org, equipment, now)
+	if err != nil || len(future) == 0 {
+		return nil, err
+	}
+	from := future[0].Start
+	for _, h := range future[1:] {
+		from = earliest(from, h.Start)
+	}
+	// A hold overlapping one of future ends after that one starts, so after
+	// from: it holds stock during [from, farFuture), as does each of future.
+	among, err := Holds(ctx, db, org, equipment, Window{Start: from, End: farFuture}, uuid.Nil)
+	if err != nil {
+		return nil, err
+	}
+	return Short(stockQuantity, future, among), nil
 }
