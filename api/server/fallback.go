@@ -21,9 +21,12 @@ func fallback(routes *route.Resolver) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		allow := routes.Allow(c.Method(), c.Path())
 		if len(allow) == 0 {
-			return errs.New(errs.NotFound, "no such route")
+			return noSuchRoute()
 		}
 		return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + c.Method() + " is not allowed on this path",
 			Details: rest.AllowDetails{Allow: allow}}
 	}
 }
+
+// noSuchRoute is the 404 of a path no route serves.
+func noSuchRoute() error { return errs.New(errs.NotFound, "no such route") }

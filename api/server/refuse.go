@@ -251,7 +251,28 @@ func refuse(c *fiber.Ctx) error {
 	if len(h.RawHeaders()) > MaxHeaderBytes {
 		return headersTooLarge()
 	}
+	if beside(c.Path()) {
+		return noSuchRoute()
+	}
 	return c.Next()
+}
+
+// apiPrefixes are the paths of the API groups (app.go).
+var apiPrefixes = [...]string{"/api/v1", "/api/v2"}
+
+// beside reports whether path only begins with the text of an API group's
+// path (/api/v1x, /api/v2equipment): Fiber matches a group by that text,
+// so such a path went through the group's authentication, rate limit and
+// request log (and v1's deprecation headers) before its 404 in the
+// envelope of neither. It is no route of either API, and is answered as
+// one at once.
+func beside(path string) bool {
+	for _, p := range apiPrefixes {
+		if len(path) > len(p) && strings.EqualFold(path[:len(p)], p) && path[len(p)] != '/' {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonBody refuses a body that is not JSON, or is compressed, with 415. It
