@@ -13,10 +13,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/go-logr/logr"
+	"github.com/uptrace/bun"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -91,7 +93,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	default:
 		return fmt.Errorf("EVENTAPI_DATABASE_POOLER %q must be none or transaction", pooler)
 	}
-	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: f.dbMaxConns, Pooler: pooler})
+	db, err := openDatabase(ctx, slogger, dbURL, database.Options{MaxOpenConns: f.dbMaxConns, Pooler: pooler})
 	if err != nil {
 		return err
 	}
@@ -111,6 +113,25 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	slogger.Info("eventapi-operator starting", "leader_election", f.leaderElect, "namespaces", f.namespaces,
 		"metrics", f.metricsAddr, "probes", f.probeAddr)
 	return mgr.Start(ctx)
+}
+
+// openDatabase opens the database, waiting while it is unreachable
+// (database.UntilReachable: retries 1 s, 2 s, … up to every 10 s, each
+// failure logged), so that an operator started during a restart of
+// PostgreSQL or PgBouncer does not exit into the kubelet's crash-loop
+// back-off. An error that waiting cannot mend (a malformed URL) ends it at
+// once; so does ctx (SIGTERM), with an error that wraps both ctx's cause
+// and the last failure.
+func openDatabase(ctx context.Context, log *slog.Logger, url string, opt database.Options) (*bun.DB, error) {
+	var db *bun.DB
+	err := database.UntilReachable(ctx, log, "eventapi-operator", func() (err error) {
+		db, err = database.Open(ctx, url, opt)
+		return err
+	})
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("stopped while waiting for the database (%w): %w", context.Cause(ctx), err)
+	}
+	return db, err
 }
 
 func splitList(s string) []string {

@@ -78,7 +78,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}()
 	var svc *server.Service
-	err = untilReachable(ctx, log, func() error {
+	err = database.UntilReachable(ctx, log, "eventapi", func() error {
 		if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {
 			return err
 		}

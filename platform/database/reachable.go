@@ -1,0 +1,56 @@
+package database
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// Back-off of UntilReachable's retries while the database is unreachable.
+const (
+	startRetryFirst = time.Second
+	startRetryMost  = 10 * time.Second
+)
+
+// UntilReachable runs start until it succeeds, fails for a reason other
+// than an unreachable database, or ctx ends (SIGTERM), and returns start's
+// last error (nil on success). A process (the API's serve, the operator)
+// that starts while PostgreSQL or PgBouncer restarts waits for it instead
+// of exiting at once into a crash loop whose back-off outlasts the outage;
+// Kubernetes' probes still bound the wait (docs/helm.md).
+//
+// An error is retried when Error makes it service_unavailable: any failure
+// to connect (a refused connection, a timeout, a refused login or a
+// database the server does not have, which PostgreSQL reports while
+// connecting) and a lost connection. Anything else ends the wait at once:
+// a malformed URL, a schema that needs migrating. The first retry comes 1 s
+// after the first failure, then 2 s, … up to every 10 s. Each failure is
+// logged at warn as "<name> starting: the database is unreachable;
+// retrying", with retry_in and the error; name is the program ("eventapi",
+// "eventapi-operator").
+func UntilReachable(ctx context.Context, log *slog.Logger, name string, start func() error) error {
+	return untilReachableEvery(ctx, log, name, startRetryFirst, startRetryMost, start)
+}
+
+// untilReachableEvery is UntilReachable waiting first after the first
+// failure, doubling up to most.
+func untilReachableEvery(ctx context.Context, log *slog.Logger, name string, first, most time.Duration, start func() error) error {
+	wait := first
+	for {
+		err := start()
+		if err == nil || !errs.Is(Error(err), errs.ServiceUnavailable) {
+			return err
+		}
+		log.Warn(name+" starting: the database is unreachable; retrying", "retry_in", wait.String(), "error", err.Error())
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, most)
+	}
+}
