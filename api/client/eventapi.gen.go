@@ -2875,8 +2875,12 @@ type RequestLog struct {
 	ErrorCode *string `json:"error_code"`
 
 	// Id The request's id; equal to `request_id` for records logged since request ids are UUIDv7.
-	Id             openapi_types.UUID `json:"id"`
-	IdempotencyKey *string            `json:"idempotency_key"`
+	Id openapi_types.UUID `json:"id"`
+
+	// IdempotencyKey The `Idempotency-Key` header as sent, whether or not the request honoured it (v1 and
+	// reads ignore it; a key refused with 422 is logged too); `idempotent_replayed` says
+	// whether a stored response was replayed.
+	IdempotencyKey *string `json:"idempotency_key"`
 
 	// IdempotentReplayed True when a stored response was replayed.
 	IdempotentReplayed bool                `json:"idempotent_replayed"`
@@ -3723,7 +3727,8 @@ type ListChangesParams struct {
 	// its `GET` route requires: `events:read` or `jobs:read` for `event.created`), else the answer is 403
 	// `insufficient_scope`, `details.required` naming the scopes of the first object type it cannot
 	// read; a list that mixes readable and unreadable types is refused whole. There is no wildcard
-	// (`*` is a 422): without `type` the feed lists every object type the key may read.
+	// (`*` is a 422): without `type` the feed lists every object type the key may read. Spaces around a
+	// type and empty elements (a trailing comma) are ignored.
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
 }
 
@@ -7683,7 +7688,10 @@ type ClientInterface interface {
 	// UpdateEquipmentReservationWithBody Update an equipment reservation
 	//
 	// Changes the fields present and runs the same checks as create on the result (the
-	// reservation being patched is left out of the stock sum). The override fields
+	// reservation being patched is left out of the stock sum), except that the stock guard
+	// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+	// status as they were, or only shrinks the claim, is written even while the reservation
+	// stays over stock (docs/availability.md). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -7701,7 +7709,10 @@ type ClientInterface interface {
 	// UpdateEquipmentReservation Update an equipment reservation
 	//
 	// Changes the fields present and runs the same checks as create on the result (the
-	// reservation being patched is left out of the stock sum). The override fields
+	// reservation being patched is left out of the stock sum), except that the stock guard
+	// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+	// status as they were, or only shrinks the claim, is written even while the reservation
+	// stays over stock (docs/availability.md). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -8969,7 +8980,10 @@ func (c *Client) GetEquipmentReservation(ctx context.Context, id Id, params *Get
 // UpdateEquipmentReservationWithBody Update an equipment reservation
 //
 // Changes the fields present and runs the same checks as create on the result (the
-// reservation being patched is left out of the stock sum). The override fields
+// reservation being patched is left out of the stock sum), except that the stock guard
+// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+// status as they were, or only shrinks the claim, is written even while the reservation
+// stays over stock (docs/availability.md). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -8997,7 +9011,10 @@ func (c *Client) UpdateEquipmentReservationWithBody(ctx context.Context, id Id, 
 // UpdateEquipmentReservation Update an equipment reservation
 //
 // Changes the fields present and runs the same checks as create on the result (the
-// reservation being patched is left out of the stock sum). The override fields
+// reservation being patched is left out of the stock sum), except that the stock guard
+// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+// status as they were, or only shrinks the claim, is written even while the reservation
+// stays over stock (docs/availability.md). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -14394,7 +14411,10 @@ type ClientWithResponsesInterface interface {
 	// UpdateEquipmentReservationWithBodyWithResponse Update an equipment reservation
 	//
 	// Changes the fields present and runs the same checks as create on the result (the
-	// reservation being patched is left out of the stock sum). The override fields
+	// reservation being patched is left out of the stock sum), except that the stock guard
+	// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+	// status as they were, or only shrinks the claim, is written even while the reservation
+	// stays over stock (docs/availability.md). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -14412,7 +14432,10 @@ type ClientWithResponsesInterface interface {
 	// UpdateEquipmentReservationWithResponse Update an equipment reservation
 	//
 	// Changes the fields present and runs the same checks as create on the result (the
-	// reservation being patched is left out of the stock sum). The override fields
+	// reservation being patched is left out of the stock sum), except that the stock guard
+	// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+	// status as they were, or only shrinks the claim, is written even while the reservation
+	// stays over stock (docs/availability.md). The override fields
 	// `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 	// typically a quantity increase. On a reservation that is overbooked and stays so without a
 	// new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -27374,7 +27397,10 @@ func (c *ClientWithResponses) GetEquipmentReservationWithResponse(ctx context.Co
 // UpdateEquipmentReservationWithBodyWithResponse Update an equipment reservation
 //
 // Changes the fields present and runs the same checks as create on the result (the
-// reservation being patched is left out of the stock sum). The override fields
+// reservation being patched is left out of the stock sum), except that the stock guard
+// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+// status as they were, or only shrinks the claim, is written even while the reservation
+// stays over stock (docs/availability.md). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost
@@ -27398,7 +27424,10 @@ func (c *ClientWithResponses) UpdateEquipmentReservationWithBodyWithResponse(ctx
 // UpdateEquipmentReservationWithResponse Update an equipment reservation
 //
 // Changes the fields present and runs the same checks as create on the result (the
-// reservation being patched is left out of the stock sum). The override fields
+// reservation being patched is left out of the stock sum), except that the stock guard
+// refuses only a patch that claims more: one that leaves quantity, dates, equipment and
+// status as they were, or only shrinks the claim, is written even while the reservation
+// stays over stock (docs/availability.md). The override fields
 // `force_overbook`, `overbook_reason` and `overbook_cost_ownership` apply to this write,
 // typically a quantity increase. On a reservation that is overbooked and stays so without a
 // new stock check, `force_overbook` with a reason re-states it: the new reason (and cost

@@ -1249,6 +1249,7 @@ type ListCrewV1Response500Headers struct {
 // ListCrewV1Response503Headers the declared response headers of an HTTP 503 response for ListCrewV1
 type ListCrewV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -1407,6 +1408,7 @@ type GetCrewMemberV1Response500Headers struct {
 // GetCrewMemberV1Response503Headers the declared response headers of an HTTP 503 response for GetCrewMemberV1
 type GetCrewMemberV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -1567,6 +1569,7 @@ type ListEquipmentV1Response500Headers struct {
 // ListEquipmentV1Response503Headers the declared response headers of an HTTP 503 response for ListEquipmentV1
 type ListEquipmentV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -1725,6 +1728,7 @@ type GetEquipmentV1Response500Headers struct {
 // GetEquipmentV1Response503Headers the declared response headers of an HTTP 503 response for GetEquipmentV1
 type GetEquipmentV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -1909,6 +1913,7 @@ type PatchEquipmentV1Response500Headers struct {
 // PatchEquipmentV1Response503Headers the declared response headers of an HTTP 503 response for PatchEquipmentV1
 type PatchEquipmentV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -2087,6 +2092,7 @@ type ListJobsV1Response500Headers struct {
 // ListJobsV1Response503Headers the declared response headers of an HTTP 503 response for ListJobsV1
 type ListJobsV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -2245,6 +2251,7 @@ type GetJobV1Response500Headers struct {
 // GetJobV1Response503Headers the declared response headers of an HTTP 503 response for GetJobV1
 type GetJobV1Response503Headers struct {
 	Deprecation bool
+	RetryAfter  int
 	Sunset      string
 	XRequestId  openapi_types.UUID
 }
@@ -2767,6 +2774,13 @@ func ParseListCrewV1Response(rsp *http.Response) (*ListCrewV1Response, error) {
 			}
 			headers.Deprecation = value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3072,6 +3086,13 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 			}
 			headers.Deprecation = value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -3345,6 +3366,13 @@ func ParseListEquipmentV1Response(rsp *http.Response) (*ListEquipmentV1Response,
 				return nil, err
 			}
 			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
 		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
@@ -3650,6 +3678,13 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 				return nil, err
 			}
 			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
 		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
@@ -4039,6 +4074,13 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 			}
 			headers.Deprecation = value
 		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4312,6 +4354,13 @@ func ParseListJobsV1Response(rsp *http.Response) (*ListJobsV1Response, error) {
 				return nil, err
 			}
 			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
 		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
@@ -4617,6 +4666,13 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 				return nil, err
 			}
 			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
 		}
 		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
 			var value string
