@@ -6,11 +6,20 @@
 //
 //   - New builds a client that authenticates with an API key, sends an
 //     Idempotency-Key on every POST and PATCH that has none (so a retried
-//     write is never applied twice), retries 429, 409 in-use and 503
-//     answers and lost answers when repeating is safe, with exponential
-//     backoff while honouring Retry-After (docs/sdk.md), and turns every
-//     answer of 400 or more into an *APIError carrying the envelope's code,
+//     write is never applied twice by the SDK's own retries), retries 429,
+//     409 in-use and 503 answers and lost answers (cut-off ones included:
+//     the answer to a request safe to repeat is read whole first) when
+//     repeating is safe, with exponential backoff while honouring
+//     Retry-After up to 61 s, the server's 60 s rate window and a second,
+//     within the request's context (docs/sdk.md), and turns every answer
+//     of 400 or more into an *APIError carrying the envelope's code,
 //     message, details and request id.
+//   - The key the SDK adds lives only as long as one call: once the SDK
+//     gives up on a write, calling again sends a fresh key, and the server
+//     may apply the write twice. A caller that retries writes itself passes
+//     its own key, the same for every call of one write
+//     (params.IdempotencyKey). The error of a write given up on after a
+//     lost answer names the key it was sent with.
 //   - All iterates over every record of any list, following the cursors.
 //
 // The deprecated v1 surface has its own package, api/client/v1, which uses

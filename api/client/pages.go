@@ -83,6 +83,10 @@ func decodePage[T, P any](ctx context.Context, list ListFunc[P], params *P, curs
 		Pagination Pagination `json:"pagination"`
 	}
 	if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
+		// A RoundTripper of the caller's may answer without Request.
+		if res.Request == nil || res.Request.URL == nil {
+			return nil, Pagination{}, fmt.Errorf("eventapi: list page: %w", err)
+		}
 		return nil, Pagination{}, fmt.Errorf("eventapi: list page of %s: %w", res.Request.URL.Path, err)
 	}
 	return page.Data, page.Pagination, nil

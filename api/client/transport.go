@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,14 +22,27 @@ import (
 // full jitter, at most MaxDelay. A Retry-After longer than MaxDelay, or
 // than the request's context has left, is not waited out: the answer is
 // returned with its RetryAfter, for the caller to decide.
+//
+// A success answer to a request that is safe to repeat is read whole before
+// Do returns (up to maxBuffered; a longer one is handed on as a stream), so
+// that an answer cut off mid-body counts as lost and is sent again, with
+// the same Idempotency-Key.
 type Retry struct {
 	MaxRetries int
 	BaseDelay  time.Duration
 	MaxDelay   time.Duration
 }
 
-// DefaultRetry is the policy New uses unless told otherwise.
-var DefaultRetry = Retry{MaxRetries: 4, BaseDelay: 250 * time.Millisecond, MaxDelay: 30 * time.Second}
+// DefaultRetry is the policy New uses unless told otherwise. Its MaxDelay
+// is the server's rate window (60 s, sliding, so a 429 after a burst may
+// carry a Retry-After of up to 60) and a second: the default waits out
+// every 429, within the request's context.
+var DefaultRetry = Retry{MaxRetries: 4, BaseDelay: 250 * time.Millisecond, MaxDelay: 61 * time.Second}
+
+// maxBuffered bounds the success answer the transport reads whole to
+// repeat a request whose answer is cut off; the API's largest answers
+// (manifests) are about 1 MB. A variable for the tests.
+var maxBuffered int64 = 64 << 20
 
 // Transport is the SDK's HTTP stack, an HttpRequestDoer for the generated
 // clients (v2 and v1): it authenticates, adds Idempotency-Key to writes,
@@ -42,8 +56,11 @@ type Transport struct {
 	AutoIdempo bool
 }
 
-// Do sends req. A 2xx or 3xx answer is returned as is; 400 or more is
-// returned as an *APIError (with a nil response).
+// Do sends req. A 2xx or 3xx answer is returned, its body read into memory
+// first when the request is safe to repeat (see Retry); 400 or more is
+// returned as an *APIError (with a nil response). When Do gives up on a
+// write whose answer never came, its error names the Idempotency-Key the
+// write was sent with.
 func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if t.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Key)
@@ -77,23 +94,31 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			req.Body = body
 		}
 		res, err := httpc.Do(req)
+		if err == nil && res.StatusCode < 400 {
+			if !repeatable {
+				return res, nil
+			}
+			// Read the answer whole: one cut off mid-body is lost like
+			// one that never came, and the request is sent again.
+			if err = buffer(res); err == nil {
+				return res, nil
+			}
+			err = fmt.Errorf("eventapi: %s %s: reading the answer: %w", req.Method, req.URL.Redacted(), err)
+		}
 		if err != nil {
 			// No answer: the write may or may not have been applied. Only
 			// a repeatable request is sent again; the caller's own
 			// cancellation or deadline ends it, and the error says so.
 			if !repeatable || attempt >= t.Retry.MaxRetries {
-				return nil, err
+				return nil, withKey(req, err)
 			}
 			if werr := t.Retry.wait(ctx, attempt, 0); werr != nil {
 				if errors.Is(err, werr) {
-					return nil, err
+					return nil, withKey(req, err)
 				}
-				return nil, fmt.Errorf("%w (while waiting to retry: %w)", err, werr)
+				return nil, withKey(req, fmt.Errorf("%w (while waiting to retry: %w)", err, werr))
 			}
 			continue
-		}
-		if res.StatusCode < 400 {
-			return res, nil
 		}
 		apiErr := decodeError(res)
 		// 429: the request was not processed. 409 in_use: the first
@@ -152,6 +177,44 @@ func (r Retry) delay(attempt int, after time.Duration) time.Duration {
 		d = r.MaxDelay
 	}
 	return d
+}
+
+// buffer reads res's body into memory and closes the connection's body; a
+// body longer than maxBuffered is left a stream (what was read of it first).
+// The error is the read's: the answer was cut off.
+func buffer(res *http.Response) error {
+	if res.ContentLength > maxBuffered {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxBuffered+1))
+	if err != nil {
+		_ = res.Body.Close()
+		return err
+	}
+	if int64(len(body)) > maxBuffered {
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), res.Body), res.Body}
+		return nil
+	}
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	res.ContentLength = int64(len(body))
+	return nil
+}
+
+// withKey adds to err, the transport's when it gives up on a write whose
+// answer was lost, the Idempotency-Key the write was sent with: the write
+// may have been applied, and only a retry with that key is replayed rather
+// than applied again (a call without params.IdempotencyKey gets a fresh
+// key).
+func withKey(req *http.Request, err error) error {
+	key := req.Header.Get("Idempotency-Key")
+	if safeMethod(req.Method) || key == "" {
+		return err
+	}
+	return fmt.Errorf("%w (Idempotency-Key %q: repeat the write with this key)", err, key)
 }
 
 func safeMethod(m string) bool {

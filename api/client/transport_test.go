@@ -3,11 +3,13 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -328,6 +330,206 @@ func TestRetryPolicyFillsZeroDelays(t *testing.T) {
 			RetryPolicy(tc.give)(&tr)
 			if tr.Retry != tc.got {
 				t.Fatalf("policy %+v, want %+v", tr.Retry, tc.got)
+			}
+		})
+	}
+}
+
+// TestDefaultRetryWaitsOutTheRateWindow: the server's rate window is 60 s
+// and sliding, so a 429 after a burst carries a Retry-After of up to 60;
+// the default policy waits it out (its MaxDelay of 30 s returned such a
+// 429 at once), unless the request's deadline comes first.
+func TestDefaultRetryWaitsOutTheRateWindow(t *testing.T) {
+	r := DefaultRetry
+	if !r.waits(context.Background(), 60*time.Second) || r.delay(0, 60*time.Second) != 60*time.Second {
+		t.Errorf("DefaultRetry (MaxDelay %v) does not wait out a Retry-After of 60 s", r.MaxDelay)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r.waits(ctx, 60*time.Second) {
+		t.Error("DefaultRetry waits out a Retry-After of 60 s past a deadline 10 s away")
+	}
+
+	// Through the transport: a deadline shorter than Retry-After: 60 gets
+	// the 429 at once rather than a sleep cut short by the deadline.
+	s := &script{answers: []answer{{429, map[string]string{"Retry-After": "60"},
+		`{"error":{"code":"rate_limited","message":"slow down","details":null,"request_id":"r-1"}}`}, {200, nil, okBody}}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel2()
+	req, _ := http.NewRequestWithContext(ctx2, "GET", srv.URL+"/x", nil)
+	_, err := NewTransport("svc_live_k").Do(req)
+	var e *APIError
+	if !errors.As(err, &e) || e.Code != "rate_limited" || e.RetryAfter != time.Minute || len(s.seen) != 1 || ctx2.Err() != nil {
+		t.Fatalf("err = %v after %d attempts (context: %v), want the 429 at once", err, len(s.seen), ctx2.Err())
+	}
+}
+
+// cutOff is a server whose first cut answers (status 200, a Content-Length
+// of the whole body) stop mid-body and close the connection; later ones
+// are whole.
+type cutOff struct {
+	mu   sync.Mutex
+	cuts int
+	seen []seenRequest
+}
+
+func (c *cutOff) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	c.mu.Lock()
+	c.seen = append(c.seen, seenRequest{r.Method, r.Header.Get("Idempotency-Key"), r.Header.Get("Authorization"), string(body)})
+	cut := len(c.seen) <= c.cuts
+	c.mu.Unlock()
+	if !cut {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, okBody)
+		return
+	}
+	conn, buf, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(okBody), okBody[:len(okBody)/2])
+	_ = buf.Flush()
+}
+
+// TestCutOffAnswerIsRetried: a success answer cut off mid-body is an answer
+// lost like one that never came: a request that is safe to repeat (a read,
+// a keyed write with a body that can be sent again) is sent again, with the
+// same key, and its answer is read whole; any other is returned as it came,
+// its body failing when read. A keyed write given up on names its key.
+func TestCutOffAnswerIsRetried(t *testing.T) {
+	fast := RetryPolicy(Retry{MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond})
+	for _, tt := range []struct {
+		name         string
+		method       string
+		opts         []Option
+		streamed     bool // a body without GetBody: sent only once
+		cuts         int
+		wantAttempts int
+		wantErr      bool // Do fails (else the body is read)
+		wantBody     bool // the body reads whole
+	}{
+		{"read", "GET", []Option{fast}, false, 1, 2, false, true},
+		{"keyed write", "POST", []Option{fast}, false, 1, 2, false, true},
+		{"unkeyed write", "POST", []Option{fast, NoAutoIdempotencyKey()}, false, 1, 1, false, false},
+		{"keyed write with a streamed body", "POST", []Option{fast}, true, 1, 1, false, false},
+		{"retries run out", "PATCH", []Option{fast}, false, 5, 3, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &cutOff{cuts: tt.cuts}
+			srv := httptest.NewServer(c)
+			defer srv.Close()
+			var body io.Reader = strings.NewReader(`{"a":1}`)
+			if tt.streamed {
+				body = struct{ io.Reader }{body}
+			}
+			if tt.method == "GET" {
+				body = nil
+			}
+			req, _ := http.NewRequestWithContext(context.Background(), tt.method, srv.URL+"/x", body)
+			res, err := NewTransport("svc_live_k", tt.opts...).Do(req)
+			if len(c.seen) != tt.wantAttempts {
+				t.Errorf("%d attempts, want %d", len(c.seen), tt.wantAttempts)
+			}
+			key := c.seen[0].idempotencyKey
+			for _, r := range c.seen {
+				if r.idempotencyKey != key {
+					t.Errorf("attempt with key %q, the first had %q", r.idempotencyKey, key)
+				}
+			}
+			if tt.wantErr {
+				var e *APIError
+				if err == nil || errors.As(err, &e) || !strings.Contains(err.Error(), key) || !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Fatalf("err = %v, want the cut answer's error naming the key %q", err, key)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			got, rerr := io.ReadAll(res.Body)
+			res.Body.Close()
+			if tt.wantBody && (rerr != nil || string(got) != okBody) {
+				t.Fatalf("body %q, %v; want the whole answer", got, rerr)
+			}
+			if !tt.wantBody && rerr == nil {
+				t.Fatalf("body %q read without error, want the cut answer as it came", got)
+			}
+		})
+	}
+}
+
+// TestLongAnswerIsAStream: an answer past maxBuffered is not held in
+// memory: Do returns once the headers and the start have come, and the
+// caller reads the rest as a stream.
+func TestLongAnswerIsAStream(t *testing.T) {
+	defer func(n int64) { maxBuffered = n }(maxBuffered)
+	maxBuffered = 16
+	for _, chunked := range []bool{false, true} {
+		release := make(chan struct{})
+		var finished atomic.Bool
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !chunked {
+				w.Header().Set("Content-Length", fmt.Sprint(len(okBody)))
+			}
+			_, _ = io.WriteString(w, okBody[:20])
+			w.(http.Flusher).Flush()
+			select { // the rest once the caller has its answer
+			case <-release:
+			case <-time.After(5 * time.Second):
+			}
+			_, _ = io.WriteString(w, okBody[20:])
+			finished.Store(true)
+		}))
+		req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
+		res, err := NewTransport("svc_live_k").Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		early := !finished.Load()
+		close(release)
+		got, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		srv.Close()
+		if !early || err != nil || string(got) != okBody {
+			t.Fatalf("chunked %v: returned before the end %v, body %q, %v; want a stream of the whole answer", chunked, early, got, err)
+		}
+	}
+}
+
+// TestGivingUpOnAWriteNamesItsKey: when the transport gives up on a write
+// whose answer never came, the write may have been applied; its error names
+// the Idempotency-Key it was sent with, the only key with which repeating
+// it is safe (a new call gets a fresh key).
+func TestGivingUpOnAWriteNamesItsKey(t *testing.T) {
+	fast := RetryPolicy(Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond})
+	for _, tt := range []struct {
+		name, method, key string
+	}{
+		{"added key", "POST", ""},
+		{"caller's key", "PATCH", "order-42"},
+		{"read", "GET", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{answers: []answer{{}}} // never an answer
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			req, _ := http.NewRequest(tt.method, srv.URL+"/x", strings.NewReader(`{"a":1}`))
+			if tt.key != "" {
+				req.Header.Set("Idempotency-Key", tt.key)
+			}
+			_, err := NewTransport("svc_live_k", fast).Do(req)
+			var e *APIError
+			if err == nil || errors.As(err, &e) || len(s.seen) != 2 {
+				t.Fatalf("err = %v after %d attempts, want the transport's error after 2", err, len(s.seen))
+			}
+			sent := s.seen[0].idempotencyKey
+			if named := strings.Contains(err.Error(), "Idempotency-Key"); named != (tt.method != "GET") ||
+				named && !strings.Contains(err.Error(), `"`+sent+`"`) || tt.key != "" && sent != tt.key {
+				t.Fatalf("err = %v; sent key %q", err, sent)
 			}
 		})
 	}
