@@ -3,7 +3,9 @@
 #   1. helm lint --strict passes with the default and the production values;
 #   2. helm template renders both;
 #   3. values.schema.json makes lint and template FAIL on a values file with
-#      wrong types, and the chart refuses several replicas without Redis;
+#      wrong types, the chart refuses several replicas without Redis and the
+#      other configurations that cannot work, and the settings of the API
+#      pods, the migration Job and the operator land where they should;
 #   4. every rendered object (hooks included, CRDs installed first) is
 #      accepted by a real kube-apiserver through a server-side dry-run, the
 #      operator's RBAC equals the controllers' rbac markers, and known-bad
@@ -136,6 +138,79 @@ fi
 "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set podDisruptionBudget.maxUnavailable=1 >"$tmp/pdb.yaml" || fail "helm template with maxUnavailable 1"
 grep -q '^  maxUnavailable: 1$' "$tmp/pdb.yaml" || fail "podDisruptionBudget.maxUnavailable 1 is not rendered"
 echo "chart:   refused budgets that block every node drain" >&2
+# null is unset, as "" is: it neither renders an empty field nor reads as 0.
+pdb3=(--set replicaCount=3 --set redis.url=redis://r:6379/0 --show-only templates/api-pdb.yaml)
+"$HELM" template eventapi "$chart" "${pdb3[@]}" --set podDisruptionBudget.maxUnavailable=null >"$tmp/pdb-null.yaml" 2>"$tmp/bad.txt" ||
+  { cat "$tmp/bad.txt" >&2; fail "helm template refused podDisruptionBudget.maxUnavailable null (unset: minAvailable applies)"; }
+grep -q '^  minAvailable: 1$' "$tmp/pdb-null.yaml" || { cat "$tmp/pdb-null.yaml" >&2; fail "podDisruptionBudget.maxUnavailable null does not leave minAvailable 1"; }
+"$HELM" template eventapi "$chart" "${pdb3[@]}" --set podDisruptionBudget.minAvailable=null --set podDisruptionBudget.maxUnavailable=1 >"$tmp/pdb-null.yaml" ||
+  fail "helm template with podDisruptionBudget.minAvailable null and maxUnavailable 1"
+grep -q '^  maxUnavailable: 1$' "$tmp/pdb-null.yaml" && ! grep -q 'minAvailable' "$tmp/pdb-null.yaml" ||
+  { cat "$tmp/pdb-null.yaml" >&2; fail "podDisruptionBudget.minAvailable null with maxUnavailable 1 does not render maxUnavailable 1 alone"; }
+for unset in "minAvailable=null" "minAvailable=null,podDisruptionBudget.maxUnavailable=null"; do
+  if "$HELM" template eventapi "$chart" "${pdb3[@]}" --set "podDisruptionBudget.$unset" >"$tmp/pdb-null.yaml" 2>"$tmp/bad.txt"; then
+    cat "$tmp/pdb-null.yaml" >&2; fail "helm template accepted a budget with neither minAvailable nor maxUnavailable (podDisruptionBudget.$unset)"
+  fi
+  grep -q "podDisruptionBudget needs minAvailable or maxUnavailable" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "podDisruptionBudget.$unset was refused for another reason"; }
+done
+echo "chart:   a null budget field is unset; refused a budget with neither field" >&2
+
+echo "chart: service accounts, Ingress hosts, the migration Job's pod and extra volumes" >&2
+# The operator's ClusterRole reads and writes every Secret: never bound to
+# the namespace's default ServiceAccount.
+if "$HELM" template eventapi "$chart" --set operator.serviceAccount.create=false >"$tmp/sa.yaml" 2>"$tmp/bad.txt"; then
+  grep -A3 '^subjects:' "$tmp/sa.yaml" >&2; fail "helm template accepted operator.serviceAccount.create=false without a name (the operator's RBAC went to the default ServiceAccount)"
+fi
+grep -q "operator.serviceAccount.name is required when operator.serviceAccount.create is false" "$tmp/bad.txt" ||
+  { cat "$tmp/bad.txt" >&2; fail "operator.serviceAccount.create=false without a name was refused for another reason"; }
+"$HELM" template eventapi "$chart" --namespace eventapi --set operator.serviceAccount.create=false --set operator.serviceAccount.name=eventapi-ops \
+  --show-only templates/operator-rbac.yaml --show-only templates/operator-deployment.yaml >"$tmp/sa.yaml" ||
+  fail "helm template with operator.serviceAccount.create=false and a name"
+grep -A2 '^  - kind: ServiceAccount$' "$tmp/sa.yaml" | grep -q '^    name: eventapi-ops$' && grep -q '^      serviceAccountName: eventapi-ops$' "$tmp/sa.yaml" ||
+  { cat "$tmp/sa.yaml" >&2; fail "operator.serviceAccount.name is not what the operator runs as and its RBAC binds"; }
+if grep -qE '^ *(name|serviceAccountName): default$' "$tmp/sa.yaml"; then fail "the operator's RBAC or pods name the default ServiceAccount"; fi
+# The API needs no permission and mounts no token: without create it may
+# run as the namespace's default ServiceAccount.
+"$HELM" template eventapi "$chart" --set serviceAccount.create=false --show-only templates/api-deployment.yaml >"$tmp/sa.yaml" ||
+  fail "helm template refused serviceAccount.create=false for the API"
+grep -q '^      serviceAccountName: default$' "$tmp/sa.yaml" && grep -q '^      automountServiceAccountToken: false$' "$tmp/sa.yaml" ||
+  fail "the API without its own ServiceAccount does not run as default without a token"
+echo "chart:   refused the operator on the default ServiceAccount; the API may use it, without a token" >&2
+if "$HELM" template eventapi "$chart" --set ingress.enabled=true --set-json 'ingress.hosts=[]' >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted ingress.enabled with no hosts (an Ingress with no rules and no backend)"
+fi
+grep -q "ingress.enabled needs at least one entry in ingress.hosts" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "an Ingress with no hosts was refused for another reason"; }
+if "$HELM" template eventapi "$chart" --set ingress.enabled=true --set-json 'ingress.hosts=[{"host":"api.example.com","paths":[]}]' >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted an Ingress host with no paths"
+fi
+grep -q "ingress.hosts\[0\] (api.example.com) has no paths" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "an Ingress host with no paths was refused for another reason"; }
+echo "chart:   refused an Ingress with no hosts, or a host with no paths" >&2
+# The hook Job's pod: the API pods' scheduling and priority, the extra
+# volumes, and annotations of its own (an injected sidecar never exits and
+# hangs every install and upgrade). The same render is dry-run below.
+pod_settings="$chart/testdata/pod-settings.yaml"
+"$HELM" template eventapi "$chart" --namespace eventapi -f "$pod_settings" >"$tmp/pod-settings.yaml" 2>"$tmp/bad.txt" ||
+  { cat "$tmp/bad.txt" >&2; fail "helm template with $pod_settings"; }
+"$HELM" template eventapi "$chart" --namespace eventapi -f "$pod_settings" --show-only templates/migration-job.yaml >"$tmp/job.yaml" ||
+  fail "helm template of the migration Job with $pod_settings"
+for want in '^      annotations:$' '^        sidecar.istio.io/inject: "false"$' '^      priorityClassName: eventapi-high$' '^      nodeSelector:$' '^        pool: general$' \
+  '^      affinity:$' '- key: kubernetes.io/arch$' '^      tolerations:$' 'key: dedicated$' \
+  '^          volumeMounts:$' 'mountPath: /etc/eventapi/db-ca$' '^      volumes:$' 'secretName: eventapi-db-ca$'; do
+  grep -qE -- "$want" "$tmp/job.yaml" || { cat "$tmp/job.yaml" >&2; fail "the migration Job's pod lacks '$want' ($pod_settings)"; }
+done
+# The API's pod annotations stay the API's.
+"$HELM" template eventapi "$chart" --set podAnnotations.only-api=x --show-only templates/migration-job.yaml >"$tmp/job.yaml" || fail "helm template with podAnnotations"
+if grep -q 'only-api' "$tmp/job.yaml"; then fail "the API's podAnnotations reach the migration Job"; fi
+# The CA file is mounted in the API, the Job and the operator (each connects
+# with the database URL that names it), beside the API's own /tmp.
+[ "$(grep -c 'mountPath: /etc/eventapi/db-ca$' "$tmp/pod-settings.yaml")" = 3 ] && [ "$(grep -c 'secretName: eventapi-db-ca$' "$tmp/pod-settings.yaml")" = 3 ] ||
+  fail "extraVolumes/extraVolumeMounts and operator.extraVolumes/extraVolumeMounts are not each rendered once in the API, the Job and the operator"
+grep -q 'mountPath: /tmp$' "$tmp/pod-settings.yaml" || fail "extraVolumeMounts replaced the API's /tmp"
+if "$HELM" template eventapi "$chart" --set 'extraVolumes[0].name=tmp' --set 'extraVolumes[0].emptyDir.medium=Memory' >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted an extra volume named tmp (the chart's own)"
+fi
+grep -q "extraVolumes must not name a volume tmp" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "an extra volume named tmp was refused for another reason"; }
+echo "chart:   the migration Job gets its pod annotations and the API's scheduling, priority and extra volumes; the CA mount reaches all three" >&2
 
 echo "chart: the dashboard reads this release's service only" >&2
 "$HELM" template eventapi "$chart" --set otel.serviceName=rentals-api >"$tmp/dash.yaml" || fail "helm template with otel.serviceName"
@@ -205,7 +280,12 @@ if grep -q 'type: Recreate' "$tmp/operator.yaml"; then fail "the operator Deploy
 awk '/^          readinessProbe:/{r=1; next} r && /^          [a-z]/{r=0} r && /timeoutSeconds:/{print $2}' "$tmp/operator.yaml" >"$tmp/operator-ready-timeout.txt"
 [ "$(cat "$tmp/operator-ready-timeout.txt")" -gt 2 ] 2>/dev/null ||
   fail "the operator's readiness probe timeout ($(cat "$tmp/operator-ready-timeout.txt")) does not exceed its 2 s database ping"
-echo "chart:   Recreate without leader election, a rolling update with it; readiness waits past the 2 s ping" >&2
+# It opens its probes only once the database is open, which it waits for
+# (since 2.8.6): a startup probe with probes.startup's bounds must come first.
+awk '/^          startupProbe:/{r=1; next} r && /^          [a-z]/{r=0} r && /failureThreshold:/{print $2}' "$tmp/operator.yaml" >"$tmp/operator-startup.txt"
+[ "$(cat "$tmp/operator-startup.txt")" = "30" ] ||
+  fail "the operator has no startup probe with probes.startup.failureThreshold (got '$(cat "$tmp/operator-startup.txt")')"
+echo "chart:   Recreate without leader election, a rolling update with it; readiness waits past the 2 s ping; a startup probe covers the wait for the database" >&2
 
 echo "chart: server-side dry-run against a real kube-apiserver" >&2
 go run ./operator/chartcheck \
@@ -213,5 +293,5 @@ go run ./operator/chartcheck \
   --crds operator/chartcheck/testdata/prometheusrule-crd.yaml \
   --operator-role operator/config/rbac/role.yaml \
   --must-fail operator/chartcheck/testdata/invalid-objects.yaml \
-  "$tmp/default.yaml" "$tmp/production.yaml"
+  "$tmp/default.yaml" "$tmp/production.yaml" "$tmp/pod-settings.yaml"
 echo "chart: all checks passed" >&2

@@ -115,6 +115,13 @@ Create the name of the service account to use
 {{- end }}
 {{- end }}
 
+{{/*
+The operator's ServiceAccount. Without create, a name is required
+(eventapi.validate): the operator's ClusterRole or Roles, which read and
+write Secrets, must never be bound to the namespace's default
+ServiceAccount. The API's may fall back to default: the chart binds no
+role to it and mounts no token by default.
+*/}}
 {{- define "eventapi.operatorServiceAccountName" -}}
 {{- if .Values.operator.serviceAccount.create }}
 {{- default (include "eventapi.operatorFullname" .) .Values.operator.serviceAccount.name }}
@@ -315,10 +322,15 @@ Refuse configurations that cannot work.
 {{- if include "eventapi.pdbEnabled" . }}
 {{- $pdb := .Values.podDisruptionBudget }}
 {{- $replicas := ternary .Values.autoscaling.minReplicas .Values.replicaCount .Values.autoscaling.enabled | int }}
-{{- if and (not (kindIs "string" $pdb.maxUnavailable)) (eq (int $pdb.maxUnavailable) 0) }}
+{{- $maxSet := include "eventapi.isSet" $pdb.maxUnavailable }}
+{{- $minSet := include "eventapi.isSet" $pdb.minAvailable }}
+{{- if and $maxSet (not (kindIs "string" $pdb.maxUnavailable)) (eq (int $pdb.maxUnavailable) 0) }}
 {{- fail "podDisruptionBudget.maxUnavailable 0 lets no pod be evicted, so every node drain blocks; leave it empty or set at least 1" }}
 {{- end }}
-{{- if and (eq (toString $pdb.maxUnavailable) "") (not (kindIs "string" $pdb.minAvailable)) (ge (int $pdb.minAvailable) $replicas) }}
+{{- if and (not $maxSet) (not $minSet) }}
+{{- fail "podDisruptionBudget needs minAvailable or maxUnavailable: both are empty, and a budget with neither protects no pod; set one of them (minAvailable: 1, or maxUnavailable: 1), or podDisruptionBudget.enabled: false" }}
+{{- end }}
+{{- if and (not $maxSet) (not (kindIs "string" $pdb.minAvailable)) (ge (int $pdb.minAvailable) $replicas) }}
 {{- fail (printf "podDisruptionBudget.minAvailable (%v) must be below the replica count (%d), or no pod can be evicted and every node drain blocks" $pdb.minAvailable $replicas) }}
 {{- end }}
 {{- end }}
@@ -345,6 +357,27 @@ Refuse configurations that cannot work.
 {{- if eq (toString $e.name) .name }}
 {{- fail (printf "extraEnv must not set %s: the chart sets it itself, and of two entries Kubernetes keeps the last, unseen by the chart (terminationGracePeriodSeconds and the chart's checks read the values); %s" .name (get $advice .name)) }}
 {{- end }}
+{{- end }}
+{{- end }}
+{{- if and .Values.operator.enabled (not .Values.operator.serviceAccount.create) (not .Values.operator.serviceAccount.name) }}
+{{- fail "operator.serviceAccount.name is required when operator.serviceAccount.create is false: name the existing ServiceAccount the operator runs as (it is bound to the operator's ClusterRole or Roles, which read and write Secrets), or set operator.serviceAccount.create: true; the chart never binds them to the namespace's default ServiceAccount" }}
+{{- end }}
+{{- if and .Values.ingress.enabled (not .Values.ingress.hosts) }}
+{{- fail "ingress.enabled needs at least one entry in ingress.hosts (a host and its paths, such as /api): an Ingress with no rules and no default backend is refused by the API server" }}
+{{- end }}
+{{- range $i, $h := .Values.ingress.hosts }}
+{{- if not $h.paths }}
+{{- fail (printf "ingress.hosts[%d] (%s) has no paths: give it at least one, such as /api (Prefix); an Ingress rule without paths is refused by the API server" $i (toString $h.host)) }}
+{{- end }}
+{{- end }}
+{{- range .Values.extraVolumes }}
+{{- if eq (toString .name) "tmp" }}
+{{- fail "extraVolumes must not name a volume tmp: the chart mounts its own tmp volume (an emptyDir) at /tmp in the API pods" }}
+{{- end }}
+{{- end }}
+{{- range .Values.extraVolumeMounts }}
+{{- if or (eq (toString .name) "tmp") (eq (trimSuffix "/" (toString .mountPath)) "/tmp") }}
+{{- fail "extraVolumeMounts must not use the volume tmp or the path /tmp: the chart mounts its own emptyDir there in the API pods" }}
 {{- end }}
 {{- end }}
 {{- if and .Values.operator.enabled (gt (int .Values.operator.replicaCount) 1) (not .Values.operator.leaderElection) }}
@@ -417,6 +450,14 @@ eventapi.stopSeconds.
 {{- else -}}
 {{- .Values.terminationGracePeriodSeconds -}}
 {{- end -}}
+{{- end }}
+
+{{/*
+"true" when a value is set: neither null (or left out) nor "". Call with the
+value itself, such as (include "eventapi.isSet" .Values.podDisruptionBudget.maxUnavailable).
+*/}}
+{{- define "eventapi.isSet" -}}
+{{- if not (or (kindIs "invalid" .) (eq (toString .) "")) }}true{{ end -}}
 {{- end }}
 
 {{/*
