@@ -35,6 +35,9 @@ type receiver struct {
 	srv    *http.Server
 	// hold, when set, is called before answering (tests block in it).
 	hold func(r *http.Request)
+	// refuse, when set, is asked of each verified body: true answers 422,
+	// as a receiver does to a message it cannot take.
+	refuse func(body []byte) bool
 }
 
 func newReceiver(t testing.TB) *receiver {
@@ -92,6 +95,11 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	if err := json.Unmarshal(body, &m); err != nil || m.Type == "" || m.Timestamp.IsZero() || m.Data == nil {
 		r.bad = append(r.bad, "body: "+string(body))
 		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if r.refuse != nil && r.refuse(body) {
+		r.bad = append(r.bad, "refused: "+string(body))
+		w.WriteHeader(http.StatusUnprocessableEntity)
 		return
 	}
 	r.got = append(r.got, message{ID: req.Header.Get("webhook-id"), Type: m.Type, Data: m.Data, Body: body, Header: req.Header.Clone()})

@@ -19,16 +19,31 @@ type Outcome struct {
 	// Error is nil on success.
 	Error *string
 	// RetryIn is the wait before the next attempt after a failure. GiveUp
-	// marks the delivery failed and disables the endpoint instead; RetryIn
-	// is still the wait should Complete find that the attempt belongs to an
-	// earlier run of the endpoint, whose failures do not give up.
+	// marks the delivery failed instead; RetryIn is still the wait should
+	// Complete find that the attempt belongs to an earlier run of the
+	// endpoint, whose failures do not give up.
 	RetryIn time.Duration
 	GiveUp  bool
+	// RetryFor is the retry window: a delivery given up disables its
+	// endpoint only when the endpoint's run of failures (failing_since)
+	// began at least RetryFor before this attempt, that is, when the
+	// endpoint itself has had no success for the whole window. One message
+	// its receiver refuses for good fails alone.
+	RetryFor time.Duration
+}
+
+// Completed is what Complete did beyond recording the attempt.
+type Completed struct {
+	// GaveUp: the delivery failed for good.
+	GaveUp bool
+	// Disabled: and its endpoint was disabled with it.
+	Disabled bool
 }
 
 // Complete records the attempt of claim c and moves the delivery on:
 // succeeded; pending again after o.RetryIn; or failed, disabling the
-// endpoint. It reports whether it gave up. The delivery is only moved while
+// endpoint when it has failed for the whole window (Outcome.RetryFor). It
+// reports whether it gave up and disabled. The delivery is only moved while
 // c still holds it (lease_owner), so a claim that outlived its lease cannot
 // overwrite a newer one's result; the attempt is recorded either way.
 //
@@ -43,7 +58,7 @@ type Outcome struct {
 // and status stay as the re-enable left them. The endpoint's row is locked
 // first, as a PATCH locks it, so a re-enable commits wholly before or after
 // this decision, and the two never lock their rows in opposite orders.
-func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (gaveUp bool, err error) {
+func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Completed, err error) {
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if o.Error == nil {
 			return succeeded(ctx, tx, c, o)
@@ -57,10 +72,10 @@ func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (gaveUp bool
 		if err != nil {
 			return err
 		}
-		gaveUp, err = failed(ctx, tx, c, o, current)
+		done, err = failed(ctx, tx, c, o, current)
 		return err
 	})
-	return gaveUp, database.Error(err)
+	return done, database.Error(err)
 }
 
 // record inserts the attempt of claim c.
@@ -92,12 +107,13 @@ func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
 
 // failed records a failed attempt, with the endpoint's row locked: the
 // delivery is pending again or, when o.GiveUp and the claim is of the
-// endpoint's current run, failed and the endpoint disabled; only a claim of
-// the current run starts or continues the endpoint's failing_since and the
-// delivery's window. It reports whether it gave up.
-func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (bool, error) {
+// endpoint's current run, failed, and the endpoint disabled when its run
+// of failures has lasted o.RetryFor; only a claim of the current run
+// starts or continues the endpoint's failing_since and the delivery's
+// window.
+func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (Completed, error) {
 	if err := record(ctx, tx, c, o); err != nil {
-		return false, err
+		return Completed{}, err
 	}
 	org := c.OrganizationID
 	giveUp := o.GiveUp && current
@@ -112,16 +128,27 @@ func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (
 		WHERE organization_id = ? AND id = ? AND lease_owner = ?`,
 		status, giveUp, o.RetryIn.Seconds(), current, o.StartedAt, org, c.ID, c.LeaseOwner).Exec(ctx)
 	if err != nil {
-		return false, err
+		return Completed{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 || !current {
-		return false, nil
+		return Completed{}, nil
 	}
-	_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
-			status = CASE WHEN ? THEN 'disabled' ELSE status END,
-			updated_at = CASE WHEN ? THEN clock_timestamp() ELSE updated_at END
-		WHERE organization_id = ? AND id = ?`, o.StartedAt, giveUp, giveUp, org, c.EndpointID).Exec(ctx)
-	return giveUp, err
+	// The window is measured to the attempt's end, the instant the worker
+	// decided to give up at (delivery.complete). In SET, failing_since is
+	// the row's value before the update; in RETURNING, after it (the same,
+	// coalesced).
+	since, cutoff := o.StartedAt, o.StartedAt.Add(o.Duration-o.RetryFor)
+	var disabled bool
+	err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?),
+			status = CASE WHEN ? AND coalesce(failing_since, ?) <= ? THEN 'disabled' ELSE status END,
+			updated_at = CASE WHEN ? AND coalesce(failing_since, ?) <= ? THEN clock_timestamp() ELSE updated_at END
+		WHERE organization_id = ? AND id = ?
+		RETURNING ? AND failing_since <= ?`,
+		since, giveUp, since, cutoff, giveUp, since, cutoff, org, c.EndpointID, giveUp, cutoff).Scan(ctx, &disabled)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	return Completed{GaveUp: giveUp, Disabled: disabled}, err
 }
 
 // Release hands claim c back without an attempt, due again after after (0:

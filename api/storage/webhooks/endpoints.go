@@ -133,29 +133,35 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		if err := allow(events); err != nil {
 			return err
 		}
-		if p.Status != nil && *p.Status == Enabled && status == Disabled {
+		reenabled := p.Status != nil && *p.Status == Enabled && status == Disabled
+		if reenabled {
 			if err := freshWindow(ctx, tx, org, id); err != nil {
 				return err
 			}
 		}
-		e, err := update(ctx, tx, org, id, p)
+		e, err := update(ctx, tx, org, id, p, reenabled)
 		out = e
 		return err
 	})
 	return out, err
 }
 
-// update writes p to the endpoint id of org.
-func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch) (*Endpoint, error) {
+// update writes p to the endpoint id of org; reenabled, when p enables an
+// endpoint that was disabled, also ends its run of failures. Sending
+// status enabled to an endpoint already enabled changes nothing: clearing
+// failing_since there, without the fresh windows a re-enable gives
+// (freshWindow), made a failing endpoint look healthy until a delivery
+// whose old window ran out disabled it moments later.
+func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch, reenabled bool) (*Endpoint, error) {
 	var ch storage.Changes
 	ch.SetIf(p.URL != nil, "url", p.URL)
 	ch.SetIf(p.DescriptionSet, "description", p.Description)
 	ch.SetIf(p.EnabledEvents != nil, "enabled_events", pgdialect.Array(p.EnabledEvents))
 	if p.Status != nil {
 		ch.Set("status", *p.Status)
-		if *p.Status == Enabled {
-			ch.Set("failing_since", nil)
-		}
+	}
+	if reenabled {
+		ch.Set("failing_since", nil)
 	}
 	return storage.Update[Endpoint](ctx, db, org, id, EndpointKind, ch)
 }

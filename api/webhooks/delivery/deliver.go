@@ -160,19 +160,24 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 			// re-enable of the endpoint (store.Complete): then the
 			// delivery has a fresh window and is not given up.
 			o.GiveUp, o.RetryIn = true, w.backoff.Delay(n, rand.Float64())
+			o.RetryFor = w.backoff.RetryFor
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	gaveUp, err := store.Complete(ctx, w.db, c, o)
+	done, err := store.Complete(ctx, w.db, c, o)
 	if err != nil {
 		// The lease runs out and the delivery is sent again: at least once.
 		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
 		return
 	}
-	recordAttempt(took, errText != nil, gaveUp, changedAt)
-	if gaveUp {
+	recordAttempt(took, errText != nil, done.GaveUp, changedAt)
+	switch {
+	case done.Disabled:
 		w.log.Warn("webhooks: a delivery failed for good; its endpoint is disabled", "delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
+	case done.GaveUp:
+		w.log.Warn("webhooks: a delivery failed for good; its endpoint stays enabled, having succeeded within the retry window",
+			"delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
 	}
 }
 

@@ -1,0 +1,77 @@
+package webhooks_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// TestOneRefusedMessageDoesNotDisableAHealthyEndpoint: a receiver that
+// takes every message but one, which it refuses for good, sees that one
+// fail once its retry window has passed, and the endpoint stays enabled
+// (it succeeded within the window), so the changes after it are still
+// delivered. Before 2.8.6 the one message disabled the endpoint, with
+// failing_since null, and every later change was lost to it. An endpoint
+// that fails everything is still disabled (TestGiveUpDisablesEndpoint).
+func TestOneRefusedMessageDoesNotDisableAHealthyEndpoint(t *testing.T) {
+	env := newEnv(t, func(w *config.Webhook) { w.RetryFor = time.Second })
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	rcv.refuse = func(body []byte) bool { return bytes.Contains(body, []byte("Poison Ltd")) }
+	ep := register(t, a, rcv, "client.created")
+	createClient(t, a, "Poison Ltd")
+	// The endpoint's first delivery is the refused message's.
+	var poisonID string
+	waitFor(t, "the refused message's first attempt", func() bool {
+		ds := deliveries(t, a, ep)
+		if len(ds) != 1 || ds[0]["attempt_count"].(float64) < 1 {
+			return false
+		}
+		poisonID = ds[0]["id"].(string)
+		return true
+	})
+	poison := func() map[string]any {
+		for _, d := range deliveries(t, a, ep) {
+			if d["id"] == poisonID {
+				return d
+			}
+		}
+		t.Fatalf("the refused message's delivery %s is gone", poisonID)
+		return nil
+	}
+	// A success within the poison's window.
+	healthy := createClient(t, a, "Healthy Ltd")
+	waitFor(t, "the healthy message", func() bool { return created(rcv)[healthy] == 1 })
+	waitFor(t, "the refused message to fail for good", func() bool { return poison()["status"] == "failed" })
+	if e := a.Get(endpoints + "/" + ep).Data(); e["status"] != "enabled" {
+		t.Fatalf("the endpoint after one refused message failed: %v", e)
+	}
+	after := createClient(t, a, "After Ltd")
+	waitFor(t, "a change after the failed one", func() bool { return created(rcv)[after] == 1 })
+}
+
+// TestEnablingAnEnabledEndpointChangesNothing: PATCH status enabled on an
+// endpoint that is enabled but failing leaves failing_since as it is; only
+// a re-enable of a disabled endpoint ends the run, with fresh windows for
+// its deliveries (TestGiveUpDisablesEndpoint). Before 2.8.6 it cleared
+// failing_since alone, and the endpoint looked healthy until a delivery
+// whose old window ran out disabled it.
+func TestEnablingAnEnabledEndpointChangesNothing(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rcv := newReceiver(t)
+	ep := register(t, a, rcv, "client.created")
+	rcv.Close()
+	createClient(t, a, "Unheard Ltd")
+	var since any
+	waitFor(t, "the endpoint to be failing", func() bool {
+		since = a.Get(endpoints + "/" + ep).Data()["failing_since"]
+		return since != nil
+	})
+	r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "enabled"})
+	if r.Status != 200 || r.Data()["status"] != "enabled" || r.Data()["failing_since"] != since {
+		t.Errorf("PATCH status enabled on a failing, enabled endpoint: %d %s; want failing_since %v kept", r.Status, r.Body, since)
+	}
+}
