@@ -42,6 +42,7 @@ func TestBodyIssuesNameEveryField(t *testing.T) {
 		{"foreign client_id alone", "POST", path, with("client_id", foreign), "client_id"},
 		{"patch blank name, client_id not a uuid", "PATCH", item, map[string]any{"name": "", "client_id": "abc"}, "name,client_id"},
 		{"patch blank name, foreign client_id", "PATCH", item, map[string]any{"name": "", "client_id": foreign}, "name"},
+		{"patch blank name, both dates inverted", "PATCH", item, map[string]any{"name": "", "start_date": "2026-06-03T00:00:00Z", "end_date": "2026-06-01T00:00:00Z"}, "name,end_date"},
 	}
 	before := string(a.Get(path).Body)
 	for _, tt := range tests {

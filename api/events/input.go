@@ -14,7 +14,7 @@ var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_
 var createRules, updateRules = openapi.Rules("EventCreate"), openapi.Rules("EventUpdate")
 
 // decodeFields reads every writable field. The same decoder serves POST
-// (create: required fields enforced, the window checked) and PATCH.
+// (create: required fields enforced) and PATCH.
 func decodeFields(in *rest.Input, create bool) events.Fields {
 	var f events.Fields
 	ch := &f.Changes
@@ -42,8 +42,11 @@ func decodeFields(in *rest.Input, create bool) events.Fields {
 	}
 	in.ReadOnly(ReadOnly...)
 
+	// Both dates in the body: the window is checked here, so its issue is
+	// named with the body's others, on PATCH too. A PATCH of one date is
+	// checked against the stored other (events.Update).
 	f.Start, f.End = start.Ptr(), end.Ptr()
-	if create && f.Start != nil && f.End != nil {
+	if f.Start != nil && f.End != nil {
 		if err := events.CheckWindow(*f.Start, *f.End); err != nil {
 			in.Issue("end_date", events.WindowIssue)
 		}
