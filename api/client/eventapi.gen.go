@@ -3361,13 +3361,13 @@ type WebhookEndpoint struct {
 	FailingSince *time.Time         `json:"failing_since"`
 	Id           openapi_types.UUID `json:"id"`
 
-	// Status `disabled`: nothing is sent (set by hand, or after 3 days of failed deliveries).
+	// Status `disabled`: nothing is sent (set by hand, or after 3 days without a successful delivery).
 	Status    WebhookEndpointStatus `json:"status"`
 	UpdatedAt time.Time             `json:"updated_at"`
 	Url       string                `json:"url"`
 }
 
-// WebhookEndpointStatus `disabled`: nothing is sent (set by hand, or after 3 days of failed deliveries).
+// WebhookEndpointStatus `disabled`: nothing is sent (set by hand, or after 3 days without a successful delivery).
 type WebhookEndpointStatus string
 
 // WebhookEndpointCreate defines model for WebhookEndpointCreate.
@@ -8255,8 +8255,8 @@ type ClientInterface interface {
 	// UpdateWebhookEndpointWithBody Update a webhook endpoint
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
-	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -8273,8 +8273,8 @@ type ClientInterface interface {
 	// UpdateWebhookEndpoint Update a webhook endpoint
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
-	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -10047,8 +10047,8 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // UpdateWebhookEndpointWithBody Update a webhook endpoint
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
-// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
 // a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -10075,8 +10075,8 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // UpdateWebhookEndpoint Update a webhook endpoint
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
-// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
 // a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -15022,8 +15022,8 @@ type ClientWithResponsesInterface interface {
 	// UpdateWebhookEndpointWithBodyWithResponse Update a webhook endpoint
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
-	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -15040,8 +15040,8 @@ type ClientWithResponsesInterface interface {
 	// UpdateWebhookEndpointWithResponse Update a webhook endpoint
 	//
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
-	// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-	// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -28308,8 +28308,8 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // UpdateWebhookEndpointWithBodyWithResponse Update a webhook endpoint
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
-// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
 // a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
@@ -28332,8 +28332,8 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // UpdateWebhookEndpointWithResponse Update a webhook endpoint
 //
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
-// endpoint that was disabled (by hand, or after 3 days of failed deliveries) and clears
-// `failing_since`; the changes that became visible in `GET /changes` while it was disabled
+// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
+// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
 // a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
