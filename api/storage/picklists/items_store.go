@@ -18,9 +18,18 @@ import (
 // CreateItem adds it to its pick list. The pick list, the equipment and the
 // parent item are verified to be org's (the parent on the same pick list)
 // before anything is written.
+//
+// The pick list is locked first (lockList), as every item write locks it
+// before any item (lockListOf). The insert's foreign keys take share locks
+// on the parent item, and its list's updated_at is moved last: a creation
+// that locked the list only then, beside a deletion of its parent that
+// locked the list and then wanted the parent, deadlocked.
 func CreateItem(ctx context.Context, db bun.IDB, t tenancy.Tenant, it *Item) (*Item, error) {
 	var out *Item
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockList(ctx, tx, t.Org, it.PickListID); err != nil {
+			return err
+		}
 		if err := checkItem(ctx, tx, t.Org, nil, it); err != nil {
 			return err
 		}
@@ -97,13 +106,23 @@ func DeleteItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 	})
 }
 
+// lockList locks org's pick list id until the transaction ends, the first
+// lock of an item's creation (CreateItem). A list that is not org's locks
+// nothing: checkItem then answers pick_list_id's validation issue.
+func lockList(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
+	var lists []uuid.UUID
+	err := tx.NewSelect().Table("pick_lists").Column("id").
+		Where("organization_id = ?", org).Where("id = ?", id).For("NO KEY UPDATE").Scan(ctx, &lists)
+	return database.Error(err)
+}
+
 // lockListOf locks the pick list of org's item id, or answers the item's
-// 404. A change or deletion of an item locks its list before the item:
-// the list is the first lock of every item write, so that two writes of
-// items of one list take their locks in one order. A re-parenting that
-// locked its item and then the list, beside a deletion of its new parent
-// that locked the parent and then wanted the list (to move its
-// updated_at), deadlocked. An item never moves to another list, so the
+// 404. A creation (lockList), change or deletion of an item locks its list
+// before the item: the list is the first lock of every item write, so that
+// two writes of items of one list take their locks in one order. A
+// re-parenting that locked its item and then the list, beside a deletion of
+// its new parent that locked the parent and then wanted the list (to move
+// its updated_at), deadlocked. An item never moves to another list, so the
 // list read here stays the item's.
 func lockListOf(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	var lists []uuid.UUID
