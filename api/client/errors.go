@@ -30,6 +30,12 @@ type APIError struct {
 	RequestID string
 	// RetryAfter is the Retry-After header's delay, zero when absent.
 	RetryAfter time.Duration
+	// IdempotencyKey is the key a write (POST, PATCH, DELETE) was sent
+	// with, the transport's own when the call set none; empty for reads.
+	// To repeat a write that got a 409 idempotency_key_in_use or a 429 the
+	// transport would not wait out, send it with this key
+	// (params.IdempotencyKey): a new call gets a new key.
+	IdempotencyKey string
 }
 
 func (e *APIError) Error() string {

@@ -121,6 +121,7 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		apiErr := decodeError(res)
+		apiErr.IdempotencyKey = writeKey(req)
 		// 429: the request was not processed. 409 in_use: the first
 		// attempt is still running. 503: repeated only when safe.
 		retryable := replayable && (res.StatusCode == http.StatusTooManyRequests ||
@@ -210,11 +211,19 @@ func buffer(res *http.Response) error {
 // than applied again (a call without params.IdempotencyKey gets a fresh
 // key).
 func withKey(req *http.Request, err error) error {
-	key := req.Header.Get("Idempotency-Key")
-	if safeMethod(req.Method) || key == "" {
+	key := writeKey(req)
+	if key == "" {
 		return err
 	}
 	return fmt.Errorf("%w (Idempotency-Key %q: repeat the write with this key)", err, key)
+}
+
+// writeKey is the Idempotency-Key of req when it is a write, else "".
+func writeKey(req *http.Request) string {
+	if safeMethod(req.Method) {
+		return ""
+	}
+	return req.Header.Get("Idempotency-Key")
 }
 
 func safeMethod(m string) bool {

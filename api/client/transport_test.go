@@ -534,3 +534,39 @@ func TestGivingUpOnAWriteNamesItsKey(t *testing.T) {
 		})
 	}
 }
+
+// TestAnAPIErrorOfAWriteNamesItsKey: the *APIError of a write the transport
+// did not repeat (here a 409 idempotency_key_in_use past its retries)
+// carries the Idempotency-Key it was sent with, the transport's own or the
+// caller's, to repeat it with; a read's carries none.
+func TestAnAPIErrorOfAWriteNamesItsKey(t *testing.T) {
+	once := RetryPolicy(Retry{MaxRetries: 0})
+	inUse := answer{409, map[string]string{"Retry-After": "1"}, `{"error":{"code":"idempotency_key_in_use","message":"in use","details":null,"request_id":"r-9"}}`}
+	for _, tt := range []struct{ name, method, key string }{
+		{"added key", "POST", ""},
+		{"caller's key", "DELETE", "order-43"},
+		{"read", "GET", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{answers: []answer{inUse}}
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			req, _ := http.NewRequest(tt.method, srv.URL+"/x", nil)
+			if tt.key != "" {
+				req.Header.Set("Idempotency-Key", tt.key)
+			}
+			_, err := NewTransport("svc_live_k", once).Do(req)
+			var e *APIError
+			if !errors.As(err, &e) || e.Code != "idempotency_key_in_use" {
+				t.Fatalf("err = %v, want the 409", err)
+			}
+			want := s.seen[0].idempotencyKey
+			if tt.method == "GET" {
+				want = ""
+			}
+			if e.IdempotencyKey != want || tt.key != "" && want != tt.key {
+				t.Errorf("IdempotencyKey %q, want %q (sent %q)", e.IdempotencyKey, want, s.seen[0].idempotencyKey)
+			}
+		})
+	}
+}
