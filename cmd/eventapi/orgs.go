@@ -21,13 +21,14 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	name := fs.String("name", "", "organization name")
 	sandboxOf := fs.String("sandbox-of", "", "parent organization id (creates its sandbox)")
 	guard := fs.String("stock-guard", "", "block, warn or off")
-	// -1 is "not given" for both commands; only update has an override to
-	// leave or clear, so only its help names them.
-	rateUse := "v2 requests per window, in place of EVENTAPI_V2_RATE_LIMIT (0 or -1: none)"
+	// Whether --rate-limit was given is read from the flag set (given), so
+	// no value stands for "not given": -1 is refused like any other value
+	// out of range, where it used to be taken for the flag's absence.
+	rateUse := "v2 requests per window, in place of EVENTAPI_V2_RATE_LIMIT (0: none)"
 	if sub == "update" {
-		rateUse = "v2 requests per window (0 clears the override, -1 leaves it)"
+		rateUse = "v2 requests per window (0 clears the override; leave the flag out to keep it)"
 	}
-	rate := fs.Int("rate-limit", -1, rateUse)
+	rate := fs.Int("rate-limit", 0, rateUse)
 	reads := map[string][]string{"create": {"name", "sandbox-of", "stock-guard", "rate-limit"}, "update": {"name", "stock-guard", "rate-limit"}}
 	pos, err := parseOwn(fs, output, args[1:], reads[sub])
 	if err != nil {
@@ -48,7 +49,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		u, err := settings(*guard, *rate)
+		u, err := settings(*guard, *rate, set["rate-limit"])
 		if err != nil {
 			return err
 		}
@@ -83,7 +84,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if set["name"] && *name == "" {
 			return fmt.Errorf("%w: --name: must be 1 to 200 characters", errUsage)
 		}
-		u, err := settings(*guard, *rate)
+		u, err := settings(*guard, *rate, set["rate-limit"])
 		if err != nil {
 			return err
 		}
@@ -156,9 +157,10 @@ func printOrg(w io.Writer, output string, o *tenancy.Organization) error {
 	return nil
 }
 
-// settings reads --stock-guard ("" leaves it) and --rate-limit (-1 leaves
-// it, 0 clears the override) for create and update alike.
-func settings(guard string, rate int) (tenancy.OrganizationUpdate, error) {
+// settings reads --stock-guard ("" leaves it) and --rate-limit (rateGiven:
+// whether the flag was on the command line; 0 clears the override) for
+// create and update alike.
+func settings(guard string, rate int, rateGiven bool) (tenancy.OrganizationUpdate, error) {
 	var u tenancy.OrganizationUpdate
 	if guard != "" {
 		m := tenancy.StockGuardMode(guard)
@@ -167,11 +169,12 @@ func settings(guard string, rate int) (tenancy.OrganizationUpdate, error) {
 		}
 		u.StockGuardMode = &m
 	}
-	switch {
-	case rate >= 0 && rate <= tenancy.MaxRateLimit:
-		u.RateLimit = &rate
-	case rate != -1:
+	if !rateGiven {
+		return u, nil
+	}
+	if rate < 0 || rate > tenancy.MaxRateLimit {
 		return u, fmt.Errorf("%w: --rate-limit must be an integer from 1 to %d, or 0 to clear", errUsage, tenancy.MaxRateLimit)
 	}
+	u.RateLimit = &rate
 	return u, nil
 }

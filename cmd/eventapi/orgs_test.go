@@ -32,6 +32,12 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 	runCases(t, []cliCase{
 		{[]string{"orgs", "create", "--name", "Bad", "--stock-guard", "sometimes"}, true, "--stock-guard must be block, warn or off"},
 		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "-5"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
+		// -1 was the "not given" value, silently ignored; whether the flag
+		// is given is read from the command line now.
+		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "-1"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
+		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit=-1"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
+		{[]string{"orgs", "update", org["id"].(string), "--rate-limit", "-1"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
+		{[]string{"orgs", "update", org["id"].(string), "--name", "Renamed", "--rate-limit", "-1"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
 		{[]string{"orgs", "create", "--name", "Bad", "--rate-limit", "99999999999"}, true, "--rate-limit must be an integer from 1 to 2147483647"},
 		{[]string{"orgs", "list", "extra"}, true, "orgs list"},
 		{[]string{"orgs", "list", "--name", "x"}, true, "eventapi orgs list does not take --name"},
@@ -49,14 +55,18 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 		{[]string{"orgs", "create", "--name", "Bad", "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
 		{[]string{"orgs", "create", "--name", "Bad", "--sandbox-of", ""}, true, `--sandbox-of: not a UUID: ""`},
 	})
-	// Only update has an override to leave (-1) or clear (0).
-	for sub, leaves := range map[string]bool{"create": false, "update": true} {
+	// Only update has an override to keep (the flag left out) or clear
+	// (0); no value of the flag stands for "not given".
+	for sub, keeps := range map[string]bool{"create": false, "update": true} {
 		var help strings.Builder
 		if err := run(context.Background(), []string{"orgs", sub, "--help"}, &help, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(help.String(), "-1 leaves it"); got != leaves {
-			t.Errorf("orgs %s --help says -1 leaves the rate limit: %v, want %v:\n%s", sub, got, leaves, help.String())
+		if got := strings.Contains(help.String(), "leave the flag out to keep it"); got != keeps {
+			t.Errorf("orgs %s --help says how to keep the rate limit: %v, want %v:\n%s", sub, got, keeps, help.String())
+		}
+		if strings.Contains(help.String(), "-1") {
+			t.Errorf("orgs %s --help names -1:\n%s", sub, help.String())
 		}
 	}
 	// The text form shows the rate limit, the organization's own or the

@@ -19,7 +19,8 @@ type Redis struct {
 	LimiterTimeout time.Duration
 	// IdempotencyTimeout bounds one attempt of an idempotency-record
 	// operation, retried once on timeout (EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT,
-	// default DefaultIdempotencyTimeout).
+	// default DefaultIdempotencyTimeout, from MinIdempotencyTimeout to
+	// MaxIdempotencyTimeout).
 	IdempotencyTimeout time.Duration
 	// PoolSize is the connection pool size per Redis node
 	// (EVENTAPI_REDIS_POOL_SIZE, default 50).
@@ -59,6 +60,25 @@ const (
 	MaxLimiterTimeout = time.Second
 )
 
+// The range of EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT (docs/edge.md, "Redis
+// client settings"). A keyed write whose record operation misses the bound
+// twice is refused with 503, and /readyz pings Redis with it, so a bound
+// Redis cannot meet refuses every keyed write and reports a healthy Redis
+// unavailable; a long one only makes a keyed write wait longer for a Redis
+// that stalls.
+const (
+	// MinIdempotencyTimeout is many times a healthy Redis's round trip
+	// (well under a millisecond). Shorter bounds turn a busy moment into
+	// refused writes: on a CPU-starved pod 5 ms refused 107 of 2,179
+	// keyed writes, 50 ms 3 of 1,529 and the default none (docs/edge.md).
+	MinIdempotencyTimeout = 10 * time.Millisecond
+	// MaxIdempotencyTimeout is far above the 500 ms default, high enough
+	// for api/edgetest's crash test, which holds a process between COMMIT
+	// and its reply with a 10-minute bound, and low enough to catch a
+	// unit slip such as "500m" (minutes) for 500 ms.
+	MaxIdempotencyTimeout = 10 * time.Minute
+)
+
 // redisSettings reads the EVENTAPI_REDIS_* client settings; unset ones stay
 // zero (the edge store's defaults).
 func redisSettings(getenv Getenv, errs *[]error) Redis {
@@ -77,7 +97,14 @@ func redisSettings(getenv Getenv, errs *[]error) Redis {
 			"rate-limit decision, which fails open after it (docs/edge.md)", limiter, getenv(limiter), MinLimiterTimeout, MaxLimiterTimeout))
 		r.LimiterTimeout = 0
 	}
-	r.IdempotencyTimeout = duration(getenv, "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", 0, errs)
+	const records = "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT"
+	r.IdempotencyTimeout = duration(getenv, records, 0, errs)
+	if d := r.IdempotencyTimeout; d != 0 && (d < MinIdempotencyTimeout || d > MaxIdempotencyTimeout) {
+		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: a keyed write whose Idempotency-Key record "+
+			"misses it twice is refused with 503, and /readyz pings Redis with it (docs/edge.md)",
+			records, getenv(records), MinIdempotencyTimeout, MaxIdempotencyTimeout))
+		r.IdempotencyTimeout = 0
+	}
 	r.DialTimeout = duration(getenv, "EVENTAPI_REDIS_DIAL_TIMEOUT", 0, errs)
 	r.ReadTimeout = duration(getenv, "EVENTAPI_REDIS_READ_TIMEOUT", 0, errs)
 	r.WriteTimeout = duration(getenv, "EVENTAPI_REDIS_WRITE_TIMEOUT", 0, errs)

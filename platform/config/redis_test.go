@@ -42,6 +42,47 @@ func TestLimiterTimeoutRange(t *testing.T) {
 	}
 }
 
+// EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT is refused outside 10ms..10m: 1µs
+// was accepted and made every keyed write 503 and /readyz report a healthy
+// Redis unavailable; a 10-minute bound is what api/edgetest's crash test
+// runs, and "500m" (minutes, for 500 ms) is past it.
+func TestIdempotencyTimeoutRange(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  time.Duration // when accepted
+		bad   bool
+	}{
+		{value: "", want: 0}, // platform/edge's default, 500 ms
+		{value: "10ms", want: 10 * time.Millisecond},
+		{value: "500ms", want: 500 * time.Millisecond},
+		{value: "4s", want: 4 * time.Second},
+		{value: "10m", want: 10 * time.Minute},
+		{value: "1us", bad: true},
+		{value: "1ms", bad: true},
+		{value: "9999us", bad: true},
+		{value: "10m1ms", bad: true},
+		{value: "500m", bad: true},
+		{value: "24h", bad: true},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": tc.value}
+			c, err := FromEnv(func(k string) string { return env[k] })
+			if tc.bad {
+				if err == nil || !strings.Contains(err.Error(), `EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT "`+tc.value+`" must be from 10ms to 10m0s`) {
+					t.Fatalf("error %v, want EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT %q refused with its range", err, tc.value)
+				}
+				if strings.Count(err.Error(), "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT") != 1 {
+					t.Fatalf("error %v names the setting more than once (a refused bound is not compared with the socket timeouts)", err)
+				}
+				return
+			}
+			if err != nil || c.Redis.IdempotencyTimeout != tc.want {
+				t.Fatalf("IdempotencyTimeout %v, error %v; want %v", c.Redis.IdempotencyTimeout, err, tc.want)
+			}
+		})
+	}
+}
+
 // A read or write timeout set below a per-call bound (the limiter's or the
 // idempotency records', as set or by default) is refused: go-redis ends each
 // call at the shorter of the two, so EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT=4s

@@ -15,7 +15,9 @@ import (
 
 // Error converts a database error into an *errs.Error. Constraint violations
 // become duplicate_record (409) or validation_error (422); a lost or refused
-// connection becomes service_unavailable; anything else internal_error. The
+// connection, a database that refuses writes (read-only) and one short of
+// resources (SQLSTATE class 53) become service_unavailable with Retry-After;
+// anything else internal_error. The
 // original error is kept as the hidden Cause, never as client text.
 func Error(err error) error {
 	if err == nil {
@@ -54,6 +56,10 @@ func Error(err error) error {
 	return errs.Wrap(err, "internal error")
 }
 
+// classInsufficientResources is the SQLSTATE class of 53000 to 53400;
+// pgerrcode.IsInsufficientResources lists only the codes known today.
+const classInsufficientResources = "53"
+
 func fromPgError(pg *pgconn.PgError, cause error) error {
 	field := constraintField(pg.TableName, pg.ConstraintName, pg.ColumnName)
 	switch pg.Code {
@@ -81,10 +87,19 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 	case pgerrcode.QueryCanceled: // a statement timeout, or a request cancelled (its deadline, the shutdown timeout)
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database statement was cancelled (a timeout or the server shutting down); retry", Cause: cause, RetryAfter: 1}
 	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow, pgerrcode.DatabaseDropped,
-		pgerrcode.IdleSessionTimeout, pgerrcode.TooManyConnections:
+		pgerrcode.IdleSessionTimeout:
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
+	case pgerrcode.ReadOnlySQLTransaction:
+		// The database refuses writes for now (a hot standby, a primary
+		// set default_transaction_read_only, a managed database that went
+		// read-only at full disk): reads go on, and a write may succeed
+		// once it accepts them again.
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database accepts no writes at the moment; retry later", Cause: cause, RetryAfter: 1}
 	}
-	if pgerrcode.IsConnectionException(pg.Code) {
+	// Class 53, insufficient resources (disk full, out of memory, too many
+	// connections, a configuration limit): the server's state, not the
+	// request's, and gone when the server recovers.
+	if pgerrcode.IsConnectionException(pg.Code) || strings.HasPrefix(pg.Code, classInsufficientResources) {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
 	}
 	return errs.Wrap(cause, "internal error")

@@ -59,7 +59,14 @@ func ValidKey(k string) bool {
 // lower-cased: the routes a keyed request reaches match their fixed
 // segments exactly (docs/decisions.md, "Paths are exact"), so its case can differ only
 // in an id, and an id in upper case names the same record.
+//
+// A DELETE's body does not count: the service does not read it
+// (docs/decisions.md, "Requests that take no body"), and a retry whose
+// body an intermediary dropped is the same deletion.
 func Fingerprint(method, path string, body []byte) []byte {
+	if !bodyCounts(method) {
+		body = nil
+	}
 	h := sha256.New()
 	h.Write([]byte(method))
 	h.Write([]byte{0})
@@ -68,6 +75,11 @@ func Fingerprint(method, path string, body []byte) []byte {
 	h.Write(Canonical(body))
 	return h.Sum(nil)
 }
+
+// bodyCounts reports whether the body of a keyed request of method is part
+// of its fingerprint: a POST's or PATCH's is, a DELETE's is not read. (GET,
+// HEAD and the other methods are never keyed.)
+func bodyCounts(method string) bool { return method != fiber.MethodDelete }
 
 // testFingerprint marks the fingerprint of a test key's request. A test key
 // of an organization without a sandbox writes into the organization itself
