@@ -9,13 +9,13 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/crud"
+	reservationsapi "github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 type handlers struct{ env *rest.Env }
@@ -102,12 +102,12 @@ const WarningStockBelowReserved = "stock_below_reserved"
 // stands: a rental house lowers stock when units break or are sold,
 // whatever is booked; the warning tells it which bookings to look at. It
 // runs in the PATCH's transaction with the equipment row locked, so no
-// reservation is admitted meanwhile. It names reservations and events, so,
-// like GET /equipment/{id}/availability, it needs
-// equipment_reservations:read: a key without it gets no warning, and a
-// PATCH that leaves the stock alone no check.
+// reservation is admitted meanwhile. It names reservations and events, so
+// only a key that may read reservations gets it (reservationsapi.MayRead,
+// the scope of GET /equipment/{id}/availability): another gets no warning
+// and no check, as does a PATCH that leaves the stock alone.
 func warnShort(ctx context.Context, w write) crud.WarnCheck[equipment.Equipment] {
-	if w.stock == nil || auth.Check(ctx, tenancy.EquipmentReservationsRead) != nil {
+	if w.stock == nil || !reservationsapi.MayRead(ctx) {
 		return nil
 	}
 	units := *w.stock

@@ -67,15 +67,14 @@ func dateTime(c *fiber.Ctx, name string) (time.Time, *errs.FieldIssue) {
 
 // equipmentIDs reads the required, comma-separated equipment_id parameter:
 // 1 to MaxBatch distinct uuids, in the order given (repeats are dropped).
+// Empty elements (a list built with a trailing comma) name nothing, as in
+// expand (rest.ListElements); a list of them alone names no id and is
+// refused as a missing one is.
 func equipmentIDs(c *fiber.Ctx) ([]uuid.UUID, error) {
-	raw := c.Query("equipment_id")
-	if strings.TrimSpace(raw) == "" {
-		return nil, errs.InvalidField("equipment_id", "is required: a comma-separated list of equipment ids")
-	}
 	var ids []uuid.UUID
 	seen := map[uuid.UUID]bool{}
-	for _, part := range strings.Split(raw, ",") {
-		id, err := rest.ParseUUID(strings.TrimSpace(part))
+	for _, part := range rest.ListElements(c.Query("equipment_id")) {
+		id, err := rest.ParseUUID(part)
 		if err != nil {
 			return nil, errs.InvalidField("equipment_id", "must be a comma-separated list of uuids")
 		}
@@ -86,6 +85,9 @@ func equipmentIDs(c *fiber.Ctx) ([]uuid.UUID, error) {
 		if len(ids) > MaxBatch {
 			return nil, errs.InvalidField("equipment_id", "must name at most 100 equipment ids")
 		}
+	}
+	if len(ids) == 0 {
+		return nil, errs.InvalidField("equipment_id", "is required: a comma-separated list of equipment ids")
 	}
 	return ids, nil
 }

@@ -11,17 +11,19 @@ import (
 
 	"github.com/eventapi/eventapi/tenancy/auth"
 
+	reservationsapi "github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/tenancy"
 )
 
 type handlers struct{ env *rest.Env }
 
 // Routes registers the planning endpoints on r (the authenticated /api/v2
-// group). They read reservations, so they need equipment_reservations:read.
+// group). They read reservations, so they need a reservation read scope
+// (equipment_reservations:read): the scopes that also decide who sees the
+// reservation figures in a write's warnings (reservationsapi.MayRead).
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := auth.Require(tenancy.EquipmentReservationsRead)
+	read := auth.Require(reservationsapi.ReadScopes...)
 	r.Get("/equipment/:id/availability", read, rest.NoExpansions, h.availability)
 	r.Get("/availability", read, rest.NoExpansions, h.batchAvailability)
 	r.Get("/vehicles/:id/load", read, h.load)

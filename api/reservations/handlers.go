@@ -1,6 +1,8 @@
 package reservations
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/storage/reservations"
@@ -22,8 +24,8 @@ var Expansions = []rest.Expansion{
 }
 
 // written is the body of a successful write: data, plus its warnings
-// (overbooked in warn mode, over_payload, over_volume, ignored_fields on
-// PATCH), absent when none.
+// (overbooked in warn mode, over_payload and over_volume for a key that may
+// read reservations, ignored_fields), absent when none.
 type written = rest.Written[*reservations.Reservation]
 
 func (h handlers) list(c *fiber.Ctx) error {
@@ -98,7 +100,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	in.NotWritten(b.unwritten(in, r)...)
-	return c.Status(fiber.StatusCreated).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
+	return c.Status(fiber.StatusCreated).JSON(writtenWith(ctx, r, warns, rest.IgnoredWarnings(in)...))
 }
 
 func (h handlers) patch(c *fiber.Ctx) error {
@@ -121,7 +123,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 		return err
 	}
 	in.NotWritten(b.unwritten(in, r)...)
-	return c.Status(fiber.StatusOK).JSON(writtenWith(r, warns, rest.IgnoredWarnings(in)...))
+	return c.Status(fiber.StatusOK).JSON(writtenWith(ctx, r, warns, rest.IgnoredWarnings(in)...))
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {
@@ -137,9 +139,16 @@ func (h handlers) delete(c *fiber.Ctx) error {
 }
 
 // writtenWith is the write's body: the store's warnings, then extra ones.
-func writtenWith(r *reservations.Reservation, warns []reservations.Warning, extra ...rest.Warning) written {
+// The truck load warnings go only to a key that may read reservations
+// (MayRead): a POST needs the write scope alone, and their totals sum the
+// truck's other reservations. (A PATCH needs the read scope anyway.)
+func writtenWith(ctx context.Context, r *reservations.Reservation, warns []reservations.Warning, extra ...rest.Warning) written {
 	out := written{Data: r}
+	seesLoad := MayRead(ctx)
 	for _, w := range warns {
+		if w.Load() && !seesLoad {
+			continue
+		}
 		out.Warnings = append(out.Warnings, rest.Warning{Code: w.Code, Details: w.Details})
 	}
 	out.Warnings = append(out.Warnings, extra...)

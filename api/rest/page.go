@@ -124,11 +124,7 @@ func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 	if raw == "" {
 		return out, nil
 	}
-	for _, part := range strings.Split(raw, ",") {
-		name := strings.TrimSpace(part)
-		if name == "" {
-			continue
-		}
+	for _, name := range ListElements(raw) {
 		if !slices.Contains(allowed, name) {
 			if len(allowed) == 0 {
 				return nil, errs.InvalidField("expand", "this endpoint supports no expansions")

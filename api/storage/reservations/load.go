@@ -20,6 +20,11 @@ const (
 	WarningOverVolume  = "over_volume"
 )
 
+// Load reports whether w is a truck load warning (over_payload,
+// over_volume): its details are the truck's totals over the window, the
+// load of every reservation on it, not only the one written.
+func (w Warning) Load() bool { return w.Code == WarningOverPayload || w.Code == WarningOverVolume }
+
 // OnVehicle returns, in creation order, org's reservations on the vehicle
 // that hold stock during w (the statuses and overlap of storage/stock): what is
 // on the truck over that window.
