@@ -8,8 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -53,7 +57,10 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil || limit < 1 || limit > maxListed {
 		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, *limitArg)
 	}
-	f := requestlog.Filter{Route: *route}
+	var f requestlog.Filter
+	if f.Route, err = routeFilter(*route); err != nil {
+		return err
+	}
 	// A filter flag given empty is refused, never read as "no filter": a
 	// command built from an unset variable must not list everything
 	// (docs/decisions.md: a filter given with an empty value). --route alone takes "" as
@@ -133,6 +140,33 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "(more than %d records; narrow with --since/--until or raise --limit)\n", limit)
 	}
 	return nil
+}
+
+// maxRoute is the length the API's route= filter takes at most
+// (api/requestlogs; maxLength in api/openapi/openapi.yaml).
+const maxRoute = 255
+
+// routeFilter reads --route as GET /api/v2/request_logs reads route=, with
+// the same function (rest.QueryString), so that the CLI and the API find
+// the same records: trimmed of white space and invisible characters at
+// either end and in Unicode NFC (docs/decisions.md, "Strings are
+// trimmed"); too long, a NUL or bytes that are not UTF-8 are a usage error.
+// That function reads a request's query, so the value is put in the query
+// of a request context made for it.
+func routeFilter(v string) (string, error) {
+	app := fiber.New()
+	c := app.AcquireCtx(&fasthttp.RequestCtx{})
+	defer app.ReleaseCtx(c)
+	c.Request().URI().QueryArgs().Set("route", v)
+	r, err := rest.QueryString(c, "route", maxRoute)
+	if err != nil {
+		issue := err.Error()
+		if is := errs.Issues(err); len(is) > 0 {
+			issue = is[0].Issue
+		}
+		return "", fmt.Errorf("%w: --route %s", errUsage, issue)
+	}
+	return r, nil
 }
 
 // listedTime is a record's created_at in the text output: UTC, always with
