@@ -3361,6 +3361,11 @@ type WebhookEndpoint struct {
 	FailingSince *time.Time         `json:"failing_since"`
 	Id           openapi_types.UUID `json:"id"`
 
+	// PreviousSecretExpiresAt When the secret replaced by the latest rotation
+	// (`POST /webhook_endpoints/{id}/rotate_secret`) stops signing; until then every attempt
+	// carries its signature beside the current secret's. Null when no previous secret is live.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+
 	// Status `disabled`: nothing is sent (set by hand, or after 3 days without a successful delivery).
 	Status    WebhookEndpointStatus `json:"status"`
 	UpdatedAt time.Time             `json:"updated_at"`
@@ -3389,7 +3394,7 @@ type WebhookEndpointCreate struct {
 
 // WebhookEndpointCreatedData defines model for WebhookEndpointCreatedData.
 type WebhookEndpointCreatedData struct {
-	// Data The endpoint and its signing secret, returned once by POST.
+	// Data The endpoint and its signing secret, returned once, by the registration or by a rotation of the secret.
 	Data WebhookEndpointWithSecret `json:"data"`
 }
 
@@ -3438,13 +3443,18 @@ type WebhookEndpointUpdate struct {
 // WebhookEndpointUpdateStatus defines model for WebhookEndpointUpdate.Status.
 type WebhookEndpointUpdateStatus string
 
-// WebhookEndpointWithSecret The endpoint and its signing secret, returned once by POST.
+// WebhookEndpointWithSecret The endpoint and its signing secret, returned once, by the registration or by a rotation of the secret.
 type WebhookEndpointWithSecret struct {
 	CreatedAt     time.Time          `json:"created_at"`
 	Description   *string            `json:"description"`
 	EnabledEvents []WebhookEventType `json:"enabled_events"`
 	FailingSince  *time.Time         `json:"failing_since"`
 	Id            openapi_types.UUID `json:"id"`
+
+	// PreviousSecretExpiresAt When the secret replaced by the latest rotation
+	// (`POST /webhook_endpoints/{id}/rotate_secret`) stops signing; until then every attempt
+	// carries its signature beside the current secret's. Null when no previous secret is live.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 
 	// Secret `whsec_` and the base64 of 32 random bytes; the HMAC key is the decoded bytes. Shown only here.
 	Secret    string                          `json:"secret"`
@@ -3458,6 +3468,13 @@ type WebhookEndpointWithSecretStatus string
 
 // WebhookEventType A change type such as `event.created` or `quote.approved`, or `*` for every type.
 type WebhookEventType string
+
+// WebhookSecretRotation The optional body of a rotation: none, or `{}`, keeps the replaced secret for 24 hours.
+type WebhookSecretRotation struct {
+	// PreviousSecretExpiresIn Seconds the replaced secret goes on signing beside the new one (at most 604800, 7
+	// days); 0 stops it at once. Default 86400 (24 hours).
+	PreviousSecretExpiresIn *int `json:"previous_secret_expires_in,omitempty"`
+}
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3699,6 +3716,9 @@ type WebhookEndpointPage = WebhookEndpointList
 
 // WebhookEndpointUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
 type WebhookEndpointUpdated = WebhookEndpointPatched
+
+// WebhookSecretRotated defines model for WebhookSecretRotated.
+type WebhookSecretRotated = WebhookEndpointCreatedData
 
 // ListAvailabilityParams defines parameters for ListAvailability.
 type ListAvailabilityParams struct {
@@ -4420,6 +4440,18 @@ type RetryWebhookDeliveryParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// RotateWebhookEndpointSecretParams defines parameters for RotateWebhookEndpointSecret.
+type RotateWebhookEndpointSecretParams struct {
+	// IdempotencyKey Makes the write safe to retry for 24 hours: 1–255 printable ASCII characters, scoped
+	// to the organization. Spaces around the key are not part of it (HTTP strips them from
+	// a header value), so a key of spaces alone is empty: `422 validation_error`. A replay
+	// returns the stored status and body with `Idempotent-Replayed: true`; the same key with
+	// a different request answers
+	// `409 idempotency_key_mismatch`; a key still executing answers
+	// `409 idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ClientWebhookJSONBody defines parameters for ClientWebhook.
 type ClientWebhookJSONBody struct {
 	// ClientRecord A customer of the organization.
@@ -4773,6 +4805,9 @@ type CreateWebhookEndpointJSONRequestBody = WebhookEndpointCreate
 
 // UpdateWebhookEndpointJSONRequestBody defines body for UpdateWebhookEndpoint for application/json ContentType.
 type UpdateWebhookEndpointJSONRequestBody = WebhookEndpointUpdate
+
+// RotateWebhookEndpointSecretJSONRequestBody defines body for RotateWebhookEndpointSecret for application/json ContentType.
+type RotateWebhookEndpointSecretJSONRequestBody = WebhookSecretRotation
 
 // ClientWebhookJSONRequestBody defines body for ClientWebhook for application/json ContentType.
 type ClientWebhookJSONRequestBody ClientWebhookJSONBody
@@ -8299,7 +8334,7 @@ type ClientInterface interface {
 	// RetryWebhookDelivery Redeliver now
 	//
 	// Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
-	// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
+	// fresh 3-day retry window, whose backoff starts again at its first step. A delivery being sent at this moment is left as it is (it is
 	// never in flight twice). The endpoint must be enabled, and the delivery's type must still
 	// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 	// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
@@ -8310,6 +8345,48 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookEndpointSecretWithBody Rotate the signing secret
+	//
+	// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+	// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+	// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+	// `previous_secret_expires_at` every attempt is signed with both secrets
+	// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+	// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+	// secret is kept: a rotation during a grace period drops the older one. The body is
+	// optional (none, or `{}`, means the default); a field other than
+	// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+	// of range is 422 `validation_error` naming the field, and nothing changes. With an
+	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+	// whole record).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecretWithBody(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookEndpointSecret Rotate the signing secret
+	//
+	// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+	// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+	// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+	// `previous_secret_expires_at` every attempt is signed with both secrets
+	// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+	// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+	// secret is kept: a rotation during a grace period drops the older one. The body is
+	// optional (none, or `{}`, means the default); a field other than
+	// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+	// of range is 422 `validation_error` naming the field, and nothing changes. With an
+	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+	// whole record).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecret(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListAvailability Availability of up to 100 equipment records over a window
@@ -10121,7 +10198,7 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, id Id, params *ListW
 // RetryWebhookDelivery Redeliver now
 //
 // Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
-// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
+// fresh 3-day retry window, whose backoff starts again at its first step. A delivery being sent at this moment is left as it is (it is
 // never in flight twice). The endpoint must be enabled, and the delivery's type must still
 // be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 // endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
@@ -10133,6 +10210,68 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, id Id, params *ListW
 // Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 func (c *Client) RetryWebhookDelivery(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRetryWebhookDeliveryRequest(c.Server, id, deliveryId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookEndpointSecretWithBody Rotate the signing secret
+//
+// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+// `previous_secret_expires_at` every attempt is signed with both secrets
+// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+// secret is kept: a rotation during a grace period drops the older one. The body is
+// optional (none, or `{}`, means the default); a field other than
+// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+// of range is 422 `validation_error` naming the field, and nothing changes. With an
+// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+// whole record).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *Client) RotateWebhookEndpointSecretWithBody(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookEndpointSecretRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookEndpointSecret Rotate the signing secret
+//
+// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+// `previous_secret_expires_at` every attempt is signed with both secrets
+// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+// secret is kept: a rotation during a grace period drops the older one. The body is
+// optional (none, or `{}`, means the default); a field other than
+// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+// of range is 422 `validation_error` naming the field, and nothing changes. With an
+// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+// whole record).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookEndpointSecretRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -13991,6 +14130,68 @@ func NewRetryWebhookDeliveryRequest(server string, id Id, deliveryId openapi_typ
 	return req, nil
 }
 
+// NewRotateWebhookEndpointSecretRequest calls the generic RotateWebhookEndpointSecret builder with application/json body
+func NewRotateWebhookEndpointSecretRequest(server string, id Id, params *RotateWebhookEndpointSecretParams, body RotateWebhookEndpointSecretJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRotateWebhookEndpointSecretRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewRotateWebhookEndpointSecretRequestWithBody constructs an http.Request for the RotateWebhookEndpointSecret method, with any body, and a specified content type
+func NewRotateWebhookEndpointSecretRequestWithBody(server string, id Id, params *RotateWebhookEndpointSecretParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhook_endpoints/%s/rotate_secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -15068,7 +15269,7 @@ type ClientWithResponsesInterface interface {
 	// RetryWebhookDeliveryWithResponse Redeliver now
 	//
 	// Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
-	// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
+	// fresh 3-day retry window, whose backoff starts again at its first step. A delivery being sent at this moment is left as it is (it is
 	// never in flight twice). The endpoint must be enabled, and the delivery's type must still
 	// be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 	// endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
@@ -15081,6 +15282,48 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDeliveryWithResponse(ctx context.Context, id Id, deliveryId openapi_types.UUID, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*RetryWebhookDeliveryResponse, error)
+
+	// RotateWebhookEndpointSecretWithBodyWithResponse Rotate the signing secret
+	//
+	// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+	// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+	// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+	// `previous_secret_expires_at` every attempt is signed with both secrets
+	// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+	// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+	// secret is kept: a rotation during a grace period drops the older one. The body is
+	// optional (none, or `{}`, means the default); a field other than
+	// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+	// of range is 422 `validation_error` naming the field, and nothing changes. With an
+	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+	// whole record).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecretWithBodyWithResponse(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
+
+	// RotateWebhookEndpointSecretWithResponse Rotate the signing secret
+	//
+	// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+	// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+	// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+	// `previous_secret_expires_at` every attempt is signed with both secrets
+	// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+	// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+	// secret is kept: a rotation during a grace period drops the older one. The body is
+	// optional (none, or `{}`, means the default); a field other than
+	// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+	// of range is 422 `validation_error` naming the field, and nothing changes. With an
+	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+	// whole record).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecretWithResponse(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
 }
 
 // ListAvailabilityResponse200Headers the declared response headers of an HTTP 200 response for ListAvailability
@@ -26829,6 +27072,241 @@ func (r RetryWebhookDeliveryResponse) ContentType() string {
 	return ""
 }
 
+// RotateWebhookEndpointSecretResponse200Headers the declared response headers of an HTTP 200 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse200Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse400Headers the declared response headers of an HTTP 400 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse400Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse401Headers the declared response headers of an HTTP 401 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse403Headers the declared response headers of an HTTP 403 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse403Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse404Headers the declared response headers of an HTTP 404 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse404Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse409Headers struct {
+	IdempotentReplayed  *string
+	RetryAfter          *int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse413Headers the declared response headers of an HTTP 413 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse413Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse415Headers the declared response headers of an HTTP 415 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse415Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse422Headers the declared response headers of an HTTP 422 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse422Headers struct {
+	IdempotentReplayed  *string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse500Headers the declared response headers of an HTTP 500 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse500Headers struct {
+	XRequestId openapi_types.UUID
+}
+
+// RotateWebhookEndpointSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse503Headers struct {
+	RetryAfter int
+	XRequestId openapi_types.UUID
+}
+
+type RotateWebhookEndpointSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSecretRotated
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *MalformedJSON
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyConflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RotateWebhookEndpointSecretResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RotateWebhookEndpointSecretResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RotateWebhookEndpointSecretResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RotateWebhookEndpointSecretResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RotateWebhookEndpointSecretResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateWebhookEndpointSecretResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RotateWebhookEndpointSecretResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *RotateWebhookEndpointSecretResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RotateWebhookEndpointSecretResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateWebhookEndpointSecretResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RotateWebhookEndpointSecretResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateWebhookEndpointSecretResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON200() *WebhookSecretRotated {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON400() *MalformedJSON {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON409() *IdempotencyConflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateWebhookEndpointSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateWebhookEndpointSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateWebhookEndpointSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateWebhookEndpointSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAvailabilityWithResponse Availability of up to 100 equipment records over a window
 //
 // The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
@@ -28372,7 +28850,7 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // RetryWebhookDeliveryWithResponse Redeliver now
 //
 // Makes the delivery due now, whatever its status (`failed` or `succeeded` too), with a
-// fresh 3-day retry window. A delivery being sent at this moment is left as it is (it is
+// fresh 3-day retry window, whose backoff starts again at its first step. A delivery being sent at this moment is left as it is (it is
 // never in flight twice). The endpoint must be enabled, and the delivery's type must still
 // be in its `enabled_events` (else 422 `invalid_transition`): the delivery goes to the
 // endpoint's URL as it is now. Scopes: `webhooks:write` and `webhooks:read` (the answer is
@@ -28390,6 +28868,60 @@ func (c *ClientWithResponses) RetryWebhookDeliveryWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRetryWebhookDeliveryResponse(rsp)
+}
+
+// RotateWebhookEndpointSecretWithBodyWithResponse Rotate the signing secret
+//
+// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+// `previous_secret_expires_at` every attempt is signed with both secrets
+// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+// secret is kept: a rotation during a grace period drops the older one. The body is
+// optional (none, or `{}`, means the default); a field other than
+// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+// of range is 422 `validation_error` naming the field, and nothing changes. With an
+// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+// whole record).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookEndpointSecretWithBodyWithResponse(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
+	rsp, err := c.RotateWebhookEndpointSecretWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookEndpointSecretResponse(rsp)
+}
+
+// RotateWebhookEndpointSecretWithResponse Rotate the signing secret
+//
+// Gives the endpoint a new signing `secret`, shown in this answer only, and keeps the
+// secret it replaces for a grace period of `previous_secret_expires_in` seconds (default
+// 86400, 24 hours; at most 604800, 7 days; 0 drops the old secret at once). Until
+// `previous_secret_expires_at` every attempt is signed with both secrets
+// (`webhook-signature: v1,<new> v1,<old>`), so a receiver still checking the old secret
+// goes on verifying while it rolls over; after it, with the new one only. Only one previous
+// secret is kept: a rotation during a grace period drops the older one. The body is
+// optional (none, or `{}`, means the default); a field other than
+// `previous_secret_expires_in`, a value that is not a whole number, `null` or a value out
+// of range is 422 `validation_error` naming the field, and nothing changes. With an
+// `Idempotency-Key`, a replay answers the stored response, the same secret included,
+// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
+// whole record).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhook_endpoints/{id}/rotate_secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookEndpointSecretWithResponse(ctx context.Context, id Id, params *RotateWebhookEndpointSecretParams, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
+	rsp, err := c.RotateWebhookEndpointSecret(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookEndpointSecretResponse(rsp)
 }
 
 // ParseListAvailabilityResponse parses an HTTP response from a ListAvailabilityWithResponse call
@@ -50834,6 +51366,463 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers RetryWebhookDeliveryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateWebhookEndpointSecretResponse parses an HTTP response from a RotateWebhookEndpointSecretWithResponse call
+func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhookEndpointSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateWebhookEndpointSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSecretRotated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest MalformedJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RotateWebhookEndpointSecretResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RotateWebhookEndpointSecretResponse400Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RotateWebhookEndpointSecretResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RotateWebhookEndpointSecretResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RotateWebhookEndpointSecretResponse404Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RotateWebhookEndpointSecretResponse409Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RotateWebhookEndpointSecretResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers RotateWebhookEndpointSecretResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers RotateWebhookEndpointSecretResponse422Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RotateWebhookEndpointSecretResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RotateWebhookEndpointSecretResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateWebhookEndpointSecretResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -1,6 +1,8 @@
 package isolation_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -42,12 +44,14 @@ func init() {
 		"DELETE /api/v2/webhook_endpoints/:id": {Fixture: "webhook_endpoints"},
 		deliveriesRoute:                        {Fixture: "webhook_endpoints", Check: checkDeliveries},
 		retryRoute:                             {Fixture: "webhook_deliveries", Params: deliveryParams, Check: checkRetry},
+		rotateRoute:                            {Fixture: "webhook_endpoints", Check: checkRotate},
 	})
 }
 
 const (
 	retryRoute      = "POST /api/v2/webhook_endpoints/:id/deliveries/:delivery_id/retry"
 	deliveriesRoute = "GET /api/v2/webhook_endpoints/:id/deliveries"
+	rotateRoute     = "POST /api/v2/webhook_endpoints/:id/rotate_secret"
 )
 
 // deliveriesAt creates n clients in o and returns the ids of the first n
@@ -144,5 +148,38 @@ func checkRetry(t *testing.T, s *Suite) {
 	}
 	if res := s.A.Post(fillParams(t, route, a), nil); res.Status != http.StatusOK {
 		t.Errorf("A retries its own delivery: %d %s", res.Status, res.Body)
+	}
+}
+
+// checkRotate: B's rotation of A's endpoint is 404 exactly as with a random
+// id and leaves it as it was (its updated_at, which a rotation moves); A's
+// own is served (checkItem, with the body {}). The route takes an empty
+// body (the default grace period), which TestHostileInput's whole-body
+// sweep requires every write to refuse, so the route is checked here and
+// the sweep skips its bodies (Check without Body); this sweeps them
+// instead: its one property with each hostile value, and each hostile
+// whole body but the empty one, each answered below 500, within the
+// document, and, when refused, with the endpoint unchanged.
+func checkRotate(t *testing.T, s *Suite) {
+	method, route := splitKey(rotateRoute)
+	s.checkItem(t, method, route, routes[rotateRoute])
+	h := &hostile{t: t, s: s, doc: s.contract, method: method, route: route, r: routes[rotateRoute]}
+	id, path := h.target()
+	u := h.snapshot(id)
+	valid := map[string]any{"previous_secret_expires_in": 60}
+	for _, v := range hostileValues {
+		what := fmt.Sprintf("%s %s with previous_secret_expires_in = %s", method, route, clip(v))
+		u.after(what, h.check(what, path, h.with(valid, "previous_secret_expires_in", json.RawMessage(v))))
+	}
+	for _, b := range hostileBodies {
+		if b.body == "" {
+			continue // no body: the default grace period
+		}
+		what := fmt.Sprintf("%s %s with the body %s", method, route, clip(b.body))
+		res := h.check(what, path, b.body)
+		if res.Status < 400 {
+			t.Errorf("%s: %d, want a refusal", what, res.Status)
+		}
+		u.after(what, res)
 	}
 }

@@ -64,7 +64,7 @@ func reenableDuringAnAttempt(t *testing.T, firstFailure string) {
 		return res.Queued == 1
 	})
 	// One failed attempt so far, the window starting firstFailure ago.
-	if _, err := db.NewRaw(`UPDATE webhook_deliveries SET attempt_count = 1, first_failed_at = clock_timestamp() - ?::interval
+	if _, err := db.NewRaw(`UPDATE webhook_deliveries SET attempt_count = 1, window_attempts = 1, first_failed_at = clock_timestamp() - ?::interval
 		WHERE organization_id = ? AND endpoint_id = ?`, firstFailure, a.ID, ep).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +82,7 @@ func reenableDuringAnAttempt(t *testing.T, firstFailure string) {
 	answer <- struct{}{}
 	type state struct {
 		Attempts     int    `bun:"attempt_count"`
+		Window       int    `bun:"window_attempts"`
 		Status       string `bun:"status"`
 		FreshWindow  bool   `bun:"fresh_window"`
 		Endpoint     string `bun:"endpoint_status"`
@@ -90,7 +91,7 @@ func reenableDuringAnAttempt(t *testing.T, firstFailure string) {
 	}
 	var s state
 	waitFor(t, "the attempt recorded", func() bool {
-		err := db.NewRaw(`SELECT d.attempt_count, d.status, d.first_failed_at IS NULL AS fresh_window,
+		err := db.NewRaw(`SELECT d.attempt_count, d.window_attempts, d.status, d.first_failed_at IS NULL AS fresh_window,
 				e.status AS endpoint_status, e.failing_since IS NULL AS not_failing,
 				d.next_attempt_at IS NULL OR d.next_attempt_at >= e.enabled_at AS after_enabled
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
@@ -104,7 +105,7 @@ func reenableDuringAnAttempt(t *testing.T, firstFailure string) {
 		t.Errorf("endpoint after the re-enable and the failure of an attempt claimed before it: %s, failing_since set %v; want enabled, not failing",
 			s.Endpoint, !s.NotFailing)
 	}
-	if s.Status != "pending" || !s.FreshWindow || !s.AfterEnabled {
+	if s.Status != "pending" || !s.FreshWindow || s.Window != 0 || !s.AfterEnabled {
 		t.Errorf("delivery after that failure: %+v; want pending with a fresh window, as the re-enable gave the others", s)
 	}
 }

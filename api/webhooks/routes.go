@@ -2,8 +2,11 @@
 // deliveries (docs/webhooks.md): POST/GET/PATCH/DELETE
 // /api/v2/webhook_endpoints (the signing secret is shown once, on POST),
 // GET /api/v2/webhook_endpoints/{id}/deliveries and
-// POST .../deliveries/{delivery_id}/retry, with the webhooks:read and
-// webhooks:write scopes. Sending is package delivery's.
+// POST .../deliveries/{delivery_id}/retry, and
+// POST /api/v2/webhook_endpoints/{id}/rotate_secret (a new secret, shown in
+// its answer, the replaced one signing beside it for a grace period), with
+// the webhooks:read and webhooks:write scopes. Sending is package
+// delivery's.
 package webhooks
 
 import (
@@ -34,9 +37,9 @@ type handlers struct {
 }
 
 // Routes registers the endpoints on r (the authenticated /api/v2 group).
-// A PATCH answers the endpoint and a retry the delivery, so both need
-// webhooks:read as well as webhooks:write (the rule of crud.Mount); a
-// DELETE answers 204 and needs webhooks:write alone.
+// A PATCH and a rotation answer the endpoint and a retry the delivery, so
+// they need webhooks:read as well as webhooks:write (the rule of
+// crud.Mount); a DELETE answers 204 and needs webhooks:write alone.
 func Routes(r fiber.Router, env *rest.Env, opt Options) {
 	h := handlers{env: env, opt: opt}
 	read := auth.Require(tenancy.WebhooksRead)
@@ -46,6 +49,7 @@ func Routes(r fiber.Router, env *rest.Env, opt Options) {
 	r.Get("/webhook_endpoints/:id", read, rest.NoExpansions, h.get)
 	r.Patch("/webhook_endpoints/:id", write, read, h.update)
 	r.Delete("/webhook_endpoints/:id", write, h.delete)
+	r.Post("/webhook_endpoints/:id/rotate_secret", write, read, h.rotate)
 	r.Get("/webhook_endpoints/:id/deliveries", read, rest.NoExpansions, h.deliveries)
 	r.Post("/webhook_endpoints/:id/deliveries/:delivery_id/retry", write, read, h.retry)
 }

@@ -57,9 +57,18 @@ func Sign(key []byte, id string, ts time.Time, body []byte) string {
 	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
 }
 
-// SetHeaders sets the three Standard Webhooks headers on h.
-func SetHeaders(h http.Header, key []byte, id string, ts time.Time, body []byte) {
+// SetHeaders sets the three Standard Webhooks headers on h, the signature
+// under each of keys, space-separated in their order ("v1,<a> v1,<b>"): the
+// specification's form for a message signed with several secrets, which a
+// receiver accepts when any one of them verifies. An endpoint whose secret
+// was rotated is signed with the new secret and the previous one during the
+// grace period (docs/webhooks.md, "Rotating the secret").
+func SetHeaders(h http.Header, id string, ts time.Time, body []byte, keys ...[]byte) {
 	h.Set(HeaderID, id)
 	h.Set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
-	h.Set(HeaderSignature, Sign(key, id, ts, body))
+	sigs := make([]string, len(keys))
+	for i, k := range keys {
+		sigs[i] = Sign(k, id, ts, body)
+	}
+	h.Set(HeaderSignature, strings.Join(sigs, " "))
 }

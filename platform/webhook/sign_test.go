@@ -33,7 +33,7 @@ func TestSignVerifiesWithTheStandardLibrary(t *testing.T) {
 	id := "5d0b2c1e-1b7a-4c55-9f3e-6a1f2f0d9a11"
 	headers := func(ts time.Time, b []byte) http.Header {
 		h := http.Header{}
-		SetHeaders(h, key, id, ts, b)
+		SetHeaders(h, id, ts, b, key)
 		return h
 	}
 	now := time.Now()
@@ -59,5 +59,39 @@ func TestSignVerifiesWithTheStandardLibrary(t *testing.T) {
 	}
 	if got := Sign(key, id, now, body); got != want {
 		t.Errorf("Sign = %s, library = %s", got, want)
+	}
+}
+
+// TestSignedWithTwoSecrets: a message signed with a new secret and the one
+// it replaced (a rotation's grace period) carries both signatures, new
+// first, and verifies with the Standard Webhooks library under either
+// secret, and under no other.
+func TestSignedWithTwoSecrets(t *testing.T) {
+	secrets := make([]string, 3)
+	keys := make([][]byte, 3)
+	for i := range secrets {
+		var err error
+		if secrets[i], err = NewSecret(); err != nil {
+			t.Fatal(err)
+		}
+		if keys[i], err = SecretKey(secrets[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := []byte(`{"type":"client.created","timestamp":"2026-12-02T10:00:00Z","data":{"id":"x"}}`)
+	id, now := "9f0c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f", time.Now()
+	h := http.Header{}
+	SetHeaders(h, id, now, body, keys[0], keys[1])
+	if got, want := h.Get(HeaderSignature), Sign(keys[0], id, now, body)+" "+Sign(keys[1], id, now, body); got != want {
+		t.Fatalf("webhook-signature %q, want %q", got, want)
+	}
+	for i, secret := range secrets {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wh.Verify(body, h); (err == nil) != (i < 2) {
+			t.Errorf("secret %d of 3 (the first two sign): verify error %v", i+1, err)
+		}
 	}
 }

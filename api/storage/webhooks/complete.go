@@ -18,12 +18,16 @@ type Outcome struct {
 	ResponseStatus *int
 	// Error is nil on success.
 	Error *string
-	// RetryIn is the wait before the next attempt after a failure. GiveUp
-	// marks the delivery failed instead; RetryIn is still the wait should
-	// Complete find that the attempt belongs to an earlier run of the
-	// endpoint, whose failures do not give up.
+	// RetryIn is the wait before the next attempt after a failure, by the
+	// delivery's failed attempts in its current window. GiveUp marks the
+	// delivery failed instead.
 	RetryIn time.Duration
 	GiveUp  bool
+	// FreshRetryIn is the wait should Complete find that the attempt
+	// belongs to an earlier run of the endpoint: its failure neither gives
+	// up nor counts, and the delivery gets the fresh window a re-enable
+	// gives, whose schedule starts at its first step.
+	FreshRetryIn time.Duration
 	// RetryFor is the retry window: a delivery given up disables its
 	// endpoint only when the endpoint's run of failures (failing_since)
 	// began at least RetryFor before this attempt, that is, when the
@@ -54,10 +58,11 @@ type Completed struct {
 // then, which the re-enable renewed for every pending delivery but not for
 // this one, in flight. Its failure is recorded as the delivery's attempt
 // and gives the delivery the same fresh window (first_failed_at cleared,
-// due again after o.RetryIn, never given up); the endpoint's failing_since
-// and status stay as the re-enable left them. The endpoint's row is locked
-// first, as a PATCH locks it, so a re-enable commits wholly before or after
-// this decision, and the two never lock their rows in opposite orders.
+// window_attempts 0, due again after o.FreshRetryIn, never given up); the
+// endpoint's failing_since and status stay as the re-enable left them.
+// The endpoint's row is locked first, as a PATCH locks it, so a re-enable
+// commits wholly before or after this decision, and the two never lock
+// their rows in opposite orders.
 func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Completed, err error) {
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if o.Error == nil {
@@ -94,7 +99,7 @@ func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
 	}
 	org := c.OrganizationID
 	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
-			next_attempt_at = NULL, first_failed_at = NULL, unprepared_since = NULL, leased_until = NULL, lease_owner = NULL,
+			next_attempt_at = NULL, first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL, leased_until = NULL, lease_owner = NULL,
 			updated_at = clock_timestamp()
 		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, org, c.ID, c.LeaseOwner).Exec(ctx)
 	if err != nil {
@@ -110,7 +115,8 @@ func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
 // endpoint's current run, failed, and the endpoint disabled when its run
 // of failures has lasted o.RetryFor; only a claim of the current run
 // starts or continues the endpoint's failing_since and the delivery's
-// window.
+// window (first_failed_at, and window_attempts, the failures it counts:
+// attempt_count counts every attempt of the delivery's life).
 func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (Completed, error) {
 	if err := record(ctx, tx, c, o); err != nil {
 		return Completed{}, err
@@ -121,12 +127,17 @@ func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (
 	if giveUp {
 		status = Failed
 	}
+	retryIn := o.RetryIn
+	if !current {
+		retryIn = o.FreshRetryIn
+	}
 	res, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1,
 			next_attempt_at = CASE WHEN ? THEN NULL ELSE clock_timestamp() + make_interval(secs => ?) END,
 			first_failed_at = CASE WHEN ? THEN coalesce(first_failed_at, ?) END,
+			window_attempts = CASE WHEN ? THEN window_attempts + 1 ELSE 0 END,
 			unprepared_since = NULL, leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
 		WHERE organization_id = ? AND id = ? AND lease_owner = ?`,
-		status, giveUp, o.RetryIn.Seconds(), current, o.StartedAt, org, c.ID, c.LeaseOwner).Exec(ctx)
+		status, giveUp, retryIn.Seconds(), current, o.StartedAt, current, org, c.ID, c.LeaseOwner).Exec(ctx)
 	if err != nil {
 		return Completed{}, err
 	}

@@ -93,7 +93,8 @@ var ErrEndpointDisabled = errs.New(errs.InvalidTransition,
 	"the endpoint is disabled; enable it (PATCH status enabled) before retrying its deliveries")
 
 // Retry makes a delivery of org's endpoint due now, whatever its status,
-// with a fresh retry window. A delivery being delivered at this moment (its
+// with a fresh retry window, whose backoff starts at its first step
+// (window_attempts 0). A delivery being delivered at this moment (its
 // lease is live) is left as it is: it is never in flight twice.
 //
 // The delivery goes to the endpoint's URL as it is now, which may have
@@ -122,7 +123,7 @@ func Retry(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, endpoint
 		return nil, ErrEndpointDisabled
 	}
 	_, err = db.NewRaw(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = clock_timestamp(),
-			first_failed_at = NULL, unprepared_since = NULL, updated_at = clock_timestamp()
+			first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL, updated_at = clock_timestamp()
 		WHERE organization_id = ? AND endpoint_id = ? AND id = ?
 		  AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, org, endpoint, id).Exec(ctx)
 	if err != nil {

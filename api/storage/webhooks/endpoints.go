@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -82,12 +83,22 @@ func roomForEndpoint(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID)
 
 // GetEndpoint loads the endpoint id of org.
 func GetEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*Endpoint, error) {
-	return storage.Get[Endpoint](ctx, db, org, id, EndpointKind)
+	e, err := storage.Get[Endpoint](ctx, db, org, id, EndpointKind)
+	if err != nil {
+		return nil, err
+	}
+	e.hideExpired(time.Now())
+	return e, nil
 }
 
 // ListEndpoints returns one page of org's endpoints, oldest first.
 func ListEndpoints(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[Endpoint], error) {
-	return storage.List[Endpoint](ctx, db, org, p)
+	page, err := storage.List[Endpoint](ctx, db, org, p)
+	now := time.Now()
+	for i := range page.Items {
+		page.Items[i].hideExpired(now)
+	}
+	return page, err
 }
 
 // EndpointPatch holds the fields a PATCH sets (nil: unchanged).
@@ -143,7 +154,11 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		out = e
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	out.hideExpired(time.Now())
+	return out, nil
 }
 
 // update writes p to the endpoint id of org; reenabled, when p enables an
@@ -170,12 +185,14 @@ func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 // being enabled again a fresh retry window, due now: their window ran on
 // while the endpoint was disabled, and one more failure would otherwise
 // fail them for good and disable the endpoint at once (docs/webhooks.md).
-// The window of failures of ours (unprepared_since) starts afresh too. A
+// Their backoff starts again at its first step (window_attempts), and the
+// window of failures of ours (unprepared_since) starts afresh too. A
 // delivery in flight (live lease) is left to its attempt; the re-enable
 // moves the endpoint's enabled_at past its claim, so the attempt's failure
 // gives it the same fresh window (Complete).
 func freshWindow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, id uuid.UUID) error {
-	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = NULL, unprepared_since = NULL, next_attempt_at = clock_timestamp(),
+	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL,
+			next_attempt_at = clock_timestamp(),
 			updated_at = clock_timestamp()
 		WHERE organization_id = ? AND endpoint_id = ? AND status = 'pending'
 		  AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, org, id).Exec(ctx)

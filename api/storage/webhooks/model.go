@@ -43,14 +43,21 @@ func Subscribes(enabledEvents []string, changeType string) bool {
 type Endpoint struct {
 	bun.BaseModel `bun:"table:webhook_endpoints,alias:we"`
 
-	ID             uuid.UUID  `bun:"id,pk,type:uuid" json:"id"`
-	OrganizationID uuid.UUID  `bun:"organization_id,type:uuid" json:"-"`
-	URL            string     `bun:"url" json:"url"`
-	Description    *string    `bun:"description" json:"description"`
-	EnabledEvents  []string   `bun:"enabled_events,array" json:"enabled_events"`
-	Status         string     `bun:"status" json:"status"`
-	SealedSecret   []byte     `bun:"secret" json:"-"`
-	FailingSince   *time.Time `bun:"failing_since" json:"failing_since"`
+	ID             uuid.UUID `bun:"id,pk,type:uuid" json:"id"`
+	OrganizationID uuid.UUID `bun:"organization_id,type:uuid" json:"-"`
+	URL            string    `bun:"url" json:"url"`
+	Description    *string   `bun:"description" json:"description"`
+	EnabledEvents  []string  `bun:"enabled_events,array" json:"enabled_events"`
+	Status         string    `bun:"status" json:"status"`
+	SealedSecret   []byte    `bun:"secret" json:"-"`
+	// SealedPreviousSecret is the secret the latest rotation replaced,
+	// sealed as SealedSecret is; it signs beside the current one until
+	// PreviousSecretExpiresAt (RotateSecret). Both are nil when none was
+	// kept; the stores render an expiry that has passed as null
+	// (hideExpired), so the API shows one only while it is live.
+	SealedPreviousSecret    []byte     `bun:"previous_secret" json:"-"`
+	PreviousSecretExpiresAt *time.Time `bun:"previous_secret_expires_at" json:"previous_secret_expires_at"`
+	FailingSince            *time.Time `bun:"failing_since" json:"failing_since"`
 	// FeedPosition and FeedSeq are the fan-out's cursor in the change feed
 	// (FanOut); only the database moves them.
 	FeedPosition string `bun:"feed_position,scanonly" json:"-"`
@@ -66,8 +73,17 @@ type Endpoint struct {
 // PageKey implements storage.Row.
 func (e *Endpoint) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: e.CreatedAt, ID: e.ID} }
 
-// CreatedEndpoint is the answer to a registration: the endpoint and its
-// signing secret, shown this once.
+// hideExpired clears the previous secret's expiry once it has passed at
+// now: the previous secret no longer signs (LoadMessage), and the API shows
+// previous_secret_expires_at only while it does (docs/webhooks.md).
+func (e *Endpoint) hideExpired(now time.Time) {
+	if e.PreviousSecretExpiresAt != nil && !e.PreviousSecretExpiresAt.After(now) {
+		e.PreviousSecretExpiresAt = nil
+	}
+}
+
+// CreatedEndpoint is the answer to a registration or a rotation of the
+// secret: the endpoint and its new signing secret, shown this once.
 type CreatedEndpoint struct {
 	Endpoint
 	Secret string `json:"secret"`

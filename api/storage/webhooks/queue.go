@@ -15,11 +15,14 @@ import (
 
 // Claim is one delivery a worker holds until LeasedUntil.
 type Claim struct {
-	ID             uuid.UUID  `bun:"id,type:uuid"`
-	OrganizationID uuid.UUID  `bun:"organization_id,type:uuid"`
-	EndpointID     uuid.UUID  `bun:"endpoint_id,type:uuid"`
-	ChangeID       uuid.UUID  `bun:"change_id,type:uuid"`
-	AttemptCount   int        `bun:"attempt_count"`
+	ID             uuid.UUID `bun:"id,type:uuid"`
+	OrganizationID uuid.UUID `bun:"organization_id,type:uuid"`
+	EndpointID     uuid.UUID `bun:"endpoint_id,type:uuid"`
+	ChangeID       uuid.UUID `bun:"change_id,type:uuid"`
+	// WindowAttempts counts the failed attempts of the current retry
+	// window (since FirstFailedAt): the backoff's step, which a fresh
+	// window starts again (docs/webhooks.md, "Delivery and retries").
+	WindowAttempts int        `bun:"window_attempts"`
 	FirstFailedAt  *time.Time `bun:"first_failed_at"`
 	// UnpreparedSince is the first of the delivery's current run of
 	// failures of ours to prepare it (Unsent); nil when there is none.
@@ -121,7 +124,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 				LIMIT ?
 			) c
 			WHERE d.id = c.id
-			RETURNING d.id, d.organization_id, d.endpoint_id, d.change_id, d.attempt_count, d.first_failed_at,
+			RETURNING d.id, d.organization_id, d.endpoint_id, d.change_id, d.window_attempts, d.first_failed_at,
 				d.unprepared_since, d.lease_owner, d.leased_until, clock_timestamp() AS now`,
 			lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
 	})
@@ -134,25 +137,31 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 }
 
 // Message is what a claimed delivery sends: the endpoint's address and
-// sealed secret, and the change.
+// sealed secrets, and the change.
 type Message struct {
 	// EnabledEvents is the endpoint's subscription as it is now (Subscribed).
-	EnabledEvents []string        `bun:"enabled_events,array"`
-	URL           string          `bun:"url"`
-	SealedSecret  []byte          `bun:"secret"`
-	ChangeID      uuid.UUID       `bun:"change_id,type:uuid"`
-	Type          string          `bun:"type"`
-	ObjectType    string          `bun:"object_type"`
-	ObjectID      uuid.UUID       `bun:"object_id,type:uuid"`
-	Data          json.RawMessage `bun:"data,type:jsonb"`
-	CreatedAt     time.Time       `bun:"created_at"`
+	EnabledEvents []string `bun:"enabled_events,array"`
+	URL           string   `bun:"url"`
+	SealedSecret  []byte   `bun:"secret"`
+	// SealedPreviousSecret is the secret a rotation replaced while its
+	// grace period lasts (by the database's clock at the load), else nil:
+	// the attempt is signed with it too.
+	SealedPreviousSecret []byte          `bun:"previous_secret"`
+	ChangeID             uuid.UUID       `bun:"change_id,type:uuid"`
+	Type                 string          `bun:"type"`
+	ObjectType           string          `bun:"object_type"`
+	ObjectID             uuid.UUID       `bun:"object_id,type:uuid"`
+	Data                 json.RawMessage `bun:"data,type:jsonb"`
+	CreatedAt            time.Time       `bun:"created_at"`
 }
 
 // LoadMessage reads what claim c sends; found is false when the delivery,
 // its endpoint or its change is gone.
 func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bool, err error) {
 	var ms []Message
-	err = db.NewRaw(`/* the webhook worker's message */ SELECT e.enabled_events, e.url, e.secret, ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
+	err = db.NewRaw(`/* the webhook worker's message */ SELECT e.enabled_events, e.url, e.secret,
+			CASE WHEN e.previous_secret_expires_at > clock_timestamp() THEN e.previous_secret END AS previous_secret,
+			ch.id AS change_id, ch.type, ch.object_type, ch.object_id, ch.data, ch.created_at
 		FROM webhook_deliveries d
 		JOIN webhook_endpoints e ON e.organization_id = d.organization_id AND e.id = d.endpoint_id
 		JOIN changes ch ON ch.organization_id = d.organization_id AND ch.seq = d.change_seq

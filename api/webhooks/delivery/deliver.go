@@ -54,7 +54,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 		}
 		return
 	}
-	body, key, err := w.prepare(ctx, c, &msg)
+	body, keys, err := w.prepare(ctx, c, &msg)
 	if err != nil {
 		w.unsent(ctx, c, asked, err)
 		return
@@ -94,7 +94,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "eventapi-webhooks/1")
-	webhook.SetHeaders(req.Header, key, msg.ChangeID.String(), time.Now(), body)
+	webhook.SetHeaders(req.Header, msg.ChangeID.String(), time.Now(), body, keys...)
 	started := time.Now()
 	res, err := w.client.http.Do(req)
 	if err != nil {
@@ -118,15 +118,24 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 }
 
 // prepare renders the change and signs nothing yet: it returns the body and
-// the endpoint's HMAC key.
-func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message) ([]byte, []byte, error) {
-	secret, err := w.sealer.Open(msg.SealedSecret, c.EndpointID[:])
+// the endpoint's HMAC keys, its secret's and, during a rotation's grace
+// period, the previous secret's after it (docs/webhooks.md, "Rotating the
+// secret").
+func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message) ([]byte, [][]byte, error) {
+	key, err := w.key(c, msg.SealedSecret)
 	if err != nil {
 		return nil, nil, err
 	}
-	key, err := webhook.SecretKey(string(secret))
-	if err != nil {
-		return nil, nil, err
+	keys := [][]byte{key}
+	if msg.SealedPreviousSecret != nil {
+		// A previous secret that does not open is a failure of ours, as
+		// the current one's is: sending without its signature would fail
+		// at a receiver that has not rolled over yet.
+		previous, err := w.key(c, msg.SealedPreviousSecret)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, previous)
 	}
 	cs := []changes.Change{{ID: msg.ChangeID, Type: msg.Type, ObjectType: msg.ObjectType, ObjectID: msg.ObjectID,
 		Data: msg.Data, CreatedAt: msg.CreatedAt}}
@@ -134,7 +143,17 @@ func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message
 		return nil, nil, err
 	}
 	body, err := json.Marshal(Payload{Type: msg.Type, Timestamp: msg.CreatedAt.UTC(), Data: cs[0].Data})
-	return body, key, err
+	return body, keys, err
+}
+
+// key opens a sealed signing secret of the claim's endpoint and returns its
+// HMAC key.
+func (w *Worker) key(c *store.Claim, sealed []byte) ([]byte, error) {
+	secret, err := w.sealer.Open(sealed, c.EndpointID[:])
+	if err != nil {
+		return nil, err
+	}
+	return webhook.SecretKey(string(secret))
 }
 
 // complete records an attempt of the claim asked for at asked (worker
@@ -152,16 +171,20 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 			first = *c.FirstFailedAt
 		}
 		now := startedDB.Add(took)
-		n := c.AttemptCount + 1
+		// The backoff's step is the failure's place in the delivery's
+		// current window, not in its life: a retry on request or a
+		// re-enable opens a fresh window, whose schedule starts again at
+		// its first step (docs/webhooks.md, "Delivery and retries").
+		n := c.WindowAttempts + 1
 		if at, ok := w.backoff.Next(n, first, now); ok {
 			o.RetryIn = at.Sub(now)
 		} else {
-			// The wait too, should the claim turn out to precede a
-			// re-enable of the endpoint (store.Complete): then the
-			// delivery has a fresh window and is not given up.
-			o.GiveUp, o.RetryIn = true, w.backoff.Delay(n, rand.Float64())
-			o.RetryFor = w.backoff.RetryFor
+			o.GiveUp, o.RetryFor = true, w.backoff.RetryFor
 		}
+		// The wait should the claim turn out to precede a re-enable of
+		// the endpoint (store.Complete): then the delivery has a fresh
+		// window, is not given up, and its schedule starts again.
+		o.FreshRetryIn = w.backoff.Delay(1, rand.Float64())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()

@@ -1,0 +1,76 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/seal"
+	"github.com/eventapi/eventapi/platform/webhook"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// DefaultPreviousSecretTTL is how long the secret a rotation replaces goes
+// on signing when the request does not say (docs/webhooks.md, "Rotating
+// the secret"); the bounds of what it may say are the OpenAPI document's.
+const DefaultPreviousSecretTTL = 24 * time.Hour
+
+// RotateSecret gives the endpoint id of org a new signing secret, sealed by
+// s under the endpoint's id as CreateEndpoint seals one, and returns the
+// endpoint with the new secret in the clear (the only time it is shown).
+// The secret it replaces is kept as the previous secret, signing every
+// attempt beside the new one, for keep; a rotation during a grace period
+// drops the older previous secret (only one is kept), and keep 0 drops the
+// replaced secret at once.
+//
+// The endpoint's row is locked before its secret is read, so concurrent
+// rotations run one after the other: each keeps the secret the one before
+// it made, and none is lost without its caller knowing. Read without the
+// lock, two rotations could both keep the same old secret, and the secret
+// one of them answered would never sign anything.
+func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, id uuid.UUID, keep time.Duration) (*CreatedEndpoint, error) {
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := s.Seal([]byte(secret), id[:])
+	if err != nil {
+		return nil, err
+	}
+	var out CreatedEndpoint
+	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		var current []byte
+		err := tx.NewRaw(`SELECT secret FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
+			org, id).Scan(ctx, &current)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errs.NotFoundf(EndpointKind)
+		}
+		if err != nil {
+			return database.Error(err)
+		}
+		var previous []byte
+		if keep > 0 {
+			previous = current
+		}
+		// One reading of the clock for updated_at and the expiry, so the
+		// grace period is exactly keep from the rotation.
+		err = tx.NewRaw(`UPDATE webhook_endpoints AS we SET secret = ?, previous_secret = ?,
+				previous_secret_expires_at = CASE WHEN ? THEN n.at + make_interval(secs => ?) END, updated_at = n.at
+			FROM (SELECT clock_timestamp() AS at) AS n
+			WHERE we.organization_id = ? AND we.id = ?
+			RETURNING we.*`,
+			sealed, previous, keep > 0, keep.Seconds(), org, id).Scan(ctx, &out.Endpoint)
+		return database.Error(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Secret = secret
+	return &out, nil
+}
