@@ -158,12 +158,7 @@ func parseTypes(c *fiber.Ctx) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
-	for _, t := range strings.Split(raw, ",") {
-		// Empty elements (a list built with a trailing comma) name nothing,
-		// as in expand (docs/decisions.md).
-		if t = strings.TrimSpace(t); t == "" {
-			continue
-		}
+	for _, t := range rest.ListElements(raw) {
 		if !feed.ValidType(t) {
 			return nil, errs.InvalidField("type", "must be a comma-separated list of change types such as event.created or quote.approved")
 		}

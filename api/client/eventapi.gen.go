@@ -240,6 +240,21 @@ func (e CostOwnership) Valid() bool {
 	}
 }
 
+// Defines values for CursorExpiredErrorErrorCode.
+const (
+	CursorExpiredErrorErrorCodeCursorExpired CursorExpiredErrorErrorCode = "cursor_expired"
+)
+
+// Valid indicates whether the value is a known member of the CursorExpiredErrorErrorCode enum.
+func (e CursorExpiredErrorErrorCode) Valid() bool {
+	switch e {
+	case CursorExpiredErrorErrorCodeCursorExpired:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EquipmentStatus.
 const (
 	EquipmentStatusAvailable   EquipmentStatus = "available"
@@ -267,6 +282,7 @@ func (e EquipmentStatus) Valid() bool {
 // Defines values for ErrorCode.
 const (
 	ErrorCodeBadRequest             ErrorCode = "bad_request"
+	ErrorCodeCursorExpired          ErrorCode = "cursor_expired"
 	ErrorCodeDuplicateRecord        ErrorCode = "duplicate_record"
 	ErrorCodeHeadersTooLarge        ErrorCode = "headers_too_large"
 	ErrorCodeIdempotencyKeyInUse    ErrorCode = "idempotency_key_in_use"
@@ -293,6 +309,8 @@ const (
 func (e ErrorCode) Valid() bool {
 	switch e {
 	case ErrorCodeBadRequest:
+		return true
+	case ErrorCodeCursorExpired:
 		return true
 	case ErrorCodeDuplicateRecord:
 		return true
@@ -1963,6 +1981,17 @@ type CrewMemberUpdate struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
+// CursorExpiredError defines model for CursorExpiredError.
+type CursorExpiredError struct {
+	Error struct {
+		Code    *CursorExpiredErrorErrorCode `json:"code,omitempty"`
+		Details any                          `json:"details,omitempty"`
+	} `json:"error"`
+}
+
+// CursorExpiredErrorErrorCode defines model for CursorExpiredError.Error.Code.
+type CursorExpiredErrorErrorCode string
+
 // Demo True when a sandbox (`svc_test_`) key wrote the record.
 type Demo = bool
 
@@ -2465,7 +2494,8 @@ type LoadTotals struct {
 
 // LoadWarning Written although the reservation leaves its vehicle over its payload (`over_payload`) or
 // cargo volume (`over_volume`) during the reservation's window; `details` is the vehicle's
-// load over that window, this reservation included.
+// load over that window, this reservation included. Sent only to a key holding
+// `equipment_reservations:read`.
 type LoadWarning struct {
 	Code LoadWarningCode `json:"code"`
 
@@ -3050,7 +3080,10 @@ type ReservationWritten struct {
 	// in warn mode and the write exceeded stock without `force_overbook`; `over_payload` / `over_volume` when the
 	// write assigns the reservation to a vehicle (creates it on one, or changes its
 	// vehicle, equipment, window, quantity or status) and the vehicle is then over its
-	// payload or cargo volume during the reservation's window; `ignored_fields` when the
+	// payload or cargo volume during the reservation's window, for a key that holds
+	// `equipment_reservations:read` (the scope of `GET /vehicles/{id}/load`; `details` is
+	// that load; a key without it gets the write without these two warnings, so it learns
+	// nothing about other reservations on the truck); `ignored_fields` when the
 	// body carried fields that were not written (on POST, override fields that stored
 	// nothing; on PATCH, also read-only and unknown fields).
 	Warnings *[]ReservationWritten_Warnings_Item `json:"warnings,omitempty"`
@@ -3560,6 +3593,9 @@ type CrewMemberPage = CrewMemberList
 // CrewMemberUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
 type CrewMemberUpdated = CrewMemberPatched
 
+// CursorExpired defines model for CursorExpired.
+type CursorExpired = CursorExpiredError
+
 // EquipmentCreated defines model for EquipmentCreated.
 type EquipmentCreated = EquipmentData
 
@@ -3723,7 +3759,8 @@ type WebhookSecretRotated = WebhookEndpointCreatedData
 // ListAvailabilityParams defines parameters for ListAvailability.
 type ListAvailabilityParams struct {
 	// EquipmentId 1–100 distinct equipment ids, comma-separated. A repeated id is answered once and
-	// counts once toward the 100.
+	// counts once toward the 100. Spaces around an id and empty elements (a trailing
+	// comma, `a,b,`) are ignored; a list with no id (`,`) is `422`.
 	EquipmentId []openapi_types.UUID `form:"equipment_id" json:"equipment_id"`
 
 	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`).
@@ -7401,6 +7438,10 @@ type ClientInterface interface {
 	// is not full ends after the last change read, listed or not, and a read passes over at most
 	// 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
 	// `limit` changes, even none.
+	// A change stays until the hourly purge deletes it, 30 days after it was made; a cursor
+	// before a deleted change is refused with 410 `cursor_expired` (the reader was away too
+	// long and would miss it): resync as the message says. A read without a cursor starts
+	// after the last deleted change.
 	// See docs/changes.md.
 	//
 	// Corresponds with GET /changes (the `ListChanges` operationId).
@@ -7643,7 +7684,9 @@ type ClientInterface interface {
 	// CreateEquipmentReservationWithBody Create an equipment reservation
 	//
 	// Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+	// a property of the body alone, is checked first: a body failing it answers
+	// `422 overbook_reason_required` before the references are looked up):
 	//
 	// 1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 	//    organization, and the vehicle must be `available`; otherwise
@@ -7676,7 +7719,9 @@ type ClientInterface interface {
 	// CreateEquipmentReservation Create an equipment reservation
 	//
 	// Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+	// a property of the body alone, is checked first: a body failing it answers
+	// `422 overbook_reason_required` before the references are looked up):
 	//
 	// 1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 	//    organization, and the vehicle must be `available`; otherwise
@@ -8425,6 +8470,10 @@ func (c *Client) ListAvailability(ctx context.Context, params *ListAvailabilityP
 // is not full ends after the last change read, listed or not, and a read passes over at most
 // 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
 // `limit` changes, even none.
+// A change stays until the hourly purge deletes it, 30 days after it was made; a cursor
+// before a deleted change is refused with 410 `cursor_expired` (the reader was away too
+// long and would miss it): resync as the message says. A read without a cursor starts
+// after the last deleted change.
 // See docs/changes.md.
 //
 // Corresponds with GET /changes (the `ListChanges` operationId).
@@ -8937,7 +8986,9 @@ func (c *Client) ListEquipmentReservations(ctx context.Context, params *ListEqui
 // CreateEquipmentReservationWithBody Create an equipment reservation
 //
 // Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+// a property of the body alone, is checked first: a body failing it answers
+// `422 overbook_reason_required` before the references are looked up):
 //
 //  1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 //     organization, and the vehicle must be `available`; otherwise
@@ -8980,7 +9031,9 @@ func (c *Client) CreateEquipmentReservationWithBody(ctx context.Context, params 
 // CreateEquipmentReservation Create an equipment reservation
 //
 // Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+// a property of the body alone, is checked first: a body failing it answers
+// `422 overbook_reason_required` before the references are looked up):
 //
 //  1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 //     organization, and the vehicle must be `available`; otherwise
@@ -14264,6 +14317,10 @@ type ClientWithResponsesInterface interface {
 	// is not full ends after the last change read, listed or not, and a read passes over at most
 	// 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
 	// `limit` changes, even none.
+	// A change stays until the hourly purge deletes it, 30 days after it was made; a cursor
+	// before a deleted change is refused with 410 `cursor_expired` (the reader was away too
+	// long and would miss it): resync as the message says. A read without a cursor starts
+	// after the last deleted change.
 	// See docs/changes.md.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -14528,7 +14585,9 @@ type ClientWithResponsesInterface interface {
 	// CreateEquipmentReservationWithBodyWithResponse Create an equipment reservation
 	//
 	// Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+	// a property of the body alone, is checked first: a body failing it answers
+	// `422 overbook_reason_required` before the references are looked up):
 	//
 	// 1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 	//    organization, and the vehicle must be `available`; otherwise
@@ -14561,7 +14620,9 @@ type ClientWithResponsesInterface interface {
 	// CreateEquipmentReservationWithResponse Create an equipment reservation
 	//
 	// Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+	// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+	// a property of the body alone, is checked first: a body failing it answers
+	// `422 overbook_reason_required` before the references are looked up):
 	//
 	// 1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 	//    organization, and the vehicle must be `available`; otherwise
@@ -15536,6 +15597,14 @@ type ListChangesResponse403Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
+// ListChangesResponse410Headers the declared response headers of an HTTP 410 response for ListChanges
+type ListChangesResponse410Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
 // ListChangesResponse422Headers the declared response headers of an HTTP 422 response for ListChanges
 type ListChangesResponse422Headers struct {
 	IdempotentReplayed  *string
@@ -15574,6 +15643,8 @@ type ListChangesResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *CursorExpired
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -15590,6 +15661,8 @@ type ListChangesResponse struct {
 	Headers401 *ListChangesResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *ListChangesResponse403Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *ListChangesResponse410Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *ListChangesResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -15613,6 +15686,11 @@ func (r ListChangesResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r ListChangesResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r ListChangesResponse) GetJSON410() *CursorExpired {
+	return r.JSON410
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27341,6 +27419,10 @@ func (c *ClientWithResponses) ListAvailabilityWithResponse(ctx context.Context, 
 // is not full ends after the last change read, listed or not, and a read passes over at most
 // 10,000 changes, so a key that may read few types can get `has_more: true` with fewer than
 // `limit` changes, even none.
+// A change stays until the hourly purge deletes it, 30 days after it was made; a cursor
+// before a deleted change is refused with 410 `cursor_expired` (the reader was away too
+// long and would miss it): resync as the message says. A read without a cursor starts
+// after the last deleted change.
 // See docs/changes.md.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -27767,7 +27849,9 @@ func (c *ClientWithResponses) ListEquipmentReservationsWithResponse(ctx context.
 // CreateEquipmentReservationWithBodyWithResponse Create an equipment reservation
 //
 // Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+// a property of the body alone, is checked first: a body failing it answers
+// `422 overbook_reason_required` before the references are looked up):
 //
 //  1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 //     organization, and the vehicle must be `available`; otherwise
@@ -27806,7 +27890,9 @@ func (c *ClientWithResponses) CreateEquipmentReservationWithBodyWithResponse(ctx
 // CreateEquipmentReservationWithResponse Create an equipment reservation
 //
 // Books `quantity` (default 1) of the equipment for [`start_date`, `end_date`), with
-// `reservation_status` `reserved` unless given. Rules, checked in one atomic step:
+// `reservation_status` `reserved` unless given. Rules, checked in one atomic step (rule 3,
+// a property of the body alone, is checked first: a body failing it answers
+// `422 overbook_reason_required` before the references are looked up):
 //
 //  1. `equipment_id`, `event_id` and `vehicle_id` must name records of the caller's
 //     organization, and the vehicle must be `available`; otherwise
@@ -29308,6 +29394,13 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest CursorExpired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29463,6 +29556,37 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 410:
+		var headers ListChangesResponse410Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers410 = &headers
 	case rsp.StatusCode == 422:
 		var headers ListChangesResponse422Headers
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {

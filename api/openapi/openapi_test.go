@@ -122,8 +122,8 @@ func operations(t *testing.T, d doc) map[string]operation {
 
 func TestDocumentHeader(t *testing.T) {
 	d := load(t)
-	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.8.6" {
-		t.Errorf("openapi %q version %q, want 3.1.0 and 2.8.6", d.OpenAPI, d.Info.Version)
+	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.9.0" {
+		t.Errorf("openapi %q version %q, want 3.1.0 and 2.9.0", d.OpenAPI, d.Info.Version)
 	}
 	// The chart installs the version the document describes: its
 	// appVersion is the default image tag.
@@ -275,7 +275,7 @@ func TestEnumsMatchTheCode(t *testing.T) {
 	codes := []errs.Code{errs.MalformedJSON, errs.BadRequest, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
 		errs.MethodNotAllowed, errs.DuplicateRecord, errs.IdempotencyKeyMismatch, errs.IdempotencyKeyInUse,
 		errs.PayloadTooLarge, errs.URITooLong, errs.UnsupportedMediaType, errs.HeadersTooLarge, errs.RequestTimeout, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
-		errs.OverbookReasonRequired, errs.RateLimited, errs.Internal, errs.ServiceUnavailable}
+		errs.OverbookReasonRequired, errs.RateLimited, errs.CursorExpired, errs.Internal, errs.ServiceUnavailable}
 	var scopes []string
 	for _, s := range tenancy.AllScopes {
 		scopes = append(scopes, string(s))

@@ -36,6 +36,7 @@ var statusOf = map[errs.Code]int{
 	errs.InvalidTransition:      fiber.StatusUnprocessableEntity,
 	errs.OverbookBlocked:        fiber.StatusUnprocessableEntity,
 	errs.OverbookReasonRequired: fiber.StatusUnprocessableEntity,
+	errs.CursorExpired:          fiber.StatusGone,
 	errs.RateLimited:            fiber.StatusTooManyRequests,
 	errs.Internal:               fiber.StatusInternalServerError,
 	errs.ServiceUnavailable:     fiber.StatusServiceUnavailable,

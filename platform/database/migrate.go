@@ -73,7 +73,8 @@ type Migrator struct {
 	m     *migrate.Migrator
 	// Notify, when set, receives what an operation is about to do that its
 	// caller should show before it happens: a wait for another migrator's
-	// lock, a rollback of the whole schema.
+	// lock, a rollback of the whole schema, a raise of the change feed's
+	// position offset.
 	Notify func(msg string)
 }
 
@@ -191,7 +192,9 @@ func (m *Migrator) notify(msg string) {
 	}
 }
 
-// Up applies every pending migration and returns the names applied. A
+// Up applies every pending migration and returns the names applied; then,
+// on a database moved to a cluster whose transaction counter is behind,
+// it raises the change feed's position offset (raiseFeedOffset). A
 // database that holds migrations this binary does not know is left alone:
 // with nothing pending that is a no-op (an older pod of a rolling update),
 // and with something pending Up refuses, since it would apply this
@@ -214,7 +217,11 @@ func (m *Migrator) Up(ctx context.Context) ([]string, error) {
 		for _, mg := range g.Migrations {
 			names = append(names, mg.String())
 		}
-		return nil
+		if len(schemaOf(st).Unknown) > 0 {
+			// A newer release's schema: its own migrator keeps its feed.
+			return nil
+		}
+		return m.raiseFeedOffset(ctx)
 	})
 	return names, err
 }

@@ -38,6 +38,9 @@ const (
 	// BadRequest is used by the v1 surface for bad query parameters and
 	// PATCH bodies without a writable field.
 	BadRequest Code = "bad_request"
+	// CursorExpired refuses a change feed cursor that the feed's retention
+	// has overtaken (docs/changes.md, "An expired cursor"): 410.
+	CursorExpired Code = "cursor_expired"
 )
 
 // Error is the one error type of the service.

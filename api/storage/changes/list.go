@@ -2,21 +2,16 @@ package changes
 
 import (
 	"context"
-	"time"
+	"database/sql"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
-
-// Retention is how long the feed keeps a change.
-const Retention = 30 * 24 * time.Hour
-
-// retentionSQL is Retention as a PostgreSQL interval.
-const retentionSQL = "30 days"
 
 // Filter narrows the feed: to the object types a key may read, and to the
 // change types asked for (none: all).
@@ -58,22 +53,87 @@ type Feed struct {
 // visibility horizon are read: those of transactions that all ended before
 // this read (docs/changes.md), so a later read never finds one before the
 // cursor, nor one before Resume.
+//
+// A read without a cursor starts after org's retention mark, the last
+// change the purge deleted; a cursor before the mark is refused with
+// cursor_expired (ErrCursorExpired), since a change after it is gone
+// (docs/changes.md, "An expired cursor"). The mark is read again in the
+// statement that reads the page (or, for a page that is not full, in the
+// later one that finds the last change passed over), so a purge that
+// commits during the read is seen: the cursor is then refused, and a read
+// without one starts again after the new mark.
 func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f Filter) (Feed, error) {
 	if len(f.ObjectTypes) == 0 {
 		return Feed{Page: storage.Page[Change]{Items: []Change{}}}, nil
 	}
+	for attempt := 1; ; attempt++ {
+		feed, moved, err := list(ctx, db, org, p, f)
+		switch {
+		case err != nil:
+			return Feed{}, err
+		case !moved:
+			return feed, nil
+		case p.After != nil:
+			return Feed{}, ErrCursorExpired()
+		case attempt == maxPurgeRaces:
+			return Feed{}, &errs.Error{Code: errs.ServiceUnavailable, RetryAfter: 1,
+				Message: "the change feed is being purged; retry"}
+		}
+	}
+}
+
+// maxPurgeRaces bounds the reads without a cursor that List starts again
+// because a purge moved the mark meanwhile.
+const maxPurgeRaces = 3
+
+// ErrCursorExpired is the refusal of a cursor that the retention has
+// overtaken: 410 cursor_expired.
+func ErrCursorExpired() *errs.Error {
+	return errs.New(errs.CursorExpired, "the cursor is past the feed's retention: changes after it were deleted (changes are kept 30 days). "+
+		"Resync: read the feed without a cursor to its end, keeping its next_cursor, read the records again from their list endpoints, "+
+		"then go on from that cursor")
+}
+
+// key is a place in the feed, (position, seq).
+type key struct{ position, seq int64 }
+
+// start is what a read learns first: the horizon, and org's retention
+// mark when the purge has deleted any of its changes.
+type start struct {
+	Horizon      int64         `bun:"horizon"`
+	MarkPosition sql.NullInt64 `bun:"mark_position"`
+	MarkSeq      sql.NullInt64 `bun:"mark_seq"`
+}
+
+// list is one attempt of List. moved reports that a change after the
+// place the read started from has been purged: the cursor's, or, without
+// one, the mark the read started after.
+func list(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, f Filter) (Feed, bool, error) {
 	// The horizon is read once, so that the page and, when it is not full,
 	// the last change passed over are found among the same changes: every
 	// change below it is final.
-	var horizon int64
-	if err := db.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").Scan(ctx, &horizon); err != nil {
-		return Feed{}, database.Error(err)
+	var st start
+	if err := db.NewSelect().TableExpr("(SELECT 1) AS one").
+		ColumnExpr("feed_horizon()::text::bigint AS horizon, m.position::text::bigint AS mark_position, m.seq AS mark_seq").
+		Join("LEFT JOIN change_retention_marks AS m ON m.organization_id = ?", org).
+		Scan(ctx, &st); err != nil {
+		return Feed{}, false, database.Error(err)
 	}
-	q := db.NewSelect().TableExpr("(?) AS passed", passed(db, org, p, horizon, "id, type, object_type, object_id, data, created_at, position, seq")).
+	var from *key
+	if st.MarkPosition.Valid {
+		from = &key{st.MarkPosition.Int64, st.MarkSeq.Int64}
+	}
+	if p.After != nil {
+		pos, seq := fromCursor(*p.After)
+		if from != nil && (pos < from.position || pos == from.position && seq < from.seq) {
+			return Feed{}, true, nil
+		}
+		from = &key{pos, seq}
+	}
+	q := db.NewSelect().TableExpr("(?) AS passed", passed(db, org, from, st.Horizon, "id, type, object_type, object_id, data, created_at, position, seq")).
 		ColumnExpr("id, type, object_type, object_id, data, created_at, position::text::bigint AS position, seq").
 		ColumnExpr("octet_length(data::text) AS size").
-		Where("object_type = ANY(?)", pgdialect.Array(f.ObjectTypes)).
-		Where("created_at > clock_timestamp() - ?::interval", retentionSQL)
+		Where("object_type = ANY(?)", pgdialect.Array(f.ObjectTypes))
 	if len(f.Types) > 0 {
 		q = q.Where("type = ANY(?)", pgdialect.Array(f.Types))
 	}
@@ -88,10 +148,11 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 		ColumnExpr("sum(size) OVER (ORDER BY position, seq) AS upto").
 		ColumnExpr("count(*) OVER () AS fetched")
 	outer := db.NewSelect().With("page", q).With("sized", sized).TableExpr("sized").ColumnExpr("*").
+		ColumnExpr("EXISTS (?) AS moved", markedAfter(db, org, from)).
 		Where("upto <= ? OR upto = size", MaxPageBytes).OrderExpr("position ASC, seq ASC")
 	var items []Change
 	if err := outer.Scan(ctx, &items); err != nil {
-		return Feed{}, database.Error(err)
+		return Feed{}, false, database.Error(err)
 	}
 	feed := Feed{Page: storage.Page[Change]{Items: items}}
 	switch {
@@ -102,67 +163,66 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	default:
 		// Not full: every change the read passed over is listed or not
 		// the key's to see, so the next read starts after the last one.
-		return lastPassed(ctx, db, org, p, horizon, feed)
+		return lastPassed(ctx, db, org, from, st.Horizon, feed)
 	}
 	last := feed.Items[len(feed.Items)-1].PageKey()
 	feed.Resume = &last
-	return feed, nil
+	return feed, items[0].Moved, nil
 }
 
 // passed selects cols of the changes a read passes over: org's changes
-// after p.After below horizon, at most MaxScan of them, in feed order.
-func passed(db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, horizon int64, cols string) *bun.SelectQuery {
+// after from (all of them when nil) below horizon, at most MaxScan of
+// them, in feed order.
+func passed(db bun.IDB, org tenancy.OrganizationID, from *key, horizon int64, cols string) *bun.SelectQuery {
 	q := db.NewSelect().TableExpr("changes").ColumnExpr(cols).
 		Where("organization_id = ?", org).
 		Where("position < ?::text::xid8", horizon)
-	if p.After != nil {
-		pos, seq := fromCursor(*p.After)
-		q = q.Where("(position, seq) > (?::text::xid8, ?)", pos, seq)
+	if from != nil {
+		q = q.Where("(position, seq) > (?::text::xid8, ?)", from.position, from.seq)
 	}
 	return q.OrderExpr("position ASC, seq ASC").Limit(MaxScan)
 }
 
+// markedAfter selects org's retention mark when it is after from (when
+// there is one, if from is nil): EXISTS of it says the purge deleted a
+// change after from.
+func markedAfter(db bun.IDB, org tenancy.OrganizationID, from *key) *bun.SelectQuery {
+	q := db.NewSelect().TableExpr("change_retention_marks AS m").ColumnExpr("1").
+		Where("m.organization_id = ?", org)
+	if from != nil {
+		q = q.Where("(m.position, m.seq) > (?::text::xid8, ?)", from.position, from.seq)
+	}
+	return q
+}
+
 // lastPassed completes a page that is not full: Resume is the last change
 // the read passed over, and HasMore is set when it passed over MaxScan.
-func lastPassed(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, horizon int64, feed Feed) (Feed, error) {
-	var last []struct {
-		Position int64 `bun:"position"`
-		Seq      int64 `bun:"seq"`
-		Passed   int   `bun:"passed"`
+// moved is markedAfter, read in the same statement.
+func lastPassed(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, from *key, horizon int64, feed Feed) (Feed, bool, error) {
+	var last struct {
+		Position sql.NullInt64 `bun:"position"`
+		Seq      int64         `bun:"seq"`
+		Passed   int           `bun:"passed"`
+		Moved    bool          `bun:"moved"`
 	}
-	err := db.NewSelect().TableExpr("(?) AS passed", passed(db, org, p, horizon, "position, seq")).
+	lastOne := db.NewSelect().TableExpr("(?) AS passed", passed(db, org, from, horizon, "position, seq")).
 		ColumnExpr("position::text::bigint AS position, seq, count(*) OVER () AS passed").
-		OrderExpr("passed.position DESC, passed.seq DESC").Limit(1).Scan(ctx, &last)
+		OrderExpr("passed.position DESC, passed.seq DESC").Limit(1)
+	err := db.NewSelect().TableExpr("(SELECT 1) AS one").
+		Join("LEFT JOIN LATERAL (?) AS l ON true", lastOne).
+		ColumnExpr("l.position, coalesce(l.seq, 0) AS seq, coalesce(l.passed, 0) AS passed").
+		ColumnExpr("EXISTS (?) AS moved", markedAfter(db, org, from)).
+		Scan(ctx, &last)
 	if err != nil {
-		return Feed{}, database.Error(err)
+		return Feed{}, false, database.Error(err)
 	}
 	if feed.Items == nil {
 		feed.Items = []Change{}
 	}
-	if len(last) == 0 {
-		return feed, nil
+	if !last.Position.Valid {
+		return feed, last.Moved, nil
 	}
-	resume := keyCursor(last[0].Position, last[0].Seq)
-	feed.Resume, feed.HasMore = &resume, last[0].Passed >= MaxScan
-	return feed, nil
-}
-
-// PurgeBatch is the most changes one statement of Purge deletes.
-const PurgeBatch = 5000
-
-// Purge deletes the changes older than Retention, in every organization,
-// and returns how many it deleted. It deletes PurgeBatch at a time, each
-// batch a statement of its own (its own transaction on a pool), until one
-// finds fewer: however large the backlog, each statement stays far within
-// the statement timeout, and none holds a transaction id for long, which
-// would hold back the feed's visibility horizon for every reader and the
-// webhook fan-out (docs/changes.md). Pods that purge at once take different
-// changes (SKIP LOCKED).
-func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, db, PurgeBatch) }
-
-func purge(ctx context.Context, db bun.IDB, batch int) (int64, error) {
-	return database.DeleteInBatches(ctx, db, batch, `/* every organization: the feed's retention */
-		DELETE FROM changes WHERE seq IN (
-			SELECT seq FROM changes WHERE created_at < clock_timestamp() - ?::interval
-			LIMIT ? FOR UPDATE SKIP LOCKED)`, retentionSQL)
+	resume := keyCursor(last.Position.Int64, last.Seq)
+	feed.Resume, feed.HasMore = &resume, last.Passed >= MaxScan
+	return feed, last.Moved, nil
 }

@@ -30,6 +30,9 @@ type Change struct {
 	Size    int64 `bun:"size,scanonly" json:"-"`
 	Upto    int64 `bun:"upto,scanonly" json:"-"`
 	Fetched int   `bun:"fetched,scanonly" json:"-"`
+	// Moved is whether the retention mark, read with the page, is after
+	// the place the read started from (List).
+	Moved bool `bun:"moved,scanonly" json:"-"`
 }
 
 // PageKey is the change's place in the feed, carried by the page cursor: the

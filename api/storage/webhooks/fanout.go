@@ -45,7 +45,7 @@ func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, err
 				SELECT 1 FROM changes c
 				WHERE c.organization_id = e.organization_id
 				  AND (c.position, c.seq) > (e.feed_position, e.feed_seq)
-				  AND c.position < pg_snapshot_xmin(pg_current_snapshot()))
+				  AND c.position < feed_horizon())
 			ORDER BY e.id
 			FOR NO KEY UPDATE OF e
 		), batch AS (
@@ -56,7 +56,7 @@ func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, err
 				SELECT c.seq, c.id, c.type, c.position FROM changes c
 				WHERE c.organization_id = e.organization_id
 				  AND (c.position, c.seq) > (e.feed_position, e.feed_seq)
-				  AND c.position < pg_snapshot_xmin(pg_current_snapshot())
+				  AND c.position < feed_horizon()
 				ORDER BY c.position, c.seq
 				LIMIT ?
 			) c

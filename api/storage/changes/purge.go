@@ -1,0 +1,71 @@
+package changes
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// Retention is how long the feed keeps a change.
+const Retention = 30 * 24 * time.Hour
+
+// retentionSQL is Retention as a PostgreSQL interval.
+const retentionSQL = "30 days"
+
+// PurgeBatch is the most changes one statement of Purge deletes.
+const PurgeBatch = 5000
+
+// Purge deletes the changes older than Retention, in every organization,
+// and returns how many it deleted. It deletes PurgeBatch at a time, each
+// batch a statement of its own (its own transaction on a pool), until one
+// finds fewer: however large the backlog, each statement stays far within
+// the statement timeout, and none holds a transaction id for long, which
+// would hold back the feed's visibility horizon for every reader and the
+// webhook fan-out (docs/changes.md). Pods that purge at once take different
+// changes (SKIP LOCKED).
+//
+// The statement that deletes a batch moves the retention mark of each
+// organization it deleted from to the last of its deleted changes in feed
+// order, never back (List refuses a cursor before it). The marks are
+// written in the order of their organizations, so that two purges wait for
+// each other rather than deadlock; an organization being deleted meanwhile
+// gets none (its row is locked first, and skipped once gone).
+func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, db, PurgeBatch) }
+
+// purgeSQL deletes one batch, moves the marks and counts the deletions.
+const purgeSQL = `/* every organization: the feed's retention */
+WITH gone AS (
+    DELETE FROM changes WHERE seq IN (
+        SELECT seq FROM changes WHERE created_at < clock_timestamp() - ?::interval
+        LIMIT ? FOR UPDATE SKIP LOCKED)
+    RETURNING organization_id, position, seq
+), last AS (
+    SELECT DISTINCT ON (organization_id) organization_id, position, seq FROM gone
+    ORDER BY organization_id, position DESC, seq DESC
+), marked AS (
+    INSERT INTO change_retention_marks AS m (organization_id, position, seq)
+    SELECT last.organization_id, last.position, last.seq
+    FROM last JOIN organizations o ON o.id = last.organization_id
+    ORDER BY last.organization_id
+    FOR KEY SHARE OF o
+    ON CONFLICT (organization_id) DO UPDATE SET position = excluded.position, seq = excluded.seq
+    WHERE (m.position, m.seq) < (excluded.position, excluded.seq)
+)
+SELECT count(*) FROM gone`
+
+func purge(ctx context.Context, db bun.IDB, batch int) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		if err := db.NewRaw(purgeSQL, retentionSQL, batch).Scan(ctx, &n); err != nil {
+			return total, database.Error(err)
+		}
+		total += n
+		if n < int64(batch) {
+			return total, nil
+		}
+	}
+}

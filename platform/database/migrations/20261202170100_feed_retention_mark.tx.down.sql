@@ -1,0 +1,1 @@
+DROP TABLE change_retention_marks;
