@@ -90,24 +90,28 @@ func list(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		db := env.Conn(ctx)
-		res, err := feed.List(ctx, db, org, page, feed.Filter{ObjectTypes: visible(p.Scopes), Types: types})
-		if err != nil {
-			return err
-		}
-		if err := feed.Render(ctx, db, org, res.Items); err != nil {
-			return err
-		}
-		// The cursor is always returned once the feed has been read past a
-		// change, listed or not, so a reader at the end of the feed polls
-		// from where it stopped.
-		var next *string
-		if res.Resume != nil {
-			next = page.NextCursor(env.Cursors, true, *res.Resume)
-		} else if raw := c.Query("cursor"); raw != "" {
-			next = &raw
-		}
-		return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
+		// A page is a large read: up to feed.MaxPageBytes of records, held
+		// as stored, as rendered and as the body at once.
+		return env.LargeReads.Run(ctx, func() error {
+			db := env.Conn(ctx)
+			res, err := feed.List(ctx, db, org, page, feed.Filter{ObjectTypes: visible(p.Scopes), Types: types})
+			if err != nil {
+				return err
+			}
+			if err := feed.Render(ctx, db, org, res.Items); err != nil {
+				return err
+			}
+			// The cursor is always returned once the feed has been read
+			// past a change, listed or not, so a reader at the end of the
+			// feed polls from where it stopped.
+			var next *string
+			if res.Resume != nil {
+				next = page.NextCursor(env.Cursors, true, *res.Resume)
+			} else if raw := c.Query("cursor"); raw != "" {
+				next = &raw
+			}
+			return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
+		})
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 // ReadOnly lists the fields a client may never write.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("ClientCreate"), openapi.Rules("ClientUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// address (street lines) and notes are free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("ClientCreate").MultiLine("address", "notes"),
+	openapi.Rules("ClientUpdate").MultiLine("address", "notes")
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.

@@ -9,8 +9,10 @@ import (
 // ReadOnly lists the fields a crew member may never write.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("CrewMemberCreate"), openapi.Rules("CrewMemberUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// notes are free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("CrewMemberCreate").MultiLine("notes"),
+	openapi.Rules("CrewMemberUpdate").MultiLine("notes")
 
 // decodeFields reads every writable field into column assignments. The same
 // decoder serves POST (create: required fields enforced) and PATCH.

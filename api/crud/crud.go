@@ -38,6 +38,10 @@ type Resource[T, F any] struct {
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
 	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
+	// Large marks a resource whose detail can be large (a document of 500
+	// long lines is about half a megabyte): GetOne builds it under
+	// Env.LargeReads (docs/architecture.md, "Memory").
+	Large bool
 	// Warn, when set, is asked before a PATCH writes f for the check that
 	// finds what the response should warn about beside the ignored fields;
 	// nil when f can warrant no warning (the PATCH then runs without a
@@ -91,6 +95,15 @@ func (r Resource[T, F]) GetOne(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	ctx := c.UserContext()
+	if r.Large {
+		return r.Env.LargeReads.Run(ctx, func() error { return r.show(c, id, want) })
+	}
+	return r.show(c, id, want)
+}
+
+// show loads and answers the record id with the expansions want.
+func (r Resource[T, F]) show(c *fiber.Ctx, id uuid.UUID, want map[string]bool) error {
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), r.Env.Conn(ctx)
 	v, err := r.Get(ctx, db, org, id)

@@ -12,9 +12,10 @@ import (
 )
 
 // The rules of a line item's fields and the most lines a body may carry,
-// from the OpenAPI document (LineItemInput, LineItemsInput).
+// from the OpenAPI document (LineItemInput, LineItemsInput); a line's
+// description is free text.
 var (
-	lineRules = openapi.Rules("LineItemInput")
+	lineRules = openapi.Rules("LineItemInput").MultiLine("description")
 	maxLines  = openapi.MaxItems("LineItemsInput")
 )
 

@@ -10,8 +10,10 @@ import (
 // ReadOnly lists the fields an event may never write.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("EventCreate"), openapi.Rules("EventUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// description and notes are free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("EventCreate").MultiLine("description", "notes"),
+	openapi.Rules("EventUpdate").MultiLine("description", "notes")
 
 // decodeFields reads every writable field. The same decoder serves POST
 // (create: required fields enforced) and PATCH.

@@ -20,7 +20,7 @@ func resource(env *rest.Env) crud.Resource[invoices.Invoice, docstore.Write] {
 	return crud.Resource[invoices.Invoice, docstore.Write]{
 		Kind: invoices.Kind, Env: env, Decode: decodeFields,
 		Get: invoices.Get, Create: invoices.Create, Update: invoices.Update,
-		Expand: documents.Expansions, Show: documents.Show[invoices.Invoice],
+		Expand: documents.Expansions, Show: documents.Show[invoices.Invoice], Large: true,
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 // ReadOnly lists the fields an invoice may never be written with.
 var ReadOnly = []string{"id", "organization_id", "total_amount", "demo", "created_at", "updated_at", "client", "event"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("InvoiceCreate"), openapi.Rules("InvoiceUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// notes are free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("InvoiceCreate").MultiLine("notes"),
+	openapi.Rules("InvoiceUpdate").MultiLine("notes")
 
 // decodeFields reads every writable field into a docstore.Write. The same
 // decoder serves POST (create: due_date required) and PATCH.

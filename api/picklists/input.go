@@ -13,10 +13,13 @@ import (
 // ReadOnly lists the fields of a pick list that are never written.
 var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at", "items", "event"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// notes and custom_description are free text, the other strings one line.
 var (
-	createRules, updateRules         = openapi.Rules("PickListCreate"), openapi.Rules("PickListUpdate")
-	createItemRules, updateItemRules = openapi.Rules("PickListItemCreate"), openapi.Rules("PickListItemUpdate")
+	createRules, updateRules = openapi.Rules("PickListCreate").MultiLine("notes"),
+		openapi.Rules("PickListUpdate").MultiLine("notes")
+	createItemRules, updateItemRules = openapi.Rules("PickListItemCreate").MultiLine("custom_description", "notes"),
+		openapi.Rules("PickListItemUpdate").MultiLine("custom_description", "notes")
 )
 
 // listBody is a decoded pick list create or patch body.

@@ -10,8 +10,10 @@ import (
 // ReadOnly lists the fields a quote may never be written with.
 var ReadOnly = []string{"id", "organization_id", "total_amount", "demo", "created_at", "updated_at", "client", "event"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("QuoteCreate"), openapi.Rules("QuoteUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// notes and internal_notes are free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("QuoteCreate").MultiLine("notes", "internal_notes"),
+	openapi.Rules("QuoteUpdate").MultiLine("notes", "internal_notes")
 
 // decodeFields reads every writable field into a docstore.Write. The same decoder
 // serves POST (create: title required) and PATCH.

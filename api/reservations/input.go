@@ -14,8 +14,10 @@ import (
 // ReadOnly lists the fields a reservation may never be written with.
 var ReadOnly = []string{"id", "organization_id", "overbooked", "demo", "created_at", "updated_at"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("ReservationCreate"), openapi.Rules("ReservationUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// notes and overbook_reason are free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("ReservationCreate").MultiLine("notes", "overbook_reason"),
+	openapi.Rules("ReservationUpdate").MultiLine("notes", "overbook_reason")
 
 // body is a decoded create or patch body: every field that was present.
 type body struct {

@@ -65,6 +65,10 @@ type Rule struct {
 	MaxItems int
 	// UniqueItems refuses an array (StringList) that holds a value twice.
 	UniqueItems bool
+	// MultiLine lets a string hold tabs and line breaks: free text such as
+	// notes (Rules.MultiLine). Any other string is one line, without
+	// control characters (controlIssue).
+	MultiLine bool
 }
 
 // Bound returns a pointer for Rule.Min / Rule.Max.
@@ -336,6 +340,9 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	}
 	if strings.ContainsRune(s, 0) {
 		return "", "must not contain NUL characters"
+	}
+	if issue := controlIssue(s, r.MultiLine); issue != "" {
+		return "", issue
 	}
 	max := r.MaxLen
 	if max == 0 {
@@ -633,7 +640,7 @@ func (in *Input) StringList(name string, r Rule) Field[[]string] {
 		return Field[[]string]{}
 	}
 	// Required and Nullable are about the list itself, not its items.
-	itemRule := Rule{MaxLen: r.MaxLen, MinLen: r.MinLen}
+	itemRule := Rule{MaxLen: r.MaxLen, MinLen: r.MinLen, MultiLine: r.MultiLine}
 	v := make([]string, 0, len(items))
 	first := map[string]int{} // UniqueItems: where each value came first
 	bad := false

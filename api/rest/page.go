@@ -27,8 +27,8 @@ func ParsePage(c *fiber.Ctx, cs *storage.Cursors, scope string) (storage.PageReq
 	p := storage.PageRequest{Limit: DefaultLimit, Scope: scope}
 	var issues []errs.FieldIssue
 	if raw := c.Query("limit"); raw != "" || c.Context().QueryArgs().Has("limit") {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > MaxLimit {
+		n, ok := PositiveInt(raw, MaxLimit)
+		if !ok {
 			issues = append(issues, errs.FieldIssue{Field: "limit", Issue: "must be an integer from 1 to 100"})
 		} else {
 			p.Limit = n
@@ -46,6 +46,29 @@ func ParsePage(c *fiber.Ctx, cs *storage.Cursors, scope string) (storage.PageReq
 		return p, errs.Invalid(issues...)
 	}
 	return p, nil
+}
+
+// PositiveInt parses plain decimal digits into 1..max: the one reading of a
+// page number or size, for v2 and v1 alike. A sign, a decimal point, an
+// exponent, a hexadecimal prefix and a digit of another script are refused
+// (strconv.Atoi would take "+5"); leading zeros are not.
+func PositiveInt(s string, max int) (int, bool) {
+	// Without leading zeros a value in range has at most 19 digits, so Atoi
+	// cannot overflow.
+	digits := strings.TrimLeft(s, "0")
+	if s == "" || len(digits) > 19 {
+		return 0, false
+	}
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || n > max {
+		return 0, false
+	}
+	return n, true
 }
 
 // ParsePageFormerly is ParsePage for a list whose cursors are bound to a
@@ -129,7 +152,7 @@ func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 			if len(allowed) == 0 {
 				return nil, errs.InvalidField("expand", "this endpoint supports no expansions")
 			}
-			return nil, errs.InvalidField("expand", "unknown value "+strconv.Quote(name)+"; allowed: "+strings.Join(allowed, ", "))
+			return nil, errs.InvalidField("expand", "unknown value "+strconv.Quote(errs.Echo(name))+"; allowed: "+strings.Join(allowed, ", "))
 		}
 		out[name] = true
 	}

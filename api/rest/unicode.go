@@ -77,11 +77,51 @@ func escapedUnit(body []byte, i int) (rune, bool) {
 	return v, true
 }
 
-// blank reports whether s shows nothing: it holds only white space and
-// invisible format characters (zero-width space, word joiner, byte order
-// mark: Unicode category Cf). Such a value is empty to whoever reads it.
+// blank reports whether s shows nothing: it holds only characters that are
+// invisible on their own (invisible). Such a value is empty to whoever
+// reads it.
 func blank(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }) < 0
+	return strings.IndexFunc(s, func(r rune) bool { return !invisible(r) }) < 0
+}
+
+// brailleBlank (U+2800) is a Braille pattern with no dots: a letter, not a
+// space, that shows as a blank cell.
+const brailleBlank = '\u2800'
+
+// invisible reports whether r shows nothing on its own: white space, a
+// format character (Unicode category Cf: zero-width space, word joiner,
+// byte order mark, bidi marks, tags), a Default_Ignorable_Code_Point
+// (ignorable: also the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0,
+// the combining grapheme joiner U+034F and the variation selectors) or the
+// Braille blank. Every Cf counts, the few Unicode keeps out of
+// Default_Ignorable (prepended concatenation marks such as U+0600) too: a
+// value of only them is still empty, as it has been since 2.7.2
+// (docs/decisions.md, "Strings are trimmed").
+func invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || ignorable(r) || r == brailleBlank
+}
+
+// ignorable reports whether r has the Unicode property
+// Default_Ignorable_Code_Point, which Go's unicode package has no table
+// for. It is derived as Unicode derives it (DerivedCoreProperties.txt;
+// UAX #44, section 5.7.5):
+//
+//	Other_Default_Ignorable_Code_Point + Cf + Variation_Selector
+//	- White_Space - FFF9..FFFB (interlinear annotation)
+//	- 13430..1343F (Egyptian hieroglyph format controls)
+//	- Prepended_Concatenation_Mark
+//
+// from the tables of unicode.Version.
+func ignorable(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r), unicode.Is(unicode.Variation_Selector, r):
+		return true
+	case !unicode.Is(unicode.Cf, r), unicode.Is(unicode.White_Space, r),
+		r >= 0xfff9 && r <= 0xfffb, r >= 0x13430 && r <= 0x1343f,
+		unicode.Is(unicode.Prepended_Concatenation_Mark, r):
+		return false
+	}
+	return true
 }
 
 // canonicalText is a string of a request as the service keeps and compares it:
@@ -94,18 +134,68 @@ func blank(s string) bool {
 func canonicalText(s string) string { return norm.NFC.String(trimText(s)) }
 
 // trimText trims white space and the invisible characters that carry no
-// meaning at either end of a value: zero-width space, zero-width
-// (non-)joiner, word joiner, byte order mark and soft hyphen. A name sent
-// as "\ufeffTruss" or "Truss\u200b" is "Truss", so it clashes with the
-// category it copies and is found by a filter on it. Bidi marks and
-// controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are kept: at the
-// start of a right-to-left text they decide how it is shown.
+// meaning at either end of a value: every Default_Ignorable_Code_Point
+// (ignorable: zero-width space, zero-width (non-)joiner, word joiner, byte
+// order mark, soft hyphen, the Hangul fillers, variation selectors...) and
+// the Braille blank. A name sent as "\ufeffTruss", "Truss\u200b" or
+// "\u3164Truss" is "Truss", so it clashes with the category it copies and
+// is found by a filter on it. Two kinds are kept:
+//   - bidi marks and controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+//     U+2066–U+2069): at the start of a right-to-left text they decide how
+//     it is shown;
+//   - at the end, the ones that belong to the last visible character
+//     (extends): the U+FE0F of "Stage ❤\ufe0f" makes the heart an emoji,
+//     and the tags after 🏴 make it a flag. A variation selector after a
+//     letter that has no variant shows nothing, yet stays: telling the
+//     two apart needs Unicode's lists of variation sequences.
+//
+// Inside a value nothing is trimmed.
 func trimText(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		switch r {
-		case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad':
-			return true
+	s = strings.TrimLeftFunc(s, trimmable)
+	end := len(s)
+	for end > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:end])
+		if !trimmable(r) {
+			break
 		}
-		return unicode.IsSpace(r)
-	})
+		end -= n
+	}
+	base, _ := utf8.DecodeLastRuneInString(s[:end])
+	if end == 0 || invisible(base) {
+		return s[:end]
+	}
+	for prev := base; end < len(s); {
+		r, n := utf8.DecodeRuneInString(s[end:])
+		if !extends(prev, r) {
+			break
+		}
+		prev, end = r, end+n
+	}
+	return s[:end]
+}
+
+// trimmable reports whether trimText takes r off either end of a value.
+func trimmable(r rune) bool {
+	return (unicode.IsSpace(r) || ignorable(r) || r == brailleBlank) && !unicode.Is(unicode.Bidi_Control, r)
+}
+
+// extends reports whether the invisible r, following prev, belongs to the
+// character before it rather than standing alone: a variation selector,
+// the combining grapheme joiner or another nonspacing mark; a tag
+// (U+E0020–U+E007F) after the black flag U+1F3F4 or another tag, the
+// letters of a flag such as Scotland's (Unicode Technical Standard #51,
+// emoji tag sequences); or the Hangul jungseong filler U+1160 after a
+// leading consonant, with which it writes a syllable of that consonant
+// alone (The Unicode Standard, section 3.12).
+func extends(prev, r rune) bool {
+	isTag := func(r rune) bool { return r >= 0xe0020 && r <= 0xe007f }
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me):
+		return true
+	case isTag(r):
+		return prev == 0x1f3f4 || isTag(prev)
+	case r == '\u1160':
+		return prev >= '\u1100' && prev <= '\u115e' || prev >= '\ua960' && prev <= '\ua97c'
+	}
+	return false
 }

@@ -2,10 +2,10 @@ package v1
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -30,14 +30,14 @@ func parsePage(c *fiber.Ctx) (pageRequest, error) {
 	p := pageRequest{Page: 1, Limit: defaultLimit}
 	var issues []errs.FieldIssue
 	if raw, ok := queryParam(c, "page"); ok {
-		if n, ok := positiveInt(raw, maxPage); ok {
+		if n, ok := rest.PositiveInt(raw, maxPage); ok {
 			p.Page = n
 		} else {
 			issues = append(issues, errs.FieldIssue{Field: "page", Issue: "must be an integer from 1 to " + strconv.Itoa(maxPage)})
 		}
 	}
 	if raw, ok := queryParam(c, "limit"); ok {
-		if n, ok := positiveInt(raw, maxLimit); ok {
+		if n, ok := rest.PositiveInt(raw, maxLimit); ok {
 			p.Limit = n
 		} else {
 			issues = append(issues, errs.FieldIssue{Field: "limit", Issue: "must be an integer from 1 to 100"})
@@ -55,24 +55,4 @@ func queryParam(c *fiber.Ctx, name string) (string, bool) {
 		return "", false
 	}
 	return c.Query(name), true
-}
-
-// positiveInt parses plain decimal digits into 1..max.
-func positiveInt(s string, max int) (int, bool) {
-	// Leading zeros do not change the number; without them a value in range
-	// has at most 19 digits, so Atoi cannot overflow.
-	digits := strings.TrimLeft(s, "0")
-	if s == "" || len(digits) > 19 {
-		return 0, false
-	}
-	for _, r := range digits {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n < 1 || n > max {
-		return 0, false
-	}
-	return n, true
 }

@@ -13,8 +13,10 @@ import (
 // readOnly lists the fields a body may never write.
 var readOnly = []string{"id", "secret", "failing_since", "created_at", "updated_at"}
 
-// The field rules of POST and PATCH bodies, from the OpenAPI document.
-var createRules, updateRules = openapi.Rules("WebhookEndpointCreate"), openapi.Rules("WebhookEndpointUpdate")
+// The field rules of POST and PATCH bodies, from the OpenAPI document;
+// description is free text, the other strings one line.
+var createRules, updateRules = openapi.Rules("WebhookEndpointCreate").MultiLine("description"),
+	openapi.Rules("WebhookEndpointUpdate").MultiLine("description")
 
 // decoded is a POST or PATCH body.
 type decoded struct {

@@ -166,25 +166,42 @@ func TestServeRefusesPendingMigrations(t *testing.T) {
 }
 
 // requireSchema passes a current database silently, refuses one with
-// pending migrations, and serves one a newer release migrated with one
-// warning line.
+// pending migrations, a moved one whose feed offset `migrate up` has not
+// raised and one whose changes.seq a logical replication left behind,
+// naming `eventapi migrate up`, and serves with one warning line one a
+// newer release migrated and one that changed clusters (a pg_upgrade does
+// too) since `migrate up` last ran.
 func TestRequireSchema(t *testing.T) {
+	const changes = `WITH o AS (INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), 'Moved') RETURNING id)
+		INSERT INTO clients (id, organization_id, name) SELECT gen_random_uuid(), id, 'Recorded' FROM o`
 	tests := []struct {
 		name    string
-		setup   string
-		refused bool
+		setup   []string
+		refused string
 		warning string
 	}{
-		{"current", "", false, ""},
-		{"pending", "DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)", true, ""},
-		{"newer", "INSERT INTO schema_migrations (name, group_id) VALUES ('20991231000000', 2)", false,
+		{"current", nil, "", ""},
+		{"pending", []string{"DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)"},
+			"the database lacks 1 of this release's migrations", ""},
+		// An endpoint's cursor restored from a cluster whose transaction
+		// counter was far ahead (docs/changes.md, "A moved database").
+		{"moved", []string{`WITH o AS (INSERT INTO organizations (id, name) VALUES (gen_random_uuid(), 'Moved') RETURNING id)
+			INSERT INTO webhook_endpoints (id, organization_id, url, enabled_events, secret, feed_position)
+			SELECT gen_random_uuid(), id, 'https://example.com/hook', '{*}', '\x00', '1000000000000'::xid8 FROM o`},
+			"the change feed's stored positions reach 1000000000000", ""},
+		// Logical replication copies rows, not sequences.
+		{"sequence behind", []string{changes, "ALTER TABLE changes ALTER COLUMN seq RESTART WITH 1"},
+			"the sequence public.changes_seq_seq is behind its column changes.seq", ""},
+		{"another cluster", []string{changes, "UPDATE feed_cluster SET system_identifier = system_identifier # 1"}, "",
+			"the database's PostgreSQL cluster changed since `eventapi migrate up` last ran"},
+		{"newer", []string{"INSERT INTO schema_migrations (name, group_id) VALUES ('20991231000000', 2)"}, "",
 			"the database was migrated by a newer release (applied migrations unknown to this binary: 20991231000000): serving on its schema"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := openAdmin(t, pgtest.NewDatabase(t))
-			if tt.setup != "" {
-				mustExec(t, db, tt.setup)
+			for _, q := range tt.setup {
+				mustExec(t, db, q)
 			}
 			m, err := database.NewMigrator(db)
 			if err != nil {
@@ -192,8 +209,9 @@ func TestRequireSchema(t *testing.T) {
 			}
 			var logged bytes.Buffer
 			err = requireSchema(context.Background(), m, telemetry.NewLogger(&logged, "info"))
-			if (err != nil) != tt.refused {
-				t.Fatalf("err = %v, want refused %v", err, tt.refused)
+			if tt.refused == "" && err != nil || tt.refused != "" && (err == nil || !strings.Contains(err.Error(), tt.refused) ||
+				!strings.Contains(err.Error(), "run `eventapi migrate up`")) {
+				t.Fatalf("err = %v, want refused with %q, naming `eventapi migrate up`", err, tt.refused)
 			}
 			lines := strings.Count(logged.String(), "\n")
 			if tt.warning == "" && lines != 0 || tt.warning != "" && (lines != 1 || !strings.Contains(logged.String(), tt.warning)) {

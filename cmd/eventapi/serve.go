@@ -143,10 +143,17 @@ func migrateUp(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // requireSchema refuses a database that lacks migrations this binary
 // knows: its routes would fail on the missing tables while /readyz said
-// ready. A database holding migrations this binary does not know (a newer
-// release migrated it, and this pod is an old one of a rolling update) is
-// served, with one warning line: migrations stay compatible with the
-// release before them (docs/helm.md, "Upgrades and migrations").
+// ready. It refuses a moved database that `migrate up` has not mended
+// too (database.MovedFeed): one whose new changes would sort before the
+// restored ones, behind every saved cursor, or whose sequences a logical
+// replication left behind, where every write that records a change would
+// fail. A database that only changed clusters since `migrate up` last ran
+// is served with one warning line, since a pg_upgrade changes the cluster
+// too and must not stop pods from starting. A database holding
+// migrations this binary does not know (a newer release migrated it, and
+// this pod is an old one of a rolling update) is served, with one warning
+// line: migrations stay compatible with the release before them
+// (docs/helm.md, "Upgrades and migrations").
 func requireSchema(ctx context.Context, m *database.Migrator, log *slog.Logger) error {
 	s, err := m.Schema(ctx)
 	if err != nil {
@@ -157,6 +164,14 @@ func requireSchema(ctx context.Context, m *database.Migrator, log *slog.Logger) 
 	}
 	if len(s.Unknown) > 0 {
 		log.Warn(database.DescribeUnknown(s.Unknown)+": serving on its schema", "unknown_migrations", s.Unknown)
+		return nil
+	}
+	warning, err := m.MovedFeed(ctx)
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		log.Warn(warning)
 	}
 	return nil
 }

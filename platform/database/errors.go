@@ -97,9 +97,12 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database accepts no writes at the moment; retry later", Cause: cause, RetryAfter: 1}
 	}
 	// Class 53, insufficient resources (disk full, out of memory, too many
-	// connections, a configuration limit): the server's state, not the
-	// request's, and gone when the server recovers.
-	if pgerrcode.IsConnectionException(pg.Code) || strings.HasPrefix(pg.Code, classInsufficientResources) {
+	// connections): the server's state, not the request's, and gone when
+	// the server recovers. 53400, a configuration limit such as
+	// temp_file_limit, is the statement's own, like 54000: a retry meets
+	// it again, so it stays an internal error that alerts.
+	if pgerrcode.IsConnectionException(pg.Code) ||
+		strings.HasPrefix(pg.Code, classInsufficientResources) && pg.Code != pgerrcode.ConfigurationLimitExceeded {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
 	}
 	return errs.Wrap(cause, "internal error")

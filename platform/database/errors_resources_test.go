@@ -11,8 +11,8 @@ import (
 )
 
 // TestServerStateIsUnavailable: a database that refuses writes (25006) or
-// lacks resources (class 53, a code pgerrcode does not list included) is
-// the server's state, not the request's: 503 service_unavailable with
+// lacks resources (class 53, a code pgerrcode does not list included, but
+// not 53400, a limit the statement itself meets) is the server's state, not the request's: 503 service_unavailable with
 // Retry-After, the database's text kept out of the message. Neighbouring
 // codes keep their own mapping.
 func TestServerStateIsUnavailable(t *testing.T) {
@@ -25,7 +25,7 @@ func TestServerStateIsUnavailable(t *testing.T) {
 		{pgerrcode.DiskFull, errs.ServiceUnavailable},
 		{pgerrcode.OutOfMemory, errs.ServiceUnavailable},
 		{pgerrcode.TooManyConnections, errs.ServiceUnavailable},
-		{pgerrcode.ConfigurationLimitExceeded, errs.ServiceUnavailable},
+		{pgerrcode.ConfigurationLimitExceeded, errs.Internal}, // 53400: temp_file_limit, the statement's own
 		{"53999", errs.ServiceUnavailable},
 		{pgerrcode.ProgramLimitExceeded, errs.Internal},   // 54000: the statement's own limit
 		{pgerrcode.InFailedSQLTransaction, errs.Internal}, // 25P02: a bug of ours

@@ -6,16 +6,18 @@ import (
 	"testing"
 )
 
-// TestRaisedFeedOffset is the detection's arithmetic: nothing while every
-// stored position is below the next one; otherwise the next position
-// becomes the greatest stored one plus the margin.
+// TestRaisedFeedOffset is the detection's arithmetic: on the same cluster,
+// nothing while every stored position is below the next one; on another
+// cluster (moved), nothing while the next position is already the margin
+// above them; otherwise the next position becomes the greatest stored one
+// plus the margin, and the offset never shrinks.
 func TestRaisedFeedOffset(t *testing.T) {
 	const margin = 1000
 	cases := []struct {
 		name                 string
 		offset, next, stored int64
 		want                 int64
-		raise                bool
+		moved, raise         bool
 		err                  error
 	}{
 		{name: "not moved: stored below next", offset: 0, next: 5000, stored: 4999, want: 0},
@@ -26,10 +28,16 @@ func TestRaisedFeedOffset(t *testing.T) {
 		{name: "past bigint", offset: 0, next: 1, stored: math.MaxInt64 - margin + 1, err: errOffsetOverflow},
 		{name: "the offset past bigint", offset: math.MaxInt64 - 10, next: 1, stored: 1 << 40, err: errOffsetOverflow},
 		{name: "a negative next", offset: 0, next: -1, stored: 10, err: errOffsetOverflow},
+		{name: "another cluster whose counter is past the stored positions, not the margin past", offset: 0, next: 5000, stored: 4999, moved: true,
+			want: 4999 + margin - 5000, raise: true},
+		{name: "another cluster whose counter is behind", offset: 0, next: 800, stored: 1_000_000, moved: true, want: 1_000_000 + margin - 800, raise: true},
+		{name: "another cluster, the next position the margin past", offset: 0, next: 5000 + margin, stored: 5000, moved: true, want: 0},
+		{name: "another cluster far ahead: never lowered", offset: 7000, next: 1 << 40, stored: 5000, moved: true, want: 7000},
+		{name: "another cluster with a negative stored position", offset: 0, next: 5000, stored: -1, moved: true, err: errOffsetOverflow},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, raise, err := raisedFeedOffset(tc.offset, tc.next, tc.stored, margin)
+			got, raise, err := raisedFeedOffset(tc.offset, tc.next, tc.stored, margin, tc.moved)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("error %v, want %v", err, tc.err)
 			}

@@ -2,6 +2,8 @@ package database_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,6 +56,24 @@ func migrateUp(t *testing.T, db *bun.DB) []string {
 	return notices
 }
 
+// movedFeed is what serve would make of the database: the warning it
+// would log and the refusal it would stop with ("" for none).
+func movedFeed(t *testing.T, db *bun.DB) (warning, refusal string) {
+	t.Helper()
+	m, err := database.NewMigrator(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warning, err = m.MovedFeed(context.Background())
+	if errors.Is(err, database.ErrUnmendedMove) {
+		return warning, err.Error()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return warning, ""
+}
+
 // TestUpRaisesTheFeedOffsetOnAMovedDatabase: `migrate up` leaves the
 // offset alone on a database that was not moved; on one whose stored
 // positions (changes, endpoint cursors, retention marks) are ahead of the
@@ -87,6 +107,9 @@ func TestUpRaisesTheFeedOffsetOnAMovedDatabase(t *testing.T) {
 	if off := scalar(t, db, "SELECT feed_position_offset()"); off != 0 {
 		t.Fatalf("offset %d on a database that was not moved, want 0", off)
 	}
+	if warning, refusal := movedFeed(t, db); warning != "" || refusal != "" {
+		t.Fatalf("MovedFeed on a database that was not moved: %q, %q", warning, refusal)
+	}
 
 	const shift = 1_000_000
 	move(t, db, shift)
@@ -96,6 +119,10 @@ func TestUpRaisesTheFeedOffsetOnAMovedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := scalar(t, db, "SELECT position::text::bigint FROM change_retention_marks WHERE organization_id = ?", org)
+	if _, msg := movedFeed(t, db); !strings.Contains(msg, fmt.Sprintf("stored positions reach %d", stored)) ||
+		!strings.Contains(msg, "run `eventapi migrate up`") {
+		t.Fatalf("MovedFeed before Up: %q, want the stored position %d and the command that mends it", msg, stored)
+	}
 
 	notices := migrateUp(t, db)
 	if len(notices) != 1 || !strings.Contains(notices[0], "raising the feed's position offset from 0 to") {
@@ -132,6 +159,9 @@ func TestUpRaisesTheFeedOffsetOnAMovedDatabase(t *testing.T) {
 		t.Fatalf("a new endpoint starts at %d, below the stored positions (%d)", p, stored)
 	}
 
+	if warning, refusal := movedFeed(t, db); warning != "" || refusal != "" {
+		t.Fatalf("MovedFeed after Up raised the offset: %q, %q", warning, refusal)
+	}
 	offset := scalar(t, db, "SELECT feed_position_offset()")
 	if n := migrateUp(t, db); len(n) != 0 {
 		t.Fatalf("a second Up announced %q, want nothing", n)

@@ -192,9 +192,13 @@ func (m *Migrator) notify(msg string) {
 	}
 }
 
-// Up applies every pending migration and returns the names applied; then,
-// on a database moved to a cluster whose transaction counter is behind,
-// it raises the change feed's position offset (raiseFeedOffset). A
+// Up applies every pending migration and returns the names applied. On a
+// moved database it mends what the move broke (docs/changes.md, "A moved
+// database"): before the migrations it advances the sequences a logical
+// replication left behind their columns (advanceSequences); after them it
+// raises the change feed's position offset when the new cluster's
+// transaction counter is behind, or when the database changed clusters,
+// and records the cluster (raiseFeedOffset). A
 // database that holds migrations this binary does not know is left alone:
 // with nothing pending that is a no-op (an older pod of a rolling update),
 // and with something pending Up refuses, since it would apply this
@@ -206,9 +210,17 @@ func (m *Migrator) Up(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if s := schemaOf(st); len(s.Unknown) > 0 && len(s.Pending) > 0 {
+		s := schemaOf(st)
+		if len(s.Unknown) > 0 && len(s.Pending) > 0 {
 			return newerSchema("migrate up", s.Unknown, fmt.Sprintf(
 				", and lacks %d of this binary's (%s): migrate it with a release that knows every migration", len(s.Pending), listNames(s.Pending)))
+		}
+		if len(s.Unknown) == 0 {
+			// Before the migrations, whose records take the migrations
+			// table's sequence.
+			if err := m.advanceSequences(ctx); err != nil {
+				return err
+			}
 		}
 		g, err := m.m.Migrate(ctx)
 		if err != nil {
@@ -217,8 +229,9 @@ func (m *Migrator) Up(ctx context.Context) ([]string, error) {
 		for _, mg := range g.Migrations {
 			names = append(names, mg.String())
 		}
-		if len(schemaOf(st).Unknown) > 0 {
-			// A newer release's schema: its own migrator keeps its feed.
+		if len(s.Unknown) > 0 {
+			// A newer release's schema: its own migrator keeps its feed
+			// and its sequences.
 			return nil
 		}
 		return m.raiseFeedOffset(ctx)

@@ -34,8 +34,9 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	}
 	// Not behind a pooler: Debian's PgBouncer 1.18 can exit on a cancel
 	// request that meets a closing server connection (its issues 822 and
-	// 847, fixed in 1.19), so there a context that ends only closes the
-	// connection, as pgx does by default.
+	// 847; docs/helm.md, "Redis Cluster and PgBouncer", names the releases
+	// to run), so there a context that ends only closes the connection, as
+	// pgx does by default.
 	cfg.BuildContextWatcherHandler = cancelInServer
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = "15000"

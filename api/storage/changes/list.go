@@ -20,13 +20,24 @@ type Filter struct {
 	Types       []string
 }
 
-// MaxPageBytes bounds the stored data of one page of the feed: a page ends
+// MaxPageBytes bounds the data of one page of the feed, as the answer
+// writes it (renderedSize): a page ends
 // before the change that would take it past the bound, and holds at least
 // one change. A change carries its record's whole state (a quote of 500
 // long lines is about 0.5 MB), so limit alone did not bound a page: 100 of
 // them made a 58 MB answer and hundreds of MB of memory for one request
 // (docs/changes.md, "Pages").
 const MaxPageBytes = 2 << 20
+
+// renderedSize is the SQL measure of a change's data as a page answers it
+// (stored.t is the stored jsonb as text): its bytes, plus five for each
+// <, > and & and three for each U+2028 and U+2029, which the response's
+// JSON encoder writes as six-byte \u escapes. Measured by the stored bytes
+// alone, a page of records full of such characters answered five times
+// MaxPageBytes (docs/changes.md, "Pages").
+const renderedSize = `(octet_length(stored.t)
+	+ 5 * (length(stored.t) - length(translate(stored.t, '<>&', '')))
+	+ 3 * (length(stored.t) - length(translate(stored.t, U&'\2028\2029', ''))))`
 
 // MaxScan bounds the changes one read passes over, those it lists and those
 // it leaves out (object types the key may not read, change types the type
@@ -132,7 +143,8 @@ func list(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	}
 	q := db.NewSelect().TableExpr("(?) AS passed", passed(db, org, from, st.Horizon, "id, type, object_type, object_id, data, created_at, position, seq")).
 		ColumnExpr("id, type, object_type, object_id, data, created_at, position::text::bigint AS position, seq").
-		ColumnExpr("octet_length(data::text) AS size").
+		Join("CROSS JOIN LATERAL (SELECT passed.data::text AS t) AS stored").
+		ColumnExpr(renderedSize+" AS size").
 		Where("object_type = ANY(?)", pgdialect.Array(f.ObjectTypes))
 	if len(f.Types) > 0 {
 		q = q.Where("type = ANY(?)", pgdialect.Array(f.Types))

@@ -1,0 +1,55 @@
+package changes_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// TestLargeAnswersWaitForTheBulkhead: with the one slot of the bulkhead
+// taken, a page of the change feed and a quote's and an invoice's detail
+// wait for it (docs/architecture.md, "Memory"); a quote list does not;
+// all answer once the slot is free.
+func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
+	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	a := env.NewOrg("A")
+	quote := a.Post("/api/v2/quotes", map[string]any{"title": "Main stage"})
+	invoice := a.Post("/api/v2/invoices", map[string]any{"due_date": "2027-01-31"})
+	if quote.Status != 201 || invoice.Status != 201 {
+		t.Fatalf("quote %d %s, invoice %d %s", quote.Status, quote.Body, invoice.Status, invoice.Body)
+	}
+	b := env.Svc.LargeReads
+
+	held, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = b.Run(context.Background(), func() error { close(held); <-release; return nil })
+	}()
+	<-held
+	paths := []string{feedPath, "/api/v2/quotes/" + quote.Data()["id"].(string), "/api/v2/invoices/" + invoice.Data()["id"].(string)}
+	results := make(chan *apitest.Response, len(paths))
+	for n, path := range paths {
+		go func() { results <- a.Get(path) }()
+		for deadline := time.Now().Add(time.Minute); b.Waiting() != int64(n+1); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s: waiting = %d, want %d", path, b.Waiting(), n+1)
+			}
+		}
+	}
+	if res := a.Get("/api/v2/quotes"); res.Status != 200 {
+		t.Fatalf("quote list while the slot was held: %d %s", res.Status, res.Body)
+	}
+	select {
+	case res := <-results:
+		t.Fatalf("a large read answered (%d) while the only slot was held", res.Status)
+	default:
+	}
+	close(release)
+	for range paths {
+		if res := <-results; res.Status != 200 {
+			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+package database
+
+// CurrentCluster exposes currentCluster to the test of a role that may not
+// read the cluster's identifier.
+var CurrentCluster = currentCluster

@@ -1,0 +1,1 @@
+DROP TABLE feed_cluster;
