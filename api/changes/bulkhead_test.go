@@ -1,9 +1,7 @@
 package changes_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
@@ -21,23 +19,10 @@ func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
 	if quote.Status != 201 || invoice.Status != 201 {
 		t.Fatalf("quote %d %s, invoice %d %s", quote.Status, quote.Body, invoice.Status, invoice.Body)
 	}
-	b := env.Svc.LargeReads
 
-	held, release := make(chan struct{}), make(chan struct{})
-	go func() {
-		_ = b.Run(context.Background(), func() error { close(held); <-release; return nil })
-	}()
-	<-held
+	release := env.HoldLargeReads()
 	paths := []string{feedPath, "/api/v2/quotes/" + quote.Data()["id"].(string), "/api/v2/invoices/" + invoice.Data()["id"].(string)}
-	results := make(chan *apitest.Response, len(paths))
-	for n, path := range paths {
-		go func() { results <- a.Get(path) }()
-		for deadline := time.Now().Add(time.Minute); b.Waiting() != int64(n+1); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("GET %s: waiting = %d, want %d", path, b.Waiting(), n+1)
-			}
-		}
-	}
+	results := a.GetWhileHeld(t, paths...)
 	if res := a.Get("/api/v2/quotes"); res.Status != 200 {
 		t.Fatalf("quote list while the slot was held: %d %s", res.Status, res.Body)
 	}
@@ -46,7 +31,7 @@ func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
 		t.Fatalf("a large read answered (%d) while the only slot was held", res.Status)
 	default:
 	}
-	close(release)
+	release()
 	for range paths {
 		if res := <-results; res.Status != 200 {
 			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)

@@ -1,9 +1,7 @@
 package picklists_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
@@ -17,22 +15,9 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 	a := env.NewOrg("A")
 	pl := ok(t, a.Post(lists, body("name", "Stage left")), 201)["id"].(string)
 	ok(t, a.Post(items, body("pick_list_id", pl, "custom_description", "case")), 201)
-	b := env.Svc.LargeReads
 
-	held, release := make(chan struct{}), make(chan struct{})
-	go func() {
-		_ = b.Run(context.Background(), func() error { close(held); <-release; return nil })
-	}()
-	<-held
-	results := make(chan *apitest.Response, 2)
-	for n, path := range []string{lists + "/" + pl, lists + "?expand=items"} {
-		go func() { results <- a.Get(path) }()
-		for deadline := time.Now().Add(time.Minute); b.Waiting() != int64(n+1); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("GET %s: waiting = %d, want %d", path, b.Waiting(), n+1)
-			}
-		}
-	}
+	release := env.HoldLargeReads()
+	results := a.GetWhileHeld(t, lists+"/"+pl, lists+"?expand=items")
 	if res := a.Get(lists); res.Status != 200 {
 		t.Fatalf("list without items while the slot was held: %d %s", res.Status, res.Body)
 	}
@@ -41,7 +26,7 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 		t.Fatalf("a large read answered (%d) while the only slot was held", res.Status)
 	default:
 	}
-	close(release)
+	release()
 	for range 2 {
 		if res := <-results; res.Status != 200 {
 			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)

@@ -1,0 +1,38 @@
+package apitest
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// HoldLargeReads takes one slot of the service's large-read bulkhead
+// (docs/architecture.md, "Memory") and keeps it until the returned release
+// is called. With config.LargeReads = 1 every large read then waits.
+func (e *Env) HoldLargeReads() (release func()) {
+	held, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = e.Svc.LargeReads.Run(context.Background(), func() error { close(held); <-done; return nil })
+	}()
+	<-held
+	return func() { close(done) }
+}
+
+// GetWhileHeld sends a GET of each path in turn, each once the one before
+// waits for the bulkhead, and returns where their answers arrive: every
+// path must be a large read, or the wait for it fails the test. Call it
+// between HoldLargeReads and its release.
+func (o *Org) GetWhileHeld(t testing.TB, paths ...string) <-chan *Response {
+	t.Helper()
+	b := o.env.Svc.LargeReads
+	results := make(chan *Response, len(paths))
+	for n, path := range paths {
+		go func() { results <- o.Get(path) }()
+		for deadline := time.Now().Add(time.Minute); b.Waiting() != int64(n+1); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s: %d waiting for the bulkhead, want %d", path, b.Waiting(), n+1)
+			}
+		}
+	}
+	return results
+}
