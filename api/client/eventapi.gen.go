@@ -18,21 +18,6 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
-// Defines values for BadRequestErrorErrorCode.
-const (
-	BadRequestErrorErrorCodeBadRequest BadRequestErrorErrorCode = "bad_request"
-)
-
-// Valid indicates whether the value is a known member of the BadRequestErrorErrorCode enum.
-func (e BadRequestErrorErrorCode) Valid() bool {
-	switch e {
-	case BadRequestErrorErrorCodeBadRequest:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for CaseType.
 const (
 	Pelican  CaseType = "pelican"
@@ -396,21 +381,6 @@ func (e EventStatus) Valid() bool {
 	case EventStatusInquiry:
 		return true
 	case EventStatusTentative:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for HeadersTooLargeErrorErrorCode.
-const (
-	HeadersTooLargeErrorErrorCodeHeadersTooLarge HeadersTooLargeErrorErrorCode = "headers_too_large"
-)
-
-// Valid indicates whether the value is a known member of the HeadersTooLargeErrorErrorCode enum.
-func (e HeadersTooLargeErrorErrorCode) Valid() bool {
-	switch e {
-	case HeadersTooLargeErrorErrorCodeHeadersTooLarge:
 		return true
 	default:
 		return false
@@ -942,21 +912,6 @@ func (e TransitionErrorErrorCode) Valid() bool {
 	case TransitionErrorErrorCodeInvalidTransition:
 		return true
 	case TransitionErrorErrorCodeValidationError:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for URITooLongErrorErrorCode.
-const (
-	URITooLongErrorErrorCodeUriTooLong URITooLongErrorErrorCode = "uri_too_long"
-)
-
-// Valid indicates whether the value is a known member of the URITooLongErrorErrorCode enum.
-func (e URITooLongErrorErrorCode) Valid() bool {
-	switch e {
-	case URITooLongErrorErrorCodeUriTooLong:
 		return true
 	default:
 		return false
@@ -1777,17 +1732,6 @@ type AvailabilityList struct {
 	Pagination Pagination     `json:"pagination"`
 }
 
-// BadRequestError defines model for BadRequestError.
-type BadRequestError struct {
-	Error struct {
-		Code    *BadRequestErrorErrorCode `json:"code,omitempty"`
-		Details any                       `json:"details,omitempty"`
-	} `json:"error"`
-}
-
-// BadRequestErrorErrorCode defines model for BadRequestError.Error.Code.
-type BadRequestErrorErrorCode string
-
 // CaseType defines model for CaseType.
 type CaseType string
 
@@ -2291,17 +2235,6 @@ type EventUpdate struct {
 	Venue                *string                `json:"venue,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
-
-// HeadersTooLargeError defines model for HeadersTooLargeError.
-type HeadersTooLargeError struct {
-	Error struct {
-		Code    *HeadersTooLargeErrorErrorCode `json:"code,omitempty"`
-		Details any                            `json:"details,omitempty"`
-	} `json:"error"`
-}
-
-// HeadersTooLargeErrorErrorCode defines model for HeadersTooLargeError.Error.Code.
-type HeadersTooLargeErrorErrorCode string
 
 // Health defines model for Health.
 type Health struct {
@@ -3244,17 +3177,6 @@ type TransitionError_Error_Details struct {
 	union json.RawMessage
 }
 
-// URITooLongError defines model for URITooLongError.
-type URITooLongError struct {
-	Error struct {
-		Code    *URITooLongErrorErrorCode `json:"code,omitempty"`
-		Details any                       `json:"details,omitempty"`
-	} `json:"error"`
-}
-
-// URITooLongErrorErrorCode defines model for URITooLongError.Error.Code.
-type URITooLongErrorErrorCode string
-
 // UnsupportedMediaTypeError defines model for UnsupportedMediaTypeError.
 type UnsupportedMediaTypeError struct {
 	Error struct {
@@ -3617,23 +3539,11 @@ type PickListExpand = []string
 // ReservationExpand defines model for ReservationExpand.
 type ReservationExpand = []string
 
-// WebhookId defines model for WebhookId.
-type WebhookId = openapi_types.UUID
-
-// WebhookSignature defines model for WebhookSignature.
-type WebhookSignature = string
-
-// WebhookTimestamp defines model for WebhookTimestamp.
-type WebhookTimestamp = string
-
 // WindowEnd defines model for WindowEnd.
 type WindowEnd = time.Time
 
 // WindowStart defines model for WindowStart.
 type WindowStart = time.Time
-
-// AmbiguousFraming defines model for AmbiguousFraming.
-type AmbiguousFraming = BadRequestError
 
 // AvailabilityFound defines model for AvailabilityFound.
 type AvailabilityFound = AvailabilityData
@@ -3716,9 +3626,6 @@ type EventUpdated = EventPatched
 
 // Forbidden defines model for Forbidden.
 type Forbidden = InsufficientScopeError
-
-// HeadersTooLarge defines model for HeadersTooLarge.
-type HeadersTooLarge = HeadersTooLargeError
 
 // IdempotencyConflict defines model for IdempotencyConflict.
 type IdempotencyConflict = IdempotencyConflictError
@@ -3803,9 +3710,6 @@ type ServiceUnavailable = ServiceUnavailableError
 
 // TransitionUnprocessable defines model for TransitionUnprocessable.
 type TransitionUnprocessable = TransitionError
-
-// URITooLong defines model for URITooLong.
-type URITooLong = URITooLongError
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = InvalidCredentialsError
@@ -4598,17 +4502,17 @@ type ClientWebhookJSONBody struct {
 // ClientWebhookParams defines parameters for ClientWebhook.
 type ClientWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // ClientWebhookJSONBodyType defines parameters for ClientWebhook.
@@ -4627,17 +4531,17 @@ type CrewMemberWebhookJSONBody struct {
 // CrewMemberWebhookParams defines parameters for CrewMemberWebhook.
 type CrewMemberWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // CrewMemberWebhookJSONBodyType defines parameters for CrewMemberWebhook.
@@ -4657,17 +4561,17 @@ type EquipmentWebhookJSONBody struct {
 // EquipmentWebhookParams defines parameters for EquipmentWebhook.
 type EquipmentWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // EquipmentWebhookJSONBodyType defines parameters for EquipmentWebhook.
@@ -4686,17 +4590,17 @@ type EquipmentCategoryWebhookJSONBody struct {
 // EquipmentCategoryWebhookParams defines parameters for EquipmentCategoryWebhook.
 type EquipmentCategoryWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // EquipmentCategoryWebhookJSONBodyType defines parameters for EquipmentCategoryWebhook.
@@ -4717,17 +4621,17 @@ type EquipmentReservationWebhookJSONBody struct {
 // EquipmentReservationWebhookParams defines parameters for EquipmentReservationWebhook.
 type EquipmentReservationWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // EquipmentReservationWebhookJSONBodyType defines parameters for EquipmentReservationWebhook.
@@ -4746,17 +4650,17 @@ type EventWebhookJSONBody struct {
 // EventWebhookParams defines parameters for EventWebhook.
 type EventWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // EventWebhookJSONBodyType defines parameters for EventWebhook.
@@ -4776,17 +4680,17 @@ type InvoiceWebhookJSONBody struct {
 // InvoiceWebhookParams defines parameters for InvoiceWebhook.
 type InvoiceWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // InvoiceWebhookJSONBodyType defines parameters for InvoiceWebhook.
@@ -4806,17 +4710,17 @@ type PickListWebhookJSONBody struct {
 // PickListWebhookParams defines parameters for PickListWebhook.
 type PickListWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // PickListWebhookJSONBodyType defines parameters for PickListWebhook.
@@ -4836,17 +4740,17 @@ type PickListItemWebhookJSONBody struct {
 // PickListItemWebhookParams defines parameters for PickListItemWebhook.
 type PickListItemWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // PickListItemWebhookJSONBodyType defines parameters for PickListItemWebhook.
@@ -4866,17 +4770,17 @@ type QuoteWebhookJSONBody struct {
 // QuoteWebhookParams defines parameters for QuoteWebhook.
 type QuoteWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // QuoteWebhookJSONBodyType defines parameters for QuoteWebhook.
@@ -4895,17 +4799,17 @@ type VehicleWebhookJSONBody struct {
 // VehicleWebhookParams defines parameters for VehicleWebhook.
 type VehicleWebhookParams struct {
 	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
-	WebhookId WebhookId `json:"webhook-id"`
+	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
-	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+	WebhookTimestamp string `json:"webhook-timestamp"`
 
 	// WebhookSignature A space-separated list of signatures, each `v1,` and the base64 HMAC-SHA256 of
 	// `{webhook-id}.{webhook-timestamp}.{body}` under a secret's decoded bytes. The message is
 	// authentic when any one of them verifies: one signature normally, two while a rotated
 	// secret's grace period lasts (`v1,<new> v1,<old>`). The Standard Webhooks libraries
 	// check them this way.
-	WebhookSignature WebhookSignature `json:"webhook-signature"`
+	WebhookSignature string `json:"webhook-signature"`
 }
 
 // VehicleWebhookJSONBodyType defines parameters for VehicleWebhook.
