@@ -3,8 +3,10 @@ package database
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 )
 
@@ -83,10 +85,21 @@ func ownedSequences(ctx context.Context, db bun.IDB) ([]ownedSequence, error) {
 
 // sequenceOf reads s's column's greatest value and the sequence's state.
 // The names are the catalog's, quoted by PostgreSQL, never text from
-// elsewhere.
+// elsewhere. A role that may not read the sequence or the table (a
+// service role granted only USAGE on sequences) cannot judge it: s comes
+// back without a greatest value, so it is not behind, as currentCluster
+// leaves an unreadable identifier unknown; the migrating role, which owns
+// the schema, reads it. It runs outside a transaction, which the refusal
+// would abort.
 func sequenceOf(ctx context.Context, db bun.IDB, s ownedSequence) (ownedSequence, error) {
 	q := fmt.Sprintf("SELECT (SELECT max(%s) FROM %s)::bigint, last_value, is_called FROM %s", s.Column, s.Table, s.Sequence)
-	if err := db.NewRaw(q).Scan(ctx, &s.Max, &s.Last, &s.Called); err != nil {
+	err := db.NewRaw(q).Scan(ctx, &s.Max, &s.Last, &s.Called)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == insufficientPrivilege {
+		s.Max = sql.NullInt64{}
+		return s, nil
+	}
+	if err != nil {
 		return s, fmt.Errorf("read the sequence %s: %w", s.Sequence, err)
 	}
 	return s, nil
