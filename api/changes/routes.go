@@ -60,7 +60,9 @@ func anyRead() []tenancy.Scope {
 
 // Routes registers the feed on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	r.Get("/changes", auth.Require(anyRead()...), rest.NoExpansions, list(env))
+	// The feed refuses ?expand itself, so that one 422 names it beside the
+	// other bad parameters (rest.Query).
+	r.Get("/changes", auth.Require(anyRead()...), list(env))
 }
 
 // visible returns the object types whose read scope the key holds.
@@ -79,15 +81,15 @@ func list(env *rest.Env) fiber.Handler {
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
 		p, _ := tenancy.FromContext(ctx)
+		q := rest.NewQuery(c)
 		types, err := parseTypes(c)
-		if err != nil {
-			return err
-		}
-		if err := checkTypes(ctx, types); err != nil {
-			return err
-		}
-		page, err := parsePage(c, env, org, types)
-		if err != nil {
+		q.Check(err)
+		// A type the key may not read is a 403, answered only when no
+		// parameter is bad.
+		q.Check(checkTypes(ctx, types))
+		q.Expansions()
+		page := parsePage(q, env, org, types)
+		if err := q.Err(); err != nil {
 			return err
 		}
 		// A page is a large read: up to feed.MaxPageBytes of records, held
@@ -141,14 +143,14 @@ func typeScope(types []string) string {
 	return strings.Join(slices.Compact(set), ",")
 }
 
-// parsePage reads limit and cursor, the cursor bound to the set of types
-// (typeScope). A cursor issued while the binding followed the spelling is
-// bound to the list as given, in its order and with its repeats: it is
-// still accepted with that same spelling, so that a reader polling with a
-// stored cursor goes on (docs/changes.md, "Reading it"), and the cursor
-// answered to it is bound to the set.
-func parsePage(c *fiber.Ctx, env *rest.Env, org tenancy.OrganizationID, types []string) (storage.PageRequest, error) {
-	return rest.ParsePageFormerly(c, env.Cursors, storage.ListScope("changes", org, typeScope(types)),
+// parsePage reads limit and cursor into q, the cursor bound to the set of
+// types (typeScope). A cursor issued while the binding followed the
+// spelling is bound to the list as given, in its order and with its
+// repeats: it is still accepted with that same spelling, so that a reader
+// polling with a stored cursor goes on (docs/changes.md, "Reading it"), and
+// the cursor answered to it is bound to the set.
+func parsePage(q *rest.Query, env *rest.Env, org tenancy.OrganizationID, types []string) storage.PageRequest {
+	return q.PageFormerly(env.Cursors, storage.ListScope("changes", org, typeScope(types)),
 		storage.ListScope("changes", org, strings.Join(types, ",")))
 }
 

@@ -23,14 +23,11 @@ func resource(env *rest.Env) crud.Resource[clients.Client, storage.Changes] {
 
 // list serves GET /clients; search matches name or email.
 func list(env *rest.Env) fiber.Handler {
-	return crud.List[clients.Client](env, func(c *fiber.Ctx, org tenancy.OrganizationID) (string, crud.ListFunc[clients.Client], error) {
-		search, err := rest.QueryString(c, "search", 200)
-		if err != nil {
-			return "", nil, err
-		}
+	return crud.List[clients.Client](env, func(q *rest.Query, org tenancy.OrganizationID) (string, crud.ListFunc[clients.Client]) {
+		search := q.String("search", 200)
 		return storage.ListScope("clients", org, clients.SearchScope(search)),
 			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[clients.Client], error) {
 				return clients.List(ctx, db, org, p, clients.ListFilter{Search: search})
-			}, nil
+			}
 	})
 }

@@ -56,25 +56,26 @@ type WarnCheck[T any] func(ctx context.Context, db bun.IDB, org tenancy.Organiza
 // ListFunc loads one page of org's records.
 type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[T], error)
 
+// ListQuery reads the parameters of a collection of its own into q (its
+// filters, each bad one an issue of q) and returns the cursor scope of the
+// request and the store call for one page.
+type ListQuery[T any] func(q *rest.Query, org tenancy.OrganizationID) (string, ListFunc[T])
+
 // List serves GET on a collection without expansions. query reads the
-// resource's own parameters (checked before ?expand) and returns the cursor
-// scope of the request and the store call for one page.
+// resource's own parameters, then ?expand (which it refuses) and the page
+// are read, and one 422 names every bad parameter (rest.Query).
 func List[T any, PT interface {
 	*T
 	storage.Row
-}](env *rest.Env, query func(c *fiber.Ctx, org tenancy.OrganizationID) (string, ListFunc[T], error)) fiber.Handler {
+}](env *rest.Env, query ListQuery[T]) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
-		scope, list, err := query(c, org)
-		if err != nil {
-			return err
-		}
-		if _, err := rest.ParseExpansions(c); err != nil {
-			return err
-		}
-		p, err := rest.ParsePage(c, env.Cursors, scope)
-		if err != nil {
+		q := rest.NewQuery(c)
+		scope, list := query(q, org)
+		q.Expansions()
+		p := q.Page(env.Cursors, scope)
+		if err := q.Err(); err != nil {
 			return err
 		}
 		page, err := list(ctx, env.Conn(ctx), org, p)
@@ -204,9 +205,9 @@ func (r Resource[T, F]) update(ctx context.Context, db bun.IDB, org tenancy.Orga
 
 // Unfiltered is the List query of a collection with no parameters of its
 // own: its cursor scope is the list name and the organization.
-func Unfiltered[T any](name string, list ListFunc[T]) func(*fiber.Ctx, tenancy.OrganizationID) (string, ListFunc[T], error) {
-	return func(_ *fiber.Ctx, org tenancy.OrganizationID) (string, ListFunc[T], error) {
-		return storage.ListScope(name, org), list, nil
+func Unfiltered[T any](name string, list ListFunc[T]) ListQuery[T] {
+	return func(_ *rest.Query, org tenancy.OrganizationID) (string, ListFunc[T]) {
+		return storage.ListScope(name, org), list
 	}
 }
 

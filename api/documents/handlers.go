@@ -23,7 +23,8 @@ var Expansions = []rest.Expansion{
 type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest, status string) (storage.Page[T], error)
 
 // List serves GET on a document collection: ?status filters among statuses
-// and ?expand inlines Expansions. name names the list in the cursor scope ("quotes").
+// and ?expand inlines Expansions. name names the list in the cursor scope
+// ("quotes"). One 422 names every bad parameter (rest.Query).
 func List[T any, PT interface {
 	*T
 	documents.Party
@@ -32,16 +33,11 @@ func List[T any, PT interface {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
-		status, err := rest.QueryEnum(c, "status", statuses...)
-		if err != nil {
-			return err
-		}
-		want, err := rest.ParseExpansions(c, Expansions...)
-		if err != nil {
-			return err
-		}
-		p, err := rest.ParsePage(c, env.Cursors, storage.ListScope(name, org, status))
-		if err != nil {
+		q := rest.NewQuery(c)
+		status := q.Enum("status", statuses...)
+		want := q.Expansions(Expansions...)
+		p := q.Page(env.Cursors, storage.ListScope(name, org, status))
+		if err := q.Err(); err != nil {
 			return err
 		}
 		db := env.Conn(ctx)

@@ -30,17 +30,12 @@ var expansions = []rest.Expansion{rest.Expand(expandCategory, ReadScopes...)}
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	category, err := rest.QueryString(c, "category", 200)
-	if err != nil {
-		return err
-	}
-	expand, err := rest.ParseExpansions(c, expansions...)
-	if err != nil {
-		return err
-	}
-	p, err := rest.ParsePageFormerly(c, h.env.Cursors, storage.ListScope("equipment", org, equipment.CategoryScope(category)),
+	q := rest.NewQuery(c)
+	category := q.String("category", 200)
+	expand := q.Expansions(expansions...)
+	p := q.PageFormerly(h.env.Cursors, storage.ListScope("equipment", org, equipment.CategoryScope(category)),
 		storage.ListScope("equipment", org, category))
-	if err != nil {
+	if err := q.Err(); err != nil {
 		return err
 	}
 	db := h.env.Conn(ctx)

@@ -37,14 +37,11 @@ func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 // list serves GET /events and its alias GET /jobs. Both share one cursor
 // scope, so a cursor from one continues on the other.
 func list(env *rest.Env) fiber.Handler {
-	return crud.List[events.Event](env, func(c *fiber.Ctx, org tenancy.OrganizationID) (string, crud.ListFunc[events.Event], error) {
-		status, err := rest.QueryEnum(c, "status", events.Statuses...)
-		if err != nil {
-			return "", nil, err
-		}
+	return crud.List[events.Event](env, func(q *rest.Query, org tenancy.OrganizationID) (string, crud.ListFunc[events.Event]) {
+		status := q.Enum("status", events.Statuses...)
 		return storage.ListScope("events", org, status),
 			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[events.Event], error) {
 				return events.List(ctx, db, org, p, events.ListFilter{Status: status})
-			}, nil
+			}
 	})
 }

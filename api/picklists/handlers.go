@@ -24,41 +24,30 @@ var Expansions = []rest.Expansion{
 	rest.Expand("category", tenancy.EquipmentRead),
 }
 
-// parseExpansion reads ?expand. On the list, equipment takes effect only with
-// items and category only with equipment; on the detail items are always
-// present (docs/decisions.md "Quotes, invoices and pick lists").
-func parseExpansion(c *fiber.Ctx, detail bool) (picklists.Expansion, error) {
-	want, err := rest.ParseExpansions(c, Expansions...)
-	if err != nil {
-		return picklists.Expansion{}, err
-	}
+// parseExpansion reads ?expand into q. On the list, equipment takes effect
+// only with items and category only with equipment; on the detail items are
+// always present (docs/decisions.md "Quotes, invoices and pick lists").
+func parseExpansion(q *rest.Query, detail bool) picklists.Expansion {
+	want := q.Expansions(Expansions...)
 	x := picklists.Expansion{Event: want["event"], Items: detail || want["items"]}
 	x.Equipment = x.Items && want["equipment"]
 	x.Category = x.Equipment && want["category"]
-	return x, nil
+	return x
 }
 
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	var f picklists.ListFilter
-	var err error
-	if f.EventID, err = rest.QueryUUID(c, "event_id"); err != nil {
-		return err
+	q := rest.NewQuery(c)
+	f := picklists.ListFilter{
+		EventID:  q.UUID("event_id"),
+		Status:   q.Enum("status", picklists.Statuses...),
+		Archived: q.Bool("archived", false),
 	}
-	if f.Status, err = rest.QueryEnum(c, "status", picklists.Statuses...); err != nil {
-		return err
-	}
-	if f.Archived, err = rest.QueryBool(c, "archived", false); err != nil {
-		return err
-	}
-	x, err := parseExpansion(c, false)
-	if err != nil {
-		return err
-	}
+	x := parseExpansion(q, false)
 	scope := storage.ListScope("pick_lists", org, storage.IDParam(f.EventID), f.Status, strconv.FormatBool(f.Archived))
-	p, err := rest.ParsePage(c, h.env.Cursors, scope)
-	if err != nil {
+	p := q.Page(h.env.Cursors, scope)
+	if err := q.Err(); err != nil {
 		return err
 	}
 	db := h.env.Conn(ctx)
@@ -83,8 +72,9 @@ func (h handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	x, err := parseExpansion(c, true)
-	if err != nil {
+	q := rest.NewQuery(c)
+	x := parseExpansion(q, true)
+	if err := q.Err(); err != nil {
 		return err
 	}
 	ctx := c.UserContext()

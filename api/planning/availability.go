@@ -48,8 +48,10 @@ func (h handlers) availability(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	w, err := window(c)
-	if err != nil {
+	q := rest.NewQuery(c)
+	w := window(q)
+	q.Expansions()
+	if err := q.Err(); err != nil {
 		return err
 	}
 	out, err := h.answer(c, []uuid.UUID{id}, w)
@@ -65,13 +67,13 @@ func (h handlers) availability(c *fiber.Ctx) error {
 
 // batchAvailability serves GET /availability?equipment_id=a,b,…&start=&end=:
 // the same answer for up to MaxBatch equipment records, in the order asked.
+// One 422 names every bad parameter (rest.Query).
 func (h handlers) batchAvailability(c *fiber.Ctx) error {
-	ids, err := equipmentIDs(c)
-	if err != nil {
-		return err
-	}
-	w, err := window(c)
-	if err != nil {
+	q := rest.NewQuery(c)
+	ids := equipmentIDs(q)
+	w := window(q)
+	q.Expansions()
+	if err := q.Err(); err != nil {
 		return err
 	}
 	out, err := h.answer(c, ids, w)

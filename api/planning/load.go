@@ -36,32 +36,17 @@ func (h handlers) load(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	eventID, err := rest.QueryUUID(c, "event_id")
-	if err != nil {
-		return err
-	}
-	var w stock.Window
-	if eventID == nil {
-		if !rest.QueryGiven(c, "start") && !rest.QueryGiven(c, "end") {
-			return errs.Invalid(
-				errs.FieldIssue{Field: "start", Issue: "is required with end, unless event_id is given"},
-				errs.FieldIssue{Field: "end", Issue: "is required with start, unless event_id is given"})
-		}
-		if w, err = window(c); err != nil {
-			return err
-		}
-	} else {
-		if rest.QueryGiven(c, "start") || rest.QueryGiven(c, "end") {
-			return errs.InvalidField("event_id", "give either start and end, or event_id, not both")
-		}
+	q := rest.NewQuery(c)
+	eventID := q.UUID("event_id")
+	w := loadWindow(q, eventID)
+	if eventID != nil {
 		// The answer carries the event's dates (the window): the key must
-		// be able to read the event, as for ?expand=event.
-		if err := auth.Check(c.UserContext(), eventReadScopes...); err != nil {
-			return err
-		}
+		// be able to read the event, as for ?expand=event. The 403 is
+		// answered only when no parameter is bad.
+		q.Check(auth.Check(c.UserContext(), eventReadScopes...))
 	}
-	want, err := rest.ParseExpansions(c, reservationsapi.Expansions...)
-	if err != nil {
+	want := q.Expansions(reservationsapi.Expansions...)
+	if err := q.Err(); err != nil {
 		return err
 	}
 	ctx := c.UserContext()
@@ -96,4 +81,24 @@ func (h handlers) load(c *fiber.Ctx) error {
 		return err
 	}
 	return rest.OK(c, Load{Totals: totals, EventID: eventID, Reservations: rs})
+}
+
+// loadWindow reads into q the window of a load: start and end, or else
+// event_id (eventID, nil when absent or bad), never both. The window of an
+// event is its dates, which load reads once no parameter is bad.
+func loadWindow(q *rest.Query, eventID *uuid.UUID) stock.Window {
+	_, byEvent := q.Raw("event_id")
+	_, start := q.Raw("start")
+	_, end := q.Raw("end")
+	switch {
+	case byEvent && (start || end):
+		q.Issue("event_id", "give either start and end, or event_id, not both")
+	case byEvent: // the event's dates, read once no parameter is bad
+	case !start && !end:
+		q.Issue("start", "is required with end, unless event_id is given")
+		q.Issue("end", "is required with start, unless event_id is given")
+	default:
+		return window(q)
+	}
+	return stock.Window{}
 }

@@ -4,12 +4,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/stock"
-	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // MaxWindow bounds the window of one question, so an answer (every
@@ -19,75 +17,72 @@ const MaxWindow = 366 * 24 * time.Hour
 // MaxBatch is the most equipment ids GET /availability answers at once.
 const MaxBatch = 100
 
-// window reads the required start and end query parameters: RFC 3339
-// date-times, end after start, at most MaxWindow apart. Every bad one is
-// named in one validation_error.
-func window(c *fiber.Ctx) (stock.Window, error) {
-	var issues []errs.FieldIssue
-	start, issue := dateTime(c, "start")
-	if issue != nil {
-		issues = append(issues, *issue)
+// window reads into q the required start and end query parameters: RFC
+// 3339 date-times, end after start, at most MaxWindow apart. Each bad one
+// is an issue of q, and the window is then zero.
+func window(q *rest.Query) stock.Window {
+	start, startOK := dateTime(q, "start")
+	end, endOK := dateTime(q, "end")
+	switch {
+	case !startOK || !endOK:
+	case !end.After(start):
+		q.Issue("end", "must be after start")
+	case end.Sub(start) > MaxWindow:
+		q.Issue("end", "must be at most 366 days after start")
+	default:
+		return stock.Window{Start: start, End: end}
 	}
-	end, issue := dateTime(c, "end")
-	if issue != nil {
-		issues = append(issues, *issue)
-	}
-	if len(issues) == 0 {
-		switch {
-		case !end.After(start):
-			issues = append(issues, errs.FieldIssue{Field: "end", Issue: "must be after start"})
-		case end.Sub(start) > MaxWindow:
-			issues = append(issues, errs.FieldIssue{Field: "end", Issue: "must be at most 366 days after start"})
-		}
-	}
-	if len(issues) > 0 {
-		return stock.Window{}, errs.Invalid(issues...)
-	}
-	return stock.Window{Start: start, End: end}, nil
+	return stock.Window{}
 }
 
-// dateTime reads one required RFC 3339 query parameter as every date-time
-// of the API is read (rest.ParseDateTime): a year from storage.MinYear to
-// storage.MaxYear, in UTC and at the microsecond precision PostgreSQL keeps
-// (as reservation dates are stored).
-func dateTime(c *fiber.Ctx, name string) (time.Time, *errs.FieldIssue) {
-	raw := c.Query(name)
+// dateTime reads into q one required RFC 3339 query parameter as every
+// date-time of the API is read (rest.ParseDateTime): a year from
+// storage.MinYear to storage.MaxYear, in UTC and at the microsecond
+// precision PostgreSQL keeps (as reservation dates are stored). It reports
+// whether the parameter is good.
+func dateTime(q *rest.Query, name string) (time.Time, bool) {
+	raw, _ := q.Raw(name)
 	if raw == "" {
-		return time.Time{}, &errs.FieldIssue{Field: name, Issue: "is required (an RFC 3339 date-time such as 2026-05-01T08:00:00Z)"}
+		q.Issue(name, "is required (an RFC 3339 date-time such as 2026-05-01T08:00:00Z)")
+		return time.Time{}, false
 	}
 	t, issue := rest.DateTimeIssue(raw, "2026-05-01T08:00:00Z")
 	if issue != "" {
 		if strings.Contains(raw, " ") {
 			issue += " (a + in an offset must be sent as %2B)"
 		}
-		return time.Time{}, &errs.FieldIssue{Field: name, Issue: issue}
+		q.Issue(name, issue)
+		return time.Time{}, false
 	}
-	return t, nil
+	return t, true
 }
 
-// equipmentIDs reads the required, comma-separated equipment_id parameter:
-// 1 to MaxBatch distinct uuids, in the order given (repeats are dropped).
-// Empty elements (a list built with a trailing comma) name nothing, as in
-// expand (rest.ListElements); a list of them alone names no id and is
-// refused as a missing one is.
-func equipmentIDs(c *fiber.Ctx) ([]uuid.UUID, error) {
+// equipmentIDs reads into q the required, comma-separated equipment_id
+// parameter: 1 to MaxBatch distinct uuids, in the order given (repeats are
+// dropped); nil when bad. Empty elements (a list built with a trailing
+// comma) name nothing, as in expand (rest.ListElements); a list of them
+// alone names no id and is refused as a missing one is.
+func equipmentIDs(q *rest.Query) []uuid.UUID {
+	raw, _ := q.Raw("equipment_id")
 	var ids []uuid.UUID
 	seen := map[uuid.UUID]bool{}
-	for _, part := range rest.ListElements(c.Query("equipment_id")) {
+	for _, part := range rest.ListElements(raw) {
 		id, err := rest.ParseUUID(part)
 		if err != nil {
-			return nil, errs.InvalidField("equipment_id", "must be a comma-separated list of uuids")
+			q.Issue("equipment_id", "must be a comma-separated list of uuids")
+			return nil
 		}
 		if !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}
 		if len(ids) > MaxBatch {
-			return nil, errs.InvalidField("equipment_id", "must name at most 100 equipment ids")
+			q.Issue("equipment_id", "must name at most 100 equipment ids")
+			return nil
 		}
 	}
 	if len(ids) == 0 {
-		return nil, errs.InvalidField("equipment_id", "is required: a comma-separated list of equipment ids")
+		q.Issue("equipment_id", "is required: a comma-separated list of equipment ids")
 	}
-	return ids, nil
+	return ids
 }

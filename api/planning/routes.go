@@ -24,7 +24,9 @@ type handlers struct{ env *rest.Env }
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
 	read := auth.Require(reservationsapi.ReadScopes...)
-	r.Get("/equipment/:id/availability", read, rest.NoExpansions, h.availability)
-	r.Get("/availability", read, rest.NoExpansions, h.batchAvailability)
+	// The handlers refuse ?expand themselves, so that one 422 names it
+	// beside the other bad parameters (rest.Query).
+	r.Get("/equipment/:id/availability", read, h.availability)
+	r.Get("/availability", read, h.batchAvailability)
 	r.Get("/vehicles/:id/load", read, h.load)
 }

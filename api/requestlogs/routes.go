@@ -22,19 +22,20 @@ import (
 // Routes registers the endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
 	read := auth.Require(tenancy.RequestLogsRead)
-	r.Get("/request_logs", read, rest.NoExpansions, list(env))
+	// The list refuses ?expand itself, so that one 422 names it beside
+	// the other bad parameters (rest.Query).
+	r.Get("/request_logs", read, list(env))
 	r.Get("/request_logs/:id", read, rest.NoExpansions, get(env))
 }
 
 func list(env *rest.Env) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		org := tenancy.OrgID(c.UserContext())
-		f, err := parseFilter(c)
-		if err != nil {
-			return err
-		}
-		p, err := rest.ParsePage(c, env.Cursors, storage.ListScope("request_logs", org, f.Key()))
-		if err != nil {
+		q := rest.NewQuery(c)
+		f := parseFilter(q)
+		q.Expansions()
+		p := q.Page(env.Cursors, storage.ListScope("request_logs", org, f.Key()))
+		if err := q.Err(); err != nil {
 			return err
 		}
 		var after *requestlog.Position
@@ -72,63 +73,50 @@ func get(env *rest.Env) fiber.Handler {
 	}
 }
 
-// parseFilter reads the filters, naming every bad one in one 422.
-func parseFilter(c *fiber.Ctx) (requestlog.Filter, error) {
+// parseFilter reads the filters into q, each bad one an issue of q.
+func parseFilter(q *rest.Query) requestlog.Filter {
 	var f requestlog.Filter
-	var issues []errs.FieldIssue
-	bad := func(field, issue string) { issues = append(issues, errs.FieldIssue{Field: field, Issue: issue}) }
-	if s := c.Query("status"); rest.QueryGiven(c, "status") {
+	if s, given := q.Raw("status"); given {
 		if sf, ok := requestlog.ParseStatus(s); ok {
 			f.Status, f.StatusClass = sf.Status, sf.StatusClass
 		} else {
-			bad("status", "must be a status code (100 to 599) or a class such as 4xx")
+			q.Issue("status", "must be a status code (100 to 599) or a class such as 4xx")
 		}
 	}
-	if rest.QueryGiven(c, "method") {
-		if m, ok := requestlog.ParseMethod(c.Query("method")); ok {
+	if s, given := q.Raw("method"); given {
+		if m, ok := requestlog.ParseMethod(s); ok {
 			f.Method = m
 		} else {
-			bad("method", "must be one of: "+strings.Join(requestlog.Methods, ", "))
+			q.Issue("method", "must be one of: "+strings.Join(requestlog.Methods, ", "))
 		}
 	}
-	if r, err := rest.QueryString(c, "route", 255); err != nil {
-		issues = append(issues, errs.Issues(err)...) // too long, or not UTF-8 text
-	} else {
-		f.Route = r
-	}
-	if rest.QueryGiven(c, "request_id") {
-		if rid, ok := requestlog.ParseRequestID(c.Query("request_id")); ok {
+	f.Route = q.String("route", 255) // at most 255 characters of UTF-8 text
+	if s, given := q.Raw("request_id"); given {
+		if rid, ok := requestlog.ParseRequestID(s); ok {
 			f.RequestID = rid
 		} else {
-			bad("request_id", "must be a request id: the uuid of a response's X-Request-Id")
+			q.Issue("request_id", "must be a request id: the uuid of a response's X-Request-Id")
 		}
 	}
-	if k, err := rest.QueryUUID(c, "key_id"); err != nil {
-		bad("key_id", "must be a uuid")
-	} else {
-		f.KeyID = k
-	}
+	f.KeyID = q.UUID("key_id")
 	// since and until are read as every date-time of the API is
 	// (rest.ParseDateTime); given empty, they are a bad value like every
 	// structured filter (docs/decisions.md).
-	for _, q := range []struct {
+	for _, p := range []struct {
 		name string
 		dst  **time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
-		if s := c.Query(q.name); rest.QueryGiven(c, q.name) {
+		if s, given := q.Raw(p.name); given {
 			t, issue := rest.DateTimeIssue(s, "2026-11-23T00:00:00Z")
 			if issue != "" {
-				bad(q.name, issue)
+				q.Issue(p.name, issue)
 				continue
 			}
-			*q.dst = &t
+			*p.dst = &t
 		}
 	}
 	if f.EmptyWindow() {
-		bad("until", "must be after since")
+		q.Issue("until", "must be after since")
 	}
-	if len(issues) > 0 {
-		return f, errs.Invalid(issues...)
-	}
-	return f, nil
+	return f
 }

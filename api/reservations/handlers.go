@@ -31,24 +31,16 @@ type written = rest.Written[*reservations.Reservation]
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	var f reservations.ListFilter
-	var err error
-	if f.EventID, err = rest.QueryUUID(c, "event_id"); err != nil {
-		return err
+	q := rest.NewQuery(c)
+	f := reservations.ListFilter{
+		EventID:   q.UUID("event_id"),
+		VehicleID: q.UUID("vehicle_id"),
+		Status:    q.Enum("status", reservations.Statuses...),
 	}
-	if f.VehicleID, err = rest.QueryUUID(c, "vehicle_id"); err != nil {
-		return err
-	}
-	if f.Status, err = rest.QueryEnum(c, "status", reservations.Statuses...); err != nil {
-		return err
-	}
-	want, err := rest.ParseExpansions(c, Expansions...)
-	if err != nil {
-		return err
-	}
+	want := q.Expansions(Expansions...)
 	scope := storage.ListScope("equipment_reservations", org, storage.IDParam(f.EventID), storage.IDParam(f.VehicleID), f.Status)
-	p, err := rest.ParsePage(c, h.env.Cursors, scope)
-	if err != nil {
+	p := q.Page(h.env.Cursors, scope)
+	if err := q.Err(); err != nil {
 		return err
 	}
 	db := h.env.Conn(ctx)

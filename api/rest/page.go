@@ -21,31 +21,33 @@ const (
 	MaxLimit     = 100
 )
 
-// ParsePage reads limit and cursor from the query string. scope should name
-// the organization and the list (and any filter that changes the order).
-func ParsePage(c *fiber.Ctx, cs *storage.Cursors, scope string) (storage.PageRequest, error) {
-	p := storage.PageRequest{Limit: DefaultLimit, Scope: scope}
-	var issues []errs.FieldIssue
-	if raw := c.Query("limit"); raw != "" || c.Context().QueryArgs().Has("limit") {
-		n, ok := PositiveInt(raw, MaxLimit)
-		if !ok {
-			issues = append(issues, errs.FieldIssue{Field: "limit", Issue: "must be an integer from 1 to 100"})
-		} else {
-			p.Limit = n
+// pageLimit reads limit: DefaultLimit when absent, else an integer from 1
+// to MaxLimit (PositiveInt); DefaultLimit and a 422 when bad.
+func pageLimit(c *fiber.Ctx) (int, error) {
+	if !QueryGiven(c, "limit") {
+		return DefaultLimit, nil
+	}
+	n, ok := PositiveInt(c.Query("limit"), MaxLimit)
+	if !ok {
+		return DefaultLimit, errs.InvalidField("limit", "must be an integer from 1 to 100")
+	}
+	return n, nil
+}
+
+// pageCursor reads cursor, which must be bound to one of scopes (the page's
+// own, then a former one, Query.PageFormerly): nil when absent, a 422 when
+// bound to none of them or not a cursor at all (an empty one too).
+func pageCursor(c *fiber.Ctx, cs *storage.Cursors, scopes ...string) (*storage.Cursor, error) {
+	if !QueryGiven(c, "cursor") {
+		return nil, nil
+	}
+	raw := c.Query("cursor")
+	for _, scope := range scopes {
+		if cur, err := cs.Decode(scope, raw); err == nil {
+			return &cur, nil
 		}
 	}
-	if raw := c.Query("cursor"); raw != "" || c.Context().QueryArgs().Has("cursor") {
-		cur, err := cs.Decode(scope, raw)
-		if err != nil {
-			issues = append(issues, errs.FieldIssue{Field: "cursor", Issue: "is not a valid cursor for this list"})
-		} else {
-			p.After = &cur
-		}
-	}
-	if len(issues) > 0 {
-		return p, errs.Invalid(issues...)
-	}
-	return p, nil
+	return nil, errs.InvalidField("cursor", "is not a valid cursor for this list")
 }
 
 // PositiveInt parses plain decimal digits into 1..max: the one reading of a
@@ -69,23 +71,6 @@ func PositiveInt(s string, max int) (int, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-// ParsePageFormerly is ParsePage for a list whose cursors are bound to a
-// filter's value in another form than a build before bound them (the
-// canonical value rather than its spelling): a cursor bound to former, the
-// scope that build gave the same request, is accepted too, and the page
-// answers cursors bound to scope, so that a walk begun on an older pod
-// goes on (docs/decisions.md, "Requests and responses").
-func ParsePageFormerly(c *fiber.Ctx, cs *storage.Cursors, scope, former string) (storage.PageRequest, error) {
-	p, err := ParsePage(c, cs, scope)
-	if err != nil && former != scope {
-		if old, oldErr := ParsePage(c, cs, former); oldErr == nil {
-			old.Scope = scope
-			return old, nil
-		}
-	}
-	return p, err
 }
 
 // Expansion is one value ?expand accepts on an endpoint, with the scopes

@@ -20,8 +20,10 @@ func (h handlers) deliveries(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	p, err := rest.ParsePage(c, h.env.Cursors, storage.ListScope("webhook_deliveries", org, id.String()))
-	if err != nil {
+	q := rest.NewQuery(c)
+	q.Expansions()
+	p := q.Page(h.env.Cursors, storage.ListScope("webhook_deliveries", org, id.String()))
+	if err := q.Err(); err != nil {
 		return err
 	}
 	page, err := store.ListDeliveries(ctx, h.env.Conn(ctx), org, id, p)

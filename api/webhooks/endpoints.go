@@ -14,8 +14,10 @@ import (
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
-	p, err := rest.ParsePage(c, h.env.Cursors, storage.ListScope("webhook_endpoints", org))
-	if err != nil {
+	q := rest.NewQuery(c)
+	q.Expansions()
+	p := q.Page(h.env.Cursors, storage.ListScope("webhook_endpoints", org))
+	if err := q.Err(); err != nil {
 		return err
 	}
 	page, err := store.ListEndpoints(ctx, h.env.Conn(ctx), org, p)

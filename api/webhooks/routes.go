@@ -44,12 +44,12 @@ func Routes(r fiber.Router, env *rest.Env, opt Options) {
 	h := handlers{env: env, opt: opt}
 	read := auth.Require(tenancy.WebhooksRead)
 	write := auth.Require(tenancy.WebhooksWrite)
-	r.Get("/webhook_endpoints", read, rest.NoExpansions, h.list)
+	r.Get("/webhook_endpoints", read, h.list)
 	r.Post("/webhook_endpoints", write, h.create)
 	r.Get("/webhook_endpoints/:id", read, rest.NoExpansions, h.get)
 	r.Patch("/webhook_endpoints/:id", write, read, h.update)
 	r.Delete("/webhook_endpoints/:id", write, h.delete)
 	r.Post("/webhook_endpoints/:id/rotate_secret", write, read, h.rotate)
-	r.Get("/webhook_endpoints/:id/deliveries", read, rest.NoExpansions, h.deliveries)
+	r.Get("/webhook_endpoints/:id/deliveries", read, h.deliveries)
 	r.Post("/webhook_endpoints/:id/deliveries/:delivery_id/retry", write, read, h.retry)
 }

@@ -26,6 +26,17 @@ func newFlags(name string) (*flag.FlagSet, *string) {
 	return fs, output
 }
 
+// newFlagsNoOutput is newFlags for a command that prints no result (serve,
+// whose log is JSON lines whatever it is given): it has no --output, so
+// `--output json` is refused as an unknown flag rather than ignored. The
+// returned output is "text", for parse.
+func newFlagsNoOutput(name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	text := "text"
+	return fs, &text
+}
+
 // helpText is the answer to --help (or -h): run prints it on stdout and
 // exits 0.
 type helpText string

@@ -27,7 +27,7 @@ import (
 const tracingShutdownTimeout = 2 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs, output := newFlags("serve")
+	fs, output := newFlagsNoOutput("serve")
 	migrate := fs.Bool("migrate", false, "apply pending migrations before serving")
 	if err := parseNoArgs(fs, output, args); err != nil {
 		return err

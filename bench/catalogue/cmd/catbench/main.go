@@ -49,6 +49,7 @@ type options struct {
 	maxRequests                       int64
 	cpuProfileChain, cpuProfileBase   string
 	cpuProfilePGJSON, memProfileChain string
+	cpuProfileNoLog                   string
 	tenants, tenantClients            int
 	manifestOrgs, manifestItems       int
 	halfRates                         string
@@ -95,6 +96,7 @@ func parseFlags() options {
 	flag.Int64Var(&o.maxRequests, "max-requests", 2_000_000, "upper bound of requests in one run")
 	flag.StringVar(&o.cpuProfileChain, "cpuprofile-chain", "", "write the chain server's CPU profile (whole run) to this file")
 	flag.StringVar(&o.memProfileChain, "memprofile-chain", "", "write the chain server's allocation profile (whole run; pprof -sample_index=alloc_space) to this file")
+	flag.StringVar(&o.cpuProfileNoLog, "cpuprofile-chain-no-request-log", "", "write the CPU profile of the chain that logs no request (-request-log-off) to this file")
 	flag.StringVar(&o.cpuProfileBase, "cpuprofile-baseline", "", "write the baseline server's CPU profile to this file")
 	flag.StringVar(&o.cpuProfilePGJSON, "cpuprofile-pgjson", "", "write the PostgreSQL-JSON server's CPU profile to this file")
 	flag.StringVar(&o.phases, "phases", "max,half,search,pairs", "comma-separated phases to run: max, half, search, pairs")

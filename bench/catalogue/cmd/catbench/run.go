@@ -134,7 +134,7 @@ func run(ctx context.Context, o options) (err error) {
 		starts = append(starts, spec{"chain+" + o.chainEnv, "chain", append(chainEnv(dbURL, ""), o.chainEnv)})
 	}
 	if o.requestLogOff {
-		starts = append(starts, spec{"chain-no-request-log", "chain", append(chainEnv(dbURL, ""), requestLogEnv+"=off")})
+		starts = append(starts, spec{"chain-no-request-log", "chain", append(chainEnv(dbURL, o.cpuProfileNoLog), requestLogEnv+"=off")})
 	}
 	starts = append(starts, spec{"baseline", "baseline", []string{baseDBEnv + "=" + dbURL, baseConnsEnv + "=" + conns,
 		cpuProfileEnv + "=" + absOrEmpty(o.cpuProfileBase)}})
