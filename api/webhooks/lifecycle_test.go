@@ -72,8 +72,15 @@ func TestGiveUpDisablesEndpoint(t *testing.T) {
 	if got := deliveries(t, a, ep)[0]; got["status"] != "failed" || got["next_attempt_at"] != nil {
 		t.Errorf("a refused retry changed the delivery: %v", got)
 	}
-	if r := a.Post(retry, nil); r.Status != 200 || r.Data()["id"] != d["id"] {
-		t.Fatalf("retry: %d %s", r.Status, r.Body)
+	r0 := a.Do(http.MethodPost, retry, nil, "Idempotency-Key", "retry-1")
+	if r0.Status != 200 || r0.Data()["id"] != d["id"] {
+		t.Fatalf("retry: %d %s", r0.Status, r0.Body)
+	}
+	// The same key with {} is the same request: its answer is replayed,
+	// and the delivery is not made due twice.
+	if r := a.Do(http.MethodPost, retry, map[string]any{}, "Idempotency-Key", "retry-1"); r.Status != 200 ||
+		r.Header.Get("Idempotent-Replayed") != "true" || string(r.Body) != string(r0.Body) {
+		t.Fatalf("the retry's key with {}: %d %q %s, want the replay of %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Body, r0.Body)
 	}
 	waitFor(t, "the retried delivery", func() bool { return created(rcv)[id] == 1 })
 	waitFor(t, "the delivery to succeed", func() bool { return deliveries(t, a, ep)[0]["status"] == "succeeded" })

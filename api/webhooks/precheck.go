@@ -13,11 +13,33 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// The routes whose body may carry a URL to check.
+// The routes whose body may carry a URL to check, and the two whose body
+// is optional (OptionalBody).
 const (
 	endpointsPath = "/api/v2/webhook_endpoints"
 	endpointPath  = endpointsPath + "/{id}"
+	rotatePath    = endpointPath + "/rotate_secret"
+	retryPath     = endpointPath + "/deliveries/{delivery_id}/retry"
 )
+
+// OptionalBody reports, through routes, whether a request is a POST of a
+// route that reads an absent body as the empty object: a secret rotation
+// (every field optional) and a delivery retry (no fields). For the
+// Idempotency-Key middleware: on such a route no body and `{}` are one
+// request, so a retry of either form replays the other's answer
+// (idempotency.Config.OptionalBody).
+func OptionalBody(routes *route.Resolver) func(method, path string) bool {
+	return func(method, path string) bool {
+		if method != fiber.MethodPost {
+			return false
+		}
+		switch routes.Match(method, path) {
+		case rotatePath, retryPath:
+			return true
+		}
+		return false
+	}
+}
 
 // resolveTimeout bounds the DNS lookup of a new URL.
 const resolveTimeout = 5 * time.Second

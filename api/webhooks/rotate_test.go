@@ -313,6 +313,21 @@ func TestRotateSecretReplay(t *testing.T) {
 	if c, p := stored(); c != current || p != previous {
 		t.Error("the refused request rotated the secret")
 	}
+	// A rotation reads no body as {}: the two forms are one request, so a
+	// retry that lost (or gained) the empty object replays the answer.
+	bare := a.Do(http.MethodPost, rotatePath(ep), "{ }", "Idempotency-Key", "rotate-2")
+	if bare.Status != http.StatusOK {
+		t.Fatalf("rotation with {}: %d %s", bare.Status, bare.Body)
+	}
+	current, previous = stored()
+	bodiless := a.Do(http.MethodPost, rotatePath(ep), nil, "Idempotency-Key", "rotate-2")
+	if bodiless.Status != http.StatusOK || bodiless.Header.Get("Idempotent-Replayed") != "true" || string(bodiless.Body) != string(bare.Body) {
+		t.Fatalf("the same key without a body: %d %q %s, want the replay of %s", bodiless.Status,
+			bodiless.Header.Get("Idempotent-Replayed"), bodiless.Body, bare.Body)
+	}
+	if c, p := stored(); c != current || p != previous {
+		t.Error("the request without a body rotated the secret again")
+	}
 }
 
 // TestConcurrentRotations: two rotations of one endpoint at once run one

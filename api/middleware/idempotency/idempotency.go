@@ -101,6 +101,10 @@ type Config struct {
 	// key: a client that corrects the path retries with the same key.
 	// Nil: every request is taken as served.
 	Serves func(method, path string) bool
+	// OptionalBody reports whether the route of a request reads an absent
+	// body as the empty object `{}` (webhooks.OptionalBody): there the two
+	// are one request in the fingerprint (sameAsNoBody). Nil: no route does.
+	OptionalBody func(method, path string) bool
 }
 
 var unavailableCounter metric.Int64Counter
@@ -178,7 +182,11 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return tenancy.ErrInvalidCredentials
 	}
 	org := p.OrganizationID
-	fp := Fingerprint(c.Method(), c.Path(), c.Body())
+	body := c.Body()
+	if m.OptionalBody != nil && m.OptionalBody(c.Method(), c.Path()) {
+		body = sameAsNoBody(body)
+	}
+	fp := Fingerprint(c.Method(), c.Path(), body)
 	if p.Sandbox {
 		fp = testFingerprint(fp)
 	}

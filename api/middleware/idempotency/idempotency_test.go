@@ -47,6 +47,23 @@ func TestValidKey(t *testing.T) {
 	}
 }
 
+// TestSameAsNoBody: on a route whose body is optional only the empty
+// object, however spaced, is the same request as no body.
+func TestSameAsNoBody(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		none bool
+	}{
+		{"", true}, {"{}", true}, {" { \n } ", true},
+		{`{"previous_secret_expires_in":0}`, false}, {"[]", false}, {"null", false}, {"{", false},
+	} {
+		got := sameAsNoBody([]byte(tt.body))
+		if (len(got) == 0) != tt.none {
+			t.Errorf("sameAsNoBody(%q) = %q, want no body: %v", tt.body, got, tt.none)
+		}
+	}
+}
+
 func TestFingerprint(t *testing.T) {
 	base := Fingerprint("POST", "/api/v2/clients", []byte(`{"name":"A","email":"a@b.c","n":1.50}`))
 	tests := []struct {
