@@ -102,7 +102,8 @@ phase "go test (all but the envtest packages)"
 # shellcheck disable=SC2086
 gotest -timeout 30m "$@" $other_pkgs
 
-# The API packages once more, through PgBouncer in transaction mode
+# The API packages (and the request log's writer and partition maintenance,
+# platform/requestlog) once more, through PgBouncer in transaction mode
 # (EVENTAPI_DATABASE_POOLER=transaction): databases are created and migrated
 # directly, every test connection goes through the pooler (platform/pgtest).
 # Only the packages whose tests open a database through platform/pgtest run
@@ -112,7 +113,7 @@ start_pgbouncer
 cleanups+=(stop_pgbouncer)
 phase "go test through PgBouncer (pool_mode=transaction)"
 pgtest_pkg="$(go list -m)/platform/pgtest"
-pooled=$(go list -test -f '{{.ImportPath}}|{{join .Deps ","}}' ./api/... ./platform/database/... ./tenancy/... |
+pooled=$(go list -test -f '{{.ImportPath}}|{{join .Deps ","}}' ./api/... ./platform/database/... ./platform/requestlog/... ./tenancy/... |
   awk -F'|' -v pg="$pgtest_pkg" '$1 ~ /\.test$/ {
     n = split($2, deps, ",")
     for (i = 1; i <= n; i++) if (deps[i] == pg || index(deps[i], pg " [") == 1) { sub(/\.test$/, "", $1); print $1; break }

@@ -24,7 +24,7 @@ func openDB(t *testing.T) *bun.DB {
 // openDBAt opens the database at url, made by pgtest.
 func openDBAt(t *testing.T, url string) *bun.DB {
 	t.Helper()
-	db, err := database.Open(context.Background(), url, database.Options{MaxOpenConns: 6})
+	db, err := database.Open(context.Background(), url, database.Options{MaxOpenConns: 6, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
