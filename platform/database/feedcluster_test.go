@@ -130,28 +130,10 @@ func TestUpRaisesTheFeedOffsetOnAnotherCluster(t *testing.T) {
 func TestCurrentClusterWithoutPrivilege(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.OpenDirect(t)
-	for _, q := range []string{
-		`DO $$ BEGIN
-			IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'eventapi_test_unprivileged') THEN
-				CREATE ROLE eventapi_test_unprivileged NOLOGIN;
-			END IF;
-		EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; -- made by a concurrent run
-		END $$`,
-		"REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC",
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
+	if _, err := db.ExecContext(ctx, "REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC"); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE eventapi_test_unprivileged"); err != nil {
-		t.Fatal(err)
-	}
-	id, err := database.CurrentCluster(ctx, tx)
+	id, err := database.CurrentCluster(ctx, asUnprivileged(t, db))
 	if err != nil || id.Valid {
 		t.Fatalf("the identifier read without the privilege: %v, %v; want none and no error", id, err)
 	}
