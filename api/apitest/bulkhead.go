@@ -18,19 +18,29 @@ func (e *Env) HoldLargeReads() (release func()) {
 	return func() { close(done) }
 }
 
-// GetWhileHeld sends a GET of each path in turn, each once the one before
-// waits for the bulkhead, and returns where their answers arrive: every
-// path must be a large read, or the wait for it fails the test. Call it
-// between HoldLargeReads and its release.
+// GetWhileHeld sends a GET of each path in turn (SendWhileHeld).
 func (o *Org) GetWhileHeld(t testing.TB, paths ...string) <-chan *Response {
 	t.Helper()
+	sends := make([]func() *Response, len(paths))
+	for i, path := range paths {
+		sends[i] = func() *Response { return o.Get(path) }
+	}
+	return o.SendWhileHeld(t, sends...)
+}
+
+// SendWhileHeld sends each request in turn, each once the one before
+// waits for the bulkhead, and returns where their answers arrive: every
+// request must be a large one, or the wait for it fails the test. Call it
+// between HoldLargeReads and its release.
+func (o *Org) SendWhileHeld(t testing.TB, sends ...func() *Response) <-chan *Response {
+	t.Helper()
 	b := o.env.Svc.LargeReads
-	results := make(chan *Response, len(paths))
-	for n, path := range paths {
-		go func() { results <- o.Get(path) }()
+	results := make(chan *Response, len(sends))
+	for n, send := range sends {
+		go func() { results <- send() }()
 		for deadline := time.Now().Add(time.Minute); b.Waiting() != int64(n+1); time.Sleep(time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("GET %s: %d waiting for the bulkhead, want %d", path, b.Waiting(), n+1)
+				t.Fatalf("request %d: %d waiting for the bulkhead, want %d", n+1, b.Waiting(), n+1)
 			}
 		}
 	}

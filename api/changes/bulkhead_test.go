@@ -9,7 +9,8 @@ import (
 
 // TestLargeAnswersWaitForTheBulkhead: with the one slot of the bulkhead
 // taken, a page of the change feed and a quote's and an invoice's detail
-// wait for it (docs/architecture.md, "Memory"); a quote list does not;
+// wait for it (docs/architecture.md, "Memory"), and so do an empty PATCH
+// of each (which answers the same detail); a quote list does not;
 // all answer once the slot is free.
 func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
 	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
@@ -21,8 +22,13 @@ func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
 	}
 
 	release := env.HoldLargeReads()
-	paths := []string{feedPath, "/api/v2/quotes/" + quote.Data()["id"].(string), "/api/v2/invoices/" + invoice.Data()["id"].(string)}
-	results := a.GetWhileHeld(t, paths...)
+	details := []string{"/api/v2/quotes/" + quote.Data()["id"].(string), "/api/v2/invoices/" + invoice.Data()["id"].(string)}
+	sends := []func() *apitest.Response{func() *apitest.Response { return a.Get(feedPath) }}
+	for _, path := range details {
+		sends = append(sends, func() *apitest.Response { return a.Get(path) },
+			func() *apitest.Response { return a.Patch(path, map[string]any{}) })
+	}
+	results := a.SendWhileHeld(t, sends...)
 	if res := a.Get("/api/v2/quotes"); res.Status != 200 {
 		t.Fatalf("quote list while the slot was held: %d %s", res.Status, res.Body)
 	}
@@ -32,7 +38,7 @@ func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
 	default:
 	}
 	release()
-	for range paths {
+	for range sends {
 		if res := <-results; res.Status != 200 {
 			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)
 		}

@@ -7963,8 +7963,10 @@ type ClientInterface interface {
 	// UpdateInvoiceWithBody Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-	// answer is the whole record).
+	// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+	// large read, built a bounded number at once per instance; one that waits more than 10 s
+	// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+	// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7974,8 +7976,10 @@ type ClientInterface interface {
 	// UpdateInvoice Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-	// answer is the whole record).
+	// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+	// large read, built a bounded number at once per instance; one that waits more than 10 s
+	// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+	// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8125,7 +8129,9 @@ type ClientInterface interface {
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-	// (see "Writes"). The response includes `items`.
+	// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+	// a bounded number at once per instance; one that waits more than 10 s for its turn
+	// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 	// `jobs:read` (the answer is the whole record).
 	//
@@ -8141,7 +8147,9 @@ type ClientInterface interface {
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-	// (see "Writes"). The response includes `items`.
+	// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+	// a bounded number at once per instance; one that waits more than 10 s for its turn
+	// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 	// `jobs:read` (the answer is the whole record).
 	//
@@ -8199,8 +8207,10 @@ type ClientInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-	// the whole record).
+	// creates a second one. The answer carries every line, as the detail does: a large
+	// read, built a bounded number at once per instance; one that waits more than 10 s for
+	// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+	// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8214,8 +8224,10 @@ type ClientInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-	// the whole record).
+	// creates a second one. The answer carries every line, as the detail does: a large
+	// read, built a bounded number at once per instance; one that waits more than 10 s for
+	// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+	// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9435,8 +9447,10 @@ func (c *Client) GetInvoice(ctx context.Context, id Id, params *GetInvoiceParams
 // UpdateInvoiceWithBody Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-// answer is the whole record).
+// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+// large read, built a bounded number at once per instance; one that waits more than 10 s
+// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9456,8 +9470,10 @@ func (c *Client) UpdateInvoiceWithBody(ctx context.Context, id Id, params *Updat
 // UpdateInvoice Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-// answer is the whole record).
+// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+// large read, built a bounded number at once per instance; one that waits more than 10 s
+// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9737,7 +9753,9 @@ func (c *Client) GetPickList(ctx context.Context, id Id, params *GetPickListPara
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-// (see "Writes"). The response includes `items`.
+// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+// a bounded number at once per instance; one that waits more than 10 s for its turn
+// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 // Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 // `jobs:read` (the answer is the whole record).
 //
@@ -9763,7 +9781,9 @@ func (c *Client) UpdatePickListWithBody(ctx context.Context, id Id, params *Upda
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-// (see "Writes"). The response includes `items`.
+// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+// a bounded number at once per instance; one that waits more than 10 s for its turn
+// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 // Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 // `jobs:read` (the answer is the whole record).
 //
@@ -9871,8 +9891,10 @@ func (c *Client) GetQuote(ctx context.Context, id Id, params *GetQuoteParams, re
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-// the whole record).
+// creates a second one. The answer carries every line, as the detail does: a large
+// read, built a bounded number at once per instance; one that waits more than 10 s for
+// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9896,8 +9918,10 @@ func (c *Client) UpdateQuoteWithBody(ctx context.Context, id Id, params *UpdateQ
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-// the whole record).
+// creates a second one. The answer carries every line, as the detail does: a large
+// read, built a bounded number at once per instance; one that waits more than 10 s for
+// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14878,8 +14902,10 @@ type ClientWithResponsesInterface interface {
 	// UpdateInvoiceWithBodyWithResponse Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-	// answer is the whole record).
+	// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+	// large read, built a bounded number at once per instance; one that waits more than 10 s
+	// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+	// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14889,8 +14915,10 @@ type ClientWithResponsesInterface interface {
 	// UpdateInvoiceWithResponse Update an invoice
 	//
 	// Changes the fields present; `line_items`, when present, replaces the whole set and
-	// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-	// answer is the whole record).
+	// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+	// large read, built a bounded number at once per instance; one that waits more than 10 s
+	// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+	// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15052,7 +15080,9 @@ type ClientWithResponsesInterface interface {
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-	// (see "Writes"). The response includes `items`.
+	// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+	// a bounded number at once per instance; one that waits more than 10 s for its turn
+	// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 	// `jobs:read` (the answer is the whole record).
 	//
@@ -15068,7 +15098,9 @@ type ClientWithResponsesInterface interface {
 	// the current status again is a no-op; any other move answers
 	// `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 	// moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-	// (see "Writes"). The response includes `items`.
+	// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+	// a bounded number at once per instance; one that waits more than 10 s for its turn
+	// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 	// Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 	// `jobs:read` (the answer is the whole record).
 	//
@@ -15130,8 +15162,10 @@ type ClientWithResponsesInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-	// the whole record).
+	// creates a second one. The answer carries every line, as the detail does: a large
+	// read, built a bounded number at once per instance; one that waits more than 10 s for
+	// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+	// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15145,8 +15179,10 @@ type ClientWithResponsesInterface interface {
 	// is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 	// status `draft`, one item per equipment with the quantities of its lines summed, and a
 	// `custom_description` item for each line without equipment); approving again never
-	// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-	// the whole record).
+	// creates a second one. The answer carries every line, as the detail does: a large
+	// read, built a bounded number at once per instance; one that waits more than 10 s for
+	// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+	// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -28244,8 +28280,10 @@ func (c *ClientWithResponses) GetInvoiceWithResponse(ctx context.Context, id Id,
 // UpdateInvoiceWithBodyWithResponse Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-// answer is the whole record).
+// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+// large read, built a bounded number at once per instance; one that waits more than 10 s
+// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28261,8 +28299,10 @@ func (c *ClientWithResponses) UpdateInvoiceWithBodyWithResponse(ctx context.Cont
 // UpdateInvoiceWithResponse Update an invoice
 //
 // Changes the fields present; `line_items`, when present, replaces the whole set and
-// `total_amount` is recomputed. Scopes: `invoices:write` and `invoices:read` (the
-// answer is the whole record).
+// `total_amount` is recomputed. The answer carries every line, as the detail does: a
+// large read, built a bounded number at once per instance; one that waits more than 10 s
+// for its turn answers `503 service_unavailable` with `Retry-After`, having written
+// nothing. Scopes: `invoices:write` and `invoices:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28502,7 +28542,9 @@ func (c *ClientWithResponses) GetPickListWithResponse(ctx context.Context, id Id
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-// (see "Writes"). The response includes `items`.
+// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+// a bounded number at once per instance; one that waits more than 10 s for its turn
+// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 // Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 // `jobs:read` (the answer is the whole record).
 //
@@ -28524,7 +28566,9 @@ func (c *ClientWithResponses) UpdatePickListWithBodyWithResponse(ctx context.Con
 // the current status again is a no-op; any other move answers
 // `422 invalid_transition` with `details {field, from, to, allowed}`. `updated_at`
 // moves when a value changes; a PATCH whose values all equal the stored ones leaves it
-// (see "Writes"). The response includes `items`.
+// (see "Writes"). The response includes `items`: a large read, as the detail is, built
+// a bounded number at once per instance; one that waits more than 10 s for its turn
+// answers `503 service_unavailable` with `Retry-After`, having written nothing.
 // Scopes: `pick_lists:write` and any one of `pick_lists:read`, `events:read`,
 // `jobs:read` (the answer is the whole record).
 //
@@ -28616,8 +28660,10 @@ func (c *ClientWithResponses) GetQuoteWithResponse(ctx context.Context, id Id, p
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-// the whole record).
+// creates a second one. The answer carries every line, as the detail does: a large
+// read, built a bounded number at once per instance; one that waits more than 10 s for
+// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28637,8 +28683,10 @@ func (c *ClientWithResponses) UpdateQuoteWithBodyWithResponse(ctx context.Contex
 // is generated for it (named after the quote, carrying its `quote_id` and `event_id`,
 // status `draft`, one item per equipment with the quantities of its lines summed, and a
 // `custom_description` item for each line without equipment); approving again never
-// creates a second one. Scopes: `quotes:write` and `quotes:read` (the answer is
-// the whole record).
+// creates a second one. The answer carries every line, as the detail does: a large
+// read, built a bounded number at once per instance; one that waits more than 10 s for
+// its turn answers `503 service_unavailable` with `Retry-After`, having written nothing.
+// Scopes: `quotes:write` and `quotes:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

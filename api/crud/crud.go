@@ -38,7 +38,7 @@ type Resource[T, F any] struct {
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
 	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
-	// Large marks a resource whose detail can be large (a document of 500
+	// Large marks a resource whose detail (and so a PATCH's answer) can be large (a document of 500
 	// long lines is about half a megabyte): GetOne builds it under
 	// Env.LargeReads (docs/architecture.md, "Memory").
 	Large bool
@@ -161,6 +161,16 @@ func (r Resource[T, F]) PatchOne(c *fiber.Ctx) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
+	if r.Large {
+		// Its answer is the detail a GET builds under the bound: an empty
+		// PATCH must not be a way around it.
+		return r.Env.LargeReads.Run(c.UserContext(), func() error { return r.patch(c, id, in, f) })
+	}
+	return r.patch(c, id, in, f)
+}
+
+// patch writes f onto the record id and answers it.
+func (r Resource[T, F]) patch(c *fiber.Ctx, id uuid.UUID, in *rest.Input, f F) error {
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), r.Env.Conn(ctx)
 	if r.Check != nil {

@@ -59,6 +59,14 @@ func DecodeLines(in *rest.Input) rest.Field[[]documents.Line] {
 	if bad {
 		return rest.Field[[]documents.Line]{}
 	}
+	// The document's total is a rule of the body alone, so it is named
+	// with the other bad fields rather than after them.
+	if _, err := documents.Total(lines); err != nil {
+		for _, is := range errs.Issues(err) {
+			in.Issue(is.Field, is.Issue)
+		}
+		return rest.Field[[]documents.Line]{}
+	}
 	return rest.Field[[]documents.Line]{Set: true, Value: lines}
 }
 

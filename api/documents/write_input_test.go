@@ -102,3 +102,26 @@ func issueOf(t *testing.T, err error, field string) string {
 	}
 	return ""
 }
+
+// TestTheTotalIsNamedWithTheOtherIssues: a document total over the largest
+// is a rule of the body alone, so its 422 names it beside the body's other
+// bad fields, not after they are mended.
+func TestTheTotalIsNamedWithTheOtherIssues(t *testing.T) {
+	line := `{"description":"d","quantity":1000000,"unit_price":999999.99}`
+	in, err := rest.ParseObject([]byte(`{"title":"","line_items":[` + line + `,` + line + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := rest.Rules{"title": {Required: true, MinLen: 1}}
+	for _, f := range []string{"doc_number", "status", "client_id", "event_id"} {
+		rules[f] = rest.Rule{}
+	}
+	DecodeWrite(in, Body{Rules: rules, NumberField: "doc_number",
+		Own: func(*rest.Input, rest.Rules, *documents.Write) {}})
+	err = in.Err()
+	for field, want := range map[string]string{"title": "must not be empty", "line_items": "the total must be at most 999999999999.99"} {
+		if got := issueOf(t, err, field); !strings.Contains(got, want) {
+			t.Errorf("issue of %s: %q, want %q (%v)", field, got, want, err)
+		}
+	}
+}

@@ -123,8 +123,8 @@ func asset(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
 	c.Set(fiber.HeaderETag, etag)
-	if c.Fresh() { // If-None-Match, weakly compared, lists and * included (RFC 9110, 13.1.2)
-		return c.SendStatus(fiber.StatusNotModified)
+	if notModified(c, etag) {
+		return compress.NotModified(c, a.size, a.contentType)
 	}
 	c.Set(fiber.HeaderContentType, a.contentType)
 	if a.gzipped != nil && compress.Accepts(c) {

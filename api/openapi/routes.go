@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
+	"github.com/eventapi/eventapi/api/middleware/etag"
 )
 
 // Paths of the public documentation endpoints.
@@ -34,6 +35,14 @@ func Routes(r fiber.Router) {
 // If-None-Match compares weakly, so either copy revalidates.
 func weakETag(hash []byte) string { return `W/"` + hex.EncodeToString(hash) + `"` }
 
+// notModified reports whether c's If-None-Match names tag (weakly
+// compared, lists and * included, RFC 9110, 13.1.2), whatever its
+// Cache-Control says: a request's no-cache asks for this revalidation, and
+// Fiber's c.Fresh would answer it with the whole file.
+func notModified(c *fiber.Ctx, tag string) bool {
+	return etag.Matches(c.Get(fiber.HeaderIfNoneMatch), tag)
+}
+
 // sendDocument answers a served OpenAPI document: public, cacheable by ETag
 // (304 on If-None-Match), JSON; gzipped when the client accepts it, from a
 // copy compressed once (gzipped), as the assets are.
@@ -42,8 +51,8 @@ func sendDocument(c *fiber.Ctx, doc []byte, gzipped func() []byte, etag string) 
 	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
-	if c.Fresh() { // If-None-Match, weakly compared, lists and * included (RFC 9110, 13.1.2)
-		return c.SendStatus(fiber.StatusNotModified)
+	if notModified(c, etag) {
+		return compress.NotModified(c, len(doc), fiber.MIMEApplicationJSONCharsetUTF8)
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	if compress.Accepts(c) {

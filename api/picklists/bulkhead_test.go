@@ -8,7 +8,8 @@ import (
 )
 
 // TestLargeReadsWaitForTheBulkhead: with one slot taken, a pick list's
-// detail and a list with items wait for it (docs/architecture.md,
+// detail, a list with items and a PATCH (whose answer carries every item)
+// wait for it (docs/architecture.md,
 // "Memory"); a list without items does not; both answer once it is free.
 func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
@@ -17,7 +18,10 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 	ok(t, a.Post(items, body("pick_list_id", pl, "custom_description", "case")), 201)
 
 	release := env.HoldLargeReads()
-	results := a.GetWhileHeld(t, lists+"/"+pl, lists+"?expand=items")
+	results := a.SendWhileHeld(t,
+		func() *apitest.Response { return a.Get(lists + "/" + pl) },
+		func() *apitest.Response { return a.Get(lists + "?expand=items") },
+		func() *apitest.Response { return a.Patch(lists+"/"+pl, map[string]any{}) })
 	if res := a.Get(lists); res.Status != 200 {
 		t.Fatalf("list without items while the slot was held: %d %s", res.Status, res.Body)
 	}
@@ -27,7 +31,7 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 	default:
 	}
 	release()
-	for range 2 {
+	for range 3 {
 		if res := <-results; res.Status != 200 {
 			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)
 		}

@@ -122,15 +122,18 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	org, db := tenancy.OrgID(ctx), h.env.Conn(ctx)
-	pl, err := picklists.Update(ctx, db, org, id, b.ch, b.status.Value)
-	if err != nil {
-		return err
-	}
-	one := []picklists.PickList{*pl}
-	if err := picklists.Expand(ctx, db, org, one, picklists.Expansion{Items: true}); err != nil {
-		return err
-	}
-	return rest.Updated(c, &one[0], in)
+	// The answer carries every item, as the detail does: a large read.
+	return h.env.LargeReads.Run(ctx, func() error {
+		pl, err := picklists.Update(ctx, db, org, id, b.ch, b.status.Value)
+		if err != nil {
+			return err
+		}
+		one := []picklists.PickList{*pl}
+		if err := picklists.Expand(ctx, db, org, one, picklists.Expansion{Items: true}); err != nil {
+			return err
+		}
+		return rest.Updated(c, &one[0], in)
+	})
 }
 
 func (h handlers) createItem(c *fiber.Ctx) error {

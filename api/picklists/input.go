@@ -104,6 +104,13 @@ func decodeItem(in *rest.Input, create bool) itemBody {
 	b.serialNumbers = in.StringList("serial_numbers", rules.Get("serial_numbers"))
 	b.warehouseID = in.UUID("warehouse_id", rules.Get("warehouse_id"))
 	in.ReadOnly(ItemReadOnly...)
+	// A new item must name what to pick. Said here too, not only when it
+	// is stored, so that it is reported with the body's other bad fields;
+	// a PATCH's item is judged with its stored fields (checkItem).
+	if create && !in.HasIssue("equipment_id") && !in.HasIssue("custom_description") &&
+		b.equipmentID.Ptr() == nil && b.newItem().CustomDescription == nil {
+		in.Issue("equipment_id", picklists.NothingToPickIssue)
+	}
 	return b
 }
 

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"cmp"
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -81,6 +82,46 @@ func (a decimal) cmpMagnitude(b decimal) int {
 	// Same exponent: the digits compare as text; without trailing zeros,
 	// the longer of two that share a prefix is the larger.
 	return strings.Compare(a.digits, b.digits)
+}
+
+// longLiteral is the length past which a number literal is read through
+// its exact digits (readNumber) rather than by encoding/json alone.
+const longLiteral = 700
+
+// parseFloatDigits is how many significant digits readNumber hands to
+// strconv.ParseFloat: past 800 (strconv's own buffer), Go 1.26 misreads a
+// literal ("2" followed by 810 zeros and "e-801" reads as 0.02, not 2e9);
+// past 17 digits they only decide the last bit of a float64.
+const parseFloatDigits = 780
+
+// readNumber reads a JSON number literal as a float64. A literal longer
+// than longLiteral is read from its decimal digits, normalised to at most
+// parseFloatDigits of them, so that a valid literal of a thousand digits
+// gets its own value; a magnitude past float64 reads as ±Inf, one below
+// its smallest as 0. Shorter literals (every real one) and text that is
+// no number go to encoding/json as they are.
+func readNumber(raw []byte) (float64, error) {
+	if len(raw) > longLiteral {
+		if d, ok := parseDecimal(string(raw)); ok {
+			return d.float(), nil
+		}
+	}
+	var v float64
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+// float is d's nearest float64 (±Inf past its range, 0 below it).
+func (d decimal) float() float64 {
+	if d.digits == "" {
+		return 0
+	}
+	digits := d.digits[:min(len(d.digits), parseFloatDigits)]
+	v, _ := strconv.ParseFloat("0."+digits+"e"+strconv.Itoa(d.exp), 64) // ErrRange: ±Inf or 0, as wanted
+	if d.neg {
+		return -v
+	}
+	return v
 }
 
 // exactCmp compares the JSON number literal lit with the float64 bound on

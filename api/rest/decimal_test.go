@@ -1,6 +1,10 @@
 package rest
 
-import "testing"
+import (
+	"math"
+	"strings"
+	"testing"
+)
 
 func TestExactCmp(t *testing.T) {
 	for _, tc := range []struct {
@@ -41,5 +45,34 @@ func TestExactCmp(t *testing.T) {
 		if _, ok := exactCmp(lit, 1); ok {
 			t.Errorf("exactCmp(%s) read it", lit)
 		}
+	}
+}
+
+func TestReadNumber(t *testing.T) {
+	zeros := func(n int) string { return strings.Repeat("0", n) }
+	for _, tc := range []struct {
+		lit  string
+		want float64
+	}{
+		{"150", 150},
+		{"-2.5e3", -2500},
+		{"2" + zeros(810) + "e-801", 2e9},
+		{"150" + zeros(900) + "e-900", 150},
+		{"5" + zeros(5000) + "e-5000", 5},
+		{"-5" + zeros(5000) + "e-5000", -5},
+		{"0." + zeros(900) + "1e901", 1},
+		{"1" + zeros(900), math.Inf(1)},
+		{"-1" + zeros(900), math.Inf(-1)},
+		{"0." + zeros(900) + "1", 0},
+		{"1." + strings.Repeat("1", 1000), 1.1111111111111112},
+		{zeros(1) + "." + zeros(800), 0},
+	} {
+		got, err := readNumber([]byte(tc.lit))
+		if err != nil || got != tc.want {
+			t.Errorf("readNumber(%.20s… %d chars) = %v, %v; want %v", tc.lit, len(tc.lit), got, err, tc.want)
+		}
+	}
+	if _, err := readNumber([]byte(`"` + zeros(800) + `"`)); err == nil {
+		t.Error("readNumber read a string as a number")
 	}
 }

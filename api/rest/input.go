@@ -461,8 +461,8 @@ func (in *Input) Number(name string, r Rule) Field[float64] {
 	if !ok {
 		return f
 	}
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil || v != v {
+	v, err := readNumber(raw)
+	if err != nil || v != v {
 		var overflow *json.UnmarshalTypeError
 		if errors.As(err, &overflow) && strings.HasPrefix(overflow.Value, "number") {
 			// A number past float64 (1e400, -1e400): out of range below.

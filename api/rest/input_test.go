@@ -159,6 +159,16 @@ func TestInputFieldRules(t *testing.T) {
 			map[string]string{"x": "at most 100"}},
 		{"number rounding onto a minimum", `{"x":-1e-400}`, func(in *Input) { in.Number("x", Rule{Min: Bound(0)}) },
 			map[string]string{"x": "of at least 0"}},
+		// Literals past strconv's 800 digits are read by their own value
+		// (readNumber): 2e9 written with 811 digits is over the maximum,
+		// and 150 written with 903 is 150.
+		{"number of 811 digits over the maximum", `{"w":2` + strings.Repeat("0", 810) + `e-801}`, func(in *Input) { in.Number("w", Rule{Positive: true}) },
+			map[string]string{"w": "at most 1000000000"}},
+		{"number of 903 digits", `{"w":150` + strings.Repeat("0", 900) + `e-900}`, func(in *Input) {
+			if v := in.Number("w", Rule{Positive: true}); v.Value != 150 {
+				in.Issue("w", fmt.Sprintf("read as %v", v.Value))
+			}
+		}, nil},
 		{"money precision", `{"m":1.005}`, func(in *Input) { in.Money("m", Rule{}) }, map[string]string{"m": "2 decimal"}},
 		{"money negative", `{"m":-1}`, func(in *Input) { in.Money("m", Rule{}) }, map[string]string{"m": "number from 0"}},
 		{"bool", `{"b":"true"}`, func(in *Input) { in.Bool("b", Rule{}) }, map[string]string{"b": "boolean"}},

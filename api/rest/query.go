@@ -52,7 +52,7 @@ func SingleQueryValues(serves func(method, path string) bool) fiber.Handler {
 			for i, seen := range keys {
 				if bytes.Equal(seen, k) {
 					if !reported[i] { // each name once
-						issues = append(issues, errs.FieldIssue{Field: string(k), Issue: repeatedIssue(string(k))})
+						issues = append(issues, errs.FieldIssue{Field: errs.Echo(string(k)), Issue: repeatedIssue(string(k))})
 						reported[i] = true
 					}
 					return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // TestRepeatedQueryParameters: a query parameter given twice is refused,
@@ -20,6 +21,7 @@ func TestRepeatedQueryParameters(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("Repeats")
 	x, y := uuid.NewString(), uuid.NewString()
+	long := strings.Repeat("a", 3900)
 	for _, c := range []struct {
 		path   string
 		status int
@@ -33,6 +35,11 @@ func TestRepeatedQueryParameters(t *testing.T) {
 		{"/api/v1/equipment?page=1&page=2", http.StatusBadRequest, []string{"page"}, rest.RepeatedParamIssue},
 		{"/api/v1/equipment?limit=5&limit=200", http.StatusBadRequest, []string{"limit"}, rest.RepeatedParamIssue},
 		{"/api/v1/jobs?status=active&status=draft", http.StatusBadRequest, []string{"status"}, rest.RepeatedParamIssue},
+		// A name is repeated back at most errs.MaxEcho bytes long, here
+		// and in the v1 message (docs/decisions.md, "Errors repeat at
+		// most 128 bytes of the request").
+		{"/api/v2/clients?" + long + "=1&" + long + "=2", http.StatusUnprocessableEntity, []string{errs.Echo(long)}, rest.RepeatedParamIssue},
+		{"/api/v1/equipment?" + long + "=1&" + long + "=2", http.StatusBadRequest, []string{errs.Echo(long)}, rest.RepeatedParamIssue},
 		{"/api/v2/clients?limit=5&expand=&=1&=2", http.StatusOK, nil, ""},
 		{"/api/v1/equipment?page=1&limit=5", http.StatusOK, nil, ""},
 		// An unknown path keeps its 404 (a repeated parameter is no reason

@@ -115,6 +115,16 @@ func TestResponsesAreGzippedWhenAccepted(t *testing.T) {
 		}
 	})
 
+	t.Run("a 304 carries the Vary of its 200, no more", func(t *testing.T) {
+		for _, path := range []string{"/api/v2/crew_members/" + one, "/api/v2/crew_members?limit=100", "/api/v2/reference/assets/reference.css"} {
+			ok := get(path, "gzip")
+			resp := get(path, "gzip", "If-None-Match", ok.Header.Get("ETag"))
+			if resp.StatusCode != 304 || resp.Header.Get("Vary") != ok.Header.Get("Vary") {
+				t.Errorf("%s: %d, Vary %q; the 200's Vary %q", path, resp.StatusCode, resp.Header.Get("Vary"), ok.Header.Get("Vary"))
+			}
+		}
+	})
+
 	t.Run("Go's client asks and decodes unseen", func(t *testing.T) {
 		req, _ := http.NewRequest("GET", base+"/api/v2/crew_members?limit=100", nil)
 		req.Header.Set("Authorization", "Bearer "+org.Key)

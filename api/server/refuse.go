@@ -127,7 +127,11 @@ func guard(app *fiber.App, errorHandler fiber.ErrorHandler, routes *route.Resolv
 		// that request's connection failed before fasthttp read its body,
 		// as when the client reset it before "100 Continue" was written.
 		framing.Delete(h)
-		if problem := framingProblem(h); problem != "" {
+		problem := versionProblem(h)
+		if problem == "" {
+			problem = framingProblem(h)
+		}
+		if problem != "" {
 			framing.Store(h, problem)
 			return fasthttp.RequestConfig{ReadTimeout: time.Nanosecond}
 		}
@@ -372,6 +376,52 @@ func isUTF8(charset string) bool {
 	for _, name := range []string{"", "utf-8", "utf8", "us-ascii"} {
 		if strings.EqualFold(charset, name) {
 			return true
+		}
+	}
+	return false
+}
+
+// versionProblem describes why the HTTP version of a request's line is
+// not one this server speaks, or "". fasthttp reads every version but
+// HTTP/1.1 as HTTP/1.0 (no chunked body, no keep-alive) and serves it: a
+// later minor version of HTTP/1 (HTTP/1.2) is read as HTTP/1.1 here
+// instead, as RFC 9112 §2.3 asks, and anything else (HTTP/2.0 in a text
+// request line, "http/1.1", "FOO/1.1") is refused as a malformed request
+// line rather than served as HTTP/1.0. A request line without a version
+// stays HTTP/1.0, as fasthttp reads it.
+func versionProblem(h *fasthttp.RequestHeader) string {
+	p := h.Protocol()
+	switch {
+	case string(p) == "HTTP/1.1" || string(p) == "HTTP/1.0":
+		return ""
+	case len(p) == len("HTTP/1.x") && bytes.HasPrefix(p, []byte("HTTP/1.")) && p[7] >= '0' && p[7] <= '9':
+		// fasthttp decided whether the connection closes after it as
+		// for HTTP/1.0 (unless keep-alive); HTTP/1.1 keeps it unless the
+		// request says close.
+		h.SetProtocol("HTTP/1.1")
+		if asksToClose(h) {
+			h.SetConnectionClose()
+		} else {
+			h.ResetConnectionClose()
+		}
+		return ""
+	}
+	return fmt.Sprintf("the request line's version %q is not HTTP/1.0 or HTTP/1.1", errs.Echo(string(p)))
+}
+
+// asksToClose reports whether a Connection header of the request, as
+// sent, names "close" (fasthttp's own reading says "close" for every
+// HTTP/1.0 request without keep-alive).
+func asksToClose(h *fasthttp.RequestHeader) bool {
+	for line := range headerLines(h.RawHeaders()) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !bytes.EqualFold(name, []byte(fiber.HeaderConnection)) {
+			continue
+		}
+		for _, token := range bytes.Split(value, []byte(",")) {
+			if bytes.EqualFold(bytes.TrimSpace(token), []byte("close")) {
+				return true
+			}
 		}
 	}
 	return false

@@ -266,6 +266,23 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			t.Errorf("an HTTP/1.0 chunked request was stored: %d %s", res.Status, res.Body)
 		}
 	})
+	t.Run("a version other than HTTP/1.x is 400, HTTP/1.2 is read as HTTP/1.1", func(t *testing.T) {
+		for _, version := range []string{"HTTP/2.0", "HTTP/3.0", "http/1.1", "FOO/1.1", "HTTP/1.10", "HTTP/1.x", "HTTP/0.9"} {
+			resp, body := rawExchange(t, base, "GET /api/v2/clients "+version+"\r\nHost: test\r\n"+auth+"\r\n", nil)
+			assertEnvelope(t, resp, body, 400, "bad_request")
+		}
+		// A chunked body, which HTTP/1.0 may not carry, and a connection
+		// kept open, as for HTTP/1.1.
+		req := "POST /api/v2/clients HTTP/1.2\r\nHost: test\r\n" + auth + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			"15\r\n{\"name\":\"Chunked 12\"}\r\n0\r\n\r\n"
+		resp, body := rawExchange(t, base, req, nil)
+		if resp.StatusCode != 201 || resp.Close || !bytes.Contains(body, []byte("Chunked 12")) {
+			t.Errorf("HTTP/1.2 chunked POST: %d (close %v) %s, want 201 on a kept connection", resp.StatusCode, resp.Close, body)
+		}
+		if resp, _ := rawExchange(t, base, "GET /api/v2/clients HTTP/1.2\r\nHost: test\r\nConnection: keep-alive, Close\r\n"+auth+"\r\n", nil); resp.StatusCode != 200 || !resp.Close {
+			t.Errorf("HTTP/1.2 GET asking to close: %d (close %v), want 200 and the connection closed", resp.StatusCode, resp.Close)
+		}
+	})
 	t.Run("a body no route would take is 404 or 405, not 415", func(t *testing.T) {
 		for _, tt := range []struct {
 			line   string

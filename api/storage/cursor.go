@@ -84,17 +84,22 @@ func (cs *Cursors) Encode(scope string, c Cursor) string {
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
 
+// cursorTextLen is the length of every cursor Encode writes.
+var cursorTextLen = base64.RawURLEncoding.EncodedLen(cursorPayloadLen + cursorMACLen)
+
 // ErrBadCursor is the 422 for a cursor that is not one of ours.
 var ErrBadCursor = errs.InvalidField("cursor", "is not a valid cursor for this list")
 
 // Decode verifies and decodes s for scope.
 func (cs *Cursors) Decode(scope, s string) (Cursor, error) {
-	if len(s) > 64 {
+	// One spelling per cursor (docs/decisions.md: a cursor with any byte
+	// changed is refused): exactly Encode's length, since the decoder
+	// skips CR and LF wherever they are, even in strict mode; and strict,
+	// so that a character's bits past the data are zero, as Encode leaves
+	// them.
+	if len(s) != cursorTextLen {
 		return Cursor{}, ErrBadCursor
 	}
-	// Strict: one spelling per cursor; a character's bits past the data
-	// must be zero, as Encode leaves them (docs/decisions.md: a cursor with
-	// any byte changed is refused).
 	buf, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(buf) != cursorPayloadLen+cursorMACLen {
 		return Cursor{}, ErrBadCursor

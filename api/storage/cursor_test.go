@@ -42,6 +42,10 @@ func TestCursorRoundTripAndTamperEvidence(t *testing.T) {
 		// spelling of them decodes to the same bytes, but is not the
 		// cursor the server issued.
 		"unused bits set": {"clients:org-a", unusedBitsSet(s)},
+		// The base64 decoder skips line breaks, strict or not.
+		"line feed after":            {"clients:org-a", s + "\n"},
+		"line breaks inside":         {"clients:org-a", s[:20] + "\r\n\n" + s[20:] + "\r"},
+		"line break for a character": {"clients:org-a", s[:len(s)-1] + "\n"},
 	}
 	for name, b := range bad {
 		if _, err := cs.Decode(b.scope, b.s); err == nil {

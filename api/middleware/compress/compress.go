@@ -65,8 +65,12 @@ func New(cfg Config) fiber.Handler {
 		}
 		resp := c.Response()
 		if resp.StatusCode() == fiber.StatusNotModified {
-			// A 304 carries the Vary its 200 would (RFC 9110, 15.4.5).
-			vary(resp)
+			// A 304 carries the Vary its 200 would (RFC 9110, 15.4.5):
+			// judged on that 200 when NotModified made the 304, and
+			// given always otherwise, which keeps a cache correct.
+			if p, ok := c.Locals(notModifiedKey{}).(plainAnswer); !ok || p.size >= cfg.MinSize && compressible([]byte(p.contentType)) {
+				vary(resp)
+			}
 			return nil
 		}
 		if !eligible(resp, cfg.MinSize) {
@@ -98,6 +102,26 @@ func New(cfg Config) fiber.Handler {
 		buffers.Put(out)
 		return err
 	}
+}
+
+// notModifiedKey holds, in a 304's Locals, the plainAnswer it stands for.
+type notModifiedKey struct{}
+
+// plainAnswer is a 200's body size and type, before compression.
+type plainAnswer struct {
+	size        int
+	contentType string
+}
+
+// NotModified answers c with 304 Not Modified and no body, in place of a
+// 200 of size bytes of contentType that the client holds already; the
+// middleware then gives the 304 the Vary that 200 would have had.
+func NotModified(c *fiber.Ctx, size int, contentType string) error {
+	c.Locals(notModifiedKey{}, plainAnswer{size: size, contentType: contentType})
+	res := c.Response()
+	res.ResetBody() // gives a streamed body's buffer back
+	res.SetStatusCode(fiber.StatusNotModified)
+	return nil
 }
 
 // eligible reports whether a response could be compressed: a body of at

@@ -62,6 +62,15 @@ func app() *fiber.App {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return c.SendStatus(304)
 	})
+	a.Get("/not-modified-large", func(c *fiber.Ctx) error {
+		return compress.NotModified(c, len(big), fiber.MIMEApplicationJSON)
+	})
+	a.Get("/not-modified-small", func(c *fiber.Ctx) error {
+		return compress.NotModified(c, 10, fiber.MIMEApplicationJSON)
+	})
+	a.Get("/not-modified-binary", func(c *fiber.Ctx) error {
+		return compress.NotModified(c, len(big), "image/png")
+	})
 	return a
 }
 
@@ -84,7 +93,10 @@ func TestCompression(t *testing.T) {
 		{"a streamed body of a known size", "/stream", "gzip", true, true, ""},
 		{"a streamed body of an unknown size", "/chunked", "gzip", false, false, ""},
 		{"an error is rendered above", "/error", "gzip", false, false, ""},
-		{"a 304 has the Vary its 200 would", "/not-modified", "gzip", false, true, ""},
+		{"a 304 of unknown origin has Vary", "/not-modified", "gzip", false, true, ""},
+		{"a 304 of a large 200 has its Vary", "/not-modified-large", "gzip", false, true, ""},
+		{"a 304 of a small 200 has none, as its 200", "/not-modified-small", "gzip", false, false, ""},
+		{"a 304 of an incompressible 200 has none", "/not-modified-binary", "", false, false, ""},
 		{"a strong ETag turns weak when gzipped", "/tagged", "gzip", true, true, `W/"abc"`},
 		{"and stays strong when not", "/tagged", "identity", false, true, `"abc"`},
 		{"a handler's own Vary is kept", "/varied", "gzip", true, true, ""},

@@ -51,10 +51,10 @@ func weightAboveZero(params []byte) bool {
 		return false
 	}
 	value = bytes.TrimSpace(value)
-	if len(value) == 0 || len(value) > 5 || len(value) == 2 {
-		return false // empty, more than three decimals, or "0." / "1."
+	if len(value) == 0 || len(value) > 5 {
+		return false // empty, or more than three decimals
 	}
-	if len(value) > 2 && value[1] != '.' {
+	if len(value) > 1 && value[1] != '.' { // "1." and "0." are qvalues: 0*3DIGIT
 		return false
 	}
 	decimals := value[min(len(value), 2):]

@@ -36,8 +36,9 @@ func TestAcceptsGzip(t *testing.T) {
 		{"gzip;q=1.000", true},
 		{"gzip;q=1.001", false},
 		{"gzip;q=0.5", true},
-		{"gzip;q=0.", false},
-		{"gzip;q=1.", false},
+		{"gzip;q=1.", true}, // 0*3DIGIT: "1." is a qvalue (RFC 9110, 12.4.2)
+		{"gzip;q=1x", false},
+		{"gzip;q=0.", false}, // a qvalue, of zero
 		{"gzip;q=0.0001", false},
 		{"gzip;q=1e-3", false},
 		{"gzip;q=0x1p0", false},

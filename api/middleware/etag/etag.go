@@ -13,6 +13,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/middleware/compress"
 	"github.com/valyala/fasthttp"
 )
 
@@ -44,8 +46,7 @@ func New() fiber.Handler {
 		res.Header.Set(fiber.HeaderETag, tag)
 		res.Header.Set(fiber.HeaderCacheControl, CacheControl)
 		if Matches(c.Get(fiber.HeaderIfNoneMatch), tag) {
-			res.ResetBody() // gives a streamed body's buffer back
-			res.SetStatusCode(fiber.StatusNotModified)
+			return compress.NotModified(c, len(body), string(res.Header.ContentType()))
 		}
 		return nil
 	}

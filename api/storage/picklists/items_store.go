@@ -146,6 +146,10 @@ func touchList(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, list
 	return database.Error(err)
 }
 
+// NothingToPickIssue is the issue, on equipment_id, of an item that names
+// neither equipment nor a custom description.
+const NothingToPickIssue = "equipment_id or custom_description is required"
+
 // checkItem verifies next (cur is the stored item on PATCH): it names
 // equipment or a custom description, and its pick list, equipment and
 // parent item are org's; the parent is on the same pick list and is not the
@@ -153,7 +157,7 @@ func touchList(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, list
 func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, next *Item) error {
 	var issues []errs.FieldIssue
 	if next.EquipmentID == nil && next.CustomDescription == nil {
-		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: "equipment_id or custom_description is required"})
+		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: NothingToPickIssue})
 	}
 	var refs []related.Ref
 	if cur == nil {
