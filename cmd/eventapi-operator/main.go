@@ -68,6 +68,11 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	default:
 		return f, fmt.Errorf("--log-level must be debug, info, warn or error")
 	}
+	// database.Open reads a pool size below 1 as its own default (20),
+	// five times this one: refused rather than silently widened.
+	if f.dbMaxConns < 1 {
+		return f, fmt.Errorf("--db-max-conns must be at least 1")
+	}
 	return f, nil
 }
 

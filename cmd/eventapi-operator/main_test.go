@@ -26,6 +26,13 @@ func TestParseFlags(t *testing.T) {
 			}
 		}},
 		{args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
+		{args: []string{"--db-max-conns", "0"}, wantErr: "--db-max-conns must be at least 1"},
+		{args: []string{"--db-max-conns=-3"}, wantErr: "--db-max-conns must be at least 1"},
+		{args: []string{"--db-max-conns", "1"}, check: func(t *testing.T, f flags) {
+			if f.dbMaxConns != 1 {
+				t.Errorf("db-max-conns %d", f.dbMaxConns)
+			}
+		}},
 		{args: []string{"--nope"}, wantErr: "not defined"},
 		{args: []string{"extra"}, wantErr: "unexpected arguments"},
 	} {

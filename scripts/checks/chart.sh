@@ -67,6 +67,27 @@ for zero in config.rateWindow=0s config.shutdownTimeout=0s config.requestTimeout
   grep -q "'not' failed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $zero for another reason"; }
 done
 echo "chart:   refused zero durations the service refuses" >&2
+# Values the service would refuse at start (the migration Job's retries
+# would fail the install) are refused by the schema: a rate window that is
+# not whole seconds, a sunset date that is no date.
+for bad in config.rateWindow=1500ms config.rateWindow=90.5s config.v1Sunset=2027-13-45 config.v1Sunset=2027-00-10; do
+  if "$HELM" template eventapi "$chart" --set "$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $bad"; fi
+  grep -q "does not match pattern\|doesn't match pattern" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $bad for another reason"; }
+done
+for good in config.rateWindow=1m30s config.rateWindow=1h config.v1Sunset=2027-12-31; do
+  "$HELM" template eventapi "$chart" --set "$good" >/dev/null 2>"$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $good"; }
+done
+echo "chart:   refused rate windows of part seconds and sunset dates out of range" >&2
+# An HPA's utilization targets are shares of the container's requests.
+if "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set resources.requests=null >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted autoscaling without a CPU request"
+fi
+grep -q "needs resources.requests.cpu" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "autoscaling without a CPU request was refused for another reason"; }
+if "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set autoscaling.targetMemoryUtilizationPercentage=80 --set resources.requests.memory=null --set resources.limits.memory=null >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted a memory target without a memory request"
+fi
+grep -q "needs resources.requests.memory" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "a memory target without a memory request was refused for another reason"; }
+echo "chart:   refused autoscaling targets without the requests they are shares of" >&2
 # A budget given as a quoted number, or below zero, is refused as the
 # number itself would be (the template's guard reads numbers only).
 for pdb in podDisruptionBudget.maxUnavailable=0 podDisruptionBudget.maxUnavailable=0% podDisruptionBudget.minAvailable=3 podDisruptionBudget.minAvailable=-1; do

@@ -340,6 +340,18 @@ Refuse configurations that cannot work.
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
 {{- end }}
+{{- if .Values.autoscaling.enabled }}
+{{- /* A utilization target is a share of the container's request (its limit when only that is set): without either the HPA reports "missing request" and never scales. */}}
+{{- $res := .Values.resources | default dict }}
+{{- $requests := $res.requests | default dict }}
+{{- $limits := $res.limits | default dict }}
+{{- if not (or $requests.cpu $limits.cpu) }}
+{{- fail "autoscaling.enabled needs resources.requests.cpu: the HPA's CPU target is a share of it, and without it the HPA never scales" }}
+{{- end }}
+{{- if and .Values.autoscaling.targetMemoryUtilizationPercentage (not (or $requests.memory $limits.memory)) }}
+{{- fail "autoscaling.targetMemoryUtilizationPercentage needs resources.requests.memory: the target is a share of it, and without it the HPA never scales" }}
+{{- end }}
+{{- end }}
 {{- $own := include "eventapi.chartEnv" . | fromYamlArray }}
 {{- if .Values.migrations.enabled }}
 {{- range include "eventapi.migrateEnv" . | fromYamlArray }}
