@@ -52,7 +52,7 @@ func (w *Worker) unsent(ctx context.Context, c *store.Claim, asked time.Time, er
 		return
 	}
 	w.log.Error("webhooks: preparing a delivery failed; it will be tried again", "delivery_id", c.ID.String(),
-		"retry_in", prepareRetry.String(), "error", err.Error())
+		"retry_in", retryIn.String(), "error", err.Error())
 }
 
 // unsentRetry is when a delivery that could not be prepared at now, in a
