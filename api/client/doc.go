@@ -5,7 +5,7 @@
 // is a thin layer where generation falls short:
 //
 //   - New builds a client that authenticates with an API key, sends an
-//     Idempotency-Key on every POST and PATCH that has none (so a retried
+//     Idempotency-Key on every POST, PATCH and DELETE that has none (so a retried
 //     write is never applied twice by the SDK's own retries), retries 429,
 //     409 in-use and 503 answers and lost answers (cut-off ones included:
 //     the answer to a request safe to repeat is read whole first) when

@@ -72,12 +72,12 @@ func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.U
 				body.ForceOverbook, body.OverbookReason = &force, &overbookReason
 				_, err = api.CreateEquipmentReservationWithResponse(ctx, nil, body)
 			}
-			switch client.CodeOf(err) {
-			case "":
+			switch {
+			case err == nil:
 				rep.Reserved++
-			case "duplicate_record": // already booked for this job: treat as existing, do not retry
+			case client.CodeOf(err) == "duplicate_record": // already booked for this job: treat as existing, do not retry
 				rep.AlreadyReserved++
-			default:
+			default: // any other refusal, or an error with no code (the network, a gateway's HTML page)
 				return nil, err
 			}
 			stage := client.Loaded

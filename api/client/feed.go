@@ -51,10 +51,6 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 				cursor = &c
 			}
 			page, more, next, err := changePage(ctx, f.api.Raw, &params, cursor)
-			if err != nil {
-				yield(Change{}, err)
-				return
-			}
 			for i, ch := range page {
 				if i == len(page)-1 && next != nil {
 					f.cursor = *next // the page is handed out in full
@@ -62,6 +58,14 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 				if !yield(ch, nil) {
 					return
 				}
+			}
+			if err != nil {
+				// After the page's changes, when it came: a page that
+				// says more follow but gives no cursor ends the feed
+				// (errNoNextCursor) rather than being read again and
+				// again without a pause.
+				yield(Change{}, err)
+				return
 			}
 			if len(page) == 0 && next != nil {
 				// A page without changes still moves on: the read passed
@@ -88,8 +92,11 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 // last page.
 func changePage(ctx context.Context, raw *Client, params *ListChangesParams, cursor *string) ([]Change, bool, *string, error) {
 	page, p, err := decodePage[Change](ctx, raw.ListChanges, params, cursor)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, false, nil, err
+	case p.HasMore && p.NextCursor == nil:
+		return page, false, nil, errNoNextCursor
 	}
 	return page, p.HasMore, p.NextCursor, nil
 }

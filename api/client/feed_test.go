@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,23 +128,56 @@ func TestFeedMovesPastAnEmptyPage(t *testing.T) {
 	}
 }
 
-// TestAllRefusesAPageWithNoWayOn: a page that says more follow and gives no
-// cursor ends All with an error, not with a list that looks whole.
-func TestAllRefusesAPageWithNoWayOn(t *testing.T) {
+// TestAPageWithNoWayOnEndsIteration: a page that says more follow and
+// gives no cursor ends All and the change feed with an error, after the
+// page's own records, not with a list that looks whole; the feed asked for
+// the same page again and again without a pause until 2.9.3.
+func TestAPageWithNoWayOnEndsIteration(t *testing.T) {
+	var asked atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":null,"has_more":true}}`)
+		if strings.HasSuffix(r.URL.Path, "/changes") {
+			fmt.Fprint(w, `{"data":[{"id":"0192f3a1-0000-7000-8000-000000000001","type":"client.created","object_type":"client",`+
+				`"object_id":"0192f3a1-0000-7000-8000-000000000002","data":{},"created_at":"2026-12-02T01:00:00Z"}],`+
+				`"pagination":{"next_cursor":null,"has_more":true}}`)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":"0192f3a1-0000-7000-8000-000000000003","name":"Acme"}],"pagination":{"next_cursor":null,"has_more":true}}`)
 	}))
 	defer srv.Close()
 	api, err := client.New(srv.URL+"/api/v2", "key")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last error
-	for _, err := range client.All[client.ClientRecord](context.Background(), api.Raw.ListClients, nil) {
-		last = err
+	var records, errors int
+	for rec, err := range client.All[client.ClientRecord](context.Background(), api.Raw.ListClients, nil) {
+		if err != nil {
+			errors++
+		} else if rec.Name == "Acme" {
+			records++
+		}
 	}
-	if last == nil {
-		t.Fatal("All ended without an error on has_more with no next_cursor")
+	if records != 1 || errors != 1 || asked.Load() != 1 {
+		t.Fatalf("All: %d records, %d errors, %d pages asked; want the page's record, then one error", records, errors, asked.Load())
+	}
+
+	asked.Store(0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	feed := api.NewFeed("", nil)
+	feed.Every = time.Hour
+	var changes, ends int
+	for _, err := range feed.Changes(ctx) {
+		if err != nil {
+			ends++
+			continue
+		}
+		if changes++; changes > 1 {
+			break
+		}
+	}
+	if changes != 1 || ends != 1 || asked.Load() != 1 {
+		t.Fatalf("feed: %d changes, %d errors, %d pages asked; want the page's change, then one error", changes, ends, asked.Load())
 	}
 }

@@ -18,7 +18,8 @@ type ListFunc[P any] func(ctx context.Context, params *P, reqEditors ...RequestE
 // page by passing each page's pagination.next_cursor back as cursor. T is
 // the record type, list a method of API.Raw and params its parameters (nil
 // for none); a cursor in params is where iteration starts. Iteration stops
-// at the first error, which is yielded with a zero T.
+// at the first error, which is yielded with a zero T (after the records of
+// the page it came with, if any).
 //
 //	for ev, err := range client.All[client.Event](ctx, api.Raw.ListEvents, &client.ListEventsParams{}) { … }
 func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T, error] {
@@ -26,15 +27,17 @@ func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T
 		var cursor *string
 		for {
 			page, next, err := fetchPage[T](ctx, list, params, cursor)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
 			for _, rec := range page {
 				if !yield(rec, nil) {
 					return
 				}
+			}
+			if err != nil {
+				// After the records of a page that came (one that says
+				// more follow without a cursor to them).
+				var zero T
+				yield(zero, err)
+				return
 			}
 			if next == nil {
 				return

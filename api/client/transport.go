@@ -69,7 +69,7 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		req.Header.Set("User-Agent", t.UserAgent)
 	}
 	// One key for every attempt: a retried write is replayed, not repeated.
-	if t.AutoIdempo && (req.Method == http.MethodPost || req.Method == http.MethodPatch) &&
+	if t.AutoIdempo && (req.Method == http.MethodPost || req.Method == http.MethodPatch || req.Method == http.MethodDelete) &&
 		req.Header.Get("Idempotency-Key") == "" {
 		req.Header.Set("Idempotency-Key", uuid.NewString())
 	}

@@ -65,6 +65,7 @@ func TestTransport(t *testing.T) {
 	}{
 		{"429 then success, Retry-After honoured", "POST", nil, []answer{busy, {201, nil, okBody}}, 2, 0, "", ""},
 		{"503 on a keyed write is retried", "PATCH", []Option{fast}, []answer{down, down, {200, nil, okBody}}, 3, 0, "", ""},
+		{"503 on a DELETE is retried under the transport's key", "DELETE", []Option{fast}, []answer{down, {204, nil, ""}}, 2, 0, "", ""},
 		{"503 on an unkeyed write is not retried", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{down, {201, nil, okBody}}, 1, 503, "service_unavailable", "r-2"},
 		{"429 on an unkeyed write is retried", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{{429, nil, busy.body}, {201, nil, okBody}}, 2, 0, "", ""},
 		{"retries run out", "GET", []Option{fast}, []answer{down}, 3, 503, "service_unavailable", "r-2"},
@@ -100,7 +101,7 @@ func TestTransport(t *testing.T) {
 				}
 			}
 			keyed := s.seen[0].idempotencyKey != ""
-			wantKeyed := (tt.method == "POST" || tt.method == "PATCH") && !strings.Contains(tt.name, "unkeyed")
+			wantKeyed := tt.method != "GET" && !strings.Contains(tt.name, "unkeyed")
 			if keyed != wantKeyed {
 				t.Errorf("Idempotency-Key sent = %v, want %v", keyed, wantKeyed)
 			}
@@ -545,6 +546,7 @@ func TestAnAPIErrorOfAWriteNamesItsKey(t *testing.T) {
 	for _, tt := range []struct{ name, method, key string }{
 		{"added key", "POST", ""},
 		{"caller's key", "DELETE", "order-43"},
+		{"added key of a DELETE", "DELETE", ""},
 		{"read", "GET", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
