@@ -148,7 +148,7 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		e := FromFiber(err)
 		status := Status(e.Code)
 		reqID := EnsureRequestID(c)
-		c.Locals(localErrorCode, string(e.Code))
+		c.Locals(localErrorCode, string(loggedCode(c, e.Code)))
 		switch {
 		case status >= 500 && e.Code == errs.ServiceUnavailable:
 			// Expected while draining or while a dependency is down (a
@@ -206,6 +206,17 @@ type AllowDetails struct {
 }
 
 const localErrorCode = "eventapi.error_code"
+
+// loggedCode is the code ErrorCodeOf gives for an error of code rendered
+// for c: its own, but on v1 a validation_error is bad_request, the v2 code
+// of the 400 BAD_REQUEST v1 answers for a bad field, whichever check found
+// it (docs/observability.md, the request log's error_code).
+func loggedCode(c *fiber.Ctx, code errs.Code) errs.Code {
+	if code == errs.Validation && IsV1Path(c.Path()) {
+		return errs.BadRequest
+	}
+	return code
+}
 
 // ErrorCodeOf returns the error code ErrorHandler rendered for c's request,
 // or "" when it rendered none (a success, or a replayed stored response).

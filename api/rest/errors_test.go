@@ -96,3 +96,36 @@ func TestDatabaseErrorsReachingTheHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorCodeOfTheRenderedError: the code the request log records is the
+// rendered error's v2 code; on v1, whose 400 BAD_REQUEST has no v2
+// counterpart, a validation_error (a repeated query parameter, any check
+// shared with v2) is bad_request, as v1's own checks report it.
+func TestErrorCodeOfTheRenderedError(t *testing.T) {
+	handler := ErrorHandler(slog.New(slog.DiscardHandler))
+	for _, tc := range []struct {
+		path string
+		err  error
+		want string
+	}{
+		{"/api/v2/x", errs.InvalidField("limit", "given twice"), "validation_error"},
+		{"/api/v1/x", errs.InvalidField("limit", "given twice"), "bad_request"},
+		{"/API/V1/x", errs.InvalidField("limit", "given twice"), "bad_request"},
+		{"/api/v1/x", errs.New(errs.MalformedJSON, "not JSON"), "malformed_json"},
+		{"/api/v1/x", errs.New(errs.NotFound, "no"), "not_found"},
+	} {
+		var got string
+		app := fiber.New(fiber.Config{ErrorHandler: handler})
+		app.Use(func(c *fiber.Ctx) error {
+			_ = handler(c, tc.err)
+			got = ErrorCodeOf(c)
+			return nil
+		})
+		if _, err := app.Test(httptest.NewRequest("GET", tc.path, nil)); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: ErrorCodeOf %q, want %q", tc.path, tc.err, got, tc.want)
+		}
+	}
+}
