@@ -38,9 +38,10 @@ type Resource[T, F any] struct {
 	// Show, when set, turns the loaded record into the response given the
 	// requested expansions.
 	Show func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, v *T) (any, error)
-	// Large marks a resource whose detail (and so a PATCH's answer) can be large (a document of 500
-	// long lines is about half a megabyte): GetOne builds it under
-	// Env.LargeReads (docs/architecture.md, "Memory").
+	// Large marks a resource whose detail can be large (a document of 500
+	// long lines is about half a megabyte): GetOne builds it, and PatchOne
+	// writes and answers it, under Env.LargeReads (docs/architecture.md,
+	// "Memory").
 	Large bool
 	// Warn, when set, is asked before a PATCH writes f for the check that
 	// finds what the response should warn about beside the ignored fields;
