@@ -85,6 +85,12 @@ func (failQuery) AfterQuery(context.Context, *bun.QueryEvent) {}
 // the test's end. tune adjusts env's delivery settings.
 func startWorker(t *testing.T, env *apitest.Env, hooks []bun.QueryHook, tune func(*config.Webhook)) *delivery.Worker {
 	t.Helper()
+	return startLoggedWorker(t, env, hooks, tune, slog.New(slog.DiscardHandler))
+}
+
+// startLoggedWorker is startWorker writing its log to log.
+func startLoggedWorker(t *testing.T, env *apitest.Env, hooks []bun.QueryHook, tune func(*config.Webhook), log *slog.Logger) *delivery.Worker {
+	t.Helper()
 	db, err := database.Open(context.Background(), env.Cfg.DatabaseURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +103,7 @@ func startWorker(t *testing.T, env *apitest.Env, hooks []bun.QueryHook, tune fun
 	if tune != nil {
 		tune(&cfg)
 	}
-	w := delivery.Start(db, sealerOf(t, env), slog.New(slog.DiscardHandler), cfg)
+	w := delivery.Start(db, sealerOf(t, env), log, cfg)
 	t.Cleanup(func() {
 		w.Stop()
 		_ = db.Close()

@@ -2,12 +2,17 @@ package webhooks_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
 // unsentReason is the error a delivery failed for failures of ours shows.
@@ -122,4 +127,32 @@ func triedOnce(t *testing.T, db *bun.DB, o *apitest.Org, ep string) unprepared {
 		return !s.Leased && (s.Attempts > 0 || s.Recorded > 0 || s.WaitsAMinute)
 	})
 	return s
+}
+
+// TestOurFailureLogsTheWaitItGot: the error line of a delivery that could
+// not be prepared states the wait it really got, cut to the end of the
+// retry window (20 s here), not the minute it would wait inside it.
+func TestOurFailureLogsTheWaitItGot(t *testing.T) {
+	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+	a := env.NewOrg("A")
+	register(t, a, newReceiver(t), "client.created")
+	createClient(t, a, "not prepared")
+	if _, err := env.Svc.DB.NewRaw(`UPDATE webhook_endpoints SET secret = '\x00'::bytea WHERE organization_id = ?`, a.ID).
+		Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var out logtest.Buffer
+	startLoggedWorker(t, env, nil, func(w *config.Webhook) { w.RetryFor = 20 * time.Second }, telemetry.NewLogger(&out, "info"))
+	var line map[string]any
+	waitFor(t, "the error line", func() bool {
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, "preparing a delivery failed") {
+				return json.Unmarshal([]byte(l), &line) == nil
+			}
+		}
+		return false
+	})
+	if line["retry_in"] != "20s" {
+		t.Errorf("retry_in %v, want 20s (the end of the retry window): %v", line["retry_in"], line)
+	}
 }
