@@ -40,7 +40,10 @@ if [ -z "${EVENTAPI_TEST_REDIS_CLUSTER_URL:-}" ]; then
   export REDIS_CLUSTER_BASE_PORT REDIS_CLUSTER_DIR
   cleanups+=('scripts/redis-cluster.sh stop')
   phase "Redis Cluster on ports ${REDIS_CLUSTER_BASE_PORT}-$((REDIS_CLUSTER_BASE_PORT + 5))"
-  EVENTAPI_TEST_REDIS_CLUSTER_URL="$(scripts/redis-cluster.sh start)"
+  # A long node timeout (platform/redistest.SharedNodeTimeout): no test kills
+  # the shared cluster's nodes, and a starved machine must not make a replica
+  # take over a live master.
+  EVENTAPI_TEST_REDIS_CLUSTER_URL="$(REDIS_CLUSTER_NODE_TIMEOUT=15000 scripts/redis-cluster.sh start)"
   export EVENTAPI_TEST_REDIS_CLUSTER_URL
 fi
 

@@ -1,6 +1,7 @@
 package edgetest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sort"
@@ -93,8 +94,8 @@ func rateLimitIsExact(t *testing.T, redisURL string) {
 		checkAccuracy(t, c, run)
 		t.Logf("attempt %d: %d requests, %d admitted without a decision (failed open)", attempt, len(run.all()), failOpens)
 		if len(c.overAdmissions) > 0 {
-			t.Fatalf("attempt %d: over-admissions (%d requests failed open, none of them counted here):\n%s\nother problems:\n%s",
-				attempt, failOpens, strings.Join(c.overAdmissions, "\n"), strings.Join(c.shortfalls, "\n"))
+			t.Fatalf("attempt %d: over-admissions (%d requests failed open, none of them counted here):\n%s\nother problems:\n%s\n%s",
+				attempt, failOpens, strings.Join(c.overAdmissions, "\n"), strings.Join(c.shortfalls, "\n"), failovers(redisURL))
 		}
 		if len(c.void) > 0 {
 			t.Logf("attempt %d void: %s", attempt, strings.Join(c.void, "; "))
@@ -376,6 +377,17 @@ func checkRollingWindows(t *testing.T, c *collector, all []hit) {
 	if worst > accLimit {
 		c.overf("%d admissions inside one rolling window, limit %d", worst, accLimit)
 	}
+}
+
+// failovers describes a cluster's failover history for a failure message
+// (a promotion loses the window's unreplicated entries); "" for one node.
+func failovers(redisURL string) string {
+	if !strings.Contains(redisURL, "+cluster://") {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return "cluster epochs (a failover raises them): " + redistest.Epochs(ctx, redisURL)
 }
 
 func span(hits []hit) (first, last time.Time) {

@@ -39,6 +39,47 @@ type Cluster struct {
 	nodeTimeout time.Duration
 }
 
+// SharedNodeTimeout is the shared cluster's cluster-node-timeout, as
+// scripts/test.sh starts it too: no test kills its nodes, so a replica must
+// not take over a master that a starved machine kept from answering for a
+// few seconds (a promotion loses the writes not yet replicated, a rate
+// window's entries among them).
+const SharedNodeTimeout = 15 * time.Second
+
+// Epochs reports the cluster's failover history as the node at the first
+// seed of url sees it: cluster_current_epoch and the epoch of each master,
+// which a promotion raises. A test that finds data missing prints it to
+// tell a failover from a fault of its own.
+func Epochs(ctx context.Context, url string) string {
+	addrs, err := Seeds(url)
+	if err != nil || len(addrs) == 0 {
+		return fmt.Sprintf("no seed in %q: %v", url, err)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: addrs[0], MaxRetries: -1, DialerRetries: 1})
+	defer rc.Close()
+	info, err := rc.ClusterInfo(ctx).Result()
+	if err != nil {
+		return "CLUSTER INFO: " + err.Error()
+	}
+	nodes, err := rc.ClusterNodes(ctx).Result()
+	if err != nil {
+		return "CLUSTER NODES: " + err.Error()
+	}
+	var out []string
+	for _, line := range strings.Split(info, "\n") {
+		if strings.HasPrefix(line, "cluster_current_epoch:") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(nodes), "\n") {
+		// id addr flags master-id ping pong config-epoch link-state slots…
+		if f := strings.Fields(line); len(f) >= 8 {
+			out = append(out, fmt.Sprintf("%s %s epoch %s", f[1], f[2], f[6]))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 var (
 	sharedMu  sync.Mutex
 	sharedURL string
@@ -61,7 +102,7 @@ func SharedClusterURL(tb testing.TB) string {
 		sharedURL = u
 		return u
 	}
-	c, err := start(0)
+	c, err := start(SharedNodeTimeout)
 	if err != nil {
 		tb.Fatalf("redistest: starting a Redis Cluster (EVENTAPI_TEST_REDIS_CLUSTER_URL is unset): %v", err)
 	}
