@@ -13,9 +13,9 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
-	"github.com/valyala/fasthttp"
 )
 
 // CacheControl goes with every tagged answer: a client may keep the answer
