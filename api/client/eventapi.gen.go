@@ -3763,10 +3763,10 @@ type ListAvailabilityParams struct {
 	// comma, `a,b,`) are ignored; a list with no id (`,`) is `422`.
 	EquipmentId []openapi_types.UUID `form:"equipment_id" json:"equipment_id"`
 
-	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`).
+	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`). Reservations are kept to the microsecond; a finer fraction is rounded down (the echoed `window_start`).
 	Start WindowStart `form:"start" json:"start"`
 
-	// End End of the window, after `start` and at most 366 days later, RFC 3339.
+	// End End of the window, after `start` and at most 366 days later, RFC 3339. A fraction finer than a microsecond is rounded up (the echoed `window_end`), so a reservation overlaps the window answered exactly when it overlaps the one sent.
 	End WindowEnd `form:"end" json:"end"`
 }
 
@@ -3914,10 +3914,10 @@ type UpdateEquipmentParams struct {
 
 // GetEquipmentAvailabilityParams defines parameters for GetEquipmentAvailability.
 type GetEquipmentAvailabilityParams struct {
-	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`).
+	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`). Reservations are kept to the microsecond; a finer fraction is rounded down (the echoed `window_start`).
 	Start WindowStart `form:"start" json:"start"`
 
-	// End End of the window, after `start` and at most 366 days later, RFC 3339.
+	// End End of the window, after `start` and at most 366 days later, RFC 3339. A fraction finer than a microsecond is rounded up (the echoed `window_end`), so a reservation overlaps the window answered exactly when it overlaps the one sent.
 	End WindowEnd `form:"end" json:"end"`
 }
 
@@ -4348,10 +4348,10 @@ type ListRequestLogsParams struct {
 	// RequestId The `X-Request-Id` of one request, in any spelling of the uuid (upper or lower case). Anything that is not a uuid, empty included, is `422 validation_error`.
 	RequestId *string `form:"request_id,omitempty" json:"request_id,omitempty"`
 
-	// Since Records created at or after this instant (RFC 3339).
+	// Since Records created at or after this instant (RFC 3339). Times are kept to the microsecond; a finer fraction is rounded up, so the rule holds for the instant sent.
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
-	// Until Records created before this instant (RFC 3339); with `since`, it must be after `since` (else `422`).
+	// Until Records created before this instant (RFC 3339, a fraction finer than a microsecond rounded up); with `since`, it must be after `since` to the microsecond (else `422`).
 	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
 }
 

@@ -21,8 +21,16 @@ type caseSize struct{ L, W, H, Lbs float64 }
 
 // planReport is what the planner did.
 type planReport struct {
-	Reserved, AlreadyReserved, Loaded, Measured int
-	Short                                       map[uuid.UUID]int // equipment → units missing (booked anyway)
+	Reserved, AlreadyReserved, Loaded, AlreadyLoaded, Measured int
+	Short                                                      map[uuid.UUID]int // equipment → units missing (booked anyway)
+}
+
+// pastLoading reports whether an item's stage is loaded or later
+// (installing, installed): the crew moved it on, and a stage never moves
+// back (422 invalid_transition), so a planner run again on show day leaves
+// it as it is.
+func pastLoading(stage string) bool {
+	return stage == string(client.Loaded) || stage == string(client.Installing) || stage == string(client.Installed)
 }
 
 // loadPlan books with overbookReason when the stock guard blocks a
@@ -79,6 +87,10 @@ func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.U
 				rep.AlreadyReserved++
 			default: // any other refusal, or an error with no code (the network, a gateway's HTML page)
 				return nil, err
+			}
+			if pastLoading(string(item.Stage)) {
+				rep.AlreadyLoaded++
+				continue
 			}
 			stage := client.Loaded
 			if _, err := api.UpdatePickListItemWithResponse(ctx, item.Id, nil, client.PickListItemUpdate{Stage: &stage}); err != nil {

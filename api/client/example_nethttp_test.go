@@ -117,6 +117,7 @@ type plainPickList struct {
 	Items []struct {
 		ID        uuid.UUID `json:"id"`
 		Quantity  int       `json:"quantity"`
+		Stage     string    `json:"stage"`
 		Equipment *struct {
 			ID   uuid.UUID `json:"id"`
 			Name string    `json:"name"`
@@ -182,6 +183,10 @@ func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured m
 				rep.AlreadyReserved++
 			default:
 				return nil, err
+			}
+			if pastLoading(item.Stage) {
+				rep.AlreadyLoaded++
+				continue
 			}
 			if err := p.call(ctx, p.key, http.MethodPatch, "/api/v2/pick_list_items/"+item.ID.String(),
 				map[string]any{"stage": "loaded"}, nil); err != nil {

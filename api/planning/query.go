@@ -19,10 +19,14 @@ const MaxBatch = 100
 
 // window reads into q the required start and end query parameters: RFC
 // 3339 date-times, end after start, at most MaxWindow apart. Each bad one
-// is an issue of q, and the window is then zero.
+// is an issue of q, and the window is then zero. Stored times are whole
+// microseconds, so the window is widened to them: start rounded down and
+// end up, and a reservation overlaps it exactly when it overlaps the
+// window sent (an end truncated would leave out one starting in the
+// microsecond it names, and an end after start as sent is still after it).
 func window(q *rest.Query) stock.Window {
-	start, startOK := dateTime(q, "start")
-	end, endOK := dateTime(q, "end")
+	start, startOK := dateTime(q, "start", rest.DateTimeIssue)
+	end, endOK := dateTime(q, "end", rest.DateTimeUpIssue)
 	switch {
 	case !startOK || !endOK:
 	case !end.After(start):
@@ -35,18 +39,19 @@ func window(q *rest.Query) stock.Window {
 	return stock.Window{}
 }
 
-// dateTime reads into q one required RFC 3339 query parameter as every
-// date-time of the API is read (rest.ParseDateTime): a year from
-// storage.MinYear to storage.MaxYear, in UTC and at the microsecond
-// precision PostgreSQL keeps (as reservation dates are stored). It reports
-// whether the parameter is good.
-func dateTime(q *rest.Query, name string) (time.Time, bool) {
+// dateTime reads into q one required RFC 3339 query parameter with parse,
+// rest.DateTimeIssue or rest.DateTimeUpIssue, as every date-time of the API
+// is read (rest.ParseDateTime): a year from storage.MinYear to
+// storage.MaxYear, in UTC and at the microsecond precision PostgreSQL keeps
+// (as reservation dates are stored). It reports whether the parameter is
+// good.
+func dateTime(q *rest.Query, name string, parse func(s, example string) (time.Time, string)) (time.Time, bool) {
 	raw, _ := q.Raw(name)
 	if raw == "" {
 		q.Issue(name, "is required (an RFC 3339 date-time such as 2026-05-01T08:00:00Z)")
 		return time.Time{}, false
 	}
-	t, issue := rest.DateTimeIssue(raw, "2026-05-01T08:00:00Z")
+	t, issue := parse(raw, "2026-05-01T08:00:00Z")
 	if issue != "" {
 		if strings.Contains(raw, " ") {
 			issue += " (a + in an offset must be sent as %2B)"

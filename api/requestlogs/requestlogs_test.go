@@ -138,6 +138,27 @@ func TestOrganizationSeesItsOwnRequests(t *testing.T) {
 	if res := a.Get(base + "?since=" + since); res.Status != 200 || len(res.List()) != 0 {
 		t.Errorf("since in the future: %s", res.Body)
 	}
+	// An instant a tenth of a microsecond after a record's created_at: the
+	// record is not "at or after" it, and is "before" it.
+	created, err := time.Parse(time.RFC3339Nano, all[0]["created_at"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	justAfter := url.QueryEscape(created.Format("2006-01-02T15:04:05.000000") + "1Z")
+	listed := func(q string) bool {
+		for _, r := range a.Get(base + "?limit=100&" + q).List() {
+			if r["id"] == all[0]["id"] {
+				return true
+			}
+		}
+		return false
+	}
+	if listed("since=" + justAfter) {
+		t.Errorf("since=%s lists a record created at %s", justAfter, all[0]["created_at"])
+	}
+	if !listed("until=" + justAfter) {
+		t.Errorf("until=%s leaves out a record created at %s", justAfter, all[0]["created_at"])
+	}
 }
 
 // TestPagesNewestFirst walks A's log with limit=2 and finds every record once.

@@ -100,14 +100,16 @@ func parseFilter(q *rest.Query) requestlog.Filter {
 	}
 	f.KeyID = q.UUID("key_id")
 	// since and until are read as every date-time of the API is
-	// (rest.ParseDateTime); given empty, they are a bad value like every
-	// structured filter (docs/decisions.md).
+	// (rest.ParseDateTime), rounded up to the microsecond, the precision of
+	// created_at, so that "at or after since" and "before until" hold for
+	// the instants sent (rest.DateTimeUpIssue); given empty, they are a bad
+	// value like every structured filter (docs/decisions.md).
 	for _, p := range []struct {
 		name string
 		dst  **time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
 		if s, given := q.Raw(p.name); given {
-			t, issue := rest.DateTimeIssue(s, "2026-11-23T00:00:00Z")
+			t, issue := rest.DateTimeUpIssue(s, "2026-11-23T00:00:00Z")
 			if issue != "" {
 				q.Issue(p.name, issue)
 				continue
@@ -116,7 +118,7 @@ func parseFilter(q *rest.Query) requestlog.Filter {
 		}
 	}
 	if f.EmptyWindow() {
-		q.Issue("until", "must be after since")
+		q.Issue("until", requestlog.EmptyWindowIssue)
 	}
 	return f
 }

@@ -35,21 +35,43 @@ func ParseDateTime(s string) (time.Time, bool) {
 // is accepted, storage.YearRangeIssue for a well-formed date-time outside
 // the years, else "must be an RFC 3339 date-time such as " example.
 func DateTimeIssue(s, example string) (time.Time, string) {
-	t, ok := parseRFC3339(s)
-	switch {
-	case !ok:
-		return time.Time{}, "must be an RFC 3339 date-time such as " + example
-	case !storage.InYearRange(t):
-		return time.Time{}, storage.YearRangeIssue
-	}
-	return t, ""
+	t, _, issue := dateTimeIssue(s, example)
+	return t, issue
 }
 
-// parseRFC3339 reads s as ParseDateTime does, of any year.
-func parseRFC3339(s string) (time.Time, bool) {
+// DateTimeUpIssue is DateTimeIssue rounding up instead: the first
+// microsecond at or after the instant sent, for a query's bound compared
+// with stored times (created_at >= since, created_at < until, a
+// reservation starting before a window's end). Truncated, a bound with
+// digits past the microsecond (…35.6046430001Z) would let in a record
+// created before the instant "at or after" names.
+func DateTimeUpIssue(s, example string) (time.Time, string) {
+	t, finer, issue := dateTimeIssue(s, example)
+	if finer && issue == "" {
+		t = t.Add(time.Microsecond)
+	}
+	return t, issue
+}
+
+// dateTimeIssue is DateTimeIssue, reporting too whether the fraction had
+// digits past the microsecond other than zeros (dropped from t).
+func dateTimeIssue(s, example string) (time.Time, bool, string) {
+	t, finer, ok := parseRFC3339(s)
+	switch {
+	case !ok:
+		return time.Time{}, false, "must be an RFC 3339 date-time such as " + example
+	case !storage.InYearRange(t):
+		return time.Time{}, false, storage.YearRangeIssue
+	}
+	return t, finer, ""
+}
+
+// parseRFC3339 reads s as ParseDateTime does, of any year, and reports
+// whether digits past the microsecond other than zeros were dropped.
+func parseRFC3339(s string) (t time.Time, finer bool, ok bool) {
 	if len(s) < len("2006-01-02T15:04:05Z") ||
 		s[4] != '-' || s[7] != '-' || s[10] != 'T' && s[10] != 't' || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
 	year, ok1 := digits(s[0:4])
 	month, ok2 := digits(s[5:7])
@@ -59,7 +81,7 @@ func parseRFC3339(s string) (time.Time, bool) {
 	sec, ok6 := digits(s[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) ||
 		month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
 	rest := s[19:]
 	micro := 0
@@ -69,7 +91,7 @@ func parseRFC3339(s string) (time.Time, bool) {
 			n++
 		}
 		if n == 1 {
-			return time.Time{}, false
+			return time.Time{}, false, false
 		}
 		for i := 1; i <= 6; i++ { // the microseconds; later digits are truncated
 			micro *= 10
@@ -77,26 +99,29 @@ func parseRFC3339(s string) (time.Time, bool) {
 				micro += int(rest[i] - '0')
 			}
 		}
+		for i := 7; i < n; i++ {
+			finer = finer || rest[i] != '0'
+		}
 		rest = rest[n:]
 	}
 	offset := 0
 	if rest != "Z" && rest != "z" {
 		if len(rest) != len("+07:00") || rest[0] != '+' && rest[0] != '-' || rest[3] != ':' {
-			return time.Time{}, false
+			return time.Time{}, false, false
 		}
 		h, okH := digits(rest[1:3])
 		m, okM := digits(rest[4:6])
 		if !okH || !okM || h > 23 || m > 59 {
-			return time.Time{}, false
+			return time.Time{}, false, false
 		}
 		offset = (h*60 + m) * 60
 		if rest[0] == '-' {
 			offset = -offset
 		}
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, micro*1000, time.UTC).
+	t = time.Date(year, time.Month(month), day, hour, minute, sec, micro*1000, time.UTC).
 		Add(-time.Duration(offset) * time.Second)
-	return t, true
+	return t, finer, true
 }
 
 // digits reads s, of ASCII digits only, as a number.

@@ -110,14 +110,20 @@ func TestParseDateTime(t *testing.T) {
 
 // TestParseDateTimeAgreesWithTimeParse: on random date-times of the forms
 // both take, ParseDateTime gives time.Parse's instant in UTC, truncated to
-// the microsecond; it refuses only what RFC 3339 does not allow.
+// the microsecond, and DateTimeUpIssue the same rounded up; they refuse
+// only what RFC 3339 does not allow.
 func TestParseDateTimeAgreesWithTimeParse(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	for range 100_000 {
 		s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d", 1899+rnd.IntN(8102), 1+rnd.IntN(12), 1+rnd.IntN(31),
 			rnd.IntN(25), rnd.IntN(61), rnd.IntN(61))
+		fraction := ""
 		if rnd.IntN(2) == 0 {
-			s += "." + fmt.Sprint(rnd.Uint64())[:1+rnd.IntN(12)]
+			fraction = fmt.Sprint(rnd.Uint64())[:1+rnd.IntN(12)]
+			if rnd.IntN(4) == 0 { // zeros past the microsecond round nothing up
+				fraction = (fraction + "000000")[:6] + "000"
+			}
+			s += "." + fraction
 		}
 		oh, om := 0, 0
 		if rnd.IntN(3) == 0 {
@@ -134,6 +140,37 @@ func TestParseDateTimeAgreesWithTimeParse(t *testing.T) {
 		}
 		if ok && !got.Equal(want.UTC().Truncate(time.Microsecond)) {
 			t.Fatalf("ParseDateTime(%q) = %v; time.Parse says %v", s, got, want.UTC())
+		}
+		if !ok || len(fraction) > 9 { // time.Parse keeps nanoseconds only
+			continue
+		}
+		up, issue := DateTimeUpIssue(s, "")
+		ceil := want.UTC().Truncate(time.Microsecond)
+		if ceil.Before(want) {
+			ceil = ceil.Add(time.Microsecond)
+		}
+		if issue != "" || !up.Equal(ceil) {
+			t.Fatalf("DateTimeUpIssue(%q) = %v, %q; want %v (time.Parse says %v)", s, up, issue, ceil, want.UTC())
+		}
+	}
+}
+
+// TestDateTimeUpIssue: a bound is rounded up to the microsecond when the
+// fraction has digits past it other than zeros, and only then.
+func TestDateTimeUpIssue(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"2026-12-03T15:08:35.6046430001Z", "2026-12-03T15:08:35.604644Z"},
+		{"2026-12-03T15:08:35.604643000000Z", "2026-12-03T15:08:35.604643Z"},
+		{"2026-12-03T15:08:35.604643Z", "2026-12-03T15:08:35.604643Z"},
+		{"2026-12-03T15:08:35.6Z", "2026-12-03T15:08:35.6Z"},
+		{"2026-12-03T15:08:35Z", "2026-12-03T15:08:35Z"},
+		{"2026-12-03T15:08:59.9999999+01:00", "2026-12-03T14:09:00Z"},
+		{"2026-12-31T23:59:59.999999999999999999Z", "2027-01-01T00:00:00Z"},
+	} {
+		got, issue := DateTimeUpIssue(tc.in, "")
+		want, _ := time.Parse(time.RFC3339Nano, tc.want)
+		if issue != "" || !got.Equal(want) {
+			t.Errorf("DateTimeUpIssue(%q) = %v, %q; want %v", tc.in, got, issue, want)
 		}
 	}
 }

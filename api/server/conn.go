@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -26,8 +27,8 @@ func Listener(ln net.Listener) net.Listener { return newListener(ln, readTimeout
 
 // newListener wraps ln for an app whose fiber.Config has the read and
 // write timeouts given.
-func newListener(ln net.Listener, read, write time.Duration) listener {
-	return listener{ln, read + write}
+func newListener(ln net.Listener, read, write time.Duration) *listener {
+	return &listener{Listener: ln, answerWithin: read + write, open: map[*conn]struct{}{}}
 }
 
 type listener struct {
@@ -36,14 +37,69 @@ type listener struct {
 	// WriteTimeout: the time a request may take to arrive, and then its
 	// answer to be written.
 	answerWithin time.Duration
+	// open holds the connections accepted and not yet closed; once the
+	// listener is closed, unusedUntil (Unix nanoseconds, 0 before) is when
+	// those that have sent nothing end (Close).
+	mu          sync.Mutex
+	open        map[*conn]struct{}
+	unusedUntil atomic.Int64
 }
 
-func (l listener) Accept() (net.Conn, error) {
+// unusedGrace is how long a connection that has sent nothing when the
+// listener closes (the shutdown) has left to send its first byte.
+const unusedGrace = time.Second
+
+func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Conn: c, lineEnd: -1, fresh: true, answerWithin: l.answerWithin}, nil
+	wrapped := &conn{Conn: c, lineEnd: -1, fresh: true, answerWithin: l.answerWithin, from: l}
+	l.mu.Lock()
+	l.open[wrapped] = struct{}{}
+	l.mu.Unlock()
+	if until := l.unusedUntil.Load(); until != 0 { // accepted as the listener closed
+		_ = c.SetReadDeadline(time.Unix(0, until))
+	}
+	return wrapped, nil
+}
+
+// Close closes the listener, which fasthttp does first when it shuts down,
+// and gives every open connection that has not sent a byte yet unusedGrace
+// to send one; the read that then times out with nothing read closes it
+// quietly (refuse.go). fasthttp's shutdown closes the connections idle
+// between requests but waits for a new one that has sent nothing (a load
+// balancer's or a browser's connection opened ahead of need) until its
+// read timeout, 30 s: a pod with one such connection took the whole
+// EVENTAPI_SHUTDOWN_TIMEOUT to stop, and said in-flight requests were
+// cancelled. A request whose first bytes arrive within the grace is served
+// as any other.
+func (l *listener) Close() error {
+	err := l.Listener.Close()
+	l.unusedUntil.CompareAndSwap(0, time.Now().Add(unusedGrace).UnixNano())
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	until := time.Unix(0, l.unusedUntil.Load())
+	for c := range l.open {
+		if !c.used.Load() {
+			_ = c.Conn.SetReadDeadline(until)
+		}
+	}
+	return err
+}
+
+// SetReadDeadline sets the connection's read deadline to t, or, once its
+// listener is closed and while it has sent nothing, to the end of the
+// grace Close gave it if that is earlier (t zero: no deadline of its own):
+// fasthttp sets a deadline of its own when it starts to read a request,
+// which may come after Close.
+func (c *conn) SetReadDeadline(t time.Time) error {
+	if c.from != nil && !c.used.Load() {
+		if until := c.from.unusedUntil.Load(); until != 0 && (t.IsZero() || t.UnixNano() > until) {
+			t = time.Unix(0, until)
+		}
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 // conn is a connection served by fasthttp, which reads it from one goroutine
@@ -65,6 +121,10 @@ type conn struct {
 	arrived      time.Time
 	answerWithin time.Duration
 	linger       atomic.Bool
+	// used is set by the first byte read: the connection carried a request.
+	used atomic.Bool
+	// from is the listener that accepted it, which tracks it until Close.
+	from *listener
 	// scan follows the current request's head (headScan).
 	scan headScan
 }
@@ -160,6 +220,9 @@ func (c *conn) Read(p []byte) (int, error) {
 		return 0, errLineWithoutColon
 	}
 	n, err := c.Conn.Read(p)
+	if n > 0 && c.read == 0 {
+		c.used.Store(true)
+	}
 	if n > 0 && c.fresh {
 		// fasthttp writes "100 Continue", and the answer to a request it
 		// could not read, under the write deadline it set for the previous
@@ -249,6 +312,11 @@ func (c *conn) lingerOnClose() { c.linger.Store(true) }
 
 // Close half-closes and drains when lingerOnClose was called, then closes.
 func (c *conn) Close() error {
+	if c.from != nil {
+		c.from.mu.Lock()
+		delete(c.from.open, c)
+		c.from.mu.Unlock()
+	}
 	if c.linger.Load() {
 		if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
 			_ = c.Conn.SetReadDeadline(time.Now().Add(lingerTime))

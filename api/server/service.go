@@ -92,8 +92,11 @@ type Options struct {
 // the app. With no Redis URL the in-process edge store is used, which is only
 // correct for a single instance; that is logged.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (*Service, error) {
+	// A statement may run as long as its request may (the request's
+	// context cancels it first); statement_timeout stays the backstop,
+	// never under its default (docs/helm.md).
 	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: cfg.DBMaxConns, Tracing: opt.Tracing,
-		Pooler: cfg.DatabasePooler})
+		Pooler: cfg.DatabasePooler, StatementTimeout: max(cfg.RequestTimeout, database.DefaultStatementTimeout)})
 	if err != nil {
 		return nil, err
 	}

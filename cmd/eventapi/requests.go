@@ -176,10 +176,11 @@ func listedTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
 }
 
-// when reads an RFC 3339 instant, as the API reads one (rest.ParseDateTime),
-// or a duration back from now ("24h").
+// when reads an RFC 3339 instant, as the API reads since and until
+// (rest.DateTimeUpIssue: rounded up to the microsecond), or a duration back
+// from now ("24h").
 func when(v string, now time.Time) (time.Time, error) {
-	switch t, issue := rest.DateTimeIssue(v, ""); issue {
+	switch t, issue := rest.DateTimeUpIssue(v, ""); issue {
 	case "":
 		return t, nil
 	case storage.YearRangeIssue:

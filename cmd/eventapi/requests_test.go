@@ -162,8 +162,9 @@ func TestListedTimeHasAFixedWidth(t *testing.T) {
 }
 
 // TestWhenReadsDateTimesAsTheAPIDoes: --since and --until read an RFC 3339
-// date-time with rest.ParseDateTime (in UTC, to the microsecond) or a
-// duration back from now.
+// date-time as the API reads since and until (rest.DateTimeUpIssue: in
+// UTC, a fraction finer than a microsecond rounded up) or a duration back
+// from now.
 func TestWhenReadsDateTimesAsTheAPIDoes(t *testing.T) {
 	now := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
@@ -172,7 +173,8 @@ func TestWhenReadsDateTimesAsTheAPIDoes(t *testing.T) {
 		err  bool
 	}{
 		{"2026-01-01T00:00:00+02:00", time.Date(2025, 12, 31, 22, 0, 0, 0, time.UTC), false},
-		{"2026-01-01T00:00:00.0000009Z", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"2026-01-01T00:00:00.0000009Z", time.Date(2026, 1, 1, 0, 0, 0, 1000, time.UTC), false},
+		{"2026-01-01T00:00:00.000001000Z", time.Date(2026, 1, 1, 0, 0, 0, 1000, time.UTC), false},
 		{"90m", now.Add(-90 * time.Minute), false},
 		{"2026-01-01T00:00:00-24:00", time.Time{}, true},
 		{"2026-01-01T1:00:00Z", time.Time{}, true},

@@ -32,8 +32,10 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := parseNoArgs(fs, output, args); err != nil {
 		return err
 	}
+	// The OTEL_* settings are the configuration too: their problems are
+	// said with the EVENTAPI_* ones, in one message.
 	cfg, err := config.Load()
-	if err != nil {
+	if err = errors.Join(err, telemetry.CheckEnv(os.Getenv)); err != nil {
 		return fmt.Errorf("configuration:\n%w", err)
 	}
 	// Deferred first, so it runs last: every line logged until the return
@@ -70,6 +72,15 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("metrics listener: %w", err)
 	}
+	// The API's port is taken before anything waits for the database or
+	// migrates: a port in use ends the start at once, as the metrics one
+	// does, not after the wait, the migrations and the webhook workers.
+	// Connections made meanwhile wait in the backlog until it is served.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listener: %w", err)
+	}
+	defer ln.Close() // an early return; the server closes it on its own way out
 	metricsCtx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopMetrics()
 	go func() {
@@ -90,10 +101,6 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer svc.Close()
 	svc.StartWebhooks()
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	// A second SIGTERM or SIGINT cuts the drain delay short (the first one
 	// cancels ctx in main).
 	signals := make(chan os.Signal, 2)

@@ -79,6 +79,18 @@ const (
 	MaxIdempotencyTimeout = 10 * time.Minute
 )
 
+// The range of EVENTAPI_REDIS_DIAL_TIMEOUT (docs/edge.md, "Redis client
+// settings"). Every connection waits up to it to open, and the limiter
+// fails open and keyed writes are refused while none opens, so a bound no
+// dial can meet (1ns was accepted) starts a process with rate limiting off.
+const (
+	// MinDialTimeout leaves room for a TCP and TLS handshake across zones.
+	MinDialTimeout = 10 * time.Millisecond
+	// MaxDialTimeout catches a unit slip ("500m" is 500 minutes): a dial
+	// never needs a minute.
+	MaxDialTimeout = time.Minute
+)
+
 // redisSettings reads the EVENTAPI_REDIS_* client settings; unset ones stay
 // zero (the edge store's defaults).
 func redisSettings(getenv Getenv, errs *[]error) Redis {
@@ -105,7 +117,14 @@ func redisSettings(getenv Getenv, errs *[]error) Redis {
 			records, getenv(records), MinIdempotencyTimeout, MaxIdempotencyTimeout))
 		r.IdempotencyTimeout = 0
 	}
-	r.DialTimeout = duration(getenv, "EVENTAPI_REDIS_DIAL_TIMEOUT", 0, errs)
+	const dial = "EVENTAPI_REDIS_DIAL_TIMEOUT"
+	r.DialTimeout = duration(getenv, dial, 0, errs)
+	if d := r.DialTimeout; d != 0 && (d < MinDialTimeout || d > MaxDialTimeout) {
+		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: every Redis connection waits up to it to "+
+			"open, and while none opens rate limiting is off and keyed writes are refused (docs/edge.md)",
+			dial, getenv(dial), MinDialTimeout, MaxDialTimeout))
+		r.DialTimeout = 0
+	}
 	r.ReadTimeout = duration(getenv, "EVENTAPI_REDIS_READ_TIMEOUT", 0, errs)
 	r.WriteTimeout = duration(getenv, "EVENTAPI_REDIS_WRITE_TIMEOUT", 0, errs)
 	r.PoolSize = positiveInt(getenv, "EVENTAPI_REDIS_POOL_SIZE", 0, errs)

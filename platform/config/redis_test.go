@@ -6,78 +6,71 @@ import (
 	"time"
 )
 
-// EVENTAPI_REDIS_LIMITER_TIMEOUT is refused outside 1ms..1s: 50 ms is the
-// default, not the ceiling (api/edgetest runs a patient 1 s limiter), but a
-// bound past the socket ceiling, or one a healthy Redis cannot meet, is a
-// mistake that would only show as latency or as limiting silently off.
-func TestLimiterTimeoutRange(t *testing.T) {
+// The Redis bounds are refused outside their ranges (docs/edge.md, "Redis
+// client settings"), each named once with its range:
+//   - EVENTAPI_REDIS_LIMITER_TIMEOUT, 1ms..1s: 50 ms is the default, not the
+//     ceiling (api/edgetest runs a patient 1 s limiter), but a bound past the
+//     socket ceiling, or one a healthy Redis cannot meet, is a mistake that
+//     would only show as latency or as limiting silently off;
+//   - EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT, 10ms..10m: 1µs was accepted and
+//     made every keyed write 503 and /readyz report a healthy Redis
+//     unavailable; a 10-minute bound is what api/edgetest's crash test runs,
+//     and "500m" (minutes, for 500 ms) is past it;
+//   - EVENTAPI_REDIS_DIAL_TIMEOUT, 10ms..1m: 1ns was accepted and started a
+//     process that never opened a connection, with rate limiting off.
+func TestRedisBoundRanges(t *testing.T) {
+	limiter := func(c Config) time.Duration { return c.Redis.LimiterTimeout }
+	records := func(c Config) time.Duration { return c.Redis.IdempotencyTimeout }
+	dial := func(c Config) time.Duration { return c.Redis.DialTimeout }
 	for _, tc := range []struct {
-		value string
-		want  time.Duration // when accepted
-		bad   bool
+		setting string
+		value   string
+		read    func(Config) time.Duration
+		want    time.Duration // when accepted
+		refused string        // the range, when refused
 	}{
-		{value: "", want: 0}, // platform/edge's default, 50 ms
-		{value: "1ms", want: time.Millisecond},
-		{value: "50ms", want: 50 * time.Millisecond},
-		{value: "1s", want: time.Second},
-		{value: "999us", bad: true},
-		{value: "50us", bad: true},
-		{value: "1001ms", bad: true},
-		{value: "5s", bad: true},
-		{value: "1h", bad: true},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "", read: limiter, want: 0}, // platform/edge's default, 50 ms
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "1ms", read: limiter, want: time.Millisecond},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "50ms", read: limiter, want: 50 * time.Millisecond},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "1s", read: limiter, want: time.Second},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "999us", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "50us", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "1001ms", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "5s", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "1h", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "", read: records, want: 0}, // platform/edge's default, 500 ms
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "10ms", read: records, want: 10 * time.Millisecond},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "500ms", read: records, want: 500 * time.Millisecond},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "4s", read: records, want: 4 * time.Second},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "10m", read: records, want: 10 * time.Minute},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "1us", refused: "from 10ms to 10m0s"},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "1ms", refused: "from 10ms to 10m0s"},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "9999us", refused: "from 10ms to 10m0s"},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "10m1ms", refused: "from 10ms to 10m0s"},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "500m", refused: "from 10ms to 10m0s"},
+		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "24h", refused: "from 10ms to 10m0s"},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "", read: dial, want: 0}, // platform/edge's default, 500 ms
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "10ms", read: dial, want: 10 * time.Millisecond},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "2s", read: dial, want: 2 * time.Second},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "1m", read: dial, want: time.Minute},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "1ns", refused: "from 10ms to 1m0s"},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "9ms", refused: "from 10ms to 1m0s"},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "500m", refused: "from 10ms to 1m0s"},
 	} {
-		t.Run(tc.value, func(t *testing.T) {
-			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_LIMITER_TIMEOUT": tc.value}
+		t.Run(tc.setting+"="+tc.value, func(t *testing.T) {
+			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", tc.setting: tc.value}
 			c, err := FromEnv(func(k string) string { return env[k] })
-			if tc.bad {
-				if err == nil || !strings.Contains(err.Error(), `EVENTAPI_REDIS_LIMITER_TIMEOUT "`+tc.value+`" must be from 1ms to 1s`) {
-					t.Fatalf("error %v, want EVENTAPI_REDIS_LIMITER_TIMEOUT %q refused with its range", err, tc.value)
+			if tc.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.setting+` "`+tc.value+`" must be `+tc.refused) {
+					t.Fatalf("error %v, want %s %q refused with its range", err, tc.setting, tc.value)
 				}
-				return
-			}
-			if err != nil || c.Redis.LimiterTimeout != tc.want {
-				t.Fatalf("LimiterTimeout %v, error %v; want %v", c.Redis.LimiterTimeout, err, tc.want)
-			}
-		})
-	}
-}
-
-// EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT is refused outside 10ms..10m: 1µs
-// was accepted and made every keyed write 503 and /readyz report a healthy
-// Redis unavailable; a 10-minute bound is what api/edgetest's crash test
-// runs, and "500m" (minutes, for 500 ms) is past it.
-func TestIdempotencyTimeoutRange(t *testing.T) {
-	for _, tc := range []struct {
-		value string
-		want  time.Duration // when accepted
-		bad   bool
-	}{
-		{value: "", want: 0}, // platform/edge's default, 500 ms
-		{value: "10ms", want: 10 * time.Millisecond},
-		{value: "500ms", want: 500 * time.Millisecond},
-		{value: "4s", want: 4 * time.Second},
-		{value: "10m", want: 10 * time.Minute},
-		{value: "1us", bad: true},
-		{value: "1ms", bad: true},
-		{value: "9999us", bad: true},
-		{value: "10m1ms", bad: true},
-		{value: "500m", bad: true},
-		{value: "24h", bad: true},
-	} {
-		t.Run(tc.value, func(t *testing.T) {
-			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT": tc.value}
-			c, err := FromEnv(func(k string) string { return env[k] })
-			if tc.bad {
-				if err == nil || !strings.Contains(err.Error(), `EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT "`+tc.value+`" must be from 10ms to 10m0s`) {
-					t.Fatalf("error %v, want EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT %q refused with its range", err, tc.value)
-				}
-				if strings.Count(err.Error(), "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT") != 1 {
+				if strings.Count(err.Error(), tc.setting) != 1 {
 					t.Fatalf("error %v names the setting more than once (a refused bound is not compared with the socket timeouts)", err)
 				}
 				return
 			}
-			if err != nil || c.Redis.IdempotencyTimeout != tc.want {
-				t.Fatalf("IdempotencyTimeout %v, error %v; want %v", c.Redis.IdempotencyTimeout, err, tc.want)
+			if got := tc.read(c); err != nil || got != tc.want {
+				t.Fatalf("%s read as %v, error %v; want %v", tc.setting, got, err, tc.want)
 			}
 		})
 	}

@@ -51,11 +51,15 @@ type Options struct {
 	// no statement is kept prepared across transactions and no session
 	// parameter is sent; see pooler.go).
 	Pooler string
+	// StatementTimeout is the statement_timeout a direct connection sends
+	// at connect, unless the URL names one; zero: DefaultStatementTimeout.
+	// Behind a transaction pooler none is sent (pooler.go).
+	StatementTimeout time.Duration
 }
 
 // Open connects to url, verifies the connection and returns a bun.DB.
 func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
-	cfg, err := pgxConfig(url, opt.Pooler)
+	cfg, err := pgxConfig(url, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func newMigrator(db *bun.DB, ms *migrate.Migrations) *Migrator {
 
 // liftTimeoutsSQL sets, for the rest of the transaction it runs in, every
 // timeout that could cut a migration short to 0 (none): the pool's
-// statement_timeout (15 s, pgx.go), or one set on the role or database
+// statement_timeout (Options.StatementTimeout, at least 15 s), or one set on the role or database
 // (behind PgBouncer, docs/helm.md "Redis Cluster and PgBouncer"), would
 // cancel a migration that copies a large table, and lock_timeout a wait for
 // the migration lock. idle_in_transaction_session_timeout would end the lock

@@ -13,7 +13,14 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
+// DefaultStatementTimeout is the statement_timeout a direct connection
+// sends at connect when Options.StatementTimeout is zero and the URL names
+// none: a backstop for a statement whose context ended and whose cancel
+// request was lost.
+const DefaultStatementTimeout = 15 * time.Second
+
+func pgxConfig(url string, opt Options) (*pgx.ConnConfig, error) {
+	pooler := opt.Pooler
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
@@ -39,7 +46,11 @@ func pgxConfig(url, pooler string) (*pgx.ConnConfig, error) {
 	// pgx does by default.
 	cfg.BuildContextWatcherHandler = cancelInServer
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
-		cfg.RuntimeParams["statement_timeout"] = "15000"
+		timeout := opt.StatementTimeout
+		if timeout <= 0 {
+			timeout = DefaultStatementTimeout
+		}
+		cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
 	}
 	// bun writes argument values into the SQL text, so most statements are
 	// seen once; those run unprepared (reuse.go), and only texts seen again

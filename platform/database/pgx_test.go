@@ -1,6 +1,9 @@
 package database
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestPgxConfigCaches: a direct connection keeps a small statement cache; a
 // transaction pooler gets none; both keep a small description cache, which
@@ -22,13 +25,40 @@ func TestPgxConfigCaches(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := pgxConfig(c.url, c.pooler)
+			cfg, err := pgxConfig(c.url, Options{Pooler: c.pooler})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if cfg.StatementCacheCapacity != c.statements || cfg.DescriptionCacheCapacity != c.descs {
 				t.Fatalf("caches = %d statements, %d descriptions; want %d, %d",
 					cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity, c.statements, c.descs)
+			}
+		})
+	}
+}
+
+// TestPgxConfigStatementTimeout: a direct connection sends the
+// statement_timeout it is given, DefaultStatementTimeout when none, the
+// URL's own when it names one; behind a transaction pooler it sends none
+// (PgBouncer refuses the startup parameter).
+func TestPgxConfigStatementTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name, url string
+		opt       Options
+		want      string // "" for none sent
+	}{
+		{"the default", "postgres://u@h/db", Options{}, "15000"},
+		{"the request timeout's", "postgres://u@h/db", Options{StatementTimeout: time.Minute}, "60000"},
+		{"the URL's wins", "postgres://u@h/db?statement_timeout=5000", Options{StatementTimeout: time.Minute}, "5000"},
+		{"behind a transaction pooler", "postgres://u@h/db", Options{Pooler: PoolerTransaction, StatementTimeout: time.Minute}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := pgxConfig(c.url, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.RuntimeParams["statement_timeout"]; got != c.want {
+				t.Fatalf("statement_timeout %q, want %q", got, c.want)
 			}
 		})
 	}

@@ -2,8 +2,13 @@ package database
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/eventapi/eventapi/platform/errs"
 )
@@ -25,7 +30,8 @@ const (
 // to connect (a refused connection, a timeout, a refused login or a
 // database the server does not have, which PostgreSQL reports while
 // connecting) and a lost connection. Anything else ends the wait at once:
-// a malformed URL, a schema that needs migrating. The first retry comes 1 s
+// a malformed URL, a schema that needs migrating, a pooler that refuses a
+// startup parameter (refusedStartupParameter). The first retry comes 1 s
 // after the first failure, then 2 s, … up to every 10 s. Each failure is
 // logged at warn as "<name> starting: the database is unreachable;
 // retrying", with retry_in and the error; name is the program ("eventapi",
@@ -40,6 +46,10 @@ func untilReachableEvery(ctx context.Context, log *slog.Logger, name string, fir
 	wait := first
 	for {
 		err := start()
+		if param, ok := refusedStartupParameter(err); ok {
+			return fmt.Errorf("the database refused the startup parameter %s, as a transaction pooler such as PgBouncer does: "+
+				"behind one set EVENTAPI_DATABASE_POOLER=transaction (docs/helm.md): %w", param, err)
+		}
 		if err == nil || !errs.Is(Error(err), errs.ServiceUnavailable) {
 			return err
 		}
@@ -53,4 +63,17 @@ func untilReachableEvery(ctx context.Context, log *slog.Logger, name string, fir
 		}
 		wait = min(2*wait, most)
 	}
+}
+
+// refusedStartupParameter reports the startup parameter a server refused
+// while connecting (PgBouncer's "unsupported startup parameter: <name>",
+// SQLSTATE 08P01, when the service connects to it as to PostgreSQL and
+// sends statement_timeout). Waiting never mends that: it is a setting.
+func refusedStartupParameter(err error) (string, bool) {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) || pg.Code != "08P01" {
+		return "", false
+	}
+	param, ok := strings.CutPrefix(pg.Message, "unsupported startup parameter: ")
+	return param, ok
 }

@@ -50,7 +50,7 @@ func TestRepliesAreReadInLargerChunks(t *testing.T) {
 		{name: "pgx's default", least: 1, most: 8 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := database.PgxConfig(pgtest.AdminURL(), "")
+			cfg, err := database.PgxConfig(pgtest.AdminURL(), database.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -97,8 +97,17 @@ func NewEmptyDatabase(tb testing.TB) string {
 	return u
 }
 
+// adminOptions are those of a pool that creates and drops test databases.
+// DROP DATABASE waits for a checkpoint, which on a machine busy with a whole
+// test run took over the pool's default 15 s statement timeout and left a
+// stale database behind (a failed sweep test); such a statement gets
+// minutes.
+func adminOptions(conns int) database.Options {
+	return database.Options{MaxOpenConns: conns, StatementTimeout: 5 * time.Minute}
+}
+
 func newDatabase(ctx context.Context, migrate bool) (string, error) {
-	admin, err := database.Open(ctx, AdminURL(), database.Options{MaxOpenConns: 2})
+	admin, err := database.Open(ctx, AdminURL(), adminOptions(2))
 	if err != nil {
 		return "", fmt.Errorf("PostgreSQL is required for tests and is not reachable at %s: %w", redact(AdminURL()), err)
 	}
@@ -202,7 +211,7 @@ func Cleanup() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	admin, err := database.Open(ctx, AdminURL(), database.Options{MaxOpenConns: 1})
+	admin, err := database.Open(ctx, AdminURL(), adminOptions(1))
 	if err != nil {
 		return
 	}

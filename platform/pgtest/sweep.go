@@ -53,7 +53,7 @@ func staleDatabases(names []string, now time.Time) []string {
 // SweepStale drops the test databases older than StaleAfter on the test
 // server and returns their names. NewDatabase runs it once per process.
 func SweepStale(ctx context.Context) ([]string, error) {
-	admin, err := database.Open(ctx, AdminURL(), database.Options{MaxOpenConns: 1})
+	admin, err := database.Open(ctx, AdminURL(), adminOptions(1))
 	if err != nil {
 		return nil, err
 	}

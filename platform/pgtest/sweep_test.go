@@ -47,7 +47,7 @@ func TestStaleDatabases(t *testing.T) {
 // an unstamped one: the sweep drops the first only.
 func TestSweepDropsOnlyStaleUnusedDatabases(t *testing.T) {
 	ctx := context.Background()
-	admin, err := database.Open(ctx, AdminURL(), database.Options{MaxOpenConns: 2})
+	admin, err := database.Open(ctx, AdminURL(), adminOptions(2))
 	if err != nil {
 		t.Fatal(err)
 	}

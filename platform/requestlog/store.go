@@ -30,9 +30,16 @@ type Filter struct {
 // EmptyWindow reports whether Since is not before Until: no instant lies
 // in such a window, which the API and the CLI refuse as a mistake rather
 // than answering an empty list.
+//
+// Since and Until are whole microseconds, as created_at is: two instants
+// sent within one microsecond make an empty window, said as
+// EmptyWindowIssue.
 func (f Filter) EmptyWindow() bool {
 	return f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until)
 }
+
+// EmptyWindowIssue is the problem of an EmptyWindow.
+const EmptyWindowIssue = "must be after since, to the microsecond (the precision of created_at)"
 
 // Key is the filter in a canonical text, to bind a cursor to the filter it
 // was issued for (a cursor of one filter is refused under another, as on

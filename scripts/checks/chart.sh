@@ -78,6 +78,18 @@ for good in config.rateWindow=1m30s config.rateWindow=1h config.v1Sunset=2027-12
   "$HELM" template eventapi "$chart" --set "$good" >/dev/null 2>"$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $good"; }
 done
 echo "chart:   refused rate windows of part seconds and sunset dates out of range" >&2
+# OTEL_* values the service refuses at start (telemetry.CheckEnv), as
+# strings: --set would make "10" a number.
+for bad in otel.endpoint=collector:4318 otel.endpoint=grpc://collector:4317 otel.tracesSamplerArg=10 otel.tracesSamplerArg=0.1x; do
+  if "$HELM" template eventapi "$chart" --set-string "$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $bad"; fi
+  grep -q "does not match pattern\|doesn't match pattern" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $bad for another reason"; }
+done
+if "$HELM" template eventapi "$chart" --set-string otel.tracesSampler=sometimes >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted otel.tracesSampler=sometimes"; fi
+grep -q "must be one of\|value must be" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused otel.tracesSampler=sometimes for another reason"; }
+for good in otel.endpoint=http://otel-collector:4318 otel.endpoint=https://traces.example.com/otlp otel.tracesSampler=parentbased_traceidratio otel.tracesSamplerArg=0.1 otel.tracesSamplerArg=1; do
+  "$HELM" template eventapi "$chart" --set-string "$good" >/dev/null 2>"$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $good"; }
+done
+echo "chart:   refused OTLP endpoints without a scheme, unknown samplers and ratios over 1" >&2
 # An HPA's utilization targets are shares of the container's requests.
 if "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set resources.requests=null >/dev/null 2>"$tmp/bad.txt"; then
   fail "helm template accepted autoscaling without a CPU request"
