@@ -1,0 +1,37 @@
+package edge
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// refusedSettings are the starts of Redis's replies to a connection whose
+// own settings are wrong: a database number the server does not have, a
+// database number on a Redis Cluster, a wrong or missing password. Waiting
+// never mends them, unlike a Redis that is down, loading or failing over.
+var refusedSettings = []string{
+	"ERR DB index is out of range",
+	"ERR SELECT is not allowed in cluster mode",
+	"WRONGPASS",
+	"NOAUTH",
+	"ERR invalid password",
+	"ERR AUTH",
+}
+
+// RefusedSettings reports whether err (of Ping) is Redis refusing the
+// connection's settings from EVENTAPI_REDIS_URL rather than an outage.
+func RefusedSettings(err error) bool {
+	var reply redis.Error
+	if !errors.As(err, &reply) {
+		return false
+	}
+	msg := reply.Error()
+	for _, start := range refusedSettings {
+		if strings.HasPrefix(msg, start) {
+			return true
+		}
+	}
+	return false
+}
