@@ -102,34 +102,30 @@ func redisSettings(getenv Getenv, errs *[]error) Redis {
 		}
 		r.Cluster = b
 	}
-	const limiter = "EVENTAPI_REDIS_LIMITER_TIMEOUT"
-	r.LimiterTimeout = duration(getenv, limiter, 0, errs)
-	if d := r.LimiterTimeout; d != 0 && (d < MinLimiterTimeout || d > MaxLimiterTimeout) {
-		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: every request waits up to it for its "+
-			"rate-limit decision, which fails open after it (docs/edge.md)", limiter, getenv(limiter), MinLimiterTimeout, MaxLimiterTimeout))
-		r.LimiterTimeout = 0
-	}
-	const records = "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT"
-	r.IdempotencyTimeout = duration(getenv, records, 0, errs)
-	if d := r.IdempotencyTimeout; d != 0 && (d < MinIdempotencyTimeout || d > MaxIdempotencyTimeout) {
-		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: a keyed write whose Idempotency-Key record "+
-			"misses it twice is refused with 503, and /readyz pings Redis with it (docs/edge.md)",
-			records, getenv(records), MinIdempotencyTimeout, MaxIdempotencyTimeout))
-		r.IdempotencyTimeout = 0
-	}
-	const dial = "EVENTAPI_REDIS_DIAL_TIMEOUT"
-	r.DialTimeout = duration(getenv, dial, 0, errs)
-	if d := r.DialTimeout; d != 0 && (d < MinDialTimeout || d > MaxDialTimeout) {
-		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: every Redis connection waits up to it to "+
-			"open, and while none opens rate limiting is off and keyed writes are refused (docs/edge.md)",
-			dial, getenv(dial), MinDialTimeout, MaxDialTimeout))
-		r.DialTimeout = 0
-	}
+	r.LimiterTimeout = boundedDuration(getenv, "EVENTAPI_REDIS_LIMITER_TIMEOUT", MinLimiterTimeout, MaxLimiterTimeout,
+		"every request waits up to it for its rate-limit decision, which fails open after it", errs)
+	r.IdempotencyTimeout = boundedDuration(getenv, "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", MinIdempotencyTimeout, MaxIdempotencyTimeout,
+		"a keyed write whose Idempotency-Key record misses it twice is refused with 503, and /readyz pings Redis with it", errs)
+	r.DialTimeout = boundedDuration(getenv, "EVENTAPI_REDIS_DIAL_TIMEOUT", MinDialTimeout, MaxDialTimeout,
+		"every Redis connection waits up to it to open, and while none opens rate limiting is off and keyed writes are refused", errs)
 	r.ReadTimeout = duration(getenv, "EVENTAPI_REDIS_READ_TIMEOUT", 0, errs)
 	r.WriteTimeout = duration(getenv, "EVENTAPI_REDIS_WRITE_TIMEOUT", 0, errs)
 	r.PoolSize = positiveInt(getenv, "EVENTAPI_REDIS_POOL_SIZE", 0, errs)
 	socketCeilings(getenv, r, errs)
 	return r
+}
+
+// boundedDuration reads the duration setting name, unset (0: the edge
+// store's default) or from least to most; outside, the problem is added to
+// errs with why the range matters, and the setting reads as unset so that
+// it is not compared with others (socketCeilings).
+func boundedDuration(getenv Getenv, name string, least, most time.Duration, why string, errs *[]error) time.Duration {
+	d := duration(getenv, name, 0, errs)
+	if d != 0 && (d < least || d > most) {
+		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: %s (docs/edge.md)", name, getenv(name), least, most, why))
+		return 0
+	}
+	return d
 }
 
 // socketCeilings refuses a read or write timeout set shorter than a per-call
