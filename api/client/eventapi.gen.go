@@ -8237,7 +8237,8 @@ type ClientInterface interface {
 	// GetReference Get the interactive reference
 	//
 	// An HTML page that renders this document interactively. Every asset it loads is
-	// served by the API itself under `/reference/assets/`. Public.
+	// served by the API itself under `/reference/assets/`. Public. Revalidated as this
+	// document is: an `ETag`, `Cache-Control: no-cache`, `304` on `If-None-Match`.
 	//
 	// Corresponds with GET /reference (the `GetReference` operationId).
 	GetReference(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9941,7 +9942,8 @@ func (c *Client) UpdateQuote(ctx context.Context, id Id, params *UpdateQuotePara
 // GetReference Get the interactive reference
 //
 // An HTML page that renders this document interactively. Every asset it loads is
-// served by the API itself under `/reference/assets/`. Public.
+// served by the API itself under `/reference/assets/`. Public. Revalidated as this
+// document is: an `ETag`, `Cache-Control: no-cache`, `304` on `If-None-Match`.
 //
 // Corresponds with GET /reference (the `GetReference` operationId).
 func (c *Client) GetReference(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -15192,7 +15194,8 @@ type ClientWithResponsesInterface interface {
 	// GetReferenceWithResponse Get the interactive reference
 	//
 	// An HTML page that renders this document interactively. Every asset it loads is
-	// served by the API itself under `/reference/assets/`. Public.
+	// served by the API itself under `/reference/assets/`. Public. Revalidated as this
+	// document is: an `ETag`, `Cache-Control: no-cache`, `304` on `If-None-Match`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -24488,8 +24491,17 @@ func (r UpdateQuoteResponse) ContentType() string {
 
 // GetReferenceResponse200Headers the declared response headers of an HTTP 200 response for GetReference
 type GetReferenceResponse200Headers struct {
+	CacheControl          *string
 	ContentSecurityPolicy *string
+	ETag                  *string
 	XRequestId            openapi_types.UUID
+}
+
+// GetReferenceResponse304Headers the declared response headers of an HTTP 304 response for GetReference
+type GetReferenceResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	XRequestId   openapi_types.UUID
 }
 
 // GetReferenceResponse500Headers the declared response headers of an HTTP 500 response for GetReference
@@ -24504,6 +24516,8 @@ type GetReferenceResponse struct {
 	JSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetReferenceResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetReferenceResponse304Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetReferenceResponse500Headers
 }
@@ -28702,7 +28716,8 @@ func (c *ClientWithResponses) UpdateQuoteWithResponse(ctx context.Context, id Id
 // GetReferenceWithResponse Get the interactive reference
 //
 // An HTML page that renders this document interactively. Every asset it loads is
-// served by the API itself under `/reference/assets/`. Public.
+// served by the API itself under `/reference/assets/`. Public. Revalidated as this
+// document is: an `ETag`, `Cache-Control: no-cache`, `304` on `If-None-Match`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -46379,6 +46394,9 @@ func ParseGetReferenceResponse(rsp *http.Response) (*GetReferenceResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46391,12 +46409,26 @@ func ParseGetReferenceResponse(rsp *http.Response) (*GetReferenceResponse, error
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetReferenceResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ContentSecurityPolicy = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -46406,6 +46438,30 @@ func ParseGetReferenceResponse(rsp *http.Response) (*GetReferenceResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetReferenceResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetReferenceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

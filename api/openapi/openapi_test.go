@@ -516,43 +516,45 @@ func TestDocumentGzipped(t *testing.T) {
 	}
 }
 
-// TestDocumentRevalidation: If-None-Match is compared weakly and may list
-// several tags or be "*" (RFC 9110, 13.1.2); a tag that does not match gets
-// the document. A request's Cache-Control: no-cache asks for exactly this
+// TestDocumentRevalidation: the document and the reference page carry a
+// weak ETag; If-None-Match is compared weakly and may list several tags or
+// be "*" (RFC 9110, 13.1.2); a tag that does not match gets the page. A request's Cache-Control: no-cache asks for exactly this
 // revalidation, so it is answered 304 as well, as on the API's routes.
 func TestDocumentRevalidation(t *testing.T) {
 	app := newApp()
-	res, err := app.Test(httptest.NewRequest("GET", openapi.DocumentPath, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	etag := res.Header.Get("ETag")
-	strong, weak := strings.CutPrefix(etag, "W/")
-	if !weak || !strings.HasPrefix(strong, `"`) {
-		t.Fatalf("ETag %q, want a weak tag", etag)
-	}
-	tests := []struct {
-		ifNoneMatch, cacheControl string
-		status                    int
-	}{
-		{etag, "", 304},
-		{strong, "", 304},
-		{`"other", ` + etag, "", 304},
-		{"*", "", 304},
-		{`"other"`, "", 200},
-		{etag, "no-cache", 304},
-		{etag, "max-age=0, no-cache", 304},
-		{`"other"`, "no-cache", 200},
-	}
-	for _, tt := range tests {
-		req := httptest.NewRequest("GET", openapi.DocumentPath, nil)
-		req.Header.Set("If-None-Match", tt.ifNoneMatch)
-		if tt.cacheControl != "" {
-			req.Header.Set("Cache-Control", tt.cacheControl)
+	for _, path := range []string{openapi.DocumentPath, openapi.ReferencePath} {
+		res, err := app.Test(httptest.NewRequest("GET", path, nil))
+		if err != nil {
+			t.Fatal(err)
 		}
-		res, err := app.Test(req)
-		if err != nil || res.StatusCode != tt.status {
-			t.Errorf("If-None-Match %q, Cache-Control %q: %v %v, want %d", tt.ifNoneMatch, tt.cacheControl, res.StatusCode, err, tt.status)
+		etag := res.Header.Get("ETag")
+		strong, weak := strings.CutPrefix(etag, "W/")
+		if !weak || !strings.HasPrefix(strong, `"`) {
+			t.Fatalf("%s: ETag %q, want a weak tag", path, etag)
+		}
+		tests := []struct {
+			ifNoneMatch, cacheControl string
+			status                    int
+		}{
+			{etag, "", 304},
+			{strong, "", 304},
+			{`"other", ` + etag, "", 304},
+			{"*", "", 304},
+			{`"other"`, "", 200},
+			{etag, "no-cache", 304},
+			{etag, "max-age=0, no-cache", 304},
+			{`"other"`, "no-cache", 200},
+		}
+		for _, tt := range tests {
+			req := httptest.NewRequest("GET", path, nil)
+			req.Header.Set("If-None-Match", tt.ifNoneMatch)
+			if tt.cacheControl != "" {
+				req.Header.Set("Cache-Control", tt.cacheControl)
+			}
+			res, err := app.Test(req)
+			if err != nil || res.StatusCode != tt.status {
+				t.Errorf("%s: If-None-Match %q, Cache-Control %q: %v %v, want %d", path, tt.ifNoneMatch, tt.cacheControl, res.StatusCode, err, tt.status)
+			}
 		}
 	}
 }

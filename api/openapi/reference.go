@@ -46,11 +46,23 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+// referenceETag is the page's tag: it changes only with the binary.
+var referenceETag = func() string {
+	sum := sha256.Sum256([]byte(referencePage))
+	return weakETag(sum[:12])
+}()
+
+// reference answers the page, revalidated by its ETag as every GET 200 of
+// the API is.
 func reference(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentSecurityPolicy, ContentSecurityPolicy)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderETag, referenceETag)
+	if notModified(c, referenceETag) {
+		return compress.NotModified(c, len(referencePage), fiber.MIMETextHTMLCharsetUTF8)
+	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	return c.SendString(referencePage)
 }
