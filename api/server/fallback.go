@@ -10,8 +10,10 @@ import (
 
 // notAllowed is the 405 of a method the server does not implement at all
 // (FOO): Allow lists the methods of path, none when the path is unknown.
+// The method, the client's own text of up to the header buffer's size, is
+// repeated at most errs.MaxEcho bytes long.
 func notAllowed(routes *route.Resolver, method, path string) error {
-	return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + method + " is not supported",
+	return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + errs.Echo(method) + " is not supported",
 		Details: rest.AllowDetails{Allow: routes.Allow(method, path)}}
 }
 
@@ -23,7 +25,7 @@ func fallback(routes *route.Resolver) fiber.Handler {
 		if len(allow) == 0 {
 			return noSuchRoute()
 		}
-		return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + c.Method() + " is not allowed on this path",
+		return &errs.Error{Code: errs.MethodNotAllowed, Message: "method " + errs.Echo(c.Method()) + " is not allowed on this path",
 			Details: rest.AllowDetails{Allow: allow}}
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"iter"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 )
@@ -153,4 +154,35 @@ func digits(s []byte) bool {
 
 func hex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// mergedTrailer reports whether fasthttp merged fields of a chunked body's
+// trailer section into h's fields, as it does with every field it does not
+// forbid: some name then occurs more often in h than in the header section
+// as received. RFC 9110 §6.5.1 forbids such a merge unless the field's
+// definition allows it, and none the service reads does: a trailer
+// Idempotency-Key deduplicated a request a gateway saw unkeyed, and an
+// X-Forwarded-For trailer stood to the right of a trusted proxy's own
+// entry. Host and Connection are left out, since fasthttp makes them up
+// when the request line or HTTP/1.0 implies them.
+func mergedTrailer(h *fasthttp.RequestHeader) bool {
+	if h.ContentLength() != -1 { // only a chunked body has a trailer section
+		return false
+	}
+	received := map[string]int{}
+	for line := range headerLines(h.RawHeaders()) {
+		if name, _, ok := bytes.Cut(line, []byte(":")); ok {
+			received[strings.ToLower(string(bytes.TrimSpace(name)))]++
+		}
+	}
+	merged := false
+	h.VisitAll(func(key, _ []byte) {
+		name := strings.ToLower(string(key))
+		if name == "host" || name == "connection" {
+			return
+		}
+		received[name]--
+		merged = merged || received[name] < 0
+	})
+	return merged
 }

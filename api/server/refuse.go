@@ -258,6 +258,9 @@ func refuse(c *fiber.Ctx) error {
 	if beside(c.Path()) {
 		return noSuchRoute()
 	}
+	if mergedTrailer(h) {
+		return errs.New(errs.BadRequest, "a chunked body's trailer fields are not accepted: send every field in the header section")
+	}
 	return c.Next()
 }
 

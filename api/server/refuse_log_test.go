@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
@@ -21,6 +22,7 @@ import (
 // X-Request-Id it was answered with, so that the id a client quotes is
 // found in the logs like any other.
 func TestRefusalsHaveAnAccessLine(t *testing.T) {
+	longMethod := strings.Repeat("X", 1500)
 	addr, out := guardedApp(t)
 
 	for _, tt := range []struct {
@@ -28,6 +30,9 @@ func TestRefusalsHaveAnAccessLine(t *testing.T) {
 		status                int
 	}{
 		{"unknown method", "FOO /api/v2/clients HTTP/1.1\r\nHost: t\r\n\r\n", "FOO", 405},
+		// The client's kilobytes of method are logged (and repeated in the
+		// 405) at most errs.MaxEcho bytes long.
+		{"unknown method of 1,500 bytes", longMethod + " /api/v2/clients HTTP/1.1\r\nHost: t\r\n\r\n", errs.Echo(longMethod), 405},
 		{"body over the limit", "POST /api/v2/clients HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n" +
 			strings.Repeat(" ", 64), "POST", 413},
 		{"chunked body over the limit", "POST /api/v2/clients HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n" +
@@ -36,7 +41,10 @@ func TestRefusalsHaveAnAccessLine(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sent := time.Now()
-			resp, _ := rawExchange(t, "http://"+addr, tt.request, nil)
+			resp, body := rawExchange(t, "http://"+addr, tt.request, nil)
+			if len(body) > 1024 {
+				t.Errorf("a %d-byte answer, want the client's text repeated at most %d bytes: %.300s…", len(body), errs.MaxEcho, body)
+			}
 			window := time.Since(sent)
 			id := resp.Header.Get("X-Request-Id")
 			if resp.StatusCode != tt.status || id == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	apiserver "github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/webhook"
 )
 
 // stalledDNS is a resolver whose every lookup waits until released and then
@@ -103,7 +104,7 @@ func TestURLLookupHoldsNoTransaction(t *testing.T) {
 			if open != 0 {
 				t.Errorf("%d request transaction(s) open during the DNS lookup", open)
 			}
-			if res.Status != 422 || !strings.Contains(string(res.Body), `{"field":"url","issue":"host does not resolve"}`) {
+			if res.Status != 422 || !strings.Contains(string(res.Body), `{"field":"url","issue":"`+webhook.UnresolvedOrPrivate+`"}`) {
 				t.Errorf("unresolvable host: %d %s, want 422 on url", res.Status, res.Body)
 			}
 		})

@@ -124,15 +124,21 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolve
 	}
 	addrs, err := r.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
-		return "host does not resolve"
+		return UnresolvedOrPrivate
 	}
 	for _, a := range addrs {
 		if !Public(a) {
-			return "host resolves to an address that is not public (private, loopback, link-local and other special addresses are refused)"
+			return UnresolvedOrPrivate
 		}
 	}
 	return ""
 }
+
+// UnresolvedOrPrivate is the one issue of a host name that does not resolve
+// and of one that resolves to an address that is not public: told apart,
+// they let a customer find which names the deployment's own resolver knows
+// (redis.<namespace>.svc.cluster.local), one registration each.
+const UnresolvedOrPrivate = "host must resolve, and only to public addresses (private, loopback, link-local and other special addresses are refused)"
 
 // uriSyntax reports whether raw, as written, is made of the characters a
 // URI may hold (RFC 3986 section 2: unreserved and reserved characters, and

@@ -65,6 +65,18 @@ func TestPublic(t *testing.T) {
 	}
 }
 
+// TestUnresolvedAndPrivateNamesLookAlike: a name that resolves to a
+// loopback address and one that does not resolve get the same issue, so a
+// registration cannot tell which names the service's resolver knows.
+func TestUnresolvedAndPrivateNamesLookAlike(t *testing.T) {
+	ctx := context.Background()
+	private := CheckURL(ctx, "https://localhost/hook", false, nil)
+	unknown := CheckURL(ctx, "https://no-such-host.invalid/hook", false, nil)
+	if private != UnresolvedOrPrivate || unknown != UnresolvedOrPrivate {
+		t.Fatalf("localhost: %q; an unknown name: %q; want both %q", private, unknown, UnresolvedOrPrivate)
+	}
+}
+
 func TestCheckURL(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {

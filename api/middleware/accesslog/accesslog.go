@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -46,7 +47,9 @@ func New(cfg Config) fiber.Handler {
 // routing (an unknown method, a body over the limit).
 func Write(log *slog.Logger, c *fiber.Ctx, route string, start time.Time) {
 	attrs := [6]slog.Attr{
-		slog.String("method", c.Method()), slog.String("path", c.Path()), slog.String("route", route),
+		// A method the server does not know can be kilobytes of the
+		// client's text: it is logged at most errs.MaxEcho bytes long.
+		slog.String("method", errs.Echo(c.Method())), slog.String("path", c.Path()), slog.String("route", route),
 		slog.Int("status", c.Response().StatusCode()),
 	}
 	n := 4
