@@ -53,41 +53,62 @@ func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.U
 	if truck == nil {
 		return nil, fmt.Errorf("no assignable vehicle")
 	}
-	rep := &planReport{Short: map[uuid.UUID]int{}}
+	// One reservation per piece of equipment, for the quantity of all its
+	// items: a list made by hand may name one piece twice, and a second
+	// reservation would be refused as a duplicate with its units unbooked.
+	type piece struct {
+		name     string
+		quantity int
+		items    []client.PickListItem
+	}
+	pieces, order := map[uuid.UUID]*piece{}, []uuid.UUID{}
 	manifest := &client.ListPickListsParams{EventId: &jobID, Expand: &[]string{"items", "equipment", "category"}}
 	for list, err := range client.All[client.PickList](ctx, api.Raw.ListPickLists, manifest) {
 		if err != nil {
 			return nil, err
 		}
-		for i, item := range *list.Items {
+		for _, item := range *list.Items {
 			if item.Equipment == nil {
 				continue // a service line, not a case
 			}
-			position := fmt.Sprintf("%s, slot %d", item.Equipment.Name, i+1)
-			body := client.ReservationCreate{EquipmentId: item.Equipment.Id, EventId: &jobID, VehicleId: &truck.Id,
-				TruckPosition: &position, StartDate: job.JSON200.Data.StartDate, EndDate: job.JSON200.Data.EndDate, Quantity: &item.Quantity}
-			_, err := api.CreateEquipmentReservationWithResponse(ctx, nil, body)
-			if client.CodeOf(err) == "overbook_blocked" { // not enough stock: record the deficit, force only with a reason
-				var d client.OverbookDetails
-				if err := err.(*client.APIError).DecodeDetails(&d); err != nil {
-					return nil, err
-				}
-				rep.Short[item.Equipment.Id] = d.Deficit
-				if overbookReason == "" {
-					continue
-				}
-				force := true
-				body.ForceOverbook, body.OverbookReason = &force, &overbookReason
-				_, err = api.CreateEquipmentReservationWithResponse(ctx, nil, body)
+			p := pieces[item.Equipment.Id]
+			if p == nil {
+				p = &piece{name: item.Equipment.Name}
+				pieces[item.Equipment.Id], order = p, append(order, item.Equipment.Id)
 			}
-			switch {
-			case err == nil:
-				rep.Reserved++
-			case client.CodeOf(err) == "duplicate_record": // already booked for this job: treat as existing, do not retry
-				rep.AlreadyReserved++
-			default: // any other refusal, or an error with no code (the network, a gateway's HTML page)
+			p.quantity += item.Quantity
+			p.items = append(p.items, item)
+		}
+	}
+	rep := &planReport{Short: map[uuid.UUID]int{}}
+	for slot, id := range order {
+		p := pieces[id]
+		position := fmt.Sprintf("%s, slot %d", p.name, slot+1)
+		body := client.ReservationCreate{EquipmentId: id, EventId: &jobID, VehicleId: &truck.Id,
+			TruckPosition: &position, StartDate: job.JSON200.Data.StartDate, EndDate: job.JSON200.Data.EndDate, Quantity: &p.quantity}
+		_, err := api.CreateEquipmentReservationWithResponse(ctx, nil, body)
+		if client.CodeOf(err) == "overbook_blocked" { // not enough stock: record the deficit, force only with a reason
+			var d client.OverbookDetails
+			if err := err.(*client.APIError).DecodeDetails(&d); err != nil {
 				return nil, err
 			}
+			rep.Short[id] = d.Deficit
+			if overbookReason == "" {
+				continue
+			}
+			force := true
+			body.ForceOverbook, body.OverbookReason = &force, &overbookReason
+			_, err = api.CreateEquipmentReservationWithResponse(ctx, nil, body)
+		}
+		switch {
+		case err == nil:
+			rep.Reserved++
+		case client.CodeOf(err) == "duplicate_record": // already booked for this job: treat as existing, do not retry
+			rep.AlreadyReserved++
+		default: // any other refusal, or an error with no code (the network, a gateway's HTML page)
+			return nil, err
+		}
+		for _, item := range p.items {
 			if pastLoading(string(item.Stage)) {
 				rep.AlreadyLoaded++
 				continue

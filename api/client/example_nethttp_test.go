@@ -152,43 +152,64 @@ func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured m
 	if err := all(ctx, p, "/api/v2/pick_lists", q, func(l plainPickList) { lists = append(lists, l) }); err != nil {
 		return nil, err
 	}
-	rep := &planReport{Short: map[uuid.UUID]int{}}
+	// One reservation per piece of equipment, for the quantity of all its
+	// items (a list made by hand may name one piece twice).
+	type piece struct {
+		name     string
+		quantity int
+		items    []uuid.UUID
+		stages   []string
+	}
+	pieces, order := map[uuid.UUID]*piece{}, []uuid.UUID{}
 	for _, list := range lists {
-		for i, item := range list.Items {
+		for _, item := range list.Items {
 			if item.Equipment == nil {
 				continue // a service line, not a case
 			}
-			body := map[string]any{
-				"equipment_id": item.Equipment.ID, "event_id": jobID, "vehicle_id": truck.ID,
-				"truck_position": fmt.Sprintf("%s, slot %d", item.Equipment.Name, i+1),
-				"start_date":     job.Data.StartDate, "end_date": job.Data.EndDate, "quantity": item.Quantity}
-			err := p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
-			if apiErr, ok := err.(*apiError); ok && apiErr.Code == "overbook_blocked" { // record the deficit, force only with a reason
-				var d struct{ Deficit int }
-				if err := json.Unmarshal(apiErr.Detail, &d); err != nil {
-					return nil, err
-				}
-				rep.Short[item.Equipment.ID] = d.Deficit
-				if overbookReason == "" {
-					continue
-				}
-				body["force_overbook"], body["overbook_reason"] = true, overbookReason
-				err = p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
+			pc := pieces[item.Equipment.ID]
+			if pc == nil {
+				pc = &piece{name: item.Equipment.Name}
+				pieces[item.Equipment.ID], order = pc, append(order, item.Equipment.ID)
 			}
-			apiErr, _ := err.(*apiError)
-			switch {
-			case err == nil:
-				rep.Reserved++
-			case apiErr != nil && apiErr.Code == "duplicate_record": // already booked: treat as existing, do not retry
-				rep.AlreadyReserved++
-			default:
+			pc.quantity += item.Quantity
+			pc.items, pc.stages = append(pc.items, item.ID), append(pc.stages, item.Stage)
+		}
+	}
+	rep := &planReport{Short: map[uuid.UUID]int{}}
+	for slot, id := range order {
+		pc := pieces[id]
+		body := map[string]any{
+			"equipment_id": id, "event_id": jobID, "vehicle_id": truck.ID,
+			"truck_position": fmt.Sprintf("%s, slot %d", pc.name, slot+1),
+			"start_date":     job.Data.StartDate, "end_date": job.Data.EndDate, "quantity": pc.quantity}
+		err := p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
+		if apiErr, ok := err.(*apiError); ok && apiErr.Code == "overbook_blocked" { // record the deficit, force only with a reason
+			var d struct{ Deficit int }
+			if err := json.Unmarshal(apiErr.Detail, &d); err != nil {
 				return nil, err
 			}
-			if pastLoading(item.Stage) {
+			rep.Short[id] = d.Deficit
+			if overbookReason == "" {
+				continue
+			}
+			body["force_overbook"], body["overbook_reason"] = true, overbookReason
+			err = p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
+		}
+		apiErr, _ := err.(*apiError)
+		switch {
+		case err == nil:
+			rep.Reserved++
+		case apiErr != nil && apiErr.Code == "duplicate_record": // already booked: treat as existing, do not retry
+			rep.AlreadyReserved++
+		default:
+			return nil, err
+		}
+		for i, item := range pc.items {
+			if pastLoading(pc.stages[i]) {
 				rep.AlreadyLoaded++
 				continue
 			}
-			if err := p.call(ctx, p.key, http.MethodPatch, "/api/v2/pick_list_items/"+item.ID.String(),
+			if err := p.call(ctx, p.key, http.MethodPatch, "/api/v2/pick_list_items/"+item.String(),
 				map[string]any{"stage": "loaded"}, nil); err != nil {
 				return nil, err
 			}

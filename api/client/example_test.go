@@ -24,10 +24,10 @@ import (
 // the job's pick list gets one more piece that can be booked and one whose
 // stock cannot cover it, so the planner meets every answer the spec names.
 type rentalHouse struct {
-	base, key, legacyKey string
-	job, overbooked      uuid.UUID
-	measured             map[uuid.UUID]caseSize
-	api                  *client.API
+	base, key, legacyKey     string
+	job, overbooked, doubled uuid.UUID
+	measured                 map[uuid.UUID]caseSize
+	api                      *client.API
 }
 
 func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
@@ -66,9 +66,12 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 	}
 	console, projector := byName["SD12 mixing console"], byName["UDX-4K32 laser projector"] // stock 2 each
 	one, five := 1, 5
+	// The console twice, as a list made by hand may name it: one
+	// reservation of 2 covers both items.
 	for _, it := range []client.PickListItemCreate{
 		{PickListId: lists.JSON200.Data[0].Id, EquipmentId: &console, Quantity: &one},
 		{PickListId: lists.JSON200.Data[0].Id, EquipmentId: &projector, Quantity: &five},
+		{PickListId: lists.JSON200.Data[0].Id, EquipmentId: &console, Quantity: &one},
 	} {
 		if _, err := api.CreatePickListItemWithResponse(ctx, nil, it); err != nil {
 			t.Fatal(err)
@@ -90,7 +93,7 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 			break
 		}
 	}
-	h.overbooked = projector
+	h.overbooked, h.doubled = projector, console
 	h.measured = map[uuid.UUID]caseSize{console: {L: 49.5, W: 33, H: 18.25, Lbs: 141.5}}
 	return h
 }
@@ -100,9 +103,9 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 // already installed is not moved back.
 func (h *rentalHouse) check(t *testing.T, rep *planReport, forced bool) {
 	t.Helper()
-	want := planReport{Reserved: 1, AlreadyReserved: 4, Loaded: 4, AlreadyLoaded: 1, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
+	want := planReport{Reserved: 1, AlreadyReserved: 4, Loaded: 5, AlreadyLoaded: 1, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
 	if forced {
-		want.Reserved, want.Loaded = 2, 5
+		want.Reserved, want.Loaded = 2, 6
 	}
 	if rep.Reserved != want.Reserved || rep.AlreadyReserved != want.AlreadyReserved || rep.Loaded != want.Loaded ||
 		rep.AlreadyLoaded != want.AlreadyLoaded || rep.Measured != want.Measured || len(rep.Short) != 1 || rep.Short[h.overbooked] != 3 {
@@ -127,6 +130,9 @@ func (h *rentalHouse) check(t *testing.T, rep *planReport, forced bool) {
 		}
 		if r.VehicleId == nil {
 			t.Fatalf("reservation %s has no truck", r.Id)
+		}
+		if r.EquipmentId == h.doubled && r.Quantity != 2 {
+			t.Fatalf("the console named by two items is booked %d, want 2", r.Quantity)
 		}
 		loaded++
 	}
