@@ -152,6 +152,12 @@ func TestWindowEndPastTheMicrosecond(t *testing.T) {
 				tc.start, tc.end, d["min_available"], d["window_start"], d["window_end"], tc.windowStart, tc.windowEnd)
 		}
 	}
+	// The last instant of the years is not rounded out of them (an end in
+	// the year 10000 could not be rendered).
+	last := fmt.Sprintf("/api/v2/equipment/%s/availability?start=9999-06-01T00:00:00Z&end=9999-12-31T23:59:59.9999999Z", eq)
+	if r := a.Get(last); r.Status != 200 || r.Data()["window_end"] != "9999-12-31T23:59:59.999999Z" {
+		t.Errorf("%s: %d %s, want 200 ending at 9999-12-31T23:59:59.999999Z", last, r.Status, r.Body)
+	}
 }
 
 // TestBatchAvailability: the batch answers a list in the order asked, one

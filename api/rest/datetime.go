@@ -44,11 +44,13 @@ func DateTimeIssue(s, example string) (time.Time, string) {
 // with stored times (created_at >= since, created_at < until, a
 // reservation starting before a window's end). Truncated, a bound with
 // digits past the microsecond (…35.6046430001Z) would let in a record
-// created before the instant "at or after" names.
+// created before the instant "at or after" names. The last microsecond of
+// storage.MaxYear is not rounded out of the years (an answer echoing the
+// year 10000 could not be rendered).
 func DateTimeUpIssue(s, example string) (time.Time, string) {
 	t, finer, issue := dateTimeIssue(s, example)
-	if finer && issue == "" {
-		t = t.Add(time.Microsecond)
+	if up := t.Add(time.Microsecond); finer && issue == "" && storage.InYearRange(up) {
+		t = up
 	}
 	return t, issue
 }
