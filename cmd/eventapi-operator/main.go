@@ -63,10 +63,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	if fs.NArg() != 0 {
 		return f, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	switch f.logLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return f, fmt.Errorf("--log-level must be debug, info, warn or error")
+	if _, err := telemetry.ParseLevel(f.logLevel); err != nil {
+		return f, fmt.Errorf("--log-level %v", err)
 	}
 	// database.Open reads a pool size below 1 as its own default (20),
 	// five times this one: refused rather than silently widened.
@@ -98,16 +96,20 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	default:
 		return fmt.Errorf("EVENTAPI_DATABASE_POOLER %q must be none or transaction", pooler)
 	}
+	// Read before waiting for the database: a missing or broken kubeconfig
+	// is a mistake no wait mends, and it ends the start at once instead of
+	// hiding behind "the database is unreachable" (docs/operator.md,
+	// Running it).
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("kubernetes client configuration: %w", err)
+	}
 	db, err := openDatabase(ctx, slogger, dbURL, database.Options{MaxOpenConns: f.dbMaxConns, Pooler: pooler})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
-		return fmt.Errorf("kubernetes client configuration: %w", err)
-	}
 	mgr, err := manager.New(cfg, manager.Options{
 		DB: db, Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
 		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace, LeaderElectionID: f.leaderID,

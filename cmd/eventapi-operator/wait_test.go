@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -31,20 +33,9 @@ const startBound = 30 * time.Second
 // and ends with the context's error when told to stop (SIGTERM), instead of
 // exiting at once into the kubelet's crash-loop back-off.
 func TestRunWaitsForTheDatabase(t *testing.T) {
-	dbURL := "postgres://postgres@" + closedAddr(t) + "/eventapi?sslmode=disable"
-	logged := newLogLines()
-	ctx, cancel := context.WithCancel(context.Background())
+	t.Setenv("KUBECONFIG", kubeconfig(t))
+	logged, cancel, done := runWithUnreachableDatabase(t)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--metrics-bind-address=0", "--health-probe-bind-address=0"}, logged,
-			func(k string) string {
-				if k == "EVENTAPI_DATABASE_URL" {
-					return dbURL
-				}
-				return ""
-			})
-	}()
 	// Two failed attempts, the second after the first retry's wait: the
 	// operator is waiting, not exiting.
 	for _, wait := range []string{"1s", "2s"} {
@@ -68,6 +59,67 @@ func TestRunWaitsForTheDatabase(t *testing.T) {
 	case <-time.After(startBound):
 		t.Fatal("run did not end after cancel")
 	}
+}
+
+// TestRunReadsTheKubeconfigFirst: with no Kubernetes configuration the
+// operator ends at once, naming it, even while the database is
+// unreachable; it used to wait for the database first, logging only that,
+// and a pod missing both showed only the first mistake.
+func TestRunReadsTheKubeconfigFirst(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not the pod's own configuration either
+	logged, cancel, done := runWithUnreachableDatabase(t)
+	defer cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "kubernetes client configuration") {
+			t.Fatalf("run: %v, want the kubernetes client configuration's error", err)
+		}
+	case line := <-logged.lines:
+		t.Fatalf("logged %+v: waited for the database before reading the Kubernetes configuration", line)
+	case <-time.After(startBound):
+		t.Fatal("run did not end")
+	}
+}
+
+// runWithUnreachableDatabase starts run with a database URL nothing listens
+// at and returns what it logs, the cancel that stops it and where its error
+// arrives.
+func runWithUnreachableDatabase(t *testing.T) (*logLines, context.CancelFunc, chan error) {
+	t.Helper()
+	dbURL := "postgres://postgres@" + closedAddr(t) + "/eventapi?sslmode=disable"
+	logged := newLogLines()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--metrics-bind-address=0", "--health-probe-bind-address=0"}, logged,
+			func(k string) string {
+				if k == "EVENTAPI_DATABASE_URL" {
+					return dbURL
+				}
+				return ""
+			})
+	}()
+	return logged, cancel, done
+}
+
+// kubeconfig writes a Kubernetes client configuration naming a server
+// nobody needs to reach (run reads it before it waits for the database)
+// and returns its path.
+func kubeconfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	const cfg = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestOpenDatabaseWhenReachable: the database the operator waits for is

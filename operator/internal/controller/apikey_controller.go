@@ -74,11 +74,15 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.Client.Get(ctx, req.NamespacedName, ak); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if deleting, err := r.fin.reconcile(ctx, ak); deleting || err != nil {
+	deleting, f, err := r.fin.reconcile(ctx, ak)
+	if err != nil || (deleting && f == nil) {
 		return ctrl.Result{}, err
 	}
 	original := ak.DeepCopy()
-	result, f := r.reconcileKey(ctx, ak)
+	var result ctrl.Result
+	if !deleting {
+		result, f = r.reconcileKey(ctx, ak)
+	}
 	var stepErr error
 	if f != nil {
 		warnOnChange(r.Recorder, ak, original.Status.Conditions, f, func() ([]metav1.Condition, error) {
@@ -92,7 +96,7 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		result.RequeueAfter = recheck
 	}
 	ak.Status.ObservedGeneration = ak.Generation
-	err := patchStatusIfChanged(ctx, r.Client, original, ak, func(a *v1alpha1.ApiKey) any { return a.Status })
+	err = patchStatusIfChanged(ctx, r.Client, original, ak, func(a *v1alpha1.ApiKey) any { return a.Status })
 	if err = errors.Join(stepErr, err); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -119,12 +123,24 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	now := r.now()
+	issued := false
 	switch {
+	case cur == nil && spec.expiresAt != nil && !now.Before(*spec.expiresAt):
+		// No usable key, and any key issued now would be refused: none is
+		// made (before, one was, stored as active and written to the
+		// Secret). A pending previous key is still revoked at its time.
+		result, f := r.settlePending(ctx, ak, spec.org, sec, now)
+		if f != nil {
+			return ctrl.Result{}, f
+		}
+		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired, result: result,
+			message: fmt.Sprintf("spec.expiresAt %s has passed, so no key is issued; set a later spec.expiresAt to issue one", spec.expiresAt.UTC().Format(time.RFC3339))}
 	case cur == nil || sec.annotation(rotationAnnotation) != spec.rotation ||
 		cur.Mode != spec.mode || !sameExpiry(cur.ExpiresAt, spec.expiresAt):
 		if sec, cur, f = r.issue(ctx, ak, spec, sec, cur, now); f != nil {
 			return ctrl.Result{}, f
 		}
+		issued = true
 	case !sameScopes(cur.Scopes, spec.scopes):
 		if err := tenancy.SetKeyScopes(ctx, r.DB, cur.ID, spec.scopes); err != nil {
 			return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
@@ -142,6 +158,12 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	}
 	if sec, err = r.restorePrefix(ctx, sec, cur.Prefix); err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+	}
+	if !issued && ak.Status.KeyID != cur.ID.String() {
+		// The status patch after this key's issue was lost (the operator
+		// stopped, or lost its lease, after the Secret write): the
+		// rotation time is the key's own, to the second as issue sets it.
+		ak.Status.LastRotationTime = &metav1.Time{Time: cur.CreatedAt.Truncate(time.Second)}
 	}
 	ak.Status.KeyID, ak.Status.Prefix = cur.ID.String(), cur.Prefix
 
@@ -309,11 +331,16 @@ func (r *ApiKeyReconciler) revokeStrays(ctx context.Context, ak *v1alpha1.ApiKey
 
 // cleanup runs on deletion: revoke every key of the ApiKey, then delete its
 // Secret.
-func (r *ApiKeyReconciler) cleanup(ctx context.Context, ak *v1alpha1.ApiKey) error {
+func (r *ApiKeyReconciler) cleanup(ctx context.Context, ak *v1alpha1.ApiKey) *failure {
 	if org, err := uuid.Parse(ak.Spec.OrganizationID); err == nil {
 		if _, err := r.revokeStray(ctx, ak, org); err != nil {
-			return err
+			f := classify(err, v1alpha1.ReasonOrganizationNotFound)
+			f.message = "revoking the keys failed: " + f.message
+			return f
 		}
 	}
-	return r.deleteSecret(ctx, ak)
+	if err := r.deleteSecret(ctx, ak); err != nil {
+		return &failure{reason: v1alpha1.ReasonSecretError, message: "deleting the Secret failed", err: err}
+	}
+	return nil
 }

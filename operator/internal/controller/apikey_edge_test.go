@@ -168,13 +168,27 @@ func TestApiKeyRefusals(t *testing.T) {
 		t.Fatalf("foreign Secret changed: %v", err)
 	}
 
-	// A past expiry issues a key that is refused, and says so.
+	// A past expiry issues no key, and says so: no key row, no Secret (one
+	// was issued, stored as active and written, though always refused).
 	past := h.newApiKey("expired", org, v1alpha1.KeyModeLive, "events:read")
 	past.Spec.ExpiresAt = &metav1.Time{Time: time.Now().Add(-time.Hour)}
 	h.create(past)
-	h.waitApiKey("expired", v1alpha1.ReasonExpired)
-	key, _, _, _ := h.keySecret("expired-secret")
-	h.wantStatus(key, 401)
+	expired := h.waitApiKey("expired", v1alpha1.ReasonExpired)
+	if c := meta.FindStatusCondition(expired.Status.Conditions, v1alpha1.ConditionReady); !strings.Contains(c.Message, "no key is issued") {
+		t.Errorf("Expired message %q, want it to say no key is issued", c.Message)
+	}
+	keys, err := tenancy.ListKeys(h.ctx, h.db, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if strings.HasSuffix(k.Name, "[k8s:"+string(expired.UID)+"]") {
+			t.Errorf("key %s (%s) issued for an ApiKey expired from the start", k.Prefix, k.Name)
+		}
+	}
+	if err := h.k8s.Get(h.ctx, h.key("expired-secret"), &corev1.Secret{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Secret of an ApiKey expired from the start: %v", err)
+	}
 }
 
 // createRaw creates an ApiKey of org whose field at path holds the text

@@ -13,11 +13,15 @@ import (
 type finalizer[T client.Object] struct {
 	client  client.Client
 	name    string
-	cleanup func(ctx context.Context, obj T) error
+	cleanup func(ctx context.Context, obj T) *failure
 }
 
 // reconcile adds the finalizer to a live object, or finalizes a deleted one.
-// deleting reports that obj is being deleted: the caller must stop there.
+// deleting reports that obj is being deleted: the caller reconciles nothing
+// more. blocked is cleanup's failure, with the finalizer kept: the caller
+// reports it in the Ready condition, as any failure (before, a deletion
+// stuck on the database left Ready as it was, True for a working ApiKey,
+// and sent no event: docs/operator.md, Reasons). It is always retried.
 //
 // The finalizer is added and removed by a merge patch of metadata.finalizers
 // alone (with the resourceVersion, so a concurrent change of the list is a
@@ -26,20 +30,24 @@ type finalizer[T client.Object] struct {
 // which rewrites the user's fields, makes the operator their field manager
 // (a second `kubectl apply --server-side` conflicts) and can even turn an
 // accepted value into one the CRD's own rule refuses.
-func (f finalizer[T]) reconcile(ctx context.Context, obj T) (deleting bool, err error) {
+func (f finalizer[T]) reconcile(ctx context.Context, obj T) (deleting bool, blocked *failure, err error) {
 	if obj.GetDeletionTimestamp().IsZero() {
 		if controllerutil.ContainsFinalizer(obj, f.name) {
-			return false, nil
+			return false, nil, nil
 		}
-		return false, f.patch(ctx, obj, controllerutil.AddFinalizer)
+		return false, nil, f.patch(ctx, obj, controllerutil.AddFinalizer)
 	}
 	if !controllerutil.ContainsFinalizer(obj, f.name) {
-		return true, nil
+		return true, nil, nil
 	}
-	if err := f.cleanup(ctx, obj); err != nil {
-		return true, err
+	if blocked := f.cleanup(ctx, obj); blocked != nil {
+		blocked.message += "; the deletion waits until this succeeds"
+		if blocked.err == nil && blocked.result.IsZero() { // a terminal reason would keep the object for good
+			blocked.result = ctrlResultAfter(retryMissing)
+		}
+		return true, blocked, nil
 	}
-	return true, client.IgnoreNotFound(f.patch(ctx, obj, controllerutil.RemoveFinalizer))
+	return true, nil, client.IgnoreNotFound(f.patch(ctx, obj, controllerutil.RemoveFinalizer))
 }
 
 // patch applies change (controllerutil.AddFinalizer or RemoveFinalizer) to

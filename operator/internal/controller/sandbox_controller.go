@@ -69,13 +69,17 @@ func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.Client.Get(ctx, req.NamespacedName, sb); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if deleting, err := r.fin.reconcile(ctx, sb); deleting || err != nil {
+	deleting, f, err := r.fin.reconcile(ctx, sb)
+	if err != nil || (deleting && f == nil) {
 		return ctrl.Result{}, err
 	}
 	original := sb.DeepCopy()
 	result := ctrl.Result{RequeueAfter: cmp.Or(r.Recheck, DefaultSandboxRecheck)}
 	var stepErr error
-	if f := r.reconcileSandbox(ctx, sb); f != nil {
+	if !deleting {
+		f = r.reconcileSandbox(ctx, sb)
+	}
+	if f != nil {
 		warnOnChange(r.Recorder, sb, original.Status.Conditions, f, func() ([]metav1.Condition, error) {
 			live := &v1alpha1.SandboxOrganization{}
 			err := r.APIReader.Get(ctx, req.NamespacedName, live)
@@ -85,7 +89,7 @@ func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		result, stepErr = f.result, f.err
 	}
 	sb.Status.ObservedGeneration = sb.Generation
-	err := patchStatusIfChanged(ctx, r.Client, original, sb, func(s *v1alpha1.SandboxOrganization) any { return s.Status })
+	err = patchStatusIfChanged(ctx, r.Client, original, sb, func(s *v1alpha1.SandboxOrganization) any { return s.Status })
 	if err = errors.Join(stepErr, err); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -226,19 +230,31 @@ func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxO
 // sandbox (the reconcile that made it died before recording it), the
 // parent's sandbox is deleted unless another SandboxOrganization records
 // it: this one would have adopted it (adoptOrCreate), so it is this one's.
-func (r *SandboxReconciler) cleanup(ctx context.Context, sb *v1alpha1.SandboxOrganization) error {
+func (r *SandboxReconciler) cleanup(ctx context.Context, sb *v1alpha1.SandboxOrganization) *failure {
 	parent, err := uuid.Parse(sb.Spec.ParentOrganizationID)
 	if err != nil {
 		return nil
 	}
+	dbFailed := func(err error) *failure {
+		f := classify(err, v1alpha1.ReasonOrganizationNotFound)
+		f.message = "deleting the sandbox organization failed: " + f.message
+		return f
+	}
 	id, err := uuid.Parse(sb.Status.SandboxOrganizationID)
 	if err != nil {
 		unrecorded, err := tenancy.SandboxOrganization(ctx, r.DB, parent)
-		if err != nil || unrecorded == nil {
-			return err
+		if err != nil {
+			return dbFailed(err)
 		}
-		if owner, _, err := r.managedBy(ctx, sb, unrecorded.ID); err != nil || (owner != "" && owner != self) {
-			return err
+		if unrecorded == nil {
+			return nil
+		}
+		owner, _, err := r.managedBy(ctx, sb, unrecorded.ID)
+		if err != nil {
+			return &failure{reason: v1alpha1.ReasonAPIServerError, message: "listing SandboxOrganizations failed", err: err}
+		}
+		if owner != "" && owner != self {
+			return nil
 		}
 		id = unrecorded.ID
 	}
@@ -250,14 +266,14 @@ func (r *SandboxReconciler) cleanup(ctx context.Context, sb *v1alpha1.SandboxOrg
 		return nil
 	}
 	if err != nil {
-		return err
+		return dbFailed(err)
 	}
 	if org.SandboxOf == nil || *org.SandboxOf != parent {
 		log.FromContext(ctx).Info("not deleting organization: it is not the sandbox of the declared parent", "organization", id, "parent", parent)
 		return nil
 	}
 	if err := tenancy.DeleteOrganization(ctx, r.DB, id); err != nil && !errs.Is(err, errs.NotFound) {
-		return err
+		return dbFailed(err)
 	}
 	return nil
 }
