@@ -22,9 +22,11 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// tracingShutdownTimeout bounds the flush of the spans still buffered when
-// serve stops.
-const tracingShutdownTimeout = 2 * time.Second
+// telemetryFlushTimeout bounds the flush of the spans still buffered and
+// the last OTLP metrics push when serve stops, together (telemetry.Flush):
+// a collector that is down or hangs must not hold the pod past its grace
+// period, which counts these 2 s (docs/helm.md).
+const telemetryFlushTimeout = 2 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs, output := newFlagsNoOutput("serve")
@@ -55,19 +57,17 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}
+	flushes := []telemetry.Shutdown{shutdownTracing}
 	defer func() {
-		// The spans still buffered get a bounded time to leave: a collector
-		// that is down must not hold the pod past its grace period, which
-		// counts this (docs/helm.md).
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tracingShutdownTimeout)
-		defer cancel()
-		shutdownTracing(tctx)
+		if err := telemetry.Flush(ctx, telemetryFlushTimeout, flushes...); err != nil {
+			log.Warn("telemetry flush", "error", err)
+		}
 	}()
 	metrics, err := telemetry.SetupPrometheusMetrics(ctx, "eventapi")
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	defer metrics.Shutdown(context.WithoutCancel(ctx))
+	flushes = append(flushes, metrics.Shutdown)
 	metricsLn, err := net.Listen("tcp", cfg.MetricsAddr)
 	if err != nil {
 		return fmt.Errorf("metrics listener: %w", err)

@@ -110,6 +110,32 @@ echo "chart:   refused disruption budgets given as strings or below zero" >&2
 if "$HELM" template eventapi "$chart" --set-string 'podLabels.app\.kubernetes\.io/component=other' >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted podLabels overriding a selector label"; fi
 grep -q "selector label" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused podLabels for another reason"; }
 echo "chart:   refused podLabels that override a selector label" >&2
+# Labels and annotations are strings to the API server, which refuses a
+# bool or a number at install although helm lint and template take them.
+for bad in podAnnotations.prometheus\\.io/scrape=true podLabels.canary=true service.annotations.internal=true ingress.annotations.a=1 \
+  serviceAccount.annotations.a=true operator.podAnnotations.sidecar\\.istio\\.io/inject=false operator.serviceAccount.annotations.a=1 \
+  metrics.serviceMonitor.labels.release=1 metrics.grafanaDashboard.labels.grafana_dashboard=1 metrics.grafanaDashboard.annotations.a=true; do
+  if "$HELM" template eventapi "$chart" --set "$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $bad (not a string)"; fi
+  grep -q "want string" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $bad for another reason"; }
+done
+"$HELM" template eventapi "$chart" --set-string 'operator.podAnnotations.sidecar\.istio\.io/inject=false' --set-string 'metrics.grafanaDashboard.labels.grafana_dashboard=1' >/dev/null ||
+  fail "helm template refused string annotations and labels"
+echo "chart:   refused labels and annotations that are not strings" >&2
+if "$HELM" template eventapi "$chart" --set ingress.enabled=true --set-json 'ingress.tls=[{"hosts":["a.example.com"],"secretname":"tls"}]' >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted ingress.tls with a misspelt secretName (the Ingress got no certificate)"
+fi
+grep -q "additional properties 'secretname' not allowed\|additionalProperties 'secretname' not allowed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "ingress.tls with secretname was refused for another reason"; }
+for bad in podDisruptionBudget.minAvailable=0 probes.readiness.timeoutSeconds=2 'config.trustedProxies[0]=300.1.1.1'; do
+  if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set "$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $bad"; fi
+  grep -q "minimum\|does not match pattern\|doesn't match pattern" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $bad for another reason"; }
+done
+if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string podDisruptionBudget.minAvailable=0% >/dev/null 2>"$tmp/bad.txt"; then
+  fail "helm template accepted podDisruptionBudget.minAvailable 0%"
+fi
+"$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set autoscaling.targetCPUUtilizationPercentage=150 \
+  --set 'config.trustedProxies[0]=10.0.0.0/8' --set 'config.trustedProxies[1]=255.255.255.255' >/dev/null 2>"$tmp/bad.txt" ||
+  { cat "$tmp/bad.txt" >&2; fail "helm template refused a CPU target of 150% or good trusted proxies"; }
+echo "chart:   refused a misspelt TLS key, a budget of 0, a readiness timeout under the 2 s database ping, an IPv4 octet over 255" >&2
 # Two long release names that differ only at their end name different
 # objects (the cut name gets a hash of the whole).
 blue=$("$HELM" template production-eu-west-1-rentals-api-release-2025-blue "$chart" | grep -E '^  name: ' | sort -u)
@@ -281,12 +307,29 @@ fi
 grep -q "selects the scrape jobs" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "rules without ServiceMonitors were refused for another reason"; }
 echo "chart:   rendered for the release's jobs and namespace, the operator's group only with the operator; refused with no job to select" >&2
 
+echo "chart: NOTES.txt" >&2
+# helm template does not render NOTES.txt: a copy of the chart renders it
+# inside a ConfigMap, as one JSON string (the notes are not YAML).
+cp -r "$chart" "$tmp/notes-chart"
+{ echo '{{- define "notes.body" }}'; cat "$chart/templates/NOTES.txt"; echo '{{- end }}'
+  echo 'kind: ConfigMap'; echo 'data:'; echo '  notes: {{ include "notes.body" . | toJson }}'; } >"$tmp/notes-chart/templates/notes.yaml"
+"$HELM" template eventapi "$tmp/notes-chart" --set replicaCount=2 --set redis.url='redis://:s3cret@redis:6379/0' --set ingress.enabled=true \
+  --set-json 'ingress.hosts=[{"host":"a.example.com","paths":[{"path":"/api","pathType":"Prefix"}]},{"host":"b.example.com","paths":[{"path":"/api","pathType":"Prefix"}]}]' \
+  --set-json 'ingress.tls=[{"hosts":["a.example.com"],"secretName":"a-tls"}]' --show-only templates/notes.yaml >"$tmp/notes.txt" ||
+  fail "NOTES.txt does not render"
+if grep -q 's3cret' "$tmp/notes.txt"; then fail "NOTES.txt prints the password in redis.url"; fi
+grep -q 'Redis at redis://redis:6379/0' "$tmp/notes.txt" && grep -q 'https://a.example.com/' "$tmp/notes.txt" && grep -q 'http://b.example.com/' "$tmp/notes.txt" &&
+  grep -q 'kubectl apply --server-side --force-conflicts' "$tmp/notes.txt" ||
+  { cat "$tmp/notes.txt" >&2; fail "NOTES.txt names Redis, the hosts' schemes or the CRD command wrongly"; }
+echo "chart:   NOTES.txt hides Redis credentials and gives https only to the hosts with TLS" >&2
+
 echo "chart: draining, disruption budget and scale-out settings" >&2
 # Default: one replica, no budget, grace period = 5 s + 20 s + 10 s.
 if grep -q '^kind: PodDisruptionBudget' "$tmp/default.yaml"; then fail "a PodDisruptionBudget is rendered for a single replica"; fi
 grep -q 'terminationGracePeriodSeconds: 40$' "$tmp/default.yaml" || fail "default terminationGracePeriodSeconds is not drainDelay + shutdownTimeout + 15 s (40)"
 "$HELM" template eventapi "$chart" --set replicaCount=2 --set redis.url=redis://redis:6379/0 >"$tmp/two.yaml" || fail "helm template with two replicas"
 grep -q '^kind: PodDisruptionBudget' "$tmp/two.yaml" || fail "no PodDisruptionBudget by default with two replicas"
+grep -q '^  unhealthyPodEvictionPolicy: AlwaysAllow$' "$tmp/two.yaml" || fail "the PodDisruptionBudget keeps unready pods from eviction (a database outage would block node drains)"
 for want in 'maxUnavailable: 0' 'path: /livez' 'path: /readyz' 'name: EVENTAPI_DRAIN_DELAY' 'name: EVENTAPI_WEBHOOK_WORKERS'; do
   grep -q "$want" "$tmp/default.yaml" || fail "the default rendering lacks '$want'"
 done

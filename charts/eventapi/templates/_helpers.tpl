@@ -313,7 +313,7 @@ Refuse configurations that cannot work.
 {{- fail "database.existingSecret is required: the name of a Secret holding the PostgreSQL URL (key database.secretKey)" }}
 {{- end }}
 {{- if and (or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled) (not .Values.redis.existingSecret) (not .Values.redis.url) }}
-{{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
+{{- fail "replicaCount > 1 or autoscaling.enabled needs Redis: set redis.existingSecret or redis.url (without Redis, rate limits and idempotency are per pod, so they would be wrong)" }}
 {{- end }}
 {{- $stop := include "eventapi.stopSeconds" . | int }}
 {{- if and (not (kindIs "invalid" .Values.terminationGracePeriodSeconds)) (lt (int .Values.terminationGracePeriodSeconds) $stop) }}
@@ -440,7 +440,7 @@ The seconds a pod may need after the HTTP drain: up to 3 s for requests
 cancelled at the shutdown timeout to end, then up to 10 s for the webhook
 attempts still in flight to be recorded or handed back, while the request
 log and the keys' last use are flushed (up to 5 s each, at the same time:
-Service.Close), then up to 2 s for the last spans to leave.
+Service.Close), then up to 2 s for the last spans and OTLP metrics to leave.
 */}}
 {{- define "eventapi.afterDrainSeconds" -}}15{{- end }}
 
