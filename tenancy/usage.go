@@ -16,7 +16,7 @@ import (
 const usageInterval = time.Minute
 
 // flushEvery is how often the background writer runs.
-var flushEvery = 5 * time.Second
+const flushEvery = 5 * time.Second
 
 // usageRecorder records last_used_at off the request path: touch only
 // updates a map; a goroutine writes pending keys in one statement, each key

@@ -5,13 +5,15 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	feed "github.com/eventapi/eventapi/api/storage/changes"
 )
 
-// TestRetention: a change older than 30 days is listed until the purge
-// deletes it, and then no more; a recent one is both listed and kept.
+// TestRetention: a change older than feed.Retention (30 days) is listed
+// until the purge deletes it, and then no more; one a minute younger is
+// both listed and kept.
 func TestRetention(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("A")
@@ -19,9 +21,12 @@ func TestRetention(t *testing.T) {
 	recent := create(t, a, "/api/v2/clients", map[string]any{"name": "Recent"})
 	settle(t, a, "", holds(recent["id"]))
 	ctx := context.Background()
-	if _, err := env.Svc.DB.NewRaw(`UPDATE changes SET created_at = created_at - interval '30 days 1 minute'
-		WHERE organization_id = ? AND object_id = ?`, a.ID, old["id"]).Exec(ctx); err != nil {
-		t.Fatal(err)
+	// One a minute past feed.Retention, the other a minute short of it.
+	for id, age := range map[any]time.Duration{old["id"]: feed.Retention + time.Minute, recent["id"]: feed.Retention - time.Minute} {
+		if _, err := env.Svc.DB.NewRaw(`UPDATE changes SET created_at = created_at - make_interval(secs => ?)
+			WHERE organization_id = ? AND object_id = ?`, age.Seconds(), a.ID, id).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if listed, _ := follow(t, a, "", ""); len(listed) != 2 {
 		t.Fatalf("before the purge the feed lists %v, want both changes", types(listed))
@@ -68,7 +73,7 @@ func TestAnExpiredCursorIsGone(t *testing.T) {
 	}
 
 	res := a.Get(feedPath + "?cursor=" + url.QueryEscape(saved))
-	if res.Status != 410 || res.ErrorCode() != "cursor_expired" || !strings.Contains(res.ErrorMessage(), "Resync") {
+	if res.Status != 410 || res.ErrorCode() != "cursor_expired" || !strings.Contains(res.ErrorMessage(), "Resync") || !strings.Contains(res.ErrorMessage(), "kept 30 days") {
 		t.Fatalf("a cursor before purged changes: %d %s, want 410 cursor_expired telling the reader to resync", res.Status, res.Body)
 	}
 	apitest.AssertNoDatabaseText(t, res.Body)

@@ -154,9 +154,13 @@ func parsePage(q *rest.Query, env *rest.Env, org tenancy.OrganizationID, types [
 		storage.ListScope("changes", org, strings.Join(types, ",")))
 }
 
+// MaxTypeLength is the longest ?type= of GET /changes, in characters (the
+// parameter's maxLength in the OpenAPI document; a test compares them).
+const MaxTypeLength = 2000
+
 // parseTypes reads ?type=, a comma-separated list of change types.
 func parseTypes(c *fiber.Ctx) ([]string, error) {
-	raw, err := rest.QueryString(c, "type", 2000)
+	raw, err := rest.QueryString(c, "type", MaxTypeLength)
 	if err != nil || raw == "" {
 		if err != nil {
 			return nil, errs.InvalidField("type", "must be a comma-separated list of change types")

@@ -27,11 +27,16 @@ const expandCategory = "category"
 // are read with the equipment scopes (GET /equipment_categories).
 var expansions = []rest.Expansion{rest.Expand(expandCategory, ReadScopes...)}
 
+// MaxCategoryLength is the longest ?category= of GET /equipment, in
+// characters (the parameter's maxLength in the OpenAPI document; a test
+// compares them).
+const MaxCategoryLength = 200
+
 func (h handlers) list(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
 	q := rest.NewQuery(c)
-	category := q.String("category", 200)
+	category := q.String("category", MaxCategoryLength)
 	expand := q.Expansions(expansions...)
 	p := q.PageFormerly(h.env.Cursors, storage.ListScope("equipment", org, equipment.CategoryScope(category)),
 		storage.ListScope("equipment", org, category))

@@ -44,6 +44,7 @@ var rules = []rule{
 	{"platform/", []string{module + "api/", module + "tenancy", module + "operator/", fiber}, nil},
 	{"tenancy", []string{module + "api/", module + "operator/"}, nil},
 	{"api/storage", []string{module + "api/", module + "operator/", module + "tenancy/auth", fiber}, []string{storage}},
+	{"api/rest", []string{module + "api/", module + "operator/"}, []string{storage, module + "api/rest"}},
 	{"operator/", []string{module + "api/", module + "tenancy/auth", fiber}, []string{storage}},
 	{"cmd/eventapi-operator", []string{module + "api/", module + "tenancy/auth", fiber}, []string{storage}},
 }

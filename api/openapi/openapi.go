@@ -1,8 +1,10 @@
-// Package openapi serves the OpenAPI 3.1 document of the v2 surface and the
-// interactive reference page, both embedded in the binary. The document is
-// authored as openapi.yaml beside this file, converted to JSON once, and
-// served as GET /api/v2/openapi.json; GET /api/v2/reference renders it with
-// the Redoc standalone bundle served from the binary (no CDN).
+// Package openapi serves the OpenAPI 3.1 documents of the v2 and v1
+// surfaces and the interactive reference page, all embedded in the binary.
+// The v2 document is authored as openapi.yaml beside this file, converted to
+// JSON once, and served as GET /api/v2/openapi.json; GET /api/v2/reference
+// renders it with the Redoc standalone bundle served from the binary (no
+// CDN). The v1 document, v1.yaml, is served as GET /api/v1/openapi.json
+// (v1doc.go).
 package openapi
 
 import (

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
+	"github.com/eventapi/eventapi/api/rest"
 )
 
 // V1DocumentPath is where the v1 surface's own OpenAPI document is served.
@@ -51,13 +52,9 @@ func V1Routes(r fiber.Router, sunset time.Time) {
 	sum := sha256.Sum256(doc)
 	etag := weakETag(sum[:12])
 	gzipped := sync.OnceValue(func() []byte { return compress.Best(doc) })
-	header := sunset.UTC().Format(time.RFC1123)
-	header = header[:len(header)-3] + "GMT"
+	mark := rest.Deprecated(sunset)
 	r.Get(V1DocumentPath, func(c *fiber.Ctx) error {
-		c.Set("Deprecation", "true")
-		if !sunset.IsZero() {
-			c.Set("Sunset", header)
-		}
+		mark(c)
 		return sendDocument(c, doc, gzipped, etag)
 	})
 }

@@ -73,6 +73,11 @@ func get(env *rest.Env) fiber.Handler {
 	}
 }
 
+// MaxRouteLength is the longest ?route= of GET /request_logs, in characters
+// of UTF-8 text (the parameter's maxLength in the OpenAPI document; a test
+// compares them). The CLI's --route takes as much.
+const MaxRouteLength = 255
+
 // parseFilter reads the filters into q, each bad one an issue of q.
 func parseFilter(q *rest.Query) requestlog.Filter {
 	var f requestlog.Filter
@@ -90,7 +95,7 @@ func parseFilter(q *rest.Query) requestlog.Filter {
 			q.Issue("method", "must be one of: "+strings.Join(requestlog.Methods, ", "))
 		}
 	}
-	f.Route = q.String("route", 255) // at most 255 characters of UTF-8 text
+	f.Route = q.String("route", MaxRouteLength)
 	if s, given := q.Raw("request_id"); given {
 		if rid, ok := requestlog.ParseRequestID(s); ok {
 			f.RequestID = rid

@@ -91,7 +91,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in.NotWritten(b.unwritten(in, r)...)
+	in.NoteIgnored(b.unwritten(in, r)...)
 	return c.Status(fiber.StatusCreated).JSON(writtenWith(ctx, r, warns, rest.IgnoredWarnings(in)...))
 }
 
@@ -114,7 +114,7 @@ func (h handlers) patch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in.NotWritten(b.unwritten(in, r)...)
+	in.NoteIgnored(b.unwritten(in, r)...)
 	return c.Status(fiber.StatusOK).JSON(writtenWith(ctx, r, warns, rest.IgnoredWarnings(in)...))
 }
 

@@ -10,8 +10,9 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// HeaderRequestID carries the request id on every response.
-const HeaderRequestID = "X-Request-Id"
+// V2Prefix is the path prefix of the v2 surface, whose answers use the
+// envelopes of this file (V1Prefix is the v1 one's).
+const V2Prefix = "/api/v2"
 
 const (
 	localRequestID      = "eventapi.request_id"

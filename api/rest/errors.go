@@ -16,7 +16,8 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
-// statusOf is the single map from error code to HTTP status.
+// statusOf is the single map from error code to HTTP status, on both
+// surfaces (v1 answers some codes as another: v1Equivalent).
 var statusOf = map[errs.Code]int{
 	errs.MalformedJSON:          fiber.StatusBadRequest,
 	errs.BadRequest:             fiber.StatusBadRequest,
@@ -42,26 +43,46 @@ var statusOf = map[errs.Code]int{
 	errs.ServiceUnavailable:     fiber.StatusServiceUnavailable,
 }
 
-// v1CodeOf maps codes to the v1 surface's upper-case codes. v1 reports
-// validation problems as 400 BAD_REQUEST.
-var v1CodeOf = map[errs.Code]struct {
-	code   string
-	status int
-}{
-	errs.MalformedJSON:        {"BAD_REQUEST", fiber.StatusBadRequest},
-	errs.BadRequest:           {"BAD_REQUEST", fiber.StatusBadRequest},
-	errs.Validation:           {"BAD_REQUEST", fiber.StatusBadRequest},
-	errs.PayloadTooLarge:      {"BAD_REQUEST", fiber.StatusRequestEntityTooLarge},
-	errs.URITooLong:           {"BAD_REQUEST", fiber.StatusRequestURITooLong},
-	errs.HeadersTooLarge:      {"BAD_REQUEST", fiber.StatusRequestHeaderFieldsTooLarge},
-	errs.RequestTimeout:       {"BAD_REQUEST", fiber.StatusRequestTimeout},
-	errs.UnsupportedMediaType: {"BAD_REQUEST", fiber.StatusUnsupportedMediaType},
-	errs.InvalidCredentials:   {"UNAUTHORIZED", fiber.StatusUnauthorized},
-	errs.InsufficientScope:    {"FORBIDDEN", fiber.StatusForbidden},
-	errs.NotFound:             {"NOT_FOUND", fiber.StatusNotFound},
-	errs.MethodNotAllowed:     {"METHOD_NOT_ALLOWED", fiber.StatusMethodNotAllowed},
-	errs.RateLimited:          {"RATE_LIMITED", fiber.StatusTooManyRequests},
-	errs.ServiceUnavailable:   {"SERVICE_UNAVAILABLE", fiber.StatusServiceUnavailable},
+// v1CodeOf names each code on the v1 surface, whose envelope has only the
+// upper-case codes docs/v1.md and v1.yaml list. It names a code only: the
+// status is the one statusOf gives, through v1Equivalent. Every code has a
+// name (TestEveryCodeHasAStatusAndAV1Name), so no error of a client becomes
+// 500 SERVER_ERROR on v1; a client error v1 has no name of its own for is
+// BAD_REQUEST with its own status.
+var v1CodeOf = map[errs.Code]string{
+	errs.MalformedJSON:          "BAD_REQUEST",
+	errs.BadRequest:             "BAD_REQUEST",
+	errs.Validation:             "BAD_REQUEST",
+	errs.PayloadTooLarge:        "BAD_REQUEST",
+	errs.URITooLong:             "BAD_REQUEST",
+	errs.HeadersTooLarge:        "BAD_REQUEST",
+	errs.RequestTimeout:         "BAD_REQUEST",
+	errs.UnsupportedMediaType:   "BAD_REQUEST",
+	errs.DuplicateRecord:        "BAD_REQUEST",
+	errs.IdempotencyKeyMismatch: "BAD_REQUEST",
+	errs.IdempotencyKeyInUse:    "BAD_REQUEST",
+	errs.InvalidTransition:      "BAD_REQUEST",
+	errs.OverbookBlocked:        "BAD_REQUEST",
+	errs.OverbookReasonRequired: "BAD_REQUEST",
+	errs.CursorExpired:          "BAD_REQUEST",
+	errs.InvalidCredentials:     "UNAUTHORIZED",
+	errs.InsufficientScope:      "FORBIDDEN",
+	errs.NotFound:               "NOT_FOUND",
+	errs.MethodNotAllowed:       "METHOD_NOT_ALLOWED",
+	errs.RateLimited:            "RATE_LIMITED",
+	errs.Internal:               "SERVER_ERROR",
+	errs.ServiceUnavailable:     "SERVICE_UNAVAILABLE",
+}
+
+// v1Equivalent is the code an error of code is answered as on v1: its own,
+// but for the one override of the surface: v1 reports a bad field as
+// 400 BAD_REQUEST, so a validation_error is answered (and logged) as
+// bad_request (docs/v1.md, "PATCH /equipment/{id}" and "Paging").
+func v1Equivalent(code errs.Code) errs.Code {
+	if code == errs.Validation {
+		return errs.BadRequest
+	}
+	return code
 }
 
 // Status returns the HTTP status of an error code.
@@ -106,6 +127,25 @@ type V1ErrorBody struct {
 	} `json:"error"`
 }
 
+// BodyLimit is the largest request body accepted, in bytes: the server
+// gives it to Fiber, which answers a larger body 413 payload_too_large.
+const BodyLimit = 1 << 20
+
+// bodyTooLarge is the message of that 413, formatted from BodyLimit.
+var bodyTooLarge = "request body is larger than " + byteSize(BodyLimit)
+
+// byteSize writes n bytes in the largest binary unit (MiB, KiB) that
+// divides it exactly, else in bytes.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
 // FromFiber converts Fiber's own errors (unknown route, oversized body,
 // bad request) into the service's error type. Any other error that is not
 // already an *errs.Error goes through database.Error, so a database failure
@@ -123,7 +163,7 @@ func FromFiber(err error) *errs.Error {
 	case fiber.StatusMethodNotAllowed:
 		return errs.New(errs.MethodNotAllowed, "method not allowed on this path")
 	case fiber.StatusRequestEntityTooLarge:
-		return errs.New(errs.PayloadTooLarge, "request body is larger than 1 MiB")
+		return errs.New(errs.PayloadTooLarge, bodyTooLarge)
 	case fiber.StatusRequestTimeout:
 		// The connection's read deadline passed before the request was
 		// whole (a stalled header block or body).
@@ -172,21 +212,24 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 			}
 		}
 		if IsV1Path(c.Path()) {
-			v1, ok := v1CodeOf[e.Code]
+			code := v1Equivalent(e.Code)
+			name, ok := v1CodeOf[code]
 			if !ok {
-				v1.code, v1.status = "SERVER_ERROR", fiber.StatusInternalServerError
+				// Unreachable while every code has a name (tested); an
+				// unnamed code is answered as an internal error.
+				code, name = errs.Internal, v1CodeOf[errs.Internal]
 			}
 			var body V1ErrorBody
-			body.Error.Code, body.Error.Message = v1.code, e.Message
+			body.Error.Code, body.Error.Message = name, e.Message
 			if d, ok := e.Details.(errs.ValidationDetails); ok && len(d.Fields) > 1 {
 				// The v1 envelope has no details: the message names the
 				// fields, as a v1 check's own 400 does.
 				body.Error.Message = errs.IssuesText(d.Fields)
 			}
-			if v1.status >= 500 && v1.code == "SERVER_ERROR" {
+			if code == errs.Internal {
 				body.Error.Message = "unexpected error; retry with exponential backoff"
 			}
-			return c.Status(v1.status).JSON(body)
+			return c.Status(Status(code)).JSON(body)
 		}
 		msg := e.Message
 		if status >= 500 && e.Code == errs.Internal {
@@ -208,12 +251,12 @@ type AllowDetails struct {
 const localErrorCode = "eventapi.error_code"
 
 // loggedCode is the code ErrorCodeOf gives for an error of code rendered
-// for c: its own, but on v1 a validation_error is bad_request, the v2 code
-// of the 400 BAD_REQUEST v1 answers for a bad field, whichever check found
-// it (docs/observability.md, the request log's error_code).
+// for c: its own, but on v1 the code it is answered as (v1Equivalent), so a
+// bad field is bad_request whichever check found it (docs/observability.md,
+// the request log's error_code).
 func loggedCode(c *fiber.Ctx, code errs.Code) errs.Code {
-	if code == errs.Validation && IsV1Path(c.Path()) {
-		return errs.BadRequest
+	if IsV1Path(c.Path()) {
+		return v1Equivalent(code)
 	}
 	return code
 }

@@ -187,8 +187,10 @@ func (in *Input) Lenient(on bool) *Input { in.lenient = on; return in }
 // IsLenient reports whether in ignores read-only and unknown fields.
 func (in *Input) IsLenient() bool { return in.lenient }
 
-// NoteIgnored records fields ignored by a nested decoder (line items), named
-// as the client sees them (line_items[0].id).
+// NoteIgnored adds fields to those a write reports in its ignored_fields
+// warning (Ignored), named as the client sees them: fields a nested decoder
+// ignored (line_items[0].id), and fields that were read and valid but that
+// the write did not store (a reservation PATCH's).
 func (in *Input) NoteIgnored(names ...string) { in.ignored = append(in.ignored, names...) }
 
 // Ignored returns the fields a lenient body carried but that were not
@@ -231,11 +233,6 @@ func (in *Input) ReadOnly(names ...string) {
 		}
 	}
 }
-
-// NotWritten names fields that were read and valid but that the write did
-// not store, beside the ignored ones (Ignored): a PATCH reports them in
-// its ignored_fields warning.
-func (in *Input) NotWritten(names ...string) { in.ignored = append(in.ignored, names...) }
 
 // Ignore marks fields as accepted without reading them.
 func (in *Input) Ignore(names ...string) {

@@ -15,7 +15,8 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
-// Page limits.
+// Page limits of ?limit= on v2 lists: its default and maximum in the
+// OpenAPI document's Limit parameter (a test compares them).
 const (
 	DefaultLimit = 25
 	MaxLimit     = 100
@@ -29,7 +30,7 @@ func pageLimit(c *fiber.Ctx) (int, error) {
 	}
 	n, ok := PositiveInt(c.Query("limit"), MaxLimit)
 	if !ok {
-		return DefaultLimit, errs.InvalidField("limit", "must be an integer from 1 to 100")
+		return DefaultLimit, errs.InvalidField("limit", "must be an integer from 1 to "+strconv.Itoa(MaxLimit))
 	}
 	return n, nil
 }

@@ -47,9 +47,6 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
-// BodyLimit is the largest request body accepted (413 payload_too_large above).
-const BodyLimit = 1 << 20
-
 // Deps are the process-wide dependencies of the app.
 type Deps struct {
 	DB      *bun.DB
@@ -62,7 +59,7 @@ type Deps struct {
 	// RequestTimeout bounds each API request's context (0: none).
 	RequestTimeout   time.Duration
 	V1Limit, V2Limit int
-	// V1Sunset is sent in the Sunset header of v1 responses.
+	// V1Sunset is sent in the Sunset header of v1 responses (zero: none).
 	V1Sunset time.Time
 	// Ready reports whether PostgreSQL answers (for /readyz).
 	Ready func(ctx context.Context) error
@@ -116,7 +113,7 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 //     them the body is gzipped for clients that accept it, so they time the
 //     compression and the request log and idempotency records below keep
 //     the plain body;
-//  4. the body limit is enforced by Fiber before any handler runs (BodyLimit);
+//  4. the body limit is enforced by Fiber before any handler runs (rest.BodyLimit);
 //  5. auth resolves the organization before the rate limiter, which buckets
 //     per organization, and before idempotency, whose keys are per
 //     organization; a request refused by auth is never counted or stored;
@@ -137,7 +134,7 @@ func New(d Deps) *fiber.App {
 		AppName:               "eventapi",
 		JSONEncoder:           d.JSONEncoder,
 		Immutable:             true,
-		BodyLimit:             BodyLimit,
+		BodyLimit:             rest.BodyLimit,
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
 		ReadTimeout:           readTimeout,
@@ -188,7 +185,7 @@ func New(d Deps) *fiber.App {
 			TrustedProxies: d.TrustedProxies})
 	}
 	bounded := deadline(d.RequestTimeout)
-	v2 := app.Group("/api/v2", bounded, logged("v2"), auth,
+	v2 := app.Group(rest.V2Prefix, bounded, logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		etag.New(),
 		jsonBody(routes.Serves),
@@ -267,7 +264,7 @@ func deadline(d time.Duration) fiber.Handler {
 // deprecated marks every response of the v1 group Deprecated, with its
 // Sunset date.
 func deprecated(sunset time.Time) fiber.Handler {
-	mark := deprecation(sunset)
+	mark := rest.Deprecated(sunset)
 	return func(c *fiber.Ctx) error {
 		mark(c)
 		return c.Next()
@@ -278,21 +275,11 @@ func deprecated(sunset time.Time) fiber.Handler {
 // including those answered before the v1 group runs (413, 414, 415, 431,
 // ambiguous framing): every v1 response carries them (docs/v1.md).
 func v1Headers(next fiber.ErrorHandler, sunset time.Time) fiber.ErrorHandler {
-	mark := deprecation(sunset)
+	mark := rest.Deprecated(sunset)
 	return func(c *fiber.Ctx, err error) error {
 		if rest.IsV1Path(c.Path()) {
 			mark(c)
 		}
 		return next(c, err)
-	}
-}
-
-// deprecation sets the Deprecation and Sunset headers of a v1 response.
-func deprecation(sunset time.Time) func(c *fiber.Ctx) {
-	value := sunset.UTC().Format(time.RFC1123)
-	value = value[:len(value)-3] + "GMT"
-	return func(c *fiber.Ctx) {
-		c.Set("Deprecation", "true")
-		c.Set("Sunset", value)
 	}
 }

@@ -55,7 +55,7 @@ func bodyHeaders(raw []byte) (types int, encoded bool) {
 // identity reports whether a content coding leaves a body as sent: empty
 // or "identity". Any other coding is refused, not decoded: Fiber would
 // inflate a gzip or deflate body with no bound, so that 150 KB on the wire,
-// under BodyLimit, became 150 MiB in memory; and an unknown coding would be
+// under rest.BodyLimit, became 150 MiB in memory; and an unknown coding would be
 // read as if it were none. docs/decisions.md.
 func identity(coding []byte) bool {
 	coding = bytes.TrimSpace(coding)

@@ -24,8 +24,8 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// Limits of what the HTTP layer reads (docs/edge.md, "Requests refused at
-// the HTTP layer"). The read buffer holds a request line and headers at
+// Limits of what the HTTP layer reads (docs/decisions.md, "Requests the
+// HTTP layer refuses"). The read buffer holds a request line and headers at
 // their limits; a request beyond it fails inside fasthttp and is classified
 // by refuseUnread.
 const (
@@ -265,7 +265,7 @@ func refuse(c *fiber.Ctx) error {
 }
 
 // apiPrefixes are the paths of the API groups (app.go).
-var apiPrefixes = [...]string{"/api/v1", "/api/v2"}
+var apiPrefixes = [...]string{rest.V1Prefix, rest.V2Prefix}
 
 // beside reports whether path only begins with the text of an API group's
 // path (/api/v1x, /api/v2equipment): Fiber matches a group by that text,

@@ -66,8 +66,10 @@ type Options struct {
 	Routes func(v2 fiber.Router)
 	// RedisPrefix namespaces the Redis keys (tests isolate themselves with it).
 	RedisPrefix string
-	// RedisTimeout bounds each edge-store operation (default
-	// edge.DefaultTimeout, 50ms; tests on a loaded machine raise it).
+	// RedisTimeout, when set, replaces both per-purpose bounds of the edge
+	// store (by default 50 ms for the limiter and 500 ms for idempotency
+	// records: edge.DefaultLimiterTimeout, edge.DefaultIdempotencyTimeout);
+	// tests on a loaded machine raise it.
 	RedisTimeout time.Duration
 	// Metrics reports the PostgreSQL and Redis pools through the global
 	// meter provider (serve sets it; tests that read /metrics too).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -18,8 +19,8 @@ import (
 // dimensionFields are the writable positive numbers of v1 equipment.
 var dimensionFields = []string{"case_length_in", "case_width_in", "case_height_in", "weight_lbs"}
 
-// caseTypes are the allowed values of case_type.
-var caseTypes = []string{"road_case", "soft_case", "pelican"}
+// caseTypes are the allowed values of case_type: the stored ones, as on v2.
+var caseTypes = equipment.CaseTypes
 
 // writableFields are every field a v1 PATCH may change.
 var writableFields = append(append([]string{}, dimensionFields...), "case_type")

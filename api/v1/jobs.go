@@ -11,20 +11,22 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/events"
 )
 
-// jobStatusOf maps each event status to its v1 job status. The v1 status
-// filter uses the same table in reverse.
+// jobStatusOf maps each event status to its v1 job status (docs/v1.md,
+// "Job"). The v1 status filter uses the same table in reverse.
 var jobStatusOf = map[string]string{
-	"inquiry":     "draft",
-	"tentative":   "draft",
-	"confirmed":   "active",
-	"in_progress": "active",
-	"completed":   "completed",
-	"cancelled":   "cancelled",
+	events.StatusInquiry:    "draft",
+	events.StatusTentative:  "draft",
+	events.StatusConfirmed:  "active",
+	events.StatusInProgress: "active",
+	events.StatusCompleted:  "completed",
+	events.StatusCancelled:  "cancelled",
 }
 
-// jobStatuses are the v1 job statuses, in the order the spec lists them.
+// jobStatuses are the v1 job statuses, in the order v1.yaml's JobStatus
+// enum and docs/v1.md, "Job", list them.
 var jobStatuses = []string{"active", "completed", "cancelled", "draft"}
 
 // eventStatusesOf returns the event statuses that map to a job status.

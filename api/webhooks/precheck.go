@@ -14,9 +14,10 @@ import (
 )
 
 // The routes whose body may carry a URL to check, and the two whose body
-// is optional (OptionalBody).
+// is optional (OptionalBody): the templates route.Resolver names for the
+// routes Routes registers under the v2 group (TestPrecheckTemplatesAreRoutes).
 const (
-	endpointsPath = "/api/v2/webhook_endpoints"
+	endpointsPath = rest.V2Prefix + "/webhook_endpoints"
 	endpointPath  = endpointsPath + "/{id}"
 	rotatePath    = endpointPath + "/rotate_secret"
 	retryPath     = endpointPath + "/deliveries/{delivery_id}/retry"

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -142,10 +143,6 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// maxRoute is the length the API's route= filter takes at most
-// (api/requestlogs; maxLength in api/openapi/openapi.yaml).
-const maxRoute = 255
-
 // routeFilter reads --route as GET /api/v2/request_logs reads route=, with
 // the same function (rest.QueryString), so that the CLI and the API find
 // the same records: trimmed of white space and invisible characters at
@@ -158,7 +155,7 @@ func routeFilter(v string) (string, error) {
 	c := app.AcquireCtx(&fasthttp.RequestCtx{})
 	defer app.ReleaseCtx(c)
 	c.Request().URI().QueryArgs().Set("route", v)
-	r, err := rest.QueryString(c, "route", maxRoute)
+	r, err := rest.QueryString(c, "route", requestlogs.MaxRouteLength)
 	if err != nil {
 		issue := err.Error()
 		if is := errs.Issues(err); len(is) > 0 {

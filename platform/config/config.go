@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/eventapi/eventapi/platform/clientip"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // Config is the process configuration.
@@ -119,10 +120,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 	if _, _, err := splitAddr(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_ADDR %q: %v", c.Addr, err))
 	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		errs = append(errs, fmt.Errorf("EVENTAPI_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel))
+	if _, err := telemetry.ParseLevel(c.LogLevel); err != nil {
+		errs = append(errs, fmt.Errorf("EVENTAPI_LOG_LEVEL %v", err))
 	}
 	c.RateWindow = rateWindow(getenv, &errs)
 	c.ShutdownTimeout = duration(getenv, "EVENTAPI_SHUTDOWN_TIMEOUT", 20*time.Second, &errs)

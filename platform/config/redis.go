@@ -37,8 +37,8 @@ type Redis struct {
 }
 
 // The per-call bounds applied when their variables are unset. platform/edge
-// uses them (edge.DefaultTimeout and edge.DefaultIdempotencyTimeout equal
-// them); they are here so that socketCeilings compares a socket timeout
+// applies them (edge.DefaultLimiterTimeout and edge.DefaultIdempotencyTimeout
+// are these); they are here so that socketCeilings compares a socket timeout
 // with the bound that will really apply.
 const (
 	DefaultLimiterTimeout     = 50 * time.Millisecond

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/webhook"
 )
 
 // Webhook tunes webhook delivery (docs/webhooks.md).
@@ -64,8 +66,8 @@ func webhookSettings(getenv Getenv, errs *[]error) Webhook {
 		*errs = append(*errs, fmt.Errorf("EVENTAPI_WEBHOOK_LEASE %v must exceed EVENTAPI_WEBHOOK_TIMEOUT %v", w.Lease, w.Timeout))
 	}
 	w.EndpointConcurrency = positiveInt(getenv, "EVENTAPI_WEBHOOK_ENDPOINT_CONCURRENCY", 4, errs)
-	w.BackoffBase = duration(getenv, "EVENTAPI_WEBHOOK_BACKOFF_BASE", 5*time.Second, errs)
-	w.BackoffMax = duration(getenv, "EVENTAPI_WEBHOOK_BACKOFF_MAX", 12*time.Hour, errs)
-	w.RetryFor = duration(getenv, "EVENTAPI_WEBHOOK_RETRY_FOR", 72*time.Hour, errs)
+	w.BackoffBase = duration(getenv, "EVENTAPI_WEBHOOK_BACKOFF_BASE", webhook.DefaultBackoff.Base, errs)
+	w.BackoffMax = duration(getenv, "EVENTAPI_WEBHOOK_BACKOFF_MAX", webhook.DefaultBackoff.Max, errs)
+	w.RetryFor = duration(getenv, "EVENTAPI_WEBHOOK_RETRY_FOR", webhook.DefaultBackoff.RetryFor, errs)
 	return w
 }

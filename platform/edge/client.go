@@ -12,6 +12,9 @@ import (
 // Defaults of the Redis client settings (config.Redis, EVENTAPI_REDIS_*).
 // docs/edge.md, "Redis client settings", explains each choice.
 const (
+	// DefaultLimiterTimeout bounds one rate-limit decision; the limiter
+	// fails open after it. platform/config holds the value, as below.
+	DefaultLimiterTimeout = config.DefaultLimiterTimeout
 	// DefaultIdempotencyTimeout bounds one attempt of an idempotency-record
 	// operation; a timed-out attempt is retried once. platform/config holds
 	// the value, to check the socket timeouts against it.
@@ -45,7 +48,7 @@ const (
 // in force, which NewRedis may still replace (RedisOptions.Timeout).
 func withDefaults(s config.Redis) config.Redis {
 	if s.LimiterTimeout <= 0 {
-		s.LimiterTimeout = DefaultTimeout
+		s.LimiterTimeout = DefaultLimiterTimeout
 	}
 	if s.IdempotencyTimeout <= 0 {
 		s.IdempotencyTimeout = DefaultIdempotencyTimeout

@@ -14,10 +14,6 @@ import (
 // ErrUnavailable wraps failures to reach the backing store.
 var ErrUnavailable = errors.New("edge store unavailable")
 
-// DefaultTimeout bounds every store operation unless configured otherwise:
-// the rate limiter fails open, and an idempotent write is refused, within it.
-const DefaultTimeout = 50 * time.Millisecond
-
 // Decision is the outcome of one Admit call.
 type Decision struct {
 	Allowed bool

@@ -46,7 +46,7 @@ type RedisOptions struct {
 	// it to be patient.
 	Timeout time.Duration
 	// Client holds the client settings (EVENTAPI_REDIS_*); zero values take
-	// the defaults (DefaultTimeout, DefaultIdempotencyTimeout, …).
+	// the defaults (DefaultLimiterTimeout, DefaultIdempotencyTimeout, …).
 	Client config.Redis
 	// Tracing adds the go-redis OpenTelemetry hook.
 	Tracing bool

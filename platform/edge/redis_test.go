@@ -117,7 +117,7 @@ func TestRedisOperationsAreBoundedByPurpose(t *testing.T) {
 		bound    time.Duration
 		attempts int
 	}{
-		{"Admit", func() error { _, err := r.Admit(ctx, "k", 10, time.Second); return err }, edge.DefaultTimeout, 1},
+		{"Admit", func() error { _, err := r.Admit(ctx, "k", 10, time.Second); return err }, edge.DefaultLimiterTimeout, 1},
 		{"Claim", func() error { _, _, err := r.Claim(ctx, "k", []byte("v"), time.Second); return err }, edge.DefaultIdempotencyTimeout, 2},
 		{"Get", func() error { _, _, err := r.Get(ctx, "k"); return err }, edge.DefaultIdempotencyTimeout, 2},
 		{"Set", func() error { return r.Set(ctx, "k", []byte("v"), time.Second) }, edge.DefaultIdempotencyTimeout, 2},
@@ -296,8 +296,8 @@ func TestQueuedAdmissionsFailOpen(t *testing.T) {
 		scripts++
 		// -1 is the hook's mark for no deadline; a deadline that passed
 		// just before the call is a few µs below 0, and fine.
-		if left := hook.left[i]; left == -1 || left > edge.DefaultTimeout {
-			t.Errorf("a %s ran with %v before its deadline (-1ns: none), want at most %v", name, left, edge.DefaultTimeout)
+		if left := hook.left[i]; left == -1 || left > edge.DefaultLimiterTimeout {
+			t.Errorf("a %s ran with %v before its deadline (-1ns: none), want at most %v", name, left, edge.DefaultLimiterTimeout)
 		}
 	}
 	if scripts == 0 {

@@ -12,15 +12,6 @@ import (
 	"github.com/eventapi/eventapi/platform/edge"
 )
 
-// The defaults platform/config compares the socket timeouts with are the
-// ones the edge store applies.
-func TestPerCallDefaultsMatchConfig(t *testing.T) {
-	if edge.DefaultTimeout != config.DefaultLimiterTimeout || edge.DefaultIdempotencyTimeout != config.DefaultIdempotencyTimeout {
-		t.Fatalf("edge defaults %v and %v, config's %v and %v", edge.DefaultTimeout, edge.DefaultIdempotencyTimeout,
-			config.DefaultLimiterTimeout, config.DefaultIdempotencyTimeout)
-	}
-}
-
 // Unset read and write timeouts are at least every per-purpose bound, and
 // so is the pool wait: go-redis ends a read or write at the earlier of the
 // call's deadline and the socket timeout, so a 1 s socket timeout cut a 4 s

@@ -63,9 +63,14 @@ func bufferedLogger(w io.Writer, level string, interval time.Duration) (*slog.Lo
 	return slog.New(contextHandler{Handler: jsonHandler(out, level), out: out}), out.Stop
 }
 
+// jsonHandler logs at level, which its callers have checked with
+// ParseLevel (platform/config, the operator's flags); one it refuses logs
+// at info.
 func jsonHandler(w io.Writer, level string) slog.Handler {
-	var lv slog.Level
-	_ = lv.UnmarshalText([]byte(level))
+	lv, err := ParseLevel(level)
+	if err != nil {
+		lv = slog.LevelInfo
+	}
 	return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})
 }
 

@@ -16,8 +16,10 @@ type Backoff struct {
 	RetryFor time.Duration
 }
 
-// DefaultBackoff is the production schedule: ceilings 5 s, 10 s, 20 s, …
-// up to 12 h from the 15th failure on, for 3 days.
+// DefaultBackoff is the schedule when EVENTAPI_WEBHOOK_BACKOFF_BASE,
+// _BACKOFF_MAX and _RETRY_FOR are unset (platform/config reads them with
+// these defaults): ceilings 5 s, 10 s, 20 s, … up to 12 h from the 15th
+// failure on, for 3 days.
 var DefaultBackoff = Backoff{Base: 5 * time.Second, Max: 12 * time.Hour, RetryFor: 72 * time.Hour}
 
 // Ceiling is the longest wait after the n-th failed attempt.

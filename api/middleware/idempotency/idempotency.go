@@ -46,7 +46,7 @@ import (
 )
 
 // HeaderReplayed marks a replayed response.
-const HeaderReplayed = "Idempotent-Replayed"
+const HeaderReplayed = rest.HeaderIdempotentReplayed
 
 // Defaults of Config.
 const (

@@ -13,7 +13,7 @@ import (
 )
 
 // Header is the request header carrying the key.
-const Header = "Idempotency-Key"
+const Header = rest.HeaderIdempotencyKey
 
 // MaxKeyLen is the longest accepted key.
 const MaxKeyLen = 255

@@ -19,6 +19,7 @@ import (
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/clientip"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -39,11 +40,6 @@ type Config struct {
 	TrustedProxies clientip.Trusted
 }
 
-const (
-	headerIdempotencyKey = "Idempotency-Key"
-	headerReplayed       = "Idempotent-Replayed"
-)
-
 // New returns the middleware.
 func New(cfg Config) fiber.Handler {
 	if cfg.Sink == nil {
@@ -53,9 +49,10 @@ func New(cfg Config) fiber.Handler {
 	return func(c *fiber.Ctx) (err error) {
 		start := rest.RequestArrival(c)
 		defer func() {
-			// A panic is re-raised for the recoverer, which answers 500.
+			// A panic is re-raised for the recoverer, which answers it as
+			// an internal error: recorded with that code and its status.
 			if p := recover(); p != nil {
-				cfg.Sink.Add(l.record(c, start, fiber.StatusInternalServerError, "internal_error"))
+				cfg.Sink.Add(l.record(c, start, rest.Status(errs.Internal), string(errs.Internal)))
 				panic(p)
 			}
 		}()
@@ -129,10 +126,10 @@ func (l *logger) record(c *fiber.Ctx, start time.Time, status int, code string) 
 			r.KeyPrefix = &p.KeyPrefix
 		}
 	}
-	if k := c.Request().Header.Peek(headerIdempotencyKey); len(k) > 0 {
+	if k := c.Request().Header.Peek(rest.HeaderIdempotencyKey); len(k) > 0 {
 		r.IdempotencyKey = nonEmpty(string(k))
 	}
-	r.IdempotentReplayed = string(c.Response().Header.Peek(headerReplayed)) == "true"
+	r.IdempotentReplayed = string(c.Response().Header.Peek(rest.HeaderIdempotentReplayed)) == "true"
 	r.ID, _ = uuid.Parse(reqID) // the nil uuid on failure: Normalize assigns one
 	r.Normalize()
 	return r

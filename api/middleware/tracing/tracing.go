@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
@@ -59,7 +60,7 @@ func New(cfg Config) fiber.Handler {
 			span.SetAttributes(
 				semconv.HTTPRequestMethodKey.String(method),
 				semconv.URLPath(requestlog.ValidText(c.Path())),
-				attribute.String("eventapi.request_id", c.GetRespHeader("X-Request-Id")),
+				attribute.String("eventapi.request_id", c.GetRespHeader(rest.HeaderRequestID)),
 			)
 		}
 		c.SetUserContext(ctx)

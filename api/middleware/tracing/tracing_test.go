@@ -45,6 +45,9 @@ func TestOneServerSpanPerRequest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			handler := rest.ErrorHandler(slog.New(slog.DiscardHandler))
 			app := fiber.New(fiber.Config{ErrorHandler: handler})
+			// The request id is assigned first, as in the app, and the span
+			// carries it.
+			app.Use(func(c *fiber.Ctx) error { rest.EnsureRequestID(c); return c.Next() })
 			app.Use(tracing.New(tracing.Config{ErrorHandler: handler}))
 			app.Get("/things/:id", tt.handler)
 			before := len(rec.Ended())
@@ -74,6 +77,9 @@ func TestOneServerSpanPerRequest(t *testing.T) {
 			if attrs["http.route"].AsString() != "/things/:id" || attrs["http.response.status_code"].AsInt64() != int64(tt.status) ||
 				attrs["url.path"].AsString() != "/things/42" || attrs["http.request.method"].AsString() != "GET" {
 				t.Fatalf("attributes %v", attrs)
+			}
+			if id := resp.Header.Get(rest.HeaderRequestID); id == "" || attrs["eventapi.request_id"].AsString() != id {
+				t.Fatalf("eventapi.request_id %q, want the response's %s %q", attrs["eventapi.request_id"].AsString(), rest.HeaderRequestID, id)
 			}
 			if tt.traceparent != "" && s.SpanContext().TraceID().String() != parentTrace {
 				t.Fatalf("trace %s, want the caller's %s", s.SpanContext().TraceID(), parentTrace)

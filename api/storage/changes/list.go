@@ -3,6 +3,8 @@ package changes
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -100,7 +102,8 @@ const maxPurgeRaces = 3
 // ErrCursorExpired is the refusal of a cursor that the retention has
 // overtaken: 410 cursor_expired.
 func ErrCursorExpired() *errs.Error {
-	return errs.New(errs.CursorExpired, "the cursor is past the feed's retention: changes after it were deleted (changes are kept 30 days). "+
+	return errs.New(errs.CursorExpired, "the cursor is past the feed's retention: changes after it were deleted (changes are kept "+
+		strconv.Itoa(int(Retention/(24*time.Hour)))+" days). "+
 		"Resync: read the feed without a cursor to its end, keeping its next_cursor, read the records again from their list endpoints, "+
 		"then go on from that cursor")
 }

@@ -9,11 +9,9 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 )
 
-// Retention is how long the feed keeps a change.
+// Retention is how long the feed keeps a change: the purge's age and the
+// number of days the 410 cursor_expired message states.
 const Retention = 30 * 24 * time.Hour
-
-// retentionSQL is Retention as a PostgreSQL interval.
-const retentionSQL = "30 days"
 
 // PurgeBatch is the most changes one statement of Purge deletes.
 const PurgeBatch = 5000
@@ -39,7 +37,7 @@ func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, d
 const purgeSQL = `/* every organization: the feed's retention */
 WITH gone AS (
     DELETE FROM changes WHERE seq IN (
-        SELECT seq FROM changes WHERE created_at < clock_timestamp() - ?::interval
+        SELECT seq FROM changes WHERE created_at < clock_timestamp() - make_interval(secs => ?)
         LIMIT ? FOR UPDATE SKIP LOCKED)
     RETURNING organization_id, position, seq
 ), last AS (
@@ -60,7 +58,7 @@ func purge(ctx context.Context, db bun.IDB, batch int) (int64, error) {
 	var total int64
 	for {
 		var n int64
-		if err := db.NewRaw(purgeSQL, retentionSQL, batch).Scan(ctx, &n); err != nil {
+		if err := db.NewRaw(purgeSQL, Retention.Seconds(), batch).Scan(ctx, &n); err != nil {
 			return total, database.Error(err)
 		}
 		total += n

@@ -7,7 +7,8 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
-// moves are the pick list status moves docs/decisions.md "Quotes, invoices and pick lists" allows.
+// moves are the pick list status moves the OpenAPI document states
+// (api/openapi/openapi.yaml, its description's "Statuses").
 var moves = map[string][]string{
 	StatusDraft:      {StatusInProgress},
 	StatusInProgress: {StatusPacked, StatusComplete},

@@ -13,7 +13,8 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// The stock guard (DECISIONS.md "Stock guard"). Checking stock and writing
+// The stock guard (docs/decisions.md, "Reservations and the stock guard";
+// docs/availability.md, "The stock rule, stated once"). Checking stock and writing
 // the reservation is one transaction that first locks the equipment row, so
 // every writer of reservations of one equipment record, on every instance,
 // queues on that lock: the sum it reads afterwards includes every reservation

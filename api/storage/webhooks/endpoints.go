@@ -15,7 +15,6 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
-	"github.com/eventapi/eventapi/platform/webhook"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -30,12 +29,8 @@ type NewEndpoint struct {
 // stored sealed by s under the endpoint's id, and returns it with the
 // secret in the clear (the only time it is shown).
 func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, in NewEndpoint) (*CreatedEndpoint, error) {
-	secret, err := webhook.NewSecret()
-	if err != nil {
-		return nil, err
-	}
 	id := uuid.New()
-	sealed, err := s.Seal([]byte(secret), id[:])
+	secret, sealed, err := newSealedSecret(s, id)
 	if err != nil {
 		return nil, err
 	}
@@ -202,10 +197,4 @@ func freshWindow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, id 
 // DeleteEndpoint removes the endpoint id of org with its deliveries.
 func DeleteEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	return storage.Delete[Endpoint](ctx, db, org, id, EndpointKind)
-}
-
-// Secret opens the signing secret of e.
-func Secret(s *seal.Sealer, e *Endpoint) (string, error) {
-	plain, err := s.Open(e.SealedSecret, e.ID[:])
-	return string(plain), err
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
-	"github.com/eventapi/eventapi/platform/webhook"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -35,11 +34,7 @@ const DefaultPreviousSecretTTL = 24 * time.Hour
 // lock, two rotations could both keep the same old secret, and the secret
 // one of them answered would never sign anything.
 func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, id uuid.UUID, keep time.Duration) (*CreatedEndpoint, error) {
-	secret, err := webhook.NewSecret()
-	if err != nil {
-		return nil, err
-	}
-	sealed, err := s.Seal([]byte(secret), id[:])
+	secret, sealed, err := newSealedSecret(s, id)
 	if err != nil {
 		return nil, err
 	}

@@ -149,11 +149,11 @@ func (w *Worker) prepare(ctx context.Context, c *store.Claim, msg *store.Message
 // key opens a sealed signing secret of the claim's endpoint and returns its
 // HMAC key.
 func (w *Worker) key(c *store.Claim, sealed []byte) ([]byte, error) {
-	secret, err := w.sealer.Open(sealed, c.EndpointID[:])
+	secret, err := store.OpenSecret(w.sealer, c.EndpointID, sealed)
 	if err != nil {
 		return nil, err
 	}
-	return webhook.SecretKey(string(secret))
+	return webhook.SecretKey(secret)
 }
 
 // complete records an attempt of the claim asked for at asked (worker
