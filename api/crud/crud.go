@@ -237,4 +237,7 @@ func (r Resource[T, F]) Mount(router fiber.Router, path string, read, write, lis
 	router.Post(path, write, r.CreateOne)
 	router.Get(path+"/:id", read, r.GetOne)
 	router.Patch(path+"/:id", write, read, r.PatchOne)
+	if r.Large {
+		r.Env.MarkLargeWrite(router, fiber.MethodPatch, path+"/:id")
+	}
 }

@@ -1,7 +1,10 @@
 package picklists_test
 
 import (
+	"context"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
@@ -35,5 +38,44 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 		if res := <-results; res.Status != 200 {
 			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)
 		}
+	}
+}
+
+// TestKeyedLargeWritesWaitWithoutAConnection: keyed PATCHes of a pick
+// list, a quote and an invoice (whose answers are built under the
+// bulkhead) wait for a slot before the Idempotency-Key middleware opens
+// their transaction, so none holds a pool connection while it waits. They
+// waited inside it: enough of them held every connection, and the slot
+// holders could not finish (docs/architecture.md, "Memory").
+func TestKeyedLargeWritesWaitWithoutAConnection(t *testing.T) {
+	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	a := env.NewOrg("A")
+	pl := ok(t, a.Post(lists, body("name", "Stage left")), 201)["id"].(string)
+	missing := uuid.NewString() // a quote and an invoice answer 404, once they have their slot
+	keyed := func(path, key string) func() *apitest.Response {
+		return func() *apitest.Response { return a.Do("PATCH", path, map[string]any{}, "Idempotency-Key", key) }
+	}
+
+	release := env.HoldLargeReads()
+	results := a.SendWhileHeld(t, keyed(lists+"/"+pl, "k-pick"),
+		keyed("/api/v2/quotes/"+missing, "k-quote"), keyed("/api/v2/invoices/"+missing, "k-invoice"))
+	var waitingInTx int
+	if err := env.Svc.DB.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND state = 'idle in transaction' AND query LIKE 'SAVEPOINT%'`).Scan(context.Background(), &waitingInTx); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if waitingInTx != 0 {
+		t.Errorf("%d keyed writes held a transaction, and its connection, while waiting for the bulkhead", waitingInTx)
+	}
+	statuses := map[int]int{}
+	for range 3 {
+		statuses[(<-results).Status]++
+	}
+	if statuses[200] != 1 || statuses[404] != 2 {
+		t.Fatalf("after the slot was freed: statuses %v, want one 200 and two 404", statuses)
+	}
+	if res := keyed(lists+"/"+pl, "k-pick")(); res.Status != 200 || res.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the keyed PATCH again: %d, replayed %q; want its answer replayed", res.Status, res.Header.Get("Idempotent-Replayed"))
 	}
 }

@@ -47,18 +47,42 @@ func init() {
 		metric.WithUnit("{request}"))
 }
 
-// Run calls build while holding a slot. A nil Bulkhead runs build at once.
+// Run calls build while holding a slot. A nil Bulkhead, or a ctx that
+// already holds one of its slots (Hold), runs build at once.
 func (b *Bulkhead) Run(ctx context.Context, build func() error) error {
-	if b == nil {
+	if b == nil || ctx.Value(heldSlot{b}) != nil {
 		return build()
+	}
+	_, release, err := b.Hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return build()
+}
+
+// heldSlot marks a context whose request holds a slot of the bulkhead.
+type heldSlot struct{ b *Bulkhead }
+
+// Hold takes a slot for the rest of a request, waiting as Run does, and
+// returns ctx marked with it, so that a Run under that ctx builds at once,
+// and release, which gives the slot back. A write whose handler answers
+// under Run takes its slot this way before the Idempotency-Key middleware
+// opens the request's transaction (docs/architecture.md, "Memory"):
+// waiting for a slot inside that transaction held a pool connection, and
+// enough such waiters left the slot holders no connection to finish with,
+// so the pod stalled until every waiter gave up. A nil Bulkhead holds
+// nothing.
+func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
+	if b == nil {
+		return ctx, func() {}, nil
 	}
 	if !b.slots.TryAcquire(1) {
 		if err := b.wait(ctx); err != nil {
-			return err
+			return ctx, nil, err
 		}
 	}
-	defer b.slots.Release(1)
-	return build()
+	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.Release(1) }, nil
 }
 
 func (b *Bulkhead) wait(ctx context.Context) error {

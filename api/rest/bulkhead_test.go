@@ -144,3 +144,39 @@ func scrapeLine(t *testing.T, h http.Handler, name string) string {
 	}
 	return ""
 }
+
+// TestBulkheadRunUnderHoldBuildsAtOnce: a request that took its slot with
+// Hold runs its build under that slot, not a second one (with one slot it
+// would wait for itself), and its release frees the slot for the next; a
+// slot held for another bulkhead counts for nothing here.
+func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
+	b, other := rest.NewBulkhead(1, time.Minute), rest.NewBulkhead(1, time.Minute)
+	ctx, release, err := b.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Run(ctx, func() error { return nil }); err != nil {
+		t.Fatalf("Run under the request's own slot: %v", err)
+	}
+	otherCtx, releaseOther, err := other.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseOther()
+	ran := make(chan error, 1)
+	go func() { ran <- b.Run(otherCtx, func() error { return nil }) }()
+	waitFor(t, b, 1) // waits: the slot it holds is the other bulkhead's
+	release()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rest.NewBulkhead(1, time.Minute).Hold(ctx); err != nil {
+		t.Fatalf("Hold on a fresh bulkhead with ctx marked by b: %v", err)
+	}
+	var none *rest.Bulkhead
+	if got, release, err := none.Hold(ctx); err != nil || got != ctx {
+		t.Fatalf("nil Bulkhead's Hold: %v, %v; want ctx as it is", got, err)
+	} else {
+		release()
+	}
+}

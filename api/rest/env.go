@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage"
@@ -16,7 +17,28 @@ type Env struct {
 	Log     *slog.Logger
 	// LargeReads bounds the large responses built at once (nil: no bound).
 	LargeReads *Bulkhead
+
+	largeWrites []Route
 }
+
+// Route is a registered route: its method and its Fiber path, the group's
+// prefix included (/api/v2/quotes/:id).
+type Route struct{ Method, Path string }
+
+// MarkLargeWrite records that the write method path, registered on router,
+// answers under LargeReads, so that its slot is taken before the request's
+// transaction opens (Bulkhead.Hold). Call it where the route is
+// registered, beside the handler that calls LargeReads.Run.
+func (e *Env) MarkLargeWrite(router fiber.Router, method, path string) {
+	if g, ok := router.(*fiber.Group); ok {
+		path = g.Prefix + path
+	}
+	e.largeWrites = append(e.largeWrites, Route{Method: method, Path: path})
+}
+
+// LargeWrites lists the routes MarkLargeWrite recorded. Read it once every
+// route is registered.
+func (e *Env) LargeWrites() []Route { return e.largeWrites }
 
 type txKey struct{}
 

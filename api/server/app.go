@@ -179,22 +179,25 @@ func New(d Deps) *fiber.App {
 	auth := auth.Middleware(d.Auth)
 
 	// v2: per-organization rate limit, one value per query parameter, then
-	// Idempotency-Key on writes.
+	// Idempotency-Key on writes, after what must happen before its
+	// transaction opens: a webhook URL's DNS check and a keyed large
+	// write's bulkhead slot.
 	logged := func(version string) fiber.Handler {
 		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
 			TrustedProxies: d.TrustedProxies})
 	}
 	bounded := deadline(d.RequestTimeout)
+	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
 	v2 := app.Group(rest.V2Prefix, bounded, logged("v2"), auth,
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		etag.New(),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 		webhooks.CheckURLFirst(d.Webhooks, routes),
+		largeWritesFirst(env, routes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
 			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout)}),
 	)
-	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
 	v2.Get("/health", health)
 	events.Routes(v2, env)
 	clients.Routes(v2, env)

@@ -125,7 +125,7 @@ if "$HELM" template eventapi "$chart" --set ingress.enabled=true --set-json 'ing
   fail "helm template accepted ingress.tls with a misspelt secretName (the Ingress got no certificate)"
 fi
 grep -q "additional properties 'secretname' not allowed\|additionalProperties 'secretname' not allowed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "ingress.tls with secretname was refused for another reason"; }
-for bad in podDisruptionBudget.minAvailable=0 probes.readiness.timeoutSeconds=2 'config.trustedProxies[0]=300.1.1.1'; do
+for bad in podDisruptionBudget.minAvailable=0 probes.readiness.timeoutSeconds=2 'config.trustedProxies[0]=300.1.1.1' 'config.trustedProxies[0]=:::'; do
   if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set "$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $bad"; fi
   grep -q "minimum\|does not match pattern\|doesn't match pattern" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $bad for another reason"; }
 done
@@ -133,9 +133,10 @@ if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis
   fail "helm template accepted podDisruptionBudget.minAvailable 0%"
 fi
 "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set autoscaling.targetCPUUtilizationPercentage=150 \
-  --set 'config.trustedProxies[0]=10.0.0.0/8' --set 'config.trustedProxies[1]=255.255.255.255' >/dev/null 2>"$tmp/bad.txt" ||
+  --set 'config.trustedProxies[0]=10.0.0.0/8' --set 'config.trustedProxies[1]=255.255.255.255' --set 'config.trustedProxies[2]=::ffff:10.0.0.1' \
+  --set 'config.trustedProxies[3]=fd00::/8' >/dev/null 2>"$tmp/bad.txt" ||
   { cat "$tmp/bad.txt" >&2; fail "helm template refused a CPU target of 150% or good trusted proxies"; }
-echo "chart:   refused a misspelt TLS key, a budget of 0, a readiness timeout under the 2 s database ping, an IPv4 octet over 255" >&2
+echo "chart:   refused a misspelt TLS key, a budget of 0, a readiness timeout under the 2 s database ping, an IPv4 octet over 255, IPv6 text :::" >&2
 # Two long release names that differ only at their end name different
 # objects (the cut name gets a hash of the whole).
 blue=$("$HELM" template production-eu-west-1-rentals-api-release-2025-blue "$chart" | grep -E '^  name: ' | sort -u)

@@ -69,3 +69,20 @@ func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s
 	out.Secret = secret
 	return &out, nil
 }
+
+// ForgetExpiredSecrets erases, in every organization, the previous secrets
+// whose grace period has ended, and returns how many. Such a secret signs
+// nothing any more (the queue reads it only before its expiry, and the API
+// hides its expiry from then on), so keeping it, even sealed, only kept a
+// once-valid secret in every backup; it stayed until the endpoint's next
+// rotation before 2.9.6. updated_at is left alone: what the API shows of
+// the endpoint does not change.
+func ForgetExpiredSecrets(ctx context.Context, db bun.IDB) (int64, error) {
+	res, err := db.NewRaw(`/* every organization: expired previous webhook secrets */
+		UPDATE webhook_endpoints SET previous_secret = NULL, previous_secret_expires_at = NULL
+		WHERE previous_secret_expires_at <= clock_timestamp()`).Exec(ctx)
+	if err != nil {
+		return 0, database.Error(err)
+	}
+	return res.RowsAffected()
+}

@@ -75,6 +75,9 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	deleting, f, err := r.fin.reconcile(ctx, ak)
+	if stopping(ctx) {
+		return ctrl.Result{}, nil
+	}
 	if err != nil || (deleting && f == nil) {
 		return ctrl.Result{}, err
 	}
@@ -84,6 +87,9 @@ func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		result, f = r.reconcileKey(ctx, ak)
 	}
 	var stepErr error
+	if stopping(ctx) {
+		return ctrl.Result{}, nil
+	}
 	if f != nil {
 		warnOnChange(r.Recorder, ak, original.Status.Conditions, f, func() ([]metav1.Condition, error) {
 			live := &v1alpha1.ApiKey{}
@@ -118,23 +124,16 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	if err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 	}
+	now := r.now()
+	if tenancy.Expired(spec.expiresAt, now) {
+		return r.settleExpired(ctx, ak, spec, sec)
+	}
 	cur, err := r.currentKey(ctx, ak, spec.org, sec)
 	if err != nil {
 		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
-	now := r.now()
 	issued := false
 	switch {
-	case cur == nil && spec.expiresAt != nil && !now.Before(*spec.expiresAt):
-		// No usable key, and any key issued now would be refused: none is
-		// made (before, one was, stored as active and written to the
-		// Secret). A pending previous key is still revoked at its time.
-		result, f := r.settlePending(ctx, ak, spec.org, sec, now)
-		if f != nil {
-			return ctrl.Result{}, f
-		}
-		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired, result: result,
-			message: fmt.Sprintf("spec.expiresAt %s has passed, so no key is issued; set a later spec.expiresAt to issue one", spec.expiresAt.UTC().Format(time.RFC3339))}
 	case cur == nil || sec.annotation(rotationAnnotation) != spec.rotation ||
 		cur.Mode != spec.mode || !sameExpiry(cur.ExpiresAt, spec.expiresAt):
 		if sec, cur, f = r.issue(ctx, ak, spec, sec, cur, now); f != nil {
@@ -171,17 +170,41 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	if f != nil {
 		return ctrl.Result{}, f
 	}
-	if spec.expiresAt != nil {
-		if !now.Before(*spec.expiresAt) {
-			return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired, result: result,
-				message: fmt.Sprintf("key %s expired at %s; set a later spec.expiresAt to issue a new key", cur.Prefix, spec.expiresAt.Format(time.RFC3339))}
-		}
+	if spec.expiresAt != nil { // reconciled again when it passes: settleExpired
 		if d := spec.expiresAt.Sub(now); result.RequeueAfter == 0 || d < result.RequeueAfter {
 			result.RequeueAfter = d
 		}
 	}
 	setReady(&ak.Status.Conditions, ak.Generation, true, v1alpha1.ReasonKeyIssued, fmt.Sprintf("key %s is active", cur.Prefix))
 	return result, nil
+}
+
+// settleExpired runs once spec.expiresAt has passed (docs/operator.md,
+// Expired): no key is issued, since the API would refuse it, and every key
+// of this ApiKey is revoked, the Secret's, the previous key of a rotation
+// and any stray, so the spec's expiry holds for all of them. Before, moving
+// expiresAt into the past on an ApiKey with a working key issued an already
+// expired key into the Secret, and the working key stayed usable until its
+// own grace period ended, or for good with none; and a key issued for an
+// expiry already past was stored as active.
+func (r *ApiKeyReconciler) settleExpired(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret) (ctrl.Result, *failure) {
+	n, err := r.revokeStray(ctx, ak, spec.org)
+	if err != nil {
+		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	if sec.pending() != nil {
+		if _, err := r.clearPending(ctx, sec); err != nil {
+			return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+		}
+	}
+	ak.Status.PendingRevocation = nil
+	at := spec.expiresAt.UTC().Format(time.RFC3339)
+	if n > 0 {
+		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "KeysRevoked", "Revoke",
+			"spec.expiresAt %s has passed: %d key(s) revoked", at, n)
+	}
+	return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired,
+		message: fmt.Sprintf("spec.expiresAt %s has passed, so no key is issued and every key of this ApiKey is revoked; set a later spec.expiresAt to issue one", at)}
 }
 
 // settlePending handles the previous key the Secret names as pending

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -50,3 +51,13 @@ func classify(err error, notFoundReason string) *failure {
 }
 
 func ctrlResultAfter(d time.Duration) ctrl.Result { return ctrl.Result{RequeueAfter: d} }
+
+// stopping reports whether ctx was cancelled: the manager is stopping (a
+// SIGTERM, a lost lease) and has cancelled the reconciles in flight, so what
+// failed then failed because of that, not because of the database or the
+// API server. Such a reconcile reports nothing (no Warning, no status
+// change; before, every rolling update of the operator could leave a false
+// DatabaseError) and returns no error (none is logged); the next leader
+// reconciles the object again from the start. A reconcile that runs out of
+// time ends with DeadlineExceeded instead, a failure still reported.
+func stopping(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }

@@ -161,6 +161,12 @@ func reconcileWithStaleStatus(t *testing.T, h *harness, name string) *notes {
 // makes of the manager's (nil: as it is), returning the reconcile's error.
 func reconcileOnce(t *testing.T, h *harness, name string, wrap func(client.Reader) client.Reader) (*notes, error) {
 	t.Helper()
+	return reconcileThrough(t, h, h.ctx, staleStatus{h.k8s}, name, wrap)
+}
+
+// reconcileThrough is reconcileOnce with the reconcile's context and client.
+func reconcileThrough(t *testing.T, h *harness, ctx context.Context, c client.Client, name string, wrap func(client.Reader) client.Reader) (*notes, error) {
+	t.Helper()
 	mgr, err := ctrl.NewManager(operatorConfig, ctrl.Options{Scheme: h.k8s.Scheme(),
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -174,12 +180,12 @@ func reconcileOnce(t *testing.T, h *harness, name string, wrap func(client.Reade
 		reader = wrap(reader)
 	}
 	rec := &notes{}
-	r := &controller.SandboxReconciler{Client: staleStatus{h.k8s}, APIReader: reader,
+	r := &controller.SandboxReconciler{Client: c, APIReader: reader,
 		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
 	if err := r.SetupWithManager(mgr); err != nil { // the manager is never started: Reconcile is called here
 		t.Fatal(err)
 	}
-	_, err = r.Reconcile(h.ctx, ctrl.Request{NamespacedName: h.key(name)})
+	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: h.key(name)})
 	return rec, err
 }
 

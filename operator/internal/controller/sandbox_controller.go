@@ -70,6 +70,9 @@ func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	deleting, f, err := r.fin.reconcile(ctx, sb)
+	if stopping(ctx) {
+		return ctrl.Result{}, nil
+	}
 	if err != nil || (deleting && f == nil) {
 		return ctrl.Result{}, err
 	}
@@ -78,6 +81,9 @@ func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	var stepErr error
 	if !deleting {
 		f = r.reconcileSandbox(ctx, sb)
+	}
+	if stopping(ctx) {
+		return ctrl.Result{}, nil
 	}
 	if f != nil {
 		warnOnChange(r.Recorder, sb, original.Status.Conditions, f, func() ([]metav1.Condition, error) {
