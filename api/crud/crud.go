@@ -41,7 +41,8 @@ type Resource[T, F any] struct {
 	// Large marks a resource whose detail can be large (a document of 500
 	// long lines is about half a megabyte): GetOne builds it, and PatchOne
 	// writes and answers it, under Env.LargeReads (docs/architecture.md,
-	// "Memory").
+	// "Memory"). Its routes mark the PATCH (rest.Env.MarkLargeWrite) with
+	// the write scope they mount it behind.
 	Large bool
 	// Warn, when set, is asked before a PATCH writes f for the check that
 	// finds what the response should warn about beside the ignored fields;
@@ -237,7 +238,4 @@ func (r Resource[T, F]) Mount(router fiber.Router, path string, read, write, lis
 	router.Post(path, write, r.CreateOne)
 	router.Get(path+"/:id", read, r.GetOne)
 	router.Patch(path+"/:id", write, read, r.PatchOne)
-	if r.Large {
-		r.Env.MarkLargeWrite(router, fiber.MethodPatch, path+"/:id")
-	}
 }

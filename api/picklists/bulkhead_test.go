@@ -8,6 +8,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 // TestLargeReadsWaitForTheBulkhead: with one slot taken, a pick list's
@@ -46,7 +48,8 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 // bulkhead) wait for a slot before the Idempotency-Key middleware opens
 // their transaction, so none holds a pool connection while it waits. They
 // waited inside it: enough of them held every connection, and the slot
-// holders could not finish (docs/architecture.md, "Memory").
+// holders could not finish (docs/architecture.md, "Memory"). A replay and
+// a key without the write scope do not wait at all.
 func TestKeyedLargeWritesWaitWithoutAConnection(t *testing.T) {
 	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
 	a := env.NewOrg("A")
@@ -56,7 +59,20 @@ func TestKeyedLargeWritesWaitWithoutAConnection(t *testing.T) {
 		return func() *apitest.Response { return a.Do("PATCH", path, map[string]any{}, "Idempotency-Key", key) }
 	}
 
+	if res := keyed(lists+"/"+pl, "k-done")(); res.Status != 200 {
+		t.Fatalf("keyed PATCH: %d %s", res.Status, res.Body)
+	}
+	readOnly := a.WithKey(apikey.Live, tenancy.PickListsRead)
+
 	release := env.HoldLargeReads()
+	// What needs no build answers at once, slot or not: a replay, and a
+	// key the route refuses (they waited for a slot, and got 503 after 10 s).
+	if res := keyed(lists+"/"+pl, "k-done")(); res.Status != 200 || res.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("a replay while the slot was held: %d, replayed %q", res.Status, res.Header.Get("Idempotent-Replayed"))
+	}
+	if res := readOnly.Do("PATCH", lists+"/"+pl, map[string]any{}, "Idempotency-Key", "k-refused"); res.Status != 403 {
+		t.Fatalf("a key without pick_lists:write while the slot was held: %d %s, want 403", res.Status, res.Body)
+	}
 	results := a.SendWhileHeld(t, keyed(lists+"/"+pl, "k-pick"),
 		keyed("/api/v2/quotes/"+missing, "k-quote"), keyed("/api/v2/invoices/"+missing, "k-invoice"))
 	var waitingInTx int

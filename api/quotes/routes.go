@@ -21,4 +21,5 @@ func Routes(r fiber.Router, env *rest.Env) {
 	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.QuotesWrite)
 	resource(env).Mount(r, "/quotes", read, write, list(env))
+	env.MarkLargeWrite(r, fiber.MethodPatch, "/quotes/:id", tenancy.QuotesWrite) // resource().Large
 }

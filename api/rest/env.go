@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Env is what resource handlers need from the process.
@@ -18,27 +19,32 @@ type Env struct {
 	// LargeReads bounds the large responses built at once (nil: no bound).
 	LargeReads *Bulkhead
 
-	largeWrites []Route
+	largeWrites []LargeWrite
 }
 
-// Route is a registered route: its method and its Fiber path, the group's
-// prefix included (/api/v2/quotes/:id).
-type Route struct{ Method, Path string }
+// LargeWrite is a write route whose answer is built under LargeReads: its
+// method, its Fiber path with the group's prefix (/api/v2/quotes/:id), and
+// the scopes that may write through it (any one of them).
+type LargeWrite struct {
+	Method, Path string
+	Write        tenancy.ScopeSet
+}
 
-// MarkLargeWrite records that the write method path, registered on router,
-// answers under LargeReads, so that its slot is taken before the request's
-// transaction opens (Bulkhead.Hold). Call it where the route is
-// registered, beside the handler that calls LargeReads.Run.
-func (e *Env) MarkLargeWrite(router fiber.Router, method, path string) {
+// MarkLargeWrite records that the write method path, registered on router
+// behind a guard of the write scopes, answers under LargeReads, so that a
+// keyed request takes its slot before the Idempotency-Key middleware opens
+// its transaction (Bulkhead.Hold). Call it where the route is registered,
+// beside the handler that calls LargeReads.Run.
+func (e *Env) MarkLargeWrite(router fiber.Router, method, path string, write ...tenancy.Scope) {
 	if g, ok := router.(*fiber.Group); ok {
 		path = g.Prefix + path
 	}
-	e.largeWrites = append(e.largeWrites, Route{Method: method, Path: path})
+	e.largeWrites = append(e.largeWrites, LargeWrite{Method: method, Path: path, Write: tenancy.NewScopeSet(write...)})
 }
 
 // LargeWrites lists the routes MarkLargeWrite recorded. Read it once every
 // route is registered.
-func (e *Env) LargeWrites() []Route { return e.largeWrites }
+func (e *Env) LargeWrites() []LargeWrite { return e.largeWrites }
 
 type txKey struct{}
 

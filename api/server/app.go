@@ -180,8 +180,8 @@ func New(d Deps) *fiber.App {
 
 	// v2: per-organization rate limit, one value per query parameter, then
 	// Idempotency-Key on writes, after what must happen before its
-	// transaction opens: a webhook URL's DNS check and a keyed large
-	// write's bulkhead slot.
+	// transaction opens: a webhook URL's DNS check (and, inside it, before
+	// the transaction, a keyed large write's bulkhead slot).
 	logged := func(version string) fiber.Handler {
 		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
 			TrustedProxies: d.TrustedProxies})
@@ -194,9 +194,9 @@ func New(d Deps) *fiber.App {
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 		webhooks.CheckURLFirst(d.Webhooks, routes),
-		largeWritesFirst(env, routes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
-			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout)}),
+			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout),
+			BeforeTx: largeWriteSlot(env, routes)}),
 	)
 	v2.Get("/health", health)
 	events.Routes(v2, env)

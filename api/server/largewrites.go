@@ -7,41 +7,43 @@ import (
 
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
-// largeWritesFirst takes the large-read slot of a keyed write whose route
-// answers under env.LargeReads (env.MarkLargeWrite: PATCH of a quote, an
-// invoice, a pick list) before the Idempotency-Key middleware, mounted
-// after it, opens the request's transaction (rest.Bulkhead.Hold). A
-// keyed write used to wait for its slot inside that transaction, holding a
-// pool connection: enough of them took every connection of the pool, the
-// slot holders could not finish, and the pod answered nothing that needed
-// the database until each waiter gave up after rest.DefaultBulkheadWait.
-// A write without the header opens no transaction before its handler,
-// whose own Run takes the slot first; a keyed one the idempotency
-// middleware answers from its record gives the slot back unused.
-func largeWritesFirst(env *rest.Env, routes *route.Resolver) fiber.Handler {
+// largeWriteSlot is the Idempotency-Key middleware's BeforeTx: it takes the
+// large-read slot of a keyed write whose route answers under
+// env.LargeReads (env.MarkLargeWrite: PATCH of a quote, an invoice, a pick
+// list) before the middleware opens the request's transaction
+// (rest.Bulkhead.Hold). A keyed write used to wait for its slot inside that
+// transaction, holding a pool connection: enough of them took every
+// connection of the pool, the slot holders could not finish, and the pod
+// answered nothing that needed the database until each waiter gave up
+// after rest.DefaultBulkheadWait. A key that holds none of the route's
+// write scopes takes no slot: the route's guard refuses it (403) at once. A
+// write without the header opens no transaction before its handler, whose
+// own Run takes the slot first.
+func largeWriteSlot(env *rest.Env, routes *route.Resolver) func(c *fiber.Ctx) (func(), error) {
+	type routeKey struct{ method, template string }
 	var once sync.Once
-	large := map[rest.Route]bool{} // method and template
-	return func(c *fiber.Ctx) error {
-		m := c.Method()
-		if m == fiber.MethodGet || m == fiber.MethodHead || len(c.Request().Header.Peek(rest.HeaderIdempotencyKey)) == 0 {
-			return c.Next()
-		}
+	large := map[routeKey]tenancy.ScopeSet{}
+	noop := func() {}
+	return func(c *fiber.Ctx) (func(), error) {
 		once.Do(func() { // every route is registered by the first request
-			for _, r := range env.LargeWrites() {
-				large[rest.Route{Method: r.Method, Path: route.Template(r.Path)}] = true
+			for _, w := range env.LargeWrites() {
+				large[routeKey{w.Method, route.Template(w.Path)}] = w.Write
 			}
 		})
-		if !large[rest.Route{Method: m, Path: routes.Match(m, c.Path())}] {
-			return c.Next()
+		m := c.Method()
+		write, ok := large[routeKey{m, routes.Match(m, c.Path())}]
+		p, known := tenancy.FromContext(c.UserContext())
+		if !ok || !known || p.Scopes&write == 0 {
+			return noop, nil
 		}
 		ctx, release, err := env.LargeReads.Hold(c.UserContext())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer release()
 		c.SetUserContext(ctx)
-		return c.Next()
+		return release, nil
 	}
 }

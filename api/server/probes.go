@@ -66,6 +66,22 @@ func readyz(r readiness) fiber.Handler {
 	}
 }
 
+// pingTwice pings again, on another connection, when the first ping
+// failed before ctx did. A pooled connection the server closed (a
+// terminated backend, a restarted PgBouncer) fails its next use once, and
+// is then dropped from the pool; the pool checks an idle connection before
+// handing it out only after a second of rest, so a probe sent within a
+// second of the one before met it and answered 503 for a PostgreSQL that
+// was up. A PostgreSQL that is really down fails both.
+func pingTwice(ping func(ctx context.Context) error) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if err := ping(ctx); err == nil || ctx.Err() != nil {
+			return err
+		}
+		return ping(ctx)
+	}
+}
+
 // status runs one dependency check; a nil check is a dependency that is not
 // configured. The answer comes by ctx's deadline (ReadyTimeout) even when
 // the check returns later: a check cancelled on a stalled connection goes

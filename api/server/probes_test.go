@@ -8,6 +8,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
@@ -90,5 +93,46 @@ func TestReadyzIgnoresASaturatedPool(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
 		t.Fatalf("readyz with a saturated pool: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestReadyzSurvivesATerminatedConnection: the probe pool's connection,
+// used by a /readyz a moment before, is terminated by the server
+// (pg_terminate_backend, as an administrator or a PgBouncer restart does):
+// the next /readyz answers 200, since PostgreSQL is up. It answered 503
+// once, for a connection the pool did not check again within a second.
+func TestReadyzSurvivesATerminatedConnection(t *testing.T) {
+	env := apitest.New(t)
+	ctx := context.Background()
+	readyz := func() int {
+		t.Helper()
+		resp, err := env.Svc.App.Test(httptest.NewRequest("GET", "/readyz", nil), 10_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode
+	}
+	if code := readyz(); code != 200 {
+		t.Fatalf("readyz before: %d", code)
+	}
+	var pids []int64
+	if err := env.Svc.DB.NewRaw(`SELECT coalesce(array_agg(pid), '{}') FROM (SELECT pid, pg_terminate_backend(pid)
+		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()) t`).Scan(ctx, pgdialect.Array(&pids)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) { // until they are gone
+		var left int
+		if err := env.Svc.DB.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(?)`, pgdialect.Array(pids)).Scan(ctx, &left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d terminated backends still there", left)
+		}
+	}
+	if code := readyz(); code != 200 {
+		t.Fatalf("readyz after the probe's connection was terminated: %d, want 200 (PostgreSQL is up)", code)
 	}
 }

@@ -162,7 +162,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	s.App = New(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, RequestTimeout: cfg.RequestTimeout, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
-		Ready: s.probe.PingContext, Redis: redisUp, Drain: s.Drain,
+		Ready: pingTwice(s.probe.PingContext), Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), TrustedProxies: cfg.TrustedProxies, Webhooks: hooks,
 		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads, Responses: responses,
 	})

@@ -105,6 +105,15 @@ type Config struct {
 	// body as the empty object `{}` (webhooks.OptionalBody): there the two
 	// are one request in the fingerprint (sameAsNoBody). Nil: no route does.
 	OptionalBody func(method, path string) bool
+	// BeforeTx, when set, runs for a freshly claimed key before its
+	// transaction opens, and may set the request's context; the release it
+	// returns runs once the request is answered. A request it refuses (its
+	// error is answered) executes nothing and releases its key. The server
+	// takes a keyed large write's bulkhead slot here: after the claim, so
+	// a replay, a mismatch or a key in use never waits for one, and before
+	// the transaction, so no waiter holds a pool connection
+	// (docs/architecture.md, "Memory").
+	BeforeTx func(c *fiber.Ctx) (release func(), err error)
 }
 
 var unavailableCounter metric.Int64Counter
@@ -229,13 +238,20 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 // execute runs the handler for a freshly claimed key inside a transaction
 // that records the response with the write.
 func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUID, key string, fp []byte, name string, marker []byte) error {
-	ctx := c.UserContext()
 	release := true // delete the marker on the way out unless the key is settled
 	defer func() {
 		if release {
-			m.release(ctx, name, marker)
+			m.release(c.UserContext(), name, marker)
 		}
 	}()
+	if m.BeforeTx != nil {
+		done, err := m.BeforeTx(c)
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
+	ctx := c.UserContext()
 	tx, err := m.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return database.Error(err)

@@ -126,7 +126,11 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	}
 	now := r.now()
 	if tenancy.Expired(spec.expiresAt, now) {
-		return r.settleExpired(ctx, ak, spec, sec)
+		if f := r.expire(ctx, ak, spec.org, *spec.expiresAt, sec); f != nil {
+			return ctrl.Result{}, f
+		}
+		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired,
+			message: fmt.Sprintf("spec.expiresAt %s has passed, so no key is issued and every key of this ApiKey is revoked; set a later spec.expiresAt to issue one", spec.expiresAt.UTC().Format(time.RFC3339))}
 	}
 	cur, err := r.currentKey(ctx, ak, spec.org, sec)
 	if err != nil {
@@ -170,7 +174,7 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	if f != nil {
 		return ctrl.Result{}, f
 	}
-	if spec.expiresAt != nil { // reconciled again when it passes: settleExpired
+	if spec.expiresAt != nil { // reconciled again when it passes: expire
 		if d := spec.expiresAt.Sub(now); result.RequeueAfter == 0 || d < result.RequeueAfter {
 			result.RequeueAfter = d
 		}
@@ -179,32 +183,34 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	return result, nil
 }
 
-// settleExpired runs once spec.expiresAt has passed (docs/operator.md,
+// expire runs once spec.expiresAt (at) has passed (docs/operator.md,
 // Expired): no key is issued, since the API would refuse it, and every key
 // of this ApiKey is revoked, the Secret's, the previous key of a rotation
-// and any stray, so the spec's expiry holds for all of them. Before, moving
-// expiresAt into the past on an ApiKey with a working key issued an already
-// expired key into the Secret, and the working key stayed usable until its
-// own grace period ended, or for good with none; and a key issued for an
-// expiry already past was stored as active.
-func (r *ApiKeyReconciler) settleExpired(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret) (ctrl.Result, *failure) {
-	n, err := r.revokeStray(ctx, ak, spec.org)
+// and any stray, so the spec's expiry holds for all of them; status then
+// names no key. Before, moving expiresAt into the past on an ApiKey with a
+// working key issued an already expired key into the Secret, and the
+// working key stayed usable until its own grace period ended, or for good
+// with none; and a key issued for an expiry already past was stored as
+// active. It needs only the organization, at, the Secret and ak's marker,
+// so that a spec refused in the same edit (InvalidSpec) expires its keys
+// all the same.
+func (r *ApiKeyReconciler) expire(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, at time.Time, sec keySecret) *failure {
+	n, err := r.revokeStray(ctx, ak, org)
 	if err != nil {
-		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+		return classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	if sec.pending() != nil {
 		if _, err := r.clearPending(ctx, sec); err != nil {
-			return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+			return &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 		}
 	}
 	ak.Status.PendingRevocation = nil
-	at := spec.expiresAt.UTC().Format(time.RFC3339)
+	ak.Status.KeyID, ak.Status.Prefix = "", ""
 	if n > 0 {
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "KeysRevoked", "Revoke",
-			"spec.expiresAt %s has passed: %d key(s) revoked", at, n)
+			"spec.expiresAt %s has passed: %d key(s) revoked", at.UTC().Format(time.RFC3339), n)
 	}
-	return ctrl.Result{}, &failure{reason: v1alpha1.ReasonExpired,
-		message: fmt.Sprintf("spec.expiresAt %s has passed, so no key is issued and every key of this ApiKey is revoked; set a later spec.expiresAt to issue one", at)}
+	return nil
 }
 
 // settlePending handles the previous key the Secret names as pending
@@ -262,6 +268,12 @@ func (r *ApiKeyReconciler) settleInvalid(ctx context.Context, ak *v1alpha1.ApiKe
 	sec, f := r.readSecret(ctx, ak)
 	if f != nil {
 		return ctrl.Result{}, f
+	}
+	if exp := ak.Spec.ExpiresAt; exp != nil && tenancy.Expired(&exp.Time, r.now()) {
+		if f := r.expire(ctx, ak, org, exp.Time, sec); f != nil {
+			return ctrl.Result{}, f
+		}
+		return ctrl.Result{}, inv
 	}
 	cur, err := r.currentKey(ctx, ak, org, sec)
 	if err != nil {

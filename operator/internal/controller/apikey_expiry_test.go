@@ -42,8 +42,8 @@ func TestAnExpiryMovedIntoThePastRevokesTheKeys(t *testing.T) {
 	if n := g.keyCount(); n != before {
 		t.Errorf("%d keys, %d before: a key was issued for an expiry already past", n, before)
 	}
-	if after != 0 || ak.Status.PendingRevocation != nil {
-		t.Errorf("requeue %s, pending %+v; want none and none", after, ak.Status.PendingRevocation)
+	if after != 0 || ak.Status.PendingRevocation != nil || ak.Status.KeyID != "" || ak.Status.Prefix != "" {
+		t.Errorf("requeue %s, pending %+v, keyId %q, prefix %q; want none of them", after, ak.Status.PendingRevocation, ak.Status.KeyID, ak.Status.Prefix)
 	}
 	if c := meta.FindStatusCondition(ak.Status.Conditions, v1alpha1.ConditionReady); !strings.Contains(c.Message, "no key is issued") {
 		t.Errorf("Expired message %q, want it to say no key is issued", c.Message)
@@ -61,6 +61,23 @@ func TestAnExpiryMovedIntoThePastRevokesTheKeys(t *testing.T) {
 	_, renewed := g.reconcile(v1alpha1.ReasonKeyIssued)
 	if a := g.active(); len(a) != 1 || !a[uuid.MustParse(renewed.Status.KeyID)] {
 		t.Errorf("a later expiresAt: active keys %v, want only the new key %s", a, renewed.Status.KeyID)
+	}
+}
+
+// TestAnInvalidSpecStillExpiresTheKeys: expiresAt moved into the past in
+// the same edit as a value the operator refuses (a name tenancy refuses)
+// still revokes the keys: InvalidSpec, and none active. The refused spec
+// returned first and left the working key valid.
+func TestAnInvalidSpecStillExpiresTheKeys(t *testing.T) {
+	g := newPendingRig(t)
+	g.reconcile(v1alpha1.ReasonKeyIssued)
+	g.edit(func(a *v1alpha1.ApiKey) {
+		a.Spec.Name = "Planner\tv2"
+		a.Spec.ExpiresAt = &metav1.Time{Time: g.now.Add(-time.Second)}
+	})
+	_, ak := g.reconcile(v1alpha1.ReasonInvalidSpec)
+	if a := g.active(); len(a) != 0 || ak.Status.KeyID != "" {
+		t.Errorf("invalid and expired: active keys %v, keyId %q; want none", a, ak.Status.KeyID)
 	}
 }
 
