@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -181,9 +183,14 @@ func FromFiber(err error) *errs.Error {
 	return &errs.Error{Code: errs.Internal, Message: "internal error", Cause: err}
 }
 
+// RefusedLogEvery is the longest rate of the WARN line about 503 answers
+// (docs/observability.md, "Logs"), as for the other outage lines.
+const RefusedLogEvery = 10 * time.Second
+
 // ErrorHandler renders every error returned by a handler or middleware in the
 // envelope of its surface. Internal causes are logged, never returned.
 func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
+	refused := edge.NewOutageLog(log, "requests refused: service unavailable", RefusedLogEvery)
 	return func(c *fiber.Ctx, err error) error {
 		e := FromFiber(err)
 		status := Status(e.Code)
@@ -193,9 +200,10 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		case status >= 500 && e.Code == errs.ServiceUnavailable:
 			// Expected while draining or while a dependency is down (a
 			// readiness probe answers it every second): not an error of
-			// the service.
-			log.WarnContext(c.UserContext(), "request refused: service unavailable", "error", e.Error(),
-				"method", c.Method(), "path", c.Path())
+			// the service. Logged at most once per RefusedLogEvery, with
+			// the count: each refusal is in the access log, and one line
+			// per request made an outage thousands of WARN lines a second.
+			refused.Record(c.UserContext(), e)
 		case status >= 500:
 			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
 				"method", c.Method(), "path", c.Path())

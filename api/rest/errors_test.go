@@ -47,6 +47,30 @@ func TestErrorLogLevels(t *testing.T) {
 	}
 }
 
+// TestRefusalsAreLoggedWithACount: a burst of 503s (a dependency down, a
+// drain) is one WARN line per RefusedLogEvery with the count, not one per
+// request: an outage behind PgBouncer wrote 4,686 such lines a second on one
+// pod. Each refusal is still in the access log.
+func TestRefusalsAreLoggedWithACount(t *testing.T) {
+	var out bytes.Buffer
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler(slog.New(slog.NewTextHandler(&out, nil)))})
+	app.Get("/x", func(*fiber.Ctx) error { return errs.New(errs.ServiceUnavailable, "database unavailable") })
+	const refusals = 100
+	for range refusals {
+		resp, err := app.Test(httptest.NewRequest("GET", "/x", nil))
+		if err != nil || resp.StatusCode != 503 {
+			t.Fatalf("refusal: %v %v", resp, err)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	// One line per RefusedLogEvery (10 s): two would need 100 requests to
+	// take over 10 s; half as many lines as refusals is the per-request log.
+	if len(lines) >= refusals/2 || !strings.Contains(lines[0], "level=WARN") || !strings.Contains(lines[0], "failures=1") ||
+		!strings.Contains(lines[0], "database unavailable") {
+		t.Fatalf("%d log lines for %d refusals, the first %q; want one WARN with the cause and a count", len(lines), refusals, lines[0])
+	}
+}
+
 func TestIsV1Path(t *testing.T) {
 	for path, want := range map[string]bool{
 		"/api/v1": true, "/api/v1/equipment": true, "/API/V1/jobs": true, "/Api/v1/": true,
