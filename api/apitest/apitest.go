@@ -54,6 +54,18 @@ func WithRoutes(f func(v2 fiber.Router)) Option {
 // New starts the app on a fresh database (one per call) and real Redis.
 func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
+	return newEnv(t, nil, opts)
+}
+
+// NewLogging is New with the app's log lines (warnings and errors, as JSON)
+// written to log, for tests of what the service logs.
+func NewLogging(t testing.TB, log io.Writer, opts ...Option) *Env {
+	t.Helper()
+	return newEnv(t, log, opts)
+}
+
+func newEnv(t testing.TB, logTo io.Writer, opts []Option) *Env {
+	t.Helper()
 	cfg, err := config.FromEnv(func(k string) string {
 		switch k {
 		case "EVENTAPI_DATABASE_URL":
@@ -76,7 +88,10 @@ func New(t testing.TB, opts ...Option) *Env {
 		opt(&cfg, &o)
 	}
 	log := telemetry.NewLogger(io.Discard, "error")
-	if testing.Verbose() {
+	switch {
+	case logTo != nil:
+		log = telemetry.NewLogger(logTo, "warn")
+	case testing.Verbose():
 		log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}
 	svc, err := server.Open(context.Background(), cfg, log, o)

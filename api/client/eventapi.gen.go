@@ -2251,7 +2251,7 @@ type Health struct {
 	} `json:"rate_limit"`
 	RequestId openapi_types.UUID `json:"request_id"`
 
-	// Sandbox True for a `svc_test_` key.
+	// Sandbox True for a `svc_test_` key. With no sandbox organization, such a key acts on the live organization (`organization_id`), and its reservations hold live stock and truck payload.
 	Sandbox bool         `json:"sandbox"`
 	Scopes  []Scope      `json:"scopes"`
 	Status  HealthStatus `json:"status"`
@@ -4501,7 +4501,7 @@ type ClientWebhookJSONBody struct {
 
 // ClientWebhookParams defines parameters for ClientWebhook.
 type ClientWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4530,7 +4530,7 @@ type CrewMemberWebhookJSONBody struct {
 
 // CrewMemberWebhookParams defines parameters for CrewMemberWebhook.
 type CrewMemberWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4560,7 +4560,7 @@ type EquipmentWebhookJSONBody struct {
 
 // EquipmentWebhookParams defines parameters for EquipmentWebhook.
 type EquipmentWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4589,7 +4589,7 @@ type EquipmentCategoryWebhookJSONBody struct {
 
 // EquipmentCategoryWebhookParams defines parameters for EquipmentCategoryWebhook.
 type EquipmentCategoryWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4620,7 +4620,7 @@ type EquipmentReservationWebhookJSONBody struct {
 
 // EquipmentReservationWebhookParams defines parameters for EquipmentReservationWebhook.
 type EquipmentReservationWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4649,7 +4649,7 @@ type EventWebhookJSONBody struct {
 
 // EventWebhookParams defines parameters for EventWebhook.
 type EventWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4679,7 +4679,7 @@ type InvoiceWebhookJSONBody struct {
 
 // InvoiceWebhookParams defines parameters for InvoiceWebhook.
 type InvoiceWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4709,7 +4709,7 @@ type PickListWebhookJSONBody struct {
 
 // PickListWebhookParams defines parameters for PickListWebhook.
 type PickListWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4739,7 +4739,7 @@ type PickListItemWebhookJSONBody struct {
 
 // PickListItemWebhookParams defines parameters for PickListItemWebhook.
 type PickListItemWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4769,7 +4769,7 @@ type QuoteWebhookJSONBody struct {
 
 // QuoteWebhookParams defines parameters for QuoteWebhook.
 type QuoteWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.
@@ -4798,7 +4798,7 @@ type VehicleWebhookJSONBody struct {
 
 // VehicleWebhookParams defines parameters for VehicleWebhook.
 type VehicleWebhookParams struct {
-	// WebhookId The change's id; the same for every retry of it (deduplicate on it).
+	// WebhookId The change's id; the same for every retry of it. Deduplicate on it from the moment a request arrives, not only once it is processed (a sending pod paused past its lease lets another pod send the same delivery meanwhile).
 	WebhookId openapi_types.UUID `json:"webhook-id"`
 
 	// WebhookTimestamp When this attempt was signed, in Unix seconds; refuse messages more than a few minutes old.

@@ -20,5 +20,5 @@ func Routes(r fiber.Router, env *rest.Env) {
 	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.InvoicesWrite)
 	resource(env).Mount(r, "/invoices", read, write, list(env))
-	env.MarkLargeWrite(r, fiber.MethodPatch, "/invoices/:id", tenancy.InvoicesWrite) // resource().Large
+	env.MarkLargeWrite(r, fiber.MethodPatch, "/invoices/:id", []tenancy.Scope{tenancy.InvoicesWrite}, ReadScopes) // resource().Large
 }

@@ -105,7 +105,7 @@ func TestListFiltersWithForeignIDs(t *testing.T) {
 // filtered by A's record, is answered exactly as with a random id (on HEAD
 // too), and served with its own. The filter is sent alone: with event_id
 // the load takes its window from the event, and start and end are refused
-// beside it (docs/decisions.md, "Truck load with event_id").
+// beside it (docs/decisions.md, "Availability and truck load").
 func TestItemFiltersWithForeignIDs(t *testing.T) {
 	s := newSuite(t)
 	checked := 0

@@ -63,6 +63,7 @@ func TestKeyedLargeWritesWaitWithoutAConnection(t *testing.T) {
 		t.Fatalf("keyed PATCH: %d %s", res.Status, res.Body)
 	}
 	readOnly := a.WithKey(apikey.Live, tenancy.PickListsRead)
+	writeOnly := a.WithKey(apikey.Live, tenancy.PickListsWrite) // a PATCH needs a read scope too
 
 	release := env.HoldLargeReads()
 	// What needs no build answers at once, slot or not: a replay, and a
@@ -72,6 +73,9 @@ func TestKeyedLargeWritesWaitWithoutAConnection(t *testing.T) {
 	}
 	if res := readOnly.Do("PATCH", lists+"/"+pl, map[string]any{}, "Idempotency-Key", "k-refused"); res.Status != 403 {
 		t.Fatalf("a key without pick_lists:write while the slot was held: %d %s, want 403", res.Status, res.Body)
+	}
+	if res := writeOnly.Do("PATCH", lists+"/"+pl, map[string]any{}, "Idempotency-Key", "k-write-only"); res.Status != 403 {
+		t.Fatalf("a key without a read scope while the slot was held: %d %s, want 403", res.Status, res.Body)
 	}
 	results := a.SendWhileHeld(t, keyed(lists+"/"+pl, "k-pick"),
 		keyed("/api/v2/quotes/"+missing, "k-quote"), keyed("/api/v2/invoices/"+missing, "k-invoice"))

@@ -29,7 +29,7 @@ func Routes(r fiber.Router, env *rest.Env) {
 	r.Post("/pick_lists", write, h.create)
 	r.Get("/pick_lists/:id", read, h.get)
 	r.Patch("/pick_lists/:id", write, read, h.patch)
-	env.MarkLargeWrite(r, fiber.MethodPatch, "/pick_lists/:id", tenancy.PickListsWrite)
+	env.MarkLargeWrite(r, fiber.MethodPatch, "/pick_lists/:id", []tenancy.Scope{tenancy.PickListsWrite}, ReadScopes)
 	r.Post("/pick_list_items", write, h.createItem)
 	r.Patch("/pick_list_items/:id", write, read, h.patchItem)
 	r.Delete("/pick_list_items/:id", write, h.deleteItem)

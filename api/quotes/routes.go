@@ -21,5 +21,5 @@ func Routes(r fiber.Router, env *rest.Env) {
 	read := auth.Require(ReadScopes...)
 	write := auth.Require(tenancy.QuotesWrite)
 	resource(env).Mount(r, "/quotes", read, write, list(env))
-	env.MarkLargeWrite(r, fiber.MethodPatch, "/quotes/:id", tenancy.QuotesWrite) // resource().Large
+	env.MarkLargeWrite(r, fiber.MethodPatch, "/quotes/:id", []tenancy.Scope{tenancy.QuotesWrite}, ReadScopes) // resource().Large
 }

@@ -24,22 +24,32 @@ type Env struct {
 
 // LargeWrite is a write route whose answer is built under LargeReads: its
 // method, its Fiber path with the group's prefix (/api/v2/quotes/:id), and
-// the scopes that may write through it (any one of them).
+// the two guards it is mounted behind: one of the Write scopes and one of
+// the Read scopes (a PATCH answers the whole record, crud.Mount).
 type LargeWrite struct {
 	Method, Path string
-	Write        tenancy.ScopeSet
+	Write, Read  tenancy.ScopeSet
+}
+
+// Admits reports whether scopes pass both of the route's guards: a key that
+// does not is refused (403) before the handler runs, so it must not wait
+// for a slot first.
+func (w LargeWrite) Admits(scopes tenancy.ScopeSet) bool {
+	return scopes&w.Write != 0 && scopes&w.Read != 0
 }
 
 // MarkLargeWrite records that the write method path, registered on router
-// behind a guard of the write scopes, answers under LargeReads, so that a
-// keyed request takes its slot before the Idempotency-Key middleware opens
-// its transaction (Bulkhead.Hold). Call it where the route is registered,
-// beside the handler that calls LargeReads.Run.
-func (e *Env) MarkLargeWrite(router fiber.Router, method, path string, write ...tenancy.Scope) {
+// behind a guard of the write scopes and one of the read scopes, answers
+// under LargeReads, so that a keyed request takes its slot before the
+// Idempotency-Key middleware opens its transaction (Bulkhead.Hold). Call
+// it where the route is registered, with the scopes of its guards, beside
+// the handler that calls LargeReads.Run.
+func (e *Env) MarkLargeWrite(router fiber.Router, method, path string, write, read []tenancy.Scope) {
 	if g, ok := router.(*fiber.Group); ok {
 		path = g.Prefix + path
 	}
-	e.largeWrites = append(e.largeWrites, LargeWrite{Method: method, Path: path, Write: tenancy.NewScopeSet(write...)})
+	e.largeWrites = append(e.largeWrites, LargeWrite{Method: method, Path: path,
+		Write: tenancy.NewScopeSet(write...), Read: tenancy.NewScopeSet(read...)})
 }
 
 // LargeWrites lists the routes MarkLargeWrite recorded. Read it once every

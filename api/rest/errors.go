@@ -184,7 +184,7 @@ func FromFiber(err error) *errs.Error {
 }
 
 // RefusedLogEvery is the longest rate of the WARN line about 503 answers
-// (docs/observability.md, "Logs"), as for the other outage lines.
+// (docs/observability.md, "Traces and log lines"), as for the other outage lines.
 const RefusedLogEvery = 10 * time.Second
 
 // ErrorHandler renders every error returned by a handler or middleware in the

@@ -196,7 +196,7 @@ func New(d Deps) *fiber.App {
 		webhooks.CheckURLFirst(d.Webhooks, routes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
 			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout),
-			BeforeTx: largeWriteSlot(env, routes)}),
+			BeforeTx: largeWriteSlot(env, routes), ErrorHandler: errorHandler}),
 	)
 	v2.Get("/health", health)
 	events.Routes(v2, env)

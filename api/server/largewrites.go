@@ -18,25 +18,26 @@ import (
 // transaction, holding a pool connection: enough of them took every
 // connection of the pool, the slot holders could not finish, and the pod
 // answered nothing that needed the database until each waiter gave up
-// after rest.DefaultBulkheadWait. A key that holds none of the route's
-// write scopes takes no slot: the route's guard refuses it (403) at once. A
+// after rest.DefaultBulkheadWait. A key that the route's guards refuse
+// (none of its write scopes, or none of its read scopes) takes no slot: it
+// gets its 403 at once (rest.LargeWrite.Admits). A
 // write without the header opens no transaction before its handler, whose
 // own Run takes the slot first.
 func largeWriteSlot(env *rest.Env, routes *route.Resolver) func(c *fiber.Ctx) (func(), error) {
 	type routeKey struct{ method, template string }
 	var once sync.Once
-	large := map[routeKey]tenancy.ScopeSet{}
+	large := map[routeKey]rest.LargeWrite{}
 	noop := func() {}
 	return func(c *fiber.Ctx) (func(), error) {
 		once.Do(func() { // every route is registered by the first request
 			for _, w := range env.LargeWrites() {
-				large[routeKey{w.Method, route.Template(w.Path)}] = w.Write
+				large[routeKey{w.Method, route.Template(w.Path)}] = w
 			}
 		})
 		m := c.Method()
-		write, ok := large[routeKey{m, routes.Match(m, c.Path())}]
+		w, ok := large[routeKey{m, routes.Match(m, c.Path())}]
 		p, known := tenancy.FromContext(c.UserContext())
-		if !ok || !known || p.Scopes&write == 0 {
+		if !ok || !known || !w.Admits(p.Scopes) {
 			return noop, nil
 		}
 		ctx, release, err := env.LargeReads.Hold(c.UserContext())

@@ -76,13 +76,17 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 	if err != nil || len(fourth) != 1 || fourth[0].ID != first[1].ID || fourth[0].LeaseOwner == first[1].LeaseOwner {
 		t.Fatalf("expired lease: %d claims, %v", len(fourth), err)
 	}
-	// The old holder can no longer complete it.
-	if _, err := store.Complete(ctx, db, &first[1], store.Outcome{StartedAt: first[1].Now, ResponseStatus: &code}); err != nil {
-		t.Fatal(err)
+	// The old holder can no longer complete it, and is told so.
+	if done, err := store.Complete(ctx, db, &first[1], store.Outcome{StartedAt: first[1].Now, ResponseStatus: &code}); err != nil || !done.LeaseLost {
+		t.Fatalf("a stale claim's completion: %+v, %v; want LeaseLost", done, err)
 	}
 	var status string
 	if err := db.NewRaw("SELECT status FROM webhook_deliveries WHERE organization_id = ? AND id = ?", a.ID, first[1].ID).Scan(ctx, &status); err != nil || status != "pending" {
 		t.Errorf("a stale claim completed the delivery: %s %v", status, err)
+	}
+	// The current holder's completion is not lost.
+	if done, err := store.Complete(ctx, db, &fourth[0], store.Outcome{StartedAt: fourth[0].Now, ResponseStatus: &code}); err != nil || done.LeaseLost {
+		t.Fatalf("the current claim's completion: %+v, %v", done, err)
 	}
 }
 

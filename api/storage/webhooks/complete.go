@@ -42,6 +42,11 @@ type Completed struct {
 	GaveUp bool
 	// Disabled: and its endpoint was disabled with it.
 	Disabled bool
+	// LeaseLost: the claim no longer held the delivery (its lease ran out
+	// and another claim took it, as when the sending process was paused):
+	// the attempt was recorded, since its request was sent, but the
+	// delivery did not move and attempt_count did not count it.
+	LeaseLost bool
 }
 
 // Complete records the attempt of claim c and moves the delivery on:
@@ -49,7 +54,8 @@ type Completed struct {
 // endpoint when it has failed for the whole window (Outcome.RetryFor). It
 // reports whether it gave up and disabled. The delivery is only moved while
 // c still holds it (lease_owner), so a claim that outlived its lease cannot
-// overwrite a newer one's result; the attempt is recorded either way.
+// overwrite a newer one's result; the attempt is recorded either way, since
+// its request was sent (Completed.LeaseLost).
 //
 // A failure counts against the endpoint only when c was claimed in the
 // endpoint's current run: at or after its enabled_at, which a re-enable
@@ -66,7 +72,8 @@ type Completed struct {
 func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Completed, err error) {
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if o.Error == nil {
-			return succeeded(ctx, tx, c, o)
+			done.LeaseLost, err = succeeded(ctx, tx, c, o)
+			return err
 		}
 		var current bool
 		err := tx.NewRaw(`SELECT enabled_at <= ? FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
@@ -92,22 +99,24 @@ func record(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
 }
 
 // succeeded records a successful attempt: the delivery succeeded, and the
-// endpoint's run of failures, if any, is over.
-func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
+// endpoint's run of failures, if any, is over (the endpoint answered, even
+// when the claim had lost its lease). It reports whether the lease was lost.
+func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) (leaseLost bool, err error) {
 	if err := record(ctx, tx, c, o); err != nil {
-		return err
+		return false, err
 	}
 	org := c.OrganizationID
-	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
+	res, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
 			next_attempt_at = NULL, first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL, leased_until = NULL, lease_owner = NULL,
 			updated_at = clock_timestamp()
 		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, org, c.ID, c.LeaseOwner).Exec(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
+	n, _ := res.RowsAffected()
 	_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = NULL
 		WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL`, org, c.EndpointID).Exec(ctx)
-	return err
+	return n == 0, err
 }
 
 // failed records a failed attempt, with the endpoint's row locked: the
@@ -142,7 +151,7 @@ func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (
 		return Completed{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 || !current {
-		return Completed{}, nil
+		return Completed{LeaseLost: n == 0}, nil
 	}
 	// The window is measured to the attempt's end, the instant the worker
 	// decided to give up at (delivery.complete). In SET, failing_since is

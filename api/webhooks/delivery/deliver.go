@@ -196,6 +196,11 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 	}
 	recordAttempt(took, errText != nil, done.GaveUp, changedAt)
 	switch {
+	case done.LeaseLost:
+		// Another worker may have sent it meanwhile: a receiver sees one
+		// webhook-id twice, perhaps at once (docs/webhooks.md, "One in flight").
+		w.log.Warn("webhooks: an attempt ended after its lease; another worker may have sent the delivery meanwhile",
+			"delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String(), "took_ms", took.Milliseconds())
 	case done.Disabled:
 		w.log.Warn("webhooks: a delivery failed for good; its endpoint is disabled", "delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String())
 	case done.GaveUp:
