@@ -216,10 +216,11 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 // Close releases the pools after the app has stopped. The request log's
 // buffer is written (within RequestLogCloseTimeout), so records of the
 // requests served during the drain are kept, and the keys' last_used_at
-// (within 5 s), while the webhook workers record their last attempts (each
-// within its own 10 s): the three run at the same time, so together they
-// fit the 10 s the chart's grace period leaves for them after the drain
-// (docs/helm.md).
+// (within 5 s), while the webhook workers let their last attempts end and
+// record them (delivery.Worker.Stop: each began before the drain, and ends
+// at its 10 s timeout at the latest, so by now within the 10 s the chart's
+// grace period leaves for them after the drain; docs/helm.md). The three
+// run at the same time.
 func (s *Service) Close() error {
 	var logErr error
 	flushed, authClosed := make(chan struct{}), make(chan struct{})

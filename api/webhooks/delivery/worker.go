@@ -88,14 +88,24 @@ func (w *Worker) Quiesce() {
 	})
 }
 
-// Stop ends claiming, cancels the attempts in flight (their deliveries are
-// handed back at once, unrecorded) and waits for them. A nil Worker is
-// stopped already.
+// Stop ends claiming and lets the attempts in flight run to their end and
+// be recorded for up to the attempt timeout (each began before Stop, and
+// an attempt is cut at its timeout); then it cancels any left (handed back
+// at once, unrecorded) and waits for them. It cancelled at once: at a
+// pod's shutdown, an attempt still in flight after the drain delay was cut
+// and sent again by another pod, to a receiver that may have had it. A
+// nil Worker is stopped already.
 func (w *Worker) Stop() {
 	if w == nil {
 		return
 	}
 	w.Quiesce()
+	finish := time.NewTimer(w.cfg.Timeout)
+	select {
+	case <-w.done:
+	case <-finish.C:
+	}
+	finish.Stop()
 	w.stopOnce.Do(w.cancel)
 	<-w.done
 }
