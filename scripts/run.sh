@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs eventapi locally: checks that EVENTAPI_ADDR (default :8080) and
 # EVENTAPI_METRICS_ADDR (default :9464) are free,
-# builds, creates and migrates the database, makes or reuses the demo
+# builds, checks serve's configuration (serve --check), creates and migrates the database, makes or reuses the demo
 # organization and its sandbox (eventapi demo), prints a live, a test and a
 # legacy key with curl lines for v2 and v1, then serves on EVENTAPI_ADDR.
 set -euo pipefail
@@ -37,6 +37,9 @@ done
 echo "building eventapi..." >&2
 mkdir -p bin
 go build -o bin/eventapi ./cmd/eventapi
+# The settings only serve reads (OTEL_*, whether Redis takes the URL's
+# database and password) are checked before demo revokes the last keys too.
+bin/eventapi serve --check
 bin/eventapi migrate up --create-database
 echo
 bin/eventapi demo

@@ -29,7 +29,10 @@ func cleanName(name string) (string, error) {
 	if strings.ContainsFunc(name, unicode.IsControl) {
 		return "", errs.InvalidField("name", "must not contain control characters")
 	}
-	if name == "" || utf8.RuneCountInString(name) > MaxNameLength {
+	if name == "" {
+		return "", errs.InvalidField("name", "must not be blank")
+	}
+	if utf8.RuneCountInString(name) > MaxNameLength {
 		return "", errs.InvalidField("name", "must be 1 to "+strconv.Itoa(MaxNameLength)+" characters")
 	}
 	return name, nil

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"sync/atomic"
@@ -129,12 +128,12 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 			_ = db.Close()
 			return nil, err
 		}
-		if err := r.Ping(ctx); edge.RefusedSettings(err) {
+		if err := r.Ping(ctx); edge.SettingsError(err) != nil {
 			// A setting, not an outage: the process would run with rate
 			// limiting off and every keyed write refused until redeployed.
 			_ = r.Close()
 			_ = db.Close()
-			return nil, fmt.Errorf("EVENTAPI_REDIS_URL: Redis refuses the connection's settings: %w", err)
+			return nil, edge.SettingsError(err)
 		} else if err != nil {
 			log.Warn("Redis is not answering at start; continuing, the edge layer recovers when it returns", "error", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -115,6 +116,9 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if org, err = tenancy.CreateOrganization(ctx, tx, name, nil); err != nil {
 			return err
 		}
+		if err := markDemoOrganization(ctx, tx, org.ID); err != nil {
+			return err
+		}
 		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {
 			return err
 		}
@@ -159,14 +163,20 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 }
 
 // findDemoOrganization returns the oldest organization named name that is
-// not itself a sandbox and that demo made (it holds a demo key, revoked or
-// not), or nil when there is none. An organization of that name that demo
-// did not make is refused, not reused: demo would give it a seeded sandbox,
-// which its test keys then reach instead of the organization itself, and
-// keys with every scope.
+// not itself a sandbox and that demo made (listed in demo_organizations),
+// or nil when there is none. An organization of that name that demo did
+// not make is refused, not reused: demo would give it a seeded sandbox,
+// which its test keys then reach instead of the organization itself, keys
+// with every scope, and revoke its keys named as demo's. (The names of its
+// keys told before, so an operator's key named "demo live key" handed the
+// organization over.)
 func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy.Organization, error) {
 	orgs, err := tenancy.ListOrganizations(ctx, tx)
 	if err != nil {
+		return nil, err
+	}
+	var made []uuid.UUID
+	if err := tx.NewRaw("SELECT organization_id FROM demo_organizations").Scan(ctx, &made); err != nil {
 		return nil, err
 	}
 	taken := false
@@ -174,14 +184,8 @@ func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy
 		if orgs[i].Name != name || orgs[i].SandboxOf != nil {
 			continue
 		}
-		keys, err := tenancy.ListKeys(ctx, tx, orgs[i].ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range keys {
-			if demoKeyNames[k.Name] {
-				return &orgs[i], nil
-			}
+		if slices.Contains(made, orgs[i].ID) {
+			return &orgs[i], nil
 		}
 		taken = true
 	}
@@ -189,6 +193,12 @@ func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy
 		return nil, fmt.Errorf("an organization named %q exists that eventapi demo did not make; give --name another name", name)
 	}
 	return nil, nil
+}
+
+// markDemoOrganization records that demo made org.
+func markDemoOrganization(ctx context.Context, tx bun.Tx, org uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, "INSERT INTO demo_organizations (organization_id) VALUES (?)", org)
+	return err
 }
 
 // activeDemoKeys lists the ids of org's demo keys not revoked.

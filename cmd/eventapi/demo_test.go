@@ -17,6 +17,7 @@ import (
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 // TestDemoSandboxIsIsolatedAndReused runs `eventapi demo` twice on one
@@ -203,14 +204,21 @@ func TestDemoLeavesOtherOrganizationsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An operator's own key that happens to carry a demo key's name does
+	// not make the organization demo's.
+	own, err := tenancy.CreateKey(ctx, db, tenancy.NewKey{OrganizationID: real.ID, Name: "demo live key",
+		Scopes: []tenancy.Scope{tenancy.EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := runCLI(t, "demo", "--name", "Acme Staging", "--output", "json"); err == nil || !strings.Contains(err.Error(), "did not make") {
 		t.Fatalf("demo on a real organization's name: %v, want a refusal", err)
 	}
 	if sandbox, err := tenancy.SandboxOrganization(ctx, db, real.ID); err != nil || sandbox != nil {
 		t.Fatalf("the real organization's sandbox: %v, %v; want none", sandbox, err)
 	}
-	if keys, err := tenancy.ListKeys(ctx, db, real.ID); err != nil || len(keys) != 0 {
-		t.Fatalf("the real organization's keys: %d, %v; want none", len(keys), err)
+	if keys, err := tenancy.ListKeys(ctx, db, real.ID); err != nil || len(keys) != 1 || keys[0].ID != own.ID || keys[0].RevokedAt != nil {
+		t.Fatalf("the real organization's keys: %+v, %v; want its own key only, active", keys, err)
 	}
 	first, err := runCLI(t, "demo", "--name", "Show Co", "--output", "json")
 	if err != nil {

@@ -91,10 +91,16 @@ func parseOwn(fs *flag.FlagSet, output *string, args []string, reads []string) (
 // parseListing is parse, listing the flags for which listed is true.
 func parseListing(fs *flag.FlagSet, output *string, args []string, listed func(string) bool) ([]string, error) {
 	var positional []string
+	help := helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", synopsis(fs.Name()), flagList(fs, listed)))
+	// The word help alone is --help, after every command as after a
+	// group's (subcommand).
+	if len(args) == 1 && args[0] == "help" {
+		return nil, help
+	}
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, helpText(fmt.Sprintf("usage: eventapi %s [flags]\n\n%s\n", synopsis(fs.Name()), flagList(fs, listed)))
+			return nil, help
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v\n\n%s", errUsage, fs.Name(), err, flagList(fs, listed))

@@ -37,6 +37,10 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		{[]string{"orgs", "help"}, []string{"usage: eventapi orgs create|update|list"}, nil},
 		{[]string{"requests", "--help"}, []string{"usage: eventapi requests list", "eventapi requests <command> --help"}, nil},
 		{[]string{"requests", "-h"}, []string{"usage: eventapi requests list"}, nil},
+		{[]string{"serve", "help"}, []string{"usage: eventapi serve [flags]", "--check"}, nil},
+		{[]string{"migrate", "help"}, []string{"usage: eventapi migrate", "--create-database"}, nil},
+		{[]string{"demo", "help"}, []string{"usage: eventapi demo", "--name"}, nil},
+		{[]string{"keys", "list", "help"}, []string{"usage: eventapi keys list", "--org"}, nil},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer

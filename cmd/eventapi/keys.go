@@ -35,7 +35,7 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	switch sub {
 	case "create":
 		if *name == "" || len(pos) != 0 {
-			return fmt.Errorf("%w: %skeys create --org ID --name N --scopes a,b|all --mode live|test|legacy", errUsage, nameRequired(*name))
+			return fmt.Errorf("%w: %skeys create --org ID --name N --scopes a,b|all [--mode live|test|legacy] [--expires RFC3339]", errUsage, nameRequired(*name))
 		}
 		orgID, err := requiredID("org", *org)
 		if err != nil {
@@ -77,12 +77,17 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if *output == "json" {
-			// The fields keys list prints for the key, and its secret.
-			err = printJSON(stdout, map[string]any{"id": k.ID, "organization_id": k.OrganizationID, "name": k.Name,
-				"key": k.Secret, "prefix": k.Prefix, "scopes": k.Scopes, "mode": k.Mode, "expires_at": k.ExpiresAt})
+			// The object keys list prints for the key, and its secret.
+			err = printJSON(stdout, struct {
+				listedKey
+				Key string `json:"key"`
+			}{listed(k.APIKey, time.Now()), k.Secret})
 		} else {
 			_, err = fmt.Fprintf(stdout, "key %s (%s, %s, %s)\n%s\nThis is the only time the full key is shown.\n",
 				k.ID, k.Mode, k.Prefix, expiry(k.ExpiresAt), k.Secret)
+			if err == nil && k.Mode == apikey.Test {
+				err = noteLiveTestKey(ctx, db, stdout, orgID)
+			}
 		}
 		return revokeUnseen(ctx, db, err, k.ID)
 	case "list":
@@ -106,13 +111,9 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if *output == "json" {
-			type listedKey struct {
-				tenancy.APIKey
-				State string `json:"state"` // as the text output says it
-			}
 			out := make([]listedKey, len(ks))
 			for i, k := range ks {
-				out[i] = listedKey{APIKey: k, State: keyState(k, time.Now())}
+				out[i] = listed(k, time.Now())
 			}
 			return printJSON(stdout, map[string]any{"keys": out})
 		}
@@ -148,6 +149,17 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}
 	return fmt.Errorf("%w: keys create|list|revoke", errUsage)
+}
+
+// listedKey is a key as keys list prints it in JSON (and keys create,
+// with the secret beside it).
+type listedKey struct {
+	tenancy.APIKey
+	State string `json:"state"` // as the text output says it
+}
+
+func listed(k tenancy.APIKey, now time.Time) listedKey {
+	return listedKey{APIKey: k, State: keyState(k, now)}
 }
 
 // keyState is what keys list says of k at now: revoked, expired (it is
@@ -201,4 +213,17 @@ func joinIDs(ids []uuid.UUID) string {
 		s[i] = id.String()
 	}
 	return strings.Join(s, ", ")
+}
+
+// noteLiveTestKey says, under a new test key, when its organization has no
+// sandbox: the key then reads and writes the live records (docs/decisions.md,
+// "Keys and authentication"), which nothing else in its output tells.
+func noteLiveTestKey(ctx context.Context, db bun.IDB, stdout io.Writer, org uuid.UUID) error {
+	sandbox, err := tenancy.SandboxOrganization(ctx, db, org)
+	if err != nil || sandbox != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "Note: organization %s has no sandbox, so this test key acts on its live data "+
+		"(eventapi orgs create --name N --sandbox-of %s gives it one).\n", org, org)
+	return err
 }

@@ -45,9 +45,9 @@ func TestKeysRefuseBadArguments(t *testing.T) {
 		{[]string{"orgs", "bogus"}, true, "eventapi orgs create|update|list"},
 		{[]string{"keys", "list", "--org", id}, false, ""},
 		{[]string{"keys", "create", "--org", id, "--name", "n"}, true, "--scopes is required"},
-		{[]string{"keys", "create", "--org", id, "--name", "   ", "--scopes", "all"}, true, "--name: must be 1 to 200 characters"},
+		{[]string{"keys", "create", "--org", id, "--name", "   ", "--scopes", "all"}, true, "--name: must not be blank"},
 		{[]string{"keys", "create", "--org", id, "--name", "a\tb", "--scopes", "all"}, true, "--name: must not contain control characters"},
-		{[]string{"orgs", "create", "--name", "   "}, true, "--name: must be 1 to 200 characters"},
+		{[]string{"orgs", "create", "--name", "   "}, true, "--name: must not be blank"},
 		{[]string{"orgs", "create"}, true, "--name is required"},
 		{[]string{"orgs", "create", "--name", ""}, true, "--name is required"},
 		{[]string{"keys", "create", "--org", id, "--scopes", "all"}, true, "--name is required"},
@@ -83,7 +83,7 @@ func TestKeysCreateSaysWhatItMade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for field, want := range map[string]any{"organization_id": id, "name": "Planner", "mode": "live", "expires_at": tc.want} {
+		for field, want := range map[string]any{"organization_id": id, "name": "Planner", "mode": "live", "expires_at": tc.want, "state": "active", "revoked_at": nil, "last_used_at": nil} {
 			if got, ok := k[field]; !ok || got != want {
 				t.Errorf("%v: %s = %v (present %v), want %v", tc.expires, field, got, ok, want)
 			}
@@ -94,6 +94,23 @@ func TestKeysCreateSaysWhatItMade(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), tc.text) {
 			t.Errorf("%v: text output %q does not say %q", tc.expires, out.String(), tc.text)
+		}
+	}
+	// A test key says it acts on live data while its organization has no
+	// sandbox, and not once it has one.
+	testKey := []string{"keys", "create", "--org", id, "--name", "Trial", "--scopes", "all", "--mode", "test"}
+	for _, sandbox := range []bool{false, true} {
+		if sandbox {
+			if _, err := runCLI(t, "orgs", "create", "--name", "Said (sandbox)", "--sandbox-of", id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out strings.Builder
+		if err := run(context.Background(), testKey, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(out.String(), "has no sandbox, so this test key acts on its live data"); said == sandbox {
+			t.Errorf("sandbox %v: test key's text output %q", sandbox, out.String())
 		}
 	}
 }

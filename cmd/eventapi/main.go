@@ -1,15 +1,15 @@
 // Command eventapi is the eventapi service and its admin tool:
 //
-//	eventapi serve [--migrate]
-//	eventapi migrate up|down|status
-//	eventapi orgs create --name N [--sandbox-of ID]
-//	eventapi orgs update ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]
+//	eventapi serve [--migrate] [--check]
+//	eventapi migrate up|down|status [--create-database]
+//	eventapi orgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]
+//	eventapi orgs update ORG_ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]
 //	eventapi orgs list
-//	eventapi keys create --org ID --name N --scopes a,b|all --mode live|test|legacy [--expires RFC3339]
+//	eventapi keys create --org ID --name N --scopes a,b|all [--mode live|test|legacy] [--expires RFC3339]
 //	eventapi keys list --org ID
-//	eventapi keys revoke ID
+//	eventapi keys revoke KEY_ID
 //	eventapi requests list --org ID [--since 24h|RFC3339] [--status 429|4xx] ...
-//	eventapi demo
+//	eventapi demo [--name N]
 //
 // Every command lists its flags with --help. Admin commands take --output
 // json to print one JSON object on stdout.
@@ -35,7 +35,7 @@ const usage = `usage: eventapi <command> [flags]
 
 commands:
   serve                     run the HTTP API
-  migrate up|down|status    manage the database schema
+  migrate up|down|status    manage the database schema (down drops what the last up made, data included)
   orgs create|update|list   manage organizations
   keys create|list|revoke   manage API keys
   requests list             read an organization's request log
@@ -103,11 +103,15 @@ func badValue(err error) error {
 }
 
 // unmigrated says what to do when a command met a database without the
-// service's tables (PostgreSQL's undefined_table), instead of the bare
-// server message.
+// service's tables (PostgreSQL's undefined_table) or no database of its
+// name at all (invalid_catalog_name), instead of the bare server message.
 func unmigrated(err error) error {
-	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == pgerrcode.UndefinedTable {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	switch {
+	case ok && pe.Code == pgerrcode.UndefinedTable:
 		return fmt.Errorf("the database lacks the service's tables (%s): run `eventapi migrate up` against it first", pe.Message)
+	case ok && pe.Code == pgerrcode.InvalidCatalogName:
+		return fmt.Errorf("%s: run `eventapi migrate up --create-database` to create and migrate it", pe.Message)
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -182,5 +183,15 @@ func TestUnmigratedDatabase(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "run `eventapi migrate up`") {
 			t.Errorf("%v: %v, want the advice to migrate", args, err)
 		}
+	}
+	// No database of its name: the advice to create it.
+	missing, err := url.Parse(pgtest.NewEmptyDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing.Path += "_missing"
+	t.Setenv("EVENTAPI_DATABASE_URL", missing.String())
+	if _, err := runCLI(t, "orgs", "list"); err == nil || !strings.Contains(err.Error(), "run `eventapi migrate up --create-database`") {
+		t.Errorf("orgs list on a database that does not exist: %v, want the advice to create it", err)
 	}
 }

@@ -82,7 +82,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
 		}
 		if set["name"] && *name == "" {
-			return fmt.Errorf("%w: --name: must be 1 to 200 characters", errUsage)
+			return fmt.Errorf("%w: --name: must not be blank", errUsage)
 		}
 		u, err := settings(*guard, *rate, set["rate-limit"])
 		if err != nil {
@@ -150,8 +150,8 @@ func rateNote(o *tenancy.Organization) string {
 
 func printOrg(w io.Writer, output string, o *tenancy.Organization) error {
 	if output == "json" {
-		return printJSON(w, map[string]any{"id": o.ID, "name": o.Name, "stock_guard_mode": o.StockGuardMode,
-			"rate_limit": o.RateLimit, "sandbox_of": o.SandboxOf})
+		// The object orgs list prints for it.
+		return printJSON(w, o)
 	}
 	fmt.Fprintf(w, "organization %s %q stock_guard=%s rate_limit=%s%s\n", o.ID, o.Name, o.StockGuardMode, rateNote(o), sandboxNote(o))
 	return nil

@@ -48,7 +48,7 @@ func TestOrgsCreateAppliesItsSettings(t *testing.T) {
 		{[]string{"orgs", "create", "--name", "Twin", "--sandbox-of", plainID}, false, ""},
 		{[]string{"orgs", "create", "--name", "Twin 2", "--sandbox-of", plainID}, false, "already has a sandbox"},
 		// An empty value given is refused, not taken for "leave it".
-		{[]string{"orgs", "update", plainID, "--name", ""}, true, "--name: must be 1 to 200 characters"},
+		{[]string{"orgs", "update", plainID, "--name", ""}, true, "--name: must not be blank"},
 		{[]string{"orgs", "update", plainID, "--stock-guard", ""}, true, "--stock-guard must be block, warn or off"},
 		{[]string{"orgs", "update", plainID}, true, "nothing to change"},
 		{[]string{"orgs", "update", plainID, "--output", "json"}, true, "nothing to change"},

@@ -126,6 +126,11 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return printJSON(stdout, map[string]any{"requests": recs, "truncated": more})
 	}
+	if len(recs) == 0 {
+		_, err := fmt.Fprintln(stdout, "(no requests logged match)")
+		return err
+	}
+	fmt.Fprintf(stdout, "%-27s  %-36s %-6s %-40s %-6s %-24s %10s  %s\n", "TIME", "REQUEST ID", "METHOD", "ROUTE", "STATUS", "ERROR CODE", "DURATION", "PATH")
 	for _, r := range recs {
 		code, route := "-", "-"
 		if r.ErrorCode != nil {
@@ -134,11 +139,11 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if r.Route != nil {
 			route = *r.Route
 		}
-		fmt.Fprintf(stdout, "%s  %s %-6s %-40s %d %-24s %8.1fms  %s\n", listedTime(r.CreatedAt),
+		fmt.Fprintf(stdout, "%s  %-36s %-6s %-40s %-6d %-24s %8.1fms  %s\n", listedTime(r.CreatedAt),
 			r.RequestID, r.Method, route, r.Status, code, r.DurationMS, r.Path)
 	}
 	if more {
-		fmt.Fprintf(stdout, "(more than %d records; narrow with --since/--until or raise --limit)\n", limit)
+		fmt.Fprintf(stdout, "(more records than the %d listed; narrow with --since/--until or raise --limit)\n", limit)
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +66,14 @@ func TestRequestsListAndKeyLastUsed(t *testing.T) {
 	if all, err := runCLI(t, "requests", "list", "--org", org.ID.String(), "--status", "4xx", "--output", "json"); err != nil ||
 		len(all["requests"].([]any)) != 3 {
 		t.Errorf("--status 4xx: %v %v", all, err)
+	}
+	// Text: a header naming the columns; a line saying so when none match.
+	for _, tc := range []struct{ status, want string }{{"429", "TIME "}, {"503", "(no requests logged match)"}} {
+		var text, errOut bytes.Buffer
+		if err := run(ctx, []string{"requests", "list", "--org", org.ID.String(), "--status", tc.status}, &text, &errOut); err != nil ||
+			!strings.HasPrefix(text.String(), tc.want) {
+			t.Errorf("requests list --status %s as text: %v, %q; want it to start with %q", tc.status, err, text.String(), tc.want)
+		}
 	}
 	for _, bad := range [][]string{{"requests"}, {"requests", "list"}, {"requests", "list", "--org", org.ID.String(), "--status", "4x"},
 		{"requests", "list", "--org", org.ID.String(), "--since", "yesterday"}} {

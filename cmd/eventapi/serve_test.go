@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
 // TestServeSaysEveryBadSettingAtOnce: the EVENTAPI_* and OTEL_* settings'
@@ -33,27 +36,85 @@ func TestServeSaysEveryBadSettingAtOnce(t *testing.T) {
 // anything waits for the database (here unreachable, which serve would
 // otherwise wait out until stopped), migrates or starts workers.
 func TestServeWithItsPortInUseStopsAtOnce(t *testing.T) {
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := closed.Addr().String()
-	closed.Close()
+	busy, closedAddr := busyAndClosed(t)
 	t.Setenv("EVENTAPI_DATABASE_URL", "postgres://postgres@"+closedAddr+"/none?sslmode=disable")
-	t.Setenv("EVENTAPI_ADDR", busy.Addr().String())
+	t.Setenv("EVENTAPI_ADDR", busy)
 	t.Setenv("EVENTAPI_METRICS_ADDR", "127.0.0.1:0")
 	// A safety net, not a bound: without the early listen, serve waits for
 	// the database until this context ends.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	err = run(ctx, []string{"serve"}, &out, &errOut)
+	err := run(ctx, []string{"serve"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "listener") || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("serve with its port in use: %v, want the listener's error", err)
 	}
+}
+
+// TestServeCheck: serve --check says what a start would refuse (the
+// configuration, a Redis that refuses the URL's settings) without
+// listening or touching the database, and passes a Redis that is only
+// down, which serve waits out. make run runs it before demo revokes the
+// last run's keys.
+func TestServeCheck(t *testing.T) {
+	busy, down := busyAndClosed(t)
+	redisURL, err := url.Parse(pgtest.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSuchDB := *redisURL
+	noSuchDB.Path = "/99"
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string // "": the check passes
+	}{
+		{"usable", map[string]string{"EVENTAPI_REDIS_URL": redisURL.String()}, ""},
+		{"no Redis", map[string]string{"EVENTAPI_REDIS_URL": ""}, ""},
+		{"Redis down", map[string]string{"EVENTAPI_REDIS_URL": "redis://" + down + "/0"}, ""},
+		{"Redis refuses the database", map[string]string{"EVENTAPI_REDIS_URL": noSuchDB.String()}, "Redis refuses the connection's settings"},
+		{"OTLP protocol", map[string]string{"EVENTAPI_REDIS_URL": "", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_PROTOCOL=http/json"},
+		{"EVENTAPI setting", map[string]string{"EVENTAPI_REDIS_URL": "", "EVENTAPI_LOG_LEVEL": "verbose"}, `EVENTAPI_LOG_LEVEL "verbose"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The database is unreachable and the API's port taken: the
+			// check reaches neither.
+			t.Setenv("EVENTAPI_DATABASE_URL", "postgres://postgres@"+down+"/none?sslmode=disable")
+			t.Setenv("EVENTAPI_ADDR", busy)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), []string{"serve", "--check"}, &out, &errOut)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("serve --check: %v, want it to pass", err)
+			case tt.wantErr == "" && !strings.Contains(errOut.String(), "configuration is usable"):
+				t.Fatalf("serve --check passed saying %q", errOut.String())
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("serve --check: %v, want an error naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// busyAndClosed returns the address of a port something listens on until
+// the test ends and that of a port nothing listens on.
+func busyAndClosed(t *testing.T) (busy, closed string) {
+	t.Helper()
+	var addrs [2]string
+	for i := range addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[i] = ln.Addr().String()
+		if i == 0 {
+			t.Cleanup(func() { ln.Close() })
+		} else {
+			ln.Close()
+		}
+	}
+	return addrs[0], addrs[1]
 }

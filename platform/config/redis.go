@@ -120,8 +120,18 @@ func redisSettings(getenv Getenv, errs *[]error) Redis {
 // errs with why the range matters, and the setting reads as unset so that
 // it is not compared with others (socketCeilings).
 func boundedDuration(getenv Getenv, name string, least, most time.Duration, why string, errs *[]error) time.Duration {
-	d := duration(getenv, name, 0, errs)
-	if d != 0 && (d < least || d > most) {
+	v := getenv(name)
+	if v == "" {
+		return 0
+	}
+	// Zero and negative durations get the range too: duration's "such as
+	// 60s" would suggest a value the range refuses.
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s %q must be a duration from %v to %v, such as %v", name, v, least, most, least))
+		return 0
+	}
+	if d < least || d > most {
 		*errs = append(*errs, fmt.Errorf("%s %q must be from %v to %v: %s (docs/edge.md)", name, getenv(name), least, most, why))
 		return 0
 	}

@@ -38,6 +38,9 @@ func TestRedisBoundRanges(t *testing.T) {
 		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "1001ms", refused: "from 1ms to 1s"},
 		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "5s", refused: "from 1ms to 1s"},
 		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "1h", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "0ms", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "-5ms", refused: "from 1ms to 1s"},
+		{setting: "EVENTAPI_REDIS_LIMITER_TIMEOUT", value: "soon", refused: "a duration from 1ms to 1s, such as 1ms"},
 		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "", read: records, want: 0}, // platform/edge's default, 500 ms
 		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "10ms", read: records, want: 10 * time.Millisecond},
 		{setting: "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT", value: "500ms", read: records, want: 500 * time.Millisecond},
@@ -56,6 +59,7 @@ func TestRedisBoundRanges(t *testing.T) {
 		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "1ns", refused: "from 10ms to 1m0s"},
 		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "9ms", refused: "from 10ms to 1m0s"},
 		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "500m", refused: "from 10ms to 1m0s"},
+		{setting: "EVENTAPI_REDIS_DIAL_TIMEOUT", value: "0", refused: "from 10ms to 1m0s"},
 	} {
 		t.Run(tc.setting+"="+tc.value, func(t *testing.T) {
 			env := map[string]string{"EVENTAPI_DATABASE_URL": "postgres://u@h/db", tc.setting: tc.value}

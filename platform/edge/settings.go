@@ -2,6 +2,7 @@ package edge
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -34,4 +35,15 @@ func RefusedSettings(err error) bool {
 		}
 	}
 	return false
+}
+
+// SettingsError is the error that ends a start whose Redis refuses the
+// connection's settings (RefusedSettings of err, from Ping), naming the
+// variable to mend; nil for any other err, an outage included, which the
+// edge layer waits out.
+func SettingsError(err error) error {
+	if !RefusedSettings(err) {
+		return nil
+	}
+	return fmt.Errorf("EVENTAPI_REDIS_URL: Redis refuses the connection's settings: %w", err)
 }

@@ -1211,9 +1211,12 @@ type ListCrewV1Response200Headers struct {
 
 // ListCrewV1Response400Headers the declared response headers of an HTTP 400 response for ListCrewV1
 type ListCrewV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListCrewV1Response401Headers the declared response headers of an HTTP 401 response for ListCrewV1
@@ -1226,17 +1229,23 @@ type ListCrewV1Response401Headers struct {
 
 // ListCrewV1Response403Headers the declared response headers of an HTTP 403 response for ListCrewV1
 type ListCrewV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListCrewV1Response429Headers the declared response headers of an HTTP 429 response for ListCrewV1
 type ListCrewV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListCrewV1Response500Headers the declared response headers of an HTTP 500 response for ListCrewV1
@@ -1363,9 +1372,12 @@ type GetCrewMemberV1Response200Headers struct {
 
 // GetCrewMemberV1Response400Headers the declared response headers of an HTTP 400 response for GetCrewMemberV1
 type GetCrewMemberV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetCrewMemberV1Response401Headers the declared response headers of an HTTP 401 response for GetCrewMemberV1
@@ -1378,24 +1390,33 @@ type GetCrewMemberV1Response401Headers struct {
 
 // GetCrewMemberV1Response403Headers the declared response headers of an HTTP 403 response for GetCrewMemberV1
 type GetCrewMemberV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetCrewMemberV1Response404Headers the declared response headers of an HTTP 404 response for GetCrewMemberV1
 type GetCrewMemberV1Response404Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetCrewMemberV1Response429Headers the declared response headers of an HTTP 429 response for GetCrewMemberV1
 type GetCrewMemberV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetCrewMemberV1Response500Headers the declared response headers of an HTTP 500 response for GetCrewMemberV1
@@ -1531,9 +1552,12 @@ type ListEquipmentV1Response200Headers struct {
 
 // ListEquipmentV1Response400Headers the declared response headers of an HTTP 400 response for ListEquipmentV1
 type ListEquipmentV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for ListEquipmentV1
@@ -1546,17 +1570,23 @@ type ListEquipmentV1Response401Headers struct {
 
 // ListEquipmentV1Response403Headers the declared response headers of an HTTP 403 response for ListEquipmentV1
 type ListEquipmentV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListEquipmentV1Response429Headers the declared response headers of an HTTP 429 response for ListEquipmentV1
 type ListEquipmentV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListEquipmentV1Response500Headers the declared response headers of an HTTP 500 response for ListEquipmentV1
@@ -1683,9 +1713,12 @@ type GetEquipmentV1Response200Headers struct {
 
 // GetEquipmentV1Response400Headers the declared response headers of an HTTP 400 response for GetEquipmentV1
 type GetEquipmentV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for GetEquipmentV1
@@ -1698,24 +1731,33 @@ type GetEquipmentV1Response401Headers struct {
 
 // GetEquipmentV1Response403Headers the declared response headers of an HTTP 403 response for GetEquipmentV1
 type GetEquipmentV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetEquipmentV1Response404Headers the declared response headers of an HTTP 404 response for GetEquipmentV1
 type GetEquipmentV1Response404Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetEquipmentV1Response429Headers the declared response headers of an HTTP 429 response for GetEquipmentV1
 type GetEquipmentV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetEquipmentV1Response500Headers the declared response headers of an HTTP 500 response for GetEquipmentV1
@@ -1851,9 +1893,12 @@ type PatchEquipmentV1Response200Headers struct {
 
 // PatchEquipmentV1Response400Headers the declared response headers of an HTTP 400 response for PatchEquipmentV1
 type PatchEquipmentV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // PatchEquipmentV1Response401Headers the declared response headers of an HTTP 401 response for PatchEquipmentV1
@@ -1866,16 +1911,22 @@ type PatchEquipmentV1Response401Headers struct {
 
 // PatchEquipmentV1Response403Headers the declared response headers of an HTTP 403 response for PatchEquipmentV1
 type PatchEquipmentV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // PatchEquipmentV1Response404Headers the declared response headers of an HTTP 404 response for PatchEquipmentV1
 type PatchEquipmentV1Response404Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // PatchEquipmentV1Response413Headers the declared response headers of an HTTP 413 response for PatchEquipmentV1
@@ -1897,10 +1948,13 @@ type PatchEquipmentV1Response415Headers struct {
 
 // PatchEquipmentV1Response429Headers the declared response headers of an HTTP 429 response for PatchEquipmentV1
 type PatchEquipmentV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // PatchEquipmentV1Response500Headers the declared response headers of an HTTP 500 response for PatchEquipmentV1
@@ -2054,9 +2108,12 @@ type ListJobsV1Response200Headers struct {
 
 // ListJobsV1Response400Headers the declared response headers of an HTTP 400 response for ListJobsV1
 type ListJobsV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListJobsV1Response401Headers the declared response headers of an HTTP 401 response for ListJobsV1
@@ -2069,17 +2126,23 @@ type ListJobsV1Response401Headers struct {
 
 // ListJobsV1Response403Headers the declared response headers of an HTTP 403 response for ListJobsV1
 type ListJobsV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListJobsV1Response429Headers the declared response headers of an HTTP 429 response for ListJobsV1
 type ListJobsV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // ListJobsV1Response500Headers the declared response headers of an HTTP 500 response for ListJobsV1
@@ -2206,9 +2269,12 @@ type GetJobV1Response200Headers struct {
 
 // GetJobV1Response400Headers the declared response headers of an HTTP 400 response for GetJobV1
 type GetJobV1Response400Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetJobV1Response401Headers the declared response headers of an HTTP 401 response for GetJobV1
@@ -2221,24 +2287,33 @@ type GetJobV1Response401Headers struct {
 
 // GetJobV1Response403Headers the declared response headers of an HTTP 403 response for GetJobV1
 type GetJobV1Response403Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetJobV1Response404Headers the declared response headers of an HTTP 404 response for GetJobV1
 type GetJobV1Response404Headers struct {
-	Deprecation bool
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetJobV1Response429Headers the declared response headers of an HTTP 429 response for GetJobV1
 type GetJobV1Response429Headers struct {
-	Deprecation bool
-	RetryAfter  int
-	Sunset      string
-	XRequestId  openapi_types.UUID
+	Deprecation         bool
+	RetryAfter          int
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
 }
 
 // GetJobV1Response500Headers the declared response headers of an HTTP 500 response for GetJobV1
@@ -2647,6 +2722,27 @@ func ParseListCrewV1Response(rsp *http.Response) (*ListCrewV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -2702,6 +2798,27 @@ func ParseListCrewV1Response(rsp *http.Response) (*ListCrewV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -2732,6 +2849,27 @@ func ParseListCrewV1Response(rsp *http.Response) (*ListCrewV1Response, error) {
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -2935,6 +3073,27 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -2990,6 +3149,27 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3013,6 +3193,27 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3044,6 +3245,27 @@ func ParseGetCrewMemberV1Response(rsp *http.Response) (*GetCrewMemberV1Response,
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3240,6 +3462,27 @@ func ParseListEquipmentV1Response(rsp *http.Response) (*ListEquipmentV1Response,
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3295,6 +3538,27 @@ func ParseListEquipmentV1Response(rsp *http.Response) (*ListEquipmentV1Response,
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3325,6 +3589,27 @@ func ParseListEquipmentV1Response(rsp *http.Response) (*ListEquipmentV1Response,
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3528,6 +3813,27 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3583,6 +3889,27 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3606,6 +3933,27 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3637,6 +3985,27 @@ func ParseGetEquipmentV1Response(rsp *http.Response) (*GetEquipmentV1Response, e
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -3854,6 +4223,27 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3909,6 +4299,27 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -3932,6 +4343,27 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -4032,6 +4464,27 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -4228,6 +4681,27 @@ func ParseListJobsV1Response(rsp *http.Response) (*ListJobsV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -4283,6 +4757,27 @@ func ParseListJobsV1Response(rsp *http.Response) (*ListJobsV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -4313,6 +4808,27 @@ func ParseListJobsV1Response(rsp *http.Response) (*ListJobsV1Response, error) {
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -4516,6 +5032,27 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -4571,6 +5108,27 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 			}
 			headers.Sunset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
@@ -4594,6 +5152,27 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID
@@ -4625,6 +5204,27 @@ func ParseGetJobV1Response(rsp *http.Response) (*GetJobV1Response, error) {
 				return nil, err
 			}
 			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value openapi_types.UUID

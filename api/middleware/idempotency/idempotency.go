@@ -127,14 +127,22 @@ func init() {
 
 type middleware struct {
 	Config
-	outage    *edge.OutageLog
-	orphans   *orphans
-	nextPurge atomic.Int64
+	// outage logs the keyed writes refused because the edge store did not
+	// answer: its count is what eventapi_idempotency_unavailable_total
+	// counts. upkeep logs the store's other failures, which refuse
+	// nothing: a final record not stored (the database answers the
+	// replays) and markers not released (their keys answer 409 until the
+	// orphans' releaser or the TTL frees them).
+	outage, upkeep *edge.OutageLog
+	orphans        *orphans
+	nextPurge      atomic.Int64
 }
 
 // New returns the middleware. It must run after authentication: keys are
 // scoped to the principal's (effective) organization.
-func New(cfg Config) fiber.Handler {
+func New(cfg Config) fiber.Handler { return newMiddleware(cfg).handle }
+
+func newMiddleware(cfg Config) *middleware {
 	if cfg.Sealer == nil {
 		panic("idempotency: Config.Sealer is required")
 	}
@@ -155,9 +163,10 @@ func New(cfg Config) fiber.Handler {
 		cfg.PurgeEvery = DefaultPurgeEvery
 	}
 	m := &middleware{Config: cfg,
-		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", 10*time.Second)}
-	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.outage.Record}
-	return m.handle
+		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", 10*time.Second),
+		upkeep: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, records not stored or markers not released", 10*time.Second)}
+	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.upkeep.Record}
+	return m
 }
 
 var (
@@ -400,7 +409,7 @@ func withRequestID(body []byte, id string) []byte {
 // only: the database row answers retries until the edge store has it.
 func (m *middleware) remember(ctx context.Context, name string, rec record, ttl time.Duration) {
 	if err := m.Store.Set(context.WithoutCancel(ctx), name, rec.encode(), ttl); err != nil {
-		m.outage.Record(ctx, err)
+		m.upkeep.Record(ctx, err)
 	}
 }
 
@@ -412,7 +421,7 @@ func (m *middleware) remember(ctx context.Context, name string, rec record, ttl 
 // idempotency_key_in_use until the marker expired.
 func (m *middleware) release(ctx context.Context, name string, marker []byte) {
 	if err := m.Store.DeleteIf(context.WithoutCancel(ctx), name, marker); err != nil {
-		m.outage.Record(ctx, err)
+		m.upkeep.Record(ctx, err)
 		m.orphans.add(name, marker)
 	}
 }

@@ -30,7 +30,8 @@ type orphans struct {
 	store edge.Store
 	ttl   time.Duration
 	every time.Duration
-	// log records a failed attempt (the outage is already being logged).
+	// log records a failed attempt (the middleware's upkeep log: a
+	// release refuses no request).
 	log func(ctx context.Context, err error)
 
 	mu      sync.Mutex

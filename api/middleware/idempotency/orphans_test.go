@@ -3,11 +3,13 @@ package idempotency
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/seal"
 )
 
 // TestOrphansReleaseTheirOwnMarkers: a pass releases each failed claim's
@@ -70,7 +72,7 @@ func (s *failingDelete) DeleteIf(ctx context.Context, k string, v []byte) error 
 func TestAFailedReleaseIsRetried(t *testing.T) {
 	ctx := context.Background()
 	store := &failingDelete{Store: edge.NewMemory()}
-	m := &middleware{Config: Config{Store: store, LockTTL: time.Minute}, outage: edge.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
+	m := &middleware{Config: Config{Store: store, LockTTL: time.Minute}, upkeep: edge.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
 	m.orphans = &orphans{store: store, ttl: time.Minute, every: time.Hour, log: func(context.Context, error) {}, running: true}
 	if _, ok, err := store.Claim(ctx, "k", []byte("mine"), time.Minute); err != nil || !ok {
 		t.Fatal(ok, err)
@@ -143,5 +145,30 @@ func TestOrphansOutwaitAStall(t *testing.T) {
 		if v, _, _ := store.Claim(ctx, k, []byte("probe"), time.Minute); v != nil {
 			t.Errorf("key %s still holds %q after the stall", k, v)
 		}
+	}
+}
+
+// TestReleasesAreNotCountedAsRefusals: the line about refused keyed writes
+// counts refusals only (what eventapi_idempotency_unavailable_total
+// counts). A marker the orphans' releaser cannot release refuses nothing:
+// it is logged on a line of its own. It was counted with the refusals, so
+// one refused write under a Redis outage showed as ten a second for up to
+// ten minutes, while the releaser retried.
+func TestReleasesAreNotCountedAsRefusals(t *testing.T) {
+	var logged strings.Builder
+	store := &failingDelete{Store: edge.NewMemory()}
+	store.broken.Store(true)
+	sealer, err := seal.New([]byte(strings.Repeat("k", seal.KeySize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMiddleware(Config{Store: store, Log: slog.New(slog.NewJSONHandler(&logged, nil)), Sealer: sealer})
+	m.orphans.pending = map[string]*orphan{"k\x00m": {name: "k", marker: []byte("m"), until: time.Now().Add(time.Minute), giveUp: time.Now().Add(time.Hour)}}
+	m.orphans.running = true
+	if !m.orphans.pass() {
+		t.Fatal("the releaser stopped while its marker was not released")
+	}
+	if strings.Contains(logged.String(), "refusing keyed writes") || !strings.Contains(logged.String(), "markers not released") {
+		t.Fatalf("a failed release logged %q; want the upkeep line, not the refusals'", logged.String())
 	}
 }
