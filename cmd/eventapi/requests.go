@@ -192,5 +192,10 @@ func when(v string, now time.Time) (time.Time, error) {
 	if err != nil || d < 0 {
 		return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor a duration such as 24h", v)
 	}
-	return now.Add(-d), nil
+	// A duration reaches the same years as an instant does.
+	t := now.Add(-d)
+	if t.UTC().Year() < storage.MinYear {
+		return time.Time{}, fmt.Errorf("%q reaches back before the year %d", v, storage.MinYear)
+	}
+	return t, nil
 }

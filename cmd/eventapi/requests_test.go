@@ -139,6 +139,8 @@ func TestRequestsListRefusesBadArguments(t *testing.T) {
 		{list("--until", "9999-12-31T23:00:00-12:00"), true, "is outside the years 1900 to 9999"},
 		{list("--since", "2026-01-01T00:00:00+23:59", "--until", "2026-01-01T00:00:00Z"), false, ""},
 		{list("--since", "1h", "--until", "2h"), true, "--since must be before --until"},
+		{list("--since", "2000000h"), true, `"2000000h" reaches back before the year 1900`},
+		{list("--since", "87600h"), false, ""}, // ten years
 		{list("--since", at, "--until", at), true, "--since must be before --until"},
 		{list("--org", uuid.NewString()), false, "organization not found"},
 		// A filter given empty (from an unset variable) is refused, never
