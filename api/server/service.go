@@ -128,12 +128,13 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 			_ = db.Close()
 			return nil, err
 		}
-		if err := r.Ping(ctx); edge.SettingsError(err) != nil {
+		err = r.Ping(ctx)
+		if refused := edge.SettingsError(err); refused != nil {
 			// A setting, not an outage: the process would run with rate
 			// limiting off and every keyed write refused until redeployed.
 			_ = r.Close()
 			_ = db.Close()
-			return nil, edge.SettingsError(err)
+			return nil, refused
 		} else if err != nil {
 			log.Warn("Redis is not answering at start; continuing, the edge layer recovers when it returns", "error", err)
 		}

@@ -138,8 +138,9 @@ func checkRedisSettings(ctx context.Context, cfg config.Config, stderr io.Writer
 			return err
 		}
 		defer r.Close()
-		if err := r.Ping(ctx); edge.SettingsError(err) != nil {
-			return edge.SettingsError(err)
+		err = r.Ping(ctx)
+		if refused := edge.SettingsError(err); refused != nil {
+			return refused
 		} else if err != nil {
 			note = fmt.Sprintf(" (Redis is not answering: %v; serve waits for it)", err)
 		}
