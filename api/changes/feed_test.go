@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/changes"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
@@ -52,8 +54,13 @@ func follow(t testing.TB, o *apitest.Org, query, cursor string) ([]map[string]an
 // rate limit.
 func settle(t testing.TB, o *apitest.Org, query string, done func(all []map[string]any) bool) []map[string]any {
 	t.Helper()
+	return settleFrom(t, o, query, "", done)
+}
+
+// settleFrom is settle from cursor (the feed's start when empty).
+func settleFrom(t testing.TB, o *apitest.Org, query, cursor string, done func(all []map[string]any) bool) []map[string]any {
+	t.Helper()
 	var all []map[string]any
-	cursor := ""
 	wait := 20 * time.Millisecond
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		var got []map[string]any
@@ -280,6 +287,11 @@ func TestScopesTypesAndOrganizations(t *testing.T) {
 		if r.Status != 422 || r.ErrorCode() != "validation_error" {
 			t.Errorf("GET %s: %d %s, want 422 validation_error", q, r.Status, r.Body)
 		}
+	}
+	// A ?type= refused for its length says so, not that it is no list.
+	long := strings.Repeat("client.created,", changes.MaxTypeLength/15+1)
+	if r := a.Get(feedPath + "?type=" + long); r.Status != 422 || !strings.Contains(string(r.Body), "at most 2000 characters") {
+		t.Errorf("GET ?type= of %d characters: %d %s, want 422 naming the length", len(long), r.Status, r.Body)
 	}
 }
 

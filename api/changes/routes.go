@@ -162,10 +162,7 @@ const MaxTypeLength = 2000
 func parseTypes(c *fiber.Ctx) ([]string, error) {
 	raw, err := rest.QueryString(c, "type", MaxTypeLength)
 	if err != nil || raw == "" {
-		if err != nil {
-			return nil, errs.InvalidField("type", "must be a comma-separated list of change types")
-		}
-		return nil, nil
+		return nil, err // the issue names what is wrong: its length or a character
 	}
 	var out []string
 	for _, t := range rest.ListElements(raw) {

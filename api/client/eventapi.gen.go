@@ -7460,8 +7460,11 @@ type ClientInterface interface {
 	//
 	// The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
 	// order given (a repeated id is answered once), computed with one query. The list is
-	// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
-	// caller's organization makes the whole answer `404 not_found` (the message names it).
+	// never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
+	// (not ignored). An id that names no equipment of the caller's organization makes the
+	// whole answer `404 not_found` (the message names it). The window holds at most 5000
+	// counted reservations of all the ids together: more is `422 validation_error` on `end`
+	// (ask about a shorter window or fewer records).
 	// Scopes: `equipment_reservations:read`.
 	//
 	// Corresponds with GET /availability (the `ListAvailability` operationId).
@@ -7656,7 +7659,9 @@ type ClientInterface interface {
 	// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 	// the window straddles back-to-back reservations, and negative when they sum to more than
 	// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
-	// and `min_available` are null. The window is at most 366 days.
+	// and `min_available` are null. The window is at most 366 days, and holds at most 5000
+	// counted reservations: a window that holds more is `422 validation_error` on `end`
+	// (ask about a shorter one), so an answer stays about 1.5 MB at most.
 	// Scopes: `equipment_reservations:read`.
 	//
 	// Corresponds with GET /equipment/{id}/availability (the `GetEquipmentAvailability` operationId).
@@ -8323,7 +8328,9 @@ type ClientInterface interface {
 	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
-	// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
+	// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
+	// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
 	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -8495,8 +8502,11 @@ type ClientInterface interface {
 //
 // The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
 // order given (a repeated id is answered once), computed with one query. The list is
-// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
-// caller's organization makes the whole answer `404 not_found` (the message names it).
+// never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
+// (not ignored). An id that names no equipment of the caller's organization makes the
+// whole answer `404 not_found` (the message names it). The window holds at most 5000
+// counted reservations of all the ids together: more is `422 validation_error` on `end`
+// (ask about a shorter window or fewer records).
 // Scopes: `equipment_reservations:read`.
 //
 // Corresponds with GET /availability (the `ListAvailability` operationId).
@@ -8891,7 +8901,9 @@ func (c *Client) UpdateEquipment(ctx context.Context, id Id, params *UpdateEquip
 // n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 // the window straddles back-to-back reservations, and negative when they sum to more than
 // the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
-// and `min_available` are null. The window is at most 366 days.
+// and `min_available` are null. The window is at most 366 days, and holds at most 5000
+// counted reservations: a window that holds more is `422 validation_error` on `end`
+// (ask about a shorter one), so an answer stays about 1.5 MB at most.
 // Scopes: `equipment_reservations:read`.
 //
 // Corresponds with GET /equipment/{id}/availability (the `GetEquipmentAvailability` operationId).
@@ -10118,7 +10130,9 @@ func (c *Client) UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicle
 // Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
-// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
+// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
+// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
 // dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 // Scopes: `equipment_reservations:read`.
 //
@@ -14363,8 +14377,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
 	// order given (a repeated id is answered once), computed with one query. The list is
-	// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
-	// caller's organization makes the whole answer `404 not_found` (the message names it).
+	// never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
+	// (not ignored). An id that names no equipment of the caller's organization makes the
+	// whole answer `404 not_found` (the message names it). The window holds at most 5000
+	// counted reservations of all the ids together: more is `422 validation_error` on `end`
+	// (ask about a shorter window or fewer records).
 	// Scopes: `equipment_reservations:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -14575,7 +14592,9 @@ type ClientWithResponsesInterface interface {
 	// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 	// the window straddles back-to-back reservations, and negative when they sum to more than
 	// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
-	// and `min_available` are null. The window is at most 366 days.
+	// and `min_available` are null. The window is at most 366 days, and holds at most 5000
+	// counted reservations: a window that holds more is `422 validation_error` on `end`
+	// (ask about a shorter one), so an answer stays about 1.5 MB at most.
 	// Scopes: `equipment_reservations:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -15290,7 +15309,9 @@ type ClientWithResponsesInterface interface {
 	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
-	// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
+	// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
+	// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
 	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -27483,8 +27504,11 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 //
 // The answer of `GET /equipment/{id}/availability` for each id of `equipment_id`, in the
 // order given (a repeated id is answered once), computed with one query. The list is
-// never paged: `pagination.next_cursor` is null. An id that names no equipment of the
-// caller's organization makes the whole answer `404 not_found` (the message names it).
+// never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
+// (not ignored). An id that names no equipment of the caller's organization makes the
+// whole answer `404 not_found` (the message names it). The window holds at most 5000
+// counted reservations of all the ids together: more is `422 validation_error` on `end`
+// (ask about a shorter window or fewer records).
 // Scopes: `equipment_reservations:read`.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -27815,7 +27839,9 @@ func (c *ClientWithResponses) UpdateEquipmentWithResponse(ctx context.Context, i
 // n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 // the window straddles back-to-back reservations, and negative when they sum to more than
 // the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
-// and `min_available` are null. The window is at most 366 days.
+// and `min_available` are null. The window is at most 366 days, and holds at most 5000
+// counted reservations: a window that holds more is `422 validation_error` on `end`
+// (ask about a shorter one), so an answer stays about 1.5 MB at most.
 // Scopes: `equipment_reservations:read`.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -28866,7 +28892,9 @@ func (c *ClientWithResponses) UpdateVehicleWithResponse(ctx context.Context, id 
 // Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
-// 366 days, answers `422 validation_error`. The answer to `event_id` carries the event's
+// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
+// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
+// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
 // dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 // Scopes: `equipment_reservations:read`.
 //

@@ -54,7 +54,7 @@ func (h handlers) availability(c *fiber.Ctx) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
-	out, err := h.answer(c, []uuid.UUID{id}, w)
+	out, err := h.answer(c, []uuid.UUID{id}, w, "ask about a shorter window")
 	if errs.Is(err, errs.NotFound) {
 		// The path names the record: the message is a detail route's.
 		return errs.NotFoundf(equipmentKind)
@@ -71,26 +71,37 @@ func (h handlers) availability(c *fiber.Ctx) error {
 func (h handlers) batchAvailability(c *fiber.Ctx) error {
 	q := rest.NewQuery(c)
 	ids := equipmentIDs(q)
+	for _, name := range []string{"limit", "cursor"} {
+		if _, given := q.Raw(name); given {
+			q.Issue(name, "is not taken: the answer is one page holding every equipment_id asked (at most 100)")
+		}
+	}
 	w := window(q)
 	q.Expansions()
 	if err := q.Err(); err != nil {
 		return err
 	}
-	out, err := h.answer(c, ids, w)
+	out, err := h.answer(c, ids, w, "ask about a shorter window or fewer equipment records")
 	if err != nil {
 		return err
 	}
 	return rest.Page(c, out, nil)
 }
 
-// answer loads the profiles of ids over w with one query. Any id that names
-// no equipment of the caller's organization makes the whole answer
-// not_found, naming those ids.
-func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window) ([]Availability, error) {
+// answer loads the profiles of ids over w with one query, under the
+// large-read bulkhead, from at most MaxHolds reservations (a 422 on end
+// saying ask when the window holds more). Any id that names no equipment of
+// the caller's organization makes the whole answer not_found, naming those
+// ids.
+func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask string) ([]Availability, error) {
 	ctx := c.UserContext()
-	profiles, err := stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w)
+	var profiles map[uuid.UUID]stock.Profile
+	err := h.env.LargeReads.Run(ctx, func() (err error) {
+		profiles, err = stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w, MaxHolds)
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return nil, tooManyHolds(err, "end", ask)
 	}
 	out := make([]Availability, 0, len(ids))
 	var missing []string

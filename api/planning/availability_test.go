@@ -228,6 +228,9 @@ func TestAvailabilityRejects(t *testing.T) {
 		bad("batch bad id", "/api/v2/availability?equipment_id="+eq.String()+",nope&"+ok, "equipment_id"),
 		bad("batch of 101", "/api/v2/availability?equipment_id="+strings.Join(many, ",")+"&"+ok, "equipment_id"),
 		bad("batch without window", "/api/v2/availability?equipment_id="+eq.String(), "start"),
+		// One page holds every id asked: a page size or cursor is refused, not ignored.
+		bad("batch with a limit", "/api/v2/availability?equipment_id="+eq.String()+"&limit=1&"+ok, "limit"),
+		bad("batch with a cursor", "/api/v2/availability?equipment_id="+eq.String()+"&cursor=abc&"+ok, "cursor"),
 		{Name: "not a uuid", Method: "GET", Path: "/api/v2/equipment/nope/availability?" + ok, Status: 404, Code: "not_found"},
 		{Name: "unknown equipment", Method: "GET", Path: "/api/v2/equipment/" + uuid.NewString() + "/availability?" + ok, Status: 404, Code: "not_found"},
 		{Name: "another organization's equipment", Method: "GET", Path: "/api/v2/equipment/" + theirs.String() + "/availability?" + ok, Status: 404, Code: "not_found"},

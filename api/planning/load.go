@@ -69,18 +69,26 @@ func (h handlers) load(c *fiber.Ctx) error {
 			return errs.InvalidField("event_id", related.IssueNotInOrg)
 		}
 		if ev.EndDate.Sub(ev.StartDate) > MaxWindow {
-			return errs.InvalidField("event_id", "the event spans more than 366 days; ask with start and end instead")
+			return errs.InvalidField("event_id", "the event spans more than 366 days: ask with start and end about parts of it, "+
+				"each at most 366 days (a reservation across two parts is in both answers)")
 		}
 		w = stock.Window{Start: ev.StartDate, End: ev.EndDate}
 	}
-	totals, rs, err := reservations.VehicleLoad(ctx, db, org, v, w)
-	if err != nil {
-		return err
+	field, ask := "end", "ask about a shorter window"
+	if eventID != nil {
+		field, ask = "event_id", "ask with start and end about parts of the event"
 	}
-	if err := reservations.Expand(ctx, db, org, rs, want); err != nil {
-		return err
-	}
-	return rest.OK(c, Load{Totals: totals, EventID: eventID, Reservations: rs})
+	// Built under the large-read bulkhead, from at most MaxHolds reservations.
+	return h.env.LargeReads.Run(ctx, func() error {
+		totals, rs, err := reservations.VehicleLoad(ctx, db, org, v, w, MaxHolds)
+		if err != nil {
+			return tooManyHolds(err, field, ask)
+		}
+		if err := reservations.Expand(ctx, db, org, rs, want); err != nil {
+			return err
+		}
+		return rest.OK(c, Load{Totals: totals, EventID: eventID, Reservations: rs})
+	})
 }
 
 // loadWindow reads into q the window of a load: start and end, or else

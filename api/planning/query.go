@@ -1,6 +1,8 @@
 package planning
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -8,11 +10,33 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/stock"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
-// MaxWindow bounds the window of one question, so an answer (every
-// reservation overlapping it, for up to MaxBatch equipment) stays small.
+// MaxWindow bounds the window of one question.
 const MaxWindow = 366 * 24 * time.Hour
+
+// MaxHolds bounds the reservations one answer is built from: an
+// availability answer (for up to MaxBatch equipment records) steps through
+// and names every reservation holding stock in its window, a load lists
+// every reservation on the truck, and a window of any length can hold any
+// number of them. A question over more is refused (tooManyHolds) before
+// its answer is built; at the bound an availability answer is about 1.5 MB
+// and a load with its expansions about 5 MB (docs/availability.md,
+// "Bounds"). Every such answer is built under the large-read bulkhead
+// (rest.Env.LargeReads).
+const MaxHolds = 5_000
+
+// tooManyHolds turns stock.ErrTooManyHolds into the 422 of the parameter
+// that sets the window (end, or event_id for a load by event), saying how
+// to ask instead (ask).
+func tooManyHolds(err error, field, ask string) error {
+	if !errors.Is(err, stock.ErrTooManyHolds) {
+		return err
+	}
+	return errs.InvalidField(field, fmt.Sprintf(
+		"the window holds more than %d reservations, more than one answer lists: %s", MaxHolds, ask))
+}
 
 // MaxBatch is the most equipment ids GET /availability answers at once.
 const MaxBatch = 100

@@ -1,7 +1,8 @@
 // Command eventapi is the eventapi service and its admin tool:
 //
 //	eventapi serve [--migrate] [--check]
-//	eventapi migrate up|down|status [--create-database]
+//	eventapi migrate up|status [--create-database]
+//	eventapi migrate down [--to MIGRATION | --all]
 //	eventapi orgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]
 //	eventapi orgs update ORG_ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]
 //	eventapi orgs list
@@ -35,7 +36,8 @@ const usage = `usage: eventapi <command> [flags]
 
 commands:
   serve                     run the HTTP API
-  migrate up|down|status    manage the database schema (down drops what the last up made, data included)
+  migrate up|down|status    manage the database schema (down rolls back the last up that applied
+                            something, --to MIGRATION all after it, --all the whole schema; data included)
   orgs create|update|list   manage organizations
   keys create|list|revoke   manage API keys
   requests list             read an organization's request log

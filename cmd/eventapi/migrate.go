@@ -13,12 +13,24 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("migrate up|down|status")
 	create := fs.Bool("create-database", false, "create the database named in EVENTAPI_DATABASE_URL if it does not exist "+
 		"(with --output json, \"created\" says whether it did)")
+	to := fs.String("to", "", "down: the newest migration to keep (its name or number, as `migrate status` lists it); "+
+		"every applied migration after it is rolled back")
+	all := fs.Bool("all", false, "down: roll back every applied migration, dropping every table with its data")
 	pos, err := parse(fs, output, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || (pos[0] != "up" && pos[0] != "down" && pos[0] != "status") {
-		return fmt.Errorf("%w: migrate up|down|status", errUsage)
+		return fmt.Errorf("%w: migrate up [--create-database] | down [--to MIGRATION | --all] | status", errUsage)
+	}
+	set := given(fs)
+	switch {
+	case pos[0] != "down" && (set["to"] || set["all"]):
+		return fmt.Errorf("%w: --to and --all are for migrate down", errUsage)
+	case set["to"] && *to == "":
+		return fmt.Errorf("%w: --to: must name a migration", errUsage)
+	case set["to"] && *all:
+		return fmt.Errorf("%w: give --to or --all, not both", errUsage)
 	}
 	// created is reported in JSON when --create-database was given: true
 	// when this run created the database, false when it was there.
@@ -28,7 +40,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("configuration:\n%w", err)
 		}
-		made, err := database.CreateIfMissing(ctx, cfg.MigrationURL())
+		made, err := database.CreateIfMissing(ctx, cfg.MigrationURL(), migrationPooler(cfg))
 		if err != nil {
 			return err
 		}
@@ -46,7 +58,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if pos[0] == "status" {
 			return printStatus(ctx, m, *output, created, stdout)
 		}
-		return runMigrations(ctx, m, pos[0], *output, created, stdout)
+		return runMigrations(ctx, m, pos[0], database.DownTo{Migration: *to, All: *all}, *output, created, stdout)
 	})
 }
 
@@ -65,13 +77,14 @@ func withMigrator(ctx context.Context, url string, opt database.Options, f func(
 	return f(m)
 }
 
-// runMigrations runs `migrate up` or `migrate down` (direction) and prints
+// runMigrations runs `migrate up` or `migrate down` (direction, as far as
+// to) and prints
 // the migrations run, in the order they ran (down: newest first). What the
 // migrator announces before it acts (a wait for another migrator, a
 // rollback of the whole schema) is printed at once in text, so that it
 // comes before the work, and listed under "notices" in JSON, with
 // "created" when created is set (--create-database).
-func runMigrations(ctx context.Context, m *database.Migrator, direction, output string, created *bool, stdout io.Writer) error {
+func runMigrations(ctx context.Context, m *database.Migrator, direction string, to database.DownTo, output string, created *bool, stdout io.Writer) error {
 	var notices []string
 	m.Notify = func(msg string) {
 		if output == "json" {
@@ -82,7 +95,7 @@ func runMigrations(ctx context.Context, m *database.Migrator, direction, output 
 	}
 	run := m.Up
 	if direction == "down" {
-		run = m.Down
+		run = func(ctx context.Context) ([]string, error) { return m.Down(ctx, to) }
 	}
 	names, err := run(ctx)
 	if err != nil {

@@ -50,7 +50,7 @@ func TestMigrateJSONSaysWhetherItCreatedTheDatabase(t *testing.T) {
 	}{
 		{"up creates a missing database", missingDatabase, []string{"migrate", "up", "--create-database"}, true},
 		{"up finds it there", pgtest.NewEmptyDatabase, []string{"migrate", "up", "--create-database"}, false},
-		{"down finds it there", pgtest.NewDatabase, []string{"migrate", "down", "--create-database"}, false},
+		{"down finds it there", pgtest.NewDatabase, []string{"migrate", "down", "--all", "--create-database"}, false},
 		{"status finds it there", pgtest.NewDatabase, []string{"migrate", "status", "--create-database"}, false},
 		{"up without the flag", pgtest.NewEmptyDatabase, []string{"migrate", "up"}, nil},
 		{"status without the flag", pgtest.NewDatabase, []string{"migrate", "status"}, nil},

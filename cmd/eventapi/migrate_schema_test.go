@@ -59,9 +59,10 @@ func migrationNames(t *testing.T) []string {
 	return names
 }
 
-// `migrate down` on a fresh install (one group) says before anything else
-// that it drops the whole schema, then names the migrations in the order
-// it ran them, newest first.
+// `migrate down` on a fresh install (one group) refuses to drop the whole
+// schema; with --to it rolls back what follows the migration named; with
+// --all it says before anything else that it drops the whole schema, then
+// names the migrations in the order it ran them, newest first.
 func TestMigrateDownWarnsThenListsNewestFirst(t *testing.T) {
 	t.Setenv("EVENTAPI_DATABASE_URL", pgtest.NewEmptyDatabase(t))
 	ctx := context.Background()
@@ -73,7 +74,16 @@ func TestMigrateDownWarnsThenListsNewestFirst(t *testing.T) {
 	if want := prefixed("migrate up: ", names); !slices.Equal(up, want) {
 		t.Fatalf("up printed %q, want %q", up, want)
 	}
-	down, err := runText(ctx, "migrate", "down")
+	if down, err := runText(ctx, "migrate", "down"); err == nil || !strings.Contains(err.Error(), "give --all") {
+		t.Fatalf("down of the only group printed %q, err %v; want a refusal naming --all", down, err)
+	}
+	keep := names[len(names)-2]
+	down, err := runText(ctx, "migrate", "down", "--to", keep)
+	if err != nil || !slices.Equal(down, []string{"migrate down: " + names[len(names)-1]}) {
+		t.Fatalf("down --to %s printed %q, %v; want the newest migration only", keep, down, err)
+	}
+	names = names[:len(names)-1]
+	down, err = runText(ctx, "migrate", "down", "--all")
 	if err != nil {
 		t.Fatal(err)
 	}

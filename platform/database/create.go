@@ -20,8 +20,10 @@ var safeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 // it created one. The name is created exactly as the URL spells it (quoted,
 // so a mixed-case name keeps its case, as the connection that follows will
 // ask for it). Several processes may run it at once: those that lose the
-// race find the database made by the winner and report false.
-func CreateIfMissing(ctx context.Context, dbURL string) (bool, error) {
+// race find the database made by the winner and report false. pooler is
+// the URL's Options.Pooler: behind a transaction pooler the connection must
+// not send the settings such a pooler refuses at startup.
+func CreateIfMissing(ctx context.Context, dbURL, pooler string) (bool, error) {
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		return false, fmt.Errorf("parse database URL: %w", err)
@@ -32,7 +34,7 @@ func CreateIfMissing(ctx context.Context, dbURL string) (bool, error) {
 	}
 	admin := *u
 	admin.Path = "/postgres"
-	db, err := Open(ctx, admin.String(), Options{MaxOpenConns: 1})
+	db, err := Open(ctx, admin.String(), Options{MaxOpenConns: 1, Pooler: pooler})
 	if err != nil {
 		return false, err
 	}

@@ -71,7 +71,7 @@ func TestCreateIfMissingConcurrently(t *testing.T) {
 			errc := make(chan error, n)
 			for range n {
 				wg.Go(func() {
-					ok, err := database.CreateIfMissing(context.Background(), dbURL)
+					ok, err := database.CreateIfMissing(context.Background(), dbURL, "none")
 					created <- ok
 					errc <- err
 				})
@@ -99,6 +99,28 @@ func TestCreateIfMissingConcurrently(t *testing.T) {
 				t.Fatalf("database %q exists: %v %v", tt.dbName, exact, err)
 			}
 		})
+	}
+}
+
+// Through the transaction pooler the tests go through (the PgBouncer pass
+// of scripts/test.sh; the server itself otherwise), CreateIfMissing connects
+// as the pool does: PgBouncer refuses a startup parameter such as
+// statement_timeout, which a direct connection sends.
+func TestCreateIfMissingThroughThePooler(t *testing.T) {
+	server := pgtest.PoolerURL()
+	if server == "" {
+		server = pgtest.AdminURL()
+	}
+	name := fmt.Sprintf("eventapi_test_create_pooled_%d_%s", time.Now().Unix(), randomHex(t))
+	admin := openMigrationPool(t, pgtest.AdminURL())
+	t.Cleanup(func() {
+		_, _ = admin.NewRaw("DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name)).Exec(context.Background())
+	})
+	for _, want := range []bool{true, false} {
+		made, err := database.CreateIfMissing(context.Background(), withPath(t, server, name), pgtest.Pooler())
+		if err != nil || made != want {
+			t.Fatalf("create through %s: %v, %v; want %v", pgtest.Pooler(), made, err, want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -41,14 +42,14 @@ func TestMigrationsUpDownUp(t *testing.T) {
 	if again, err := m.Up(ctx); err != nil || len(again) != 0 {
 		t.Fatalf("second up applied %v (%v)", again, err)
 	}
-	for {
-		down, err := m.Down(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(down) == 0 {
-			break
-		}
+	if down, err := m.Down(ctx, database.DownTo{}); !errors.Is(err, database.ErrWholeSchema) || len(down) != 0 {
+		t.Fatalf("down of the only group without all: %v %v, want a refusal", down, err)
+	}
+	if full != tables() {
+		t.Fatal("a refused down changed the schema")
+	}
+	if _, err := m.Down(ctx, database.DownTo{All: true}); err != nil {
+		t.Fatal(err)
 	}
 	if n := tables(); n != 0 {
 		t.Fatalf("%d tables left after down", n)

@@ -185,7 +185,7 @@ func TestDownRefusesARaisedOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		down, err := m.Down(ctx)
+		down, err := m.Down(ctx, database.DownTo{All: true})
 		if err != nil {
 			if !strings.Contains(err.Error(), "position offset is 5") {
 				t.Fatalf("down: %v, want the offset's refusal", err)

@@ -84,7 +84,7 @@ END $$;
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	if _, err := m.Down(ctx); err != nil {
+	if _, err := m.Down(ctx, database.DownTo{All: true}); err != nil {
 		t.Fatalf("down: %v", err)
 	}
 }
@@ -283,7 +283,7 @@ func TestAnOlderBinaryLeavesANewerSchemaAlone(t *testing.T) {
 		run     func() ([]string, error)
 		refused bool
 	}{
-		{"down", func() ([]string, error) { return older.Down(ctx) }, true},
+		{"down", func() ([]string, error) { return older.Down(ctx, database.DownTo{}) }, true},
 		{"up with nothing pending", func() ([]string, error) { return older.Up(ctx) }, false},
 		{"up with a migration of its own", func() ([]string, error) {
 			hotfix, err := database.NewMigratorWith(db, olderHotfix, true)
@@ -307,7 +307,7 @@ func TestAnOlderBinaryLeavesANewerSchemaAlone(t *testing.T) {
 			}
 		})
 	}
-	if down, err := newer.Down(ctx); err != nil || !slices.Equal(down, []string{"20991231000000_newer_release"}) {
+	if down, err := newer.Down(ctx, database.DownTo{}); err != nil || !slices.Equal(down, []string{"20991231000000_newer_release"}) {
 		t.Fatalf("newer down: %v %v", down, err)
 	}
 	if s, err := older.Schema(ctx); err != nil || len(s.Unknown)+len(s.Pending) != 0 {
@@ -324,9 +324,11 @@ func tableExists(t *testing.T, db *bun.DB, name string) bool {
 	return ok
 }
 
-// Down returns the migrations in the order it ran them, newest first, and
-// says before it runs when it rolls back every applied migration (a fresh
-// install's single group), not when it rolls back a later group.
+// Down rolls back the last group, or every migration after the one it is
+// told to keep, whatever their groups, or with All every migration; it
+// returns them in the order it ran them, newest first, refuses to drop the
+// whole schema unless told All, and says before it runs when it rolls back
+// every applied migration.
 func TestDownRunsNewestFirstAndAnnouncesTheWholeSchema(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrationPool(t, pgtest.NewEmptyDatabase(t))
@@ -347,23 +349,39 @@ func TestDownRunsNewestFirstAndAnnouncesTheWholeSchema(t *testing.T) {
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
+	n := len(up)
 	tests := []struct {
-		name   string
-		want   []string
-		notice string
+		name    string
+		to      database.DownTo
+		want    []string
+		refused string
+		notice  string
 	}{
-		{"a later group", []string{"20991231000000_newer_release"}, ""},
-		{"the first group", reversed(up), "rolling back all " + strconv.Itoa(len(up)) + " applied migrations"},
+		{"the last group", database.DownTo{}, []string{"20991231000000_newer_release"}, "", ""},
+		{"the only group, the whole schema", database.DownTo{}, nil, "give --all", ""},
+		{"to a migration, within a group", database.DownTo{Migration: up[n-3]}, reversed(up[n-2:]), "", ""},
+		{"to the newest applied", database.DownTo{Migration: strings.SplitN(up[n-3], "_", 2)[0]}, nil, "", ""},
+		{"to a migration never applied", database.DownTo{Migration: up[n-1]}, nil, "no applied migration is named", ""},
+		{"all", database.DownTo{All: true}, reversed(up[:n-2]), "", "rolling back all " + strconv.Itoa(n-2) + " applied migrations"},
 	}
 	for _, tt := range tests {
 		notices = nil
-		down, err := m.Down(ctx)
+		down, err := m.Down(ctx, tt.to)
+		if tt.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.refused) || len(down) != 0 || !tableExists(t, db, "organizations") {
+				t.Fatalf("%s: down = %v, %v; want a refusal saying %q and nothing rolled back", tt.name, down, err, tt.refused)
+			}
+			continue
+		}
 		if err != nil || !slices.Equal(down, tt.want) {
 			t.Fatalf("%s: down = %v, %v; want %v", tt.name, down, err, tt.want)
 		}
 		if got := strings.Join(notices, "\n"); (tt.notice == "") != (got == "") || !strings.Contains(got, tt.notice) {
 			t.Errorf("%s: notices %q, want %q", tt.name, got, tt.notice)
 		}
+	}
+	if tableExists(t, db, "organizations") {
+		t.Error("organizations is left after rolling back all")
 	}
 }
 

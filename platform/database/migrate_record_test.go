@@ -93,7 +93,7 @@ func TestAMigrationCommitsWithItsRecord(t *testing.T) {
 			[]string{"counter applied", "increment pending"}, 0},
 		{"up again", func() ([]string, error) { return m.Up(ctx) }, false,
 			[]string{"counter applied", "increment applied"}, 1},
-		{"down, bun's removal lost", func() ([]string, error) { return m.Down(ctx) }, true,
+		{"down, bun's removal lost", func() ([]string, error) { return m.Down(ctx, database.DownTo{All: true}) }, true,
 			[]string{"counter applied", "increment pending"}, 0},
 		{"up after the lost removal", func() ([]string, error) { return m.Up(ctx) }, false,
 			[]string{"counter applied", "increment applied"}, 1},
@@ -144,7 +144,7 @@ func TestAMigrationCommitsOnceWhenTwoRunIt(t *testing.T) {
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Down(ctx); err != nil {
+	if _, err := m.Down(ctx, database.DownTo{All: true}); err != nil {
 		t.Fatal(err)
 	}
 	other.Store(true)

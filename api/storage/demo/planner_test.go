@@ -39,7 +39,7 @@ func TestPlannerSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load, rs, err := reservations.VehicleLoad(ctx, db, org.OrgID(), vs[uuidsOf(t, truckID)[0]], nextWeek)
+	load, rs, err := reservations.VehicleLoad(ctx, db, org.OrgID(), vs[uuidsOf(t, truckID)[0]], nextWeek, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +48,14 @@ func TestPlannerSeed(t *testing.T) {
 		t.Errorf("truck next week: %.0f of %d lbs (%d lines), over %v/%v", load.PayloadLbs, *load.MaxPayloadLbs, len(rs), load.OverPayload, load.OverVolume)
 	}
 	console := uuidsOf(t, consoleID)
-	short, err := stock.Availability(ctx, db, org.ID, console, nextWeek)
+	short, err := stock.Availability(ctx, db, org.ID, console, nextWeek, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := short[console[0]]; p.MinAvailable == nil || *p.MinAvailable >= 0 {
 		t.Errorf("console next week: min_available %v, want short (< 0)", p.MinAvailable)
 	}
-	later, err := stock.Availability(ctx, db, org.ID, console, stock.Window{Start: nextWeek.End, End: nextWeek.End.AddDate(0, 0, 5)})
+	later, err := stock.Availability(ctx, db, org.ID, console, stock.Window{Start: nextWeek.End, End: nextWeek.End.AddDate(0, 0, 5)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,20 +27,30 @@ func (w Warning) Load() bool { return w.Code == WarningOverPayload || w.Code == 
 
 // OnVehicle returns, in creation order, org's reservations on the vehicle
 // that hold stock during w (the statuses and overlap of storage/stock): what is
-// on the truck over that window.
-func OnVehicle(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, vehicle uuid.UUID, w stock.Window) ([]Reservation, error) {
+// on the truck over that window. With max above 0 it reads at most max+1 and
+// returns stock.ErrTooManyHolds when there are more than max.
+func OnVehicle(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, vehicle uuid.UUID, w stock.Window, max int) ([]Reservation, error) {
 	cond, args := stock.Holding("r", w)
 	rs := []Reservation{}
-	err := db.NewSelect().Model(&rs).
+	q := db.NewSelect().Model(&rs).
 		Where("r.organization_id = ?", org).Where("r.vehicle_id = ?", vehicle).
-		Where(cond, args...).OrderExpr("r.created_at, r.id").Scan(ctx)
-	return rs, database.Error(err)
+		Where(cond, args...).OrderExpr("r.created_at, r.id")
+	if max > 0 {
+		q = q.Limit(int64(max + 1))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, database.Error(err)
+	}
+	if max > 0 && len(rs) > max {
+		return nil, stock.ErrTooManyHolds
+	}
+	return rs, nil
 }
 
 // VehicleLoad totals the load of the vehicle v of org over w and returns the
-// reservations behind it.
-func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *related.Vehicle, w stock.Window) (truckload.Totals, []Reservation, error) {
-	rs, err := OnVehicle(ctx, db, org, v.ID, w)
+// reservations behind it, at most max of them (0: all; OnVehicle).
+func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *related.Vehicle, w stock.Window, max int) (truckload.Totals, []Reservation, error) {
+	rs, err := OnVehicle(ctx, db, org, v.ID, w, max)
 	if err != nil {
 		return truckload.Totals{}, nil, err
 	}
@@ -74,7 +84,7 @@ func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, c
 	if err != nil || vs[*r.VehicleID] == nil {
 		return nil, err
 	}
-	t, _, err := VehicleLoad(ctx, tx, org, vs[*r.VehicleID], stock.Window{Start: r.StartDate, End: r.EndDate})
+	t, _, err := VehicleLoad(ctx, tx, org, vs[*r.VehicleID], stock.Window{Start: r.StartDate, End: r.EndDate}, 0)
 	if err != nil {
 		return nil, err
 	}

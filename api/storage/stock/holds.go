@@ -2,6 +2,7 @@ package stock
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,34 +75,50 @@ type availabilityRow struct {
 	End         *time.Time `bun:"end_date"`
 }
 
+// ErrTooManyHolds is the answer of a read bounded to max reservations
+// whose window holds more.
+var ErrTooManyHolds = errors.New("the window holds more reservations than one answer lists")
+
 // Availability returns the profile over w of each equipment record of org
 // named in ids, with one query whatever the number of ids. Ids that name no
 // equipment of org are absent from the map (another organization's
-// equipment looks exactly like a missing one).
-func Availability(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window) (map[uuid.UUID]Profile, error) {
+// equipment looks exactly like a missing one). With max above 0 it reads
+// at most max holds in all and returns ErrTooManyHolds when the window
+// holds more: the query stops after max+len(ids)+1 rows (one per hold, and
+// one per record without any), so a refused answer costs no more than the
+// largest one given.
+func Availability(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, error) {
 	out := make(map[uuid.UUID]Profile, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
 	cond, args := Holding("r", w)
 	var rows []availabilityRow
-	err := db.NewSelect().TableExpr("equipment AS e").
+	q := db.NewSelect().TableExpr("equipment AS e").
 		ColumnExpr("e.id AS equipment_id, e.stock_quantity").
 		ColumnExpr("r.id, r.event_id, r.quantity, r.start_date, r.end_date").
 		Join("LEFT JOIN equipment_reservations AS r ON r.organization_id = e.organization_id AND r.equipment_id = e.id AND "+cond, args...).
 		Where("e.organization_id = ?", org).Where("e.id IN (?)", bun.List(ids)).
-		OrderExpr("e.id, r.created_at, r.id").Scan(ctx, &rows)
-	if err != nil {
+		OrderExpr("e.id, r.created_at, r.id")
+	if max > 0 {
+		q = q.Limit(int64(max + len(ids) + 1))
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, database.Error(err)
 	}
 	stocks := map[uuid.UUID]*int{}
 	holds := map[uuid.UUID][]Hold{}
+	held := 0
 	for _, r := range rows {
 		stocks[r.EquipmentID] = r.Stock
 		if r.ID != nil {
+			held++
 			holds[r.EquipmentID] = append(holds[r.EquipmentID],
 				Hold{ID: *r.ID, EventID: r.EventID, Quantity: *r.Quantity, Start: *r.Start, End: *r.End})
 		}
+	}
+	if max > 0 && (held > max || len(rows) > max+len(ids)) {
+		return nil, ErrTooManyHolds
 	}
 	for id, s := range stocks {
 		out[id] = Compute(s, w, holds[id])

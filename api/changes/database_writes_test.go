@@ -1,0 +1,111 @@
+package changes_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/apitest"
+)
+
+// TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem deletes records in
+// the database itself (the API deletes none of these) and reads the feed:
+// every record the foreign keys' SET NULL changed has an .updated change
+// equal to GET, with a newer updated_at; equipment named by a quote's line
+// leaves the line its name (GET's lines still PATCH back) and the quote a
+// change; a deleted quote's last state carries its lines
+// (docs/changes.md, "What is recorded").
+func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	id := func(rec map[string]any) string { return rec["id"].(string) }
+
+	client := create(t, a, "/api/v2/clients", map[string]any{"name": "Client"})
+	event := create(t, a, "/api/v2/events", map[string]any{"name": "Gala", "client_id": id(client),
+		"start_date": "2026-06-01T18:00:00Z", "end_date": "2026-06-02T02:00:00Z", "venue": "Pier 4"})
+	cat := create(t, a, "/api/v2/equipment_categories", map[string]any{"name": "Audio"})
+	amp := create(t, a, "/api/v2/equipment", map[string]any{"name": "Amp", "category_id": id(cat), "stock_quantity": 4})
+	mixer := create(t, a, "/api/v2/equipment", map[string]any{"name": "Mixer", "stock_quantity": 2})
+	truck := create(t, a, "/api/v2/vehicles", map[string]any{"name": "Truck", "status": "available"})
+	res := create(t, a, "/api/v2/equipment_reservations", map[string]any{"equipment_id": id(amp), "quantity": 1,
+		"vehicle_id": id(truck), "start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"})
+	lines := []any{
+		map[string]any{"equipment_id": id(mixer), "quantity": 2, "unit_price": 5},
+		map[string]any{"equipment_id": id(mixer), "description": "Spare mixer", "quantity": 1, "unit_price": 5},
+		map[string]any{"description": "Labour", "quantity": 1, "unit_price": 10},
+	}
+	quote := create(t, a, "/api/v2/quotes", map[string]any{"title": "Kept", "client_id": id(client), "event_id": id(event), "line_items": lines})
+	// Only the equipment's deletion changes the invoice.
+	invoice := create(t, a, "/api/v2/invoices", map[string]any{"due_date": "2026-12-31", "line_items": lines})
+	doomed := create(t, a, "/api/v2/quotes", map[string]any{"title": "Doomed", "line_items": lines[2:]})
+	list := create(t, a, "/api/v2/pick_lists", map[string]any{"name": "Stage left", "event_id": id(event)})
+
+	paths := map[string]string{
+		id(quote): "/api/v2/quotes/", id(invoice): "/api/v2/invoices/", id(amp): "/api/v2/equipment/",
+		id(res): "/api/v2/equipment_reservations/", id(list): "/api/v2/pick_lists/",
+	}
+	before := map[string]map[string]any{}
+	for rid, p := range paths {
+		before[rid] = get(t, a, p+rid)
+	}
+	lastOfDoomed := get(t, a, "/api/v2/quotes/"+id(doomed))
+	_, cursor := follow(t, a, "", "")
+
+	ctx := context.Background()
+	for _, q := range []struct{ table, id string }{
+		{"equipment", id(mixer)}, {"clients", id(client)}, {"equipment_categories", id(cat)},
+		{"vehicles", id(truck)}, {"events", id(event)}, {"quotes", id(doomed)},
+	} {
+		if _, err := env.Svc.DB.ExecContext(ctx, "DELETE FROM "+q.table+" WHERE organization_id = ? AND id = ?", a.ID, q.id); err != nil {
+			t.Fatalf("DELETE FROM %s: %v", q.table, err)
+		}
+	}
+
+	all := settleFrom(t, a, "", cursor, holds(id(doomed)))
+	last := map[string]map[string]any{}
+	for _, c := range all {
+		last[c["object_id"].(string)] = c
+	}
+	for rid, p := range paths {
+		now := get(t, a, p+rid)
+		delete(now, "items") // a pick list's change leaves its items out
+		c := last[rid]
+		if c == nil {
+			t.Errorf("%s%s changed in the database (%v), but the feed has no change of it", p, rid, now)
+			continue
+		}
+		if c["type"] == "pick_list.deleted" || !reflect.DeepEqual(c["data"], now) {
+			g, _ := json.Marshal(c["data"])
+			w, _ := json.Marshal(now)
+			t.Errorf("%s%s: last change %v differs from GET:\n got  %s\n want %s", p, rid, c["type"], g, w)
+		}
+		if now["updated_at"].(string) <= before[rid]["updated_at"].(string) {
+			t.Errorf("%s%s: updated_at %v did not move past %v", p, rid, now["updated_at"], before[rid]["updated_at"])
+		}
+	}
+
+	deleted := last[id(doomed)]
+	if deleted["type"] != "quote.deleted" || !reflect.DeepEqual(deleted["data"], lastOfDoomed) {
+		g, _ := json.Marshal(deleted["data"])
+		w, _ := json.Marshal(lastOfDoomed)
+		t.Errorf("%v of the quote deleted in the database, want its last state as GET rendered it:\n got  %s\n want %s",
+			deleted["type"], g, w)
+	}
+
+	q := get(t, a, "/api/v2/quotes/"+id(quote))
+	got := q["line_items"].([]any)
+	for i, want := range []string{"Mixer", "Spare mixer", "Labour"} {
+		l := got[i].(map[string]any)
+		if l["equipment_id"] != nil || l["description"] != want {
+			t.Errorf("line %d after its equipment's deletion: %v, want no equipment and the description %q", i, l, want)
+		}
+	}
+	back := make([]any, len(got))
+	for i, l := range got {
+		m := l.(map[string]any)
+		back[i] = map[string]any{"equipment_id": m["equipment_id"], "description": m["description"],
+			"quantity": m["quantity"], "unit_price": m["unit_price"]}
+	}
+	patch(t, a, "/api/v2/quotes/"+id(quote), map[string]any{"line_items": back})
+}
