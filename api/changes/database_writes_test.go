@@ -27,6 +27,7 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 	cat := create(t, a, "/api/v2/equipment_categories", map[string]any{"name": "Audio"})
 	amp := create(t, a, "/api/v2/equipment", map[string]any{"name": "Amp", "category_id": id(cat), "stock_quantity": 4})
 	mixer := create(t, a, "/api/v2/equipment", map[string]any{"name": "Mixer", "stock_quantity": 2})
+	speaker := create(t, a, "/api/v2/equipment", map[string]any{"name": "Speaker", "stock_quantity": 2})
 	truck := create(t, a, "/api/v2/vehicles", map[string]any{"name": "Truck", "status": "available"})
 	res := create(t, a, "/api/v2/equipment_reservations", map[string]any{"equipment_id": id(amp), "quantity": 1,
 		"vehicle_id": id(truck), "start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"})
@@ -34,11 +35,12 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 		map[string]any{"equipment_id": id(mixer), "quantity": 2, "unit_price": 5},
 		map[string]any{"equipment_id": id(mixer), "description": "Spare mixer", "quantity": 1, "unit_price": 5},
 		map[string]any{"description": "Labour", "quantity": 1, "unit_price": 10},
+		map[string]any{"equipment_id": id(speaker), "quantity": 1, "unit_price": 5},
 	}
 	quote := create(t, a, "/api/v2/quotes", map[string]any{"title": "Kept", "client_id": id(client), "event_id": id(event), "line_items": lines})
 	// Only the equipment's deletion changes the invoice.
 	invoice := create(t, a, "/api/v2/invoices", map[string]any{"due_date": "2026-12-31", "line_items": lines})
-	doomed := create(t, a, "/api/v2/quotes", map[string]any{"title": "Doomed", "line_items": lines[2:]})
+	doomed := create(t, a, "/api/v2/quotes", map[string]any{"title": "Doomed", "line_items": lines[2:3]})
 	list := create(t, a, "/api/v2/pick_lists", map[string]any{"name": "Stage left", "event_id": id(event)})
 
 	paths := map[string]string{
@@ -53,8 +55,14 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 	_, cursor := follow(t, a, "", "")
 
 	ctx := context.Background()
+	// Both records named by the documents' lines in one statement: one
+	// change per document.
+	if _, err := env.Svc.DB.ExecContext(ctx, "DELETE FROM equipment WHERE organization_id = ? AND id IN (?, ?)",
+		a.ID, id(mixer), id(speaker)); err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []struct{ table, id string }{
-		{"equipment", id(mixer)}, {"clients", id(client)}, {"equipment_categories", id(cat)},
+		{"clients", id(client)}, {"equipment_categories", id(cat)},
 		{"vehicles", id(truck)}, {"events", id(event)}, {"quotes", id(doomed)},
 	} {
 		if _, err := env.Svc.DB.ExecContext(ctx, "DELETE FROM "+q.table+" WHERE organization_id = ? AND id = ?", a.ID, q.id); err != nil {
@@ -64,8 +72,15 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 
 	all := settleFrom(t, a, "", cursor, holds(id(doomed)))
 	last := map[string]map[string]any{}
+	invoiceChanges := 0
 	for _, c := range all {
 		last[c["object_id"].(string)] = c
+		if c["object_id"] == id(invoice) {
+			invoiceChanges++
+		}
+	}
+	if invoiceChanges != 1 {
+		t.Errorf("the invoice, changed by one statement, has %d changes, want 1", invoiceChanges)
 	}
 	for rid, p := range paths {
 		now := get(t, a, p+rid)
@@ -95,7 +110,7 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 
 	q := get(t, a, "/api/v2/quotes/"+id(quote))
 	got := q["line_items"].([]any)
-	for i, want := range []string{"Mixer", "Spare mixer", "Labour"} {
+	for i, want := range []string{"Mixer", "Spare mixer", "Labour", "Speaker"} {
 		l := got[i].(map[string]any)
 		if l["equipment_id"] != nil || l["description"] != want {
 			t.Errorf("line %d after its equipment's deletion: %v, want no equipment and the description %q", i, l, want)

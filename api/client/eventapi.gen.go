@@ -7655,7 +7655,9 @@ type ClientInterface interface {
 	// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
 	// only touch do not overlap). `min_available` is `stock_quantity` minus the summed
 	// `quantity` of every counted reservation overlapping the window (the binding stock-guard
-	// rule): the stock guard admits a reservation of n units for this window exactly when
+	// rule): the stock guard admits a reservation of n units for this window (given to the
+	// microsecond; a finer `end` is rounded up here and down by a write, so this answer
+	// may then be lower than what the guard admits, never higher) exactly when
 	// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 	// the window straddles back-to-back reservations, and negative when they sum to more than
 	// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
@@ -8897,7 +8899,9 @@ func (c *Client) UpdateEquipment(ctx context.Context, id Id, params *UpdateEquip
 // [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
 // only touch do not overlap). `min_available` is `stock_quantity` minus the summed
 // `quantity` of every counted reservation overlapping the window (the binding stock-guard
-// rule): the stock guard admits a reservation of n units for this window exactly when
+// rule): the stock guard admits a reservation of n units for this window (given to the
+// microsecond; a finer `end` is rounded up here and down by a write, so this answer
+// may then be lower than what the guard admits, never higher) exactly when
 // n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 // the window straddles back-to-back reservations, and negative when they sum to more than
 // the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
@@ -14588,7 +14592,9 @@ type ClientWithResponsesInterface interface {
 	// [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
 	// only touch do not overlap). `min_available` is `stock_quantity` minus the summed
 	// `quantity` of every counted reservation overlapping the window (the binding stock-guard
-	// rule): the stock guard admits a reservation of n units for this window exactly when
+	// rule): the stock guard admits a reservation of n units for this window (given to the
+	// microsecond; a finer `end` is rounded up here and down by a write, so this answer
+	// may then be lower than what the guard admits, never higher) exactly when
 	// n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 	// the window straddles back-to-back reservations, and negative when they sum to more than
 	// the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`
@@ -27835,7 +27841,9 @@ func (c *ClientWithResponses) UpdateEquipmentWithResponse(ctx context.Context, i
 // [`start_date`, `end_date`) overlaps (a.start < b.end and b.start < a.end; windows that
 // only touch do not overlap). `min_available` is `stock_quantity` minus the summed
 // `quantity` of every counted reservation overlapping the window (the binding stock-guard
-// rule): the stock guard admits a reservation of n units for this window exactly when
+// rule): the stock guard admits a reservation of n units for this window (given to the
+// microsecond; a finer `end` is rounded up here and down by a write, so this answer
+// may then be lower than what the guard admits, never higher) exactly when
 // n ≤ `min_available`. It can be below the smallest `available` of the intervals when
 // the window straddles back-to-back reservations, and negative when they sum to more than
 // the stock (stock lowered, or such reservations). Equipment without a `stock_quantity` is unlimited: `available`

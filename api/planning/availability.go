@@ -54,15 +54,14 @@ func (h handlers) availability(c *fiber.Ctx) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
-	out, err := h.answer(c, []uuid.UUID{id}, w, "ask about a shorter window")
+	err = h.answer(c, []uuid.UUID{id}, w, "ask about a shorter window", func(out []Availability) error {
+		return rest.OK(c, out[0])
+	})
 	if errs.Is(err, errs.NotFound) {
 		// The path names the record: the message is a detail route's.
 		return errs.NotFoundf(equipmentKind)
 	}
-	if err != nil {
-		return err
-	}
-	return rest.OK(c, out[0])
+	return err
 }
 
 // batchAvailability serves GET /availability?equipment_id=a,b,…&start=&end=:
@@ -81,28 +80,34 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
-	out, err := h.answer(c, ids, w, "ask about a shorter window or fewer equipment records")
-	if err != nil {
-		return err
-	}
-	return rest.Page(c, out, nil)
+	return h.answer(c, ids, w, "ask about a shorter window or fewer equipment records", func(out []Availability) error {
+		return rest.Page(c, out, nil)
+	})
 }
 
-// answer loads the profiles of ids over w with one query, under the
-// large-read bulkhead, from at most MaxHolds reservations (a 422 on end
-// saying ask when the window holds more). Any id that names no equipment of
-// the caller's organization makes the whole answer not_found, naming those
-// ids.
-func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask string) ([]Availability, error) {
+// answer loads the profiles of ids over w with one query, from at most
+// MaxHolds reservations (a 422 on end saying ask when the window holds
+// more), and sends them with send; the whole is built under the large-read
+// bulkhead. Any id that names no equipment of the caller's organization
+// makes the whole answer not_found, naming those ids.
+func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask string, send func([]Availability) error) error {
 	ctx := c.UserContext()
-	var profiles map[uuid.UUID]stock.Profile
-	err := h.env.LargeReads.Run(ctx, func() (err error) {
-		profiles, err = stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w, MaxHolds)
-		return err
+	return h.env.LargeReads.Run(ctx, func() error {
+		profiles, err := stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w, MaxHolds)
+		if err != nil {
+			return tooManyHolds(err, "end", ask)
+		}
+		out, err := inOrder(ids, profiles)
+		if err != nil {
+			return err
+		}
+		return send(out)
 	})
-	if err != nil {
-		return nil, tooManyHolds(err, "end", ask)
-	}
+}
+
+// inOrder is the answer of each id in ids, or not_found naming the ids
+// profiles lacks.
+func inOrder(ids []uuid.UUID, profiles map[uuid.UUID]stock.Profile) ([]Availability, error) {
 	out := make([]Availability, 0, len(ids))
 	var missing []string
 	for _, id := range ids {

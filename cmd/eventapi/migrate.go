@@ -13,7 +13,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs, output := newFlags("migrate up|down|status")
 	create := fs.Bool("create-database", false, "create the database named in EVENTAPI_DATABASE_URL if it does not exist "+
 		"(with --output json, \"created\" says whether it did)")
-	to := fs.String("to", "", "down: the newest migration to keep (its name or number, as `migrate status` lists it); "+
+	to := fs.String("to", "", "down: the newest `MIGRATION` to keep (its name or number, as migrate status lists it); "+
 		"every applied migration after it is rolled back")
 	all := fs.Bool("all", false, "down: roll back every applied migration, dropping every table with its data")
 	pos, err := parse(fs, output, args)

@@ -15,7 +15,15 @@
 --    and an update of a document's lines touches the document, whose
 --    change (taken at commit with its lines) records the new state. The
 --    API replaces lines and never updates them, so only the database's own
---    updates reach that trigger.
+--    updates reach that trigger, and it touches a document once per
+--    transaction (several equipment records deleted together, named by
+--    one quote's lines, gave one identical change each).
+--
+--    None of this runs while the outbox is off (an organization's
+--    deletion, tenancy.DeleteOrganization): the cascade records nothing,
+--    and a second update of a document whose organization row is already
+--    gone fails its foreign key check (an update of a row this transaction
+--    wrote checks it again), which failed the deletion.
 -- 3. A quote or invoice deleted in the database is recorded with its
 --    lines: the deletion's change was taken after the foreign key's cascade
 --    had removed them, so its last state showed a total and no lines.
@@ -23,7 +31,9 @@
 CREATE FUNCTION set_null_moves_updated_at() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.updated_at := greatest(clock_timestamp(), OLD.updated_at);
+    IF current_setting('eventapi.outbox', true) IS DISTINCT FROM 'off' THEN
+        NEW.updated_at := greatest(clock_timestamp(), OLD.updated_at);
+    END IF;
     RETURN NEW;
 END
 $$;
@@ -65,6 +75,9 @@ CREATE TRIGGER set_null_moves_updated_at BEFORE UPDATE OF equipment_id, parent_i
 CREATE FUNCTION lines_lose_equipment() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF current_setting('eventapi.outbox', true) = 'off' THEN
+        RETURN OLD;
+    END IF;
     UPDATE quote_line_items
        SET equipment_id = NULL, description = CASE description WHEN '' THEN OLD.name ELSE description END
      WHERE organization_id = OLD.organization_id AND equipment_id = OLD.id;
@@ -78,12 +91,18 @@ $$;
 CREATE TRIGGER lines_lose_equipment BEFORE DELETE ON equipment
     FOR EACH ROW EXECUTE FUNCTION lines_lose_equipment();
 
+-- A document this transaction has written already (its xmin) has its
+-- change queued: taken at commit, it holds the lines as they are then.
 CREATE FUNCTION quote_lines_touch_quote() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF current_setting('eventapi.outbox', true) = 'off' THEN
+        RETURN NULL;
+    END IF;
     UPDATE quotes d SET updated_at = greatest(clock_timestamp(), d.updated_at)
       FROM (SELECT DISTINCT organization_id, quote_id FROM changed_lines) l
-     WHERE d.organization_id = l.organization_id AND d.id = l.quote_id;
+     WHERE d.organization_id = l.organization_id AND d.id = l.quote_id
+       AND d.xmin <> pg_current_xact_id()::xid;
     RETURN NULL;
 END
 $$;
@@ -91,9 +110,13 @@ $$;
 CREATE FUNCTION invoice_lines_touch_invoice() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF current_setting('eventapi.outbox', true) = 'off' THEN
+        RETURN NULL;
+    END IF;
     UPDATE invoices d SET updated_at = greatest(clock_timestamp(), d.updated_at)
       FROM (SELECT DISTINCT organization_id, invoice_id FROM changed_lines) l
-     WHERE d.organization_id = l.organization_id AND d.id = l.invoice_id;
+     WHERE d.organization_id = l.organization_id AND d.id = l.invoice_id
+       AND d.xmin <> pg_current_xact_id()::xid;
     RETURN NULL;
 END
 $$;
