@@ -42,10 +42,14 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 	invoice := create(t, a, "/api/v2/invoices", map[string]any{"due_date": "2026-12-31", "line_items": lines})
 	doomed := create(t, a, "/api/v2/quotes", map[string]any{"title": "Doomed", "line_items": lines[2:3]})
 	list := create(t, a, "/api/v2/pick_lists", map[string]any{"name": "Stage left", "event_id": id(event)})
+	// Only the equipment's deletion changes the kit and its item.
+	kit := create(t, a, "/api/v2/pick_lists", map[string]any{"name": "Mixer kit"})
+	item := create(t, a, "/api/v2/pick_list_items", map[string]any{"pick_list_id": id(kit), "equipment_id": id(mixer)})
 
 	paths := map[string]string{
 		id(quote): "/api/v2/quotes/", id(invoice): "/api/v2/invoices/", id(amp): "/api/v2/equipment/",
 		id(res): "/api/v2/equipment_reservations/", id(list): "/api/v2/pick_lists/",
+		id(kit): "/api/v2/pick_lists/",
 	}
 	before := map[string]map[string]any{}
 	for rid, p := range paths {
@@ -108,6 +112,17 @@ func TestDeletionsInTheDatabaseAreRecordedAsGetRendersThem(t *testing.T) {
 			deleted["type"], g, w)
 	}
 
+	// The item, read in its list's detail (items have no GET of their own).
+	items := get(t, a, "/api/v2/pick_lists/"+id(kit))["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("the kit holds %d items, want 1", len(items))
+	}
+	it := items[0].(map[string]any)
+	if it["equipment_id"] != nil || it["custom_description"] != "Mixer" || it["updated_at"].(string) <= item["updated_at"].(string) ||
+		last[id(item)] == nil || !reflect.DeepEqual(last[id(item)]["data"], it) {
+		t.Errorf("the item after its equipment's deletion: %v (last change %v), want no equipment, the description \"Mixer\", "+
+			"a newer updated_at and a change equal to it", it, last[id(item)])
+	}
 	q := get(t, a, "/api/v2/quotes/"+id(quote))
 	got := q["line_items"].([]any)
 	for i, want := range []string{"Mixer", "Spare mixer", "Labour", "Speaker"} {

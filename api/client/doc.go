@@ -7,7 +7,8 @@
 //   - New builds a client that authenticates with an API key, sends an
 //     Idempotency-Key on every POST, PATCH and DELETE that has none (so a retried
 //     write is never applied twice by the SDK's own retries), retries 429,
-//     409 in-use and 503 answers and lost answers (cut-off ones included:
+//     408 and 409 in-use answers, and 502, 503 and 504 answers and lost
+//     answers (cut-off ones included:
 //     the answer to a request safe to repeat is read whole first) when
 //     repeating is safe, with exponential backoff while honouring
 //     Retry-After up to 61 s, the server's 60 s rate window and a second,
@@ -19,7 +20,8 @@
 //     may apply the write twice. A caller that retries writes itself passes
 //     its own key, the same for every call of one write
 //     (params.IdempotencyKey). The error of a write given up on after a
-//     lost answer names the key it was sent with.
+//     lost answer (a *LostAnswerError) names the key it was sent with;
+//     IdempotencyKeyOf reads it from that error and from an *APIError.
 //   - All iterates over every record of any list, following the cursors.
 //
 // The deprecated v1 surface has its own package, api/client/v1, which uses

@@ -36,6 +36,12 @@ type APIError struct {
 	// transport would not wait out, send it with this key
 	// (params.IdempotencyKey): a new call gets a new key.
 	IdempotencyKey string
+	// Replayed is true when the answer is the stored answer of an earlier
+	// request with the same Idempotency-Key (the Idempotent-Replayed
+	// header): a refusal such as overbook_blocked is replayed with its
+	// figures of then for 24 hours, and a write sent again after the
+	// situation changed (or with retry_with's body) needs a new key.
+	Replayed bool
 }
 
 func (e *APIError) Error() string {
@@ -79,7 +85,7 @@ func decodeError(res *http.Response) *APIError {
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 	e := &APIError{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id"),
-		RetryAfter: retryAfter(res.Header, time.Now())}
+		RetryAfter: retryAfter(res.Header, time.Now()), Replayed: res.Header.Get("Idempotent-Replayed") == "true"}
 	var env struct {
 		Error struct {
 			Code      string          `json:"code"`

@@ -8023,7 +8023,8 @@ type ClientInterface interface {
 	// `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-	// to `pending`. Scopes: `pick_lists:write`.
+	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+	// on `pick_list_id`. Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8035,7 +8036,8 @@ type ClientInterface interface {
 	// `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-	// to `pending`. Scopes: `pick_lists:write`.
+	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+	// on `pick_list_id`. Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8084,7 +8086,8 @@ type ClientInterface interface {
 	// and nests the category inside each equipment record. `event` inlines the event.
 	// With `items` this is a large read: an instance builds a bounded number at once, and
 	// one that waits more than 10 s for its turn answers `503 service_unavailable` with
-	// `Retry-After`.
+	// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+	// at most 1000 items), `next_cursor` going on from there.
 	// Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
 	// Corresponds with GET /pick_lists (the `ListPickLists` operationId).
@@ -9567,7 +9570,8 @@ func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEd
 // `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-// to `pending`. Scopes: `pick_lists:write`.
+// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+// on `pick_list_id`. Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9589,7 +9593,8 @@ func (c *Client) CreatePickListItemWithBody(ctx context.Context, params *CreateP
 // `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-// to `pending`. Scopes: `pick_lists:write`.
+// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+// on `pick_list_id`. Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9678,7 +9683,8 @@ func (c *Client) UpdatePickListItem(ctx context.Context, id Id, params *UpdatePi
 // and nests the category inside each equipment record. `event` inlines the event.
 // With `items` this is a large read: an instance builds a bounded number at once, and
 // one that waits more than 10 s for its turn answers `503 service_unavailable` with
-// `Retry-After`.
+// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+// at most 1000 items), `next_cursor` going on from there.
 // Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
 // Corresponds with GET /pick_lists (the `ListPickLists` operationId).
@@ -14988,7 +14994,8 @@ type ClientWithResponsesInterface interface {
 	// `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-	// to `pending`. Scopes: `pick_lists:write`.
+	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+	// on `pick_list_id`. Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15000,7 +15007,8 @@ type ClientWithResponsesInterface interface {
 	// `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-	// to `pending`. Scopes: `pick_lists:write`.
+	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+	// on `pick_list_id`. Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15051,7 +15059,8 @@ type ClientWithResponsesInterface interface {
 	// and nests the category inside each equipment record. `event` inlines the event.
 	// With `items` this is a large read: an instance builds a bounded number at once, and
 	// one that waits more than 10 s for its turn answers `503 service_unavailable` with
-	// `Retry-After`.
+	// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+	// at most 1000 items), `next_cursor` going on from there.
 	// Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -28417,7 +28426,8 @@ func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context
 // `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-// to `pending`. Scopes: `pick_lists:write`.
+// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+// on `pick_list_id`. Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28435,7 +28445,8 @@ func (c *ClientWithResponses) CreatePickListItemWithBodyWithResponse(ctx context
 // `pick_list_id` is required, and one of `equipment_id` or `custom_description`.
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
-// to `pending`. Scopes: `pick_lists:write`.
+// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
+// on `pick_list_id`. Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28510,7 +28521,8 @@ func (c *ClientWithResponses) UpdatePickListItemWithResponse(ctx context.Context
 // and nests the category inside each equipment record. `event` inlines the event.
 // With `items` this is a large read: an instance builds a bounded number at once, and
 // one that waits more than 10 s for its turn answers `503 service_unavailable` with
-// `Retry-After`.
+// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+// at most 1000 items), `next_cursor` going on from there.
 // Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
 // Returns a wrapper object for the known response body format(s).

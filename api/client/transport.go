@@ -13,11 +13,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// Retry is the policy for the attempts that may be repeated: a 429, a 409
-// idempotency_key_in_use, and a 503 or an answer that never came (a
-// timeout, a refused or reset connection) when repeating is safe: a read,
-// or a write with an Idempotency-Key, which the server replays rather than
-// applies twice. Up to MaxRetries further attempts, waiting Retry-After
+// Retry is the policy for the attempts that may be repeated: a 429 or a 408
+// (the request was not processed), a 409 idempotency_key_in_use, and a
+// 502, 503, 504 or an answer that never came (a timeout, a refused or reset
+// connection; a gateway's 502 and 504 while a pod drains) when repeating
+// is safe: a read, or a write with an Idempotency-Key, which the server
+// replays rather than applies twice. Up to MaxRetries further attempts, waiting Retry-After
 // when the server sends it, else an exponential backoff from BaseDelay with
 // full jitter, at most MaxDelay. A Retry-After longer than MaxDelay, or
 // than the request's context has left, is not waited out: the answer is
@@ -122,11 +123,7 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		}
 		apiErr := decodeError(res)
 		apiErr.IdempotencyKey = writeKey(req)
-		// 429: the request was not processed. 409 in_use: the first
-		// attempt is still running. 503: repeated only when safe.
-		retryable := replayable && (res.StatusCode == http.StatusTooManyRequests ||
-			res.StatusCode == http.StatusConflict && apiErr.Code == "idempotency_key_in_use") ||
-			res.StatusCode == http.StatusServiceUnavailable && repeatable
+		retryable := replayable && notProcessed(res.StatusCode, apiErr.Code) || repeatable && unavailable(res.StatusCode)
 		if !retryable || attempt >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
 			return nil, apiErr
 		}
@@ -134,6 +131,22 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("%w (while waiting to retry: %w)", apiErr, err)
 		}
 	}
+}
+
+// notProcessed reports whether an answer says the request was not
+// processed, so that sending it again is safe whatever it is: 429 and 408
+// (the server refused it, or its headers or body did not arrive), and
+// 409 idempotency_key_in_use (the first attempt still runs).
+func notProcessed(status int, code string) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusRequestTimeout ||
+		status == http.StatusConflict && code == "idempotency_key_in_use"
+}
+
+// unavailable reports whether an answer leaves the request's outcome
+// unknown or says the service could not take it now: 503, and a gateway's
+// 502 and 504 (a pod draining behind it). Sent again only when safe.
+func unavailable(status int) bool {
+	return status == http.StatusServiceUnavailable || status == http.StatusBadGateway || status == http.StatusGatewayTimeout
 }
 
 // waits reports whether the policy waits out a Retry-After of after
@@ -205,17 +218,43 @@ func buffer(res *http.Response) error {
 	return nil
 }
 
-// withKey adds to err, the transport's when it gives up on a write whose
-// answer was lost, the Idempotency-Key the write was sent with: the write
-// may have been applied, and only a retry with that key is replayed rather
-// than applied again (a call without params.IdempotencyKey gets a fresh
-// key).
+// LostAnswerError is the transport's error when it gives up on a write whose
+// answer never came: the write may have been applied, and only a retry
+// with IdempotencyKey, the key it was sent with, is replayed rather than
+// applied again (a call without params.IdempotencyKey gets a fresh key).
+// IdempotencyKeyOf reads the key from it and from an *APIError alike.
+type LostAnswerError struct {
+	Err            error
+	IdempotencyKey string
+}
+
+func (e *LostAnswerError) Error() string {
+	return fmt.Sprintf("%v (Idempotency-Key %q: repeat the write with this key)", e.Err, e.IdempotencyKey)
+}
+
+func (e *LostAnswerError) Unwrap() error { return e.Err }
+
+// IdempotencyKeyOf returns the Idempotency-Key a failed write was sent with,
+// to repeat it with: from an *APIError or a *LostAnswerError (or an error
+// wrapping one); "" for a read or any other error.
+func IdempotencyKeyOf(err error) string {
+	if e, ok := errors.AsType[*LostAnswerError](err); ok {
+		return e.IdempotencyKey
+	}
+	if e, ok := errors.AsType[*APIError](err); ok {
+		return e.IdempotencyKey
+	}
+	return ""
+}
+
+// withKey is err as a *LostAnswerError naming the Idempotency-Key of req
+// when req is a write, else err.
 func withKey(req *http.Request, err error) error {
 	key := writeKey(req)
 	if key == "" {
 		return err
 	}
-	return fmt.Errorf("%w (Idempotency-Key %q: repeat the write with this key)", err, key)
+	return &LostAnswerError{Err: err, IdempotencyKey: key}
 }
 
 // writeKey is the Idempotency-Key of req when it is a write, else "".

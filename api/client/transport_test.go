@@ -73,7 +73,15 @@ func TestTransport(t *testing.T) {
 			`{"error":{"code":"overbook_blocked","message":"not enough stock","details":{"deficit":3},"request_id":"r-3"}}`}}, 1, 422, "overbook_blocked", "r-3"},
 		{"v1 envelope takes the request id from the header", "PATCH", []Option{fast}, []answer{{400,
 			map[string]string{"X-Request-Id": "r-4"}, `{"error":{"code":"BAD_REQUEST","message":"weight_lbs: must be a positive number"}}`}}, 1, 400, "BAD_REQUEST", "r-4"},
-		{"a body that is not the envelope", "GET", []Option{fast}, []answer{{502, nil, "bad gateway"}}, 1, 502, "", ""},
+		{"a body that is not the envelope", "GET", []Option{fast}, []answer{{500, nil, "internal"}}, 1, 500, "", ""},
+		// A gateway's 502 or 504 (a pod draining behind it) leaves the outcome
+		// unknown, as a lost answer does: sent again only when that is safe.
+		{"a gateway's 502 to a keyed write is retried", "POST", []Option{fast}, []answer{{502, nil, "<html>bad gateway</html>"}, {201, nil, okBody}}, 2, 0, "", ""},
+		{"a gateway's 504 to a read is retried", "GET", []Option{fast}, []answer{{504, nil, "gateway timeout"}, {200, nil, okBody}}, 2, 0, "", ""},
+		{"a 502 to an unkeyed write is not retried", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{{502, nil, "bad gateway"}, {201, nil, okBody}}, 1, 502, "", ""},
+		// A 408 was not processed: sent again like a 429, even unkeyed.
+		{"408 on an unkeyed write is retried", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{{408, nil,
+			`{"error":{"code":"request_timeout","message":"the body did not arrive","details":null,"request_id":"r-7"}}`}, {201, nil, okBody}}, 2, 0, "", ""},
 		{"no answer to a keyed write: sent again with its key", "POST", []Option{fast}, []answer{{}, {201, nil, okBody}}, 2, 0, "", ""},
 		{"no answer to a read: sent again", "GET", []Option{fast}, []answer{{}, {}, {200, nil, okBody}}, 3, 0, "", ""},
 		{"no answer to an unkeyed write: not sent again", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{{}, {201, nil, okBody}}, 1, -1, "", ""},
@@ -528,6 +536,15 @@ func TestGivingUpOnAWriteNamesItsKey(t *testing.T) {
 				t.Fatalf("err = %v after %d attempts, want the transport's error after 2", err, len(s.seen))
 			}
 			sent := s.seen[0].idempotencyKey
+			// The key is typed, not only in the text.
+			var lost *LostAnswerError
+			if tt.method == "GET" {
+				sent = ""
+			}
+			if IdempotencyKeyOf(err) != sent || errors.As(err, &lost) != (tt.method != "GET") {
+				t.Errorf("IdempotencyKeyOf = %q, LostAnswerError %v; want %q", IdempotencyKeyOf(err), lost != nil, sent)
+			}
+			sent = s.seen[0].idempotencyKey
 			if named := strings.Contains(err.Error(), "Idempotency-Key"); named != (tt.method != "GET") ||
 				named && !strings.Contains(err.Error(), `"`+sent+`"`) || tt.key != "" && sent != tt.key {
 				t.Fatalf("err = %v; sent key %q", err, sent)
@@ -566,8 +583,34 @@ func TestAnAPIErrorOfAWriteNamesItsKey(t *testing.T) {
 			if tt.method == "GET" {
 				want = ""
 			}
-			if e.IdempotencyKey != want || tt.key != "" && want != tt.key {
+			if e.IdempotencyKey != want || IdempotencyKeyOf(fmt.Errorf("wrapped: %w", err)) != want || tt.key != "" && want != tt.key {
 				t.Errorf("IdempotencyKey %q, want %q (sent %q)", e.IdempotencyKey, want, s.seen[0].idempotencyKey)
+			}
+		})
+	}
+}
+
+// TestAReplayedRefusalSaysSo: a stored answer replayed under its key
+// (Idempotent-Replayed: true) is marked on its *APIError, so that a caller
+// can tell a refusal of then from one of now.
+func TestAReplayedRefusalSaysSo(t *testing.T) {
+	refusal := `{"error":{"code":"overbook_blocked","message":"not enough stock","details":{"deficit":1},"request_id":"r-8"}}`
+	for _, tt := range []struct {
+		name    string
+		headers map[string]string
+		want    bool
+	}{
+		{"first answer", nil, false},
+		{"replayed", map[string]string{"Idempotent-Replayed": "true"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(&script{answers: []answer{{422, tt.headers, refusal}}})
+			defer srv.Close()
+			req, _ := http.NewRequest("POST", srv.URL+"/x", strings.NewReader(`{"a":1}`))
+			_, err := NewTransport("svc_live_k").Do(req)
+			var e *APIError
+			if !errors.As(err, &e) || e.Replayed != tt.want {
+				t.Fatalf("err = %#v, want Replayed %v", err, tt.want)
 			}
 		})
 	}

@@ -50,6 +50,9 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
+	if x.Items {
+		p.Limit = min(p.Limit, MaxExpandedLists)
+	}
 	db := h.env.Conn(ctx)
 	page, err := picklists.List(ctx, db, org, p, f)
 	if err != nil {
@@ -66,6 +69,12 @@ func (h handlers) list(c *fiber.Ctx) error {
 	}
 	return h.env.LargeReads.Run(ctx, respond)
 }
+
+// MaxExpandedLists is the most pick lists a page with expand=items holds,
+// whatever its limit: at most MaxExpandedLists × picklists.MaxItems items
+// (10,000, about 5 MB of JSON), where 100 lists of 500 items each were a
+// 22 MB answer. The page ends early and next_cursor goes on from it.
+const MaxExpandedLists = 10
 
 func (h handlers) get(c *fiber.Ctx) error {
 	id, err := rest.PathID(c, picklists.Kind)

@@ -2,6 +2,7 @@ package picklists
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
@@ -31,6 +32,9 @@ func CreateItem(ctx context.Context, db bun.IDB, t tenancy.Tenant, it *Item) (*I
 			return err
 		}
 		if err := checkItem(ctx, tx, t.Org, nil, it); err != nil {
+			return err
+		}
+		if err := checkRoom(ctx, tx, t.Org, it.PickListID); err != nil {
 			return err
 		}
 		var err error
@@ -138,6 +142,28 @@ func lockListOf(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id 
 	return nil
 }
 
+// MaxItems is the most items one pick list holds, so that the largest
+// record a request builds is a list of MaxItems items with their equipment
+// and categories (docs/architecture.md, "Memory"); nothing bounded it, and
+// a list of 300,000 items was a 127 MB answer. A list made from a quote
+// (at most 500 lines) stays under it.
+const MaxItems = 1000
+
+// checkRoom refuses a new item on org's pick list list when it holds
+// MaxItems already: a 422 on pick_list_id. CreateItem has locked the list,
+// so two creations count one after the other.
+func checkRoom(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, list uuid.UUID) error {
+	n, err := tx.NewSelect().Table("pick_list_items").
+		Where("organization_id = ?", org).Where("pick_list_id = ?", list).Count(ctx)
+	if err != nil {
+		return database.Error(err)
+	}
+	if n >= MaxItems {
+		return errs.InvalidField("pick_list_id", fmt.Sprintf("the pick list holds %d items, the most one list holds: start another list", MaxItems))
+	}
+	return nil
+}
+
 // touchList moves the updated_at of a pick list whose items changed, so a
 // client polling lists for changes sees item writes too.
 func touchList(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, list uuid.UUID) error {
@@ -207,13 +233,16 @@ func parentIssue(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, it
 	// UpdateItem locked the pick list first (lockListOf), so two
 	// re-parentings within one list run one after the other: each then sees
 	// the other's committed change, and two items can never become each
-	// other's parent.
+	// other's parent. The walk goes up from the new parent to its root
+	// however deep the tree is: UNION stops at a row seen before, so it ends
+	// even on a loop. (It stopped at 10,000 levels, and a parent deeper than
+	// that was taken for one outside the item: a loop could be made.)
 	var cycle bool
-	err = tx.NewRaw(`WITH RECURSIVE chain (id, parent_item_id, depth) AS (
-			SELECT id, parent_item_id, 0 FROM pick_list_items WHERE organization_id = ? AND id = ?
-			UNION ALL
-			SELECT i.id, i.parent_item_id, c.depth + 1 FROM pick_list_items i
-			JOIN chain c ON i.id = c.parent_item_id WHERE i.organization_id = ? AND c.depth < 10000
+	err = tx.NewRaw(`WITH RECURSIVE chain (id, parent_item_id) AS (
+			SELECT id, parent_item_id FROM pick_list_items WHERE organization_id = ? AND id = ?
+			UNION
+			SELECT i.id, i.parent_item_id FROM pick_list_items i
+			JOIN chain c ON i.id = c.parent_item_id WHERE i.organization_id = ?
 		) SELECT EXISTS (SELECT 1 FROM chain WHERE id = ?)`,
 		org, *it.ParentItemID, org, it.ID).Scan(ctx, &cycle)
 	if err != nil {

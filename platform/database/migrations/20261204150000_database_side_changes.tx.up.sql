@@ -8,10 +8,12 @@
 --    trigger fires only for an update that clears one of those columns
 --    and leaves updated_at as it was, which the API's writes never do
 --    (they set it).
--- 2. Deleting equipment named by a quote's or invoice's line keeps the
---    line valid and says so in the document's feed: the line keeps the
---    equipment's name as its description when it had none (a line needs
---    one or the other, and GET's lines sent back in a PATCH were refused),
+-- 2. Deleting equipment named by a quote's or invoice's line, or by a pick
+--    list's item, keeps the line or item valid and says so in the feed: it
+--    keeps the equipment's name as its description when it had none (a
+--    line needs one or the other, and GET's lines sent back in a PATCH were
+--    refused; an item's check refused the deletion outright), its pick list
+--    moves its updated_at once per transaction,
 --    and an update of a document's lines touches the document, whose
 --    change (taken at commit with its lines) records the new state. The
 --    API replaces lines and never updates them, so only the database's own
@@ -78,6 +80,13 @@ BEGIN
     IF current_setting('eventapi.outbox', true) = 'off' THEN
         RETURN OLD;
     END IF;
+    UPDATE pick_lists l SET updated_at = greatest(clock_timestamp(), l.updated_at)
+     WHERE l.organization_id = OLD.organization_id AND l.xmin <> pg_current_xact_id()::xid
+       AND l.id IN (SELECT pick_list_id FROM pick_list_items
+                    WHERE organization_id = OLD.organization_id AND equipment_id = OLD.id);
+    UPDATE pick_list_items
+       SET equipment_id = NULL, custom_description = coalesce(custom_description, OLD.name)
+     WHERE organization_id = OLD.organization_id AND equipment_id = OLD.id;
     UPDATE quote_line_items
        SET equipment_id = NULL, description = CASE description WHEN '' THEN OLD.name ELSE description END
      WHERE organization_id = OLD.organization_id AND equipment_id = OLD.id;
