@@ -18,6 +18,21 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for BatchNotFoundErrorErrorCode.
+const (
+	BatchNotFoundErrorErrorCodeNotFound BatchNotFoundErrorErrorCode = "not_found"
+)
+
+// Valid indicates whether the value is a known member of the BatchNotFoundErrorErrorCode enum.
+func (e BatchNotFoundErrorErrorCode) Valid() bool {
+	switch e {
+	case BatchNotFoundErrorErrorCodeNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CaseType.
 const (
 	Pelican  CaseType = "pelican"
@@ -1732,6 +1747,19 @@ type AvailabilityList struct {
 	Pagination Pagination     `json:"pagination"`
 }
 
+// BatchNotFoundError defines model for BatchNotFoundError.
+type BatchNotFoundError struct {
+	Error struct {
+		Code *BatchNotFoundErrorErrorCode `json:"code,omitempty"`
+
+		// Details The ids of a batch that name no record of the caller's organization, in the order asked.
+		Details *MissingDetails `json:"details,omitempty"`
+	} `json:"error"`
+}
+
+// BatchNotFoundErrorErrorCode defines model for BatchNotFoundError.Error.Code.
+type BatchNotFoundErrorErrorCode string
+
 // CaseType defines model for CaseType.
 type CaseType string
 
@@ -2517,6 +2545,11 @@ type MalformedJSONError struct {
 
 // MalformedJSONErrorErrorCode defines model for MalformedJSONError.Error.Code.
 type MalformedJSONErrorErrorCode string
+
+// MissingDetails The ids of a batch that name no record of the caller's organization, in the order asked.
+type MissingDetails struct {
+	MissingIds []openapi_types.UUID `json:"missing_ids"`
+}
 
 // Money An exact amount with at most 2 decimals.
 type Money = float64
@@ -3550,6 +3583,9 @@ type AvailabilityFound = AvailabilityData
 
 // AvailabilityPage defines model for AvailabilityPage.
 type AvailabilityPage = AvailabilityList
+
+// BatchNotFound defines model for BatchNotFound.
+type BatchNotFound = BatchNotFoundError
 
 // CategoryCreated defines model for CategoryCreated.
 type CategoryCreated = CategoryData
@@ -7462,7 +7498,7 @@ type ClientInterface interface {
 	// order given (a repeated id is answered once), computed with one query. The list is
 	// never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
 	// (not ignored). An id that names no equipment of the caller's organization makes the
-	// whole answer `404 not_found` (the message names it). The window holds at most 5000
+	// whole answer `404 not_found`, whose `details.missing_ids` lists them. The window holds at most 5000
 	// counted reservations of all the ids together: more is `422 validation_error` on `end`
 	// (ask about a shorter window or fewer records).
 	// Scopes: `equipment_reservations:read`.
@@ -8509,7 +8545,7 @@ type ClientInterface interface {
 // order given (a repeated id is answered once), computed with one query. The list is
 // never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
 // (not ignored). An id that names no equipment of the caller's organization makes the
-// whole answer `404 not_found` (the message names it). The window holds at most 5000
+// whole answer `404 not_found`, whose `details.missing_ids` lists them. The window holds at most 5000
 // counted reservations of all the ids together: more is `422 validation_error` on `end`
 // (ask about a shorter window or fewer records).
 // Scopes: `equipment_reservations:read`.
@@ -14389,7 +14425,7 @@ type ClientWithResponsesInterface interface {
 	// order given (a repeated id is answered once), computed with one query. The list is
 	// never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
 	// (not ignored). An id that names no equipment of the caller's organization makes the
-	// whole answer `404 not_found` (the message names it). The window holds at most 5000
+	// whole answer `404 not_found`, whose `details.missing_ids` lists them. The window holds at most 5000
 	// counted reservations of all the ids together: more is `422 validation_error` on `end`
 	// (ask about a shorter window or fewer records).
 	// Scopes: `equipment_reservations:read`.
@@ -15540,7 +15576,6 @@ type ListAvailabilityResponse403Headers struct {
 
 // ListAvailabilityResponse404Headers the declared response headers of an HTTP 404 response for ListAvailability
 type ListAvailabilityResponse404Headers struct {
-	IdempotentReplayed  *string
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     time.Time
@@ -15586,7 +15621,7 @@ type ListAvailabilityResponse struct {
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *NotFound
+	JSON404 *BatchNotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -15631,7 +15666,7 @@ func (r ListAvailabilityResponse) GetJSON403() *Forbidden {
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r ListAvailabilityResponse) GetJSON404() *NotFound {
+func (r ListAvailabilityResponse) GetJSON404() *BatchNotFound {
 	return r.JSON404
 }
 
@@ -27521,7 +27556,7 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 // order given (a repeated id is answered once), computed with one query. The list is
 // never paged: `pagination.next_cursor` is null, and a `limit` or `cursor` is `422`
 // (not ignored). An id that names no equipment of the caller's organization makes the
-// whole answer `404 not_found` (the message names it). The window holds at most 5000
+// whole answer `404 not_found`, whose `details.missing_ids` lists them. The window holds at most 5000
 // counted reservations of all the ids together: more is `422 validation_error` on `end`
 // (ask about a shorter window or fewer records).
 // Scopes: `equipment_reservations:read`.
@@ -29204,7 +29239,7 @@ func ParseListAvailabilityResponse(rsp *http.Response) (*ListAvailabilityRespons
 		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest NotFound
+		var dest BatchNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -29367,13 +29402,6 @@ func ParseListAvailabilityResponse(rsp *http.Response) (*ListAvailabilityRespons
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ListAvailabilityResponse404Headers
-		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.IdempotentReplayed = &value
-		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -119,7 +119,8 @@ func inOrder(ids []uuid.UUID, profiles map[uuid.UUID]stock.Profile) ([]Availabil
 		out = append(out, availabilityOf(id, p))
 	}
 	if len(missing) > 0 {
-		return nil, errs.New(errs.NotFound, fmt.Sprintf("equipment not found: %s", strings.Join(missing, ", ")))
+		return nil, errs.New(errs.NotFound, fmt.Sprintf("equipment not found: %s", strings.Join(missing, ", "))).
+			WithDetails(map[string]any{"missing_ids": missing})
 	}
 	return out, nil
 }

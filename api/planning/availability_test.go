@@ -3,6 +3,7 @@ package planning_test
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,15 +244,23 @@ func TestAvailabilityRejects(t *testing.T) {
 			t.Errorf("%s: %d %s", w, r.Status, r.Body)
 		}
 	}
-	// A batch's 404 names the ids that name nothing, a batch of one too; the
-	// detail route's is a detail route's ("equipment not found").
-	for _, tc := range []struct{ path, message string }{
-		{"/api/v2/availability?equipment_id=" + theirs.String() + "&" + ok, "equipment not found: " + theirs.String()},
-		{"/api/v2/availability?equipment_id=" + eq.String() + "," + theirs.String() + "&" + ok, "equipment not found: " + theirs.String()},
-		{"/api/v2/equipment/" + theirs.String() + "/availability?" + ok, "equipment not found"},
+	// A batch's 404 names the ids that name nothing, in its message and in
+	// details.missing_ids, a batch of one too; the detail route's is a detail
+	// route's ("equipment not found", no details).
+	missing := many[0]
+	for _, tc := range []struct {
+		path, message string
+		ids           []any
+	}{
+		{"/api/v2/availability?equipment_id=" + theirs.String() + "&" + ok, "equipment not found: " + theirs.String(), []any{theirs.String()}},
+		{"/api/v2/availability?equipment_id=" + missing + "," + eq.String() + "," + theirs.String() + "&" + ok,
+			"equipment not found: " + missing + ", " + theirs.String(), []any{missing, theirs.String()}},
+		{"/api/v2/equipment/" + theirs.String() + "/availability?" + ok, "equipment not found", nil},
 	} {
-		if r := a.Get(tc.path); r.Status != 404 || r.ErrorMessage() != tc.message {
-			t.Errorf("%s: %d %s, want 404 saying %q", tc.path, r.Status, r.Body, tc.message)
+		r := a.Get(tc.path)
+		got, _ := r.ErrorDetails()["missing_ids"].([]any)
+		if r.Status != 404 || r.ErrorMessage() != tc.message || !slices.Equal(got, tc.ids) {
+			t.Errorf("%s: %d %s, want 404 saying %q, missing_ids %v", tc.path, r.Status, r.Body, tc.message, tc.ids)
 		}
 	}
 	// 100 distinct ids are accepted (all unknown here, so not_found).
