@@ -13,7 +13,9 @@ import (
 // The typical integration, written with the SDK: a truck load planner pulls
 // a job's case manifest, lists the assignable vehicles, books every piece of
 // equipment on a truck, marks the items loaded and writes the case sizes it
-// measured back through v1. TestTypicalIntegration runs it against a real
+// measured back through v1, to show both surfaces in one flow (a new
+// integration writes them with v2's UpdateEquipment, which has the same
+// fields; v1 is deprecated). TestTypicalIntegration runs it against a real
 // server; example_nethttp_test.go is the same flow with net/http alone.
 
 // caseSize is a measured case: inches and pounds.
