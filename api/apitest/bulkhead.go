@@ -46,3 +46,22 @@ func (o *Org) SendWhileHeld(t testing.TB, sends ...func() *Response) <-chan *Res
 	}
 	return results
 }
+
+// ReleaseAndCollect fails the test if any of the n answers SendWhileHeld
+// started has arrived while the slot is held, then releases the slot and
+// returns the n answers in the order they arrive.
+func ReleaseAndCollect(t testing.TB, results <-chan *Response, n int, release func()) []*Response {
+	t.Helper()
+	select {
+	case res := <-results:
+		release()
+		t.Fatalf("a large read answered (%d %s) while the only slot was held", res.Status, res.Body)
+	default:
+	}
+	release()
+	out := make([]*Response, n)
+	for i := range out {
+		out[i] = <-results
+	}
+	return out
+}

@@ -30,14 +30,8 @@ func TestPlanningAnswersWaitForTheBulkhead(t *testing.T) {
 		sends = append(sends, func() *apitest.Response { return a.Get(p) })
 	}
 	results := a.SendWhileHeld(t, sends...)
-	select {
-	case res := <-results:
-		t.Fatalf("a planning answer came (%d) while the only slot was held", res.Status)
-	default:
-	}
-	release()
-	for range sends {
-		if res := <-results; res.Status != 200 {
+	for _, res := range apitest.ReleaseAndCollect(t, results, len(sends), release) {
+		if res.Status != 200 {
 			t.Fatalf("after the slot was freed: %d %s", res.Status, res.Body)
 		}
 	}

@@ -285,7 +285,8 @@ func (m *Migrator) Down(ctx context.Context, to DownTo) ([]string, error) {
 				return err
 			}
 		}
-		if applied := countApplied(st); len(newer) == applied || (newer == nil && lastGroupIsAll(st)) {
+		// A bare down whose group is the whole schema was refused above.
+		if applied := countApplied(st); applied > 0 && len(newer) == applied {
 			m.notify(fmt.Sprintf("warning: rolling back all %d applied migrations, the whole schema: every table is dropped with its data", applied))
 		}
 		g, err := m.m.Rollback(ctx)
