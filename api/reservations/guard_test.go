@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -263,7 +262,7 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 	}
 
 	// Every request must be waiting on a lock before the row is released.
-	waitBlocked(t, env, requests, answers)
+	apitest.WaitBlocked(t, env, requests, answers, "the equipment row")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -291,34 +290,6 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 	}
 	if held != stock {
 		t.Fatalf("%d held in the database, stock is %d", held, stock)
-	}
-}
-
-// waitBlocked returns once n backends of the test database (both instances'
-// pools) are waiting on a lock. It fails when a request answers first: the
-// equipment row was held, so an answer means the request never waited for it.
-func waitBlocked[A any](t *testing.T, env *apitest.Env, n int, answers <-chan A) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(time.Minute)
-	seen := 0
-	for {
-		select {
-		case a := <-answers:
-			t.Fatalf("a create answered (%+v) while the equipment row was locked by another transaction, "+
-				"after %d of %d requests were seen waiting: the stock guard does not lock the row", a, seen, n)
-		case <-deadline:
-			t.Fatalf("only %d of %d creates were seen waiting on the equipment row's lock", seen, n)
-		case <-tick.C:
-			if err := env.Svc.DB.NewRaw(`SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(context.Background(), &seen); err != nil {
-				t.Fatal(err)
-			}
-			if seen >= n {
-				return
-			}
-		}
 	}
 }
 

@@ -70,14 +70,23 @@ func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v 
 	return truckload.Sum(v.ID, w.Start, w.End, lim, lines), rs, nil
 }
 
+// loads reports whether a write of next (cur is the stored reservation before
+// a PATCH, nil on create) changes what a truck carries: it leaves next on a
+// vehicle holding stock, and it is new there or changes what it puts on it
+// (equipment, window, quantity or whether it holds stock). Such a write
+// locks the truck (vehicles.Load) and is checked against its limits
+// (loadWarnings).
+func loads(cur, next *Reservation) bool {
+	return next.VehicleID != nil && next.counts() &&
+		(cur == nil || !storage.Same(cur.VehicleID, next.VehicleID) || changesClaim(cur, next))
+}
+
 // loadWarnings returns the over_payload and over_volume warnings of a write
 // that leaves r (as stored, inside the write's transaction) on a truck that
-// is then over its payload or volume during r's window. cur is the stored
-// reservation before a PATCH (nil on create): a patch that does not change
-// what r puts on the truck (vehicle, equipment, window, quantity or whether
-// it holds stock) assigns nothing and never warns.
+// is then over its payload or volume during r's window, when the write loads
+// the truck (loads; cur is the stored reservation before a PATCH).
 func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, r *Reservation) ([]Warning, error) {
-	if r.VehicleID == nil || !r.counts() || (cur != nil && storage.Same(cur.VehicleID, r.VehicleID) && !changesClaim(cur, r)) {
+	if !loads(cur, r) {
 		return nil, nil
 	}
 	vs, err := related.Vehicles(ctx, tx, org, []uuid.UUID{*r.VehicleID})

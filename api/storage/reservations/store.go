@@ -182,13 +182,19 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	}
 	// The truck is checked when it is assigned, and again when a
 	// reservation that held nothing (cancelled, returned) holds its units
-	// again: that books the truck anew.
-	if next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID) || (!cur.counts() && next.counts())) {
+	// again: that books the truck anew. Both lock it, and so does any other
+	// write that changes its load, before the load is summed (loads).
+	switch {
+	case next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID) || (!cur.counts() && next.counts())):
 		if err := vehicles.Assignable(ctx, tx, org, *next.VehicleID); err != nil {
 			if !errs.Is(err, errs.Validation) {
 				return nil, err
 			}
 			issues = append(issues, errs.Issues(err)...)
+		}
+	case loads(cur, next):
+		if err := vehicles.Load(ctx, tx, org, *next.VehicleID); err != nil {
+			return nil, err
 		}
 	}
 	if len(issues) > 0 {

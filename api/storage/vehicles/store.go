@@ -8,6 +8,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/related"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -36,11 +37,11 @@ func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 // Assignable returns nil when id is a vehicle of org with status available,
 // else a 422 validation_error on vehicle_id (a vehicle of another
 // organization is reported exactly like a missing one). The row is locked
-// FOR SHARE, so inside the caller's transaction the vehicle cannot leave
-// available before the assignment commits.
+// as Load locks it, so inside the caller's transaction the vehicle cannot
+// leave available before the assignment commits.
 func Assignable(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	v, err := storage.Get[Vehicle](ctx, db, org, id, Kind, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Column("id", "status").For("SHARE")
+		return q.Column("id", "status").For(loadLock)
 	})
 	switch {
 	case errs.Is(err, errs.NotFound):
@@ -51,4 +52,20 @@ func Assignable(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 		return errs.InvalidField("vehicle_id", "vehicle is "+v.Status+"; only available vehicles can be assigned")
 	}
 	return nil
+}
+
+// loadLock is the row lock of a vehicle that a write loads: it conflicts
+// with itself (and with the vehicle's own updates), so writes that change
+// what one truck carries run one after the other, and each write's load
+// warning counts every line committed before it (docs/availability.md,
+// "Warnings on reservation writes"). It does not conflict with the key
+// share lock a foreign key check takes.
+const loadLock = "NO KEY UPDATE"
+
+// Load locks the vehicle id of org as a write that changes its load must
+// before summing it (loadLock); a vehicle that is not org's is left alone.
+func Load(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
+	_, err := db.NewSelect().Table("vehicles").Column("id").
+		Where("organization_id = ?", org).Where("id = ?", id).For(loadLock).Exec(ctx)
+	return database.Error(err)
 }
