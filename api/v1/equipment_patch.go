@@ -3,6 +3,7 @@ package v1
 import (
 	"bytes"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -32,8 +33,8 @@ var readOnlyFields = []string{"id", "name", "model", "manufacturer", "serial_num
 	"status", "organization_id", "created_at", "updated_at"}
 
 // patchIssues is the one text reported for any bad value of a writable field
-// (a non-number, zero, negative, unknown case type, or a null over a stored
-// value).
+// (a non-number, zero, negative or unknown case type; a null over a stored
+// value has nullIssue).
 var patchIssues = func() map[string]string {
 	m := map[string]string{"case_type": "must be one of: " + strings.Join(caseTypes, ", ")}
 	for _, f := range dimensionFields {
@@ -41,6 +42,22 @@ var patchIssues = func() map[string]string {
 	}
 	return m
 }()
+
+// nullIssue is the text for a null over a stored value: v1 cannot clear a
+// field (docs/v1.md).
+const nullIssue = "cannot be cleared through v1 (null over a stored value): leave it out, or clear it with v2"
+
+// issuesOf is patchIssues with nullIssue for the fields in gives as null
+// (decodePatch refuses a null only over a stored value).
+func issuesOf(in *rest.Input) map[string]string {
+	m := maps.Clone(patchIssues)
+	for _, f := range writableFields {
+		if isNull(in, f) {
+			m[f] = nullIssue
+		}
+	}
+	return m
+}
 
 // storedNulls are the writable fields whose stored value is null.
 type storedNulls map[string]bool
@@ -96,7 +113,7 @@ func decodePatch(in *rest.Input, nulls storedNulls) (storage.Changes, error) {
 	}
 	in.Ignore(readOnlyFields...)
 	if err := in.Err(); err != nil {
-		return ch, nameFields(err, patchIssues)
+		return ch, nameFields(err, issuesOf(in))
 	}
 	if ch.Len() == 0 && !kept {
 		return ch, badRequestf("body", "must contain at least one writable field: "+strings.Join(writableFields, ", "))

@@ -288,7 +288,7 @@ func TestEquipmentPatchSendsBackNulls(t *testing.T) {
 		t.Run("bad/"+c.name, func(t *testing.T) {
 			before := read()
 			wantV1Error(t, a.Patch(path, c.body), http.StatusBadRequest, "BAD_REQUEST",
-				"weight_lbs: must be a positive number of at most 1000000000")
+				"weight_lbs: cannot be cleared through v1 (null over a stored value): leave it out, or clear it with v2")
 			if after := read(); !equalMaps(before, after) {
 				t.Errorf("record changed by a rejected PATCH: %v -> %v", before, after)
 			}

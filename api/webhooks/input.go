@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/eventapi/eventapi/api/openapi"
@@ -64,14 +65,20 @@ func checkEvents(in *rest.Input, events []string) []string {
 		return nil
 	}
 	var out []string
-	for _, e := range events {
+	bad := false
+	for i, e := range events {
 		if e != store.AllEvents && !changes.ValidType(e) {
-			in.Issue("enabled_events", `"`+e+`" is not a change type; use types such as event.created or quote.approved, or "*" for all`)
-			return nil
+			// Named by element, as a value of the wrong type is.
+			in.Issue(fmt.Sprintf("enabled_events[%d]", i), `"`+e+`" is not a change type; use types such as event.created or quote.approved, or "*" for all`)
+			bad = true
+			continue
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)
 		}
+	}
+	if bad {
+		return nil
 	}
 	if slices.Contains(out, store.AllEvents) {
 		return []string{store.AllEvents}
