@@ -22,7 +22,11 @@
 //     (params.IdempotencyKey). The error of a write given up on after a
 //     lost answer (a *LostAnswerError) names the key it was sent with;
 //     IdempotencyKeyOf reads it from that error and from an *APIError.
-//   - All iterates over every record of any list, following the cursors.
+//   - All iterates over every record of any list, following the cursors;
+//     Feed follows the change feed.
+//   - RecordOf decodes the record of a change or a webhook message into its
+//     type; WebhookReceiver verifies the messages a webhook endpoint
+//     receives (Standard Webhooks) and serves its URL.
 //
 // The deprecated v1 surface has its own package, api/client/v1, which uses
 // the same layer. See docs/sdk.md.
