@@ -157,6 +157,18 @@ func (o *Org) WithKey(mode apikey.Mode, scopes ...tenancy.Scope) *Org {
 	return &Org{ID: o.ID, Key: o.env.NewKey(o.ID, mode, scopes...), env: o.env}
 }
 
+// SandboxOf creates a sandbox organization of o and returns it as o's own
+// test key (every scope) acts for it: the key is o's, the records it makes
+// and the rows it reaches are the sandbox's.
+func (o *Org) SandboxOf(name string) *Org {
+	o.env.T.Helper()
+	sandbox, err := tenancy.CreateOrganization(context.Background(), o.env.Svc.DB, name, &o.ID)
+	if err != nil {
+		o.env.T.Fatal(err)
+	}
+	return &Org{ID: sandbox.ID, Key: o.env.NewKey(o.ID, apikey.Test, tenancy.AllScopes...), env: o.env}
+}
+
 // NewKey creates a key for org and returns its secret.
 func (e *Env) NewKey(org uuid.UUID, mode apikey.Mode, scopes ...tenancy.Scope) string {
 	e.T.Helper()

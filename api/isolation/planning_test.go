@@ -23,12 +23,14 @@ func init() {
 }
 
 // checkBatchAvailability: B naming A's equipment gets 404 (alone or among
-// its own), and is served for its own.
+// its own), told exactly as for a random id (the answer names the ids it
+// did not find), and is served for its own.
 func checkBatchAvailability(t *testing.T, s *Suite) {
 	mine, theirs := s.Make(t, "equipment", s.B), s.Make(t, "equipment", s.A)
 	base := "/api/v2/availability" + planningWindow + "&equipment_id="
 	for _, ids := range []string{theirs, mine + "," + theirs} {
-		if r := s.B.Get(base + ids); r.Status != http.StatusNotFound || r.ErrorCode() != "not_found" {
+		r := s.sameAsMissing(t, s.B, http.MethodGet, base+ids, []string{theirs}, nil)
+		if r.Status != http.StatusNotFound || r.ErrorCode() != "not_found" {
 			t.Errorf("B asking for A's equipment (%s): %d %s, want 404 not_found", ids, r.Status, r.Body)
 		}
 	}

@@ -111,11 +111,17 @@ type Suite struct {
 
 func newSuite(t *testing.T) *Suite {
 	env := apitest.New(t)
+	return suiteOf(t, env, env.NewOrg("A"), env.NewOrg("B"))
+}
+
+// suiteOf is the suite of a and b, two organizations of env (or an
+// organization and its sandbox) as their keys act for them.
+func suiteOf(t *testing.T, env *apitest.Env, a, b *apitest.Org) *Suite {
 	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Suite{Env: env, A: env.NewOrg("A"), B: env.NewOrg("B"), shared: map[string]string{}, contract: c}
+	return &Suite{Env: env, A: a, B: b, shared: map[string]string{}, contract: c}
 }
 
 // Make creates a new record of fixture name in o.
@@ -281,8 +287,34 @@ func TestCompleteness(t *testing.T) {
 }
 
 // TestIsolation runs the check of every table entry with two organizations.
-func TestIsolation(t *testing.T) {
-	s := newSuite(t)
+func TestIsolation(t *testing.T) { checkRoutes(t, newSuite(t)) }
+
+// TestIsolationOfASandbox runs every check between a live organization and
+// its sandbox, reached through the live organization's own test key, both
+// ways: the test key never sees, changes or references the parent's live
+// records, and the parent's live key none of the sandbox's.
+func TestIsolationOfASandbox(t *testing.T) {
+	env := apitest.New(t)
+	live := env.NewOrg("Parent")
+	test := live.SandboxOf("Parent sandbox")
+	if h := test.Get("/api/v2/health").Data(); h["organization_id"] != test.ID.String() || h["sandbox"] != true {
+		t.Fatalf("the parent's test key: /health %v, want the sandbox %s", h, test.ID)
+	}
+	t.Run("test key against the parent", func(t *testing.T) { checkRoutes(t, suiteOf(t, env, live, test)) })
+	t.Run("parent against its sandbox", func(t *testing.T) { checkRoutes(t, suiteOf(t, env, test, live)) })
+}
+
+// TestIsolationOfLegacyKeys runs every check with legacy (sk_live_) keys,
+// which v2 accepts too.
+func TestIsolationOfLegacyKeys(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrgWithKey("A", apikey.Legacy, tenancy.AllScopes...)
+	b := env.NewOrgWithKey("B", apikey.Legacy, tenancy.AllScopes...)
+	checkRoutes(t, suiteOf(t, env, a, b))
+}
+
+// checkRoutes runs the check of every table entry with s's A and B.
+func checkRoutes(t *testing.T, s *Suite) {
 	for _, key := range slices.Sorted(maps.Keys(routes)) {
 		t.Run(key, func(t *testing.T) {
 			method, path := splitKey(key)
