@@ -2674,7 +2674,7 @@ type PickListData struct {
 // PickListItem A line of a pick list: an equipment record or a `custom_description`. `equipment` is
 // present only when expanded.
 type PickListItem struct {
-	// ContainerId The physical case record.
+	// ContainerId An identifier of the physical case, kept as sent: no table stands behind it yet, so it is not checked against any record (docs/decisions.md, "Quotes, invoices and pick lists"). Not a reference to another item: use `parent_item_id` for that.
 	ContainerId *openapi_types.UUID `json:"container_id"`
 	CreatedAt   time.Time           `json:"created_at"`
 
@@ -2701,13 +2701,16 @@ type PickListItem struct {
 	SerialNumbers *[]string `json:"serial_numbers"`
 
 	// Stage Moves only forward in this order; skipping is allowed.
-	Stage       PickListStage       `json:"stage"`
-	UpdatedAt   time.Time           `json:"updated_at"`
+	Stage     PickListStage `json:"stage"`
+	UpdatedAt time.Time     `json:"updated_at"`
+
+	// WarehouseId An identifier of the warehouse, kept as sent: no table stands behind it yet, so it is not checked against any record (docs/decisions.md, "Quotes, invoices and pick lists").
 	WarehouseId *openapi_types.UUID `json:"warehouse_id"`
 }
 
 // PickListItemCreate defines model for PickListItemCreate.
 type PickListItemCreate struct {
+	// ContainerId An identifier of the physical case, kept as sent: no table stands behind it yet, so it is not checked against any record (docs/decisions.md, "Quotes, invoices and pick lists"). Not a reference to another item: use `parent_item_id` for that.
 	ContainerId *openapi_types.UUID `json:"container_id,omitempty"`
 
 	// CustomDescription Required unless `equipment_id` is given.
@@ -2726,7 +2729,9 @@ type PickListItemCreate struct {
 	SerialNumbers *[]string `json:"serial_numbers,omitempty"`
 
 	// Stage Moves only forward in this order; skipping is allowed.
-	Stage       *PickListStage      `json:"stage,omitempty"`
+	Stage *PickListStage `json:"stage,omitempty"`
+
+	// WarehouseId An identifier of the warehouse, kept as sent: no table stands behind it yet, so it is not checked against any record (docs/decisions.md, "Quotes, invoices and pick lists").
 	WarehouseId *openapi_types.UUID `json:"warehouse_id,omitempty"`
 }
 
@@ -2752,6 +2757,7 @@ type PickListItemPatched struct {
 // the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type PickListItemUpdate struct {
+	// ContainerId An identifier of the physical case, kept as sent: no table stands behind it yet, so it is not checked against any record (docs/decisions.md, "Quotes, invoices and pick lists"). Not a reference to another item: use `parent_item_id` for that.
 	ContainerId *openapi_types.UUID `json:"container_id,omitempty"`
 
 	// CustomDescription Required unless `equipment_id` is given.
@@ -2767,7 +2773,9 @@ type PickListItemUpdate struct {
 	SerialNumbers *[]string `json:"serial_numbers,omitempty"`
 
 	// Stage Moves only forward in this order; skipping is allowed.
-	Stage                *PickListStage         `json:"stage,omitempty"`
+	Stage *PickListStage `json:"stage,omitempty"`
+
+	// WarehouseId An identifier of the warehouse, kept as sent: no table stands behind it yet, so it is not checked against any record (docs/decisions.md, "Quotes, invoices and pick lists").
 	WarehouseId          *openapi_types.UUID    `json:"warehouse_id,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
