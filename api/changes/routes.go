@@ -88,9 +88,13 @@ func list(env *rest.Env) fiber.Handler {
 		// parameter is bad.
 		q.Check(checkTypes(ctx, types))
 		q.Expansions()
+		fromNow := parseFrom(c, q)
 		page := parsePage(q, env, org, types)
 		if err := q.Err(); err != nil {
 			return err
+		}
+		if fromNow {
+			return head(c, env, page)
 		}
 		// A page is a large read: up to feed.MaxPageBytes of records, held
 		// as stored, as rendered and as the body at once.
@@ -115,6 +119,39 @@ func list(env *rest.Env) fiber.Handler {
 			return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
 		})
 	}
+}
+
+// FromNow is the one value of ?from=: start at the feed's head.
+const FromNow = "now"
+
+// parseFrom reads ?from= into q: true for from=now, which starts a reader
+// at the head instead of the oldest change and cannot be given beside a
+// cursor (a reader with a cursor is somewhere already).
+func parseFrom(c *fiber.Ctx, q *rest.Query) bool {
+	from := q.Enum("from", FromNow)
+	if from != FromNow {
+		return false
+	}
+	if _, given := q.Raw("cursor"); given {
+		q.Issue("from", "starts a reader without a cursor at the feed's head: give from or cursor, not both")
+		return false
+	}
+	return true
+}
+
+// head answers GET /changes?from=now: no changes, and the cursor of the
+// feed's head (feed.Head), bound like every cursor of the feed to the
+// organization and the type filter. Followed, it lists every change that
+// commits after this answer, and those that committed since the oldest write
+// transaction then running on the database server began (feed.Head).
+func head(c *fiber.Ctx, env *rest.Env, page storage.PageRequest) error {
+	ctx := c.UserContext()
+	at, err := feed.Head(ctx, env.Conn(ctx))
+	if err != nil {
+		return err
+	}
+	return c.JSON(rest.List[feed.Change]{Data: []feed.Change{},
+		Pagination: rest.Pagination{NextCursor: page.NextCursor(env.Cursors, true, at)}})
 }
 
 // noWildcard is the wildcard the type filter does not have: parseTypes

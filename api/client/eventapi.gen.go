@@ -1179,6 +1179,21 @@ func (e WebhookEventType) Valid() bool {
 	}
 }
 
+// Defines values for ListChangesParamsFrom.
+const (
+	ChangesFromNow ListChangesParamsFrom = "now"
+)
+
+// Valid indicates whether the value is a known member of the ListChangesParamsFrom enum.
+func (e ListChangesParamsFrom) Valid() bool {
+	switch e {
+	case ChangesFromNow:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListEquipmentParamsExpand.
 const (
 	ListEquipmentParamsExpandCategory ListEquipmentParamsExpand = "category"
@@ -3831,7 +3846,19 @@ type ListChangesParams struct {
 	// (`*` is a 422): without `type` the feed lists every object type the key may read. Spaces around a
 	// type and empty elements (a trailing comma) are ignored.
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
+
+	// From `now` starts a reader at the feed's head instead of its oldest change: the answer lists no
+	// changes (`has_more: false`) and its `next_cursor`, followed, lists every change that commits
+	// after the answer, never missing one, and also those that committed since the oldest write
+	// transaction then running on the database server began (usually milliseconds). Ask for
+	// it before a full read of the records a reader keeps, then follow the feed from it
+	// (docs/changes.md, "Starting from now"). The cursor is bound to `type` as every cursor of the
+	// feed is. Not with `cursor` (422 naming `from`); any other value is 422.
+	From *ListChangesParamsFrom `form:"from,omitempty" json:"from,omitempty"`
 }
+
+// ListChangesParamsFrom defines parameters for ListChanges.
+type ListChangesParamsFrom string
 
 // ListClientsParams defines parameters for ListClients.
 type ListClientsParams struct {
@@ -10598,6 +10625,18 @@ func NewListChangesRequest(server string, params *ListChangesParams) (*http.Requ
 		if params.Type != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

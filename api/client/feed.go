@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"context"
+	"errors"
 	"iter"
 	"time"
 )
@@ -32,6 +33,30 @@ func (a *API) NewFeed(cursor string, params *ListChangesParams) *Feed {
 		f.params.Cursor = nil // the feed's own cursor is the one sent
 	}
 	return f
+}
+
+// FeedHead returns the cursor of the feed's head (GET /changes?from=now): a
+// Feed started from it yields every change committed after this call, never
+// missing one, and those committed since the oldest write transaction then
+// running on the server began (usually milliseconds before). Ask for it
+// before a full read of the records you copy, then follow the feed from it
+// (docs/changes.md, "Starting from now"). params may narrow it (Type, which
+// the cursor is bound to); its Cursor and From are ignored.
+func (a *API) FeedHead(ctx context.Context, params *ListChangesParams) (string, error) {
+	var p ListChangesParams
+	if params != nil {
+		p = *params
+	}
+	from := ChangesFromNow
+	p.Cursor, p.From = nil, &from
+	_, page, err := decodePage[Change](ctx, a.Raw.ListChanges, &p, nil)
+	switch {
+	case err != nil:
+		return "", err
+	case page.NextCursor == nil:
+		return "", errors.New("eventapi: the feed's head came without a next_cursor")
+	}
+	return *page.NextCursor, nil
 }
 
 // Cursor is where the feed stands: after the last change yielded when that

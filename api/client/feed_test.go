@@ -181,3 +181,53 @@ func TestAPageWithNoWayOnEndsIteration(t *testing.T) {
 		t.Fatalf("feed: %d changes, %d errors, %d pages asked; want the page's change, then one error", changes, ends, asked.Load())
 	}
 }
+
+// TestFeedHead: a Feed started from FeedHead yields the changes written
+// after it (what it yields of earlier ones depends on the server's oldest
+// running write, docs/changes.md "Starting from now"); the head of a type
+// filter goes on with that filter only.
+func TestFeedHead(t *testing.T) {
+	env := apitest.New(t)
+	org := env.NewOrg("Feed head")
+	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(contractClient(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	types := "client.updated"
+	params := &client.ListChangesParams{Type: &types}
+	head, err := api.FeedHead(ctx, params)
+	if err != nil || head == "" {
+		t.Fatalf("FeedHead: %q, %v", head, err)
+	}
+	created, err := api.CreateClientWithResponse(ctx, nil, client.ClientCreate{Name: "After the head"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.JSON201.ClientRecord.Id
+	name := "Renamed after the head"
+	if _, err := api.UpdateClientWithResponse(ctx, id, nil, client.ClientUpdate{Name: &name}); err != nil {
+		t.Fatal(err)
+	}
+	feed := api.NewFeed(head, params)
+	feed.Every = 10 * time.Millisecond
+	for ch, err := range feed.Changes(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Type != "client.updated" {
+			t.Fatalf("a %s change from the head of client.updated", ch.Type)
+		}
+		if ch.ObjectId == id {
+			break
+		}
+	}
+	// The head's cursor is bound to its filter.
+	for _, err := range api.NewFeed(head, nil).Changes(ctx) {
+		if client.CodeOf(err) != "validation_error" {
+			t.Errorf("the head of client.updated followed without the filter: %v", err)
+		}
+		break
+	}
+}
