@@ -6,6 +6,38 @@ import (
 	"time"
 )
 
+// HoldRowLock takes the row lock of query (a SELECT … FOR SHARE of one row,
+// which names its tables and marks itself as the test's own statement) in a
+// transaction of its own and keeps it until release commits it, or the test
+// ends and it is rolled back. Register the cleanup that waits for requests
+// blocked on the lock before calling it: cleanups run last-registered first,
+// so the lock is then released before they are waited for.
+func HoldRowLock(t *testing.T, e *Env, query string, args ...any) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	holder, err := e.Svc.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		_ = holder.Close()
+		t.Fatal(err)
+	}
+	// The connection closes only after its transaction ends: closing it
+	// first would wait for the transaction forever.
+	t.Cleanup(func() { _ = tx.Rollback(); _ = holder.Close() })
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // WaitBlocked returns once n backends of e's database (every instance's
 // pool) are waiting on a lock. It fails when one of answers arrives first:
 // the test holds a row lock the requests must wait for, so an answer means

@@ -1,7 +1,6 @@
 package planning_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 
@@ -37,22 +36,6 @@ func TestConcurrentWritesOntoOneTruckWarnInCommitOrder(t *testing.T) {
 		parked = append(parked, r.Data()["id"].(string))
 	}
 
-	ctx := context.Background()
-	holder, err := env.Svc.DB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := holder.BeginTx(ctx, nil)
-	if err != nil {
-		_ = holder.Close()
-		t.Fatal(err)
-	}
-	// FOR SHARE is what the writes took before: it does not make them wait
-	// for each other, nor for this transaction.
-	if _, err := tx.ExecContext(ctx, "/* every organization: the test's own row lock */ SELECT 1 FROM vehicles WHERE id = ? FOR SHARE", van); err != nil {
-		t.Fatal(err)
-	}
-
 	type answer struct {
 		what     string
 		status   int
@@ -60,7 +43,10 @@ func TestConcurrentWritesOntoOneTruckWarnInCommitOrder(t *testing.T) {
 	}
 	answers := make(chan answer, 4)
 	var inFlight sync.WaitGroup
-	t.Cleanup(func() { _ = tx.Rollback(); _ = holder.Close(); inFlight.Wait() })
+	t.Cleanup(inFlight.Wait)
+	// FOR SHARE is what the writes took before: it does not make them wait
+	// for each other, nor for this transaction.
+	release := apitest.HoldRowLock(t, env, "/* every organization: the test's own row lock */ SELECT 1 FROM vehicles WHERE id = ? FOR SHARE", van)
 	send := func(what string, o *apitest.Org, method, path string, body map[string]any, headers ...string) {
 		inFlight.Add(1)
 		go func() {
@@ -79,9 +65,7 @@ func TestConcurrentWritesOntoOneTruckWarnInCommitOrder(t *testing.T) {
 	send("keyed POST", a, "POST", reservationsPath, created, "Idempotency-Key", uuid.NewString())
 
 	apitest.WaitBlocked(t, env, 4, answers, "the van's row")
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	warned := 0
 	for range 4 {
 		a := <-answers

@@ -216,22 +216,6 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 		events[i] = rows.Event("Show")
 	}
 
-	ctx := context.Background()
-	holder, err := env.Svc.DB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := holder.BeginTx(ctx, nil)
-	if err != nil {
-		_ = holder.Close()
-		t.Fatal(err)
-	}
-	// FOR SHARE conflicts with the guard's FOR NO KEY UPDATE but not with the
-	// FOR KEY SHARE that inserting a reservation (foreign key) takes.
-	if _, err := tx.ExecContext(ctx, "/* every organization: the test's own row lock */ SELECT 1 FROM equipment WHERE id = ? FOR SHARE", eq); err != nil {
-		t.Fatal(err)
-	}
-
 	type answer struct {
 		i      int
 		status int
@@ -241,10 +225,11 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 	instances := []*apitest.Org{a, a.Via(replica)}
 	var inFlight sync.WaitGroup
 	// On failure the row is released and every request finishes before the
-	// apps shut down (cleanups run last-registered first). The connection
-	// closes only after its transaction ends: closing it first would wait
-	// for the transaction forever.
-	t.Cleanup(func() { _ = tx.Rollback(); _ = holder.Close(); inFlight.Wait() })
+	// apps shut down (cleanups run last-registered first).
+	t.Cleanup(inFlight.Wait)
+	// FOR SHARE conflicts with the guard's FOR NO KEY UPDATE but not with the
+	// FOR KEY SHARE that inserting a reservation (foreign key) takes.
+	release := apitest.HoldRowLock(t, env, "/* every organization: the test's own row lock */ SELECT 1 FROM equipment WHERE id = ? FOR SHARE", eq)
 	for i := 0; i < requests; i++ {
 		inFlight.Add(1)
 		go func(i int) {
@@ -263,9 +248,7 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 
 	// Every request must be waiting on a lock before the row is released.
 	apitest.WaitBlocked(t, env, requests, answers, "the equipment row")
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	release()
 
 	created, blocked := 0, 0
 	for range requests {
@@ -285,7 +268,7 @@ func TestStockNeverOversoldAcrossInstances(t *testing.T) {
 	var held int
 	if err := env.Svc.DB.NewRaw(`SELECT coalesce(sum(quantity), 0) FROM equipment_reservations
 		WHERE organization_id = ? AND equipment_id = ? AND reservation_status IN ('reserved', 'checked_out')`,
-		a.ID, eq).Scan(ctx, &held); err != nil {
+		a.ID, eq).Scan(context.Background(), &held); err != nil {
 		t.Fatal(err)
 	}
 	if held != stock {
