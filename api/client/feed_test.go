@@ -187,14 +187,7 @@ func TestAPageWithNoWayOnEndsIteration(t *testing.T) {
 // running write, docs/changes.md "Starting from now"); the head of a type
 // filter goes on with that filter only.
 func TestFeedHead(t *testing.T) {
-	env := apitest.New(t)
-	org := env.NewOrg("Feed head")
-	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(contractClient(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	api, ctx := sdkFor(t, "Feed head")
 	types := "client.updated"
 	params := &client.ListChangesParams{Type: &types}
 	head, err := api.FeedHead(ctx, params)
