@@ -46,7 +46,7 @@ type WebhookMessage struct {
 	// "quote.approved".
 	Type string
 	// ObjectType is the type of the record in Data, the part of Type
-	// before its last dot.
+	// before its last dot (empty when Type has none).
 	ObjectType ChangeObjectType
 	// Timestamp is when the change was recorded (the change's created_at),
 	// not when this attempt was sent.
@@ -64,7 +64,11 @@ var ErrWebhookSignature = errors.New("eventapi: webhook message not authentic")
 // Verify checks body, the request's body read whole, against header's
 // webhook-id, webhook-timestamp and webhook-signature, and decodes it. An
 // error wrapping ErrWebhookSignature means the message must not be trusted;
-// any other error, that an authentic body is not a message this SDK knows.
+// any other error, that an authentic body is not JSON of the message's
+// shape. An authentic message of a type this SDK does not know (one a
+// later release sends) is returned as it came, ObjectType empty when its
+// type has no dot: the handler decides, so that a receiver built on an
+// older SDK does not refuse it until its endpoint is disabled.
 func (r *WebhookReceiver) Verify(body []byte, header http.Header) (WebhookMessage, error) {
 	if err := r.wh.Verify(body, header); err != nil {
 		return WebhookMessage{}, fmt.Errorf("%w: %w", ErrWebhookSignature, err)
@@ -77,11 +81,11 @@ func (r *WebhookReceiver) Verify(body []byte, header http.Header) (WebhookMessag
 	if err := json.Unmarshal(body, &m); err != nil {
 		return WebhookMessage{}, fmt.Errorf("eventapi: webhook body: %w", err)
 	}
-	dot := strings.LastIndexByte(m.Type, '.')
-	if dot <= 0 || len(m.Data) == 0 || string(m.Data) == "null" {
-		return WebhookMessage{}, fmt.Errorf("eventapi: webhook body of type %q without a record", m.Type)
+	var objectType ChangeObjectType
+	if dot := strings.LastIndexByte(m.Type, '.'); dot > 0 {
+		objectType = ChangeObjectType(m.Type[:dot])
 	}
-	return WebhookMessage{ID: header.Get("webhook-id"), Type: m.Type, ObjectType: ChangeObjectType(m.Type[:dot]),
+	return WebhookMessage{ID: header.Get("webhook-id"), Type: m.Type, ObjectType: objectType,
 		Timestamp: m.Timestamp, Data: m.Data}, nil
 }
 
@@ -90,16 +94,30 @@ func (r *WebhookReceiver) Verify(body []byte, header http.Header) (WebhookMessag
 // is full of characters JSON escapes is about 3 MB (docs/webhooks.md).
 const MaxWebhookBody = 8 << 20
 
-// Handler is an http.Handler for the endpoint's URL: it reads the body (up to
-// MaxWebhookBody), verifies it and hands the message to handle. It answers
-// 204 when handle returns nil, 500 when it returns an error (eventapi then
-// retries the delivery with backoff), 401 to a message that is not
-// authentic and 400 to a body it cannot read. handle runs before the answer,
-// within the delivery's 10 s timeout: queue slow work and return.
+// Handler is an http.Handler for the endpoint's URL: it reads the body of a
+// POST (up to MaxWebhookBody), verifies it and hands the message to handle.
+// It answers 204 when handle returns nil; 500 when it returns an error; 401
+// to a message that is not authentic; 400 to a body that is not a message;
+// 413 to a body over the bound; and 405 to another method. eventapi retries
+// every answer but a 2xx with backoff, and disables the endpoint once none
+// of its deliveries has succeeded for 3 days (docs/webhooks.md): return
+// nil for a message you mean to ignore. handle runs before the answer,
+// within the delivery's timeout (10 s by default): queue slow work and
+// return.
 func (r *WebhookReceiver) Handler(handle func(context.Context, WebhookMessage) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "webhook messages are POSTed", http.StatusMethodNotAllowed)
+			return
+		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxWebhookBody))
-		if err != nil {
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			http.Error(w, "body over the bound", http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
 			http.Error(w, "unreadable body", http.StatusBadRequest)
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -95,7 +96,7 @@ func TestWebhookReceiver(t *testing.T) {
 		t.Errorf("message %+v", m)
 	}
 	rec, err := client.RecordOf[client.ClientRecord](m)
-	if err != nil || rec != created.JSON201.ClientRecord {
+	if err != nil || !reflect.DeepEqual(rec, created.JSON201.ClientRecord) {
 		t.Errorf("the message's record %+v (%v), the POST's %+v", rec, err, created.JSON201.ClientRecord)
 	}
 	if _, err := client.RecordOf[client.Equipment](m); err == nil {
@@ -109,7 +110,7 @@ func TestWebhookReceiver(t *testing.T) {
 		if ch.Id.String() != m.ID {
 			continue
 		}
-		if fromFeed, err := client.RecordOf[client.ClientRecord](ch); err != nil || fromFeed != rec {
+		if fromFeed, err := client.RecordOf[client.ClientRecord](ch); err != nil || !reflect.DeepEqual(fromFeed, rec) {
 			t.Errorf("the feed's record %+v (%v), the message's %+v", fromFeed, err, rec)
 		}
 		break
@@ -117,8 +118,8 @@ func TestWebhookReceiver(t *testing.T) {
 
 	// What the handler answers to messages that are not genuine, and to a
 	// handler's failure.
-	send := func(body []byte, header http.Header, handle func(context.Context, client.WebhookMessage) error) int {
-		r := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewReader(body))
+	send := func(method string, body []byte, header http.Header, handle func(context.Context, client.WebhookMessage) error) int {
+		r := httptest.NewRequest(method, "/hook", bytes.NewReader(body))
 		r.Header = header
 		w := httptest.NewRecorder()
 		receiver.Handler(handle).ServeHTTP(w, r)
@@ -131,7 +132,7 @@ func TestWebhookReceiver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signedAt := func(at time.Time) http.Header {
+	signedAt := func(at time.Time, body []byte) http.Header {
 		h := header.Clone()
 		sig, err := signer.Sign(h.Get("webhook-id"), at, body)
 		if err != nil {
@@ -143,24 +144,39 @@ func TestWebhookReceiver(t *testing.T) {
 	}
 	unsigned := header.Clone()
 	unsigned.Del("webhook-signature")
+	// A message of a type this SDK does not know still reaches the handler,
+	// which decides (a refusal would be retried until the endpoint is
+	// disabled).
+	var unknown client.WebhookMessage
+	ping := []byte(`{"type":"ping","timestamp":"2026-12-04T10:00:00Z","data":null}`)
+	keep := func(_ context.Context, m client.WebhookMessage) error { unknown = m; return nil }
+	huge := bytes.Repeat([]byte(" "), client.MaxWebhookBody+1)
 	for _, tt := range []struct {
 		name   string
+		method string
 		body   []byte
 		header http.Header
 		handle func(context.Context, client.WebhookMessage) error
 		want   int
 	}{
-		{"genuine", body, header, ok, http.StatusNoContent},
-		{"tampered body", bytes.Replace(body, []byte("Hooked"), []byte("Forged"), 1), header, ok, http.StatusUnauthorized},
-		{"signed again now", body, signedAt(time.Now()), ok, http.StatusNoContent},
-		{"signed an hour ago", body, signedAt(time.Now().Add(-time.Hour)), ok, http.StatusUnauthorized},
-		{"unsigned", body, unsigned, ok, http.StatusUnauthorized},
-		{"handler fails", body, header, func(context.Context, client.WebhookMessage) error { return errors.New("disk full") },
+		{"genuine", http.MethodPost, body, header, ok, http.StatusNoContent},
+		{"tampered body", http.MethodPost, bytes.Replace(body, []byte("Hooked"), []byte("Forged"), 1), header, ok, http.StatusUnauthorized},
+		{"signed again now", http.MethodPost, body, signedAt(time.Now(), body), ok, http.StatusNoContent},
+		{"signed an hour ago", http.MethodPost, body, signedAt(time.Now().Add(-time.Hour), body), ok, http.StatusUnauthorized},
+		{"unsigned", http.MethodPost, body, unsigned, ok, http.StatusUnauthorized},
+		{"handler fails", http.MethodPost, body, header, func(context.Context, client.WebhookMessage) error { return errors.New("disk full") },
 			http.StatusInternalServerError},
+		{"an unknown type", http.MethodPost, ping, signedAt(time.Now(), ping), keep, http.StatusNoContent},
+		{"authentic, not JSON", http.MethodPost, []byte("{"), signedAt(time.Now(), []byte("{")), ok, http.StatusBadRequest},
+		{"over the bound", http.MethodPost, huge, header, ok, http.StatusRequestEntityTooLarge},
+		{"GET", http.MethodGet, nil, header, ok, http.StatusMethodNotAllowed},
 	} {
-		if got := send(tt.body, tt.header, tt.handle); got != tt.want {
+		if got := send(tt.method, tt.body, tt.header, tt.handle); got != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
 		}
+	}
+	if unknown.Type != "ping" || unknown.ObjectType != "" || string(unknown.Data) != "null" {
+		t.Errorf("the unknown type reached the handler as %+v", unknown)
 	}
 	if _, err := client.NewWebhookReceiver(strings.TrimPrefix(ep.JSON201.Data.Secret, "whsec_")); err == nil {
 		t.Error("a secret without whsec_ was taken")
