@@ -146,7 +146,7 @@ func parseFrom(c *fiber.Ctx, q *rest.Query) bool {
 // transaction then running on the database server began (feed.Head).
 func head(c *fiber.Ctx, env *rest.Env, page storage.PageRequest) error {
 	ctx := c.UserContext()
-	at, err := feed.Head(ctx, env.Conn(ctx))
+	at, err := feed.Head(ctx, env.Conn(ctx), tenancy.OrgID(ctx))
 	if err != nil {
 		return err
 	}

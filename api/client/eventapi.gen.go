@@ -3853,7 +3853,8 @@ type ListChangesParams struct {
 	// transaction then running on the database server began (usually milliseconds). Ask for
 	// it before a full read of the records a reader keeps, then follow the feed from it
 	// (docs/changes.md, "Starting from now"). The cursor is bound to `type` as every cursor of the
-	// feed is. Not with `cursor` (422 naming `from`); any other value is 422.
+	// feed is; `limit` is checked but lists nothing here. Not with `cursor` (422 naming `from`);
+	// any other value is 422.
 	From *ListChangesParamsFrom `form:"from,omitempty" json:"from,omitempty"`
 }
 

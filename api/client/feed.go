@@ -24,8 +24,9 @@ type Feed struct {
 	Every time.Duration
 }
 
-// NewFeed starts a feed at cursor ("" for the oldest change kept); params
-// may narrow it (Type) or size its pages (Limit), its Cursor is ignored.
+// NewFeed starts a feed at cursor ("" for the oldest change kept, or for the
+// head when params.From is ChangesFromNow); params may narrow it (Type) or
+// size its pages (Limit), its Cursor is ignored.
 func (a *API) NewFeed(cursor string, params *ListChangesParams) *Feed {
 	f := &Feed{api: a, cursor: cursor, Every: time.Second}
 	if params != nil {
@@ -74,6 +75,9 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 			if f.cursor != "" {
 				c := f.cursor
 				cursor = &c
+				// from=now places a feed without a cursor at the head;
+				// beside a cursor it is refused.
+				params.From = nil
 			}
 			page, more, next, err := changePage(ctx, f.api.Raw, &params, cursor)
 			for i, ch := range page {

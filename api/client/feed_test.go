@@ -2,9 +2,11 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -224,3 +226,49 @@ func TestFeedHead(t *testing.T) {
 		break
 	}
 }
+
+// TestAFeedFromNowDropsFromAtItsCursor: a Feed given From (ChangesFromNow)
+// asks for the head on its first poll only, and polls from the cursor it
+// got there without from (the server refuses the two together).
+func TestAFeedFromNowDropsFromAtItsCursor(t *testing.T) {
+	env := apitest.New(t)
+	org := env.NewOrg("Feed from now")
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var (
+		mu      sync.Mutex
+		queries []url.Values
+	)
+	record := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		mu.Lock()
+		queries = append(queries, req.URL.Query())
+		if len(queries) == 3 {
+			stop()
+		}
+		mu.Unlock()
+		return contractClient(t).Transport.RoundTrip(req)
+	})
+	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(&http.Client{Transport: record}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := client.ChangesFromNow
+	feed := api.NewFeed("", &client.ListChangesParams{From: &now})
+	feed.Every = 10 * time.Millisecond
+	for _, err := range feed.Changes(ctx) {
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the feed: %v", err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, q := range queries {
+		if first := i == 0; q.Has("from") != first || q.Has("cursor") == first {
+			t.Errorf("poll %d: %v, want from=now on the first poll only and a cursor on the others", i+1, q)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -61,7 +61,8 @@ func raisedFeedOffset(offset, next, stored, margin int64, moved bool) (int64, bo
 // organization, found by skipping from one organization to the next), of
 // the webhook endpoints' cursors and of the retention marks. A cursor a
 // reader holds is a change's position, so it is at most the greatest of
-// these (a purged change is at most its organization's mark).
+// these (a purged change is at most its organization's mark; the head that
+// GET /changes?from=now answers is a change's place or the mark too).
 const feedPositionsSQL = `/* every organization: the feed's stored positions */
 WITH RECURSIVE orgs AS (
     (SELECT organization_id AS id FROM changes ORDER BY organization_id LIMIT 1)

@@ -104,7 +104,7 @@ const maxPurgeRaces = 3
 func ErrCursorExpired() *errs.Error {
 	return errs.New(errs.CursorExpired, "the cursor is past the feed's retention: changes after it were deleted (changes are kept "+
 		strconv.Itoa(int(Retention/(24*time.Hour)))+" days). "+
-		"Resync: read the feed without a cursor to its end, keeping its next_cursor, read the records again from their list endpoints, "+
+		"Resync: take the next_cursor of GET /changes?from=now, read the records again from their list endpoints, "+
 		"then go on from that cursor")
 }
 
