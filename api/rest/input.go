@@ -122,6 +122,11 @@ func malformed(body []byte) error {
 	if nestsDeeperThan(body, maxNesting) {
 		return errs.New(errs.MalformedJSON, "the request body nests arrays and objects deeper than 10,000 levels")
 	}
+	if json.Valid(body) && !utf8.Valid(body) {
+		// Often a body in another charset (ISO-8859-1, UTF-16), whatever
+		// its Content-Type declares: JSON is read as UTF-8 (RFC 8259).
+		return errs.New(errs.MalformedJSON, "the request body is not valid UTF-8: send JSON in UTF-8, whatever charset the Content-Type names")
+	}
 	return errs.New(errs.MalformedJSON, "the request body is not valid JSON")
 }
 

@@ -422,27 +422,43 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 			}
 		}
 	})
-	t.Run("a body declared in a charset other than UTF-8 is 415 and stores nothing", func(t *testing.T) {
+	t.Run("a body is read as UTF-8 whatever charset it declares", func(t *testing.T) {
+		// DECISIONS: application/json with any charset is JSON; invalid
+		// UTF-8 is 400 malformed_json, and nothing is stored.
 		for _, tt := range []struct{ ct, body string }{
-			{"application/json; charset=iso-8859-1", "{\"name\":\"B\xfchne latin1\"}"},
-			{"application/json; charset=ISO-8859-1", `{"name":"Buehne ascii latin1"}`},
+			{"application/json; charset=iso-8859-1", `{"name":"Buehne ascii latin1"}`},
+			{"application/json; charset=utf-8; charset=latin1", `{"name":"Two charsets"}`},
+			{"application/json; charset=", `{"name":"Empty charset"}`},
+		} {
+			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key,
+				Body: tt.body, Headers: map[string]string{"Content-Type": tt.ct}})
+			if res.Status != 201 {
+				t.Errorf("Content-Type %q, a UTF-8 body: %d %s", tt.ct, res.Status, res.Body)
+			}
+		}
+		for _, tt := range []struct{ ct, body string }{
+			{"application/json; charset=iso-8859-1", "{\"name\":\"B\xfchne refused\"}"},
 			{"application/json; charset=utf-16", "{\x00\"\x00n\x00\"\x00}\x00"},
 		} {
 			res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key,
 				Body: tt.body, Headers: map[string]string{"Content-Type": tt.ct}})
-			if res.Status != 415 || res.ErrorCode() != "unsupported_media_type" || !bytes.Contains(res.Body, []byte("UTF-8")) {
-				t.Errorf("Content-Type %q: %d %s", tt.ct, res.Status, res.Body)
+			if res.Status != 400 || res.ErrorCode() != "malformed_json" {
+				t.Errorf("Content-Type %q, a body in that charset: %d %s", tt.ct, res.Status, res.Body)
 			}
 		}
-		if res := org.Do("GET", "/api/v2/clients?search=latin1", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("latin1")) {
+		if res := org.Do("GET", "/api/v2/clients?search=refused", nil); res.Status != 200 || bytes.Contains(res.Body, []byte("refused")) {
 			t.Errorf("a refused body was stored: %d %s", res.Status, res.Body)
 		}
+		if res := env.Send(apitest.Request{Method: "POST", Path: "/api/v2/clients", Key: org.Key,
+			Body: "{\"name\":\"B\xfchne\"}", Headers: map[string]string{"Content-Type": "application/json; charset=iso-8859-1"}}); !bytes.Contains(res.Body, []byte("not valid UTF-8")) {
+			t.Errorf("the refusal does not say the body is not UTF-8: %s", res.Body)
+		}
 		legacy := "Authorization: Bearer " + env.NewKey(org.ID, apikey.Legacy, tenancy.EquipmentRead, tenancy.EquipmentWrite) + "\r\n"
-		body := `{"name":"V1 latin1"}`
+		body := "{\"case_type\":\"B\xfchne\"}"
 		req := "PATCH /api/v1/equipment/" + uuid.NewString() + " HTTP/1.1\r\nHost: test\r\n" + legacy +
 			"Content-Type: application/json; charset=latin1\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 		resp, got := rawExchange(t, base, req, nil)
-		assertV1Envelope(t, resp, got, 415, "BAD_REQUEST")
+		assertV1Envelope(t, resp, got, 400, "BAD_REQUEST")
 	})
 }
 

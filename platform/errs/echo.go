@@ -3,7 +3,7 @@ package errs
 import "unicode/utf8"
 
 // MaxEcho is the most bytes of client text an error repeats: a member
-// name, a field name, a charset. Longer text is cut on a rune boundary
+// name, a field name, a query parameter's name. Longer text is cut on a rune boundary
 // and ends in "…", so one absurd name cannot make an error as large as
 // the request (docs/decisions.md, "Errors repeat at most 128 bytes of the
 // request").
