@@ -1893,12 +1893,14 @@ type ClientRecord struct {
 type ClientCreate struct {
 	Address *string `json:"address,omitempty"`
 	City    *string `json:"city,omitempty"`
-	Email   *string `json:"email,omitempty"`
-	Name    string  `json:"name"`
-	Notes   *string `json:"notes,omitempty"`
-	Phone   *string `json:"phone,omitempty"`
-	State   *string `json:"state,omitempty"`
-	Zip     *string `json:"zip,omitempty"`
+
+	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
+	Email *string `json:"email,omitempty"`
+	Name  string  `json:"name"`
+	Notes *string `json:"notes,omitempty"`
+	Phone *string `json:"phone,omitempty"`
+	State *string `json:"state,omitempty"`
+	Zip   *string `json:"zip,omitempty"`
 }
 
 // ClientData defines model for ClientData.
@@ -1935,8 +1937,10 @@ type ClientRef struct {
 // the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type ClientUpdate struct {
-	Address              *string                `json:"address,omitempty"`
-	City                 *string                `json:"city,omitempty"`
+	Address *string `json:"address,omitempty"`
+	City    *string `json:"city,omitempty"`
+
+	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email                *string                `json:"email,omitempty"`
 	Name                 *string                `json:"name,omitempty"`
 	Notes                *string                `json:"notes,omitempty"`
@@ -1979,6 +1983,7 @@ type CrewMember struct {
 
 // CrewMemberCreate defines model for CrewMemberCreate.
 type CrewMemberCreate struct {
+	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email     *string `json:"email,omitempty"`
 	FirstName string  `json:"first_name"`
 	IsActive  *bool   `json:"is_active,omitempty"`
@@ -2014,6 +2019,7 @@ type CrewMemberPatched struct {
 // the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type CrewMemberUpdate struct {
+	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email                *string                `json:"email,omitempty"`
 	FirstName            *string                `json:"first_name,omitempty"`
 	IsActive             *bool                  `json:"is_active,omitempty"`
@@ -4133,6 +4139,8 @@ type GetEventParams struct {
 	// have no effect without it. Each value needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
 	// and `vehicle`, `equipment:read` for `equipment`); else `403 insufficient_scope`.
+	// `equipment` or `vehicle` without `equipment_reservations` inlines nothing and needs no
+	// scope.
 	Expand *EventExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4227,6 +4235,8 @@ type GetJobParams struct {
 	// have no effect without it. Each value needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
 	// and `vehicle`, `equipment:read` for `equipment`); else `403 insufficient_scope`.
+	// `equipment` or `vehicle` without `equipment_reservations` inlines nothing and needs no
+	// scope.
 	Expand *EventExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4293,7 +4303,9 @@ type ListPickListsParams struct {
 	// Expand Comma-separated relations to inline (see the operation for how they combine). Each needs
 	// a read scope of the type it inlines, as that type's own GET does (`events:read` or
 	// `jobs:read` for `event`, `equipment:read` for `equipment` and `category`; `items` comes
-	// with the pick list's own scopes); else `403 insufficient_scope`.
+	// with the pick list's own scopes); else `403 insufficient_scope`. A value that takes no
+	// effect (`equipment` on the list without `items`, `category` without `equipment`) inlines
+	// nothing and needs no scope.
 	Expand *PickListExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -4320,7 +4332,9 @@ type GetPickListParams struct {
 	// Expand Comma-separated relations to inline (see the operation for how they combine). Each needs
 	// a read scope of the type it inlines, as that type's own GET does (`events:read` or
 	// `jobs:read` for `event`, `equipment:read` for `equipment` and `category`; `items` comes
-	// with the pick list's own scopes); else `403 insufficient_scope`.
+	// with the pick list's own scopes); else `403 insufficient_scope`. A value that takes no
+	// effect (`equipment` on the list without `items`, `category` without `equipment`) inlines
+	// nothing and needs no scope.
 	Expand *PickListExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
@@ -7797,9 +7811,11 @@ type ClientInterface interface {
 
 	// ListEquipmentReservations List equipment reservations
 	//
-	// With `expand` (comma-separated `equipment`, `event`, `vehicle`) the related records
-	// are inlined; a requested relation the reservation does not have is null.
-	// Scopes: `equipment_reservations:read`.
+	// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
+	// by the integration" read as the organization's reservations: keys carry no writer a
+	// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+	// the related records are inlined; a requested relation the reservation does not have is
+	// null. Scopes: `equipment_reservations:read`.
 	//
 	// Corresponds with GET /equipment_reservations (the `ListEquipmentReservations` operationId).
 	ListEquipmentReservations(ctx context.Context, params *ListEquipmentReservationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9114,9 +9130,11 @@ func (c *Client) UpdateEquipmentCategory(ctx context.Context, id Id, params *Upd
 
 // ListEquipmentReservations List equipment reservations
 //
-// With `expand` (comma-separated `equipment`, `event`, `vehicle`) the related records
-// are inlined; a requested relation the reservation does not have is null.
-// Scopes: `equipment_reservations:read`.
+// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
+// by the integration" read as the organization's reservations: keys carry no writer a
+// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+// the related records are inlined; a requested relation the reservation does not have is
+// null. Scopes: `equipment_reservations:read`.
 //
 // Corresponds with GET /equipment_reservations (the `ListEquipmentReservations` operationId).
 func (c *Client) ListEquipmentReservations(ctx context.Context, params *ListEquipmentReservationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -14758,9 +14776,11 @@ type ClientWithResponsesInterface interface {
 
 	// ListEquipmentReservationsWithResponse List equipment reservations
 	//
-	// With `expand` (comma-separated `equipment`, `event`, `vehicle`) the related records
-	// are inlined; a requested relation the reservation does not have is null.
-	// Scopes: `equipment_reservations:read`.
+	// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
+	// by the integration" read as the organization's reservations: keys carry no writer a
+	// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+	// the related records are inlined; a requested relation the reservation does not have is
+	// null. Scopes: `equipment_reservations:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -28051,9 +28071,11 @@ func (c *ClientWithResponses) UpdateEquipmentCategoryWithResponse(ctx context.Co
 
 // ListEquipmentReservationsWithResponse List equipment reservations
 //
-// With `expand` (comma-separated `equipment`, `event`, `vehicle`) the related records
-// are inlined; a requested relation the reservation does not have is null.
-// Scopes: `equipment_reservations:read`.
+// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
+// by the integration" read as the organization's reservations: keys carry no writer a
+// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+// the related records are inlined; a requested relation the reservation does not have is
+// null. Scopes: `equipment_reservations:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -21,9 +21,9 @@ import (
 // that reads its object type, as that type's GET route does.
 var expansions = []rest.Expansion{
 	rest.Expand("equipment_reservations", tenancy.EquipmentReservationsRead),
-	rest.Expand("equipment", tenancy.EquipmentRead),
+	rest.Expand("equipment", tenancy.EquipmentRead).In("equipment_reservations"),
 	// Vehicles are read with equipment_reservations:read (api/vehicles).
-	rest.Expand("vehicle", tenancy.EquipmentReservationsRead),
+	rest.Expand("vehicle", tenancy.EquipmentReservationsRead).In("equipment_reservations"),
 }
 
 // Expansions are the names of expansions, as the OpenAPI document lists them.

@@ -14,7 +14,9 @@ import (
 // TestExpansionScopes: every ?expand value needs a read scope of the object
 // type it inlines, the one(s) that type's GET route requires. A key lacking
 // it gets 403 insufficient_scope with details.required listing them; a key
-// holding it gets 200 with the records inlined. Live and test keys alike.
+// holding it gets 200 with the records inlined. An expansion that takes no
+// effect (nested in one not asked for) inlines nothing and needs no scope.
+// Live and test keys alike.
 func TestExpansionScopes(t *testing.T) {
 	s := newSuite(t)
 	a := s.A
@@ -70,12 +72,29 @@ func TestExpansionScopes(t *testing.T) {
 		{"/api/v2/pick_lists/" + pickList, "items,equipment", sc{pl}, sc{pl, eq}, []string{"equipment:read"}, "items.0.equipment.id"},
 		{"/api/v2/pick_lists/" + pickList, "items,equipment,category", sc{ev}, sc{ev, eq}, []string{"equipment:read"}, "items.0.equipment.category.id"},
 		{"/api/v2/pick_lists", "items,equipment", sc{pl}, sc{pl, eq}, []string{"equipment:read"}, "0.items.0.equipment.id"},
+		// The detail always carries its items, so equipment takes effect alone.
+		{"/api/v2/pick_lists/" + pickList, "equipment", sc{pl}, sc{pl, eq}, []string{"equipment:read"}, "items.0.equipment.id"},
 		// A vehicle's load inlines its reservations' records as they do (by
 		// event_id, which needs an event read scope of its own).
 		{"/api/v2/vehicles/" + vehicle + "/load?event_id=" + event, "equipment", sc{res, ev}, sc{res, ev, eq}, []string{"equipment:read"}, "reservations.0.equipment.id"},
 		{"/api/v2/vehicles/" + vehicle + "/load?event_id=" + event, "event", sc{res}, sc{res, ev}, []string{"events:read", "jobs:read"}, "reservations.0.event.id"},
 	}
+	// Expansions that take no effect, asked for by a key without their
+	// scopes: 200, and absent is not inlined.
+	noEffect := []struct{ path, expand, absent string }{
+		{"/api/v2/pick_lists", "equipment,category", "0.items"},
+		{"/api/v2/pick_lists", "items,category", "0.items.0.equipment"},
+		{"/api/v2/pick_lists/" + pickList, "category", "items.0.equipment"},
+		{"/api/v2/events/" + event, "equipment,vehicle", "equipment_reservations"},
+	}
 	for _, mode := range []apikey.Mode{apikey.Live, apikey.Test} {
+		for _, tc := range noEffect {
+			path := tc.path + "?expand=" + tc.expand
+			res := a.WithKey(mode, pl, ev).Get(path)
+			if res.Status != http.StatusOK || present(res.JSON()["data"], tc.absent) {
+				t.Errorf("%s key GET %s: %d %s, want 200 without %s", mode, path, res.Status, res.Body, tc.absent)
+			}
+		}
 		for _, tc := range cases {
 			sep := "?"
 			if strings.Contains(tc.path, "?") {

@@ -1,6 +1,7 @@
 package picklists
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -15,24 +16,38 @@ type handlers struct{ env *rest.Env }
 
 // Expansions is what ?expand accepts on the pick list endpoints, each with
 // the scopes of its object type's GET route. Items have no route of their
-// own: they are part of the pick list, read with its scopes.
+// own: they are part of the pick list, read with its scopes. On the list,
+// equipment takes effect only with items and category only with equipment
+// (docs/decisions.md "Quotes, invoices and pick lists").
 var Expansions = []rest.Expansion{
 	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
 	rest.Expand("items", ReadScopes...),
-	rest.Expand("equipment", tenancy.EquipmentRead),
+	rest.Expand("equipment", tenancy.EquipmentRead).In("items"),
 	// Equipment categories are read with equipment:read.
-	rest.Expand("category", tenancy.EquipmentRead),
+	rest.Expand("category", tenancy.EquipmentRead).In("equipment"),
 }
 
-// parseExpansion reads ?expand into q. On the list, equipment takes effect
-// only with items and category only with equipment; on the detail items are
-// always present (docs/decisions.md "Quotes, invoices and pick lists").
+// detailExpansions are Expansions on the detail, which always carries its
+// items: equipment takes effect without expand=items.
+var detailExpansions = func() []rest.Expansion {
+	xs := slices.Clone(Expansions)
+	for i := range xs {
+		if xs[i].Within == "items" {
+			xs[i].Within = ""
+		}
+	}
+	return xs
+}()
+
+// parseExpansion reads ?expand into q: the expansions that take effect.
 func parseExpansion(q *rest.Query, detail bool) picklists.Expansion {
-	want := q.Expansions(Expansions...)
-	x := picklists.Expansion{Event: want["event"], Items: detail || want["items"]}
-	x.Equipment = x.Items && want["equipment"]
-	x.Category = x.Equipment && want["category"]
-	return x
+	allowed := Expansions
+	if detail {
+		allowed = detailExpansions
+	}
+	want := q.Expansions(allowed...)
+	return picklists.Expansion{Event: want["event"], Items: detail || want["items"],
+		Equipment: want["equipment"], Category: want["category"]}
 }
 
 func (h handlers) list(c *fiber.Ctx) error {

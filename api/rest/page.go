@@ -76,15 +76,24 @@ func PositiveInt(s string, max int) (int, bool) {
 
 // Expansion is one value ?expand accepts on an endpoint, with the scopes
 // that may read the records it inlines: the scopes the GET route of that
-// object type requires (any one of them suffices).
+// object type requires (any one of them suffices). An expansion nested in
+// another (Within: the equipment of a pick list's items) takes effect only
+// with it.
 type Expansion struct {
 	Name   string
 	Scopes []tenancy.Scope
+	Within string
 }
 
 // Expand declares an expansion readable with any of scopes.
 func Expand(name string, scopes ...tenancy.Scope) Expansion {
 	return Expansion{Name: name, Scopes: scopes}
+}
+
+// In returns x nested in the expansion named parent, declared before it.
+func (x Expansion) In(parent string) Expansion {
+	x.Within = parent
+	return x
 }
 
 // ExpansionNames returns the names of xs in order.
@@ -96,23 +105,28 @@ func ExpansionNames(xs []Expansion) []string {
 	return out
 }
 
-// ParseExpansions reads the comma-separated expand parameter against allowed:
-// a value outside allowed is a 422 naming it; a value whose records the key
-// may not read (it holds none of the expansion's scopes) is the 403
-// insufficient_scope of auth.Check, details.required listing those scopes.
-// Every name is validated before any scope is checked.
+// ParseExpansions reads the comma-separated expand parameter against allowed
+// and returns the expansions that take effect: those asked for whose parent
+// (Within) takes effect too. A value outside allowed is a 422 naming it; an
+// expansion that takes effect and whose records the key may not read (it
+// holds none of the expansion's scopes) is the 403 insufficient_scope of
+// auth.Check, details.required listing those scopes. One that inlines
+// nothing shows nothing, so it needs no scope. Every name is validated
+// before any scope is checked.
 func ParseExpansions(c *fiber.Ctx, allowed ...Expansion) (map[string]bool, error) {
-	out, err := parseExpand(c, ExpansionNames(allowed))
-	if err != nil || len(out) == 0 {
-		return out, err
+	asked, err := parseExpand(c, ExpansionNames(allowed))
+	if err != nil || len(asked) == 0 {
+		return asked, err
 	}
+	out := map[string]bool{}
 	for _, x := range allowed {
-		if !out[x.Name] {
+		if !asked[x.Name] || (x.Within != "" && !out[x.Within]) {
 			continue
 		}
 		if err := auth.Check(c.UserContext(), x.Scopes...); err != nil {
 			return nil, err
 		}
+		out[x.Name] = true
 	}
 	return out, nil
 }

@@ -16,14 +16,18 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// TestParseExpansionsChecksScopes: each expansion needs one of its scopes; a
-// key lacking them gets the 403 insufficient_scope of auth.Require, with
-// details.required listing them, and an unknown name stays a 422.
+// TestParseExpansionsChecksScopes: each expansion that takes effect needs
+// one of its scopes; a key lacking them gets the 403 insufficient_scope of
+// auth.Require, with details.required listing them, and an unknown name
+// stays a 422. A nested expansion takes effect only with its parent, and
+// without it asks for no scope.
 func TestParseExpansionsChecksScopes(t *testing.T) {
 	allowed := []rest.Expansion{
 		rest.Expand("equipment", tenancy.EquipmentRead),
 		rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
 		rest.Expand("vehicle", tenancy.EquipmentReservationsRead),
+		rest.Expand("category", tenancy.EquipmentRead).In("equipment"),
+		rest.Expand("driver", tenancy.CrewMembersRead).In("vehicle"),
 	}
 	cases := []struct {
 		name     string
@@ -48,6 +52,13 @@ func TestParseExpansionsChecksScopes(t *testing.T) {
 			[]string{"events:read", "jobs:read"}, nil},
 		{"sandbox key alike", []tenancy.Scope{tenancy.EventsRead}, true, "vehicle", 403, "insufficient_scope",
 			[]string{"equipment_reservations:read"}, nil},
+		{"nested with its parent", []tenancy.Scope{tenancy.EquipmentRead}, false, "category,equipment", 200, "", nil,
+			[]string{"category", "equipment"}},
+		{"nested without its parent has no effect", []tenancy.Scope{tenancy.EventsRead}, false, "category,driver", 200, "", nil, nil},
+		{"nested, its own scope missing", []tenancy.Scope{tenancy.EquipmentReservationsRead}, false, "vehicle,driver", 403,
+			"insufficient_scope", []string{"crew_members:read"}, nil},
+		{"nested, its parent's scope missing", []tenancy.Scope{tenancy.EventsRead}, false, "equipment,category", 403,
+			"insufficient_scope", []string{"equipment:read"}, nil},
 		{"unknown before scope", []tenancy.Scope{tenancy.EventsRead}, false, "equipment,nope", 422, "validation_error", nil, nil},
 	}
 	for _, tc := range cases {
