@@ -54,7 +54,7 @@ func (l *listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	wrapped := &conn{Conn: c, lineEnd: -1, fresh: true, answerWithin: l.answerWithin, from: l}
+	wrapped := &conn{Conn: c, lineEnd: -1, lastSpace: -1, fresh: true, answerWithin: l.answerWithin, from: l}
 	l.mu.Lock()
 	l.open[wrapped] = struct{}{}
 	l.mu.Unlock()
@@ -108,8 +108,10 @@ type conn struct {
 	net.Conn
 	// read counts the bytes read; start is the offset where the current
 	// request began; lineEnd is the offset of the first '\n' at or after
-	// start (the end of the request line), -1 until one is read.
-	read, start, lineEnd int64
+	// start (the end of the request line), -1 until one is read; lastSpace
+	// is the offset of the last space read before lineEnd (the one before
+	// the version, when the line is whole), -1 until one is read.
+	read, start, lineEnd, lastSpace int64
 	// head holds the first headLen bytes of the current request: its
 	// request line, or the start of a long one, for when fasthttp has reset
 	// the request before its error handler runs (requestLine).
@@ -245,8 +247,13 @@ func (c *conn) Read(p []byte) (int, error) {
 		}
 		if from < int64(n) {
 			c.headLen += copy(c.head[c.headLen:], p[from:n])
-			if i := bytes.IndexByte(p[from:n], '\n'); i >= 0 {
+			line := p[from:n]
+			if i := bytes.IndexByte(line, '\n'); i >= 0 {
 				c.lineEnd = c.read + from + int64(i)
+				line = line[:i]
+			}
+			if i := bytes.LastIndexByte(line, ' '); i >= 0 {
+				c.lastSpace = c.read + from + int64(i)
 			}
 		}
 	}
@@ -264,7 +271,7 @@ const headBytes = 256
 // requestRead marks the bytes read so far as the current request's (called
 // when the handler starts): the next request begins after them.
 func (c *conn) requestRead() {
-	c.start, c.lineEnd, c.headLen, c.fresh = c.read, -1, 0, true
+	c.start, c.lineEnd, c.lastSpace, c.headLen, c.fresh = c.read, -1, -1, 0, true
 	c.scan = headScan{}
 }
 
@@ -298,13 +305,20 @@ func (c *conn) arrival() time.Time {
 // nothingRead reports whether no byte of the current request was read.
 func (c *conn) nothingRead() bool { return c.read == c.start }
 
-// requestLineLen is the length of the current request's line so far (all
-// the bytes read since it began when no line end was seen yet).
-func (c *conn) requestLineLen() int64 {
-	if c.lineEnd < 0 {
-		return c.read - c.start
+// requestTargetLen is the length of the current request's target as
+// refuse measures it (fasthttp's RequestURI): the bytes between the
+// method's space and the version's. While the line's end is not read yet,
+// everything after the method counts (the version comes last).
+func (c *conn) requestTargetLen() int64 {
+	method, _ := c.requestLine()
+	begin, end := c.start+int64(len(method))+1, c.read
+	if c.lineEnd >= 0 {
+		end = c.lineEnd
+		if c.lastSpace >= begin {
+			end = c.lastSpace
+		}
 	}
-	return c.lineEnd - c.start
+	return max(0, end-begin)
 }
 
 // lingerOnClose asks Close to drain the client's input first.

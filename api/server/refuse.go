@@ -230,15 +230,16 @@ func refuseUnread(fctx *fasthttp.RequestCtx, err error) error {
 		return nil
 	}
 	// The request line and headers overflowed the read buffer: blame the
-	// request line when it alone is over its limit.
-	if c, ok := fctx.Conn().(*conn); ok && c.requestLineLen() > MaxURIBytes {
+	// target when it alone is over its limit, measured as refuse measures
+	// it.
+	if c, ok := fctx.Conn().(*conn); ok && c.requestTargetLen() > MaxURIBytes {
 		return uriTooLong()
 	}
 	return headersTooLarge()
 }
 
 func uriTooLong() error {
-	return errs.New(errs.URITooLong, "the request line is longer than "+strconv.Itoa(MaxURIBytes)+" bytes")
+	return errs.New(errs.URITooLong, "the request target (path and query) is longer than "+strconv.Itoa(MaxURIBytes)+" bytes")
 }
 
 func headersTooLarge() error {

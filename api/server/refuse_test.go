@@ -17,6 +17,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -127,6 +128,32 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 	t.Run("100 kB query string is 414", func(t *testing.T) {
 		resp, body := rawExchange(t, base, get("/api/v2/clients?search="+strings.Repeat("a", 100_000), ""), nil)
 		assertEnvelope(t, resp, body, 414, "uri_too_long")
+	})
+	t.Run("the target is measured alike beside headers over the read buffer", func(t *testing.T) {
+		// A target at its limit with a header that overflows the read
+		// buffer is the headers' fault; one byte over it, the target's. (An
+		// unknown query parameter is ignored.)
+		target := "/api/v2/clients?pad="
+		target += strings.Repeat("a", server.MaxURIBytes-len(target))
+		big := "X-Pad: " + strings.Repeat("h", 18_000) + "\r\n"
+		for _, tc := range []struct {
+			target, headers string
+			status          int
+			code            string
+		}{
+			{target, "", 200, ""},
+			{target, big, 431, "headers_too_large"},
+			{target + "a", big, 414, "uri_too_long"},
+		} {
+			resp, body := rawExchange(t, base, get(tc.target, tc.headers), nil)
+			if tc.status == 200 {
+				if resp.StatusCode != 200 {
+					t.Fatalf("a target of %d bytes: %d %s", len(tc.target), resp.StatusCode, body)
+				}
+				continue
+			}
+			assertEnvelope(t, resp, body, tc.status, tc.code)
+		}
 	})
 	t.Run("headers over 16 KiB are 431", func(t *testing.T) {
 		resp, body := rawExchange(t, base, get("/api/v2/clients", "X-Pad: "+strings.Repeat("h", 16<<10)+"\r\n"), nil)
