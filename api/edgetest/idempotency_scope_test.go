@@ -3,6 +3,7 @@ package edgetest
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
@@ -11,15 +12,17 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-// TestReplayNeedsTheExecutingKeysScopes: an Idempotency-Key is shared by the
-// organization's keys, but its stored response is replayed only to a key
-// holding every scope of the key that executed it, since a replay skips the
-// route's scope check; and a 403 for a key lacking the route's scope is not
-// stored, so a key holding it may then execute.
-func TestReplayNeedsTheExecutingKeysScopes(t *testing.T) {
+// TestReplayNeedsTheExecutionsScopeChecks: an Idempotency-Key is shared by
+// the organization's keys, but its stored response is replayed only to a
+// key that passes every scope check the execution passed (the route's
+// guards, and any check that shaped the answer), since a replay skips them;
+// such a key would have got the same answer by executing the request. A
+// 403 for a key lacking the route's scope is not stored, so a key holding
+// it may then execute.
+func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 	env, _ := newApp(t)
 	org := env.NewOrg("Acme")
-	full := org.WithKey(apikey.Live, tenancy.ClientsRead, tenancy.ClientsWrite)
+	full := org.WithKey(apikey.Live, tenancy.AllScopes...)
 	narrow := org.WithKey(apikey.Live, tenancy.EventsRead)
 	writer := org.WithKey(apikey.Live, tenancy.ClientsWrite)
 	body := map[string]any{"name": "Northwind"}
@@ -28,24 +31,65 @@ func TestReplayNeedsTheExecutingKeysScopes(t *testing.T) {
 	if first.Status != http.StatusCreated {
 		t.Fatalf("first: %d %s", first.Status, first.Body)
 	}
+	client, _ := first.JSON()["data"].(map[string]any)["id"].(string)
+	patch := map[string]any{"notes": "VIP"}
+	if r := full.Do("PATCH", "/api/v2/clients/"+client, patch, keyHeader, "patched"); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	pickList := full.Do("POST", "/api/v2/pick_lists", map[string]any{"name": "Gala"})
+	if pickList.Status != http.StatusCreated {
+		t.Fatalf("pick list: %d %s", pickList.Status, pickList.Body)
+	}
+	listPath := "/api/v2/pick_lists/" + pickList.JSON()["data"].(map[string]any)["id"].(string)
+	rename := map[string]any{"name": "Gala, day 2"}
+	if r := full.Do("PATCH", listPath, rename, keyHeader, "renamed"); r.Status != http.StatusOK {
+		t.Fatalf("pick list patch: %d %s", r.Status, r.Body)
+	}
 	tests := []struct {
-		name     string
-		key      *apitest.Org
-		status   int
-		replayed string
+		name           string
+		key            *apitest.Org
+		method, path   string
+		body           map[string]any
+		idempotencyKey string
+		status         int
+		required       []string
 	}{
-		{"the executing key gets the replay", full, http.StatusCreated, "true"},
-		{"a key lacking the route's scope is refused", narrow, http.StatusForbidden, ""},
-		{"a key holding the route's scope but not all of the executing key's is refused", writer, http.StatusForbidden, ""},
+		{"the executing key gets the replay", full, "POST", "/api/v2/clients", body, "shared", http.StatusCreated, nil},
+		{"a key with the route's scope gets it", writer, "POST", "/api/v2/clients", body, "shared", http.StatusCreated, nil},
+		{"a key lacking the route's scope is refused, naming it", narrow, "POST", "/api/v2/clients", body, "shared",
+			http.StatusForbidden, []string{"clients:write"}},
+		{"a PATCH needs the read scope its execution passed", writer, "PATCH", "/api/v2/clients/" + client, patch, "patched",
+			http.StatusForbidden, []string{"clients:read"}},
+		{"any one of a check's scopes passes it", org.WithKey(apikey.Live, tenancy.PickListsWrite, tenancy.JobsRead),
+			"PATCH", listPath, rename, "renamed", http.StatusOK, nil},
+		{"a check of several scopes names them all", org.WithKey(apikey.Live, tenancy.PickListsWrite),
+			"PATCH", listPath, rename, "renamed", http.StatusForbidden, []string{"events:read", "pick_lists:read", "jobs:read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := tt.key.Do("POST", "/api/v2/clients", body, keyHeader, "shared")
-			if r.Status != tt.status || r.Header.Get(idempotency.HeaderReplayed) != tt.replayed {
-				t.Fatalf("%d %s (replayed %q), want %d", r.Status, r.Body, r.Header.Get(idempotency.HeaderReplayed), tt.status)
+			r := tt.key.Do(tt.method, tt.path, tt.body, keyHeader, tt.idempotencyKey)
+			replayed := r.Header.Get(idempotency.HeaderReplayed)
+			if r.Status != tt.status || (tt.required == nil) != (replayed == "true") {
+				t.Fatalf("%d %s (replayed %q), want %d", r.Status, r.Body, replayed, tt.status)
 			}
-			if tt.status == http.StatusForbidden && r.ErrorCode() != "insufficient_scope" {
-				t.Fatalf("%s, want insufficient_scope", r.Body)
+			if tt.required == nil {
+				return
+			}
+			var e struct {
+				Error struct {
+					Code    string `json:"code"`
+					Details struct {
+						Required []string `json:"required"`
+					} `json:"details"`
+				} `json:"error"`
+			}
+			r.Decode(t, &e)
+			got := slices.Clone(e.Error.Details.Required)
+			want := slices.Clone(tt.required)
+			slices.Sort(got)
+			slices.Sort(want)
+			if e.Error.Code != "insufficient_scope" || !slices.Equal(got, want) {
+				t.Fatalf("%s, want insufficient_scope requiring %v", r.Body, tt.required)
 			}
 		})
 	}

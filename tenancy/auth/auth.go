@@ -94,6 +94,7 @@ func check(ctx context.Context, need tenancy.ScopeSet, scopes []tenancy.Scope) e
 		return tenancy.ErrInvalidCredentials
 	}
 	if p.Scopes&need != 0 {
+		passed(ctx, need)
 		return nil
 	}
 	return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",

@@ -43,6 +43,7 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // HeaderReplayed marks a replayed response.
@@ -292,7 +293,8 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 		return err
 	}
 
-	c.SetUserContext(rest.WithTx(ctx, tx))
+	hctx, checks := auth.WithPassed(rest.WithTx(ctx, tx))
+	c.SetUserContext(hctx)
 	herr := c.Next()
 	c.SetUserContext(ctx)
 	if herr != nil {
@@ -321,7 +323,7 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 		return err
 	}
 	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: sealed, Sealed: true, Scopes: tenancy.ScopeNames(scopes.List())}
+		Body: sealed, Sealed: true, Scopes: checksOf(checks.Sets(), scopes)}
 	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err
@@ -453,26 +455,4 @@ func (m *middleware) maybePurge() {
 			m.Log.Info("idempotency: purged expired keys", "rows", n)
 		}
 	}()
-}
-
-// replayable refuses a replay to a key that lacks one of the scopes of the
-// key that executed the request. A record is shared by the organization's
-// keys (docs/decisions.md, "Idempotency") and a replay skips the route's own
-// scope check, so without this a key could read, through another key's
-// Idempotency-Key, a response its scopes do not allow (a client record, a
-// new webhook endpoint's secret). A record kept without scopes (written
-// before they were) is replayed to any key of the organization.
-func replayable(scopes tenancy.ScopeSet, rec record) error {
-	var missing []string
-	for _, s := range rec.Scopes {
-		if !scopes.Has(tenancy.Scope(s)) {
-			missing = append(missing, s)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return &errs.Error{Code: errs.InsufficientScope,
-		Message: "this Idempotency-Key was used by an API key with scopes this one lacks",
-		Details: map[string]any{"required": missing}}
 }

@@ -19,9 +19,10 @@ type record struct {
 	// Sealed says Body is sealed (seal.Sealer, bound to the record's store
 	// key). Records written before sealing hold it in the clear.
 	Sealed bool `json:"z,omitempty"`
-	// Scopes are those of the key that executed the request: a replay goes
-	// only to a key holding all of them (replayable). None on records
-	// written before they were kept.
+	// Scopes are the scope checks the execution passed (checksOf): a
+	// replay goes only to a key that passes them all (replayable). Records
+	// written before 2.11.1 hold the executing key's scopes, each a check
+	// of its own; none are on records written before 2.7.1.
 	Scopes []string `json:"sc,omitempty"`
 	// Owner makes each in-progress marker unique, so that the edge store can
 	// tell its own claim, retried after a timeout, from another request's

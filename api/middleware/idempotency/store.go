@@ -26,7 +26,7 @@ type row struct {
 	Response    []byte `bun:"response"`
 	// Sealed says Response is sealed (false on rows written before).
 	Sealed bool `bun:"response_sealed"`
-	// Scopes are those of the key that executed the request (nil on rows
+	// Scopes are the scope checks the execution passed (record.Scopes; nil on rows
 	// written before they were recorded).
 	Scopes []string `bun:"scopes,array"`
 	// AgeSeconds is how long ago the row was created, by the database clock.
