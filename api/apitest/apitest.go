@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,24 @@ func (r *Response) ErrorMessage() string {
 	e, _ := r.JSON()["error"].(map[string]any)
 	m, _ := e["message"].(string)
 	return m
+}
+
+// RequiredScopes returns the details.required of a 403 insufficient_scope,
+// sorted.
+func (r *Response) RequiredScopes() []string {
+	var out []string
+	for _, s := range anySlice(r.ErrorDetails()["required"]) {
+		if name, ok := s.(string); ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func anySlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }
 
 // ErrorDetails returns body.error.details when it is an object.

@@ -75,20 +75,9 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 			if tt.required == nil {
 				return
 			}
-			var e struct {
-				Error struct {
-					Code    string `json:"code"`
-					Details struct {
-						Required []string `json:"required"`
-					} `json:"details"`
-				} `json:"error"`
-			}
-			r.Decode(t, &e)
-			got := slices.Clone(e.Error.Details.Required)
 			want := slices.Clone(tt.required)
-			slices.Sort(got)
 			slices.Sort(want)
-			if e.Error.Code != "insufficient_scope" || !slices.Equal(got, want) {
+			if r.ErrorCode() != "insufficient_scope" || !slices.Equal(r.RequiredScopes(), want) {
 				t.Fatalf("%s, want insufficient_scope requiring %v", r.Body, tt.required)
 			}
 		})
