@@ -14,9 +14,10 @@ import (
 
 // TestReplayNeedsTheExecutionsScopeChecks: an Idempotency-Key is shared by
 // the organization's keys, but its stored response is replayed only to a
-// key that passes every scope check the execution passed (the route's
-// guards, and any check that shaped the answer), since a replay skips them;
-// such a key would have got the same answer by executing the request. A
+// key holding the scope with which the execution passed each of its scope
+// checks (the route's guards, and any check that shaped the answer), since
+// a replay skips them; such a key would have got the same answer by
+// executing the request. A
 // 403 for a key lacking the route's scope is not stored, so a key holding
 // it may then execute.
 func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
@@ -42,9 +43,39 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 	}
 	listPath := "/api/v2/pick_lists/" + pickList.JSON()["data"].(map[string]any)["id"].(string)
 	rename := map[string]any{"name": "Gala, day 2"}
-	if r := full.Do("PATCH", listPath, rename, keyHeader, "renamed"); r.Status != http.StatusOK {
+	// It passes the read check (any of pick_lists:read, events:read,
+	// jobs:read) with jobs:read.
+	picker := org.WithKey(apikey.Live, tenancy.PickListsWrite, tenancy.JobsRead)
+	if r := picker.Do("PATCH", listPath, rename, keyHeader, "renamed"); r.Status != http.StatusOK {
 		t.Fatalf("pick list patch: %d %s", r.Status, r.Body)
 	}
+	id := func(path string, body map[string]any) string {
+		r := full.Do("POST", path, body)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("POST %s: %d %s", path, r.Status, r.Body)
+		}
+		return r.JSON()["data"].(map[string]any)["id"].(string)
+	}
+	equipment := id("/api/v2/equipment", map[string]any{"name": "Amp", "weight_lbs": 50})
+	event := id("/api/v2/events", map[string]any{"name": "Gala", "venue": "Pier 4",
+		"start_date": "2026-06-01T18:00:00Z", "end_date": "2026-06-02T02:00:00Z"})
+	truck := id("/api/v2/vehicles", map[string]any{"name": "Van", "status": "available", "max_payload_lbs": 1000})
+	later := id("/api/v2/events", map[string]any{"name": "Gala, day 2", "venue": "Pier 4",
+		"start_date": "2026-07-01T18:00:00Z", "end_date": "2026-07-02T02:00:00Z"})
+	booking := func(event string, vehicle any) map[string]any {
+		return map[string]any{"equipment_id": equipment, "event_id": event, "vehicle_id": vehicle,
+			"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"}
+	}
+	// Without a truck no load warning can come, so the read scope it needs
+	// is not checked; on a truck it is, whether a warning came or not.
+	if r := full.Do("POST", "/api/v2/equipment_reservations", booking(event, nil), keyHeader, "booked"); r.Status != http.StatusCreated {
+		t.Fatalf("booking: %d %s", r.Status, r.Body)
+	}
+	loaded := booking(later, truck)
+	if r := full.Do("POST", "/api/v2/equipment_reservations", loaded, keyHeader, "loaded"); r.Status != http.StatusCreated {
+		t.Fatalf("booking on a truck: %d %s", r.Status, r.Body)
+	}
+	booker := org.WithKey(apikey.Live, tenancy.EquipmentReservationsWrite)
 	tests := []struct {
 		name           string
 		key            *apitest.Org
@@ -60,10 +91,15 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 			http.StatusForbidden, []string{"clients:write"}},
 		{"a PATCH needs the read scope its execution passed", writer, "PATCH", "/api/v2/clients/" + client, patch, "patched",
 			http.StatusForbidden, []string{"clients:read"}},
-		{"any one of a check's scopes passes it", org.WithKey(apikey.Live, tenancy.PickListsWrite, tenancy.JobsRead),
+		{"a key holding the scopes the checks were passed with gets it",
+			org.WithKey(apikey.Live, tenancy.PickListsWrite, tenancy.JobsRead, tenancy.ClientsRead),
 			"PATCH", listPath, rename, "renamed", http.StatusOK, nil},
-		{"a check of several scopes names them all", org.WithKey(apikey.Live, tenancy.PickListsWrite),
-			"PATCH", listPath, rename, "renamed", http.StatusForbidden, []string{"events:read", "pick_lists:read", "jobs:read"}},
+		{"another scope of a check of several is not enough", org.WithKey(apikey.Live, tenancy.PickListsWrite, tenancy.EventsRead),
+			"PATCH", listPath, rename, "renamed", http.StatusForbidden, []string{"jobs:read"}},
+		{"a booking without a truck replays to a write-only key", booker, "POST", "/api/v2/equipment_reservations", booking(event, nil), "booked",
+			http.StatusCreated, nil},
+		{"a booking on a truck needs the read scope its warnings need", booker, "POST", "/api/v2/equipment_reservations", loaded, "loaded",
+			http.StatusForbidden, []string{"equipment_reservations:read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

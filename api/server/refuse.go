@@ -239,7 +239,7 @@ func refuseUnread(fctx *fasthttp.RequestCtx, err error) error {
 }
 
 func uriTooLong() error {
-	return errs.New(errs.URITooLong, "the request target (path and query) is longer than "+strconv.Itoa(MaxURIBytes)+" bytes")
+	return errs.New(errs.URITooLong, "the request target is longer than "+strconv.Itoa(MaxURIBytes)+" bytes")
 }
 
 func headersTooLarge() error {

@@ -9,6 +9,7 @@ import (
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 func (h handlers) list(c *fiber.Ctx) error {
@@ -51,6 +52,8 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// The answer shows the signing secret: a replay is for this key alone.
+	auth.ForThisKeyOnly(ctx)
 	return rest.Created(c, e)
 }
 

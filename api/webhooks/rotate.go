@@ -10,6 +10,7 @@ import (
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // rotateRules are the field rules of a rotation's body (bounds 0 to 7
@@ -37,6 +38,8 @@ func (h handlers) rotate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// The answer shows the new secret: a replay is for this key alone.
+	auth.ForThisKeyOnly(ctx)
 	return rest.OK(c, e)
 }
 

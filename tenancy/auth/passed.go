@@ -16,8 +16,9 @@ import (
 // a key that passes the execution's scope checks"): such a key would have
 // got the same answer by executing the request itself.
 type Passed struct {
-	mu   sync.Mutex
-	sets []tenancy.ScopeSet
+	mu    sync.Mutex
+	sets  []tenancy.ScopeSet
+	bound bool
 }
 
 type passedKey struct{}
@@ -34,6 +35,25 @@ func (p *Passed) Sets() []tenancy.ScopeSet {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.sets)
+}
+
+// ForThisKeyOnly marks the answer of ctx's request as one for the key that
+// made it alone: it holds a secret the server made for this request (a
+// webhook signing secret), which another key passing the same checks would
+// not get by executing the request; it gets a new one of its own.
+func ForThisKeyOnly(ctx context.Context) {
+	if p, ok := ctx.Value(passedKey{}).(*Passed); ok {
+		p.mu.Lock()
+		p.bound = true
+		p.mu.Unlock()
+	}
+}
+
+// ForThisKey reports whether ForThisKeyOnly was called.
+func (p *Passed) ForThisKey() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.bound
 }
 
 // passed records that ctx's principal passed the check of need.

@@ -2,66 +2,72 @@ package idempotency
 
 import (
 	"slices"
-	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
-// checkSeparator joins the scopes of one check in a record: any one of them
-// passes it. No scope name holds it.
-const checkSeparator = "|"
-
-// checksOf encodes the scope checks a request passed (auth.Passed) for its
-// record, each as its scopes' names joined by checkSeparator. A check of one
-// scope is that scope's name: records written before 2.11.1 listed the
-// executing key's scopes, each read now as a check of its own, and a pod of
-// such a version reads a check of several scopes as a scope no key holds,
-// so during a rolling upgrade it refuses such a replay rather than giving
-// it to a key that does not pass the check. An execution that passed no
-// check (a route no guard ran on) keeps the executing key's scopes, each a
-// check: a record without checks would replay to any key.
-func checksOf(sets []tenancy.ScopeSet, executing tenancy.ScopeSet) []string {
-	if len(sets) == 0 {
+// checksOf lists, for a request's record, the scope with which the
+// executing key passed each scope check of its execution (auth.Passed): of
+// a check any of several scopes passes (the read scopes of a pick list),
+// the first the key holds. A replay goes to a key holding them all
+// (replayable): it passes every check the execution passed, so it would
+// have got the same answer by executing the request. One name per check
+// keeps the records readable by pods of 2.7.1–2.11.0, which stored the
+// executing key's scopes in the same place and replay to a key holding
+// each name listed. An execution that passed no check (a route no guard ran
+// on), and one whose answer is for its key alone, keep the key's scopes, as
+// those versions did.
+func checksOf(checks *auth.Passed, executing tenancy.ScopeSet) []string {
+	sets := checks.Sets()
+	if len(sets) == 0 || checks.ForThisKey() {
 		return tenancy.ScopeNames(executing.List())
 	}
-	out := make([]string, 0, len(sets))
+	var out []tenancy.Scope
 	for _, set := range sets {
-		out = append(out, strings.Join(tenancy.ScopeNames(set.List()), checkSeparator))
+		s := (set & executing).List()[0]
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
 	}
-	return out
+	return tenancy.ScopeNames(out)
 }
 
-// replayable refuses a replay to a key that does not pass every scope check
-// the execution passed. A record is shared by the organization's keys
-// (docs/decisions.md, "Edge layer") and a replay skips the route's own
+// replayable refuses a replay to a key that lacks one of the scopes the
+// record lists, or, for an answer kept for the key that executed the
+// request alone, to any other key. A record is shared by the organization's
+// keys (docs/decisions.md, "Edge layer") and a replay skips the route's own
 // checks, so without this a key could read, through another key's
 // Idempotency-Key, an answer its scopes do not allow (a client record, a
-// new webhook endpoint's secret, a reservation's truck totals). A key that
-// passes them would have got the same answer by executing the request. The
-// 403 names the scopes of the checks it fails. A record kept without checks
-// (written before 2.7.1) is replayed to any key of the organization.
-func replayable(scopes tenancy.ScopeSet, rec record) error {
-	var required []string
-	for _, check := range rec.Scopes {
-		names := strings.Split(check, checkSeparator)
-		alternatives := make([]tenancy.Scope, len(names))
-		for i, n := range names {
-			alternatives[i] = tenancy.Scope(n)
-		}
-		if scopes.HasAny(alternatives...) {
-			continue
-		}
-		for _, n := range names {
-			if !slices.Contains(required, n) {
-				required = append(required, n)
-			}
+// reservation's truck totals) or a secret made for another key (a webhook
+// endpoint's). A record kept without scopes (written before 2.7.1) is
+// replayed to any key of the organization.
+func replayable(p *tenancy.Principal, rec record) error {
+	if rec.Key != "" && rec.Key != p.KeyID.String() {
+		return errs.New(errs.IdempotencyKeyMismatch,
+			"this Idempotency-Key was used by another API key, and its answer holds a secret shown only to that key: send this request with a new Idempotency-Key")
+	}
+	var missing []string
+	for _, s := range rec.Scopes {
+		if !p.Scopes.Has(tenancy.Scope(s)) {
+			missing = append(missing, s)
 		}
 	}
-	if len(required) == 0 {
+	if len(missing) == 0 {
 		return nil
 	}
 	return &errs.Error{Code: errs.InsufficientScope,
 		Message: "this Idempotency-Key was executed with scopes this key lacks",
-		Details: map[string]any{"required": required}}
+		Details: map[string]any{"required": missing}}
+}
+
+// boundKey is the record's Key for an answer for the executing key alone.
+func boundKey(checks *auth.Passed, key uuid.UUID) string {
+	if !checks.ForThisKey() {
+		return ""
+	}
+	return key.String()
 }

@@ -1,63 +1,87 @@
 package idempotency
 
 import (
+	"context"
 	"slices"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
+// executed runs checks (each any of its scopes) as a key holding scopes,
+// bound to the key when forKey, and returns the record's Scopes and Key.
+func executed(keyID uuid.UUID, scopes []tenancy.Scope, forKey bool, checks ...[]tenancy.Scope) record {
+	p := &tenancy.Principal{KeyID: keyID, Scopes: tenancy.NewScopeSet(scopes...)}
+	ctx, passed := auth.WithPassed(tenancy.WithPrincipal(context.Background(), p))
+	for _, c := range checks {
+		_ = auth.Check(ctx, c...)
+	}
+	if forKey {
+		auth.ForThisKeyOnly(ctx)
+	}
+	return record{Scopes: checksOf(passed, p.Scopes), Key: boundKey(passed, keyID)}
+}
+
 func TestReplayable(t *testing.T) {
-	set := tenancy.NewScopeSet
-	pickListRead := set(tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead)
+	type sc = []tenancy.Scope
+	executor, other := uuid.New(), uuid.New()
+	all := tenancy.AllScopes
+	pickListRead := sc{tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead}
 	cases := []struct {
 		name     string
-		checks   []string
-		key      tenancy.ScopeSet
-		required []string // nil: replayable
+		rec      record
+		key      uuid.UUID
+		scopes   sc
+		code     errs.Code // "": replayable
+		required []string
 	}{
-		{"no checks kept (before 2.7.1)", nil, set(tenancy.EventsRead), nil},
-		{"the route's check passed", checksOf([]tenancy.ScopeSet{set(tenancy.ClientsWrite)}, set(tenancy.AllScopes...)), set(tenancy.ClientsWrite), nil},
-		{"the route's check failed", checksOf([]tenancy.ScopeSet{set(tenancy.ClientsWrite)}, set(tenancy.AllScopes...)), set(tenancy.EventsRead),
-			[]string{"clients:write"}},
-		{"one of a check's scopes passes it",
-			checksOf([]tenancy.ScopeSet{set(tenancy.PickListsWrite), pickListRead}, set(tenancy.AllScopes...)), set(tenancy.PickListsWrite, tenancy.JobsRead), nil},
-		{"a check of several, failed, names them all",
-			checksOf([]tenancy.ScopeSet{set(tenancy.PickListsWrite), pickListRead}, set(tenancy.AllScopes...)), set(tenancy.PickListsWrite),
-			[]string{"events:read", "pick_lists:read", "jobs:read"}},
-		{"every failed check is named once",
-			checksOf([]tenancy.ScopeSet{set(tenancy.EquipmentReservationsWrite), set(tenancy.EquipmentReservationsRead)}, set(tenancy.AllScopes...)),
-			set(tenancy.EventsRead), []string{"equipment_reservations:write", "equipment_reservations:read"}},
-		{"a record of a key's scopes (before 2.11.1) needs each of them",
-			[]string{"clients:read", "clients:write"}, set(tenancy.ClientsWrite), []string{"clients:read"}},
-		{"an execution that passed no check keeps the key's scopes", checksOf(nil, set(tenancy.ClientsRead, tenancy.ClientsWrite)),
-			set(tenancy.ClientsWrite), []string{"clients:read"}},
-		{"an unknown scope passes no key", []string{"later:read"}, set(tenancy.AllScopes...), []string{"later:read"}},
+		{"no scopes kept (before 2.7.1)", record{}, other, sc{tenancy.EventsRead}, "", nil},
+		{"the route's check passed", executed(executor, all, false, sc{tenancy.ClientsWrite}),
+			other, sc{tenancy.ClientsWrite}, "", nil},
+		{"the route's check failed", executed(executor, all, false, sc{tenancy.ClientsWrite}),
+			other, sc{tenancy.EventsRead}, errs.InsufficientScope, []string{"clients:write"}},
+		{"a check of several keeps the first scope the executing key held",
+			executed(executor, sc{tenancy.PickListsWrite, tenancy.JobsRead}, false, sc{tenancy.PickListsWrite}, pickListRead),
+			other, sc{tenancy.PickListsWrite, tenancy.JobsRead}, "", nil},
+		{"another scope of that check is not enough (stricter, readable by older pods)",
+			executed(executor, sc{tenancy.PickListsWrite, tenancy.JobsRead}, false, sc{tenancy.PickListsWrite}, pickListRead),
+			other, sc{tenancy.PickListsWrite, tenancy.EventsRead}, errs.InsufficientScope, []string{"jobs:read"}},
+		{"a failed check is not kept", executed(executor, sc{tenancy.ClientsWrite}, false, sc{tenancy.ClientsWrite}, sc{tenancy.ClientsRead}),
+			other, sc{tenancy.ClientsWrite}, "", nil},
+		{"no check passed keeps the key's scopes", executed(executor, sc{tenancy.ClientsRead, tenancy.ClientsWrite}, false),
+			other, sc{tenancy.ClientsWrite}, errs.InsufficientScope, []string{"clients:read"}},
+		{"an answer for its key alone replays to it", executed(executor, all, true, sc{tenancy.WebhooksWrite}),
+			executor, all, "", nil},
+		{"an answer for its key alone is refused to another key with every scope", executed(executor, all, true, sc{tenancy.WebhooksWrite}),
+			other, all, errs.IdempotencyKeyMismatch, nil},
+		{"an answer for its key alone keeps the key's scopes for older pods", executed(executor, sc{tenancy.WebhooksWrite, tenancy.EventsRead}, true, sc{tenancy.WebhooksWrite}),
+			executor, sc{tenancy.WebhooksWrite}, errs.InsufficientScope, []string{"events:read"}},
+		{"an unknown scope passes no key", record{Scopes: []string{"later:read"}}, other, all, errs.InsufficientScope, []string{"later:read"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := replayable(tc.key, record{Scopes: tc.checks})
-			if tc.required == nil {
+			err := replayable(&tenancy.Principal{KeyID: tc.key, Scopes: tenancy.NewScopeSet(tc.scopes...)}, tc.rec)
+			if tc.code == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
 				return
 			}
 			e, ok := err.(*errs.Error)
-			if !ok || e.Code != errs.InsufficientScope {
-				t.Fatalf("err = %v, want insufficient_scope", err)
+			if !ok || e.Code != tc.code {
+				t.Fatalf("err = %v, want %s", err, tc.code)
+			}
+			if tc.required == nil {
+				return
 			}
 			got, _ := e.Details.(map[string]any)["required"].([]string)
-			if !slices.Equal(sorted(got), sorted(tc.required)) {
+			if !slices.Equal(got, tc.required) {
 				t.Fatalf("required %v, want %v", got, tc.required)
 			}
 		})
 	}
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }

@@ -221,7 +221,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return errUnavailable
 	}
 	if claimed {
-		return m.execute(c, p.Scopes, org, key, fp, name, marker)
+		return m.execute(c, p, org, key, fp, name, marker)
 	}
 	rec, ok := decodeRecord(prev)
 	if !ok {
@@ -231,7 +231,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 		return errMismatch
 	}
 	if rec.State == stateDone {
-		return m.replay(c, p.Scopes, name, rec)
+		return m.replay(c, p, name, rec)
 	}
 	// In progress, or its owner committed and died before recording the
 	// response in the edge store: the database decides.
@@ -242,12 +242,12 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	if r == nil || !r.done() {
 		return errInUse
 	}
-	return m.replayRow(c, p.Scopes, name, r, fp)
+	return m.replayRow(c, p, name, r, fp)
 }
 
 // execute runs the handler for a freshly claimed key inside a transaction
 // that records the response with the write.
-func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUID, key string, fp []byte, name string, marker []byte) error {
+func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) error {
 	release := true // delete the marker on the way out unless the key is settled
 	defer func() {
 		if release {
@@ -282,7 +282,7 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 			return errInUse
 		}
 		release = false
-		return m.replayRow(c, scopes, name, prior, fp)
+		return m.replayRow(c, p, name, prior, fp)
 	}
 	m.maybePurge()
 	// The handler runs under a savepoint: a 4xx is stored without whatever
@@ -323,7 +323,7 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 		return err
 	}
 	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: sealed, Sealed: true, Scopes: checksOf(checks.Sets(), scopes)}
+		Body: sealed, Sealed: true, Scopes: checksOf(checks, p.Scopes), Key: boundKey(checks, p.KeyID)}
 	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err
@@ -340,21 +340,21 @@ func (m *middleware) execute(c *fiber.Ctx, scopes tenancy.ScopeSet, org uuid.UUI
 }
 
 // replayRow replays a completed database row and copies it to the edge store.
-func (m *middleware) replayRow(c *fiber.Ctx, scopes tenancy.ScopeSet, name string, r *row, fp []byte) error {
+func (m *middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp []byte) error {
 	rec := r.record()
 	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention))
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return errMismatch
 	}
-	return m.replay(c, scopes, name, rec)
+	return m.replay(c, p, name, rec)
 }
 
-// replay sends the response stored under name to a key holding scopes. The
+// replay sends the response stored under name to p's key when replayable. The
 // body is the stored one, except that a replayed error names the replaying
 // request in error.request_id, which must equal this response's
 // X-Request-Id.
-func (m *middleware) replay(c *fiber.Ctx, scopes tenancy.ScopeSet, name string, rec record) error {
-	if err := replayable(scopes, rec); err != nil {
+func (m *middleware) replay(c *fiber.Ctx, p *tenancy.Principal, name string, rec record) error {
+	if err := replayable(p, rec); err != nil {
 		return err
 	}
 	body, err := m.body(rec, name)

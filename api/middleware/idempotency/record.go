@@ -19,11 +19,13 @@ type record struct {
 	// Sealed says Body is sealed (seal.Sealer, bound to the record's store
 	// key). Records written before sealing hold it in the clear.
 	Sealed bool `json:"z,omitempty"`
-	// Scopes are the scope checks the execution passed (checksOf): a
-	// replay goes only to a key that passes them all (replayable). Records
-	// written before 2.11.1 hold the executing key's scopes, each a check
-	// of its own; none are on records written before 2.7.1.
+	// Scopes are those a replaying key must hold (checksOf: the scope with
+	// which the execution passed each of its checks; before 2.11.1, every
+	// scope of the executing key; none on records written before 2.7.1).
 	Scopes []string `json:"sc,omitempty"`
+	// Key is the id of the API key the answer is for alone (boundKey), or
+	// empty.
+	Key string `json:"k,omitempty"`
 	// Owner makes each in-progress marker unique, so that the edge store can
 	// tell its own claim, retried after a timeout, from another request's
 	// (platform/edge Redis.Claim).

@@ -1,0 +1,1 @@
+ALTER TABLE idempotency_keys DROP COLUMN bound_key_id;
