@@ -1894,7 +1894,7 @@ type ClientCreate struct {
 	Address *string `json:"address,omitempty"`
 	City    *string `json:"city,omitempty"`
 
-	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
+	// Email Printable ASCII, no spaces: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email *string `json:"email,omitempty"`
 	Name  string  `json:"name"`
 	Notes *string `json:"notes,omitempty"`
@@ -1940,7 +1940,7 @@ type ClientUpdate struct {
 	Address *string `json:"address,omitempty"`
 	City    *string `json:"city,omitempty"`
 
-	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
+	// Email Printable ASCII, no spaces: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email                *string                `json:"email,omitempty"`
 	Name                 *string                `json:"name,omitempty"`
 	Notes                *string                `json:"notes,omitempty"`
@@ -1983,7 +1983,7 @@ type CrewMember struct {
 
 // CrewMemberCreate defines model for CrewMemberCreate.
 type CrewMemberCreate struct {
-	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
+	// Email Printable ASCII, no spaces: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email     *string `json:"email,omitempty"`
 	FirstName string  `json:"first_name"`
 	IsActive  *bool   `json:"is_active,omitempty"`
@@ -2019,7 +2019,7 @@ type CrewMemberPatched struct {
 // the response's `ignored_fields` warning, so a record read with GET can be sent back whole.
 // A writable field with a wrong type or value is still a 422 `validation_error`.
 type CrewMemberUpdate struct {
-	// Email Printable ASCII: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
+	// Email Printable ASCII, no spaces: a local part of at most 64 characters, `@`, and a domain of two or more dot-separated labels of letters, digits and inner hyphens. Stricter than `format: email`: a quoted local part (`"a b"@example.com`), an address literal (`user@[127.0.0.1]`) and a one-label domain (`a@b`) are 422.
 	Email                *string                `json:"email,omitempty"`
 	FirstName            *string                `json:"first_name,omitempty"`
 	IsActive             *bool                  `json:"is_active,omitempty"`
