@@ -2,72 +2,76 @@ package idempotency
 
 import (
 	"slices"
-
-	"github.com/google/uuid"
+	"strings"
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
-// checksOf lists, for a request's record, the scope with which the
-// executing key passed each scope check of its execution (auth.Passed): of
-// a check any of several scopes passes (the read scopes of a pick list),
-// the first the key holds. A replay goes to a key holding them all
-// (replayable): it passes every check the execution passed, so it would
-// have got the same answer by executing the request. One name per check
-// keeps the records readable by pods of 2.7.1–2.11.0, which stored the
-// executing key's scopes in the same place and replay to a key holding
-// each name listed. An execution that passed no check (a route no guard ran
-// on), and one whose answer is for its key alone, keep the key's scopes, as
-// those versions did.
-func checksOf(checks *auth.Passed, executing tenancy.ScopeSet) []string {
-	sets := checks.Sets()
-	if len(sets) == 0 || checks.ForThisKey() {
-		return tenancy.ScopeNames(executing.List())
-	}
-	var out []tenancy.Scope
-	for _, set := range sets {
-		s := (set & executing).List()[0]
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+// keyPrefix starts the element of a record's Scopes that names the API key
+// its answer is for alone: no scope is named so, so a pod of 2.7.1–2.11.0,
+// which reads every element as a scope, replays such a record to no key.
+const keyPrefix = "key:"
+
+// checksOf lists what a key needs for a replay of the request's answer
+// (replayable): the scope with which the executing key passed each scope
+// check of its execution (auth.Passed; of a check any of several scopes
+// passes, such as the read scopes of a pick list, the first the key
+// holds). A key holding them all passes every check the execution passed,
+// so it would have got the same answer by executing the request. One name
+// per check keeps the records readable by pods of 2.7.1–2.11.0, which
+// stored the executing key's scopes in the same place and replay to a key
+// holding each name listed. An answer for the executing key alone (a
+// secret the server made, auth.ForThisKeyOnly) also lists keyPrefix and
+// the key's id, in the list itself, so that every copy of the record, by
+// any version, carries it. An execution that passed no check (a route no
+// guard ran on) keeps the key's scopes, as those versions did.
+func checksOf(checks *auth.Passed, p *tenancy.Principal) []string {
+	scopes := p.Scopes.List()
+	if sets := checks.Sets(); len(sets) > 0 {
+		scopes = nil
+		for _, set := range sets {
+			s := (set & p.Scopes).List()[0]
+			if !slices.Contains(scopes, s) {
+				scopes = append(scopes, s)
+			}
 		}
 	}
-	return tenancy.ScopeNames(out)
+	out := tenancy.ScopeNames(scopes)
+	if checks.ForThisKey() {
+		out = append(out, keyPrefix+p.KeyID.String())
+	}
+	return out
 }
 
 // replayable refuses a replay to a key that lacks one of the scopes the
-// record lists, or, for an answer kept for the key that executed the
-// request alone, to any other key. A record is shared by the organization's
-// keys (docs/decisions.md, "Edge layer") and a replay skips the route's own
-// checks, so without this a key could read, through another key's
-// Idempotency-Key, an answer its scopes do not allow (a client record, a
-// reservation's truck totals) or a secret made for another key (a webhook
-// endpoint's). A record kept without scopes (written before 2.7.1) is
-// replayed to any key of the organization.
+// record lists (403 naming them), then, for an answer kept for the key that
+// executed the request alone, to any other key (409). A record is shared
+// by the organization's keys (docs/decisions.md, "Edge layer") and a
+// replay skips the route's own checks, so without this a key could read,
+// through another key's Idempotency-Key, an answer its scopes do not allow
+// (a client record, a reservation's truck totals) or a secret made for
+// another key (a webhook endpoint's). A record kept without scopes
+// (written before 2.7.1) is replayed to any key of the organization.
 func replayable(p *tenancy.Principal, rec record) error {
-	if rec.Key != "" && rec.Key != p.KeyID.String() {
-		return errs.New(errs.IdempotencyKeyMismatch,
-			"this Idempotency-Key was used by another API key, and its answer holds a secret shown only to that key: send this request with a new Idempotency-Key")
-	}
 	var missing []string
+	bound := ""
 	for _, s := range rec.Scopes {
-		if !p.Scopes.Has(tenancy.Scope(s)) {
+		if id, ok := strings.CutPrefix(s, keyPrefix); ok {
+			bound = id
+		} else if !p.Scopes.Has(tenancy.Scope(s)) {
 			missing = append(missing, s)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	if len(missing) > 0 {
+		return &errs.Error{Code: errs.InsufficientScope,
+			Message: "this Idempotency-Key was executed with scopes this key lacks",
+			Details: map[string]any{"required": missing}}
 	}
-	return &errs.Error{Code: errs.InsufficientScope,
-		Message: "this Idempotency-Key was executed with scopes this key lacks",
-		Details: map[string]any{"required": missing}}
-}
-
-// boundKey is the record's Key for an answer for the executing key alone.
-func boundKey(checks *auth.Passed, key uuid.UUID) string {
-	if !checks.ForThisKey() {
-		return ""
+	if bound != "" && bound != p.KeyID.String() {
+		return errs.New(errs.IdempotencyKeyMismatch,
+			"this Idempotency-Key was used by another API key, and its answer holds a secret shown only to that key: send this request with a new Idempotency-Key")
 	}
-	return key.String()
+	return nil
 }

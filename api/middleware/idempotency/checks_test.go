@@ -23,7 +23,7 @@ func executed(keyID uuid.UUID, scopes []tenancy.Scope, forKey bool, checks ...[]
 	if forKey {
 		auth.ForThisKeyOnly(ctx)
 	}
-	return record{Scopes: checksOf(passed, p.Scopes), Key: boundKey(passed, keyID)}
+	return record{Scopes: checksOf(passed, p)}
 }
 
 func TestReplayable(t *testing.T) {
@@ -58,8 +58,10 @@ func TestReplayable(t *testing.T) {
 			executor, all, "", nil},
 		{"an answer for its key alone is refused to another key with every scope", executed(executor, all, true, sc{tenancy.WebhooksWrite}),
 			other, all, errs.IdempotencyKeyMismatch, nil},
-		{"an answer for its key alone keeps the key's scopes for older pods", executed(executor, sc{tenancy.WebhooksWrite, tenancy.EventsRead}, true, sc{tenancy.WebhooksWrite}),
-			executor, sc{tenancy.WebhooksWrite}, errs.InsufficientScope, []string{"events:read"}},
+		{"scopes are judged before the key", executed(executor, all, true, sc{tenancy.WebhooksWrite}),
+			other, sc{tenancy.EventsRead}, errs.InsufficientScope, []string{"webhooks:write"}},
+		{"an older pod's record of the key's scopes needs each of them", record{Scopes: []string{"clients:read", "clients:write"}},
+			other, sc{tenancy.ClientsWrite}, errs.InsufficientScope, []string{"clients:read"}},
 		{"an unknown scope passes no key", record{Scopes: []string{"later:read"}}, other, all, errs.InsufficientScope, []string{"later:read"}},
 	}
 	for _, tc := range cases {

@@ -323,7 +323,7 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 		return err
 	}
 	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: sealed, Sealed: true, Scopes: checksOf(checks, p.Scopes), Key: boundKey(checks, p.KeyID)}
+		Body: sealed, Sealed: true, Scopes: checksOf(checks, p)}
 	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err

@@ -20,12 +20,10 @@ type record struct {
 	// key). Records written before sealing hold it in the clear.
 	Sealed bool `json:"z,omitempty"`
 	// Scopes are those a replaying key must hold (checksOf: the scope with
-	// which the execution passed each of its checks; before 2.11.1, every
-	// scope of the executing key; none on records written before 2.7.1).
+	// which the execution passed each of its checks, and the executing
+	// key itself for an answer for it alone; before 2.11.1, every scope of
+	// the executing key; none on records written before 2.7.1).
 	Scopes []string `json:"sc,omitempty"`
-	// Key is the id of the API key the answer is for alone (boundKey), or
-	// empty.
-	Key string `json:"k,omitempty"`
 	// Owner makes each in-progress marker unique, so that the edge store can
 	// tell its own claim, retried after a timeout, from another request's
 	// (platform/edge Redis.Claim).

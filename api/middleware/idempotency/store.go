@@ -28,8 +28,6 @@ type row struct {
 	Sealed bool `bun:"response_sealed"`
 	// Scopes are record.Scopes (nil on rows written before 2.7.1).
 	Scopes []string `bun:"scopes,array"`
-	// BoundKeyID is record.Key (nil for every other answer).
-	BoundKeyID *uuid.UUID `bun:"bound_key_id"`
 	// AgeSeconds is how long ago the row was created, by the database clock.
 	AgeSeconds float64 `bun:"age_seconds"`
 }
@@ -40,11 +38,7 @@ func (r *row) ttl(retention time.Duration) time.Duration {
 }
 
 func (r *row) record() record {
-	rec := record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Sealed: r.Sealed, Scopes: r.Scopes}
-	if r.BoundKeyID != nil {
-		rec.Key = r.BoundKeyID.String()
-	}
-	return rec
+	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Sealed: r.Sealed, Scopes: r.Scopes}
 }
 
 func (r *row) done() bool { return r.Status != nil }
@@ -80,7 +74,7 @@ func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []by
 		VALUES (?, ?, ?)
 		ON CONFLICT (organization_id, key) DO UPDATE
 		SET fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, response = NULL,
-		    response_sealed = false, scopes = NULL, bound_key_id = NULL, created_at = clock_timestamp(), completed_at = NULL
+		    response_sealed = false, scopes = NULL, created_at = clock_timestamp(), completed_at = NULL
 		WHERE idempotency_keys.created_at < clock_timestamp() - make_interval(secs => ?)
 		RETURNING true`, org, key, fp, seconds(retention)).Scan(ctx, &owned)
 	if err == nil {
@@ -103,7 +97,7 @@ func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []by
 func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*row, error) {
 	r := new(row)
 	err := db.NewRaw(`
-		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, response_sealed, scopes, bound_key_id,
+		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, response_sealed, scopes,
 		       extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_seconds
 		FROM idempotency_keys
 		WHERE organization_id = ? AND key = ?
@@ -122,10 +116,9 @@ func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention 
 func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, rec record) error {
 	_, err := tx.NewRaw(`
 		UPDATE idempotency_keys
-		SET status = ?, content_type = ?, response = ?, response_sealed = ?, scopes = ?, bound_key_id = nullif(?, '')::uuid,
-		    completed_at = clock_timestamp()
+		SET status = ?, content_type = ?, response = ?, response_sealed = ?, scopes = ?, completed_at = clock_timestamp()
 		WHERE organization_id = ? AND key = ?`,
-		rec.Status, rec.ContentType, rec.Body, rec.Sealed, pgdialect.Array(rec.Scopes), rec.Key, org, key).Exec(ctx)
+		rec.Status, rec.ContentType, rec.Body, rec.Sealed, pgdialect.Array(rec.Scopes), org, key).Exec(ctx)
 	return database.Error(err)
 }
 

@@ -1,1 +1,0 @@
-ALTER TABLE idempotency_keys DROP COLUMN bound_key_id;
