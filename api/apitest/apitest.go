@@ -237,19 +237,15 @@ func (r *Response) ErrorMessage() string {
 // RequiredScopes returns the details.required of a 403 insufficient_scope,
 // sorted.
 func (r *Response) RequiredScopes() []string {
+	required, _ := r.ErrorDetails()["required"].([]any)
 	var out []string
-	for _, s := range anySlice(r.ErrorDetails()["required"]) {
+	for _, s := range required {
 		if name, ok := s.(string); ok {
 			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
 	return out
-}
-
-func anySlice(v any) []any {
-	s, _ := v.([]any)
-	return s
 }
 
 // ErrorDetails returns body.error.details when it is an object.

@@ -11,10 +11,11 @@ import (
 // Passed collects the scope checks a request passed, each as the set of
 // scopes any one of which passes it: the route's guards, a reservation
 // write's check for the read scope its warnings need, and so on. The
-// idempotency middleware stores them with the answer, and replays it only
-// to a key that passes them too (docs/decisions.md, "A replay goes only to
-// a key that passes the execution's scope checks"): such a key would have
-// got the same answer by executing the request itself.
+// idempotency middleware stores, for each, the scope the key passed it
+// with, and replays the answer only to a key holding them all
+// (docs/decisions.md, "A replay goes only to a key that passes the
+// execution's scope checks"): such a key would have got the same answer by
+// executing the request itself.
 type Passed struct {
 	mu    sync.Mutex
 	sets  []tenancy.ScopeSet
