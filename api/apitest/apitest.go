@@ -248,6 +248,19 @@ func (r *Response) RequiredScopes() []string {
 	return out
 }
 
+// FieldIssue returns the issue details.fields gives for the field name of
+// a 422, or "" when it names none.
+func (r *Response) FieldIssue(name string) string {
+	fs, _ := r.ErrorDetails()["fields"].([]any)
+	for _, f := range fs {
+		if m, _ := f.(map[string]any); m["field"] == name {
+			issue, _ := m["issue"].(string)
+			return issue
+		}
+	}
+	return ""
+}
+
 // ErrorDetails returns body.error.details when it is an object.
 func (r *Response) ErrorDetails() map[string]any {
 	e, _ := r.JSON()["error"].(map[string]any)

@@ -44,6 +44,10 @@ type Resource[T, F any] struct {
 	// "Memory"). Its routes mark the PATCH (rest.Env.MarkLargeWrite) with
 	// the write scope they mount it behind.
 	Large bool
+	// LargeWith names the expansions that make a GET's answer large (an
+	// event's reservations): a GET asking for one is built under
+	// Env.LargeReads, as a Large resource's is.
+	LargeWith []string
 	// Warn, when set, is asked before a PATCH writes f for the check that
 	// finds what the response should warn about beside the ignored fields;
 	// nil when f can warrant no warning (the PATCH then runs without a
@@ -99,10 +103,24 @@ func (r Resource[T, F]) GetOne(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	if r.Large {
+	if r.large(want) {
 		return r.Env.LargeReads.Run(ctx, func() error { return r.show(c, id, want) })
 	}
 	return r.show(c, id, want)
+}
+
+// large reports whether a GET with the expansions want builds a large
+// answer (Large, LargeWith).
+func (r Resource[T, F]) large(want map[string]bool) bool {
+	if r.Large {
+		return true
+	}
+	for _, name := range r.LargeWith {
+		if want[name] {
+			return true
+		}
+	}
+	return false
 }
 
 // show loads and answers the record id with the expansions want.

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/eventapi/eventapi/api/storage/events"
 	"github.com/eventapi/eventapi/tenancy"
@@ -12,6 +13,7 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/reservations"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // Expansions are the relations ?expand accepts on GET /events/{id} and
@@ -35,14 +37,28 @@ type WithReservations struct {
 	EquipmentReservations []reservations.Reservation `json:"equipment_reservations"`
 }
 
+// MaxInlined bounds the reservations expand=equipment_reservations
+// inlines, as a pick list's items are bounded: an event can name any number
+// of them (cancelled ones do not count against the one-per-equipment rule),
+// and a review's event of 12,000 was a 36 MB answer. An event with more is
+// 422 on expand, saying to page them instead (docs/decisions.md, "How
+// large one answer may be"). The answer is built under the large-read
+// bulkhead (resource's LargeWith).
+const MaxInlined = 1_000
+
 // show renders e with the requested expansions.
 func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[string]bool, e *events.Event) (any, error) {
 	if !want["equipment_reservations"] {
 		return e, nil
 	}
-	rs, err := ReservationsOf(ctx, db, org, e.ID)
+	rs, err := ReservationsOf(ctx, db, org, e.ID, MaxInlined+1)
 	if err != nil {
 		return nil, err
+	}
+	if len(rs) > MaxInlined {
+		return nil, errs.InvalidField("expand", fmt.Sprintf(
+			"the event has more than %d reservations, more than one answer inlines: page them with GET /api/v2/equipment_reservations?event_id=%s",
+			MaxInlined, e.ID))
 	}
 	if err := reservations.Expand(ctx, db, org, rs, map[string]bool{"equipment": want["equipment"], "vehicle": want["vehicle"]}); err != nil {
 		return nil, err
@@ -50,12 +66,12 @@ func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[
 	return WithReservations{Event: e, EquipmentReservations: rs}, nil
 }
 
-// ReservationsOf returns every reservation of org for the event, whatever
-// its status, in creation order.
-func ReservationsOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID) ([]reservations.Reservation, error) {
+// ReservationsOf returns the first limit reservations of org for the
+// event, whatever their status, in creation order.
+func ReservationsOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, limit int) ([]reservations.Reservation, error) {
 	rs := []reservations.Reservation{}
 	err := db.NewSelect().Model(&rs).
 		Where("r.organization_id = ?", org).Where("r.event_id = ?", event).
-		OrderExpr("r.created_at, r.id").Scan(ctx)
+		OrderExpr("r.created_at, r.id").Limit(int64(limit)).Scan(ctx)
 	return rs, database.Error(err)
 }
