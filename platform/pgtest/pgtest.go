@@ -80,7 +80,7 @@ var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 // sweep of stale test databases.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
-	u, err := newDatabase(context.Background(), true)
+	u, err := newDatabase(context.Background(), true, "")
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
@@ -90,7 +90,7 @@ func NewDatabase(tb testing.TB) string {
 // NewEmptyDatabase is NewDatabase without migrations.
 func NewEmptyDatabase(tb testing.TB) string {
 	tb.Helper()
-	u, err := newDatabase(context.Background(), false)
+	u, err := newDatabase(context.Background(), false, "")
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
@@ -106,7 +106,9 @@ func adminOptions(conns int) database.Options {
 	return database.Options{MaxOpenConns: conns, StatementTimeout: 5 * time.Minute}
 }
 
-func newDatabase(ctx context.Context, migrate bool) (string, error) {
+// newDatabase creates the database with CREATE DATABASE's options (""
+// for the server's defaults) and, with migrate, migrates it.
+func newDatabase(ctx context.Context, migrate bool, options string) (string, error) {
 	admin, err := database.Open(ctx, AdminURL(), adminOptions(2))
 	if err != nil {
 		return "", fmt.Errorf("PostgreSQL is required for tests and is not reachable at %s: %w", redact(AdminURL()), err)
@@ -114,7 +116,7 @@ func newDatabase(ctx context.Context, migrate bool) (string, error) {
 	defer admin.Close()
 	sweepOnce.Do(func() { sweepStale(ctx, admin, time.Now()) })
 	name := databaseName(packageName(), time.Now())
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name+" "+options); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	dbURL, err := withDatabase(AdminURL(), name)
@@ -147,7 +149,25 @@ func newDatabase(ctx context.Context, migrate bool) (string, error) {
 // Open returns a bun.DB on a fresh migrated database, closed at test end.
 func Open(tb testing.TB) *bun.DB {
 	tb.Helper()
-	db, err := database.Open(context.Background(), NewDatabase(tb), database.Options{MaxOpenConns: 10, Pooler: Pooler()})
+	return openURL(tb, NewDatabase(tb))
+}
+
+// OpenCLocale is Open on a database whose LC_CTYPE and LC_COLLATE are C,
+// as a server may be set up: for the rules that must hold under any
+// locale (PostgreSQL's lower() then changes ASCII letters only).
+func OpenCLocale(tb testing.TB) *bun.DB {
+	tb.Helper()
+	u, err := newDatabase(context.Background(), true, "TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return openURL(tb, u)
+}
+
+// openURL opens the database at u for a test, closed at its end.
+func openURL(tb testing.TB, u string) *bun.DB {
+	tb.Helper()
+	db, err := database.Open(context.Background(), u, database.Options{MaxOpenConns: 10, Pooler: Pooler()})
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
@@ -160,7 +180,7 @@ func Open(tb testing.TB) *bun.DB {
 // transaction pooler hides by design.
 func OpenDirect(tb testing.TB) *bun.DB {
 	tb.Helper()
-	u, err := newDatabase(context.Background(), true)
+	u, err := newDatabase(context.Background(), true, "")
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
