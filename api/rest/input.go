@@ -334,6 +334,15 @@ func stringValue(raw json.RawMessage, r Rule) (string, string) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", "must be a string"
 	}
+	return Text(s, r)
+}
+
+// Text checks a string against the string rules of r and returns it as
+// canonicalText makes it, or the issue: the one rule of every text the API
+// reads, a body's string or a free-text query parameter (QueryString). The
+// length is counted after canonicalText, so it counts what is stored or
+// matched. s must be valid UTF-8.
+func Text(s string, r Rule) (string, string) {
 	s = canonicalText(s)
 	if blank(s) {
 		// Only invisible format characters: empty to whoever reads it, so

@@ -181,21 +181,27 @@ func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
 	return "", errs.InvalidField(name, "must be one of: "+strings.Join(values, ", "))
 }
 
-// QueryString reads an optional free-text query parameter: at most maxLen
-// characters as sent (the document's maxLength), valid UTF-8 and no NUL
-// (which PostgreSQL text cannot hold), made as a body's text is
-// (canonicalText: trimmed of white space and invisible characters at either
-// end, and in NFC, so a name copied with them, or composed otherwise, finds
-// what it names).
+// QueryString reads an optional free-text query parameter: valid UTF-8,
+// then checked and made as a body's one-line text is (Text: trimmed of
+// white space and invisible characters at either end and in NFC, so a name
+// copied with them, or composed otherwise, finds what it names; no NUL or
+// control character, which no stored text holds; at most maxLen characters,
+// the document's maxLength, counted as it matches).
 func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
-	v := c.Query(name)
-	switch {
-	case utf8.RuneCountInString(v) > maxLen:
-		return "", errs.InvalidField(name, "must be at most "+strconv.Itoa(maxLen)+" characters")
-	case strings.ContainsRune(v, 0) || !utf8.ValidString(v):
-		return "", errs.InvalidField(name, "must be valid UTF-8 text without NUL characters")
+	return QueryText(name, c.Query(name), maxLen)
+}
+
+// QueryText is QueryString of the value v of the parameter name: the CLI
+// reads its filters with it, as the API reads them.
+func QueryText(name, v string, maxLen int) (string, error) {
+	if !utf8.ValidString(v) {
+		return "", errs.InvalidField(name, "must be valid UTF-8 text")
 	}
-	return canonicalText(v), nil
+	s, issue := Text(v, Rule{MaxLen: maxLen})
+	if issue != "" {
+		return "", errs.InvalidField(name, issue)
+	}
+	return s, nil
 }
 
 // QueryUUID reads an optional uuid query parameter (422 when malformed).

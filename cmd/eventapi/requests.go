@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-	"github.com/valyala/fasthttp"
-
 	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
@@ -149,18 +146,13 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // routeFilter reads --route as GET /api/v2/request_logs reads route=, with
-// the same function (rest.QueryString), so that the CLI and the API find
+// the same function (rest.QueryText), so that the CLI and the API find
 // the same records: trimmed of white space and invisible characters at
 // either end and in Unicode NFC (docs/decisions.md, "Strings are
-// trimmed"); too long, a NUL or bytes that are not UTF-8 are a usage error.
-// That function reads a request's query, so the value is put in the query
-// of a request context made for it.
+// trimmed"); too long, a NUL or control character or bytes that are not
+// UTF-8 are a usage error.
 func routeFilter(v string) (string, error) {
-	app := fiber.New()
-	c := app.AcquireCtx(&fasthttp.RequestCtx{})
-	defer app.ReleaseCtx(c)
-	c.Request().URI().QueryArgs().Set("route", v)
-	r, err := rest.QueryString(c, "route", requestlogs.MaxRouteLength)
+	r, err := rest.QueryText("route", v, requestlogs.MaxRouteLength)
 	if err != nil {
 		issue := err.Error()
 		if is := errs.Issues(err); len(is) > 0 {

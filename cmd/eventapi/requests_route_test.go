@@ -32,7 +32,8 @@ func TestRouteFilterReadsAsTheAPIDoes(t *testing.T) {
 		{"only spaces", "   ", "", ""},
 		{"at the limit", strings.Repeat("é", 255), strings.Repeat("é", 255), ""},
 		{"too long", strings.Repeat("a", 256), "", "must be at most 255 characters"},
-		{"NUL", "/api/v2/\x00", "", "without NUL"},
+		{"NUL", "/api/v2/\x00", "", "must not contain NUL"},
+		{"control character", "/api/v2/\x1b[2J", "", "must not contain line breaks or control characters"},
 		{"not UTF-8", "/api/v2/\xff", "", "valid UTF-8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
