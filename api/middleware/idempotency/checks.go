@@ -1,7 +1,9 @@
 package idempotency
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/eventapi/eventapi/platform/errs"
@@ -13,6 +15,39 @@ import (
 // its answer is for alone: no scope is named so, so a pod of 2.7.1–2.11.0,
 // which reads every element as a scope, replays such a record to no key.
 const keyPrefix = "key:"
+
+// notKeptPrefix starts the element of a record's Scopes that says its
+// answer was not kept, followed by the answer's size in bytes
+// (MaxKeptAnswer); a pod of 2.7.1–2.11.1 reads it as a scope no key holds
+// and refuses the replay (403) rather than answering an empty body.
+const notKeptPrefix = "answer-not-kept:"
+
+// MaxKeptAnswer is the largest answer body a record keeps for replays.
+// Every copy of a record is read whole (a Redis value, a database row): a
+// review's keyed PATCH of a pick list answered 235 MB, which was kept in
+// Redis as one value of 335 MB that no read could fetch within the store's
+// timeout, so every retry of the key answered 503 for a day while the
+// shared Redis held it. A larger answer is not kept: the record says so,
+// and a replay is refused with what the request did (notKept).
+const MaxKeptAnswer = 4 << 20
+
+// notKept returns the refusal of a replay whose answer, of size bytes and
+// the given status, was not kept.
+func notKept(status int, size string) error {
+	return errs.New(errs.IdempotencyKeyMismatch, fmt.Sprintf(
+		"the request with this Idempotency-Key was executed (status %d), and its answer of %s bytes, more than the %d a replay keeps, was not kept: read the record, or send the request again with a new Idempotency-Key",
+		status, size, MaxKeptAnswer))
+}
+
+// keptBody returns the part of an answer body a record keeps (all of it,
+// or nothing past MaxKeptAnswer) and adds to scopes the note of an answer
+// not kept.
+func keptBody(body []byte, scopes []string) ([]byte, []string) {
+	if len(body) <= MaxKeptAnswer {
+		return body, scopes
+	}
+	return nil, append(scopes, notKeptPrefix+strconv.Itoa(len(body)))
+}
 
 // checksOf lists what a key needs for a replay of the request's answer
 // (replayable): the scope with which the executing key passed each scope
@@ -54,12 +89,19 @@ func checksOf(checks *auth.Passed, p *tenancy.Principal) []string {
 // (a client record, a reservation's truck totals) or a secret made for
 // another key (a webhook endpoint's). A record kept without scopes
 // (written before 2.7.1) is replayed to any key of the organization.
+//
+// A record whose answer was not kept (keptBody) is then refused with what
+// the request did, 409, to every key: the scope checks come first, so that
+// the 409 does not tell a key without the route's scope that the request
+// succeeded.
 func replayable(p *tenancy.Principal, rec record) error {
 	var missing []string
-	bound := ""
+	bound, size := "", ""
 	for _, s := range rec.Scopes {
 		if id, ok := strings.CutPrefix(s, keyPrefix); ok {
 			bound = id
+		} else if n, ok := strings.CutPrefix(s, notKeptPrefix); ok {
+			size = n
 		} else if !p.Scopes.Has(tenancy.Scope(s)) {
 			missing = append(missing, s)
 		}
@@ -72,6 +114,9 @@ func replayable(p *tenancy.Principal, rec record) error {
 	if bound != "" && bound != p.KeyID.String() {
 		return errs.New(errs.IdempotencyKeyMismatch,
 			"this Idempotency-Key was used by another API key, and its answer holds a secret shown only to that key: send this request with a new Idempotency-Key")
+	}
+	if size != "" {
+		return notKept(rec.Status, size)
 	}
 	return nil
 }

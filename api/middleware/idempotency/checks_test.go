@@ -63,6 +63,10 @@ func TestReplayable(t *testing.T) {
 		{"an older pod's record of the key's scopes needs each of them", record{Scopes: []string{"clients:read", "clients:write"}},
 			other, sc{tenancy.ClientsWrite}, errs.InsufficientScope, []string{"clients:read"}},
 		{"an unknown scope passes no key", record{Scopes: []string{"later:read"}}, other, all, errs.InsufficientScope, []string{"later:read"}},
+		{"an answer not kept is refused to the executing key", record{Status: 200, Scopes: []string{"pick_lists:write", notKeptPrefix + "5000000"}},
+			executor, all, errs.IdempotencyKeyMismatch, nil},
+		{"an answer not kept: scopes are judged first", record{Status: 200, Scopes: []string{"pick_lists:write", notKeptPrefix + "5000000"}},
+			other, sc{tenancy.EventsRead}, errs.InsufficientScope, []string{"pick_lists:write"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,5 +89,26 @@ func TestReplayable(t *testing.T) {
 				t.Fatalf("required %v, want %v", got, tc.required)
 			}
 		})
+	}
+}
+
+// TestKeptBody: an answer up to MaxKeptAnswer is kept whole; a larger one
+// is not kept, and the scopes say so with its size.
+func TestKeptBody(t *testing.T) {
+	scopes := []string{"pick_lists:write"}
+	for _, tc := range []struct {
+		size       int
+		kept       bool
+		wantScopes []string
+	}{
+		{0, true, scopes},
+		{MaxKeptAnswer, true, scopes},
+		{MaxKeptAnswer + 1, false, []string{"pick_lists:write", notKeptPrefix + "4194305"}},
+	} {
+		body := make([]byte, tc.size)
+		kept, got := keptBody(body, slices.Clone(scopes))
+		if (len(kept) == tc.size) != tc.kept || (!tc.kept && kept != nil) || !slices.Equal(got, tc.wantScopes) {
+			t.Errorf("%d bytes: kept %d, scopes %v; want kept %v, scopes %v", tc.size, len(kept), got, tc.kept, tc.wantScopes)
+		}
 	}
 }

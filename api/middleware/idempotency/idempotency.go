@@ -317,13 +317,14 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 			return err
 		}
 	}
-	sealed, err := m.Sealer.Seal(res.Body(), []byte(name))
+	kept, scopes := keptBody(res.Body(), checksOf(checks, p))
+	sealed, err := m.Sealer.Seal(kept, []byte(name))
 	if err != nil {
 		res.ResetBody()
 		return err
 	}
 	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: sealed, Sealed: true, Scopes: checksOf(checks, p)}
+		Body: sealed, Sealed: true, Scopes: scopes}
 	if err := complete(ctx, tx, org, key, rec); err != nil {
 		res.ResetBody()
 		return err
