@@ -101,9 +101,11 @@ func newEnv(t testing.TB, logTo io.Writer, opts []Option) *Env {
 	}
 	if cfg.RedisURL != "" {
 		// The client's own timeout is tight (50 ms) by design; on a loaded
-		// machine give Redis a few tries before declaring it missing.
+		// machine give Redis tries for a while before declaring it missing
+		// (5 s were once not enough while another program kept the shared
+		// Redis busy writing a value of hundreds of megabytes).
 		var err error
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 			if err = svc.Edge.Ping(context.Background()); err == nil {
 				break
 			}
