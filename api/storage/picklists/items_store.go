@@ -37,6 +37,9 @@ func CreateItem(ctx context.Context, db bun.IDB, t tenancy.Tenant, it *Item) (*I
 		if err := checkRoom(ctx, tx, t.Org, it.PickListID); err != nil {
 			return err
 		}
+		if err := checkText(ctx, tx, t.Org, nil, it); err != nil {
+			return err
+		}
 		var err error
 		out, err = storage.Create[Item](ctx, tx, t, itemColumns(nil, it))
 		if err != nil {
@@ -64,6 +67,9 @@ func UpdateItem(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 			return err
 		}
 		if err := checkItem(ctx, tx, org, cur, &next); err != nil {
+			return err
+		}
+		if err := checkText(ctx, tx, org, cur, &next); err != nil {
 			return err
 		}
 		cols := itemColumns(cur, &next)

@@ -1,0 +1,94 @@
+package picklists
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// MaxListText is the most text, in bytes of UTF-8, the items of one pick
+// list hold: their notes, custom descriptions and serial numbers. MaxItems
+// bounds how many items a list holds, not how large they are: within each
+// field's own limits a review's list of 1000 items was a 235 MB answer,
+// and one read of it took a pod from 38 MB to 1 GB (docs/architecture.md,
+// "Memory"). With it a list's detail stays under about 3 MB, and a page of
+// MaxExpandedLists lists with their items about 30. A list made from a
+// quote fits whatever its lines say: 500 lines of at most 1000 characters
+// are at most 2,000,000 bytes.
+const MaxListText = 2 << 20
+
+// textBytes is the text of it that counts against MaxListText.
+func textBytes(it *Item) int {
+	n := 0
+	if it.Notes != nil {
+		n += len(*it.Notes)
+	}
+	if it.CustomDescription != nil {
+		n += len(*it.CustomDescription)
+	}
+	for _, s := range it.SerialNumbers {
+		n += len(s)
+	}
+	return n
+}
+
+// grownText names the field of next whose text grew the most from cur
+// (nil on create: the one holding the most), where a refusal of its write
+// points.
+func grownText(cur, next *Item) string {
+	if cur == nil {
+		cur = &Item{}
+	}
+	field, most := "", 0
+	for _, f := range []struct {
+		name      string
+		was, will *Item
+	}{
+		{"notes", &Item{Notes: cur.Notes}, &Item{Notes: next.Notes}},
+		{"serial_numbers", &Item{SerialNumbers: cur.SerialNumbers}, &Item{SerialNumbers: next.SerialNumbers}},
+		{"custom_description", &Item{CustomDescription: cur.CustomDescription}, &Item{CustomDescription: next.CustomDescription}},
+	} {
+		if n := textBytes(f.will) - textBytes(f.was); field == "" || n > most {
+			field, most = f.name, n
+		}
+	}
+	return field
+}
+
+// checkText refuses next (cur is the stored item on PATCH, nil on create)
+// when it would take its list's items past MaxListText: a 422 on the field
+// whose text grew the most (grownText). A write that does not add text is let through,
+// so a list that holds more (written before the bound) still takes its
+// stage moves. The list is locked (lockList, lockListOf), so two writes
+// count one after the other.
+func checkText(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, next *Item) error {
+	added := textBytes(next)
+	except := uuid.Nil
+	if cur != nil {
+		added -= textBytes(cur)
+		except = cur.ID
+	}
+	if added <= 0 {
+		return nil
+	}
+	var others int
+	err := tx.NewRaw(`SELECT coalesce(sum(octet_length(coalesce(notes, '')) + octet_length(coalesce(custom_description, ''))
+		+ coalesce(octet_length(array_to_string(serial_numbers, '')), 0)), 0)
+		FROM pick_list_items WHERE organization_id = ? AND pick_list_id = ? AND id <> ?`,
+		org, next.PickListID, except).Scan(ctx, &others)
+	if err != nil {
+		return database.Error(err)
+	}
+	if total := others + textBytes(next); total > MaxListText {
+		return errs.InvalidField(grownText(cur, next), fmt.Sprintf(
+			"the items of a pick list hold at most %d bytes of text (notes, custom descriptions and serial numbers), and this item would bring the list's to %d: shorten it, or start another list",
+			MaxListText, total))
+	}
+	return nil
+}
