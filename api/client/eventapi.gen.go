@@ -4135,8 +4135,10 @@ type CreateEventParams struct {
 // GetEventParams defines parameters for GetEvent.
 type GetEventParams struct {
 	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
-	// order); `equipment` and `vehicle` then inline those records in each reservation and
-	// have no effect without it. Each value needs a read scope of the type it inlines, as
+	// order), at most 1000 holding at most 8 MiB of `notes`, `truck_position` and
+	// `overbook_reason`: an event with more answers `422 validation_error` on `expand`,
+	// saying to page them with `GET /equipment_reservations?event_id=`. `equipment` and
+	// `vehicle` then inline those records in each reservation and have no effect without it. Each value needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
 	// and `vehicle`, `equipment:read` for `equipment`); else `403 insufficient_scope`.
 	// `equipment` or `vehicle` without `equipment_reservations` inlines nothing and needs no
@@ -4231,8 +4233,10 @@ type ListJobsParams struct {
 // GetJobParams defines parameters for GetJob.
 type GetJobParams struct {
 	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
-	// order); `equipment` and `vehicle` then inline those records in each reservation and
-	// have no effect without it. Each value needs a read scope of the type it inlines, as
+	// order), at most 1000 holding at most 8 MiB of `notes`, `truck_position` and
+	// `overbook_reason`: an event with more answers `422 validation_error` on `expand`,
+	// saying to page them with `GET /equipment_reservations?event_id=`. `equipment` and
+	// `vehicle` then inline those records in each reservation and have no effect without it. Each value needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
 	// and `vehicle`, `equipment:read` for `equipment`); else `403 insufficient_scope`.
 	// `equipment` or `vehicle` without `equipment_reservations` inlines nothing and needs no
@@ -8112,7 +8116,10 @@ type ClientInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Scopes: `pick_lists:write`.
+	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// `custom_description` and `serial_numbers` in all: an item that would take them past it
+	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+	// that grew the most). Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8125,7 +8132,10 @@ type ClientInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Scopes: `pick_lists:write`.
+	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// `custom_description` and `serial_numbers` in all: an item that would take them past it
+	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+	// that grew the most). Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8144,8 +8154,10 @@ type ClientInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+	// answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8157,8 +8169,10 @@ type ClientInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+	// answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8422,8 +8436,9 @@ type ClientInterface interface {
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-	// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
-	// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
+	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
+	// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
+	// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
 	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -9661,7 +9676,10 @@ func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEd
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Scopes: `pick_lists:write`.
+// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// `custom_description` and `serial_numbers` in all: an item that would take them past it
+// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+// that grew the most). Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9684,7 +9702,10 @@ func (c *Client) CreatePickListItemWithBody(ctx context.Context, params *CreateP
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Scopes: `pick_lists:write`.
+// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// `custom_description` and `serial_numbers` in all: an item that would take them past it
+// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+// that grew the most). Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9723,8 +9744,10 @@ func (c *Client) DeletePickListItem(ctx context.Context, id Id, params *DeletePi
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+// answer is the whole record).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9746,8 +9769,10 @@ func (c *Client) UpdatePickListItemWithBody(ctx context.Context, id Id, params *
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+// answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10231,8 +10256,9 @@ func (c *Client) UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicle
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 // 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
-// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
+// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
+// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
+// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
 // dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 // Scopes: `equipment_reservations:read`.
 //
@@ -15099,7 +15125,10 @@ type ClientWithResponsesInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Scopes: `pick_lists:write`.
+	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// `custom_description` and `serial_numbers` in all: an item that would take them past it
+	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+	// that grew the most). Scopes: `pick_lists:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15112,7 +15141,10 @@ type ClientWithResponsesInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Scopes: `pick_lists:write`.
+	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// `custom_description` and `serial_numbers` in all: an item that would take them past it
+	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+	// that grew the most). Scopes: `pick_lists:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15133,8 +15165,10 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+	// answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15146,8 +15180,10 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-	// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+	// answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15429,8 +15465,9 @@ type ClientWithResponsesInterface interface {
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-	// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
-	// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
+	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
+	// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
+	// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
 	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -28532,7 +28569,10 @@ func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Scopes: `pick_lists:write`.
+// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// `custom_description` and `serial_numbers` in all: an item that would take them past it
+// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+// that grew the most). Scopes: `pick_lists:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28551,7 +28591,10 @@ func (c *ClientWithResponses) CreatePickListItemWithBodyWithResponse(ctx context
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Scopes: `pick_lists:write`.
+// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// `custom_description` and `serial_numbers` in all: an item that would take them past it
+// is `422 validation_error` on its field holding the most (on PATCH too, on the field
+// that grew the most). Scopes: `pick_lists:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28584,8 +28627,10 @@ func (c *ClientWithResponses) DeletePickListItemWithResponse(ctx context.Context
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+// answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28603,8 +28648,10 @@ func (c *ClientWithResponses) UpdatePickListItemWithBodyWithResponse(ctx context
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. Scopes: `pick_lists:write` and any one of
-// `pick_lists:read`, `events:read`, `jobs:read` (the answer is the whole record).
+// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
+// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
+// answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29018,8 +29065,9 @@ func (c *ClientWithResponses) UpdateVehicleWithResponse(ctx context.Context, id 
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 // 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-// reservations on the vehicle is `422 validation_error` on `end` (`event_id`): ask about
-// a shorter window, so an answer stays about 5 MB at most. The answer to `event_id` carries the event's
+// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
+// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
+// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
 // dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 // Scopes: `equipment_reservations:read`.
 //

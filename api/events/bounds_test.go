@@ -8,6 +8,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
 	"github.com/eventapi/eventapi/api/events"
+	"github.com/eventapi/eventapi/api/storage/reservations"
 	"github.com/eventapi/eventapi/platform/config"
 )
 
@@ -63,4 +64,31 @@ func TestAnExpansionInlinesAtMostMaxInlined(t *testing.T) {
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// TestAnExpansionIsBoundedByItsText: an event's inlined reservations hold
+// at most reservations.MaxText bytes of notes, truck positions and
+// overbook reasons; one byte more is a 422 on expand.
+func TestAnExpansionIsBoundedByItsText(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	ev, eq := rows.Event("Festival"), rows.Equipment("Cable", nil, nil)
+	if _, err := env.Svc.DB.ExecContext(context.Background(), `INSERT INTO equipment_reservations
+		(organization_id, equipment_id, event_id, start_date, end_date, reservation_status, notes)
+		SELECT ?, ?, ?, '2027-06-01', '2027-06-02', 'cancelled', repeat('n', ? / 4) FROM generate_series(1, 4)`,
+		a.ID, eq, ev, reservations.MaxText); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v2/events/" + ev.String() + "?expand=equipment_reservations"
+	if res := a.Get(path); res.Status != 200 {
+		t.Fatalf("reservations of %d bytes of text: %d", reservations.MaxText, res.Status)
+	}
+	if _, err := env.Svc.DB.ExecContext(context.Background(), `UPDATE equipment_reservations SET truck_position = 'x'
+		WHERE organization_id = ? AND id = (SELECT id FROM equipment_reservations WHERE organization_id = ? LIMIT 1)`, a.ID, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if res := a.Get(path); res.Status != 422 || !strings.Contains(res.FieldIssue("expand"), "more than 8388608 bytes") {
+		t.Fatalf("one byte more: %d %q, want 422 on expand", res.Status, res.FieldIssue("expand"))
+	}
 }

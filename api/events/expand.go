@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/eventapi/eventapi/api/storage/events"
@@ -40,7 +41,8 @@ type WithReservations struct {
 // MaxInlined bounds the reservations expand=equipment_reservations
 // inlines, as a pick list's items are bounded: an event can name any number
 // of them (cancelled ones do not count against the one-per-equipment rule),
-// and a review's event of 12,000 was a 36 MB answer. An event with more is
+// and a review's event of 12,000 was a 36 MB answer. An event with more, or
+// whose reservations hold more than reservations.MaxText bytes of text, is
 // 422 on expand, saying to page them instead (docs/decisions.md, "How
 // large one answer may be"). The answer is built under the large-read
 // bulkhead (resource's LargeWith).
@@ -51,14 +53,25 @@ func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[
 	if !want["equipment_reservations"] {
 		return e, nil
 	}
+	page := "page them with GET /api/v2/equipment_reservations?event_id=" + e.ID.String()
+	err := reservations.CheckText(ctx, db, org, MaxInlined+1, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("r.event_id = ?", e.ID)
+	})
+	if errors.Is(err, reservations.ErrTooMuchText) {
+		return nil, errs.InvalidField("expand", fmt.Sprintf(
+			"the event's reservations hold more than %d bytes of notes, truck positions and overbook reasons, more than one answer inlines: %s",
+			reservations.MaxText, page))
+	}
+	if err != nil {
+		return nil, err
+	}
 	rs, err := ReservationsOf(ctx, db, org, e.ID, MaxInlined+1)
 	if err != nil {
 		return nil, err
 	}
 	if len(rs) > MaxInlined {
 		return nil, errs.InvalidField("expand", fmt.Sprintf(
-			"the event has more than %d reservations, more than one answer inlines: page them with GET /api/v2/equipment_reservations?event_id=%s",
-			MaxInlined, e.ID))
+			"the event has more than %d reservations, more than one answer inlines: %s", MaxInlined, page))
 	}
 	if err := reservations.Expand(ctx, db, org, rs, map[string]bool{"equipment": want["equipment"], "vehicle": want["vehicle"]}); err != nil {
 		return nil, err

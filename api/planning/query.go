@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/reservations"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 )
@@ -27,15 +28,20 @@ const MaxWindow = 366 * 24 * time.Hour
 // (rest.Env.LargeReads).
 const MaxHolds = 5_000
 
-// tooManyHolds turns stock.ErrTooManyHolds into the 422 of the parameter
-// that sets the window (end, or event_id for a load by event), saying how
-// to ask instead (ask).
+// tooManyHolds turns stock.ErrTooManyHolds and reservations.ErrTooMuchText
+// into the 422 of the parameter that sets the window (end, or event_id for
+// a load by event), saying how to ask instead (ask).
 func tooManyHolds(err error, field, ask string) error {
-	if !errors.Is(err, stock.ErrTooManyHolds) {
-		return err
+	switch {
+	case errors.Is(err, stock.ErrTooManyHolds):
+		return errs.InvalidField(field, fmt.Sprintf(
+			"the window holds more than %d reservations, more than one answer lists: %s", MaxHolds, ask))
+	case errors.Is(err, reservations.ErrTooMuchText):
+		return errs.InvalidField(field, fmt.Sprintf(
+			"the window's reservations hold more than %d bytes of notes, truck positions and overbook reasons, more than one answer inlines: %s",
+			reservations.MaxText, ask))
 	}
-	return errs.InvalidField(field, fmt.Sprintf(
-		"the window holds more than %d reservations, more than one answer lists: %s", MaxHolds, ask))
+	return err
 }
 
 // MaxBatch is the most equipment ids GET /availability answers at once.

@@ -27,14 +27,22 @@ func (w Warning) Load() bool { return w.Code == WarningOverPayload || w.Code == 
 
 // OnVehicle returns, in creation order, org's reservations on the vehicle
 // that hold stock during w (the statuses and overlap of storage/stock): what is
-// on the truck over that window. With max above 0 it reads at most max+1 and
-// returns stock.ErrTooManyHolds when there are more than max.
+// on the truck over that window. With max above 0 it is building an answer:
+// it returns ErrTooMuchText when they hold more than MaxText, and it reads
+// at most max+1 and returns stock.ErrTooManyHolds when there are more than
+// max.
 func OnVehicle(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, vehicle uuid.UUID, w stock.Window, max int) ([]Reservation, error) {
 	cond, args := stock.Holding("r", w)
+	onVehicle := func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("r.vehicle_id = ?", vehicle).Where(cond, args...)
+	}
+	if max > 0 {
+		if err := CheckText(ctx, db, org, max+1, onVehicle); err != nil {
+			return nil, err
+		}
+	}
 	rs := []Reservation{}
-	q := db.NewSelect().Model(&rs).
-		Where("r.organization_id = ?", org).Where("r.vehicle_id = ?", vehicle).
-		Where(cond, args...).OrderExpr("r.created_at, r.id")
+	q := onVehicle(db.NewSelect().Model(&rs).Where("r.organization_id = ?", org)).OrderExpr("r.created_at, r.id")
 	if max > 0 {
 		q = q.Limit(int64(max + 1))
 	}
