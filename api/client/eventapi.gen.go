@@ -7815,9 +7815,8 @@ type ClientInterface interface {
 
 	// ListEquipmentReservations List equipment reservations
 	//
-	// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
-	// by the integration" read as the organization's reservations: keys carry no writer a
-	// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+	// Every reservation of the organization, whichever key or tool wrote it (a reservation
+	// carries no writer a list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
 	// the related records are inlined; a requested relation the reservation does not have is
 	// null. Scopes: `equipment_reservations:read`.
 	//
@@ -9145,9 +9144,8 @@ func (c *Client) UpdateEquipmentCategory(ctx context.Context, id Id, params *Upd
 
 // ListEquipmentReservations List equipment reservations
 //
-// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
-// by the integration" read as the organization's reservations: keys carry no writer a
-// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+// Every reservation of the organization, whichever key or tool wrote it (a reservation
+// carries no writer a list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
 // the related records are inlined; a requested relation the reservation does not have is
 // null. Scopes: `equipment_reservations:read`.
 //
@@ -14802,9 +14800,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListEquipmentReservationsWithResponse List equipment reservations
 	//
-	// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
-	// by the integration" read as the organization's reservations: keys carry no writer a
-	// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+	// Every reservation of the organization, whichever key or tool wrote it (a reservation
+	// carries no writer a list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
 	// the related records are inlined; a requested relation the reservation does not have is
 	// null. Scopes: `equipment_reservations:read`.
 	//
@@ -28108,9 +28105,8 @@ func (c *ClientWithResponses) UpdateEquipmentCategoryWithResponse(ctx context.Co
 
 // ListEquipmentReservationsWithResponse List equipment reservations
 //
-// Every reservation of the organization, whichever key or tool wrote it (SPEC's "written
-// by the integration" read as the organization's reservations: keys carry no writer a
-// list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
+// Every reservation of the organization, whichever key or tool wrote it (a reservation
+// carries no writer a list could filter on). With `expand` (comma-separated `equipment`, `event`, `vehicle`)
 // the related records are inlined; a requested relation the reservation does not have is
 // null. Scopes: `equipment_reservations:read`.
 //

@@ -49,7 +49,7 @@ func pickListOfQuote(t *testing.T, env *apitest.Env, org *apitest.Org, quote str
 
 // TestQuoteItemsAboveALineMaximum approves a quote whose lines of one
 // equipment add up to more than one line may hold: the pick list has one
-// item per equipment record with the summed quantity (DECISIONS), in the
+// item per equipment record with the summed quantity (docs/decisions.md), in the
 // order of the first lines, within the item write maximum, and each item
 // survives a PATCH of its own fields (GET → PATCH round trip), which a
 // maximum of 1,000,000 refused.

@@ -16,9 +16,10 @@ import (
 // PickListItemCreate, which PickListItemUpdate reuses through its anchor. It
 // is what a quote can sum for one equipment record, 500 lines of at most
 // 1,000,000 each, so that a pick list made from a quote holds one item per
-// equipment record (DECISIONS) and every item survives a GET → PATCH round
-// trip. The storage layer cannot read the document (docs/architecture.md),
-// so the value is stated here once; a test in api/picklists holds it equal
+// equipment record (docs/decisions.md, "Quotes, invoices and pick lists")
+// and every item survives a GET → PATCH round trip. The storage layer
+// cannot read the document (docs/architecture.md), so the value is stated
+// here once; a test in api/picklists holds it equal
 // to the document's item maximum and to the quote's line limits.
 const MaxItemQuantity = 500 * 1_000_000
 
@@ -88,7 +89,8 @@ func CreateForQuote(ctx context.Context, tx bun.IDB, t tenancy.Tenant, q QuoteSo
 	return true, nil
 }
 
-// itemsFromLines folds quote lines into pick list items (DECISIONS): one
+// itemsFromLines folds quote lines into pick list items (docs/decisions.md,
+// "Quotes, invoices and pick lists"): one
 // item per equipment record with the quantities of its lines summed, where
 // its first line is, and one custom_description item per line without
 // equipment. A sum never exceeds MaxItemQuantity, which covers the largest

@@ -268,7 +268,7 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 					WithDetails(map[string]any{"field": "quote_id", "existing_id": *existing})
 			}
 			// A quote's pick list is the one its approval makes, with an
-			// item per equipment (DECISIONS): one made by hand before the
+			// item per equipment (docs/decisions.md): one made by hand before the
 			// approval would take its place, empty.
 			if status != quoteApproved {
 				return errs.InvalidField("quote_id", "must name an approved quote: approving a quote makes its pick list, with its items")
