@@ -13,7 +13,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.ClientsRead}
+var ReadScopes = tenancy.ClientReaders
 
 // Routes registers the client endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {

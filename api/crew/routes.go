@@ -12,7 +12,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.CrewMembersRead}
+var ReadScopes = tenancy.CrewMemberReaders
 
 // Routes registers the crew member endpoints on r (the authenticated /api/v2
 // group). The legacy crew:read scope is v1 only and grants nothing here.

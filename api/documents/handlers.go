@@ -15,8 +15,8 @@ import (
 // Expansions is what ?expand accepts on quotes and invoices, each with the
 // scopes of its object type's GET route.
 var Expansions = []rest.Expansion{
-	rest.Expand("client", tenancy.ClientsRead),
-	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
+	rest.Expand("client", tenancy.ClientReaders...),
+	rest.Expand("event", tenancy.EventReaders...),
 }
 
 // ListFunc loads one page of org's documents, status filtering when not empty.

@@ -14,7 +14,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.EquipmentRead}
+var ReadScopes = tenancy.EquipmentReaders
 
 // Routes registers the equipment and equipment category endpoints on r (the
 // authenticated /api/v2 group), under equipment:read and equipment:write.

@@ -23,10 +23,9 @@ import (
 // in each reservation, and have no effect without it. Each needs a scope
 // that reads its object type, as that type's GET route does.
 var expansions = []rest.Expansion{
-	rest.Expand("equipment_reservations", tenancy.EquipmentReservationsRead),
-	rest.Expand("equipment", tenancy.EquipmentRead).In("equipment_reservations"),
-	// Vehicles are read with equipment_reservations:read (api/vehicles).
-	rest.Expand("vehicle", tenancy.EquipmentReservationsRead).In("equipment_reservations"),
+	rest.Expand("equipment_reservations", tenancy.ReservationReaders...),
+	rest.Expand("equipment", tenancy.EquipmentReaders...).In("equipment_reservations"),
+	rest.Expand("vehicle", tenancy.VehicleReaders...).In("equipment_reservations"),
 }
 
 // Expansions are the names of expansions, as the OpenAPI document lists them.

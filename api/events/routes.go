@@ -12,7 +12,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.EventsRead, tenancy.JobsRead}
+var ReadScopes = tenancy.EventReaders
 
 // Routes registers the event endpoints and the /jobs read alias on r (the
 // authenticated /api/v2 group). Reads accept events:read or the legacy

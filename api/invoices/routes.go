@@ -13,7 +13,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.InvoicesRead}
+var ReadScopes = tenancy.InvoiceReaders
 
 // Routes registers the invoice endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {

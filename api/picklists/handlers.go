@@ -20,11 +20,10 @@ type handlers struct{ env *rest.Env }
 // equipment takes effect only with items and category only with equipment
 // (docs/decisions.md "Quotes, invoices and pick lists").
 var Expansions = []rest.Expansion{
-	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
+	rest.Expand("event", tenancy.EventReaders...),
 	rest.Expand("items", ReadScopes...),
-	rest.Expand("equipment", tenancy.EquipmentRead).In("items"),
-	// Equipment categories are read with equipment:read.
-	rest.Expand("category", tenancy.EquipmentRead).In("equipment"),
+	rest.Expand("equipment", tenancy.EquipmentReaders...).In("items"),
+	rest.Expand("category", tenancy.EquipmentReaders...).In("equipment"),
 }
 
 // detailExpansions are Expansions on the detail, which always carries its

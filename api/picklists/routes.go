@@ -15,7 +15,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.PickListsRead, tenancy.EventsRead, tenancy.JobsRead}
+var ReadScopes = tenancy.PickListReaders
 
 // Routes registers the pick list and pick list item endpoints on r (the
 // authenticated /api/v2 group). Reads accept pick_lists:read, events:read or

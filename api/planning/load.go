@@ -16,9 +16,6 @@ import (
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
-// eventReadScopes read an event, as for ?expand=event.
-var eventReadScopes = []tenancy.Scope{tenancy.EventsRead, tenancy.JobsRead}
-
 // Load is what one vehicle carries over a window: the totals against its
 // limits and the reservations behind them.
 type Load struct {
@@ -43,7 +40,7 @@ func (h handlers) load(c *fiber.Ctx) error {
 		// The answer carries the event's dates (the window): the key must
 		// be able to read the event, as for ?expand=event. The 403 is
 		// answered only when no parameter is bad.
-		q.Check(auth.Check(c.UserContext(), eventReadScopes...))
+		q.Check(auth.Check(c.UserContext(), tenancy.EventReaders...))
 	}
 	want := q.Expansions(reservationsapi.Expansions...)
 	if err := q.Err(); err != nil {

@@ -14,7 +14,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.QuotesRead}
+var ReadScopes = tenancy.QuoteReaders
 
 // Routes registers the quote endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {

@@ -17,10 +17,9 @@ type handlers struct{ env *rest.Env }
 // Expansions is what ?expand accepts on the reservation endpoints, each with
 // the scopes of its object type's GET route.
 var Expansions = []rest.Expansion{
-	rest.Expand("equipment", tenancy.EquipmentRead),
-	rest.Expand("event", tenancy.EventsRead, tenancy.JobsRead),
-	// Vehicles are read with equipment_reservations:read (api/vehicles).
-	rest.Expand("vehicle", tenancy.EquipmentReservationsRead),
+	rest.Expand("equipment", tenancy.EquipmentReaders...),
+	rest.Expand("event", tenancy.EventReaders...),
+	rest.Expand("vehicle", tenancy.VehicleReaders...),
 }
 
 // written is the body of a successful write: data, plus its warnings

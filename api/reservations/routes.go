@@ -15,7 +15,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.EquipmentReservationsRead}
+var ReadScopes = tenancy.ReservationReaders
 
 // Routes registers the reservation endpoints on r (the authenticated /api/v2
 // group). A PATCH needs the read scope as well as the write scope (the rule

@@ -12,7 +12,7 @@ import (
 
 // ReadScopes are the scopes that read this resource (any one of them),
 // here and in the change feed.
-var ReadScopes = []tenancy.Scope{tenancy.EquipmentReservationsRead}
+var ReadScopes = tenancy.VehicleReaders
 
 // Routes registers the vehicle endpoints on r (the authenticated /api/v2
 // group). Vehicles belong to load planning, so they use the
