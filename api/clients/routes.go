@@ -8,7 +8,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // ReadScopes are the scopes that read this resource (any one of them),
@@ -17,7 +16,5 @@ var ReadScopes = tenancy.ClientReaders
 
 // Routes registers the client endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(ReadScopes...)
-	write := auth.Require(tenancy.ClientsWrite)
-	resource(env).Mount(r, "/clients", read, write, list(env))
+	resource(env).Mount(r, "/clients", ReadScopes, []tenancy.Scope{tenancy.ClientsWrite}, list(env))
 }

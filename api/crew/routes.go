@@ -7,7 +7,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // ReadScopes are the scopes that read this resource (any one of them),
@@ -17,7 +16,5 @@ var ReadScopes = tenancy.CrewMemberReaders
 // Routes registers the crew member endpoints on r (the authenticated /api/v2
 // group). The legacy crew:read scope is v1 only and grants nothing here.
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(ReadScopes...)
-	write := auth.Require(tenancy.CrewMembersWrite)
-	resource(env).Mount(r, "/crew_members", read, write, list(env))
+	resource(env).Mount(r, "/crew_members", ReadScopes, []tenancy.Scope{tenancy.CrewMembersWrite}, list(env))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Resource describes one org-scoped resource T whose bodies decode into F.
@@ -41,8 +42,7 @@ type Resource[T, F any] struct {
 	// Large marks a resource whose detail can be large (a document of 500
 	// long lines is about half a megabyte): GetOne builds it, and PatchOne
 	// writes and answers it, under Env.LargeReads (docs/architecture.md,
-	// "Memory"). Its routes mark the PATCH (rest.Env.MarkLargeWrite) with
-	// the write scope they mount it behind.
+	// "Memory"). Mount marks its PATCH a large write.
 	Large bool
 	// LargeWith names the expansions that make a GET's answer large (an
 	// event's reservations): a GET asking for one is built under
@@ -242,8 +242,10 @@ func Unfiltered[T any](name string, list ListFunc[T]) ListQuery[T] {
 }
 
 // Mount registers list, create, get and patch of the resource under path
-// ("/clients"): reads behind read, a create behind write, and a patch
-// behind write and then read.
+// ("/clients"): reads behind a guard of the read scopes, a create behind
+// one of the write scopes, and a patch behind write and then read; the
+// patch of a Large resource is marked a large write
+// (rest.Env.MarkLargeWrite) with the same scopes.
 //
 // A PATCH answers the whole stored record, a read that a write scope does
 // not grant (the scopes are independent), so it needs both, as v1's PATCH
@@ -251,9 +253,14 @@ func Unfiltered[T any](name string, list ListFunc[T]) ListQuery[T] {
 // the write scope, a key holding only the write scope is told the read
 // scopes, in details.required of its 403. A create answers only what the
 // caller sent and stays behind write alone.
-func (r Resource[T, F]) Mount(router fiber.Router, path string, read, write, list fiber.Handler) {
-	router.Get(path, read, list)
-	router.Post(path, write, r.CreateOne)
-	router.Get(path+"/:id", read, r.GetOne)
-	router.Patch(path+"/:id", write, read, r.PatchOne)
+func (r Resource[T, F]) Mount(router fiber.Router, path string, read, write []tenancy.Scope, list fiber.Handler) {
+	readGuard, writeGuard := auth.Require(read...), auth.Require(write...)
+	router.Get(path, readGuard, list)
+	router.Post(path, writeGuard, r.CreateOne)
+	router.Get(path+"/:id", readGuard, r.GetOne)
+	if r.Large {
+		r.Env.PatchLarge(router, path+"/:id", write, read, r.PatchOne)
+		return
+	}
+	router.Patch(path+"/:id", writeGuard, readGuard, r.PatchOne)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // ReadScopes are the scopes that read this resource (any one of them),
@@ -20,9 +19,8 @@ var ReadScopes = tenancy.EquipmentReaders
 // authenticated /api/v2 group), under equipment:read and equipment:write.
 func Routes(r fiber.Router, env *rest.Env) {
 	h := handlers{env: env}
-	read := auth.Require(ReadScopes...)
-	write := auth.Require(tenancy.EquipmentWrite)
-	h.resource().Mount(r, "/equipment", read, write, h.list)
+	write := []tenancy.Scope{tenancy.EquipmentWrite}
+	h.resource().Mount(r, "/equipment", ReadScopes, write, h.list)
 	categories := crud.List[equipment.Category](env, crud.Unfiltered("equipment_categories", equipment.ListCategories))
-	categoryResource(env).Mount(r, "/equipment_categories", read, write, categories)
+	categoryResource(env).Mount(r, "/equipment_categories", ReadScopes, write, categories)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // ReadScopes are the scopes that read this resource (any one of them),
@@ -17,8 +16,5 @@ var ReadScopes = tenancy.InvoiceReaders
 
 // Routes registers the invoice endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(ReadScopes...)
-	write := auth.Require(tenancy.InvoicesWrite)
-	resource(env).Mount(r, "/invoices", read, write, list(env))
-	env.MarkLargeWrite(r, fiber.MethodPatch, "/invoices/:id", []tenancy.Scope{tenancy.InvoicesWrite}, ReadScopes) // resource().Large
+	resource(env).Mount(r, "/invoices", ReadScopes, []tenancy.Scope{tenancy.InvoicesWrite}, list(env))
 }

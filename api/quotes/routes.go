@@ -9,7 +9,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // ReadScopes are the scopes that read this resource (any one of them),
@@ -18,8 +17,5 @@ var ReadScopes = tenancy.QuoteReaders
 
 // Routes registers the quote endpoints on r (the authenticated /api/v2 group).
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(ReadScopes...)
-	write := auth.Require(tenancy.QuotesWrite)
-	resource(env).Mount(r, "/quotes", read, write, list(env))
-	env.MarkLargeWrite(r, fiber.MethodPatch, "/quotes/:id", []tenancy.Scope{tenancy.QuotesWrite}, ReadScopes) // resource().Large
+	resource(env).Mount(r, "/quotes", ReadScopes, []tenancy.Scope{tenancy.QuotesWrite}, list(env))
 }

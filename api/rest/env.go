@@ -9,6 +9,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // Env is what resource handlers need from the process.
@@ -50,6 +51,15 @@ func (e *Env) MarkLargeWrite(router fiber.Router, method, path string, write, re
 	}
 	e.largeWrites = append(e.largeWrites, LargeWrite{Method: method, Path: path,
 		Write: tenancy.NewScopeSet(write...), Read: tenancy.NewScopeSet(read...)})
+}
+
+// PatchLarge registers handler as the PATCH of path on router, behind a
+// guard of the write scopes and then one of the read scopes (a PATCH
+// answers the whole record, crud.Resource.Mount), and marks it a large
+// write with the same scopes (MarkLargeWrite).
+func (e *Env) PatchLarge(router fiber.Router, path string, write, read []tenancy.Scope, handler fiber.Handler) {
+	router.Patch(path, auth.Require(write...), auth.Require(read...), handler)
+	e.MarkLargeWrite(router, fiber.MethodPatch, path, write, read)
 }
 
 // LargeWrites lists the routes MarkLargeWrite recorded. Read it once every

@@ -7,7 +7,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // ReadScopes are the scopes that read this resource (any one of them),
@@ -18,7 +17,5 @@ var ReadScopes = tenancy.VehicleReaders
 // group). Vehicles belong to load planning, so they use the
 // equipment_reservations scopes.
 func Routes(r fiber.Router, env *rest.Env) {
-	read := auth.Require(ReadScopes...)
-	write := auth.Require(tenancy.EquipmentReservationsWrite)
-	resource(env).Mount(r, "/vehicles", read, write, list(env))
+	resource(env).Mount(r, "/vehicles", ReadScopes, []tenancy.Scope{tenancy.EquipmentReservationsWrite}, list(env))
 }
