@@ -126,8 +126,9 @@ func (s *Suite) sameAnswer(t testing.TB, o *apitest.Org, method, path, control s
 
 // send is o.Do, but for HEAD, which the harness's Send cannot take: its
 // envelope check wants an error body on every v2 4xx, and a HEAD answer
-// has none (docs/decisions.md: "Every GET route also answers HEAD (the same
-// status and headers, no body)"). The contract check has nothing to check
+// has none (every GET route also answers HEAD, the same status and headers
+// without the body: docs/decisions.md, "`Allow` lists `HEAD` wherever `GET`
+// is"). The contract check has nothing to check
 // on a HEAD either (the document lists no HEAD operations).
 func (s *Suite) send(t testing.TB, o *apitest.Org, method, path string, body map[string]any) *apitest.Response {
 	t.Helper()

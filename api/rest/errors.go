@@ -171,7 +171,10 @@ func FromFiber(err error) *errs.Error {
 		// whole (a stalled header block or body).
 		return errs.New(errs.RequestTimeout, "the request did not arrive in time")
 	case fiber.StatusUnprocessableEntity:
-		return errs.New(errs.Validation, fe.Message)
+		// Fiber's parsers (BodyParser and the like, which nothing here
+		// calls) put their own or encoding/json's text in the message:
+		// text the service did not write never reaches a client.
+		return errs.New(errs.Validation, "the request could not be read")
 	case fiber.StatusServiceUnavailable:
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "service unavailable", RetryAfter: 1}
 	}

@@ -246,8 +246,8 @@ func headersTooLarge() error {
 	return errs.New(errs.HeadersTooLarge, "the request headers are larger than "+strconv.Itoa(MaxHeaderBytes)+" bytes")
 }
 
-// refuse is the first middleware after the access log: it answers in the
-// envelope what the handlers must never see.
+// refuse runs below the access log, the inner recoverer and compression
+// (app.go): it answers in the envelope what the handlers must never see.
 func refuse(c *fiber.Ctx) error {
 	h := &c.Request().Header
 	if len(h.RequestURI()) > MaxURIBytes {
