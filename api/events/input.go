@@ -3,6 +3,7 @@ package events
 import (
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/events"
 	"github.com/eventapi/eventapi/api/storage/related"
 )
@@ -48,10 +49,8 @@ func decodeFields(in *rest.Input, create bool) events.Fields {
 	// named with the body's others, on PATCH too. A PATCH of one date is
 	// checked against the stored other (events.Update).
 	f.Start, f.End = start.Ptr(), end.Ptr()
-	if f.Start != nil && f.End != nil {
-		if err := events.CheckWindow(*f.Start, *f.End); err != nil {
-			in.Issue("end_date", events.WindowIssue)
-		}
+	if f.Start != nil && f.End != nil && !storage.WindowOK(*f.Start, *f.End) {
+		in.Issue("end_date", storage.WindowIssue)
 	}
 	return f
 }

@@ -1,6 +1,8 @@
 package planning
 
 import (
+	"fmt"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -66,8 +68,8 @@ func (h handlers) load(c *fiber.Ctx) error {
 			return errs.InvalidField("event_id", related.IssueNotInOrg)
 		}
 		if ev.EndDate.Sub(ev.StartDate) > MaxWindow {
-			return errs.InvalidField("event_id", "the event spans more than 366 days: ask with start and end about parts of it, "+
-				"each at most 366 days (a reservation across two parts is in both answers)")
+			return errs.InvalidField("event_id", fmt.Sprintf("the event spans more than %d days: ask with start and end about parts of it, "+
+				"each at most %d days (a reservation across two parts is in both answers)", maxDays, maxDays))
 		}
 		w = stock.Window{Start: ev.StartDate, End: ev.EndDate}
 	}

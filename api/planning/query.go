@@ -14,8 +14,11 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
-// MaxWindow bounds the window of one question.
-const MaxWindow = 366 * 24 * time.Hour
+// MaxWindow bounds the window of one question, maxDays days.
+const (
+	maxDays   = 366
+	MaxWindow = maxDays * 24 * time.Hour
+)
 
 // MaxHolds bounds the reservations one answer is built from: an
 // availability answer (for up to MaxBatch equipment records) steps through
@@ -62,7 +65,7 @@ func window(q *rest.Query) stock.Window {
 	case !end.After(start):
 		q.Issue("end", "must be after start")
 	case end.Sub(start) > MaxWindow:
-		q.Issue("end", "must be at most 366 days after start")
+		q.Issue("end", fmt.Sprintf("must be at most %d days after start", maxDays))
 	default:
 		return stock.Window{Start: start, End: end}
 	}

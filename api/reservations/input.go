@@ -51,8 +51,8 @@ func decode(in *rest.Input, create bool) body {
 	b.override = reservations.Override{Force: force.Value, Reason: reason.Ptr(),
 		CostOwnership: owner.Ptr(), CostOwnershipSent: owner.Set}
 	in.ReadOnly(ReadOnly...)
-	if b.start.Set && b.end.Set && !b.end.Value.After(b.start.Value) {
-		in.Issue("end_date", "must be after start_date")
+	if b.start.Set && b.end.Set && !storage.WindowOK(b.start.Value, b.end.Value) {
+		in.Issue("end_date", storage.WindowIssue)
 	}
 	return b
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // MinYear and MaxYear are the first and last year of every date and
@@ -96,4 +98,22 @@ func (d *Date) Scan(src any) error {
 		return err
 	}
 	return fmt.Errorf("storage.Date: cannot scan %T", src)
+}
+
+// WindowIssue is the end_date issue of a record whose window (an event's or
+// a reservation's start_date and end_date) ends at or before it starts.
+const WindowIssue = "must be after start_date"
+
+// WindowOK reports whether a record's window ends after it starts: the rule
+// of every start_date and end_date pair, checked on the body's two dates
+// where both are sent and on the stored record's where a PATCH sends one
+// (the database's CHECK constraints hold it too).
+func WindowOK(start, end time.Time) bool { return end.After(start) }
+
+// CheckWindow is WindowOK as the validation_error on end_date.
+func CheckWindow(start, end time.Time) error {
+	if !WindowOK(start, end) {
+		return errs.InvalidField("end_date", WindowIssue)
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 func TestParseDateYearRange(t *testing.T) {
@@ -62,6 +64,28 @@ func TestScanReadsAnyStoredYear(t *testing.T) {
 		var d Date
 		if err := d.Scan(src); err != nil || d.String() != "1850-03-04" {
 			t.Errorf("Scan(%#v) = %v, %v", src, d, err)
+		}
+	}
+}
+
+func TestCheckWindow(t *testing.T) {
+	at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name       string
+		start, end time.Time
+		ok         bool
+	}{
+		{"end after start", at, at.Add(time.Microsecond), true},
+		{"end at start", at, at, false},
+		{"end before start", at, at.Add(-time.Hour), false},
+	}
+	for _, c := range cases {
+		err := CheckWindow(c.start, c.end)
+		if WindowOK(c.start, c.end) != c.ok || (err == nil) != c.ok {
+			t.Errorf("%s: WindowOK %v, CheckWindow %v; want ok %v", c.name, WindowOK(c.start, c.end), err, c.ok)
+		}
+		if err != nil && (errs.Issues(err)[0].Field != "end_date" || errs.Issues(err)[0].Issue != WindowIssue) {
+			t.Errorf("%s: %v, want the end_date issue", c.name, err)
 		}
 	}
 }

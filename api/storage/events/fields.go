@@ -5,7 +5,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/related"
-	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // Fields is a decoded create or patch body: the column assignments, plus the
@@ -17,15 +16,4 @@ type Fields struct {
 	// Refs are the records the body names (client_id), checked against the
 	// organization before the write.
 	Refs []related.Ref
-}
-
-// WindowIssue is the end_date issue of an inverted window.
-const WindowIssue = "must be after start_date"
-
-// CheckWindow reports a validation_error on end_date unless end is after start.
-func CheckWindow(start, end time.Time) error {
-	if !end.After(start) {
-		return errs.InvalidField("end_date", WindowIssue)
-	}
-	return nil
 }

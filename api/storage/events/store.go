@@ -60,7 +60,7 @@ func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 		if f.End != nil {
 			end = *f.End
 		}
-		if err := CheckWindow(start, end); err != nil {
+		if err := storage.CheckWindow(start, end); err != nil {
 			return err
 		}
 		out, err = storage.Update[Event](ctx, tx, org, id, Kind, f.Changes)

@@ -123,8 +123,8 @@ func Update(ctx context.Context, db bun.IDB, t tenancy.Tenant, id uuid.UUID, cha
 		n := *cur
 		next = &n
 		change(next)
-		if !next.EndDate.After(next.StartDate) {
-			return errs.InvalidField("end_date", "must be after start_date")
+		if err := storage.CheckWindow(next.StartDate, next.EndDate); err != nil {
+			return err
 		}
 		w, err := admit(ctx, tx, t.Org, t.StockGuard, cur, next, ov)
 		if err != nil {
