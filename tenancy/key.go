@@ -56,13 +56,8 @@ func CreateKey(ctx context.Context, db bun.IDB, nk NewKey) (*CreatedKey, error) 
 	if err != nil {
 		return nil, err
 	}
-	if len(nk.Scopes) == 0 {
-		return nil, errs.InvalidField("scopes", "at least one scope is required")
-	}
-	for _, s := range nk.Scopes {
-		if !s.Valid() {
-			return nil, errs.InvalidField("scopes", "unknown scope "+string(s))
-		}
+	if err := checkScopes(nk.Scopes); err != nil {
+		return nil, err
 	}
 	if _, err := GetOrganization(ctx, db, nk.OrganizationID); err != nil {
 		return nil, err
@@ -119,8 +114,9 @@ func RevokeKey(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 	return nil
 }
 
-// SetKeyScopes replaces the scopes of a key in place.
-func SetKeyScopes(ctx context.Context, db bun.IDB, id uuid.UUID, scopes []Scope) error {
+// checkScopes refuses a key's scope list that is empty or names a scope
+// that does not exist: a 422 on scopes.
+func checkScopes(scopes []Scope) error {
 	if len(scopes) == 0 {
 		return errs.InvalidField("scopes", "at least one scope is required")
 	}
@@ -128,6 +124,14 @@ func SetKeyScopes(ctx context.Context, db bun.IDB, id uuid.UUID, scopes []Scope)
 		if !s.Valid() {
 			return errs.InvalidField("scopes", "unknown scope "+string(s))
 		}
+	}
+	return nil
+}
+
+// SetKeyScopes replaces the scopes of a key in place.
+func SetKeyScopes(ctx context.Context, db bun.IDB, id uuid.UUID, scopes []Scope) error {
+	if err := checkScopes(scopes); err != nil {
+		return err
 	}
 	res, err := db.NewUpdate().Model((*APIKey)(nil)).Where("id = ?", id).Where("revoked_at IS NULL").
 		Set("scopes = ?", pgdialect.Array(scopeStrings(scopes))).Set("updated_at = clock_timestamp()").Exec(ctx)

@@ -1,6 +1,10 @@
 package tenancy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/eventapi/eventapi/platform/errs"
+)
 
 func TestParseScopes(t *testing.T) {
 	tests := []struct {
@@ -41,5 +45,25 @@ func TestScopeSet(t *testing.T) {
 	}
 	if NewScopeSet(Scope("nope")).Has(Scope("nope")) {
 		t.Fatal("unknown scope must not be held")
+	}
+}
+
+func TestCheckScopes(t *testing.T) {
+	for _, c := range []struct {
+		scopes []Scope
+		issue  string
+	}{
+		{[]Scope{EventsRead}, ""},
+		{nil, "at least one scope is required"},
+		{[]Scope{EventsRead, "root"}, "unknown scope root"},
+	} {
+		err := checkScopes(c.scopes)
+		got := ""
+		if err != nil {
+			got = errs.Issues(err)[0].Issue
+		}
+		if got != c.issue {
+			t.Errorf("checkScopes(%v) = %q, want %q", c.scopes, got, c.issue)
+		}
 	}
 }
