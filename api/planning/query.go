@@ -3,7 +3,6 @@ package planning
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,10 +85,7 @@ func dateTime(q *rest.Query, name string, parse func(s, example string) (time.Ti
 	}
 	t, issue := parse(raw, "2026-05-01T08:00:00Z")
 	if issue != "" {
-		if strings.Contains(raw, " ") {
-			issue += " (a + in an offset must be sent as %2B)"
-		}
-		q.Issue(name, issue)
+		q.Issue(name, rest.QueryDateTimeIssue(raw, issue))
 		return time.Time{}, false
 	}
 	return t, true

@@ -261,6 +261,7 @@ func TestBadFiltersAre422(t *testing.T) {
 	for q, issue := range map[string]string{
 		"?request_id=%FF%FE":                      "must be a request id",
 		"?route=%FF":                              "must be valid UTF-8 text",
+		"?since=2026-12-04T00:00:00+01:00":        "(a + in an offset must be sent as %2B)",
 		"?route=" + strings.Repeat("r", 256):      "must be at most 255 characters",
 		"?request_id=" + strings.Repeat("r", 101): "must be a request id",
 	} {

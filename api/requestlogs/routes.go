@@ -116,7 +116,7 @@ func parseFilter(q *rest.Query) requestlog.Filter {
 		if s, given := q.Raw(p.name); given {
 			t, issue := rest.DateTimeUpIssue(s, "2026-11-23T00:00:00Z")
 			if issue != "" {
-				q.Issue(p.name, issue)
+				q.Issue(p.name, rest.QueryDateTimeIssue(s, issue))
 				continue
 			}
 			*p.dst = &t

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"strings"
 	"time"
 
 	"github.com/eventapi/eventapi/api/storage"
@@ -150,4 +151,14 @@ func daysIn(year, month int) int {
 		return 30
 	}
 	return 31
+}
+
+// QueryDateTimeIssue is the issue of a date-time query parameter sent as
+// raw, given its issue: a + in an offset sent unencoded arrives as a space
+// (form encoding), so a value holding a space is told how to send it.
+func QueryDateTimeIssue(raw, issue string) string {
+	if strings.Contains(raw, " ") {
+		return issue + " (a + in an offset must be sent as %2B)"
+	}
+	return issue
 }

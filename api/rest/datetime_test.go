@@ -183,3 +183,13 @@ func BenchmarkParseDateTime(b *testing.B) {
 		_, _ = ParseDateTime("2026-05-01T18:00:00.123456+02:00")
 	}
 }
+
+func TestQueryDateTimeIssue(t *testing.T) {
+	const issue = "must be an RFC 3339 date-time"
+	if got := QueryDateTimeIssue("2026-12-04T00:00:00 01:00", issue); got != issue+" (a + in an offset must be sent as %2B)" {
+		t.Errorf("a space: %q", got)
+	}
+	if got := QueryDateTimeIssue("yesterday", issue); got != issue {
+		t.Errorf("no space: %q", got)
+	}
+}
