@@ -4135,8 +4135,8 @@ type CreateEventParams struct {
 // GetEventParams defines parameters for GetEvent.
 type GetEventParams struct {
 	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
-	// order), at most 1000 holding at most 8 MiB of `notes`, `truck_position` and
-	// `overbook_reason`: an event with more answers `422 validation_error` on `expand`,
+	// order), at most 1000 holding at most 8 MiB (JSON-escaped) of `notes`, `truck_position`
+	// and `overbook_reason`: an event with more answers `422 validation_error` on `expand`,
 	// saying to page them with `GET /equipment_reservations?event_id=`. `equipment` and
 	// `vehicle` then inline those records in each reservation and have no effect without it. Each value needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
@@ -4233,8 +4233,8 @@ type ListJobsParams struct {
 // GetJobParams defines parameters for GetJob.
 type GetJobParams struct {
 	// Expand `equipment_reservations` inlines the event's reservations (every status, in creation
-	// order), at most 1000 holding at most 8 MiB of `notes`, `truck_position` and
-	// `overbook_reason`: an event with more answers `422 validation_error` on `expand`,
+	// order), at most 1000 holding at most 8 MiB (JSON-escaped) of `notes`, `truck_position`
+	// and `overbook_reason`: an event with more answers `422 validation_error` on `expand`,
 	// saying to page them with `GET /equipment_reservations?event_id=`. `equipment` and
 	// `vehicle` then inline those records in each reservation and have no effect without it. Each value needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment_reservations:read` for `equipment_reservations`
@@ -8115,7 +8115,8 @@ type ClientInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+	// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 	// `custom_description` and `serial_numbers` in all: an item that would take them past it
 	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
 	// that grew the most). Scopes: `pick_lists:write`.
@@ -8131,7 +8132,8 @@ type ClientInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+	// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 	// `custom_description` and `serial_numbers` in all: an item that would take them past it
 	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
 	// that grew the most). Scopes: `pick_lists:write`.
@@ -8153,7 +8155,7 @@ type ClientInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 	// answer is the whole record).
@@ -8168,7 +8170,7 @@ type ClientInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 	// answer is the whole record).
@@ -8187,7 +8189,7 @@ type ClientInterface interface {
 	// and nests the category inside each equipment record. `event` inlines the event.
 	// With `items` this is a large read: an instance builds a bounded number at once, and
 	// one that waits more than 10 s for its turn answers `503 service_unavailable` with
-	// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+	// `Retry-After`; and a page holds at most 5 lists whatever its `limit` (a list holds
 	// at most 1000 items), `next_cursor` going on from there.
 	// Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
@@ -8435,9 +8437,10 @@ type ClientInterface interface {
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
-	// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
-	// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
+	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
+	// JSON-escaped) of `notes`, `truck_position` and `overbook_reason`, is `422
+	// validation_error` on `end` (`event_id`): ask about a shorter window, or page the
+	// vehicle's reservations with `GET /equipment_reservations?vehicle_id=`. The answer to `event_id` carries the event's
 	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -9674,7 +9677,8 @@ func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEd
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 // `custom_description` and `serial_numbers` in all: an item that would take them past it
 // is `422 validation_error` on its field holding the most (on PATCH too, on the field
 // that grew the most). Scopes: `pick_lists:write`.
@@ -9700,7 +9704,8 @@ func (c *Client) CreatePickListItemWithBody(ctx context.Context, params *CreateP
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 // `custom_description` and `serial_numbers` in all: an item that would take them past it
 // is `422 validation_error` on its field holding the most (on PATCH too, on the field
 // that grew the most). Scopes: `pick_lists:write`.
@@ -9742,7 +9747,7 @@ func (c *Client) DeletePickListItem(ctx context.Context, id Id, params *DeletePi
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 // (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 // `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 // answer is the whole record).
@@ -9767,7 +9772,7 @@ func (c *Client) UpdatePickListItemWithBody(ctx context.Context, id Id, params *
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 // (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 // `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 // answer is the whole record).
@@ -9796,7 +9801,7 @@ func (c *Client) UpdatePickListItem(ctx context.Context, id Id, params *UpdatePi
 // and nests the category inside each equipment record. `event` inlines the event.
 // With `items` this is a large read: an instance builds a bounded number at once, and
 // one that waits more than 10 s for its turn answers `503 service_unavailable` with
-// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+// `Retry-After`; and a page holds at most 5 lists whatever its `limit` (a list holds
 // at most 1000 items), `next_cursor` going on from there.
 // Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
@@ -10254,9 +10259,10 @@ func (c *Client) UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicle
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 // 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
-// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
-// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
+// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
+// JSON-escaped) of `notes`, `truck_position` and `overbook_reason`, is `422
+// validation_error` on `end` (`event_id`): ask about a shorter window, or page the
+// vehicle's reservations with `GET /equipment_reservations?vehicle_id=`. The answer to `event_id` carries the event's
 // dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 // Scopes: `equipment_reservations:read`.
 //
@@ -15122,7 +15128,8 @@ type ClientWithResponsesInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+	// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 	// `custom_description` and `serial_numbers` in all: an item that would take them past it
 	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
 	// that grew the most). Scopes: `pick_lists:write`.
@@ -15138,7 +15145,8 @@ type ClientWithResponsesInterface interface {
 	// `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 	// organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 	// to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-	// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+	// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+	// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 	// `custom_description` and `serial_numbers` in all: an item that would take them past it
 	// is `422 validation_error` on its field holding the most (on PATCH too, on the field
 	// that grew the most). Scopes: `pick_lists:write`.
@@ -15162,7 +15170,7 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 	// answer is the whole record).
@@ -15177,7 +15185,7 @@ type ClientWithResponsesInterface interface {
 	// Changes the fields present (not `pick_list_id`). `stage` moves only forward
 	// (pending < checked < staged < loaded < installing < installed), skipping stages is
 	// allowed, setting the current stage again is a no-op, and a move backward answers
-	// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+	// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 	// (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 	// `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 	// answer is the whole record).
@@ -15196,7 +15204,7 @@ type ClientWithResponsesInterface interface {
 	// and nests the category inside each equipment record. `event` inlines the event.
 	// With `items` this is a large read: an instance builds a bounded number at once, and
 	// one that waits more than 10 s for its turn answers `503 service_unavailable` with
-	// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+	// `Retry-After`; and a page holds at most 5 lists whatever its `limit` (a list holds
 	// at most 1000 items), `next_cursor` going on from there.
 	// Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 	//
@@ -15462,9 +15470,10 @@ type ClientWithResponsesInterface interface {
 	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
-	// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
-	// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
+	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
+	// JSON-escaped) of `notes`, `truck_position` and `overbook_reason`, is `422
+	// validation_error` on `end` (`event_id`): ask about a shorter window, or page the
+	// vehicle's reservations with `GET /equipment_reservations?vehicle_id=`. The answer to `event_id` carries the event's
 	// dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 	// Scopes: `equipment_reservations:read`.
 	//
@@ -28565,7 +28574,8 @@ func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 // `custom_description` and `serial_numbers` in all: an item that would take them past it
 // is `422 validation_error` on its field holding the most (on PATCH too, on the field
 // that grew the most). Scopes: `pick_lists:write`.
@@ -28587,7 +28597,8 @@ func (c *ClientWithResponses) CreatePickListItemWithBodyWithResponse(ctx context
 // `pick_list_id`, `equipment_id` and `parent_item_id` must name records of the caller's
 // organization (`422 validation_error` otherwise). `quantity` defaults to 1 and `stage`
 // to `pending`. A pick list holds at most 1000 items: the next is `422 validation_error`
-// on `pick_list_id`. Its items hold at most 2 MiB (2,097,152 bytes of UTF-8) of `notes`,
+// on `pick_list_id`. Its items hold at most 3 MiB (3,145,728 bytes, counted as answers
+// carry them: JSON-escaped, so `<`, `>` and `&` count six bytes) of `notes`,
 // `custom_description` and `serial_numbers` in all: an item that would take them past it
 // is `422 validation_error` on its field holding the most (on PATCH too, on the field
 // that grew the most). Scopes: `pick_lists:write`.
@@ -28623,7 +28634,7 @@ func (c *ClientWithResponses) DeletePickListItemWithResponse(ctx context.Context
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 // (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 // `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 // answer is the whole record).
@@ -28644,7 +28655,7 @@ func (c *ClientWithResponses) UpdatePickListItemWithBodyWithResponse(ctx context
 // Changes the fields present (not `pick_list_id`). `stage` moves only forward
 // (pending < checked < staged < loaded < installing < installed), skipping stages is
 // allowed, setting the current stage again is a no-op, and a move backward answers
-// `422 invalid_transition`. A change that adds text past the list's 2 MiB of item text
+// `422 invalid_transition`. A change that adds text past the list's 3 MiB of item text
 // (see the creation) is `422 validation_error` on the field that grew the most. Scopes:
 // `pick_lists:write` and any one of `pick_lists:read`, `events:read`, `jobs:read` (the
 // answer is the whole record).
@@ -28669,7 +28680,7 @@ func (c *ClientWithResponses) UpdatePickListItemWithResponse(ctx context.Context
 // and nests the category inside each equipment record. `event` inlines the event.
 // With `items` this is a large read: an instance builds a bounded number at once, and
 // one that waits more than 10 s for its turn answers `503 service_unavailable` with
-// `Retry-After`; and a page holds at most 10 lists whatever its `limit` (a list holds
+// `Retry-After`; and a page holds at most 5 lists whatever its `limit` (a list holds
 // at most 1000 items), `next_cursor` going on from there.
 // Scopes: any one of `pick_lists:read`, `events:read`, `jobs:read`.
 //
@@ -29061,9 +29072,10 @@ func (c *ClientWithResponses) UpdateVehicleWithResponse(ctx context.Context, id 
 // limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 // 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
-// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes)
-// of `notes`, `truck_position` and `overbook_reason`, is `422 validation_error` on `end`
-// (`event_id`): ask about a shorter window. The answer to `event_id` carries the event's
+// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
+// JSON-escaped) of `notes`, `truck_position` and `overbook_reason`, is `422
+// validation_error` on `end` (`event_id`): ask about a shorter window, or page the
+// vehicle's reservations with `GET /equipment_reservations?vehicle_id=`. The answer to `event_id` carries the event's
 // dates, so it also needs `events:read` or `jobs:read` (as `expand=event` does), else 403.
 // Scopes: `equipment_reservations:read`.
 //

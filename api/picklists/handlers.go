@@ -86,9 +86,11 @@ func (h handlers) list(c *fiber.Ctx) error {
 
 // MaxExpandedLists is the most pick lists a page with expand=items holds,
 // whatever its limit: at most MaxExpandedLists × picklists.MaxItems items
-// (10,000, about 5 MB of JSON), where 100 lists of 500 items each were a
-// 22 MB answer. The page ends early and next_cursor goes on from it.
-const MaxExpandedLists = 10
+// and MaxExpandedLists × picklists.MaxListText of their text (about 23 MB
+// at the most, 2.5 MB for lists of short text), where 100 lists of 500
+// items each were a 22 MB answer. The page ends early and next_cursor goes
+// on from it. (10 until 2.11.2, when lists of long text made it 45 MB.)
+const MaxExpandedLists = 5
 
 func (h handlers) get(c *fiber.Ctx) error {
 	id, err := rest.PathID(c, picklists.Kind)

@@ -73,9 +73,12 @@ func (h handlers) load(c *fiber.Ctx) error {
 		}
 		w = stock.Window{Start: ev.StartDate, End: ev.EndDate}
 	}
-	field, ask := "end", "ask about a shorter window"
+	// Reservations that all overlap one instant are refused for any
+	// window: their own list pages them.
+	page := ", or page the vehicle's reservations with GET /api/v2/equipment_reservations?vehicle_id=" + v.ID.String()
+	field, ask := "end", "ask about a shorter window"+page
 	if eventID != nil {
-		field, ask = "event_id", "ask with start and end about parts of the event"
+		field, ask = "event_id", "ask with start and end about parts of the event"+page
 	}
 	// Built under the large-read bulkhead, from at most MaxHolds reservations.
 	return h.env.LargeReads.Run(ctx, func() error {

@@ -19,7 +19,8 @@ const keyPrefix = "key:"
 // notKeptPrefix starts the element of a record's Scopes that says its
 // answer was not kept, followed by the answer's size in bytes
 // (MaxKeptAnswer); a pod of 2.7.1–2.11.1 reads it as a scope no key holds
-// and refuses the replay (403) rather than answering an empty body.
+// and refuses the replay (403, naming it in details.required) rather than
+// answering an empty body.
 const notKeptPrefix = "answer-not-kept:"
 
 // MaxKeptAnswer is the largest answer body a record keeps for replays.

@@ -7,36 +7,44 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// MaxListText is the most text, in bytes of UTF-8, the items of one pick
-// list hold: their notes, custom descriptions and serial numbers. MaxItems
+// MaxListText is the most text the items of one pick list hold, counted
+// as an answer carries it (storage.JSONTextSize: escaped, so a < counts six
+// bytes): their notes, custom descriptions and serial numbers. MaxItems
 // bounds how many items a list holds, not how large they are: within each
 // field's own limits a review's list of 1000 items was a 235 MB answer,
 // and one read of it took a pod from 38 MB to 1 GB (docs/architecture.md,
-// "Memory"). With it a list's detail stays under about 3 MB, and a page of
-// MaxExpandedLists lists with their items about 30. A list made from a
-// quote fits whatever its lines say: 500 lines of at most 1000 characters
-// are at most 2,000,000 bytes.
-const MaxListText = 2 << 20
+// "Memory"); counted as stored, a list of < and & within the bound still
+// answered 12.6 MB. With it a list's detail stays under about 4.5 MB, and
+// a page of MaxExpandedLists lists with their items about 45. A list made
+// from a quote fits whatever its lines say: 500 lines of at most 1000
+// characters take at most 3,000,000 bytes escaped.
+const MaxListText = 3 << 20
 
-// textBytes is the text of it that counts against MaxListText.
+// textBytes is the text of it that counts against MaxListText: each text
+// escaped, and a serial number's quotes and comma.
 func textBytes(it *Item) int {
 	n := 0
 	if it.Notes != nil {
-		n += len(*it.Notes)
+		n += storage.JSONTextSize(*it.Notes)
 	}
 	if it.CustomDescription != nil {
-		n += len(*it.CustomDescription)
+		n += storage.JSONTextSize(*it.CustomDescription)
 	}
 	for _, s := range it.SerialNumbers {
-		n += len(s)
+		n += storage.JSONTextSize(s) + 3
 	}
 	return n
 }
+
+// itemTextSQL is textBytes of a pick_list_items row, in SQL.
+var itemTextSQL = storage.JSONTextSizeSQL("notes") + " + " + storage.JSONTextSizeSQL("custom_description") +
+	" + coalesce((SELECT sum(" + storage.JSONTextSizeSQL("s") + " + 3) FROM unnest(serial_numbers) AS s), 0)"
 
 // grownText names the field of next whose text grew the most from cur
 // (nil on create: the one holding the most), where a refusal of its write
@@ -78,16 +86,14 @@ func checkText(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur,
 		return nil
 	}
 	var others int
-	err := tx.NewRaw(`SELECT coalesce(sum(octet_length(coalesce(notes, '')) + octet_length(coalesce(custom_description, ''))
-		+ coalesce(octet_length(array_to_string(serial_numbers, '')), 0)), 0)
-		FROM pick_list_items WHERE organization_id = ? AND pick_list_id = ? AND id <> ?`,
+	err := tx.NewRaw("SELECT coalesce(sum("+itemTextSQL+"), 0) FROM pick_list_items WHERE organization_id = ? AND pick_list_id = ? AND id <> ?",
 		org, next.PickListID, except).Scan(ctx, &others)
 	if err != nil {
 		return database.Error(err)
 	}
 	if total := others + textBytes(next); total > MaxListText {
 		return errs.InvalidField(grownText(cur, next), fmt.Sprintf(
-			"the items of a pick list hold at most %d bytes of text (notes, custom descriptions and serial numbers), and this item would bring the list's to %d: shorten it, or start another list",
+			"the items of a pick list hold at most %d bytes of text as answers carry it (notes, custom descriptions and serial numbers, JSON-escaped), and this item would bring the list's to %d: shorten it, or start another list",
 			MaxListText, total))
 	}
 	return nil

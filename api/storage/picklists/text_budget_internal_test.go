@@ -10,9 +10,10 @@ func TestGrownText(t *testing.T) {
 		want      string
 		bytes     int
 	}{
-		{"create: the largest", nil, &Item{Notes: s("ab"), SerialNumbers: []string{"é", "SN-1"}, CustomDescription: s("c")}, "serial_numbers", 9},
-		{"patch: the one that grew, not the largest", &Item{SerialNumbers: []string{"SN-000001"}}, &Item{Notes: s("n"), SerialNumbers: []string{"SN-000001"}}, "notes", 10},
+		{"create: the largest", nil, &Item{Notes: s("ab"), SerialNumbers: []string{"é", "SN-1"}, CustomDescription: s("c")}, "serial_numbers", 15},
+		{"patch: the one that grew, not the largest", &Item{SerialNumbers: []string{"SN-000001"}}, &Item{Notes: s("n"), SerialNumbers: []string{"SN-000001"}}, "notes", 13},
 		{"patch: a longer description", &Item{CustomDescription: s("a")}, &Item{CustomDescription: s("a longer one")}, "custom_description", 12},
+		{"escaped text counts as the answer carries it", nil, &Item{Notes: s("<&>")}, "notes", 18},
 	}
 	for _, c := range cases {
 		if got := grownText(c.cur, c.next); got != c.want {

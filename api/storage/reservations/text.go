@@ -6,12 +6,14 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// MaxText is the most text, in bytes of UTF-8, of the reservations one
-// answer inlines: their notes, truck positions and overbook reasons. A
+// MaxText is the most text of the reservations one answer inlines, counted
+// as the answer carries it (storage.JSONTextSize: escaped, so a < counts
+// six bytes): their notes, truck positions and overbook reasons. A
 // count bound (planning.MaxHolds, events.MaxInlined) bounds how many
 // reservations an answer holds, not how large they are: within each
 // field's own limits a review's load of 4,968 reservations was a 204 MB
@@ -19,6 +21,11 @@ import (
 // (docs/architecture.md, "Memory"). With it a load of 5,000 with
 // their equipment and vehicle stays under about 14 MB.
 const MaxText = 8 << 20
+
+// textSQL is a reservation's text as an answer carries it, escaped
+// (storage.JSONTextSize).
+var textSQL = storage.JSONTextSizeSQL("r.notes") + " + " + storage.JSONTextSizeSQL("r.truck_position") + " + " +
+	storage.JSONTextSizeSQL("r.overbook_reason")
 
 // ErrTooMuchText is the answer of a read whose reservations hold more than
 // MaxText (CheckText).
@@ -31,7 +38,7 @@ var ErrTooMuchText = errors.New("the reservations hold more text than one answer
 // of more is refused for their number).
 func CheckText(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, limit int, where func(*bun.SelectQuery) *bun.SelectQuery) error {
 	rows := where(db.NewSelect().TableExpr("equipment_reservations AS r").
-		ColumnExpr("octet_length(coalesce(r.notes, '')) + octet_length(coalesce(r.truck_position, '')) + octet_length(coalesce(r.overbook_reason, '')) AS n").
+		ColumnExpr(textSQL+" AS n").
 		Where("r.organization_id = ?", org)).Limit(int64(limit))
 	var n int64
 	if err := db.NewSelect().TableExpr("(?) AS t", rows).ColumnExpr("coalesce(sum(t.n), 0)").Scan(ctx, &n); err != nil {
