@@ -26,11 +26,15 @@ func JSONTextSize(s string) int {
 }
 
 // JSONTextSizeSQL is JSONTextSize of the SQL text expression expr (null
-// counting as empty), computed by PostgreSQL. It counts the control
-// characters other than tab, line feed and carriage return as one byte:
-// no text is stored with them (docs/decisions.md, "Text is one line").
+// counting as empty), computed by PostgreSQL: each escaped character is
+// counted by the bytes that removing it takes off (replace, a byte search:
+// translate was five times as slow on a list of 1000 items). It counts
+// the control characters other than tab, line feed and carriage return as
+// one byte: no text is stored with them (docs/decisions.md, "Text is one
+// line").
 func JSONTextSizeSQL(expr string) string {
-	return fmt.Sprintf(`(octet_length(%[1]s) + 5 * (length(%[1]s) - length(translate(%[1]s, '<>&', '')))`+
-		` + (length(%[1]s) - length(translate(%[1]s, E'"\\\n\r\t', '')))`+
-		` + 3 * (length(%[1]s) - length(translate(%[1]s, E'\u2028\u2029', ''))))`, "coalesce("+expr+", '')")
+	return fmt.Sprintf(`(octet_length(%[1]s)`+
+		` + 5 * (octet_length(%[1]s) - octet_length(replace(replace(replace(%[1]s, '<', ''), '>', ''), '&', '')))`+
+		` + (octet_length(%[1]s) - octet_length(replace(replace(replace(replace(replace(%[1]s, '"', ''), E'\\', ''), E'\n', ''), E'\r', ''), E'\t', '')))`+
+		` + (octet_length(%[1]s) - octet_length(replace(replace(%[1]s, E'\u2028', ''), E'\u2029', ''))))`, "coalesce("+expr+", '')")
 }
