@@ -21,7 +21,7 @@ import (
 // and one read of it took a pod from 38 MB to 1 GB (docs/architecture.md,
 // "Memory"); counted as stored, a list of < and & within the bound still
 // answered 12.6 MB. With it a list's detail stays under about 4.5 MB, and
-// a page of MaxExpandedLists lists with their items about 45. A list made
+// a page of MaxExpandedLists lists with their items about 23. A list made
 // from a quote fits whatever its lines say: 500 lines of at most 1000
 // characters take at most 3,000,000 bytes escaped.
 const MaxListText = 3 << 20
