@@ -26,18 +26,30 @@ import (
 // characters take at most 3,000,000 bytes escaped.
 const MaxListText = 3 << 20
 
-// textBytes is the text of it that counts against MaxListText: each text
-// escaped, and a serial number's quotes and comma.
-func textBytes(it *Item) int {
-	n := 0
+// textFields are the item fields whose text counts against MaxListText,
+// in the order textSizes gives their sizes.
+var textFields = [...]string{"notes", "serial_numbers", "custom_description"}
+
+// textSizes is the text of each of it's textFields as an answer carries it:
+// escaped, and a serial number with its quotes and comma.
+func textSizes(it *Item) (sizes [len(textFields)]int) {
 	if it.Notes != nil {
-		n += storage.JSONTextSize(*it.Notes)
-	}
-	if it.CustomDescription != nil {
-		n += storage.JSONTextSize(*it.CustomDescription)
+		sizes[0] = storage.JSONTextSize(*it.Notes)
 	}
 	for _, s := range it.SerialNumbers {
-		n += storage.JSONTextSize(s) + 3
+		sizes[1] += storage.JSONTextSize(s) + 3
+	}
+	if it.CustomDescription != nil {
+		sizes[2] = storage.JSONTextSize(*it.CustomDescription)
+	}
+	return sizes
+}
+
+// textBytes is the text of it that counts against MaxListText.
+func textBytes(it *Item) int {
+	n := 0
+	for _, size := range textSizes(it) {
+		n += size
 	}
 	return n
 }
@@ -50,23 +62,18 @@ var itemTextSQL = storage.JSONTextSizeSQL("notes") + " + " + storage.JSONTextSiz
 // (nil on create: the one holding the most), where a refusal of its write
 // points.
 func grownText(cur, next *Item) string {
-	if cur == nil {
-		cur = &Item{}
+	var was [len(textFields)]int
+	if cur != nil {
+		was = textSizes(cur)
 	}
-	field, most := "", 0
-	for _, f := range []struct {
-		name      string
-		was, will *Item
-	}{
-		{"notes", &Item{Notes: cur.Notes}, &Item{Notes: next.Notes}},
-		{"serial_numbers", &Item{SerialNumbers: cur.SerialNumbers}, &Item{SerialNumbers: next.SerialNumbers}},
-		{"custom_description", &Item{CustomDescription: cur.CustomDescription}, &Item{CustomDescription: next.CustomDescription}},
-	} {
-		if n := textBytes(f.will) - textBytes(f.was); field == "" || n > most {
-			field, most = f.name, n
+	will := textSizes(next)
+	best := 0
+	for i := range textFields {
+		if will[i]-was[i] > will[best]-was[best] {
+			best = i
 		}
 	}
-	return field
+	return textFields[best]
 }
 
 // checkText refuses next (cur is the stored item on PATCH, nil on create)
