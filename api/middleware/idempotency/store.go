@@ -142,10 +142,13 @@ func rollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
 // statement runs long. Retention spans every organization, so the
 // statements carry the marker the tenant filter check (storage/storagetest)
 // accepts. Processes that purge at once take different rows (SKIP LOCKED).
+// The cutoff is the statement's start (statement_timestamp), a value the
+// planner can compare with idempotency_keys_created_idx; clock_timestamp(),
+// computed per row, made every run a scan of the whole table.
 func purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
 	return database.DeleteInBatches(ctx, db, batch, `/* every organization: retention */
 		DELETE FROM idempotency_keys WHERE ctid IN (
 			SELECT ctid FROM idempotency_keys
-			WHERE created_at < clock_timestamp() - make_interval(secs => ?)
+			WHERE created_at < statement_timestamp() - make_interval(secs => ?)
 			LIMIT ? FOR UPDATE SKIP LOCKED)`, seconds(retention))
 }

@@ -13,8 +13,14 @@ import (
 // number of days the 410 cursor_expired message states.
 const Retention = 30 * 24 * time.Hour
 
-// PurgeBatch is the most changes one statement of Purge deletes.
-const PurgeBatch = 5000
+// PurgeBatch is the most changes one statement of Purge deletes. Each
+// change takes its webhook deliveries and their attempts with it (ON DELETE
+// CASCADE): up to MaxEndpoints deliveries a change, each with the attempts
+// of its 3-day window and its manual retries, so a batch of 1,000 changes
+// can be tens of thousands of deliveries and hundreds of thousands of
+// attempts. It is sized so that such a batch still ends well within the
+// statement timeout (docs/changes.md, "What is recorded").
+const PurgeBatch = 1000
 
 // Purge deletes the changes older than Retention, in every organization,
 // and returns how many it deleted. It deletes PurgeBatch at a time, each
@@ -22,8 +28,21 @@ const PurgeBatch = 5000
 // finds fewer: however large the backlog, each statement stays far within
 // the statement timeout, and none holds a transaction id for long, which
 // would hold back the feed's visibility horizon for every reader and the
-// webhook fan-out (docs/changes.md). Pods that purge at once take different
-// changes (SKIP LOCKED).
+// webhook fan-out (docs/changes.md).
+//
+// A batch is taken from the head of the feed's insertion order: the first
+// PurgeBatch changes by seq, through the primary key, of which those past
+// the retention go. A change's seq and created_at are both taken at its
+// insert, so the changes past the retention are that head; the purge stops
+// at the first batch that holds a younger one. So a run reads a bounded
+// part of the table whatever its size, where a condition on created_at
+// alone would be a scan of the whole table (an index on created_at cannot
+// be used with a cutoff computed per row, and a BRIN index on it stops
+// narrowing anything once the purge has freed and new changes refilled its
+// pages; docs/changes.md, "What is recorded"). The cutoff is the statement's
+// start (statement_timestamp). A pod that purges while another does finds
+// the head locked, skips it (SKIP LOCKED) and stops: one purge at a time
+// does the work.
 //
 // The statement that deletes a batch moves the retention mark of each
 // organization it deleted from to the last of its deleted changes in feed
@@ -37,8 +56,10 @@ func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, d
 const purgeSQL = `/* every organization: the feed's retention */
 WITH gone AS (
     DELETE FROM changes WHERE seq IN (
-        SELECT seq FROM changes WHERE created_at < clock_timestamp() - make_interval(secs => ?)
-        LIMIT ? FOR UPDATE SKIP LOCKED)
+        SELECT seq FROM changes
+        WHERE seq IN (SELECT seq FROM changes ORDER BY seq LIMIT ?)
+          AND created_at < statement_timestamp() - make_interval(secs => ?)
+        FOR UPDATE SKIP LOCKED)
     RETURNING organization_id, position, seq
 ), last AS (
     SELECT DISTINCT ON (organization_id) organization_id, position, seq FROM gone
@@ -58,7 +79,7 @@ func purge(ctx context.Context, db bun.IDB, batch int) (int64, error) {
 	var total int64
 	for {
 		var n int64
-		if err := db.NewRaw(purgeSQL, Retention.Seconds(), batch).Scan(ctx, &n); err != nil {
+		if err := db.NewRaw(purgeSQL, batch, Retention.Seconds()).Scan(ctx, &n); err != nil {
 			return total, database.Error(err)
 		}
 		total += n
