@@ -23,7 +23,7 @@ func PlanWithoutSeqScans(tb testing.TB, db bun.IDB, query string) string {
 		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
 			return err
 		}
-		return tx.NewRaw("EXPLAIN " + query).Scan(ctx, &lines)
+		return tx.NewRaw("EXPLAIN "+query).Scan(ctx, &lines)
 	})
 	if err != nil {
 		tb.Fatalf("pgtest: EXPLAIN %s: %v", query, err)
