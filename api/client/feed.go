@@ -10,10 +10,10 @@ import (
 
 // Feed follows the change feed (GET /changes, docs/changes.md): it yields
 // every committed change once, oldest first, and keeps polling once it has
-// caught up. Save Cursor after handling the changes you were given; a new
-// Feed started from it continues where this one stopped. The cursor moves a
-// page at a time: a Feed stopped in the middle of a page resumes at that
-// page's start, so handle changes idempotently (by their id).
+// caught up. Save its cursor in OnCursor; a new Feed started from it
+// continues where this one stopped. The cursor moves a page at a time: a
+// Feed stopped in the middle of a page resumes at that page's start, so
+// handle changes idempotently (by their id).
 type Feed struct {
 	api    *API
 	params ListChangesParams
@@ -22,6 +22,18 @@ type Feed struct {
 	// (default 1 s; zero or less is the default too, so a feed never
 	// polls without a pause).
 	Every time.Duration
+	// OnCursor, when set, is called with the feed's cursor each time it
+	// moves on with every change before it handled: after the loop body
+	// returned for the last change of a page (not when the loop broke out
+	// on it: read Cursor then), after a page without changes
+	// that moved on (changes the feed does not get), and after the first
+	// poll of a feed started at the head (From ChangesFromNow), before any
+	// change came. Saving the cursor there is what makes a restarted Feed
+	// miss nothing: one saved only beside a change never holds the head a
+	// feed from now started at, so a restart before its first change asked
+	// for a new head and skipped what was written meanwhile. It runs on the
+	// iterating goroutine, between polls.
+	OnCursor func(cursor string)
 }
 
 // NewFeed starts a feed at cursor ("" for the oldest change kept, or for the
@@ -62,7 +74,8 @@ func (a *API) FeedHead(ctx context.Context, params *ListChangesParams) (string, 
 
 // Cursor is where the feed stands: after the last change yielded when that
 // change ended its page, else at the start of the page being yielded; after
-// a page without changes, where that page ended.
+// a page without changes, where that page ended. OnCursor is told each
+// move.
 func (f *Feed) Cursor() string { return f.cursor }
 
 // Changes yields the feed's changes until ctx ends or a request fails; the
@@ -80,6 +93,7 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 				params.From = nil
 			}
 			page, more, next, err := changePage(ctx, f.api.Raw, &params, cursor)
+			was := f.cursor
 			for i, ch := range page {
 				if i == len(page)-1 && next != nil {
 					f.cursor = *next // the page is handed out in full
@@ -103,6 +117,9 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 				// "Pages"); polling from the old cursor would pass over
 				// them again, and with has_more set it never got past them.
 				f.cursor = *next
+			}
+			if f.cursor != was && f.OnCursor != nil {
+				f.OnCursor(f.cursor)
 			}
 			if more {
 				continue

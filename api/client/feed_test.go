@@ -272,3 +272,68 @@ func TestAFeedFromNowDropsFromAtItsCursor(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestOnCursorSavesTheHeadOfAFeedFromNow: a Feed started at the head tells
+// OnCursor the head on its first poll, before any change came, so a Feed
+// restarted from the saved cursor yields what was written while none ran;
+// and OnCursor hears of a page's cursor only after the loop body handled
+// the page's last change. Saved beside each change alone, as the SDK's
+// example did until 2.11.3, the cursor stayed "" until the first change,
+// and a restart asked for a new head and skipped what came meanwhile.
+func TestOnCursorSavesTheHeadOfAFeedFromNow(t *testing.T) {
+	env := apitest.New(t)
+	org := env.NewOrg("Feed from now, restarted")
+	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(contractClient(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	saved := ""
+	now := client.ChangesFromNow
+	first := api.NewFeed(saved, &client.ListChangesParams{From: &now})
+	first.Every = 10 * time.Millisecond
+	stopped, stop := context.WithCancel(ctx)
+	first.OnCursor = func(c string) { saved = c; stop() }
+	for ch, err := range first.Changes(stopped) {
+		if err == nil {
+			t.Fatalf("a feed from now on an organization without changes yielded %s", ch.Type)
+		}
+	}
+	if saved == "" {
+		t.Fatal("OnCursor was not told the head before the feed stopped")
+	}
+
+	// Written while no feed runs.
+	written := map[string]bool{}
+	for _, name := range []string{"While down 1", "While down 2"} {
+		res, err := api.CreateClientWithResponse(ctx, nil, client.ClientCreate{Name: name})
+		if err != nil || res.JSON201 == nil {
+			t.Fatalf("create client: %v", err)
+		}
+		written[res.JSON201.ClientRecord.Id.String()] = true
+	}
+
+	limit := 2
+	restarted := api.NewFeed(saved, &client.ListChangesParams{From: &now, Limit: &limit})
+	restarted.Every = 10 * time.Millisecond
+	var events []string
+	caughtUp, done := context.WithCancel(ctx)
+	restarted.OnCursor = func(string) { events = append(events, "cursor"); done() }
+	for ch, err := range restarted.Changes(caughtUp) {
+		if errors.Is(err, context.Canceled) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !written[ch.ObjectId.String()] {
+			t.Fatalf("the restarted feed yielded %s %s, want the clients written while it was down", ch.Type, ch.ObjectId)
+		}
+		events = append(events, "change")
+	}
+	if got := strings.Join(events, ","); got != "change,change,cursor" {
+		t.Fatalf("events %s, want both changes handled, then the cursor after them told", got)
+	}
+}
