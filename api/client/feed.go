@@ -24,8 +24,7 @@ type Feed struct {
 	Every time.Duration
 	// OnCursor, when set, is called with the feed's cursor each time it
 	// moves on with every change before it handled: after the loop body
-	// returned for the last change of a page (not when the loop broke out
-	// on it: read Cursor then), after a page without changes
+	// returned for the last change of a page, after a page without changes
 	// that moved on (changes the feed does not get), and after the first
 	// poll of a feed started at the head (From ChangesFromNow), before any
 	// change came. Saving the cursor there is what makes a restarted Feed
@@ -72,10 +71,13 @@ func (a *API) FeedHead(ctx context.Context, params *ListChangesParams) (string, 
 	return *page.NextCursor, nil
 }
 
-// Cursor is where the feed stands: after the last change yielded when that
-// change ended its page, else at the start of the page being yielded; after
-// a page without changes, where that page ended. OnCursor is told each
-// move.
+// Cursor is where the feed stands: after a page once the loop body
+// returned for its last change, else at the start of the page being
+// yielded, so a loop that broke out of a page, on its last change too,
+// gets that page again from the same Feed or one started from Cursor
+// (until 2.11.3 a break on a page's last change moved past it, and a change
+// whose handling failed there was not yielded again); after a page without
+// changes, where that page ended. OnCursor is told each move.
 func (f *Feed) Cursor() string { return f.cursor }
 
 // Changes yields the feed's changes until ctx ends or a request fails; the
@@ -95,11 +97,11 @@ func (f *Feed) Changes(ctx context.Context) iter.Seq2[Change, error] {
 			page, more, next, err := changePage(ctx, f.api.Raw, &params, cursor)
 			was := f.cursor
 			for i, ch := range page {
-				if i == len(page)-1 && next != nil {
-					f.cursor = *next // the page is handed out in full
-				}
 				if !yield(ch, nil) {
-					return
+					return // broken out of: the page is yielded again
+				}
+				if i == len(page)-1 && next != nil {
+					f.cursor = *next // the page is handed out and handled in full
 				}
 			}
 			if err != nil {

@@ -19,7 +19,8 @@ import (
 
 // TestFeedFollowsChangesAndResumes: a Feed yields the changes of writes
 // made before and while it runs, each once; a second Feed started from the
-// first one's Cursor yields only what came after.
+// cursor the first told OnCursor once it had handled them yields only what
+// came after.
 func TestFeedFollowsChangesAndResumes(t *testing.T) {
 	env := apitest.New(t)
 	org := env.NewOrg("Feed reader")
@@ -45,16 +46,25 @@ func TestFeedFollowsChangesAndResumes(t *testing.T) {
 	feed := api.NewFeed("", &client.ListChangesParams{Cursor: &stale})
 	feed.Every = 10 * time.Millisecond
 	seen := map[string]int{}
-	for ch, err := range feed.Changes(ctx) {
+	saved := ""
+	caughtUp, stop := context.WithCancel(ctx)
+	defer stop()
+	feed.OnCursor = func(c string) {
+		if len(seen) == len(want) { // every change handled: the cursor is past them
+			saved = c
+			stop()
+		}
+	}
+	for ch, err := range feed.Changes(caughtUp) {
+		if errors.Is(err, context.Canceled) {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		seen[ch.ObjectId.String()]++
 		if len(seen) == 1 {
 			want[newClient("During")] = true // written while the feed runs
-		}
-		if len(seen) == len(want) {
-			break
 		}
 	}
 	for id := range want {
@@ -64,7 +74,10 @@ func TestFeedFollowsChangesAndResumes(t *testing.T) {
 	}
 
 	later := newClient("After")
-	resumed := api.NewFeed(feed.Cursor(), nil)
+	if saved != feed.Cursor() {
+		t.Fatalf("OnCursor was told %q, the feed stands at %q", saved, feed.Cursor())
+	}
+	resumed := api.NewFeed(saved, nil)
 	resumed.Every = 10 * time.Millisecond
 	for ch, err := range resumed.Changes(ctx) {
 		if err != nil {
@@ -125,8 +138,9 @@ func TestFeedMovesPastAnEmptyPage(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if asked[""] != 1 || asked["past-10000"] != 1 || feed.Cursor() != "after-it" {
-		t.Fatalf("pages asked for %v, cursor %q; want the empty page once, then the next, cursor after-it", asked, feed.Cursor())
+	// The loop broke out on the page's change: the feed stands at its start.
+	if asked[""] != 1 || asked["past-10000"] != 1 || feed.Cursor() != "past-10000" {
+		t.Fatalf("pages asked for %v, cursor %q; want the empty page once, then the next, cursor past-10000", asked, feed.Cursor())
 	}
 }
 
@@ -335,5 +349,60 @@ func TestOnCursorSavesTheHeadOfAFeedFromNow(t *testing.T) {
 	}
 	if got := strings.Join(events, ","); got != "change,change,cursor" {
 		t.Fatalf("events %s, want both changes handled, then the cursor after them told", got)
+	}
+}
+
+// TestABreakOnAPagesLastChangeYieldsItAgain: a loop that breaks out on the
+// last change of a page (its handling failed) gets that change again when
+// it ranges over the same Feed; until 2.11.3 the feed had moved past the
+// page before handing out its last change, so a failure there, unlike one
+// anywhere else in the page, lost the change. A server of pages set up for
+// the test fixes where the page ends.
+func TestABreakOnAPagesLastChangeYieldsItAgain(t *testing.T) {
+	change := func(n int) string {
+		return fmt.Sprintf(`{"id":"0192f3a1-0000-7000-8000-00000000000%d","type":"client.updated","object_type":"client",`+
+			`"object_id":"0192f3a1-0000-7000-8000-0000000000a%d","data":{},"created_at":"2026-12-01T00:00:00Z"}`, n, n)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Query().Get("cursor") {
+		case "":
+			fmt.Fprintf(w, `{"data":[%s,%s],"pagination":{"next_cursor":"p2","has_more":true}}`, change(1), change(2))
+		case "p2":
+			fmt.Fprintf(w, `{"data":[%s],"pagination":{"next_cursor":"p3","has_more":false}}`, change(3))
+		default:
+			fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":"p3","has_more":false}}`)
+		}
+	}))
+	defer srv.Close()
+	api, err := client.New(srv.URL+"/api/v2", "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	feed := api.NewFeed("", nil)
+	feed.Every = 10 * time.Millisecond
+	var handled []string
+	failed := false
+	for range 2 {
+		for ch, err := range feed.Changes(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ch.Id.String()
+			if strings.HasSuffix(id, "2") && !failed {
+				failed = true
+				break // handling failed: range again
+			}
+			handled = append(handled, id[len(id)-1:])
+			if len(handled) == 4 {
+				break
+			}
+		}
+	}
+	// The page [1, 2] again after the failure on 2, then 3.
+	if got := strings.Join(handled, ","); got != "1,1,2,3" {
+		t.Fatalf("handled %s, want 1,1,2,3 (the page yielded again after a break on its last change)", got)
 	}
 }

@@ -21,11 +21,16 @@ type Option func(*Transport)
 // HTTPClient sends requests through c (timeouts, proxies, test hooks).
 func HTTPClient(c *http.Client) Option { return func(t *Transport) { t.HTTP = c } }
 
-// RetryPolicy sets the retry policy. A zero (or negative) BaseDelay or
-// MaxDelay takes DefaultRetry's: a zero MaxDelay left a Retry-After of any
-// length to be waited out, and a zero BaseDelay repeated at once.
-// MaxRetries 0 turns retries off.
+// RetryPolicy sets the retry policy. A zero field takes DefaultRetry's, so
+// a policy names only what it changes: a zero MaxDelay left a Retry-After of
+// any length to be waited out, a zero BaseDelay repeated at once, and (until
+// 2.11.3) a zero MaxRetries turned retries off, also the replay of a write
+// whose answer was lost, for a caller who only meant to shorten MaxDelay. A
+// negative MaxRetries turns retries off; so does NoRetries.
 func RetryPolicy(r Retry) Option {
+	if r.MaxRetries == 0 {
+		r.MaxRetries = DefaultRetry.MaxRetries
+	}
 	if r.BaseDelay <= 0 {
 		r.BaseDelay = DefaultRetry.BaseDelay
 	}
@@ -34,6 +39,11 @@ func RetryPolicy(r Retry) Option {
 	}
 	return func(t *Transport) { t.Retry = r }
 }
+
+// NoRetries sends every request once: a 429, a 503 or an answer that never
+// came is returned to the caller (a lost write's as *LostAnswerError, with
+// the Idempotency-Key to repeat it with).
+func NoRetries() Option { return RetryPolicy(Retry{MaxRetries: -1}) }
 
 // NoAutoIdempotencyKey stops adding an Idempotency-Key to writes that have
 // none; such writes are then retried only on 429 (never processed), not on

@@ -320,17 +320,21 @@ func TestAPIErrorText(t *testing.T) {
 	}
 }
 
-// TestRetryPolicyFillsZeroDelays: a policy that leaves BaseDelay or
-// MaxDelay at zero takes DefaultRetry's, so it neither waits out a
-// Retry-After of any length nor repeats at once; MaxRetries is as given, 0
-// turning retries off.
-func TestRetryPolicyFillsZeroDelays(t *testing.T) {
+// TestRetryPolicyFillsZeroFields: a policy that leaves a field at zero
+// takes DefaultRetry's, so it neither waits out a Retry-After of any length
+// nor repeats at once, and one that only shortens MaxDelay still retries (a
+// zero MaxRetries turned retries off until 2.11.3); a negative MaxRetries,
+// or NoRetries, turns them off.
+func TestRetryPolicyFillsZeroFields(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		give, got Retry
 	}{
 		{"retries alone", Retry{MaxRetries: 3}, Retry{MaxRetries: 3, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
-		{"off", Retry{}, Retry{BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
+		{"a shorter wait alone", Retry{MaxDelay: 10 * time.Second},
+			Retry{MaxRetries: DefaultRetry.MaxRetries, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: 10 * time.Second}},
+		{"zero", Retry{}, DefaultRetry},
+		{"off", Retry{MaxRetries: -1}, Retry{MaxRetries: -1, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
 		{"as given", Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second},
 			Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second}},
 	} {
@@ -558,7 +562,7 @@ func TestGivingUpOnAWriteNamesItsKey(t *testing.T) {
 // carries the Idempotency-Key it was sent with, the transport's own or the
 // caller's, to repeat it with; a read's carries none.
 func TestAnAPIErrorOfAWriteNamesItsKey(t *testing.T) {
-	once := RetryPolicy(Retry{MaxRetries: 0})
+	once := NoRetries()
 	inUse := answer{409, map[string]string{"Retry-After": "1"}, `{"error":{"code":"idempotency_key_in_use","message":"in use","details":null,"request_id":"r-9"}}`}
 	for _, tt := range []struct{ name, method, key string }{
 		{"added key", "POST", ""},
