@@ -242,7 +242,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 	if r == nil || !r.done() {
 		return errInUse
 	}
-	return m.replayRow(c, p, name, r, fp)
+	return m.replayRow(c, p, name, r, fp, nil)
 }
 
 // execute runs the handler for a freshly claimed key inside a transaction
@@ -282,7 +282,7 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 			return errInUse
 		}
 		release = false
-		return m.replayRow(c, p, name, prior, fp)
+		return m.replayRow(c, p, name, prior, fp, marker)
 	}
 	m.maybePurge()
 	// The handler runs under a savepoint: a 4xx is stored without whatever
@@ -336,14 +336,15 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 	}
 	committed = true
 	release = false
-	m.remember(ctx, name, rec, m.Retention)
+	m.remember(ctx, name, rec, m.Retention, marker)
 	return nil
 }
 
-// replayRow replays a completed database row and copies it to the edge store.
-func (m *middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp []byte) error {
+// replayRow replays a completed database row and copies it to the edge
+// store (remember; marker is this request's own when it claimed the key).
+func (m *middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp, marker []byte) error {
 	rec := r.record()
-	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention))
+	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention), marker)
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return errMismatch
 	}
@@ -408,10 +409,34 @@ func withRequestID(body []byte, id string) []byte {
 	return append(out, body[start+end:]...)
 }
 
-// remember writes the final record to the edge store. A failure is logged
-// only: the database row answers retries until the edge store has it.
-func (m *middleware) remember(ctx context.Context, name string, rec record, ttl time.Duration) {
-	if err := m.Store.Set(context.WithoutCancel(ctx), name, rec.encode(), ttl); err != nil {
+// The edge store's copy of a completed record is a cache of the database
+// row, which answers every replay the copy does not (handle, execute): it
+// is kept CachedFor at most, and only when it is at most MaxCachedRecord
+// long, so that what one organization writes bounds its share of Redis
+// (docs/edge.md, "Redis memory"). Kept for the record's whole 24 hours and
+// whatever its size, one organization's keyed writes within its rate limit
+// filled a Redis: every organization's keyed writes were then refused with
+// 503 and the rate limiter failed open until the records expired.
+const (
+	CachedFor       = 5 * time.Minute
+	MaxCachedRecord = 8 << 10
+)
+
+// remember writes the final record to the edge store, for CachedFor or the
+// ttl left when shorter; a record longer than MaxCachedRecord is not
+// written, and the request's marker, when it still holds the key, is taken
+// back instead (a retry then replays the database row; one that met the
+// marker would consult the row too, only later freed). A failure is
+// logged only: the database row answers retries.
+func (m *middleware) remember(ctx context.Context, name string, rec record, ttl time.Duration, marker []byte) {
+	encoded := rec.encode()
+	if len(encoded) > MaxCachedRecord {
+		if marker != nil {
+			m.release(ctx, name, marker)
+		}
+		return
+	}
+	if err := m.Store.Set(context.WithoutCancel(ctx), name, encoded, min(ttl, CachedFor)); err != nil {
 		m.upkeep.Record(ctx, err)
 	}
 }
