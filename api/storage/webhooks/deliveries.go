@@ -46,7 +46,17 @@ func ListDeliveries(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 	return page, withAttempts(ctx, db, org, page.Items)
 }
 
-// withAttempts loads the attempts of ds in one query.
+// MaxEmbeddedAttempts is the most attempts a delivery carries in its
+// answer: its latest, oldest first. Nothing bounds how many a delivery
+// makes (every POST …/retry opens a fresh window of them), and a page that
+// carried them all made one review's GET of a single delivery 82 MB, taking
+// a pod from 42 to 565 MB; attempt_count still counts the attempts of the
+// delivery's window (docs/webhooks.md).
+const MaxEmbeddedAttempts = 20
+
+// withAttempts loads the latest MaxEmbeddedAttempts attempts of each of ds
+// in one query, each delivery's read newest first through
+// webhook_delivery_attempts_delivery_idx and handed out oldest first.
 func withAttempts(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ds []Delivery) error {
 	if len(ds) == 0 {
 		return nil
@@ -58,10 +68,15 @@ func withAttempts(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, d
 		ds[i].Attempts = []Attempt{}
 	}
 	var as []Attempt
-	err := db.NewSelect().Model(&as).
+	latest := db.NewSelect().Model((*Attempt)(nil)).
 		Where("wa.organization_id = ?", org).
-		Where("wa.delivery_id = ANY(?)", pgdialect.Array(ids)).
-		OrderExpr("wa.started_at ASC, wa.id ASC").Scan(ctx)
+		Where("wa.delivery_id = d.id").
+		OrderExpr("wa.started_at DESC, wa.id DESC").Limit(MaxEmbeddedAttempts)
+	err := db.NewSelect().
+		TableExpr("unnest(?::uuid[]) AS d (id)", pgdialect.Array(ids)).
+		Join("CROSS JOIN LATERAL (?) AS wa", latest).
+		ColumnExpr("wa.*").
+		OrderExpr("wa.started_at ASC, wa.id ASC").Scan(ctx, &as)
 	if err != nil {
 		return database.Error(err)
 	}

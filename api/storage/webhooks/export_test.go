@@ -1,0 +1,4 @@
+package webhooks
+
+// GetDelivery is getDelivery, for the tests.
+var GetDelivery = getDelivery
