@@ -152,21 +152,45 @@ func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u Organiz
 	return GetOrganization(ctx, db, id)
 }
 
+// feedBatch is the most changes one statement of DeleteOrganization deletes
+// before its transaction (a variable for the tests).
+var feedBatch = 1000
+
+// doomedFeed names the organization of the first argument and its sandbox:
+// the organizations whose feeds DeleteOrganization deletes.
+const doomedFeed = `WITH RECURSIVE doomed AS (
+	SELECT id FROM organizations WHERE id = ?
+	UNION ALL SELECT o.id FROM organizations o JOIN doomed d ON o.sandbox_of = d.id)`
+
 // DeleteOrganization removes an organization with its change feed and, by
 // cascade, all its other data. The cascade records no changes (the outbox
 // is switched off for the transaction; docs/changes.md).
+//
+// The feed has no foreign key to its organization (it would cost every
+// write a lock of the organization's row), so the feeds of the
+// organization and of its sandbox are deleted here: first in batches of
+// feedBatch changes, each a statement of its own, and then, in the
+// transaction that deletes the organization, what was written meanwhile.
+// A busy organization keeps 30 days of changes, each taking its webhook
+// deliveries with it: deleted in the one transaction, a million of them
+// took most of the 15 s statement timeout, and a deletion that timed out
+// would fail the same way every time.
 func DeleteOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) error {
+	for {
+		res, err := db.NewRaw(`/* an organization deleted: its feed in batches */ `+doomedFeed+` DELETE FROM changes WHERE seq IN (
+				SELECT seq FROM changes WHERE organization_id IN (SELECT id FROM doomed) LIMIT ?)`, id, feedBatch).Exec(ctx)
+		if err != nil {
+			return database.Error(err)
+		}
+		if n, _ := res.RowsAffected(); n < int64(feedBatch) {
+			break
+		}
+	}
 	return database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SELECT set_config('eventapi.outbox', 'off', true)"); err != nil {
 			return database.Error(err)
 		}
-		// The feed has no foreign key to its organization (it would cost
-		// every write a lock of the organization's row): delete the feeds
-		// of the organization and of its sandbox, which the cascade takes.
-		if _, err := tx.NewRaw(`WITH RECURSIVE doomed AS (
-				SELECT id FROM organizations WHERE id = ?
-				UNION ALL SELECT o.id FROM organizations o JOIN doomed d ON o.sandbox_of = d.id)
-			DELETE FROM changes WHERE organization_id IN (SELECT id FROM doomed)`, id).Exec(ctx); err != nil {
+		if _, err := tx.NewRaw(doomedFeed+` DELETE FROM changes WHERE organization_id IN (SELECT id FROM doomed)`, id).Exec(ctx); err != nil {
 			return database.Error(err)
 		}
 		res, err := tx.NewDelete().Model((*Organization)(nil)).Where("id = ?", id).Exec(ctx)

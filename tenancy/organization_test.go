@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
 func TestOrganizationSettings(t *testing.T) {
@@ -83,5 +85,47 @@ func TestDeleteOrganizationTakesItsFeed(t *testing.T) {
 	}
 	if p, s, o := feed(parent.ID), feed(sandbox.ID), feed(other.ID); p != 0 || s != 0 || o != 1 {
 		t.Fatalf("changes left: parent %d, sandbox %d, other %d; want 0, 0, 1", p, s, o)
+	}
+}
+
+// TestDeleteOrganizationTakesItsFeedInBatches: the feeds of an
+// organization and its sandbox are deleted feedBatch changes a statement,
+// before the transaction that deletes the organization, so a busy
+// organization's 30 days of changes (and their webhook deliveries) are not
+// one statement that can outlast the statement timeout every time.
+func TestDeleteOrganizationTakesItsFeedInBatches(t *testing.T) {
+	db, _ := openCounted(t)
+	ctx := context.Background()
+	defer func(n int) { feedBatch = n }(feedBatch)
+	feedBatch = 2
+	parent, err := CreateOrganization(ctx, db, "Busy parent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandbox, err := CreateOrganization(ctx, db, "Busy sandbox", &parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := CreateOrganization(ctx, db, "Other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for org, n := range map[uuid.UUID]int{parent.ID: 5, sandbox.ID: 2, other.ID: 1} {
+		if _, err := db.NewRaw("INSERT INTO clients (organization_id, name) SELECT ?, 'Feed ' || g FROM generate_series(1, ?) g", org, n).
+			Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batches := &pgtest.Statements{Marker: "its feed in batches"}
+	if err := DeleteOrganization(ctx, db.WithQueryHook(batches), parent.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(batches.Sent) != 4 {
+		t.Errorf("the feed's 7 changes went in %d statements, want 4 (2, 2, 2 and 1)", len(batches.Sent))
+	}
+	var left []uuid.UUID
+	if err := db.NewRaw("SELECT organization_id FROM changes WHERE organization_id IN (?)", bun.List([]uuid.UUID{parent.ID, sandbox.ID, other.ID})).
+		Scan(ctx, &left); err != nil || len(left) != 1 || left[0] != other.ID {
+		t.Fatalf("changes left of %v (%v), want the other organization's one", left, err)
 	}
 }
