@@ -21,6 +21,7 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -153,6 +154,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	auth := tenancy.NewAuthenticator(db, log)
 	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{},
 		LargeReads: rest.NewBulkhead(cfg.LargeReads, rest.DefaultBulkheadWait)}
+	telemetry.StartRetentionMetrics(ctx)
 	s.startRequestLog(ctx, cfg, opt)
 	s.startFeedRetention(ctx)
 	var redisUp func(ctx context.Context) error

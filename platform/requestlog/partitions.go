@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // Defaults of MaintainOptions.
@@ -66,6 +67,15 @@ type MaintainResult struct {
 	// GaveUp counts the attempts that gave up waiting for a lock (and were
 	// tried again, up to Attempts).
 	GaveUp int
+}
+
+// outcome is the run's retention outcome when it did not fail: skipped
+// when another process held the lock.
+func (r MaintainResult) outcome() string {
+	if r.Skipped {
+		return telemetry.RetentionSkipped
+	}
+	return telemetry.RetentionOK
 }
 
 // Maintain creates the partitions from yesterday to Ahead days ahead and drops
@@ -462,6 +472,9 @@ func RunMaintenance(ctx context.Context, db *bun.DB, opt MaintainOptions, every 
 	defer t.Stop()
 	for {
 		res, err := Maintain(ctx, db, opt)
+		if ctx.Err() == nil {
+			telemetry.RecordRetention(ctx, telemetry.RetentionRequestLog, res.outcome(), int64(len(res.Dropped)), err)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("request log: partition maintenance failed; retrying later", "error", err.Error(),

@@ -42,6 +42,7 @@ import (
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
+	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
@@ -473,6 +474,7 @@ func (m *middleware) maybePurge() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		n, err := purge(ctx, m.DB, m.Retention, purgeBatch)
+		telemetry.RecordRetention(ctx, telemetry.RetentionIdempotencyKeys, telemetry.RetentionOK, n, err)
 		if err != nil {
 			m.Log.Warn("idempotency: purge of expired keys failed", "error", err.Error())
 			return

@@ -225,6 +225,18 @@ func TestAlertsFire(t *testing.T) {
 		{"no record dropped", "EventapiRequestLogDropping", []series{gauge(0, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, false},
 		{"drops for 90 s, over", "EventapiRequestLogDropping",
 			[]series{burst(40, 49*time.Minute+30*time.Second, 51*time.Minute, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, false},
+		{"a retention job failing all along", "EventapiRetentionFailing", []series{
+			counter(1.0/600, "eventapi_retention_runs_total", with(api, "retention_job", "change_feed", "outcome", "failed")...),
+			gauge(0, "eventapi_retention_runs_total", with(api, "retention_job", "change_feed", "outcome", "ok")...)}, true},
+		{"another pod skipping while the lock holder fails", "EventapiRetentionFailing", []series{
+			counter(1.0/1200, "eventapi_retention_runs_total", with(api, "pod", "a", "retention_job", "request_log_partitions", "outcome", "failed")...),
+			counter(1.0/1200, "eventapi_retention_runs_total", with(api, "pod", "b", "retention_job", "request_log_partitions", "outcome", "skipped")...)}, true},
+		{"a retention job failing once, then done", "EventapiRetentionFailing", []series{
+			burst(1.0/60, 10*time.Minute, 11*time.Minute, "eventapi_retention_runs_total", with(api, "retention_job", "change_feed", "outcome", "failed")...),
+			burst(1.0/60, 40*time.Minute, 41*time.Minute, "eventapi_retention_runs_total", with(api, "retention_job", "change_feed", "outcome", "ok")...)}, false},
+		{"retention jobs done", "EventapiRetentionFailing", []series{
+			counter(1.0/600, "eventapi_retention_runs_total", with(api, "retention_job", "idempotency_keys", "outcome", "ok")...),
+			gauge(0, "eventapi_retention_runs_total", with(api, "retention_job", "idempotency_keys", "outcome", "failed")...)}, false},
 		{"19 of 20 connections in use", "EventapiDatabasePoolExhausted", []series{
 			gauge(19, "go_sql_connections_in_use", with(api, "pod", "a", "db_system", "postgresql")...),
 			gauge(20, "go_sql_connections_max_open", with(api, "pod", "a", "db_system", "postgresql")...)}, true},
