@@ -47,6 +47,17 @@ func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T
 	}
 }
 
+// Bind makes a list method that also takes a path argument (the endpoint's
+// id of (*Client).ListWebhookDeliveries) a ListFunc of that argument, for
+// All:
+//
+//	for d, err := range client.All[client.WebhookDelivery](ctx, client.Bind(api.Raw.ListWebhookDeliveries, endpointID), nil) { … }
+func Bind[A, P any](list func(ctx context.Context, arg A, params *P, reqEditors ...RequestEditorFn) (*http.Response, error), arg A) ListFunc[P] {
+	return func(ctx context.Context, params *P, reqEditors ...RequestEditorFn) (*http.Response, error) {
+		return list(ctx, arg, params, reqEditors...)
+	}
+}
+
 func fetchPage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, *string, error) {
 	data, p, err := decodePage[T](ctx, list, params, cursor)
 	switch {

@@ -2,11 +2,15 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/client"
 )
@@ -56,5 +60,78 @@ func TestPageThatFailsToDecodeWithoutRequest(t *testing.T) {
 				t.Fatalf("err = %v, want the page's decoding error", last)
 			}
 		})
+	}
+}
+
+// TestBindPagesAListWithAPathArgument: All takes a list method with a path
+// argument (an endpoint's deliveries) through Bind, and pages it to the end
+// on that path; until 2.11.3 such a method did not fit All.
+func TestBindPagesAListWithAPathArgument(t *testing.T) {
+	const endpoint = "0192f3a1-0000-7000-8000-0000000000e1"
+	delivery := func(n int) string {
+		return fmt.Sprintf(`{"id":"0192f3a1-0000-7000-8000-00000000000%d","endpoint_id":"%s","change_id":"0192f3a1-0000-7000-8000-0000000000c%d",`+
+			`"type":"client.created","status":"succeeded","attempt_count":1,"next_attempt_at":null,`+
+			`"created_at":"2026-12-01T00:00:00Z","updated_at":"2026-12-01T00:00:00Z","attempts":[]}`, n, endpoint, n)
+	}
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path+"?"+r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Query().Get("cursor") == "" {
+			fmt.Fprintf(w, `{"data":[%s],"pagination":{"next_cursor":"p2","has_more":true}}`, delivery(1))
+			return
+		}
+		fmt.Fprintf(w, `{"data":[%s],"pagination":{"next_cursor":null,"has_more":false}}`, delivery(2))
+	}))
+	defer srv.Close()
+	api, err := client.New(srv.URL+"/api/v2", "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := uuid.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for d, err := range client.All[client.WebhookDelivery](context.Background(), client.Bind(api.Raw.ListWebhookDeliveries, id), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.Id.String()[len(d.Id.String())-1:])
+	}
+	want := "/api/v2/webhook_endpoints/" + endpoint + "/deliveries"
+	if strings.Join(got, ",") != "1,2" || len(paths) != 2 || !strings.HasPrefix(paths[0], want) || paths[1] != want+"?cursor=p2" {
+		t.Fatalf("deliveries %v from %v; want 1 and 2 from %s, the second page by its cursor", got, paths, want)
+	}
+}
+
+// TestARequestEditorsUserAgentWins: the transport's User-Agent (the
+// default, or the UserAgent option's) goes on a request that has none; one
+// a request editor set is sent as it is (until 2.11.3 the transport
+// replaced it).
+func TestARequestEditorsUserAgentWins(t *testing.T) {
+	var sent []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent = append(sent, r.Header.Get("User-Agent"))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":null,"has_more":false}}`)
+	}))
+	defer srv.Close()
+	editor := func(_ context.Context, req *http.Request) error { req.Header.Set("User-Agent", "planner/3.1"); return nil }
+	for _, opts := range [][]client.Option{nil, {client.UserAgent("planner-sdk/1")}} {
+		api, err := client.New(srv.URL+"/api/v2", "key", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, editors := range [][]client.RequestEditorFn{nil, {editor}} {
+			res, err := api.Raw.ListClients(context.Background(), nil, editors...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+	}
+	if got := strings.Join(sent, ","); got != "eventapi-go-sdk,planner/3.1,planner-sdk/1,planner/3.1" {
+		t.Fatalf("User-Agent sent: %s; want the default, the editor's, the option's, the editor's", got)
 	}
 }

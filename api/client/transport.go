@@ -66,7 +66,9 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if t.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Key)
 	}
-	if t.UserAgent != "" {
+	// A User-Agent a request editor set wins over the transport's (until
+	// 2.11.3 the transport's replaced it).
+	if t.UserAgent != "" && req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", t.UserAgent)
 	}
 	// One key for every attempt: a retried write is replayed, not repeated.
