@@ -39,8 +39,19 @@ func NewWebhookReceiver(secret string) (*WebhookReceiver, error) {
 // WebhookMessage is one verified message.
 type WebhookMessage struct {
 	// ID is the change's id, the webhook-id header: the same on every
-	// retry of the change. Deduplicate on it from the moment a message
-	// arrives.
+	// copy of the message (each retry, a second pod's send while a paused
+	// pod's request is still with the receiver, a manual retry).
+	// Deduplicate on it without losing a change (docs/webhooks.md,
+	// "Deduplicating"): on arrival mark it in progress, and return an
+	// error for a message whose ID is in progress (Handler answers 500, so
+	// it is retried once the first has ended); mark it done only once the
+	// work is durably done or queued, and return nil for a message whose
+	// ID is done; when the work fails, clear the mark before returning the
+	// error, so that the retry is processed. Recording the ID as seen on
+	// arrival loses the change when that first message fails. A manual
+	// retry (POST …/retry) reuses the ID, so a receiver that has it marked
+	// done acknowledges it without processing it again unless told to
+	// forget it.
 	ID string
 	// Type is the change's type, such as "event.created" or
 	// "quote.approved".
