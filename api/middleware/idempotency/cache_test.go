@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -100,5 +101,52 @@ func TestTheEdgeStoreCachesSmallRecordsBriefly(t *testing.T) {
 	store.mu.Unlock()
 	if set {
 		t.Fatal("the replay from the database copied the large record into the edge store")
+	}
+}
+
+// TestAReplayFromTheDatabaseTakesNoSlot: the retry of a completed write
+// whose record the edge store does not hold (too large to cache, or past
+// CachedFor) is replayed from its row before BeforeTx runs, so it never
+// waits for a large write's bulkhead slot, nor is refused when none is
+// free. A review found such a retry answered 503 "too many large reads"
+// while the pod was busy, the moment retries come.
+func TestAReplayFromTheDatabaseTakesNoSlot(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Busy slots", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, slots := false, 0
+	env := &rest.Env{DB: db}
+	app := testApp(t, org.ID, Config{Store: edge.NewMemory(), DB: db,
+		BeforeTx: func(c *fiber.Ctx) (func(), error) {
+			slots++
+			if busy {
+				return nil, &errs.Error{Code: errs.ServiceUnavailable, Message: "too many large reads in progress; retry shortly", RetryAfter: 1}
+			}
+			return func() {}, nil
+		}}, func(app *fiber.App) {
+		app.Patch("/api/v2/clients/:id", func(c *fiber.Ctx) error {
+			if _, err := env.Conn(c.UserContext()).NewRaw("INSERT INTO clients (organization_id, name) VALUES (?, 'c')", org.ID).
+				Exec(c.UserContext()); err != nil {
+				return database.Error(err)
+			}
+			return c.Status(200).SendString(`{"data":"` + strings.Repeat("x", 2*MaxCachedRecord) + `"}`)
+		})
+	})
+	first := send(t, app, "PATCH", "/api/v2/clients/c1", "slot-1", `{"name":"a"}`)
+	if first.status != 200 || slots != 1 {
+		t.Fatalf("first: %d after %d slots, want 200 after 1", first.status, slots)
+	}
+	busy = true
+	retry := send(t, app, "PATCH", "/api/v2/clients/c1", "slot-1", `{"name":"a"}`)
+	if retry.status != 200 || retry.header.Get(HeaderReplayed) != "true" || retry.body != first.body || slots != 1 {
+		t.Fatalf("retry while no slot is free: %d replayed %q after %d slots; want the replay, no slot asked for",
+			retry.status, retry.header.Get(HeaderReplayed), slots)
+	}
+	other := send(t, app, "PATCH", "/api/v2/clients/c1", "slot-1", `{"name":"b"}`)
+	if other.status != 409 || !strings.Contains(other.body, "idempotency_key_mismatch") || slots != 1 {
+		t.Fatalf("another request with the key: %d %.200s after %d slots; want 409 mismatch, no slot asked for", other.status, other.body, slots)
 	}
 }

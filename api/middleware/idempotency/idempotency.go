@@ -111,8 +111,10 @@ type Config struct {
 	// transaction opens, and may set the request's context; the release it
 	// returns runs once the request is answered. A request it refuses (its
 	// error is answered) executes nothing and releases its key. The server
-	// takes a keyed large write's bulkhead slot here: after the claim, so
-	// a replay, a mismatch or a key in use never waits for one, and before
+	// takes a keyed large write's bulkhead slot here: after the claim and
+	// a look at the key's row (a retry whose record the edge store no
+	// longer holds), so a replay, a mismatch or a key in use never waits
+	// for one, and before
 	// the transaction, so no waiter holds a pool connection
 	// (docs/architecture.md, "Memory").
 	BeforeTx func(c *fiber.Ctx) (release func(), err error)
@@ -256,6 +258,23 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 		}
 	}()
 	if m.BeforeTx != nil {
+		// The edge store keeps a completed record briefly and only when
+		// it is small (CachedFor, MaxCachedRecord), so a claim may be a
+		// retry of a write that completed: its row is looked up before
+		// BeforeTx, which may wait (a large write's bulkhead slot), so
+		// that a replay or a mismatch never does. A row committed after
+		// this look is found by open, as before.
+		prior, err := find(c.UserContext(), m.DB, org, key, m.Retention)
+		if err != nil {
+			return err
+		}
+		if prior != nil {
+			if !prior.done() {
+				return errInUse
+			}
+			release = false
+			return m.replayRow(c, p, name, prior, fp, marker)
+		}
 		done, err := m.BeforeTx(c)
 		if err != nil {
 			return err
