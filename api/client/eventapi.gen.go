@@ -8626,7 +8626,11 @@ type ClientInterface interface {
 
 	// DeleteWebhookEndpoint Delete a webhook endpoint
 	//
-	// Removes the endpoint and its deliveries; nothing more is sent to it. Scopes: `webhooks:write`.
+	// Deletes the endpoint: nothing more is sent to it, and its deliveries and their attempts can
+	// no longer be listed or retried; they are deleted in the background within the hour (an
+	// attempt already in flight goes on to its end, and its result is not recorded). The request
+	// takes the same time whatever the endpoint's backlog (since 2.11.3). To keep the deliveries,
+	// disable the endpoint instead (`PATCH {"status":"disabled"}`). Scopes: `webhooks:write`.
 	//
 	// Corresponds with DELETE /webhook_endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
 	DeleteWebhookEndpoint(ctx context.Context, id Id, params *DeleteWebhookEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8644,7 +8648,9 @@ type ClientInterface interface {
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
-	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// a fresh 3-day retry window, whatever their number (the request takes the same time however
+	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -8662,7 +8668,9 @@ type ClientInterface interface {
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
-	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// a fresh 3-day retry window, whatever their number (the request takes the same time however
+	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -10490,7 +10498,11 @@ func (c *Client) CreateWebhookEndpoint(ctx context.Context, params *CreateWebhoo
 
 // DeleteWebhookEndpoint Delete a webhook endpoint
 //
-// Removes the endpoint and its deliveries; nothing more is sent to it. Scopes: `webhooks:write`.
+// Deletes the endpoint: nothing more is sent to it, and its deliveries and their attempts can
+// no longer be listed or retried; they are deleted in the background within the hour (an
+// attempt already in flight goes on to its end, and its result is not recorded). The request
+// takes the same time whatever the endpoint's backlog (since 2.11.3). To keep the deliveries,
+// disable the endpoint instead (`PATCH {"status":"disabled"}`). Scopes: `webhooks:write`.
 //
 // Corresponds with DELETE /webhook_endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
 func (c *Client) DeleteWebhookEndpoint(ctx context.Context, id Id, params *DeleteWebhookEndpointParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10528,7 +10540,9 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
-// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// a fresh 3-day retry window, whatever their number (the request takes the same time however
+// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -10556,7 +10570,9 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
-// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// a fresh 3-day retry window, whatever their number (the request takes the same time however
+// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -15667,7 +15683,11 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteWebhookEndpointWithResponse Delete a webhook endpoint
 	//
-	// Removes the endpoint and its deliveries; nothing more is sent to it. Scopes: `webhooks:write`.
+	// Deletes the endpoint: nothing more is sent to it, and its deliveries and their attempts can
+	// no longer be listed or retried; they are deleted in the background within the hour (an
+	// attempt already in flight goes on to its end, and its result is not recorded). The request
+	// takes the same time whatever the endpoint's backlog (since 2.11.3). To keep the deliveries,
+	// disable the endpoint instead (`PATCH {"status":"disabled"}`). Scopes: `webhooks:write`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15689,7 +15709,9 @@ type ClientWithResponsesInterface interface {
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
-	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// a fresh 3-day retry window, whatever their number (the request takes the same time however
+	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -15707,7 +15729,9 @@ type ClientWithResponsesInterface interface {
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 	// are not sent (the change feed has them), its pending deliveries are, at once and each with
-	// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+	// a fresh 3-day retry window, whatever their number (the request takes the same time however
+	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 	// the feed when it is enabled, which can include some committed while it was disabled. Any
 	// change needs, besides `webhooks:write`, a read scope
 	// of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -30198,7 +30222,11 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithResponse(ctx context.Cont
 
 // DeleteWebhookEndpointWithResponse Delete a webhook endpoint
 //
-// Removes the endpoint and its deliveries; nothing more is sent to it. Scopes: `webhooks:write`.
+// Deletes the endpoint: nothing more is sent to it, and its deliveries and their attempts can
+// no longer be listed or retried; they are deleted in the background within the hour (an
+// attempt already in flight goes on to its end, and its result is not recorded). The request
+// takes the same time whatever the endpoint's backlog (since 2.11.3). To keep the deliveries,
+// disable the endpoint instead (`PATCH {"status":"disabled"}`). Scopes: `webhooks:write`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30232,7 +30260,9 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
-// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// a fresh 3-day retry window, whatever their number (the request takes the same time however
+// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since
@@ -30256,7 +30286,9 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
 // are not sent (the change feed has them), its pending deliveries are, at once and each with
-// a fresh 3-day retry window. Like a new endpoint, it receives the changes not yet visible in
+// a fresh 3-day retry window, whatever their number (the request takes the same time however
+// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
+// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
 // the feed when it is enabled, which can include some committed while it was disabled. Any
 // change needs, besides `webhooks:write`, a read scope
 // of every object type the endpoint is subscribed to once changed (as on registration), since

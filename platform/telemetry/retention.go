@@ -17,10 +17,14 @@ const (
 	RetentionIdempotencyKeys = "idempotency_keys"
 	RetentionRequestLog      = "request_log_partitions"
 	RetentionWebhookSecrets  = "webhook_secrets"
+	// RetentionDeletedEndpoints deletes the deliveries of deleted webhook
+	// endpoints.
+	RetentionDeletedEndpoints = "webhook_deleted_endpoints"
 )
 
 // RetentionJobs are the jobs whose series StartRetentionMetrics exports.
-var RetentionJobs = []string{RetentionChangeFeed, RetentionIdempotencyKeys, RetentionRequestLog, RetentionWebhookSecrets}
+var RetentionJobs = []string{RetentionChangeFeed, RetentionIdempotencyKeys, RetentionRequestLog, RetentionWebhookSecrets,
+	RetentionDeletedEndpoints}
 
 // The outcomes of a run: done, failed (to be retried at the next), or
 // skipped because another pod held the job's lock and did the work.

@@ -72,6 +72,14 @@ type Completed struct {
 func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Completed, err error) {
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if o.Error == nil {
+			// A deleted endpoint's deliveries wait for the purge
+			// (PurgeDeletedEndpoints): nothing more is written to them.
+			var gone bool
+			err := tx.NewRaw(`SELECT NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE organization_id = ? AND id = ?)`,
+				c.OrganizationID, c.EndpointID).Scan(ctx, &gone)
+			if err != nil || gone {
+				return err
+			}
 			done.LeaseLost, err = succeeded(ctx, tx, c, o)
 			return err
 		}
@@ -79,7 +87,7 @@ func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Comple
 		err := tx.NewRaw(`SELECT enabled_at <= ? FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
 			c.Now, c.OrganizationID, c.EndpointID).Scan(ctx, &current)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil // the endpoint is gone, and its deliveries with it
+			return nil // the endpoint is gone; its deliveries wait for the purge
 		}
 		if err != nil {
 			return err

@@ -106,10 +106,12 @@ type EndpointPatch struct {
 }
 
 // UpdateEndpoint applies p to the endpoint id of org. Setting status
-// enabled clears failing_since and, on a disabled endpoint, gives its
-// pending deliveries a fresh retry window, so the endpoint starts a fresh
-// run: the database's trigger then moves its enabled_at, and the failure
-// of an attempt claimed before no longer counts against it (Complete).
+// enabled clears failing_since and, on a disabled endpoint, starts a fresh
+// run: the database's trigger moves its enabled_at, which gives every
+// pending delivery a fresh retry window, due at once (the claim's rule,
+// ClaimDue), and makes the failure of an attempt claimed before no longer
+// count against it (Complete). The re-enable itself rewrites at most
+// FreshWindowBatch deliveries (freshWindow), whatever the backlog.
 //
 // allow is given the subscription the endpoint will have (p's, else the
 // stored one) and refuses the change with an error; it runs with the row
@@ -140,14 +142,17 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 			return err
 		}
 		reenabled := p.Status != nil && *p.Status == Enabled && status == Disabled
+		e, err := update(ctx, tx, org, id, p, reenabled)
+		if err != nil {
+			return err
+		}
 		if reenabled {
 			if err := freshWindow(ctx, tx, org, id); err != nil {
 				return err
 			}
 		}
-		e, err := update(ctx, tx, org, id, p, reenabled)
 		out = e
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -159,9 +164,9 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 // update writes p to the endpoint id of org; reenabled, when p enables an
 // endpoint that was disabled, also ends its run of failures. Sending
 // status enabled to an endpoint already enabled changes nothing: clearing
-// failing_since there, without the fresh windows a re-enable gives
-// (freshWindow), made a failing endpoint look healthy until a delivery
-// whose old window ran out disabled it moments later.
+// failing_since there, without the fresh windows a re-enable gives, made a
+// failing endpoint look healthy until a delivery whose old window ran out
+// disabled it moments later.
 func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, p EndpointPatch, reenabled bool) (*Endpoint, error) {
 	var ch storage.Changes
 	ch.SetIf(p.URL != nil, "url", p.URL)
@@ -176,25 +181,54 @@ func update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 	return storage.Update[Endpoint](ctx, db, org, id, EndpointKind, ch)
 }
 
-// freshWindow gives the pending deliveries of a disabled endpoint that is
-// being enabled again a fresh retry window, due now: their window ran on
-// while the endpoint was disabled, and one more failure would otherwise
-// fail them for good and disable the endpoint at once (docs/webhooks.md).
-// Their backoff starts again at its first step (window_attempts), and the
-// window of failures of ours (unprepared_since) starts afresh too. A
-// delivery in flight (live lease) is left to its attempt; the re-enable
-// moves the endpoint's enabled_at past its claim, so the attempt's failure
+// FreshWindowBatch is the most pending deliveries a re-enable rewrites in
+// its own transaction (freshWindow).
+const FreshWindowBatch = 500
+
+// freshWindow writes the fresh window of a re-enabled endpoint into at most
+// FreshWindowBatch of its pending deliveries, those due latest first: their
+// window ran on while the endpoint was disabled, and one more failure would
+// otherwise fail them for good and disable the endpoint at once
+// (docs/webhooks.md). It runs after the endpoint's update, whose trigger
+// moved enabled_at, so the rows it writes are no longer stale.
+//
+// The fresh window of every other pending delivery needs no write here: a
+// pending delivery last written before enabled_at is stale, which the
+// claim takes as due at once, and claiming it clears its window
+// (first_failed_at, window_attempts, unprepared_since: trigger
+// webhook_delivery_claimed, migration 20261205020000). Before, this
+// statement rewrote every pending delivery, in the PATCH's transaction: one
+// non-HOT update of every index per delivery, 320 k of them after a 3-day
+// outage, past the request's timeout, and the endpoint stayed disabled.
+// This bounded part only keeps next_attempt_at, as the deliveries list
+// shows it, honest for a small backlog; the rule does not need it.
+//
+// A delivery in flight (live lease) is left to its attempt; the re-enable
+// moved the endpoint's enabled_at past its claim, so the attempt's failure
 // gives it the same fresh window (Complete).
 func freshWindow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, id uuid.UUID) error {
-	_, err := tx.NewRaw(`UPDATE webhook_deliveries SET first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL,
+	_, err := tx.NewRaw(`UPDATE webhook_deliveries d SET first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL,
 			next_attempt_at = clock_timestamp(),
 			updated_at = clock_timestamp()
-		WHERE organization_id = ? AND endpoint_id = ? AND status = 'pending'
-		  AND (leased_until IS NULL OR leased_until <= clock_timestamp())`, org, id).Exec(ctx)
+		FROM (
+			SELECT s.id FROM webhook_deliveries s
+			WHERE s.endpoint_id = ? AND s.status = 'pending' AND s.organization_id = ?
+			  AND (s.leased_until IS NULL OR s.leased_until <= clock_timestamp())
+			ORDER BY s.next_attempt_at DESC
+			LIMIT ?
+		) s
+		WHERE d.organization_id = ? AND d.id = s.id`, id, org, FreshWindowBatch, org).Exec(ctx)
 	return database.Error(err)
 }
 
-// DeleteEndpoint removes the endpoint id of org with its deliveries.
+// DeleteEndpoint removes the endpoint id of org, in one row: its deliveries
+// and their attempts are unreachable from then on (every statement that
+// reads a delivery goes through its endpoint) and are deleted in the
+// background (PurgeDeletedEndpoints), from the tombstone the database
+// writes in the same statement (trigger webhook_endpoint_tombstone,
+// migration 20261205020000). Until then the DELETE cascaded to every
+// delivery and attempt in one statement, 1.6 M deliveries for a busy
+// endpoint, past the request's timeout.
 func DeleteEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) error {
 	return storage.Delete[Endpoint](ctx, db, org, id, EndpointKind)
 }

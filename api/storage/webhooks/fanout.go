@@ -33,6 +33,14 @@ type FanOutResult struct {
 // row lock is a write), so an idle pass reads one index probe per enabled
 // endpoint and writes nothing. When another process holds the fan-out, the
 // pass does nothing.
+//
+// An endpoint whose row another transaction holds (a PATCH, a DELETE, a
+// rotation, a claim or a failure's record) is skipped (SKIP LOCKED) and
+// fanned out by the next pass, a poll interval later: its cursor does not
+// move, so nothing is lost. The pass used to wait for it, and with it every
+// other organization's fan-out: a DELETE of an endpoint with a deep backlog,
+// which cascaded to its deliveries, held the row until the request's
+// timeout.
 func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, error) {
 	var out FanOutResult
 	err := db.NewRaw(`/* every organization: the webhook fan-out */
@@ -47,7 +55,7 @@ func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, err
 				  AND (c.position, c.seq) > (e.feed_position, e.feed_seq)
 				  AND c.position < feed_horizon())
 			ORDER BY e.id
-			FOR NO KEY UPDATE OF e
+			FOR NO KEY UPDATE OF e SKIP LOCKED
 		), batch AS (
 			SELECT e.id AS endpoint_id, e.organization_id, e.enabled_events, c.seq, c.id AS change_id, c.type, c.position,
 				row_number() OVER (PARTITION BY e.id ORDER BY c.position DESC, c.seq DESC) AS from_last,

@@ -63,6 +63,25 @@ func (c *Claim) Org() tenancy.OrganizationID { return tenancy.OrganizationID{UUI
 // cap is enforced by the second statement, whose snapshot is taken once
 // the endpoints are locked, so it sees the claims every other pod committed
 // for them; it counts every live lease.
+//
+// A re-enable gives every pending delivery of the endpoint a fresh window,
+// due at once, without writing them (UpdateEndpoint): a pending delivery
+// last written before the endpoint's enabled_at (updated_at < enabled_at)
+// is stale, and a stale delivery is due whatever its next_attempt_at,
+// unless its lease is live (an attempt claimed before the re-enable, left
+// to its end). Both statements find an endpoint's stale deliveries through
+// webhook_deliveries_endpoint_stale_idx (endpoint_id, updated_at), where
+// they are the head of its range, beside the due ones through
+// webhook_deliveries_endpoint_pending_idx; a stale delivery counts as due
+// since the re-enable (or its next_attempt_at, when earlier). Claiming a
+// stale delivery clears its window in the same UPDATE (trigger
+// webhook_delivery_claimed, migration 20261205020000), so the window state
+// the claim returns, from which the worker draws the wait and decides to
+// give up, is the fresh one; the claim writes updated_at, so the delivery
+// is stale no more.
+//
+// Only endpoints that exist are claimed: a deleted endpoint's deliveries
+// stay, unreachable, until PurgeDeletedEndpoints deletes them.
 func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease time.Duration) ([]Claim, error) {
 	var out []Claim
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -78,7 +97,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 					WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
 				FROM pending p WHERE p.endpoint_id IS NOT NULL
 			), load AS (
-				SELECT e.id, due.at, live.n, sum(live.n) OVER (PARTITION BY e.organization_id) AS org_n
+				SELECT e.id, least(due.at, stale.at) AS at, live.n, sum(live.n) OVER (PARTITION BY e.organization_id) AS org_n
 				FROM pending p
 				JOIN webhook_endpoints e ON e.id = p.endpoint_id AND e.status = 'enabled'
 				LEFT JOIN LATERAL (
@@ -86,6 +105,12 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 					WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= statement_timestamp()
 					ORDER BY d.next_attempt_at LIMIT 1
 				) due ON true
+				LEFT JOIN LATERAL (
+					SELECT e.enabled_at AS at FROM webhook_deliveries s
+					WHERE s.endpoint_id = e.id AND s.status = 'pending' AND s.updated_at < e.enabled_at
+					  AND (s.leased_until IS NULL OR s.leased_until <= statement_timestamp())
+					LIMIT 1
+				) stale ON true
 				CROSS JOIN LATERAL (
 					SELECT count(*) AS n FROM webhook_deliveries f
 					WHERE f.endpoint_id = e.id AND f.status = 'pending' AND f.leased_until > statement_timestamp()
@@ -108,18 +133,39 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 			FROM (
 				SELECT x.id, clock_timestamp() + make_interval(secs => ?) AS until
 				FROM (
-					SELECT x.id, e.ord, row_number() OVER (PARTITION BY e.ord ORDER BY x.next_attempt_at, x.created_at) AS turn
+					SELECT x.id, e.ord, free.n AS free,
+						row_number() OVER (PARTITION BY e.ord ORDER BY x.at, x.created_at) AS turn
 					FROM unnest(?::uuid[]) WITH ORDINALITY AS e(id, ord)
+					JOIN webhook_endpoints we ON we.id = e.id
 					CROSS JOIN LATERAL (
-						SELECT d2.id, d2.next_attempt_at, d2.created_at FROM webhook_deliveries d2
-						WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= statement_timestamp()
-						ORDER BY d2.next_attempt_at, d2.created_at
-						LIMIT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
+						SELECT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
 							WHERE f.endpoint_id = e.id AND f.status = 'pending'
-							  AND f.next_attempt_at > statement_timestamp() AND f.leased_until > statement_timestamp()))
-						FOR UPDATE SKIP LOCKED
+							  AND f.next_attempt_at > statement_timestamp() AND f.leased_until > statement_timestamp())) AS n
+						OFFSET 0 -- counted once per endpoint, not once per use
+					) free
+					CROSS JOIN LATERAL (
+						SELECT DISTINCT ON (u.id) u.id, u.at, u.created_at FROM (
+							SELECT * FROM (
+								SELECT d2.id, d2.next_attempt_at AS at, d2.created_at FROM webhook_deliveries d2
+								WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= statement_timestamp()
+								ORDER BY d2.next_attempt_at, d2.created_at
+								LIMIT free.n
+								FOR UPDATE SKIP LOCKED
+							) due
+							UNION ALL
+							SELECT * FROM (
+								SELECT s.id, least(s.next_attempt_at, we.enabled_at) AS at, s.created_at FROM webhook_deliveries s
+								WHERE s.endpoint_id = e.id AND s.status = 'pending' AND s.updated_at < we.enabled_at
+								  AND (s.leased_until IS NULL OR s.leased_until <= statement_timestamp())
+								ORDER BY s.updated_at
+								LIMIT free.n
+								FOR UPDATE SKIP LOCKED
+							) stale
+						) u
+						ORDER BY u.id, u.at
 					) x
 				) x
+				WHERE x.turn <= x.free
 				ORDER BY x.turn, x.ord
 				LIMIT ?
 			) c

@@ -1,0 +1,4 @@
+package webhooks
+
+// PurgeDeletedWith is PurgeDeletedEndpoints with a batch of the test's.
+var PurgeDeletedWith = purgeDeleted
