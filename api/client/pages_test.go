@@ -117,7 +117,10 @@ func TestARequestEditorsUserAgentWins(t *testing.T) {
 		fmt.Fprint(w, `{"data":[],"pagination":{"next_cursor":null,"has_more":false}}`)
 	}))
 	defer srv.Close()
-	editor := func(_ context.Context, req *http.Request) error { req.Header.Set("User-Agent", "planner/3.1"); return nil }
+	editor := func(_ context.Context, req *http.Request) error {
+		req.Header.Set("User-Agent", "planner/3.1")
+		return nil
+	}
 	for _, opts := range [][]client.Option{nil, {client.UserAgent("planner-sdk/1")}} {
 		api, err := client.New(srv.URL+"/api/v2", "key", opts...)
 		if err != nil {
