@@ -119,14 +119,7 @@ func TestFeedMovesPastAnEmptyPage(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	api, err := client.New(srv.URL+"/api/v2", "key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	feed := api.NewFeed("", nil)
-	feed.Every = 10 * time.Millisecond
+	feed, ctx := feedFrom(t, srv.URL)
 	for ch, err := range feed.Changes(ctx) {
 		if err != nil {
 			t.Fatal(err)
@@ -375,14 +368,7 @@ func TestABreakOnAPagesLastChangeYieldsItAgain(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	api, err := client.New(srv.URL+"/api/v2", "key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	feed := api.NewFeed("", nil)
-	feed.Every = 10 * time.Millisecond
+	feed, ctx := feedFrom(t, srv.URL)
 	var handled []string
 	failed := false
 	for range 2 {
@@ -405,4 +391,20 @@ func TestABreakOnAPagesLastChangeYieldsItAgain(t *testing.T) {
 	if got := strings.Join(handled, ","); got != "1,1,2,3" {
 		t.Fatalf("handled %s, want 1,1,2,3 (the page yielded again after a break on its last change)", got)
 	}
+}
+
+// feedFrom is a Feed from the oldest change of the server of pages at url,
+// polling every 10 ms, and a context that ends with the test or after a
+// minute.
+func feedFrom(t *testing.T, url string) (*client.Feed, context.Context) {
+	t.Helper()
+	api, err := client.New(url+"/api/v2", "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	feed := api.NewFeed("", nil)
+	feed.Every = 10 * time.Millisecond
+	return feed, ctx
 }

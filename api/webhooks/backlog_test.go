@@ -37,13 +37,7 @@ func TestReenableFreshWindowBeyondTheBatch(t *testing.T) {
 	}
 	ep := res.Data()["id"].(string)
 	createClient(t, a, "left stale by the re-enable")
-	waitFor(t, "the delivery fanned out", func() bool {
-		res, err := store.FanOut(ctx, db, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Queued == 1
-	})
+	fanOutOne(t, db)
 	tracked := deliveries(t, a, ep)[0]["id"].(string)
 	if r := a.Patch(endpoints+"/"+ep, map[string]any{"status": "disabled"}); r.Status != http.StatusOK {
 		t.Fatalf("disable: %d %s", r.Status, r.Body)
@@ -121,13 +115,7 @@ func TestDeleteEndpointWithABacklog(t *testing.T) {
 	rcv := newReceiver(t)
 	ep := register(t, a, rcv, "client.created")
 	createClient(t, a, "deleted with its endpoint")
-	waitFor(t, "the delivery fanned out", func() bool {
-		res, err := store.FanOut(ctx, db, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Queued == 1
-	})
+	fanOutOne(t, db)
 	d := deliveries(t, a, ep)[0]["id"].(string)
 	const n = 2000
 	exec := func(sql string, args ...any) {

@@ -103,13 +103,7 @@ func TestClaimFailedAtCommitLeasesNothing(t *testing.T) {
 	createClient(t, a, "claimed at a failed commit")
 	ctx := context.Background()
 	db := env.Svc.DB
-	waitFor(t, "the delivery fanned out", func() bool {
-		res, err := store.FanOut(ctx, db, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Queued == 1
-	})
+	fanOutOne(t, db)
 	for _, ddl := range []string{
 		`CREATE SEQUENCE claim_commit_fails`,
 		`CREATE FUNCTION fail_first_claim() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,12 +1,16 @@
 package webhooks_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/api/apitest"
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
 )
 
@@ -43,6 +47,19 @@ func register(t *testing.T, o *apitest.Org, rcv *receiver, events ...string) str
 	}
 	rcv.SetSecret(secret)
 	return d["id"].(string)
+}
+
+// fanOutOne runs the fan-out until it has queued one delivery: the change
+// a test just made, to an endpoint whose worker is off.
+func fanOutOne(t *testing.T, db bun.IDB) {
+	t.Helper()
+	waitFor(t, "the delivery fanned out", func() bool {
+		res, err := store.FanOut(context.Background(), db, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Queued == 1
+	})
 }
 
 // createClient creates a client through the API and returns its id.

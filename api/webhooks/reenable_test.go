@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
 )
 
@@ -56,13 +55,7 @@ func reenableDuringAnAttempt(t *testing.T, firstFailure string) {
 	}
 	ep := res.Data()["id"].(string)
 	createClient(t, a, "in flight across a re-enable")
-	waitFor(t, "the delivery fanned out", func() bool {
-		res, err := store.FanOut(ctx, db, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Queued == 1
-	})
+	fanOutOne(t, db)
 	// One failed attempt so far, the window starting firstFailure ago.
 	if _, err := db.NewRaw(`UPDATE webhook_deliveries SET attempt_count = 1, window_attempts = 1, first_failed_at = clock_timestamp() - ?::interval
 		WHERE organization_id = ? AND endpoint_id = ?`, firstFailure, a.ID, ep).Exec(ctx); err != nil {
