@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/hex"
+	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,6 +17,13 @@ const (
 	ReferencePath = "/api/v2/reference"
 	AssetsPath    = ReferencePath + "/assets"
 )
+
+// IsPublicPath reports whether path is one of the documentation paths
+// served without authentication (Routes, V1Routes).
+func IsPublicPath(path string) bool {
+	return path == DocumentPath || path == ReferencePath || path == V1DocumentPath ||
+		strings.HasPrefix(path, AssetsPath+"/")
+}
 
 // Routes registers GET /api/v2/openapi.json, GET /api/v2/reference and the
 // reference page's assets on r, without authentication. Register them before

@@ -175,6 +175,7 @@ func New(d Deps) *fiber.App {
 	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
 	openapi.Routes(app)
 	openapi.V1Routes(app, d.V1Sunset)
+	app.Use(publicMethods(routes))
 
 	auth := auth.Middleware(d.Auth)
 

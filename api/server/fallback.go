@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 )
@@ -32,3 +33,24 @@ func fallback(routes *route.Resolver) fiber.Handler {
 
 // noSuchRoute is the 404 of a path no route serves.
 func noSuchRoute() error { return errs.New(errs.NotFound, "no such route") }
+
+// publicMethods answers a request of another method than GET or HEAD on a
+// public path (the OpenAPI documents, the reference page and its assets)
+// with fallback's 405 and Allow, as any served path answers a method it
+// does not serve. Without it such a request, keyless, went on to the
+// authenticated group below and got 401, and with a key 405: a browser's
+// preflight of the CORS-enabled document failed. Every other request goes
+// on, after a few string comparisons.
+func publicMethods(routes *route.Resolver) fiber.Handler {
+	refuse := fallback(routes)
+	return func(c *fiber.Ctx) error {
+		switch c.Method() {
+		case fiber.MethodGet, fiber.MethodHead:
+			return c.Next()
+		}
+		if !openapi.IsPublicPath(c.Path()) {
+			return c.Next()
+		}
+		return refuse(c)
+	}
+}
