@@ -211,3 +211,28 @@ func TestAPurgeDoesNotWaitForAnother(t *testing.T) {
 		t.Fatalf("%d changes left (%v), want 0", left, err)
 	}
 }
+
+// TestAPurgeGoesOnPastChangesAnotherHolds: a batch that deletes fewer of
+// its head's old changes because another pod's purge holds some of them
+// does not end the run: the run goes on past them and deletes every other
+// old change. Ending at the first short batch let two pods that met on the
+// head both stop, leaving the backlog for another hour.
+func TestAPurgeGoesOnPastChangesAnotherHolds(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	org := feedOf(t, db, run{"c", 9})
+	age(t, db, org, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// Another pod's batch holds the second and the fifth.
+	if _, err := tx.NewRaw(`SELECT seq FROM changes WHERE organization_id = ? AND position::text::bigint IN (2, 5) FOR UPDATE`, org.UUID).
+		Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := feed.PurgeInBatchesOf(ctx, db, 3); err != nil || n != 7 {
+		t.Fatalf("purge beside another's batch: %d deleted, %v; want the 7 it does not hold", n, err)
+	}
+}

@@ -24,25 +24,25 @@ const PurgeBatch = 1000
 
 // Purge deletes the changes older than Retention, in every organization,
 // and returns how many it deleted. It deletes PurgeBatch at a time, each
-// batch a statement of its own (its own transaction on a pool), until one
-// finds fewer: however large the backlog, each statement stays far within
-// the statement timeout, and none holds a transaction id for long, which
-// would hold back the feed's visibility horizon for every reader and the
-// webhook fan-out (docs/changes.md).
+// batch a statement of its own (its own transaction on a pool): however
+// large the backlog, each statement stays far within the statement
+// timeout, and none holds a transaction id for long, which would hold back
+// the feed's visibility horizon for every reader and the webhook fan-out
+// (docs/changes.md).
 //
-// A batch is taken from the head of the feed's insertion order: the first
+// A batch is taken from the head of the feed's insertion order: the next
 // PurgeBatch changes by seq, through the primary key, of which those past
 // the retention go. A change's seq and created_at are both taken at its
-// insert, so the changes past the retention are that head; the purge stops
-// at the first batch that holds a younger one. So a run reads a bounded
-// part of the table whatever its size, where a condition on created_at
-// alone would be a scan of the whole table (an index on created_at cannot
-// be used with a cutoff computed per row, and a BRIN index on it stops
-// narrowing anything once the purge has freed and new changes refilled its
-// pages; docs/changes.md, "What is recorded"). The cutoff is the statement's
-// start (statement_timestamp). A pod that purges while another does finds
-// the head locked, skips it (SKIP LOCKED) and stops: one purge at a time
-// does the work.
+// insert, so the changes past the retention are that head, and the run ends
+// at the first head that holds a younger one (purge says when else). So a
+// run reads a bounded part of the table whatever its size, where a
+// condition on created_at alone would be a scan of the whole table (an
+// index on created_at cannot be used with a cutoff computed per row, and a
+// BRIN index on it stops narrowing anything once the purge has freed and
+// new changes refilled its pages; docs/changes.md, "What is recorded"). The
+// cutoff is the statement's start (statement_timestamp). Pods that purge
+// at once take different changes (SKIP LOCKED); one that finds the whole
+// head held by another leaves the work to it.
 //
 // The statement that deletes a batch moves the retention mark of each
 // organization it deleted from to the last of its deleted changes in feed
@@ -52,13 +52,17 @@ const PurgeBatch = 1000
 // gets none (its row is locked first, and skipped once gone).
 func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, db, PurgeBatch) }
 
-// purgeSQL deletes one batch, moves the marks and counts the deletions.
+// purgeSQL deletes one batch: of the first changes after seq ? (the head
+// the run has not passed yet), at most ? of them, those past the retention
+// (? seconds before the statement's start) that no other transaction holds.
+// It moves the marks and reports what it deleted and what the head held.
 const purgeSQL = `/* every organization: the feed's retention */
-WITH gone AS (
+WITH head AS (
+    SELECT seq, created_at < statement_timestamp() - make_interval(secs => ?) AS old
+    FROM changes WHERE seq > ? ORDER BY seq LIMIT ?
+), gone AS (
     DELETE FROM changes WHERE seq IN (
-        SELECT seq FROM changes
-        WHERE seq IN (SELECT seq FROM changes ORDER BY seq LIMIT ?)
-          AND created_at < statement_timestamp() - make_interval(secs => ?)
+        SELECT c.seq FROM changes c WHERE c.seq IN (SELECT seq FROM head WHERE old)
         FOR UPDATE SKIP LOCKED)
     RETURNING organization_id, position, seq
 ), last AS (
@@ -73,18 +77,38 @@ WITH gone AS (
     ON CONFLICT (organization_id) DO UPDATE SET position = excluded.position, seq = excluded.seq
     WHERE (m.position, m.seq) < (excluded.position, excluded.seq)
 )
-SELECT count(*) FROM gone`
+SELECT (SELECT count(*) FROM gone) AS gone, (SELECT count(*) FROM head) AS head,
+    (SELECT coalesce(bool_and(old), true) FROM head) AS all_old, (SELECT coalesce(max(seq), 0) FROM head) AS last`
 
+// batchResult is what one statement of purgeSQL reports.
+type batchResult struct {
+	Gone   int64 `bun:"gone"`
+	Head   int   `bun:"head"`
+	AllOld bool  `bun:"all_old"`
+	Last   int64 `bun:"last"`
+}
+
+// purge runs batches until the head it reaches holds a change within the
+// retention (the rest is younger), is short of a batch (the end of the
+// feed), or yields nothing to this run (another pod's purge holds it and
+// goes on). A batch that deleted fewer than the head's old changes because
+// another pod took some of them does not end the run: ending at the first
+// short batch let two pods that met on the head both stop, leaving the
+// backlog for another hour. Each batch starts after the last head, so the
+// run never walks again the index entries of what it deleted, which an
+// older snapshot anywhere keeps from being marked dead.
 func purge(ctx context.Context, db bun.IDB, batch int) (int64, error) {
 	var total int64
+	var after int64
 	for {
-		var n int64
-		if err := db.NewRaw(purgeSQL, batch, Retention.Seconds()).Scan(ctx, &n); err != nil {
+		var r batchResult
+		if err := db.NewRaw(purgeSQL, Retention.Seconds(), after, batch).Scan(ctx, &r); err != nil {
 			return total, database.Error(err)
 		}
-		total += n
-		if n < int64(batch) {
+		total += r.Gone
+		if !r.AllOld || r.Head < batch || r.Gone == 0 {
 			return total, nil
 		}
+		after = r.Last
 	}
 }
