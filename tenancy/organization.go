@@ -174,15 +174,23 @@ const doomedFeed = `WITH RECURSIVE doomed AS (
 // A busy organization keeps 30 days of changes, each taking its webhook
 // deliveries with it: deleted in the one transaction, a million of them
 // took most of the 15 s statement timeout, and a deletion that timed out
-// would fail the same way every time.
+// would fail the same way every time. Each batch moves the retention marks
+// as the purge does, so that should the organization's deletion then fail,
+// a reader of its feed is told its cursor expired (410) rather than
+// skipping what went.
 func DeleteOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 	for {
-		res, err := db.NewRaw(`/* an organization deleted: its feed in batches */ `+doomedFeed+` DELETE FROM changes WHERE seq IN (
-				SELECT seq FROM changes WHERE organization_id IN (SELECT id FROM doomed) LIMIT ?)`, id, feedBatch).Exec(ctx)
+		var n int64
+		err := db.NewRaw(`/* an organization deleted: its feed in batches */ `+doomedFeed+`, gone AS (
+				DELETE FROM changes WHERE seq IN (
+					SELECT seq FROM changes WHERE organization_id IN (SELECT id FROM doomed) LIMIT ?)
+				RETURNING organization_id, position, seq
+			), `+database.FeedMarksCTE+`
+			SELECT count(*) FROM gone`, id, feedBatch).Scan(ctx, &n)
 		if err != nil {
 			return database.Error(err)
 		}
-		if n, _ := res.RowsAffected(); n < int64(feedBatch) {
+		if n < int64(feedBatch) {
 			break
 		}
 	}

@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -127,5 +128,54 @@ func TestDeleteOrganizationTakesItsFeedInBatches(t *testing.T) {
 	if err := db.NewRaw("SELECT organization_id FROM changes WHERE organization_id IN (?)", bun.List([]uuid.UUID{parent.ID, sandbox.ID, other.ID})).
 		Scan(ctx, &left); err != nil || len(left) != 1 || left[0] != other.ID {
 		t.Fatalf("changes left of %v (%v), want the other organization's one", left, err)
+	}
+}
+
+// TestAFailedDeletionLeavesTheFeedsMarks: the batches that delete an
+// organization's feed before its transaction move its retention mark, as
+// the purge does, so that when the deletion then fails and the
+// organization stays, a reader's cursor before what went is refused (410)
+// rather than skipping it.
+func TestAFailedDeletionLeavesTheFeedsMarks(t *testing.T) {
+	db, _ := openCounted(t)
+	ctx := context.Background()
+	org, err := CreateOrganization(ctx, db, "Survivor", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.NewRaw("INSERT INTO clients (organization_id, name) SELECT ?, 'Feed ' || g FROM generate_series(1, 3) g", org.ID).
+		Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var last struct {
+		Position int64 `bun:"position"`
+		Seq      int64 `bun:"seq"`
+	}
+	if err := db.NewRaw(`SELECT position::text::bigint AS position, seq FROM changes WHERE organization_id = ?
+		ORDER BY position DESC, seq DESC LIMIT 1`, org.ID).Scan(ctx, &last); err != nil {
+		t.Fatal(err)
+	}
+	// The organization's own DELETE fails, after the feed's batches.
+	failing := pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+		if strings.Contains(e.Query, `DELETE FROM "organizations"`) {
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			return cancelled
+		}
+		return ctx
+	})
+	if err := DeleteOrganization(ctx, db.WithQueryHook(failing), org.ID); err == nil {
+		t.Fatal("the deletion succeeded; want it failed")
+	}
+	var mark struct {
+		Position int64 `bun:"position"`
+		Seq      int64 `bun:"seq"`
+	}
+	if err := db.NewRaw(`SELECT position::text::bigint AS position, seq FROM change_retention_marks WHERE organization_id = ?`, org.ID).
+		Scan(ctx, &mark); err != nil || mark != last {
+		t.Fatalf("the mark %+v (%v), want the last deleted change %+v", mark, err, last)
+	}
+	if _, err := GetOrganization(ctx, db, org.ID); err != nil {
+		t.Fatalf("the organization after the failed deletion: %v, want it there", err)
 	}
 }

@@ -46,10 +46,8 @@ const PurgeBatch = 1000
 //
 // The statement that deletes a batch moves the retention mark of each
 // organization it deleted from to the last of its deleted changes in feed
-// order, never back (List refuses a cursor before it). The marks are
-// written in the order of their organizations, so that two purges wait for
-// each other rather than deadlock; an organization being deleted meanwhile
-// gets none (its row is locked first, and skipped once gone).
+// order, never back (database.FeedMarksCTE); List refuses a cursor before
+// it.
 func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, db, PurgeBatch) }
 
 // purgeSQL deletes one batch: of the first changes after seq ? (the head
@@ -65,18 +63,7 @@ WITH head AS (
         SELECT c.seq FROM changes c WHERE c.seq IN (SELECT seq FROM head WHERE old)
         FOR UPDATE SKIP LOCKED)
     RETURNING organization_id, position, seq
-), last AS (
-    SELECT DISTINCT ON (organization_id) organization_id, position, seq FROM gone
-    ORDER BY organization_id, position DESC, seq DESC
-), marked AS (
-    INSERT INTO change_retention_marks AS m (organization_id, position, seq)
-    SELECT last.organization_id, last.position, last.seq
-    FROM last JOIN organizations o ON o.id = last.organization_id
-    ORDER BY last.organization_id
-    FOR KEY SHARE OF o
-    ON CONFLICT (organization_id) DO UPDATE SET position = excluded.position, seq = excluded.seq
-    WHERE (m.position, m.seq) < (excluded.position, excluded.seq)
-)
+), ` + database.FeedMarksCTE + `
 SELECT (SELECT count(*) FROM gone) AS gone, (SELECT count(*) FROM head) AS head,
     (SELECT coalesce(bool_and(old), true) FROM head) AS all_old, (SELECT coalesce(max(seq), 0) FROM head) AS last`
 
