@@ -2290,18 +2290,7 @@ type EventUpdate struct {
 
 // FeedPagination The change feed's pagination. Unlike other lists', its `next_cursor` is set on the last
 // page too: the feed's end is where the next changes will come.
-type FeedPagination struct {
-	// HasMore More changes are ready now; false at the feed's end, where `next_cursor` still leads on.
-	HasMore bool `json:"has_more"`
-
-	// NextCursor Pass as `cursor` to fetch the next page, or, on the last page, to poll for the changes
-	// that follow: keep it. Set whenever the feed has been read past a change, listed or not
-	// (a read that passed over no change gives back the `cursor` it was sent; `from=now`
-	// gives the feed's head). Null only when a read without a cursor found no change to pass over
-	// (the organization's feed holds no change yet, or none visible yet, docs/changes.md):
-	// read again without a cursor later, or start with `from=now`.
-	NextCursor *string `json:"next_cursor"`
-}
+type FeedPagination = Pagination
 
 // Health defines model for Health.
 type Health struct {
