@@ -191,9 +191,9 @@ func TestDeleteEndpointDoesNotTouchItsDeliveries(t *testing.T) {
 
 	// The purge, in batches.
 	var batches atomic.Int64
-	db.AddQueryHook(countHook{"a deleted webhook endpoint's deliveries, in batches", &batches})
+	counted := db.WithQueryHook(countHook{"a deleted webhook endpoint's deliveries, in batches", &batches})
 	const batch = 700
-	purged, err := webhooks.PurgeDeletedWith(ctx, db, batch)
+	purged, err := webhooks.PurgeDeletedWith(ctx, counted, batch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,13 +179,24 @@ func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (
 	return Completed{GaveUp: giveUp, Disabled: disabled}, err
 }
 
+// handedBackAt is the updated_at of a delivery a claim hands back without
+// an attempt of the endpoint's (Release, Unsent): its own when it is stale,
+// claimed before the endpoint's latest re-enable, so that it stays stale
+// and its next claim gives it the fresh window the re-enable promised
+// (ClaimDue); else now. Written as now, a delivery claimed before a
+// re-enable and handed back after it kept its old window, and the first
+// failure after the re-enable gave it up.
+const handedBackAt = `CASE WHEN updated_at < (SELECT e.enabled_at FROM webhook_endpoints e
+			WHERE e.organization_id = webhook_deliveries.organization_id AND e.id = webhook_deliveries.endpoint_id)
+		THEN updated_at ELSE clock_timestamp() END`
+
 // Release hands claim c back without an attempt, due again after after (0:
 // at once, when its worker is stopping or its endpoint was disabled
 // meanwhile): nothing is recorded, and neither the delivery's attempts nor
 // its endpoint's failure window move.
 func Release(ctx context.Context, db bun.IDB, c *Claim, after time.Duration) error {
 	_, err := db.NewRaw(`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() + make_interval(secs => ?),
-			leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
+			leased_until = NULL, lease_owner = NULL, updated_at = `+handedBackAt+`
 		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, after.Seconds(), c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
 	return database.Error(err)
 }

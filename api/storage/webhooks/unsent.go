@@ -36,7 +36,7 @@ func Unsent(ctx context.Context, db bun.IDB, c *Claim, u Unprepared) error {
 				attempt_count = attempt_count + CASE WHEN ? THEN 1 ELSE 0 END,
 				next_attempt_at = CASE WHEN ? THEN NULL ELSE clock_timestamp() + make_interval(secs => ?) END,
 				unprepared_since = CASE WHEN ? THEN NULL ELSE coalesce(unprepared_since, ?) END,
-				leased_until = NULL, lease_owner = NULL, updated_at = clock_timestamp()
+				leased_until = NULL, lease_owner = NULL, updated_at = `+handedBackAt+`
 			WHERE organization_id = ? AND id = ? AND lease_owner = ?
 			RETURNING organization_id, id
 		)

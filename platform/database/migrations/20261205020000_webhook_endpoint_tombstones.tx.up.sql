@@ -42,7 +42,6 @@ $$;
 CREATE TRIGGER webhook_endpoint_tombstone AFTER DELETE ON webhook_endpoints
     FOR EACH ROW EXECUTE FUNCTION webhook_endpoint_tombstone();
 
-ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_organization_id_endpoint_id_fkey;
 
 -- 2. Re-enabling an endpoint. It gave every pending delivery a fresh retry
 -- window, due now, in one UPDATE in the PATCH's transaction: 320 k
@@ -69,6 +68,12 @@ ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_organization_i
 -- the endpoint's row as the re-enable does, so they are ordered.
 CREATE INDEX webhook_deliveries_endpoint_stale_idx ON webhook_deliveries (endpoint_id, updated_at) WHERE status = 'pending';
 
+-- The claim counts each endpoint's live leases (ClaimDue): through the
+-- pending index that read the endpoint's whole backoff backlog, which a
+-- re-enable now leaves in place; the leased deliveries are few.
+CREATE INDEX webhook_deliveries_endpoint_leased_idx ON webhook_deliveries (endpoint_id)
+    WHERE status = 'pending' AND leased_until IS NOT NULL;
+
 CREATE FUNCTION webhook_delivery_claimed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -86,3 +91,9 @@ $$;
 CREATE TRIGGER webhook_delivery_claimed BEFORE UPDATE ON webhook_deliveries
     FOR EACH ROW WHEN (OLD.status = 'pending' AND NEW.lease_owner IS NOT NULL AND NEW.lease_owner IS DISTINCT FROM OLD.lease_owner)
     EXECUTE FUNCTION webhook_delivery_claimed();
+
+-- Last: dropping the foreign key locks webhook_deliveries and
+-- webhook_endpoints exclusively (reads wait too) until the COMMIT that
+-- follows at once; the index builds above only hold writes to the
+-- deliveries back meanwhile.
+ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_organization_id_endpoint_id_fkey;
