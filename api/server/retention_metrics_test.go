@@ -12,15 +12,17 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// TestRetentionRunsAreMetered: the retention pass a service runs at start
-// counts a completed run of each of its jobs in
+// TestRetentionRunsAreMetered: the retention pass and the request log's
+// partition maintenance a service runs at start count a completed run of
+// each of their jobs in
 // eventapi_retention_runs_total, and every job's series is on /metrics from
 // the start, at 0 for the outcomes it has not had.
 func TestRetentionRunsAreMetered(t *testing.T) {
 	u := metricsEndpoint(t)
 	before := scrape(t, u)
 	apitest.New(t, func(c *config.Config, o *server.Options) { o.Metrics = true })
-	hourly := []string{telemetry.RetentionChangeFeed, telemetry.RetentionWebhookSecrets, telemetry.RetentionDeletedEndpoints}
+	hourly := []string{telemetry.RetentionChangeFeed, telemetry.RetentionWebhookSecrets, telemetry.RetentionDeletedEndpoints,
+		telemetry.RetentionRequestLog}
 	deadline := time.Now().Add(time.Minute)
 	for {
 		fams := scrape(t, u)
@@ -42,7 +44,7 @@ func TestRetentionRunsAreMetered(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of the %d hourly retention jobs counted a completed run within a minute", done, len(hourly))
+			t.Fatalf("%d of the %d retention jobs run at start counted a completed run within a minute", done, len(hourly))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

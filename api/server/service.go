@@ -177,7 +177,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 // and starts the buffered writer.
 func (s *Service) startRequestLog(ctx context.Context, cfg config.Config, opt Options) {
 	mopt := requestlog.MaintainOptions{Retention: cfg.RequestLogRetention}
-	if _, err := requestlog.Maintain(ctx, s.DB, mopt); err != nil {
+	if _, err := requestlog.MaintainCounted(ctx, s.DB, mopt); err != nil {
 		s.Log.Warn("request log: partition maintenance failed at start; retrying in the background", "error", err.Error())
 	}
 	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -69,6 +69,17 @@ type MaintainResult struct {
 	GaveUp int
 }
 
+// MaintainCounted is Maintain with its run counted in the retention
+// metrics (telemetry.RecordRetention), unless ctx ended meanwhile: the
+// serve process's run at start and RunMaintenance's.
+func MaintainCounted(ctx context.Context, db *bun.DB, opt MaintainOptions) (MaintainResult, error) {
+	res, err := Maintain(ctx, db, opt)
+	if ctx.Err() == nil {
+		telemetry.RecordRetention(ctx, telemetry.RetentionRequestLog, res.outcome(), int64(len(res.Dropped)), err)
+	}
+	return res, err
+}
+
 // outcome is the run's retention outcome when it did not fail: skipped
 // when another process held the lock.
 func (r MaintainResult) outcome() string {
@@ -471,10 +482,7 @@ func RunMaintenance(ctx context.Context, db *bun.DB, opt MaintainOptions, every 
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		res, err := Maintain(ctx, db, opt)
-		if ctx.Err() == nil {
-			telemetry.RecordRetention(ctx, telemetry.RetentionRequestLog, res.outcome(), int64(len(res.Dropped)), err)
-		}
+		res, err := MaintainCounted(ctx, db, opt)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("request log: partition maintenance failed; retrying later", "error", err.Error(),
