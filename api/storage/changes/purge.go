@@ -50,9 +50,10 @@ const PurgeBatch = 1000
 // it.
 func Purge(ctx context.Context, db bun.IDB) (int64, error) { return purge(ctx, db, PurgeBatch) }
 
-// purgeSQL deletes one batch: of the first changes after seq ? (the head
-// the run has not passed yet), at most ? of them, those past the retention
-// (? seconds before the statement's start) that no other transaction holds.
+// purgeSQL deletes one batch. Its arguments: the retention in seconds, the
+// seq the run has passed, and the batch's size. The head is that many
+// changes after that seq; of them, those past the retention (before the
+// statement's start less the retention) that no other transaction holds go.
 // It moves the marks and reports what it deleted and what the head held.
 const purgeSQL = `/* every organization: the feed's retention */
 WITH head AS (
