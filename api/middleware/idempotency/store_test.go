@@ -58,17 +58,6 @@ func TestClaimAtTheRetentionBoundary(t *testing.T) {
 	}
 }
 
-// countPurges counts the purge's statements.
-type countPurges struct{ n *int }
-
-func (h countPurges) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	if strings.Contains(e.Query, "DELETE FROM idempotency_keys") {
-		*h.n++
-	}
-	return ctx
-}
-func (countPurges) AfterQuery(context.Context, *bun.QueryEvent) {}
-
 // TestPurgeKeepsUp: the purge deletes every row past the retention, a
 // batch per statement until one finds fewer, where it deleted one batch
 // per run (10,000 rows per 10 minutes per process, fewer than a busy
@@ -88,10 +77,10 @@ func TestPurgeKeepsUp(t *testing.T) {
 		org.ID, retention.Seconds(), org.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	statements := 0
-	n, err := purge(ctx, db.WithQueryHook(countPurges{&statements}), retention, 3)
-	if err != nil || n != 7 || statements != 3 {
-		t.Fatalf("purge: %d rows in %d statements, %v; want 7 in 3 (batches of 3, 3 and 1)", n, statements, err)
+	statements := &pgtest.Statements{Marker: "DELETE FROM idempotency_keys"}
+	n, err := purge(ctx, db.WithQueryHook(statements), retention, 3)
+	if err != nil || n != 7 || len(statements.Sent) != 3 {
+		t.Fatalf("purge: %d rows in %d statements, %v; want 7 in 3 (batches of 3, 3 and 1)", n, len(statements.Sent), err)
 	}
 	var left []string
 	if err := db.NewRaw("SELECT key FROM idempotency_keys WHERE organization_id = ? ORDER BY key", org.ID).Scan(ctx, &left); err != nil {

@@ -3,7 +3,6 @@ package changes_test
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,20 +121,6 @@ func feedOfAppend(t *testing.T, db *bun.DB, org tenancy.OrganizationID, from int
 	}
 }
 
-// countStatements counts the statements that hold marker.
-type countStatements struct {
-	marker string
-	n      *atomic.Int32
-}
-
-func (h countStatements) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	if strings.Contains(e.Query, h.marker) {
-		h.n.Add(1)
-	}
-	return ctx
-}
-func (countStatements) AfterQuery(context.Context, *bun.QueryEvent) {}
-
 // TestPurgeDeletesInBatches: the retention purge deletes the changes past
 // retention a batch per statement, until a batch finds fewer, and keeps
 // the recent ones.
@@ -147,13 +132,13 @@ func TestPurgeDeletesInBatches(t *testing.T) {
 		WHERE organization_id = ? AND object_type = 'client'`, org.UUID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	statements := new(atomic.Int32)
-	counted := db.WithQueryHook(countStatements{marker: "the feed's retention", n: statements})
+	statements := &pgtest.Statements{Marker: "the feed's retention"}
+	counted := db.WithQueryHook(statements)
 	n, err := feed.PurgeInBatchesOf(ctx, counted, 3)
 	if err != nil || n != 7 {
 		t.Fatalf("purge: %d deleted, %v; want 7", n, err)
 	}
-	if got := statements.Load(); got != 3 {
+	if got := len(statements.Sent); got != 3 {
 		t.Errorf("purge ran %d statements, want 3 (batches of 3, 3 and 1)", got)
 	}
 	var left []string
