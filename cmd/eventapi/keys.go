@@ -32,123 +32,179 @@ func keysCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	f := keyFlags{org: *org, name: *name, scopes: *scopes, mode: *mode, expires: *expires, output: *output, set: given(fs)}
 	switch sub {
 	case "create":
-		if *name == "" || len(pos) != 0 {
-			return fmt.Errorf("%w: %skeys create --org ID --name N --scopes a,b|all [--mode live|test|legacy] [--expires RFC3339]", errUsage, nameRequired(*name))
-		}
-		orgID, err := requiredID("org", *org)
-		if err != nil {
-			return err
-		}
-		if *scopes == "" {
-			return fmt.Errorf("%w: --scopes is required: a comma-separated list of scopes, or all", errUsage)
-		}
-		ss, err := tenancy.ParseScopes(*scopes)
-		if err != nil {
-			return fmt.Errorf("%w: --scopes: %v", errUsage, err)
-		}
-		m := apikey.Mode(*mode)
-		if !m.Valid() {
-			return fmt.Errorf("%w: --mode must be live, test or legacy", errUsage)
-		}
-		nk := tenancy.NewKey{OrganizationID: orgID, Name: *name, Scopes: ss, Mode: m}
-		// An empty value given (--expires "$UNSET") is refused: read as
-		// "no expiry" it made a key that never expires where one that does
-		// was meant.
-		if given(fs)["expires"] {
-			t, ok := rest.ParseDateTime(*expires)
-			if !ok {
-				return fmt.Errorf("%w: --expires must be RFC 3339, such as 2030-01-31T00:00:00Z", errUsage)
-			}
-			// A key that can never authenticate is never what was meant.
-			if !t.After(time.Now()) {
-				return fmt.Errorf("%w: --expires is in the past", errUsage)
-			}
-			nk.ExpiresAt = &t
-		}
-		db, _, err := openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		k, err := tenancy.CreateKey(ctx, db, nk)
-		if err != nil {
-			return err
-		}
-		if *output == "json" {
-			// The object keys list prints for the key, and its secret.
-			err = printJSON(stdout, struct {
-				listedKey
-				Key string `json:"key"`
-			}{listed(k.APIKey, time.Now()), k.Secret})
-		} else {
-			_, err = fmt.Fprintf(stdout, "key %s (%s, %s, %s)\n%s\nThis is the only time the full key is shown.\n",
-				k.ID, k.Mode, k.Prefix, expiry(k.ExpiresAt), k.Secret)
-			if err == nil && k.Mode == apikey.Test {
-				err = noteLiveTestKey(ctx, db, stdout, orgID)
-			}
-		}
-		return revokeUnseen(ctx, db, err, k.ID)
+		return keysCreate(ctx, stdout, f, pos)
 	case "list":
-		if len(pos) != 0 {
-			return fmt.Errorf("%w: keys list --org ID", errUsage)
-		}
-		orgID, err := requiredID("org", *org)
-		if err != nil {
-			return err
-		}
-		db, _, err := openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
-			return err
-		}
-		ks, err := tenancy.ListKeys(ctx, db, orgID)
-		if err != nil {
-			return err
-		}
-		if *output == "json" {
-			out := make([]listedKey, len(ks))
-			for i, k := range ks {
-				out[i] = listed(k, time.Now())
-			}
-			return printJSON(stdout, map[string]any{"keys": out})
-		}
-		for _, k := range ks {
-			state := keyState(k, time.Now())
-			last := "never"
-			if k.LastUsedAt != nil {
-				last = k.LastUsedAt.UTC().Format(time.RFC3339)
-			}
-			fmt.Fprintf(stdout, "%s  %-12s %-7s %-7s last_used=%s %s  %v\n", k.ID, k.Prefix, k.Mode, state, last, k.Name, k.Scopes)
-		}
-		return nil
+		return keysList(ctx, stdout, f, pos)
 	case "revoke":
-		if len(pos) != 1 {
-			return fmt.Errorf("%w: keys revoke KEY_ID", errUsage)
-		}
-		id, err := uuid.Parse(pos[0])
-		if err != nil {
-			return fmt.Errorf("%w: %q is not a key id", errUsage, pos[0])
-		}
-		db, _, err := openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
-			return err
-		}
-		if *output == "json" {
-			return printJSON(stdout, map[string]any{"id": id, "revoked": true})
-		}
-		fmt.Fprintf(stdout, "key %s revoked\n", id)
-		return nil
+		return keysRevoke(ctx, stdout, f, pos)
 	}
 	return fmt.Errorf("%w: keys create|list|revoke", errUsage)
+}
+
+// keyFlags are the flag values of a keys command: the commands share one
+// flag set, and each reads its own of them (parseOwn).
+type keyFlags struct {
+	org, name, scopes, mode, expires string
+	output                           string          // text or json
+	set                              map[string]bool // the flags given (given)
+}
+
+// keysCreate is keys create: it makes a key and prints it, secret and all.
+func keysCreate(ctx context.Context, stdout io.Writer, f keyFlags, pos []string) error {
+	nk, err := newKey(f, pos)
+	if err != nil {
+		return err
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	k, err := tenancy.CreateKey(ctx, db, nk)
+	if err != nil {
+		return err
+	}
+	err = printCreatedKey(ctx, db, stdout, f.output, k, nk.OrganizationID)
+	return revokeUnseen(ctx, db, err, k.ID)
+}
+
+// newKey reads the key keys create is to make from its flags and
+// arguments (pos, of which it takes none).
+func newKey(f keyFlags, pos []string) (tenancy.NewKey, error) {
+	if f.name == "" || len(pos) != 0 {
+		return tenancy.NewKey{}, fmt.Errorf("%w: %skeys create --org ID --name N --scopes a,b|all [--mode live|test|legacy] [--expires RFC3339]", errUsage, nameRequired(f.name))
+	}
+	orgID, err := requiredID("org", f.org)
+	if err != nil {
+		return tenancy.NewKey{}, err
+	}
+	if f.scopes == "" {
+		return tenancy.NewKey{}, fmt.Errorf("%w: --scopes is required: a comma-separated list of scopes, or all", errUsage)
+	}
+	ss, err := tenancy.ParseScopes(f.scopes)
+	if err != nil {
+		return tenancy.NewKey{}, fmt.Errorf("%w: --scopes: %v", errUsage, err)
+	}
+	m := apikey.Mode(f.mode)
+	if !m.Valid() {
+		return tenancy.NewKey{}, fmt.Errorf("%w: --mode must be live, test or legacy", errUsage)
+	}
+	nk := tenancy.NewKey{OrganizationID: orgID, Name: f.name, Scopes: ss, Mode: m}
+	nk.ExpiresAt, err = keyExpiry(f)
+	if err != nil {
+		return tenancy.NewKey{}, err
+	}
+	return nk, nil
+}
+
+// keyExpiry reads --expires: nil when it was not given.
+func keyExpiry(f keyFlags) (*time.Time, error) {
+	// An empty value given (--expires "$UNSET") is refused: read as
+	// "no expiry" it made a key that never expires where one that does
+	// was meant.
+	if !f.set["expires"] {
+		return nil, nil
+	}
+	t, ok := rest.ParseDateTime(f.expires)
+	if !ok {
+		return nil, fmt.Errorf("%w: --expires must be RFC 3339, such as 2030-01-31T00:00:00Z", errUsage)
+	}
+	// A key that can never authenticate is never what was meant.
+	if !t.After(time.Now()) {
+		return nil, fmt.Errorf("%w: --expires is in the past", errUsage)
+	}
+	return &t, nil
+}
+
+// printCreatedKey prints the key keys create made for the organization
+// org, in the output format output. The error is how writing it ended
+// (revokeUnseen).
+func printCreatedKey(ctx context.Context, db bun.IDB, stdout io.Writer, output string, k *tenancy.CreatedKey, org uuid.UUID) error {
+	if output == "json" {
+		// The object keys list prints for the key, and its secret.
+		return printJSON(stdout, struct {
+			listedKey
+			Key string `json:"key"`
+		}{listed(k.APIKey, time.Now()), k.Secret})
+	}
+	_, err := fmt.Fprintf(stdout, "key %s (%s, %s, %s)\n%s\nThis is the only time the full key is shown.\n",
+		k.ID, k.Mode, k.Prefix, expiry(k.ExpiresAt), k.Secret)
+	if err == nil && k.Mode == apikey.Test {
+		err = noteLiveTestKey(ctx, db, stdout, org)
+	}
+	return err
+}
+
+// keysList is keys list: every key of an organization, oldest first,
+// each with its state.
+func keysList(ctx context.Context, stdout io.Writer, f keyFlags, pos []string) error {
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: keys list --org ID", errUsage)
+	}
+	orgID, err := requiredID("org", f.org)
+	if err != nil {
+		return err
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
+		return err
+	}
+	ks, err := tenancy.ListKeys(ctx, db, orgID)
+	if err != nil {
+		return err
+	}
+	return printKeys(stdout, f.output, ks)
+}
+
+// printKeys prints keys list's keys ks in the output format output.
+func printKeys(stdout io.Writer, output string, ks []tenancy.APIKey) error {
+	if output == "json" {
+		out := make([]listedKey, len(ks))
+		for i, k := range ks {
+			out[i] = listed(k, time.Now())
+		}
+		return printJSON(stdout, map[string]any{"keys": out})
+	}
+	for _, k := range ks {
+		state := keyState(k, time.Now())
+		last := "never"
+		if k.LastUsedAt != nil {
+			last = k.LastUsedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(stdout, "%s  %-12s %-7s %-7s last_used=%s %s  %v\n", k.ID, k.Prefix, k.Mode, state, last, k.Name, k.Scopes)
+	}
+	return nil
+}
+
+// keysRevoke is keys revoke KEY_ID.
+func keysRevoke(ctx context.Context, stdout io.Writer, f keyFlags, pos []string) error {
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: keys revoke KEY_ID", errUsage)
+	}
+	id, err := uuid.Parse(pos[0])
+	if err != nil {
+		return fmt.Errorf("%w: %q is not a key id", errUsage, pos[0])
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := tenancy.RevokeKey(ctx, db, id); err != nil {
+		return err
+	}
+	if f.output == "json" {
+		return printJSON(stdout, map[string]any{"id": id, "revoked": true})
+	}
+	fmt.Fprintf(stdout, "key %s revoked\n", id)
+	return nil
 }
 
 // listedKey is a key as keys list prints it in JSON (and keys create,

@@ -36,100 +36,131 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// An empty value given is refused, never read as "leave it": an
 	// `--sandbox-of ''` read so would make an organization that is no sandbox.
-	set := given(fs)
-	if set["stock-guard"] && *guard == "" {
+	f := orgFlags{name: *name, sandboxOf: *sandboxOf, guard: *guard, rate: *rate, output: *output, set: given(fs)}
+	if f.set["stock-guard"] && f.guard == "" {
 		return fmt.Errorf("%w: --stock-guard must be block, warn or off", errUsage)
 	}
 	switch sub {
 	case "create":
-		if *name == "" || len(pos) != 0 {
-			return fmt.Errorf("%w: %sorgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]", errUsage, nameRequired(*name))
-		}
-		parent, err := optionalID("sandbox-of", *sandboxOf, set["sandbox-of"])
-		if err != nil {
-			return err
-		}
-		u, err := settings(*guard, *rate, set["rate-limit"])
-		if err != nil {
-			return err
-		}
-		db, _, err := openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		// The settings are written with the organization, or nothing is.
-		var org *tenancy.Organization
-		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			created, err := tenancy.CreateOrganization(ctx, tx, *name, parent)
-			if err != nil || (u.StockGuardMode == nil && u.RateLimit == nil) {
-				org = created
-				return err
-			}
-			org, err = tenancy.UpdateOrganization(ctx, tx, created.ID, u)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		return printOrg(stdout, *output, org)
+		return orgsCreate(ctx, stdout, f, pos)
 	case "update":
-		if len(pos) != 1 {
-			return fmt.Errorf("%w: orgs update ORG_ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
-		}
-		id, err := uuid.Parse(pos[0])
-		if err != nil {
-			return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
-		}
-		if set["name"] && *name == "" {
-			return fmt.Errorf("%w: --name: must not be blank", errUsage)
-		}
-		u, err := settings(*guard, *rate, set["rate-limit"])
-		if err != nil {
-			return err
-		}
-		if *name != "" {
-			u.Name = name
-		}
-		if u == (tenancy.OrganizationUpdate{}) {
-			// A script that dropped its flag must hear that nothing happened.
-			return fmt.Errorf("%w: orgs update: nothing to change: give --name, --stock-guard or --rate-limit", errUsage)
-		}
-		db, _, err := openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		org, err := tenancy.UpdateOrganization(ctx, db, id, u)
-		if err != nil {
-			return err
-		}
-		return printOrg(stdout, *output, org)
+		return orgsUpdate(ctx, stdout, f, pos)
 	case "list":
-		if len(pos) != 0 {
-			return fmt.Errorf("%w: orgs list", errUsage)
-		}
-		db, _, err := openDB(ctx)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		orgs, err := tenancy.ListOrganizations(ctx, db)
-		if err != nil {
-			return err
-		}
-		if *output == "json" {
-			if orgs == nil {
-				orgs = []tenancy.Organization{}
-			}
-			return printJSON(stdout, map[string]any{"organizations": orgs})
-		}
-		for _, o := range orgs {
-			fmt.Fprintf(stdout, "%s  %-30s stock_guard=%s rate_limit=%s%s\n", o.ID, o.Name, o.StockGuardMode, rateNote(&o), sandboxNote(&o))
-		}
-		return nil
+		return orgsList(ctx, stdout, f, pos)
 	}
 	return fmt.Errorf("%w: orgs create|update|list", errUsage)
+}
+
+// orgFlags are the flag values of an orgs command: the commands share one
+// flag set, and each reads its own of them (parseOwn).
+type orgFlags struct {
+	name, sandboxOf, guard string
+	rate                   int
+	output                 string          // text or json
+	set                    map[string]bool // the flags given (given)
+}
+
+// orgsCreate is orgs create: it makes an organization, with its settings.
+func orgsCreate(ctx context.Context, stdout io.Writer, f orgFlags, pos []string) error {
+	if f.name == "" || len(pos) != 0 {
+		return fmt.Errorf("%w: %sorgs create --name N [--sandbox-of ID] [--stock-guard block|warn|off] [--rate-limit N]", errUsage, nameRequired(f.name))
+	}
+	parent, err := optionalID("sandbox-of", f.sandboxOf, f.set["sandbox-of"])
+	if err != nil {
+		return err
+	}
+	u, err := settings(f.guard, f.rate, f.set["rate-limit"])
+	if err != nil {
+		return err
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	org, err := createOrganization(ctx, db, f.name, parent, u)
+	if err != nil {
+		return err
+	}
+	return printOrg(stdout, f.output, org)
+}
+
+// createOrganization makes the organization name (the sandbox of parent,
+// when not nil) with the settings u.
+func createOrganization(ctx context.Context, db *bun.DB, name string, parent *uuid.UUID, u tenancy.OrganizationUpdate) (*tenancy.Organization, error) {
+	// The settings are written with the organization, or nothing is.
+	var org *tenancy.Organization
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		created, err := tenancy.CreateOrganization(ctx, tx, name, parent)
+		if err != nil || (u.StockGuardMode == nil && u.RateLimit == nil) {
+			org = created
+			return err
+		}
+		org, err = tenancy.UpdateOrganization(ctx, tx, created.ID, u)
+		return err
+	})
+	return org, err
+}
+
+// orgsUpdate is orgs update ORG_ID: it changes the name and settings given.
+func orgsUpdate(ctx context.Context, stdout io.Writer, f orgFlags, pos []string) error {
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: orgs update ORG_ID [--name N] [--stock-guard block|warn|off] [--rate-limit N]", errUsage)
+	}
+	id, err := uuid.Parse(pos[0])
+	if err != nil {
+		return fmt.Errorf("%w: %q is not an organization id", errUsage, pos[0])
+	}
+	if f.set["name"] && f.name == "" {
+		return fmt.Errorf("%w: --name: must not be blank", errUsage)
+	}
+	u, err := settings(f.guard, f.rate, f.set["rate-limit"])
+	if err != nil {
+		return err
+	}
+	if f.name != "" {
+		u.Name = &f.name
+	}
+	if u == (tenancy.OrganizationUpdate{}) {
+		// A script that dropped its flag must hear that nothing happened.
+		return fmt.Errorf("%w: orgs update: nothing to change: give --name, --stock-guard or --rate-limit", errUsage)
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	org, err := tenancy.UpdateOrganization(ctx, db, id, u)
+	if err != nil {
+		return err
+	}
+	return printOrg(stdout, f.output, org)
+}
+
+// orgsList is orgs list: every organization.
+func orgsList(ctx context.Context, stdout io.Writer, f orgFlags, pos []string) error {
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: orgs list", errUsage)
+	}
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	orgs, err := tenancy.ListOrganizations(ctx, db)
+	if err != nil {
+		return err
+	}
+	if f.output == "json" {
+		if orgs == nil {
+			orgs = []tenancy.Organization{}
+		}
+		return printJSON(stdout, map[string]any{"organizations": orgs})
+	}
+	for _, o := range orgs {
+		fmt.Fprintf(stdout, "%s  %-30s stock_guard=%s rate_limit=%s%s\n", o.ID, o.Name, o.StockGuardMode, rateNote(&o), sandboxNote(&o))
+	}
+	return nil
 }
 
 func sandboxNote(o *tenancy.Organization) string {

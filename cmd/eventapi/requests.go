@@ -47,63 +47,33 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(pos) != 0 {
 		return fmt.Errorf("%w: %s", errUsage, use)
 	}
-	orgID, err := requiredID("org", *org)
+	return requestsList(ctx, stdout, requestFlags{
+		org: *org, since: *since, until: *until, status: *status, method: *method,
+		route: *route, key: *key, reqID: *reqID, limit: *limitArg, output: *output, set: given(fs),
+	})
+}
+
+// requestFlags are the flag values of requests list.
+type requestFlags struct {
+	org, since, until, status, method, route, key, reqID string
+	limit                                                string          // --limit as given
+	output                                               string          // text or json
+	set                                                  map[string]bool // the flags given (given)
+}
+
+// requestsList is requests list, its flags parsed.
+func requestsList(ctx context.Context, stdout io.Writer, rf requestFlags) error {
+	orgID, err := requiredID("org", rf.org)
 	if err != nil {
 		return err
 	}
-	limit, err := strconv.Atoi(*limitArg)
+	limit, err := strconv.Atoi(rf.limit)
 	if err != nil || limit < 1 || limit > maxListed {
-		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, *limitArg)
+		return fmt.Errorf("%w: --limit must be between 1 and %d: %q", errUsage, maxListed, rf.limit)
 	}
-	var f requestlog.Filter
-	if f.Route, err = routeFilter(*route); err != nil {
+	f, err := requestFilter(rf)
+	if err != nil {
 		return err
-	}
-	// A filter flag given empty is refused, never read as "no filter": a
-	// command built from an unset variable must not list everything
-	// (docs/decisions.md: a filter given with an empty value). --route alone takes "" as
-	// no filter, as the API's route= does.
-	set := given(fs)
-	if set["method"] {
-		m, ok := requestlog.ParseMethod(*method)
-		if !ok {
-			return fmt.Errorf("%w: --method must be one of %s", errUsage, strings.Join(requestlog.Methods, ", "))
-		}
-		f.Method = m
-	}
-	if set["request-id"] {
-		rid, ok := requestlog.ParseRequestID(*reqID)
-		if !ok {
-			return fmt.Errorf("%w: --request-id must be a request id (the uuid of an X-Request-Id): %q", errUsage, *reqID)
-		}
-		f.RequestID = rid
-	}
-	if set["status"] {
-		sf, ok := requestlog.ParseStatus(*status)
-		if !ok {
-			return fmt.Errorf("%w: --status must be a status code or a class such as 4xx", errUsage)
-		}
-		f.Status, f.StatusClass = sf.Status, sf.StatusClass
-	}
-	if f.KeyID, err = optionalID("key", *key, set["key"]); err != nil {
-		return err
-	}
-	now := time.Now()
-	for _, q := range []struct {
-		name, v string
-		dst     **time.Time
-	}{{"since", *since, &f.Since}, {"until", *until, &f.Until}} {
-		if !set[q.name] {
-			continue
-		}
-		t, err := when(q.v, now)
-		if err != nil {
-			return fmt.Errorf("%w: --%s: %v", errUsage, q.name, err)
-		}
-		*q.dst = &t
-	}
-	if f.EmptyWindow() {
-		return fmt.Errorf("%w: --since must be before --until", errUsage)
 	}
 	db, _, err := openDB(ctx)
 	if err != nil {
@@ -117,7 +87,76 @@ func requestsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *output == "json" {
+	return printRequests(stdout, rf.output, recs, more, limit)
+}
+
+// requestFilter reads the filter flags of requests list.
+func requestFilter(rf requestFlags) (requestlog.Filter, error) {
+	var f requestlog.Filter
+	var err error
+	if f.Route, err = routeFilter(rf.route); err != nil {
+		return f, err
+	}
+	// A filter flag given empty is refused, never read as "no filter": a
+	// command built from an unset variable must not list everything
+	// (docs/decisions.md: a filter given with an empty value). --route alone takes "" as
+	// no filter, as the API's route= does.
+	if rf.set["method"] {
+		m, ok := requestlog.ParseMethod(rf.method)
+		if !ok {
+			return f, fmt.Errorf("%w: --method must be one of %s", errUsage, strings.Join(requestlog.Methods, ", "))
+		}
+		f.Method = m
+	}
+	if rf.set["request-id"] {
+		rid, ok := requestlog.ParseRequestID(rf.reqID)
+		if !ok {
+			return f, fmt.Errorf("%w: --request-id must be a request id (the uuid of an X-Request-Id): %q", errUsage, rf.reqID)
+		}
+		f.RequestID = rid
+	}
+	if rf.set["status"] {
+		sf, ok := requestlog.ParseStatus(rf.status)
+		if !ok {
+			return f, fmt.Errorf("%w: --status must be a status code or a class such as 4xx", errUsage)
+		}
+		f.Status, f.StatusClass = sf.Status, sf.StatusClass
+	}
+	if f.KeyID, err = optionalID("key", rf.key, rf.set["key"]); err != nil {
+		return f, err
+	}
+	if err := setWindow(&f, rf, time.Now()); err != nil {
+		return f, err
+	}
+	if f.EmptyWindow() {
+		return f, fmt.Errorf("%w: --since must be before --until", errUsage)
+	}
+	return f, nil
+}
+
+// setWindow sets f's Since and Until from --since and --until, those of
+// them given, durations reaching back from now.
+func setWindow(f *requestlog.Filter, rf requestFlags, now time.Time) error {
+	for _, q := range []struct {
+		name, v string
+		dst     **time.Time
+	}{{"since", rf.since, &f.Since}, {"until", rf.until, &f.Until}} {
+		if !rf.set[q.name] {
+			continue
+		}
+		t, err := when(q.v, now)
+		if err != nil {
+			return fmt.Errorf("%w: --%s: %v", errUsage, q.name, err)
+		}
+		*q.dst = &t
+	}
+	return nil
+}
+
+// printRequests prints the records recs of requests list in the output
+// format output; more says the log holds more than the limit listed.
+func printRequests(stdout io.Writer, output string, recs []requestlog.Record, more bool, limit int) error {
+	if output == "json" {
 		if recs == nil {
 			recs = []requestlog.Record{}
 		}
