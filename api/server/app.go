@@ -130,9 +130,33 @@ func New(d Deps) *fiber.App {
 	if d.JSONEncoder == nil {
 		d.JSONEncoder = rest.Encode
 	}
-	app := fiber.New(exactPaths(fiber.Config{
+	app := newApp(d.JSONEncoder, errorHandler)
+	routes := route.New(app)
+	guard(app, errorHandler, routes, d.Log)
+	useEdge(app, d, errorHandler, routes)
+
+	// Public: probes and the API description.
+	app.Get("/livez", livez)
+	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
+	openapi.Routes(app)
+	openapi.V1Routes(app, d.V1Sunset)
+	app.Use(publicMethods(routes))
+
+	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
+	mountV2(app, d, env, errorHandler, routes)
+	mountV1(app, d, env, errorHandler, routes)
+
+	// Last: anything unmatched is 405 when the path exists with another
+	// method, else 404, both in the envelope.
+	app.Use(fallback(routes))
+	return app
+}
+
+// newApp is the Fiber app with the service's limits and timeouts.
+func newApp(encode func(any) ([]byte, error), errorHandler fiber.ErrorHandler) *fiber.App {
+	return fiber.New(exactPaths(fiber.Config{
 		AppName:               "eventapi",
-		JSONEncoder:           d.JSONEncoder,
+		JSONEncoder:           encode,
 		Immutable:             true,
 		BodyLimit:             rest.BodyLimit,
 		ErrorHandler:          errorHandler,
@@ -151,9 +175,10 @@ func New(d Deps) *fiber.App {
 		// not JSON.
 		DisablePreParseMultipartForm: true,
 	}))
-	routes := route.New(app)
-	guard(app, errorHandler, routes, d.Log)
+}
 
+// useEdge installs the middlewares every request passes, public or not.
+func useEdge(app *fiber.App, d Deps, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
 	app.Use(d.Drain.serve) // first: every request's context descends from the drain's
 	app.Use(requestid.New())
 	// Two recoverers: the outer one for a panic in the middlewares below
@@ -169,27 +194,20 @@ func New(d Deps) *fiber.App {
 	app.Use(recovered)
 	app.Use(compress.New(compress.Config{}))
 	app.Use(refuse)
+}
 
-	// Public: probes and the API description.
-	app.Get("/livez", livez)
-	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
-	openapi.Routes(app)
-	openapi.V1Routes(app, d.V1Sunset)
-	app.Use(publicMethods(routes))
+// requestLogged is the request log's middleware for one API version.
+func requestLogged(d Deps, version string, errorHandler fiber.ErrorHandler, routes *route.Resolver) fiber.Handler {
+	return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
+		TrustedProxies: d.TrustedProxies})
+}
 
-	auth := auth.Middleware(d.Auth)
-
-	// v2: per-organization rate limit, one value per query parameter, then
-	// Idempotency-Key on writes, after what must happen before its
-	// transaction opens: a webhook URL's DNS check (and, inside it, before
-	// the transaction, a keyed large write's bulkhead slot).
-	logged := func(version string) fiber.Handler {
-		return reqlog.New(reqlog.Config{Sink: d.RequestLog, Routes: routes, ErrorHandler: errorHandler, APIVersion: version,
-			TrustedProxies: d.TrustedProxies})
-	}
-	bounded := deadline(d.RequestTimeout)
-	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
-	v2 := app.Group(rest.V2Prefix, bounded, logged("v2"), auth,
+// mountV2 mounts the v2 API: per-organization rate limit, one value per
+// query parameter, then Idempotency-Key on writes, after what must happen
+// before its transaction opens: a webhook URL's DNS check (and, inside it,
+// before the transaction, a keyed large write's bulkhead slot).
+func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
+	v2 := app.Group(rest.V2Prefix, deadline(d.RequestTimeout), requestLogged(d, "v2", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		etag.New(),
 		jsonBody(routes.Serves),
@@ -216,19 +234,17 @@ func New(d Deps) *fiber.App {
 	if d.Routes != nil {
 		d.Routes(v2)
 	}
+}
 
-	// v1: per-key rate limit, deprecation headers, its own envelope.
-	v1g := app.Group(rest.V1Prefix, bounded, deprecated(d.V1Sunset), logged("v1"), auth,
+// mountV1 mounts the v1 API: per-key rate limit, deprecation headers, its
+// own envelope.
+func mountV1(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
+	v1g := app.Group(rest.V1Prefix, deadline(d.RequestTimeout), deprecated(d.V1Sunset), requestLogged(d, "v1", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 	)
 	v1.Routes(v1g, env)
-
-	// Last: anything unmatched is 405 when the path exists with another
-	// method, else 404, both in the envelope.
-	app.Use(fallback(routes))
-	return app
 }
 
 func v2Bucket(def int) func(c *fiber.Ctx) (string, int) {

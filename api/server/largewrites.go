@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
@@ -23,12 +24,11 @@ import (
 // gets its 403 at once (rest.LargeWrite.Admits). A
 // write without the header opens no transaction before its handler, whose
 // own Run takes the slot first.
-func largeWriteSlot(env *rest.Env, routes *route.Resolver) func(c *fiber.Ctx) (func(), error) {
+func largeWriteSlot(env *rest.Env, routes *route.Resolver) func(c *fiber.Ctx) idempotency.Wait {
 	type routeKey struct{ method, template string }
 	var once sync.Once
 	large := map[routeKey]rest.LargeWrite{}
-	noop := func() {}
-	return func(c *fiber.Ctx) (func(), error) {
+	return func(c *fiber.Ctx) idempotency.Wait {
 		once.Do(func() { // every route is registered by the first request
 			for _, w := range env.LargeWrites() {
 				large[routeKey{w.Method, route.Template(w.Path)}] = w
@@ -38,13 +38,15 @@ func largeWriteSlot(env *rest.Env, routes *route.Resolver) func(c *fiber.Ctx) (f
 		w, ok := large[routeKey{m, routes.Match(m, c.Path())}]
 		p, known := tenancy.FromContext(c.UserContext())
 		if !ok || !known || !w.Admits(p.Scopes) {
-			return noop, nil
+			return nil
 		}
-		ctx, release, err := env.LargeReads.Hold(c.UserContext())
-		if err != nil {
-			return nil, err
+		return func() (func(), error) {
+			ctx, release, err := env.LargeReads.Hold(c.UserContext())
+			if err != nil {
+				return nil, err
+			}
+			c.SetUserContext(ctx)
+			return release, nil
 		}
-		c.SetUserContext(ctx)
-		return release, nil
 	}
 }

@@ -120,12 +120,14 @@ func TestAReplayFromTheDatabaseTakesNoSlot(t *testing.T) {
 	busy, slots := false, 0
 	env := &rest.Env{DB: db}
 	app := testApp(t, org.ID, Config{Store: edge.NewMemory(), DB: db,
-		BeforeTx: func(c *fiber.Ctx) (func(), error) {
-			slots++
-			if busy {
-				return nil, &errs.Error{Code: errs.ServiceUnavailable, Message: "too many large reads in progress; retry shortly", RetryAfter: 1}
+		BeforeTx: func(c *fiber.Ctx) Wait {
+			return func() (func(), error) {
+				slots++
+				if busy {
+					return nil, &errs.Error{Code: errs.ServiceUnavailable, Message: "too many large reads in progress; retry shortly", RetryAfter: 1}
+				}
+				return func() {}, nil
 			}
-			return func() {}, nil
 		}}, func(app *fiber.App) {
 		app.Patch("/api/v2/clients/:id", func(c *fiber.Ctx) error {
 			if _, err := env.Conn(c.UserContext()).NewRaw("INSERT INTO clients (organization_id, name) VALUES (?, 'c')", org.ID).
@@ -148,5 +150,46 @@ func TestAReplayFromTheDatabaseTakesNoSlot(t *testing.T) {
 	other := send(t, app, "PATCH", "/api/v2/clients/c1", "slot-1", `{"name":"b"}`)
 	if other.status != 409 || !strings.Contains(other.body, "idempotency_key_mismatch") || slots != 1 {
 		t.Fatalf("another request with the key: %d %.200s after %d slots; want 409 mismatch, no slot asked for", other.status, other.body, slots)
+	}
+}
+
+// TestOnlyAWaitingWriteLooksFirst: a fresh keyed write looks its key's row
+// up before its transaction only when BeforeTx gives it something to wait
+// for (a large write's slot); every other keyed write claims the key in
+// its transaction at once, which finds an existing row as well. The look
+// used to run before every keyed write: a query each could do without.
+func TestOnlyAWaitingWriteLooksFirst(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Looks", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		waits bool
+		looks int
+	}{
+		{"waits for nothing", false, 0},
+		{"waits for a slot", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			looks := &pgtest.Statements{Marker: "AS age_seconds"}
+			waited := 0
+			app := testApp(t, org.ID, Config{Store: edge.NewMemory(), DB: db.WithQueryHook(looks),
+				BeforeTx: func(c *fiber.Ctx) Wait {
+					if !tc.waits {
+						return nil
+					}
+					return func() (func(), error) { waited++; return func() {}, nil }
+				}}, func(app *fiber.App) {
+				app.Post("/api/v2/clients", func(c *fiber.Ctx) error { return c.Status(201).SendString(`{"data":{}}`) })
+			})
+			got := send(t, app, "POST", "/api/v2/clients", "look-"+tc.name, `{"name":"a"}`)
+			if got.status != 201 || len(looks.Sent) != tc.looks || waited != tc.looks {
+				t.Fatalf("%d after %d looks and %d waits, want 201 after %d of each:\n%s",
+					got.status, len(looks.Sent), waited, tc.looks, strings.Join(looks.Sent, "\n"))
+			}
+		})
 	}
 }

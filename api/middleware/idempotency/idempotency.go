@@ -107,18 +107,22 @@ type Config struct {
 	// body as the empty object `{}` (webhooks.OptionalBody): there the two
 	// are one request in the fingerprint (sameAsNoBody). Nil: no route does.
 	OptionalBody func(method, path string) bool
-	// BeforeTx, when set, runs for a freshly claimed key before its
-	// transaction opens, and may set the request's context; the release it
-	// returns runs once the request is answered. A request it refuses (its
-	// error is answered) executes nothing and releases its key. The server
-	// takes a keyed large write's bulkhead slot here: after the claim and
-	// a look at the key's row (a retry whose record the edge store no
-	// longer holds), so a replay, a mismatch or a key in use never waits
-	// for one, and before
+	// BeforeTx, when set, says what a freshly claimed key must wait for
+	// before its transaction opens: nil, nothing. The server takes a keyed
+	// large write's bulkhead slot so: after the claim and a look at the
+	// key's row (a retry whose record the edge store no longer holds), so
+	// a replay, a mismatch or a key in use never waits for one, and before
 	// the transaction, so no waiter holds a pool connection
-	// (docs/architecture.md, "Memory").
-	BeforeTx func(c *fiber.Ctx) (release func(), err error)
+	// (docs/architecture.md, "Memory"). A request that waits for nothing
+	// skips that look: its transaction finds the row as well (open).
+	BeforeTx func(c *fiber.Ctx) Wait
 }
+
+// A Wait takes what a request must hold before its transaction opens, and
+// may set the request's context; the release it returns runs once the
+// request is answered. A request it refuses (its error is answered)
+// executes nothing and releases its key.
+type Wait func() (release func(), err error)
 
 var unavailableCounter metric.Int64Counter
 
@@ -249,42 +253,42 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 }
 
 // execute runs the handler for a freshly claimed key inside a transaction
-// that records the response with the write.
+// that records the response with the write, and releases the key's marker
+// unless the key is settled.
 func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) error {
-	release := true // delete the marker on the way out unless the key is settled
-	defer func() {
-		if release {
-			m.release(c.UserContext(), name, marker)
-		}
-	}()
-	if m.BeforeTx != nil {
+	settled, err := m.executeClaimed(c, p, org, key, fp, name, marker)
+	if !settled {
+		m.release(c.UserContext(), name, marker)
+	}
+	return err
+}
+
+// executeClaimed is execute without the release: settled reports whether
+// the key now has its record (stored, or replayed from its row).
+func (m *middleware) executeClaimed(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (settled bool, err error) {
+	if wait := m.beforeTx(c); wait != nil {
 		// The edge store keeps a completed record briefly and only when
 		// it is small (CachedFor, MaxCachedRecord), so a claim may be a
 		// retry of a write that completed: its row is looked up before
-		// BeforeTx, which may wait (a large write's bulkhead slot), so
-		// that a replay or a mismatch never does. A row committed after
-		// this look is found by open, as before.
+		// the wait, so that a replay or a mismatch never waits. A row
+		// committed after this look is found by open, as before.
 		prior, err := find(c.UserContext(), m.DB, org, key, m.Retention)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if prior != nil {
-			if !prior.done() {
-				return errInUse
-			}
-			release = false
-			return m.replayRow(c, p, name, prior, fp, marker)
+			return m.answerPrior(c, p, name, prior, fp, marker)
 		}
-		done, err := m.BeforeTx(c)
+		done, err := wait()
 		if err != nil {
-			return err
+			return false, err
 		}
 		defer done()
 	}
 	ctx := c.UserContext()
 	tx, err := m.DB.BeginTx(ctx, nil)
 	if err != nil {
-		return database.Error(err)
+		return false, database.Error(err)
 	}
 	committed := false
 	defer func() {
@@ -294,70 +298,92 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 	}()
 	prior, err := open(ctx, tx, org, key, fp, m.Retention)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if prior != nil {
 		_ = tx.Rollback()
-		if !prior.done() {
-			return errInUse
-		}
-		release = false
-		return m.replayRow(c, p, name, prior, fp, marker)
+		return m.answerPrior(c, p, name, prior, fp, marker)
 	}
 	m.maybePurge()
+	rec, keep, err := m.runHandler(c, p, tx, fp, name)
+	if err != nil || !keep {
+		return false, err
+	}
+	if err := complete(ctx, tx, org, key, rec); err != nil {
+		c.Response().ResetBody()
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		// The outcome is unknown; a retry finds the row if it committed.
+		c.Response().ResetBody()
+		return false, database.Error(err)
+	}
+	committed = true
+	m.remember(ctx, name, rec, m.Retention, marker)
+	return true, nil
+}
+
+// beforeTx is what the request must wait for before its transaction
+// (Config.BeforeTx), or nil.
+func (m *middleware) beforeTx(c *fiber.Ctx) Wait {
+	if m.BeforeTx == nil {
+		return nil
+	}
+	return m.BeforeTx(c)
+}
+
+// answerPrior answers a claim whose key already has a row: 409 while it
+// is in progress, else its replay.
+func (m *middleware) answerPrior(c *fiber.Ctx, p *tenancy.Principal, name string, prior *row, fp, marker []byte) (settled bool, err error) {
+	if !prior.done() {
+		return false, errInUse
+	}
+	return true, m.replayRow(c, p, name, prior, fp, marker)
+}
+
+// runHandler runs the handler in tx and returns the record of its answer
+// to keep, sealed for the key's name, or keep false when the answer is not kept (a 5xx, 403 or 405:
+// tx is rolled back and the key released, so a retry executes again).
+func (m *middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, fp []byte, name string) (rec record, keep bool, err error) {
+	ctx := c.UserContext()
 	// The handler runs under a savepoint: a 4xx is stored without whatever
 	// the failed request wrote, and a statement error inside the handler
 	// (a constraint violation answered 409 or 422) leaves the transaction
 	// usable for recording the answer.
 	if err := savepoint(ctx, tx); err != nil {
-		return err
+		return record{}, false, err
 	}
-
 	hctx, checks := auth.WithPassed(rest.WithTx(ctx, tx))
 	c.SetUserContext(hctx)
 	herr := c.Next()
 	c.SetUserContext(ctx)
 	if herr != nil {
 		if rerr := m.ErrorHandler(c, herr); rerr != nil {
-			return rerr
+			return record{}, false, rerr
 		}
 	}
 	res := c.Response()
 	status := res.StatusCode()
 	if status >= 500 || status == fiber.StatusForbidden || status == fiber.StatusMethodNotAllowed {
-		// Rolled back and released: a retry executes again. A 403 refuses
-		// the key, not the request, so a key with the scope may retry; a
-		// 405 executed nothing, and answering it again keeps its Allow
-		// header, which a stored record would not replay.
-		return nil
+		// A 403 refuses the key, not the request, so a key with the scope
+		// may retry; a 405 executed nothing, and answering it again keeps
+		// its Allow header, which a stored record would not replay.
+		return record{}, false, nil
 	}
 	if status >= 400 {
 		if err := rollbackToSavepoint(ctx, tx); err != nil {
 			res.ResetBody()
-			return err
+			return record{}, false, err
 		}
 	}
 	kept, scopes := keptBody(res.Body(), checksOf(checks, p))
 	sealed, err := m.Sealer.Seal(kept, []byte(name))
 	if err != nil {
 		res.ResetBody()
-		return err
+		return record{}, false, err
 	}
-	rec := record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
-		Body: sealed, Sealed: true, Scopes: scopes}
-	if err := complete(ctx, tx, org, key, rec); err != nil {
-		res.ResetBody()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		// The outcome is unknown; a retry finds the row if it committed.
-		res.ResetBody()
-		return database.Error(err)
-	}
-	committed = true
-	release = false
-	m.remember(ctx, name, rec, m.Retention, marker)
-	return nil
+	return record{State: stateDone, Fingerprint: fp, Status: status, ContentType: string(res.Header.ContentType()),
+		Body: sealed, Sealed: true, Scopes: scopes}, true, nil
 }
 
 // replayRow replays a completed database row and copies it to the edge
