@@ -284,3 +284,42 @@ func TestLoadWarningBesideOverbooked(t *testing.T) {
 		t.Errorf("warnings: %s", r.Body)
 	}
 }
+
+// TestLoadWarningDetailsAreTheLoad: a write's over_payload details are the
+// truck's load over the write's window, figure for figure, when the truck
+// carries several reservations of one equipment, some with unknown
+// figures: the write totals them grouped by equipment in the database
+// (never reading the reservations), and each reservation of an equipment
+// without a figure still counts once among the unknown.
+func TestLoadWarningDetailsAreTheLoad(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	v := truck(rows, "Box truck", 1000, 100, 50, 40)
+	amp := item(rows, "Amp rack", 120.5, 24, 22, 14)
+	deck := item(rows, "Stage deck", 90, nil, nil, nil)
+	cable := item(rows, "Cable", nil, 20, 20, 12)
+	bare := item(rows, "Bare", nil, nil, nil, nil)
+	for _, b := range []struct {
+		eq               uuid.UUID
+		from, to, amount int
+	}{{amp, 1, 4, 2}, {amp, 2, 3, 1}, {deck, 1, 2, 1}, {deck, 3, 4, 2}, {cable, 1, 4, 3}, {cable, 2, 4, 1}, {bare, 1, 4, 1}, {bare, 2, 3, 4}} {
+		onTruck(t, a, b.eq, v, b.from, b.to, b.amount)
+	}
+	r := onTruck(t, a, amp, v, 1, 4, 5) // 8 amp racks: 964 + 270 lbs
+	ws, _ := r.JSON()["warnings"].([]any)
+	if len(ws) == 0 {
+		t.Fatalf("no warning: %s", r.Body)
+	}
+	got := ws[0].(map[string]any)["details"].(map[string]any)
+	load := a.Get(loadPath(v, 1, 4)).Data()
+	for _, k := range []string{"payload_lbs", "max_payload_lbs", "cargo_volume_cuin", "interior_volume_cuin",
+		"over_payload", "over_volume", "unknown_weight_count", "unknown_volume_count", "window_start", "window_end", "vehicle_id"} {
+		if got[k] != load[k] {
+			t.Errorf("%s: the warning says %v, the load %v", k, got[k], load[k])
+		}
+	}
+	if got["unknown_weight_count"] != 4.0 || got["unknown_volume_count"] != 4.0 || got["payload_lbs"] != 8*120.5+3*90.0 {
+		t.Errorf("details %v: want 4 reservations of unknown weight and 4 of unknown volume, %v lbs", got, 8*120.5+3*90.0)
+	}
+}

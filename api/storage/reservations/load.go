@@ -73,9 +73,7 @@ func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v 
 			lines[i].WeightLbs, lines[i].LengthIn, lines[i].WidthIn, lines[i].HeightIn = e.WeightLbs, e.CaseLengthIn, e.CaseWidthIn, e.CaseHeightIn
 		}
 	}
-	lim := truckload.Limits{MaxPayloadLbs: v.MaxPayloadLbs,
-		LengthIn: v.InteriorLengthInches, WidthIn: v.InteriorWidthInches, HeightIn: v.InteriorHeightInches}
-	return truckload.Sum(v.ID, w.Start, w.End, lim, lines), rs, nil
+	return truckload.Sum(v.ID, w.Start, w.End, vehicleLimits(v), lines), rs, nil
 }
 
 // loads reports whether a write of next (cur is the stored reservation before
@@ -101,7 +99,7 @@ func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, c
 	if err != nil || vs[*r.VehicleID] == nil {
 		return nil, err
 	}
-	t, _, err := VehicleLoad(ctx, tx, org, vs[*r.VehicleID], stock.Window{Start: r.StartDate, End: r.EndDate}, 0)
+	t, err := loadTotals(ctx, tx, org, vs[*r.VehicleID], stock.Window{Start: r.StartDate, End: r.EndDate})
 	if err != nil {
 		return nil, err
 	}
@@ -113,4 +111,33 @@ func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, c
 		out = append(out, Warning{Code: WarningOverVolume, Details: &t})
 	}
 	return out, nil
+}
+
+// loadTotals totals the load of the vehicle v of org over w as VehicleLoad
+// does, for a write's warnings: the database groups the reservations on
+// the truck by equipment, so the write reads one short row per equipment
+// carried, never the reservations themselves. A booking's window is not
+// capped, and a truck can carry a great many reservations with long notes
+// over one: loading them all took a pod's memory from 40 MB to over 500 MB
+// for one write (docs/availability.md, "Bounds").
+func loadTotals(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *related.Vehicle, w stock.Window) (truckload.Totals, error) {
+	cond, args := stock.Holding("r", w)
+	var lines []truckload.Line
+	err := db.NewSelect().TableExpr("equipment_reservations AS r").
+		Join("LEFT JOIN equipment AS e ON e.organization_id = r.organization_id AND e.id = r.equipment_id").
+		ColumnExpr("sum(r.quantity) AS quantity, count(*) AS reservations").
+		ColumnExpr("e.weight_lbs, e.case_length_in AS length_in, e.case_width_in AS width_in, e.case_height_in AS height_in").
+		Where("r.organization_id = ?", org).Where("r.vehicle_id = ?", v.ID).Where(cond, args...).
+		GroupExpr("r.equipment_id, e.weight_lbs, e.case_length_in, e.case_width_in, e.case_height_in").
+		Scan(ctx, &lines)
+	if err != nil {
+		return truckload.Totals{}, database.Error(err)
+	}
+	return truckload.Sum(v.ID, w.Start, w.End, vehicleLimits(v), lines), nil
+}
+
+// vehicleLimits are v's capacity figures.
+func vehicleLimits(v *related.Vehicle) truckload.Limits {
+	return truckload.Limits{MaxPayloadLbs: v.MaxPayloadLbs,
+		LengthIn: v.InteriorLengthInches, WidthIn: v.InteriorWidthInches, HeightIn: v.InteriorHeightInches}
 }

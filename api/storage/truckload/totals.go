@@ -14,10 +14,14 @@ import (
 )
 
 // Line is one reservation on the truck with its equipment's figures (nil
-// when the equipment lacks them).
+// when the equipment lacks them), or several reservations of one equipment
+// with their quantities summed: the totals are the same either way.
 type Line struct {
-	Quantity  int
-	WeightLbs *float64
+	Quantity int
+	// Reservations is how many reservations the line stands for, each
+	// counted once when its equipment lacks a figure (0: one).
+	Reservations int
+	WeightLbs    *float64
 	// Case dimensions in inches.
 	LengthIn, WidthIn, HeightIn *float64
 }
@@ -69,12 +73,12 @@ func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Tota
 	var payload, cargo big.Rat
 	for _, l := range lines {
 		if l.WeightLbs == nil {
-			t.UnknownWeightCount++
+			t.UnknownWeightCount += l.count()
 		} else {
 			payload.Add(&payload, product(l.Quantity, *l.WeightLbs))
 		}
 		if l.LengthIn == nil || l.WidthIn == nil || l.HeightIn == nil {
-			t.UnknownVolumeCount++
+			t.UnknownVolumeCount += l.count()
 		} else {
 			cargo.Add(&cargo, product(l.Quantity, *l.LengthIn, *l.WidthIn, *l.HeightIn))
 		}
@@ -91,6 +95,9 @@ func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Tota
 // product is q × xs exactly: a finite float64 converts to a big.Rat without
 // rounding. (SetFloat64 gives nil, and Mul then panics, for NaN or ±Inf; the
 // API writes the figures from JSON, which has neither.)
+// count is how many reservations l stands for.
+func (l Line) count() int { return max(l.Reservations, 1) }
+
 func product(q int, xs ...float64) *big.Rat {
 	p := new(big.Rat).SetInt64(int64(q))
 	for _, x := range xs {

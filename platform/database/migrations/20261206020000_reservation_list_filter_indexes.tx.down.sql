@@ -1,0 +1,2 @@
+DROP INDEX IF EXISTS equipment_reservations_status_page_idx;
+DROP INDEX IF EXISTS equipment_reservations_vehicle_page_idx;
