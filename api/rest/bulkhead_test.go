@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // hold takes b's slot until release is closed; it returns once the slot is held.
@@ -179,4 +182,54 @@ func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
 	} else {
 		release()
 	}
+}
+
+// TestBulkheadLeavesASlotToOtherOrganizations: one organization holds at
+// most all the slots but one; its next large read waits for its own, and
+// another organization's runs at once in the slot left. A review saw one
+// tenant's slow reads take every slot and another tenant's quote answered
+// 503 after ten seconds.
+func TestBulkheadLeavesASlotToOtherOrganizations(t *testing.T) {
+	b := rest.NewBulkhead(3, time.Minute)
+	orgA, orgB := orgContext(), orgContext()
+	var releases []func()
+	for range rest.PerOrganization(3) {
+		releases = append(releases, holdAs(t, b, orgA))
+	}
+	third := make(chan error, 1)
+	go func() { third <- b.Run(orgA, func() error { return nil }) }()
+	waitFor(t, b, 1)
+	if err := b.Run(orgB, func() error { return nil }); err != nil {
+		t.Fatalf("another organization's read: %v", err)
+	}
+	select {
+	case err := <-third:
+		t.Fatalf("the organization's read beyond its share ran (%v) while its share was held", err)
+	default:
+	}
+	releases[0]()
+	if err := <-third; err != nil {
+		t.Fatal(err)
+	}
+	for _, release := range releases[1:] {
+		release()
+	}
+	waitFor(t, b, 0)
+}
+
+// orgContext is a context of a request of a new organization.
+func orgContext() context.Context {
+	return tenancy.WithPrincipal(context.Background(), &tenancy.Principal{OrganizationID: uuid.New()})
+}
+
+// holdAs takes a slot of b for ctx's request until release is called; it
+// returns once the slot is held.
+func holdAs(t *testing.T, b *rest.Bulkhead, ctx context.Context) (release func()) {
+	t.Helper()
+	held, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = b.Run(ctx, func() error { close(held); <-done; return nil })
+	}()
+	<-held
+	return func() { close(done) }
 }
