@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -35,6 +36,7 @@ const (
 	DefaultBatch        = DefaultBuffer / 2
 	DefaultInterval     = 4 * time.Second
 	DefaultWriteTimeout = 10 * time.Second
+	DefaultRetryBackoff = time.Second
 )
 
 // Drop reasons, the reason attribute of eventapi.request_log.dropped.
@@ -59,9 +61,13 @@ type WriterConfig struct {
 	// Interval is the longest a record waits before its batch is written
 	// (default 4s).
 	Interval time.Duration
-	// WriteTimeout bounds one flush's COPY (default 10s); the records of a
-	// flush that fails or times out are dropped and counted.
+	// WriteTimeout bounds one attempt of a flush's COPY (default 10s); a
+	// flush that fails or times out is tried again (Writer.write), and its
+	// records are dropped and counted when it never succeeds.
 	WriteTimeout time.Duration
+	// RetryBackoff is the first wait before a failed flush is tried again
+	// (default 1s), doubled for each later attempt.
+	RetryBackoff time.Duration
 	Log          *slog.Logger
 }
 
@@ -311,27 +317,85 @@ func recycle(free, used [][]Record, keep int) [][]Record {
 	return free
 }
 
-// write copies the records of chunks in one statement. Each flush is its
-// own root trace, never part of a request's.
+// write copies the records of chunks in one statement, and tries again
+// while the failure may pass (a connection cut, a pooler restarting, a
+// statement timed out): up to maxWriteAttempts in all, waiting
+// retryBackoff, then twice as long each time, about 15 s in all. Records
+// are dropped when the buffer is full, not because PostgreSQL was away for
+// a moment (docs/observability.md, "The buffer"); meanwhile requests keep
+// adding to the buffer, and a record that finds it full is dropped as
+// always. A failure that would come back (a record the table refuses) is
+// not tried again, and once the writer is told to stop it tries once more
+// at once and then gives up. Each attempt is its own root trace, never
+// part of a request's.
 func (w *Writer) write(chunks [][]Record) {
 	n := 0
 	for _, c := range chunks {
 		n += len(c)
 	}
+	stopping := false
+	wait := w.retryBackoff()
+	for attempt := 1; ; attempt++ {
+		err := w.copyOnce(chunks, n, attempt)
+		if err == nil {
+			w.written.Add(int64(n))
+			writtenCounter.Add(context.Background(), int64(n))
+			return
+		}
+		if attempt >= maxWriteAttempts || stopping || !transient(err) {
+			w.drop(ReasonWriteFailed, n)
+			w.cfg.Log.Warn("request log: batch dropped", "records", n, "attempts", attempt, "error", err.Error())
+			return
+		}
+		w.cfg.Log.Warn("request log: batch not written, trying again", "records", n, "attempt", attempt,
+			"retry_in", wait.String(), "error", err.Error())
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-w.stop:
+			stopping = true
+		}
+		timer.Stop()
+		wait *= 2
+	}
+}
+
+// transient reports whether a failed flush may succeed when tried again:
+// its attempt timed out, or it failed as the API answers 503 for (a lost
+// or refused connection, a statement cancelled, a database short of
+// resources or refusing writes for now; database.Error).
+func transient(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var e *errs.Error
+	return errors.As(database.Error(err), &e) && e.Code == errs.ServiceUnavailable
+}
+
+// maxWriteAttempts is how many times write tries one flush.
+const maxWriteAttempts = 5
+
+// retryBackoff is write's first wait before trying a flush again.
+func (w *Writer) retryBackoff() time.Duration {
+	if w.cfg.RetryBackoff > 0 {
+		return w.cfg.RetryBackoff
+	}
+	return DefaultRetryBackoff
+}
+
+// copyOnce is one attempt of write, bounded by the write timeout.
+func (w *Writer) copyOnce(chunks [][]Record, n, attempt int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
 	defer cancel()
 	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
-		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n)))
+		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n), attribute.Int("eventapi.request_log.attempt", attempt)))
 	defer span.End()
-	if err := copyChunks(ctx, w.cfg.DB, chunks, &w.buf); err != nil {
+	err := copyChunks(ctx, w.cfg.DB, chunks, &w.buf)
+	if err != nil {
 		span.RecordError(err)
-		span.SetStatus(codes.Error, "request log batch dropped")
-		w.drop(ReasonWriteFailed, n)
-		w.cfg.Log.WarnContext(ctx, "request log: batch dropped", "records", n, "error", err.Error())
-	} else {
-		w.written.Add(int64(n))
-		writtenCounter.Add(ctx, int64(n))
+		span.SetStatus(codes.Error, "request log batch not written")
 	}
+	return err
 }
 
 // Copy writes records with one COPY into request_log_segments, grouped into
