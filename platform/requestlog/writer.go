@@ -30,7 +30,7 @@ import (
 // flush also starts once 8,000 records wait (half the buffer), which
 // bounds what waits in memory at full load: 20,000 waiting records took a
 // pod's peak RSS to 72 MiB on catbench's detail, 8,000 to 59, at the same
-// throughput (docs/observability.md, "The buffer").
+// throughput (docs/observability.md, "How it is written").
 const (
 	DefaultBuffer       = 16_000
 	DefaultBatch        = DefaultBuffer / 2
@@ -322,7 +322,7 @@ func recycle(free, used [][]Record, keep int) [][]Record {
 // statement timed out): up to maxWriteAttempts in all, waiting
 // retryBackoff, then twice as long each time, about 15 s in all. Records
 // are dropped when the buffer is full, not because PostgreSQL was away for
-// a moment (docs/observability.md, "The buffer"); meanwhile requests keep
+// a moment (docs/observability.md, "How it is written"); meanwhile requests keep
 // adding to the buffer, and a record that finds it full is dropped as
 // always. A failure that would come back (a record the table refuses) is
 // not tried again, and once the writer is told to stop it tries once more
