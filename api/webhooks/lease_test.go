@@ -62,11 +62,16 @@ func TestAttemptNeverOutlivesItsLease(t *testing.T) {
 		name string
 		slow slowQuery
 	}{
-		{"slow message load", slowQuery{marker: "the webhook worker's message", d: 2500 * time.Millisecond}},
+		// With the lease of attemptWithin (10 s, less the 1 s margin) and
+		// its timeout (8 s), each slowing leaves the attempt less than its
+		// timeout, so the lease bounds it, and still 4–5 s to be sent in,
+		// which a loaded machine's delays do not use up (with 0.5 s left,
+		// the attempt was never sent there).
+		{"slow message load", slowQuery{marker: "the webhook worker's message", d: 5 * time.Second}},
 		// The lease is counted from the database's clock in the claim's
 		// UPDATE; a worker that counted from the COMMIT's return sent its
-		// request 1.5 s too long.
-		{"slow claim commit", slowQuery{marker: "the webhook workers' claim, leasing", after: true, d: 1500 * time.Millisecond}},
+		// request 4 s too long.
+		{"slow claim commit", slowQuery{marker: "the webhook workers' claim, leasing", after: true, d: 4 * time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.slow.hits = new(atomic.Int32)
@@ -118,7 +123,7 @@ func attemptWithin(t *testing.T, slow slowQuery) {
 	slowDB = slowDB.WithQueryHook(slow)
 
 	cfg := env.Cfg.Webhook
-	cfg.Workers, cfg.Timeout, cfg.Lease = 1, 3*time.Second, 4*time.Second // lease > timeout, as config requires
+	cfg.Workers, cfg.Timeout, cfg.Lease = 1, 8*time.Second, 10*time.Second // lease > timeout, as config requires
 	cfg.PollInterval, cfg.EndpointConcurrency = 20*time.Millisecond, 4
 	log := slog.New(slog.DiscardHandler)
 	podA := delivery.Start(slowDB, sealer, log, cfg)
