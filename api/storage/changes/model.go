@@ -24,9 +24,9 @@ type Change struct {
 	Position int64 `bun:"position" json:"-"`
 	Seq      int64 `bun:"seq" json:"-"`
 
-	// Size is the stored data's length in bytes, Upto the page's bytes up
-	// to and including this change, Fetched how many changes the query
-	// read before the byte bound cut the page (List).
+	// Size is the data's size as a page answers it (renderedSize), Upto
+	// the page's bytes up to and including this change, Fetched how many
+	// changes the query read before the byte bound cut the page (List).
 	Size    int64 `bun:"size,scanonly" json:"-"`
 	Upto    int64 `bun:"upto,scanonly" json:"-"`
 	Fetched int   `bun:"fetched,scanonly" json:"-"`
