@@ -4446,7 +4446,7 @@ type ListRequestLogsParams struct {
 	// KeyId The API key's id.
 	KeyId *openapi_types.UUID `form:"key_id,omitempty" json:"key_id,omitempty"`
 
-	// RequestId The `X-Request-Id` of one request, in any spelling of the uuid (upper or lower case). Anything that is not a uuid, empty included, is `422 validation_error`.
+	// RequestId The `X-Request-Id` of one request, in any spelling of the uuid (upper or lower case). Anything that is not a uuid, empty included, is `422 validation_error`. A request id logged before 2026-11-25 (a random uuid, not a UUIDv7) is looked for 50,000 records a page, like any filter that matches little.
 	RequestId *string `form:"request_id,omitempty" json:"request_id,omitempty"`
 
 	// Since Records created at or after this instant (RFC 3339). Times are kept to the microsecond; a finer fraction is rounded up, so the rule holds for the instant sent.
@@ -8482,6 +8482,11 @@ type ClientInterface interface {
 	// The organization's requests that reached authentication, newest first (ordered by
 	// `created_at` descending, then `id` descending), kept 90 days. Records are written in
 	// batches, so a request appears within a few seconds. Bodies are never logged.
+	// A read passes over at most 50,000 records of the log, listed or not: a filter that
+	// matches little (`route`, `method`, a `2xx` or `3xx` `status`) can get `has_more: true` with
+	// fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
+	// passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
+	// last page says `has_more: false`. Give `since` to read fewer pages.
 	// Scopes: `request_logs:read`.
 	//
 	// Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
@@ -10234,6 +10239,11 @@ func (c *Client) GetReference(ctx context.Context, reqEditors ...RequestEditorFn
 // The organization's requests that reached authentication, newest first (ordered by
 // `created_at` descending, then `id` descending), kept 90 days. Records are written in
 // batches, so a request appears within a few seconds. Bodies are never logged.
+// A read passes over at most 50,000 records of the log, listed or not: a filter that
+// matches little (`route`, `method`, a `2xx` or `3xx` `status`) can get `has_more: true` with
+// fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
+// passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
+// last page says `has_more: false`. Give `since` to read fewer pages.
 // Scopes: `request_logs:read`.
 //
 // Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
@@ -15527,6 +15537,11 @@ type ClientWithResponsesInterface interface {
 	// The organization's requests that reached authentication, newest first (ordered by
 	// `created_at` descending, then `id` descending), kept 90 days. Records are written in
 	// batches, so a request appears within a few seconds. Bodies are never logged.
+	// A read passes over at most 50,000 records of the log, listed or not: a filter that
+	// matches little (`route`, `method`, a `2xx` or `3xx` `status`) can get `has_more: true` with
+	// fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
+	// passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
+	// last page says `has_more: false`. Give `since` to read fewer pages.
 	// Scopes: `request_logs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -29994,6 +30009,11 @@ func (c *ClientWithResponses) GetReferenceWithResponse(ctx context.Context, reqE
 // The organization's requests that reached authentication, newest first (ordered by
 // `created_at` descending, then `id` descending), kept 90 days. Records are written in
 // batches, so a request appears within a few seconds. Bodies are never logged.
+// A read passes over at most 50,000 records of the log, listed or not: a filter that
+// matches little (`route`, `method`, a `2xx` or `3xx` `status`) can get `has_more: true` with
+// fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
+// passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
+// last page says `has_more: false`. Give `since` to read fewer pages.
 // Scopes: `request_logs:read`.
 //
 // Returns a wrapper object for the known response body format(s).

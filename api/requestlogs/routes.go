@@ -42,16 +42,19 @@ func list(env *rest.Env) fiber.Handler {
 		if p.After != nil {
 			after = &requestlog.Position{CreatedAt: p.After.CreatedAt, ID: p.After.ID}
 		}
-		items, more, err := requestlog.List(c.UserContext(), env.Conn(c.UserContext()), org.UUID, f, after, p.Limit)
+		// A page reads at most requestlog.MaxScan of the log: a filter that
+		// matches little answers a short page, perhaps an empty one, with
+		// has_more and a cursor from where the read stopped
+		// (docs/observability.md, "Reading").
+		page, err := requestlog.ListPage(c.UserContext(), env.Conn(c.UserContext()), org.UUID, f, after, p.Limit)
 		if err != nil {
 			return err
 		}
 		var next *string
-		if more && len(items) > 0 {
-			last := items[len(items)-1]
-			next = p.NextCursor(env.Cursors, true, storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+		if page.More {
+			next = p.NextCursor(env.Cursors, true, storage.Cursor{CreatedAt: page.Next.CreatedAt, ID: page.Next.ID})
 		}
-		return rest.Page(c, items, next)
+		return rest.Page(c, page.Records, next)
 	}
 }
 

@@ -87,13 +87,61 @@ func owned(recs []Record, org uuid.UUID) {
 	}
 }
 
-// firstStep is how many segments the first step of List reads; each later
-// step reads four times as many.
+// firstStep is how many segments the first step of a list reads; each later
+// step reads four times as many (ListPage: as many as fit in what is left of
+// MaxScan).
 const firstStep = 32
+
+// MaxScan bounds the work of one page of ListPage: the records it unnests
+// from the segments it reads, listed or not, plus segmentCost for each
+// segment. A read that reaches it without filling its page ends there, with
+// Page.More set and Page.Next at the place it stopped: a filter that
+// matches little (a route, a method, a 2xx status) pages through the log a
+// bounded step at a time instead of reading the whole retention window in
+// one request (docs/observability.md, "Reading"). 50,000 is about 70 ms of
+// PostgreSQL a page, for segments of 1,000 records as for segments of one.
+const MaxScan = 50_000
+
+// segmentCost is what reading one segment costs beside its records, in
+// records: the row, its arrays' headers and the unnest's start, measured at
+// 15 to 45 µs a segment against about 2 µs a record.
+const segmentCost = 20
+
+// Page is one page of ListPage.
+type Page struct {
+	// Records are the page's records, newest first: at most the limit, and
+	// fewer, none perhaps, when the read stopped at MaxScan.
+	Records []Record
+	// More reports that records may follow: the page is full and more
+	// match, or the read stopped at MaxScan before the log's end.
+	More bool
+	// Next is where the next page starts after when More: the page's last
+	// record, or, when the read stopped at MaxScan, the instant it had read
+	// down to (with the nil id, before every record of that instant), every
+	// record at or after which it has examined. Nil when !More.
+	Next *Position
+}
 
 // List returns up to limit of org's records matching f, newest first
 // (created_at, then id, descending), starting after the position after
-// (nil: from the newest), and whether more follow.
+// (nil: from the newest), and whether more follow. It reads as many of the
+// organization's segments as the page needs, all of them for a filter that
+// matches little: the CLI's one page. The API reads ListPage, whose work is
+// bounded.
+func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) ([]Record, bool, error) {
+	p, err := list(ctx, db, org, f, after, limit, 0)
+	return p.Records, p.More, err
+}
+
+// ListPage is List with the work of one page bounded by MaxScan: a read
+// that passes MaxScan without filling its page answers the records found so
+// far, with More and a Next that resumes exactly where it stopped, so that a
+// reader following Next sees every matching record once, in order.
+func ListPage(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) (Page, error) {
+	return list(ctx, db, org, f, after, limit, MaxScan)
+}
+
+// list is List (maxScan 0) and ListPage (maxScan MaxScan).
 //
 // It reads the organization's segments newest first (by last_at), a step of
 // them at a time: a step's boundary b is the last_at of the step's oldest
@@ -104,15 +152,48 @@ const firstStep = 32
 // before its arrays are unnested: the key, the error count (the partial
 // index) for a filter on errors, and the time bounds that the filter, the
 // cursor and a UUIDv7 request id imply through MaxSpan.
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) ([]Record, bool, error) {
+//
+// With maxScan, the steps are sized to what is left of it (counting each
+// segment's records and segmentCost), and once it is spent the read ends at
+// the last boundary b: every record at or after b has been examined, so the
+// page is the matching ones among them, and the next page starts before
+// (b, nil id). The read ends there only when that place is before the
+// cursor, so each page moves on: the segments straddling the cursor's
+// instant, which the previous page read too, are read again first.
+func list(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit, maxScan int) (Page, error) {
 	f = f.stored()
 	w := window(f, after)
 	var out []Record
-	step := firstStep
+	step, spent := firstStep, 0
 	for {
-		b, bounded, err := boundary(ctx, db, org, f, w, step)
-		if err != nil {
-			return nil, false, err
+		var b time.Time
+		var bounded, full bool
+		if maxScan == 0 {
+			var err error
+			if b, bounded, err = boundary(ctx, db, org, f, w, step); err != nil {
+				return Page{}, err
+			}
+		} else {
+			// Until the read has passed its cursor's instant it cannot end,
+			// and each step may spend MaxScan again (the segments
+			// straddling that instant hold at most a minute or two of the
+			// organization's records, MaxSpan).
+			left, force := maxScan-spent, !movesOn(w.below, after)
+			if force {
+				left = max(left, maxScan)
+			}
+			s, err := budgetedStep(ctx, db, org, f, w, step, left, force)
+			if err != nil {
+				return Page{}, err
+			}
+			if s.segments == 0 && s.more {
+				return stopped(out, *w.below, limit, org), nil
+			}
+			if s.segments == 0 {
+				break // none left: out is the page
+			}
+			b, bounded, full = s.at, s.more, s.full
+			spent += s.cost
 		}
 		var rows []Record
 		q := records(db, org, f, w, after).OrderExpr("r.created_at DESC, r.id DESC").Limit(int64(limit + 1))
@@ -120,21 +201,57 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 			q = q.Where("s.last_at >= ?", b)
 		}
 		if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, false, database.Error(err)
+			return Page{}, database.Error(err)
 		}
 		out = merge(out, rows, limit+1)
 		if !bounded || (len(out) > limit && !out[limit].CreatedAt.Before(b)) {
 			break
 		}
 		w.below = &b
+		if maxScan > 0 && (full || spent >= maxScan) && movesOn(w.below, after) {
+			return stopped(out, b, limit, org), nil
+		}
 		step *= 4
+		if maxScan > 0 {
+			step = min(step, max(maxScan/segmentCost, 1))
+		}
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
+	p := Page{Records: out}
+	if len(out) > limit {
+		p.Records, p.More = out[:limit], true
+		last := p.Records[limit-1]
+		p.Next = &Position{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
-	owned(out, org)
-	return out, more, nil
+	owned(p.Records, org)
+	return p, nil
+}
+
+// movesOn reports whether a read that stops at the boundary b (before (b,
+// nil id)) ends before the cursor after, so that the next page starts
+// further on. False without a boundary yet.
+func movesOn(b *time.Time, after *Position) bool {
+	switch {
+	case b == nil:
+		return false
+	case after == nil:
+		return true
+	default:
+		return b.Before(after.CreatedAt) || (b.Equal(after.CreatedAt) && after.ID != uuid.Nil)
+	}
+}
+
+// stopped is the page of a read that ended at MaxScan with every record at
+// or after b examined: out's records at or after b (out holds the newest
+// matching ones read, and every one at or after b is among them), and the
+// next page from b.
+func stopped(out []Record, b time.Time, limit int, org uuid.UUID) Page {
+	n := 0
+	for n < len(out) && n < limit && !out[n].CreatedAt.Before(b) {
+		n++
+	}
+	p := Page{Records: out[:n], More: true, Next: &Position{CreatedAt: b}}
+	owned(p.Records, org)
+	return p
 }
 
 // segmentWindow bounds the segments that can hold a page's records, by
@@ -229,6 +346,68 @@ func boundary(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, w segmen
 		return time.Time{}, false, nil
 	}
 	return at[0], true, nil
+}
+
+// stepSize is one step of ListPage, sized by budgetedStep.
+type stepSize struct {
+	// at is the last_at of the step's oldest segment, its boundary.
+	at time.Time
+	// more reports that segments older than at remain (the step is
+	// bounded by at); false when the step reads every remaining one.
+	more bool
+	// segments is how many segments the step reads (0: none fits in what
+	// is left of MaxScan, or none remains), and cost what reading them
+	// costs: their records plus segmentCost each.
+	segments, cost int
+	// full reports that the next segment does not fit in what is left.
+	full bool
+}
+
+// budgetedStep sizes the next step of ListPage: the up to step newest
+// segments within w that fit in left, at least one when force (the read
+// cannot end before it has passed its cursor's instant). Segments of the
+// same last_at as the step's oldest are read with it (the records statement
+// reads last_at >= the boundary) and counted. It reads each segment's
+// record count (the length of its ids), not its records.
+func budgetedStep(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, step, left int,
+	force bool) (stepSize, error) {
+	var segs []struct {
+		LastAt  time.Time `bun:"last_at"`
+		Records int       `bun:"records"`
+	}
+	// A segment holds at least one record: no more than n fit.
+	n := min(step, max(left/(1+segmentCost), 1))
+	q := segmentsOf(db.NewSelect().TableExpr("request_log_segments AS s").
+		ColumnExpr("s.last_at, cardinality(s.ids) AS records"), org, f, w)
+	if err := q.OrderExpr("s.last_at DESC").Limit(int64(n+1)).Scan(ctx, &segs); err != nil &&
+		!errors.Is(err, sql.ErrNoRows) {
+		return stepSize{}, database.Error(err)
+	}
+	var st stepSize
+	for st.segments < min(n, len(segs)) {
+		c := segs[st.segments].Records + segmentCost
+		if st.cost+c > left && !(force && st.segments == 0) {
+			st.full = true
+			break
+		}
+		st.cost += c
+		st.segments++
+	}
+	if st.segments == 0 {
+		st.more = len(segs) > 0
+		return st, nil
+	}
+	st.at = segs[st.segments-1].LastAt
+	for st.segments < len(segs) && segs[st.segments].LastAt.Equal(st.at) {
+		st.cost += segs[st.segments].Records + segmentCost
+		st.segments++
+	}
+	// Only a step that took every segment and found fewer than it asked
+	// for read the last ones; past the statement's limit, more may share
+	// the boundary's last_at, and the records statement reads them too.
+	st.more = st.segments < len(segs) || len(segs) > n
+	st.full = st.full || (st.more && st.segments >= n && n < step)
+	return st, nil
 }
 
 // records selects org's records matching f after the cursor, from the
