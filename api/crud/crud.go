@@ -69,7 +69,8 @@ type ListQuery[T any] func(q *rest.Query, org tenancy.OrganizationID) (string, L
 
 // List serves GET on a collection without expansions. query reads the
 // resource's own parameters, then ?expand (which it refuses) and the page
-// are read, and one 422 names every bad parameter (rest.Query).
+// are read, and one 422 names every bad parameter (rest.Query). A large
+// page is encoded under Env.LargeReads (rest.ListPage).
 func List[T any, PT interface {
 	*T
 	storage.Row
@@ -88,7 +89,7 @@ func List[T any, PT interface {
 		if err != nil {
 			return err
 		}
-		return rest.Page(c, page.Items, storage.Next[T, PT](page, p, env.Cursors))
+		return rest.ListPage(c, env, page, storage.Next[T, PT](page, p, env.Cursors))
 	}
 }
 

@@ -24,7 +24,9 @@ type ListFunc[T any] func(ctx context.Context, db bun.IDB, org tenancy.Organizat
 
 // List serves GET on a document collection: ?status filters among statuses
 // and ?expand inlines Expansions. name names the list in the cursor scope
-// ("quotes"). One 422 names every bad parameter (rest.Query).
+// ("quotes"). One 422 names every bad parameter (rest.Query). A large page
+// (its notes, with the client and event it inlines for each document) is
+// encoded under Env.LargeReads (rest.ListPage).
 func List[T any, PT interface {
 	*T
 	documents.Party
@@ -48,7 +50,10 @@ func List[T any, PT interface {
 		if err := documents.Expand[T, PT](ctx, db, org, page.Items, want); err != nil {
 			return err
 		}
-		return rest.Page(c, page.Items, storage.Next[T, PT](page, p, env.Cursors))
+		if len(want) > 0 {
+			page.Bytes += storage.ExpandedBytes(page.Items)
+		}
+		return rest.ListPage(c, env, page, storage.Next[T, PT](page, p, env.Cursors))
 	}
 }
 

@@ -50,13 +50,15 @@ func (h handlers) list(c *fiber.Ctx) error {
 	}
 	next := storage.Next(page, p, h.env.Cursors)
 	if !expand[expandCategory] {
-		return rest.Page(c, page.Items, next)
+		return rest.ListPage(c, h.env, page, next)
 	}
 	items, err := equipment.Expand(ctx, db, org, page.Items)
 	if err != nil {
 		return err
 	}
-	return rest.Page(c, items, next)
+	// a category inlines its name and color, a few hundred bytes at most
+	expanded := storage.Page[equipment.WithCategory]{Items: items, HasMore: page.HasMore, Bytes: page.Bytes}
+	return rest.ListPage(c, h.env, expanded, next)
 }
 
 // resource serves GET, POST and PATCH of equipment: ?expand=category inlines

@@ -72,16 +72,23 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	respond := func() error {
-		if err := picklists.Expand(ctx, db, org, page.Items, x); err != nil {
-			return err
-		}
-		return rest.Page(c, page.Items, storage.Next(page, p, h.env.Cursors))
+	next := storage.Next(page, p, h.env.Cursors)
+	if x.Items {
+		// items make every such page a large read
+		return h.env.LargeReads.Run(ctx, func() error {
+			if err := picklists.Expand(ctx, db, org, page.Items, x); err != nil {
+				return err
+			}
+			return rest.Page(c, page.Items, next)
+		})
 	}
-	if !x.Items {
-		return respond()
+	if err := picklists.Expand(ctx, db, org, page.Items, x); err != nil {
+		return err
 	}
-	return h.env.LargeReads.Run(ctx, respond)
+	if x.Event {
+		page.Bytes += storage.ExpandedBytes(page.Items)
+	}
+	return rest.ListPage(c, h.env, page, next)
 }
 
 // MaxExpandedLists is the most pick lists a page with expand=items holds,

@@ -50,7 +50,12 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err := reservations.Expand(ctx, db, org, page.Items, want); err != nil {
 		return err
 	}
-	return rest.Page(c, page.Items, storage.Next(page, p, h.env.Cursors))
+	if len(want) > 0 {
+		// the equipment, event and vehicle are repeated for each
+		// reservation that points at them
+		page.Bytes += storage.ExpandedBytes(page.Items)
+	}
+	return rest.ListPage(c, h.env, page, storage.Next(page, p, h.env.Cursors))
 }
 
 func (h handlers) get(c *fiber.Ctx) error {

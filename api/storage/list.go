@@ -55,26 +55,32 @@ var listText sync.Map // listKey → string
 // skipped, and a record whose transaction commits after a page was read
 // sorts after that page: the list_position trigger reads created_at only
 // once earlier inserts of the organization into the table have committed
-// (docs/decisions.md, "Lists: a late commit is never skipped").
+// (docs/decisions.md, "Lists: a late commit is never skipped"). The page's
+// Bytes is its size as read (scanAllSized).
 func List[T any, PT interface {
 	*T
 	Row
 }](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p PageRequest, conds ...Cond) (Page[T], error) {
 	var items []T
+	var size int
 	text, args := listQuery[T](org, p, conds)
 	if slices.ContainsFunc(conds, func(c Cond) bool { return c.planned }) {
 		args = append([]any{database.PlanEachCall}, args...)
 	}
-	ok, err := query(ctx, db, "SELECT "+listTable[T](), text, args, pgxScannable[T](), func(ctx context.Context, rs rows) error {
-		return scanAll(ctx, rs, &items)
+	ok, err := query(ctx, db, "SELECT "+listTable[T](), text, args, pgxScannable[T](), func(ctx context.Context, rs rows) (err error) {
+		size, err = scanAllSized(ctx, rs, &items)
+		return err
 	})
 	if !ok {
 		err = listViaBun(ctx, db, &items, org, p, conds)
+		size = textBytes(items)
 	}
 	if err != nil {
 		return Page[T]{}, err
 	}
-	page := Page[T]{Items: items}
+	// Bytes counts the row read past the page too (the limit+1st, which
+	// only tells that more follow): one record at most, and never encoded.
+	page := Page[T]{Items: items, Bytes: size}
 	if len(items) > p.Limit {
 		page.Items, page.HasMore = items[:p.Limit], true
 	}

@@ -33,6 +33,15 @@ type Page[T any] struct {
 	Items []T
 	// HasMore is true when records follow the last item.
 	HasMore bool
+	// Bytes is the page's size as read: the length of every value of its
+	// rows (List; the raw bytes PostgreSQL sent on the pgx path, the
+	// driver's values on database/sql's, the records' texts where bun
+	// scanned them), a handler adding what its expansions inline
+	// (ExpandedBytes). The answer renders each byte of text as up to six
+	// ('<' is written \u003c), so it tells a page to be encoded under the
+	// large-read bound (rest.ListPage; docs/architecture.md, "Memory").
+	// 0 when not measured.
+	Bytes int
 }
 
 // Next returns the opaque cursor after the page, or nil on the last page.

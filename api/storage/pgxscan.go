@@ -467,19 +467,24 @@ func (s *chars) string(b []byte) string {
 	return unsafe.String(&p[0], len(p))
 }
 
-// pgxScanAll appends every row to items.
-func pgxScanAll[T any](rs pgx.Rows, items *[]T) error {
+// pgxScanAll appends every row to items and returns the rows' size: the
+// sum of the lengths of their raw values, as PostgreSQL sent them.
+func pgxScanAll[T any](rs pgx.Rows, items *[]T) (int, error) {
 	r, err := acquirePgxRow[T](rs.FieldDescriptions())
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer r.release()
+	n := 0
 	for rs.Next() {
 		if err := r.scan(rs, next(items)); err != nil {
-			return err
+			return 0, err
+		}
+		for _, v := range rs.RawValues() {
+			n += len(v)
 		}
 	}
-	return rs.Err()
+	return n, rs.Err()
 }
 
 // onPgx runs text on a connection of db's pool through pgx itself and

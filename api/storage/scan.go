@@ -135,10 +135,15 @@ type column struct {
 	field *schema.Field
 	kind  fieldKind
 	strct reflect.Value
+	// bytes, when set, is added the length of each value scanned
+	bytes *int
 }
 
 // Scan implements sql.Scanner.
 func (c *column) Scan(src any) error {
+	if c.bytes != nil {
+		*c.bytes += valueLen(src)
+	}
 	if c.kind == viaBun {
 		return c.field.ScanValue(c.strct, src)
 	}
@@ -228,6 +233,20 @@ func (c *column) Scan(src any) error {
 	return c.field.ScanValue(c.strct, src)
 }
 
+// valueLen is the length of a driver value as scanAllSized counts it: a
+// text's or a byte string's bytes, 0 for NULL, 8 for any other value.
+func valueLen(src any) int {
+	switch v := src.(type) {
+	case string:
+		return len(v)
+	case []byte:
+		return len(v)
+	case nil:
+		return 0
+	}
+	return 8
+}
+
 // storePtr stores src into the pointer field at p: nil for NULL, else a new
 // value converted from src when src is an S; false for any other src.
 func storePtr[S, F any](p unsafe.Pointer, src any, conv func(S) F) bool {
@@ -247,6 +266,8 @@ func storePtr[S, F any](p unsafe.Pointer, src any, conv func(S) F) bool {
 type row struct {
 	cols []column
 	dest []any
+	// bytes sums the length of the values scanned (scanAllSized)
+	bytes int
 }
 
 // newRow returns the scanning state for rows, or nil when bun must scan T.
@@ -261,7 +282,7 @@ func newRow[T any](rows *sql.Rows) (*row, error) {
 	}
 	r := &row{cols: make([]column, len(names)), dest: make([]any, len(names))}
 	for i := range r.cols {
-		r.cols[i] = column{field: p.fields[i], kind: p.kinds[i]}
+		r.cols[i] = column{field: p.fields[i], kind: p.kinds[i], bytes: &r.bytes}
 		r.dest[i] = &r.cols[i]
 	}
 	return r, nil
@@ -278,23 +299,37 @@ func (r *row) scan(rows *sql.Rows, m any) error {
 
 // scanAll appends every row to items, as bun's ScanRows does.
 func scanAll[T any](ctx context.Context, rs rows, items *[]T) error {
+	_, err := scanAllSized(ctx, rs, items)
+	return err
+}
+
+// scanAllSized is scanAll, and returns the size of the rows as read
+// (Page.Bytes): the sum of their values' lengths, a few additions per row.
+// On the pgx path that is the raw bytes PostgreSQL sent; on database/sql's
+// the driver's values (a text's bytes, 8 for any other non-NULL value);
+// where bun scans, the text of the records scanned (textBytes).
+func scanAllSized[T any](ctx context.Context, rs rows, items *[]T) (int, error) {
 	if rs.pgx != nil {
 		return pgxScanAll(rs.pgx, items)
 	}
 	rows := rs.sql
 	r, err := newRow[T](rows)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if r == nil {
-		return scanner.ScanRows(ctx, rows, items)
+		from := len(*items)
+		if err := scanner.ScanRows(ctx, rows, items); err != nil {
+			return 0, err
+		}
+		return textBytes((*items)[from:]), nil
 	}
 	for rows.Next() {
 		if err := r.scan(rows, next(items)); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return rows.Err()
+	return r.bytes, rows.Err()
 }
 
 // next appends a zero record to items for the next row and returns it. A
