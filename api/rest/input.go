@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -77,14 +78,66 @@ func Bound(v float64) *float64 { return &v }
 // Input is a JSON object body being decoded field by field. Every getter
 // records problems instead of stopping, so Err reports every bad field.
 type Input struct {
-	raw    map[string]json.RawMessage
-	used   map[string]bool
-	issues []errs.FieldIssue
+	// text is the object, one copy of it: the members' values are parts
+	// of it.
+	text    []byte
+	members []member // sorted by name
+	issues  []errs.FieldIssue
+	// unlisted counts the unknown fields Err found beyond those it made
+	// issues of: an answer lists errs.MaxListedFields fields at most, so
+	// only the first of them are made, the rest counted.
+	unlisted int
 	// lenient is set for PATCH bodies: read-only and unknown fields are
 	// ignored (and listed by Ignored) instead of refused (docs/decisions.md).
 	lenient bool
-	ignored []string
+	ignored firstNames
 }
+
+// member is one member of the object: its name (decoded), where its value
+// lies in Input.text, and whether a getter read it.
+type member struct {
+	name       string
+	start, end int
+	used       bool
+}
+
+// listedNames is how many names of a body Input keeps for an answer that
+// lists errs.MaxListedFields of them: one more, so that it is known when
+// there are more.
+const listedNames = errs.MaxListedFields + 1
+
+// firstNames keeps, of the names added to it, the listedNames smallest
+// distinct ones, which is all that an answer listing the first
+// errs.MaxListedFields sorted names needs: a body of a thousand unknown
+// fields costs a few hundred names, not a thousand issues.
+type firstNames struct{ names []string }
+
+// add adds a name; the names kept are trimmed each time they double.
+func (f *firstNames) add(name string) {
+	f.names = append(f.names, name)
+	if len(f.names) >= 2*listedNames {
+		f.trim()
+	}
+}
+
+// trim sorts the names kept and keeps the listedNames smallest distinct
+// ones: a name dropped has that many smaller ones before it, for good.
+func (f *firstNames) trim() {
+	sort.Strings(f.names)
+	f.names = slices.Compact(f.names)
+	f.names = f.names[:min(len(f.names), listedNames)]
+}
+
+// sorted returns the names kept, sorted, without repeats.
+func (f *firstNames) sorted() []string {
+	f.trim()
+	return slices.Clone(f.names)
+}
+
+// MaxMembers bounds the members of each object of a request body, at any
+// depth: more than any resource has (a few dozen fields), and few enough
+// that the names of a body cost a bounded amount to read (docs/decisions.md).
+const MaxMembers = 1000
 
 // ParseObject reads a JSON object: invalid JSON is 400 malformed_json and
 // any other top-level value is 422.
@@ -98,18 +151,97 @@ func ParseObject(body []byte) (*Input, error) {
 	if loneSurrogate(body) {
 		return nil, errs.New(errs.MalformedJSON, `the request body holds a lone UTF-16 surrogate escape (such as \ud800); send valid Unicode`)
 	}
-	if at, ok := repeatedName(body); ok {
-		return nil, repeatedNameError(at)
+	// Before any name is read (repeatedName keeps the names of each
+	// object, readMembers each name of the body's object): a 1 MiB body
+	// holds 110,000 short names.
+	members, objects, over := countMembers(body, MaxMembers)
+	if over {
+		return nil, tooManyMembers(body, MaxMembers)
 	}
 	trimmed := bytes.TrimSpace(body)
+	// An object holding no other (a line item's) has its names compared
+	// once read and sorted, below; any other body is read for a repeated
+	// name at every depth.
+	flat := objects == 1 && len(trimmed) > 0 && trimmed[0] == '{'
+	if !flat {
+		if at, ok := repeatedName(body); ok {
+			return nil, repeatedNameError(at)
+		}
+	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, errs.InvalidField("body", "must be a JSON object")
 	}
-	in := &Input{raw: map[string]json.RawMessage{}, used: map[string]bool{}}
-	if err := json.Unmarshal(trimmed, &in.raw); err != nil {
+	in, err := readMembers(trimmed, members)
+	if err != nil {
 		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
 	}
+	if flat && in.repeats() {
+		// repeatedName names the first name repeated, in the body's order.
+		if at, ok := repeatedName(body); ok {
+			return nil, repeatedNameError(at)
+		}
+	}
 	return in, nil
+}
+
+// repeats reports whether two members have the same name (they are sorted).
+func (in *Input) repeats() bool {
+	for i := 1; i < len(in.members); i++ {
+		if in.members[i].name == in.members[i-1].name {
+			return true
+		}
+	}
+	return false
+}
+
+// readMembers reads the members of a JSON object that ParseObject has
+// judged: valid, in UTF-8, each name once, none too many, n members. The
+// values are parts of one copy of the text (encoding/json copied each into
+// a map): a body costs that copy and its names, at most MaxMembers.
+func readMembers(obj []byte, n int) (*Input, error) {
+	in := &Input{text: bytes.Clone(obj), members: make([]member, 0, n)}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(obj), allowInvalidUTF8, jsontext.AllowDuplicateNames(true))
+	if _, err := dec.ReadToken(); err != nil { // {
+		return nil, err
+	}
+	var name []byte
+	for dec.PeekKind() == '"' {
+		quoted, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		if name, err = jsontext.AppendUnquote(name[:0], quoted); err != nil {
+			return nil, err
+		}
+		m := member{name: string(name)}
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		m.end = int(dec.InputOffset())
+		m.start = m.end - len(value)
+		in.members = append(in.members, m)
+	}
+	if _, err := dec.ReadToken(); err != nil { // }
+		return nil, err
+	}
+	slices.SortFunc(in.members, func(a, b member) int { return strings.Compare(a.name, b.name) })
+	return in, nil
+}
+
+// member returns the member named name, or nil.
+func (in *Input) member(name string) *member {
+	i, ok := slices.BinarySearchFunc(in.members, name, func(m member, name string) int { return strings.Compare(m.name, name) })
+	if !ok {
+		return nil
+	}
+	return &in.members[i]
+}
+
+// value returns the JSON text of m's value: a part of in.text, which
+// appending to cannot overwrite.
+func (in *Input) value(m *member) json.RawMessage {
+	return json.RawMessage(in.text[m.start:m.end:m.end])
 }
 
 // maxNesting is how deeply encoding/json lets arrays and objects nest: it
@@ -154,6 +286,95 @@ func nestsDeeperThan(body []byte, limit int) bool {
 	return false
 }
 
+// objectOver reports whether an object of a JSON text, at any depth, has
+// more than limit members. body must be valid JSON (json.Valid).
+func objectOver(body []byte, limit int) bool {
+	_, _, over := countMembers(body, limit)
+	return over
+}
+
+// countMembers returns the members of the JSON text's outermost object,
+// how many objects it holds in all, and whether one of them, at any depth,
+// has more than limit members (then it stops there). body must be valid
+// JSON (json.Valid): a member is then a string that opens an object or
+// follows a comma in one. It counts without allocating, for bodies that
+// are not too deep.
+func countMembers(body []byte, limit int) (outer, objects int, over bool) {
+	var stack [32]int
+	// The members of each open object so far; -1 for an open array.
+	open := stack[:0]
+	inString, escaped, name := false, false, false
+	for _, c := range body {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+			if name {
+				name = false
+				top := len(open) - 1
+				if open[top]++; open[top] > limit {
+					return 0, 0, true
+				}
+				if top == 0 {
+					outer++
+				}
+			}
+		case c == '{':
+			open = append(open, 0)
+			name = true
+			objects++
+		case c == '[':
+			open = append(open, -1)
+		case c == '}' || c == ']':
+			open = open[:len(open)-1]
+			name = false
+		case c == ',':
+			name = open[len(open)-1] >= 0
+		}
+	}
+	return outer, objects, false
+}
+
+// tooManyMembers is the 400 for a body with an object of more than limit
+// members (objectOver), saying which object: the body is read again, to
+// that object only, without keeping names.
+func tooManyMembers(body []byte, limit int) error {
+	where := "an object"
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), allowInvalidUTF8, jsontext.AllowDuplicateNames(true))
+	for {
+		if _, err := dec.ReadToken(); err != nil {
+			break
+		}
+		// An object's index counts its names and values: past 2×limit,
+		// its name number limit+1 was just read.
+		if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n > 2*int64(limit) {
+			where = "the top-level object"
+			if parent := dec.StackPointer().Parent(); parent != "" {
+				where = fmt.Sprintf("the object at %s", errs.Echo(string(parent)))
+			}
+			break
+		}
+	}
+	return errs.Newf(errs.MalformedJSON, "the request body has more than %s members in %s; an object may have at most %s members",
+		thousands(limit), where, thousands(limit))
+}
+
+// thousands writes a positive n with comma separators (1,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // Body parses the request body of c as a JSON object.
 func Body(c *fiber.Ctx) (*Input, error) { return ParseObject(c.Body()) }
 
@@ -196,26 +417,26 @@ func (in *Input) IsLenient() bool { return in.lenient }
 // warning (Ignored), named as the client sees them: fields a nested decoder
 // ignored (line_items[0].id), and fields that were read and valid but that
 // the write did not store (a reservation PATCH's).
-func (in *Input) NoteIgnored(names ...string) { in.ignored = append(in.ignored, names...) }
-
-// Ignored returns the fields a lenient body carried but that were not
-// written, sorted; call it after Err.
-func (in *Input) Ignored() []string {
-	out := slices.Clone(in.ignored)
-	sort.Strings(out)
-	return slices.Compact(out)
+func (in *Input) NoteIgnored(names ...string) {
+	for _, n := range names {
+		in.ignored.add(n)
+	}
 }
 
+// Ignored returns the fields a lenient body carried but that were not
+// written, sorted: the first errs.MaxListedFields+1 of them, which is
+// more than a warning lists (IgnoredWarnings). Call it after Err.
+func (in *Input) Ignored() []string { return in.ignored.sorted() }
+
 // Has reports whether the key is present.
-func (in *Input) Has(name string) bool { _, ok := in.raw[name]; return ok }
+func (in *Input) Has(name string) bool { return in.member(name) != nil }
 
 // Keys returns the keys present, sorted.
 func (in *Input) Keys() []string {
-	keys := make([]string, 0, len(in.raw))
-	for k := range in.raw {
-		keys = append(keys, k)
+	keys := make([]string, len(in.members))
+	for i, m := range in.members {
+		keys[i] = m.name
 	}
-	sort.Strings(keys)
 	return keys
 }
 
@@ -228,10 +449,10 @@ func (in *Input) Issue(field, issue string) {
 // issues, or ignored fields when in is lenient.
 func (in *Input) ReadOnly(names ...string) {
 	for _, n := range names {
-		if in.Has(n) && !in.used[n] {
-			in.used[n] = true
+		if m := in.member(n); m != nil && !m.used {
+			m.used = true
 			if in.lenient {
-				in.ignored = append(in.ignored, n)
+				in.ignored.add(n)
 			} else {
 				in.Issue(n, "is read-only")
 			}
@@ -242,36 +463,58 @@ func (in *Input) ReadOnly(names ...string) {
 // Ignore marks fields as accepted without reading them.
 func (in *Input) Ignore(names ...string) {
 	for _, n := range names {
-		in.used[n] = true
+		if m := in.member(n); m != nil {
+			m.used = true
+		}
 	}
 }
 
 // Raw returns the raw JSON of a field and marks it used.
 func (in *Input) Raw(name string) (json.RawMessage, bool) {
-	in.used[name] = true
-	r, ok := in.raw[name]
-	return r, ok
+	m := in.member(name)
+	if m == nil {
+		return nil, false
+	}
+	m.used = true
+	return in.value(m), true
 }
 
 // Err returns a validation_error naming every bad field, and every unknown
-// field unless in is lenient (then they are Ignored), or nil.
+// field unless in is lenient (then they are Ignored), or nil. Unknown
+// fields come after the others, sorted by name; as the answer lists
+// errs.MaxListedFields fields at most, only the first listedNames of them
+// are made issues and the others counted in the message.
 func (in *Input) Err() error {
-	for _, k := range in.Keys() {
-		if !in.used[k] {
-			in.used[k] = true
-			// The name is the client's own text: repeated at most
-			// errs.MaxEcho bytes of it.
-			if in.lenient {
-				in.ignored = append(in.ignored, errs.Echo(k))
-			} else {
-				in.Issue(errs.Echo(k), "is not a known field")
-			}
+	listed := 0
+	for i := range in.members {
+		m := &in.members[i]
+		if m.used {
+			continue
+		}
+		m.used = true
+		// The name is the client's own text: repeated at most
+		// errs.MaxEcho bytes of it.
+		switch {
+		case in.lenient:
+			in.ignored.add(errs.Echo(m.name))
+		case listed < listedNames:
+			// The members are sorted: these are the first unknown names.
+			in.Issue(errs.Echo(m.name), "is not a known field")
+			listed++
+		default:
+			in.unlisted++
 		}
 	}
 	if len(in.issues) == 0 {
 		return nil
 	}
-	return errs.Invalid(in.issues...)
+	e := errs.Invalid(in.issues...)
+	if in.unlisted > 0 {
+		// errs.Invalid counted the issues it was given; there are more.
+		e.Message = fmt.Sprintf("request validation failed: %d fields, the first %d listed",
+			len(in.issues)+in.unlisted, errs.MaxListedFields)
+	}
+	return e
 }
 
 // HasIssues reports whether any problem was recorded so far.
@@ -284,15 +527,16 @@ func (in *Input) HasIssue(field string) bool {
 
 // begin handles presence, null and required; ok=false means nothing to decode.
 func begin[T any](in *Input, name string, r Rule) (Field[T], json.RawMessage, bool) {
-	in.used[name] = true
-	raw, present := in.raw[name]
-	if !present {
+	m := in.member(name)
+	if m == nil {
 		if r.Required {
 			in.Issue(name, "is required")
 		}
 		return Field[T]{}, nil, false
 	}
-	if string(bytes.TrimSpace(raw)) == "null" {
+	m.used = true
+	raw := in.value(m)
+	if string(raw) == "null" {
 		if !r.Nullable {
 			if r.Required {
 				in.Issue(name, "is required")

@@ -269,7 +269,7 @@ func TestInputFieldRules(t *testing.T) {
 // TestIgnoredWarningsAreBounded: a PATCH body of many unknown fields gets a
 // warning naming the first errs.MaxListedFields of them, not all.
 func TestIgnoredWarningsAreBounded(t *testing.T) {
-	for _, n := range []int{1, errs.MaxListedFields, 5000} {
+	for _, n := range []int{1, errs.MaxListedFields, MaxMembers} {
 		var b strings.Builder
 		b.WriteString("{")
 		for i := range n {
