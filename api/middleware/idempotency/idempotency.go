@@ -255,11 +255,18 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 // execute runs the handler for a freshly claimed key inside a transaction
 // that records the response with the write, and releases the key's marker
 // unless the key is settled.
-func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) error {
-	settled, err := m.executeClaimed(c, p, org, key, fp, name, marker)
-	if !settled {
-		m.release(c.UserContext(), name, marker)
-	}
+func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (err error) {
+	// Deferred, so that a handler's panic (a 500 once the recoverer above
+	// has it) releases the key too, as every 5xx does: a retry executes
+	// again instead of meeting 409 idempotency_key_in_use until the
+	// marker's TTL.
+	settled := false
+	defer func() {
+		if !settled {
+			m.release(c.UserContext(), name, marker)
+		}
+	}()
+	settled, err = m.executeClaimed(c, p, org, key, fp, name, marker)
 	return err
 }
 
