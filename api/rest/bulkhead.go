@@ -23,7 +23,8 @@ import (
 // MaxWait, then answer 503 service_unavailable with Retry-After
 // (docs/architecture.md, "Memory").
 //
-// One organization holds at most all the slots but one (PerOrganization):
+// One organization, with its sandbox, holds at most all the slots but one
+// (PerOrganization):
 // its slow large reads wait for each other, never for the last slot, which
 // stays for the other organizations. A review saw six slow change-feed
 // pages of one tenant take every slot of a pod, and another tenant's quote
@@ -99,8 +100,8 @@ type heldSlot struct{ b *Bulkhead }
 // waiting for a slot inside that transaction held a pool connection, and
 // enough such waiters left the slot holders no connection to finish with,
 // so the pod stalled until every waiter gave up. A nil Bulkhead holds
-// nothing. The request's organization (ctx's principal) first takes its
-// share (PerOrganization); a ctx without one, or a bulkhead of one slot,
+// nothing. The request's tenant (the organization owning ctx's key, its
+// sandbox's requests included) first takes its share (PerOrganization); a ctx without one, or a bulkhead of one slot,
 // takes a slot only.
 func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 	if b == nil {
@@ -109,7 +110,7 @@ func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 	deadline := time.Now().Add(b.maxWait)
 	leave := func() {}
 	if p, ok := tenancy.FromContext(ctx); ok && b.perOrg < b.size {
-		share, left := b.share(p.OrganizationID)
+		share, left := b.share(tenant(p))
 		if err := b.take(ctx, share, deadline); err != nil {
 			left()
 			return ctx, nil, err
@@ -121,6 +122,15 @@ func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 		return ctx, nil, err
 	}
 	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.Release(1); leave() }, nil
+}
+
+// tenant is whose share a request takes: the organization that owns its
+// key, so that a tenant's live and test keys (its sandbox) share one.
+func tenant(p *tenancy.Principal) uuid.UUID {
+	if p.HomeOrganizationID != uuid.Nil {
+		return p.HomeOrganizationID
+	}
+	return p.OrganizationID
 }
 
 // share returns org's share of the slots, and left, which the request

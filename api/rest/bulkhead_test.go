@@ -184,18 +184,21 @@ func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
 	}
 }
 
-// TestBulkheadLeavesASlotToOtherOrganizations: one organization holds at
-// most all the slots but one; its next large read waits for its own, and
+// TestBulkheadLeavesASlotToOtherOrganizations: one organization, with its
+// sandbox, holds at most all the slots but one; its next large read waits
+// for its own, and
 // another organization's runs at once in the slot left. A review saw one
 // tenant's slow reads take every slot and another tenant's quote answered
 // 503 after ten seconds.
 func TestBulkheadLeavesASlotToOtherOrganizations(t *testing.T) {
 	b := rest.NewBulkhead(3, time.Minute)
-	orgA, orgB := orgContext(), orgContext()
-	var releases []func()
-	for range rest.PerOrganization(3) {
-		releases = append(releases, holdAs(t, b, orgA))
-	}
+	home := uuid.New()
+	// The organization's live key and its test key (its sandbox) take one
+	// share: a review held every slot with the two.
+	live := tenancy.WithPrincipal(context.Background(), &tenancy.Principal{OrganizationID: home, HomeOrganizationID: home})
+	test := tenancy.WithPrincipal(context.Background(), &tenancy.Principal{OrganizationID: uuid.New(), HomeOrganizationID: home, Sandbox: true})
+	orgA, orgB := live, orgContext()
+	releases := []func(){holdAs(t, b, live), holdAs(t, b, test)}
 	third := make(chan error, 1)
 	go func() { third <- b.Run(orgA, func() error { return nil }) }()
 	waitFor(t, b, 1)
