@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -320,7 +321,9 @@ func recycle(free, used [][]Record, keep int) [][]Record {
 // write copies the records of chunks in one statement, and tries again
 // while the failure may pass (a connection cut, a pooler restarting, a
 // statement timed out): up to maxWriteAttempts in all, waiting
-// retryBackoff, then twice as long each time, about 15 s in all. Records
+// retryBackoff, then twice as long each time: 15 s of waits, and at most
+// about 65 s in all when every attempt runs to the write timeout, while
+// nothing else is written and the buffer fills. Records
 // are dropped when the buffer is full, not because PostgreSQL was away for
 // a moment (docs/observability.md, "How it is written"); meanwhile requests keep
 // adding to the buffer, and a record that finds it full is dropped as
@@ -336,7 +339,7 @@ func (w *Writer) write(chunks [][]Record) {
 	stopping := false
 	wait := w.retryBackoff()
 	for attempt := 1; ; attempt++ {
-		err := w.copyOnce(chunks, n, attempt)
+		err := w.tryOnce(chunks, n, attempt)
 		if err == nil {
 			w.written.Add(int64(n))
 			writtenCounter.Add(context.Background(), int64(n))
@@ -358,6 +361,63 @@ func (w *Writer) write(chunks [][]Record) {
 		timer.Stop()
 		wait *= 2
 	}
+}
+
+// tryOnce is one attempt of write. A failed attempt's COPY may have been
+// committed all the same (it timed out, or its connection was cut, after
+// the statement reached PostgreSQL): a later attempt first looks whether
+// the batch is stored (landed) and copies it only when it is not, so that
+// no record is stored twice.
+func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) error {
+	if attempt > 1 {
+		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
+		stored, err := landed(ctx, w.cfg.DB, chunks)
+		cancel()
+		if err != nil || stored {
+			return err
+		}
+	}
+	return w.copyOnce(chunks, n, attempt)
+}
+
+// landed reports whether the batch of chunks is stored. A COPY stores all
+// its rows or none, so one record of it tells: found through the segments'
+// index, since a record of instant t is in a segment whose last_at is in
+// [t, t + MaxSpan]. A record with an organization is looked for first (the
+// index's leading column); false when no record has an id.
+func landed(ctx context.Context, db bun.IDB, chunks [][]Record) (bool, error) {
+	r := probe(chunks)
+	if r == nil {
+		return false, nil
+	}
+	org := "organization_id IS NULL"
+	args := []any{r.CreatedAt, r.CreatedAt.Add(MaxSpan), r.ID}
+	if r.OrganizationID != nil {
+		org = "organization_id = ?"
+		args = append([]any{*r.OrganizationID}, args...)
+	}
+	var found bool
+	err := db.NewRaw(`SELECT EXISTS (SELECT 1 FROM request_log_segments
+		WHERE `+org+` AND last_at BETWEEN ? AND ? AND ? = ANY(ids))`, args...).Scan(ctx, &found)
+	return found, err
+}
+
+// probe returns the record of chunks that landed looks for: the first with
+// an organization and an id, else the first with an id, else nil.
+func probe(chunks [][]Record) *Record {
+	var first *Record
+	for _, c := range chunks {
+		for i := range c {
+			switch r := &c[i]; {
+			case r.ID == uuid.Nil:
+			case r.OrganizationID != nil:
+				return r
+			case first == nil:
+				first = r
+			}
+		}
+	}
+	return first
 }
 
 // transient reports whether a failed flush may succeed when tried again:
