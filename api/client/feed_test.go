@@ -326,8 +326,17 @@ func TestOnCursorSavesTheHeadOfAFeedFromNow(t *testing.T) {
 	restarted := api.NewFeed(saved, &client.ListChangesParams{From: &now, Limit: &limit})
 	restarted.Every = 10 * time.Millisecond
 	var events []string
+	handled := 0
 	caughtUp, done := context.WithCancel(ctx)
-	restarted.OnCursor = func(string) { events = append(events, "cursor"); done() }
+	// The two changes may come in two pages (a transaction open elsewhere
+	// in the cluster holds the feed's horizon back for a moment), each
+	// followed by its cursor: the feed stops at the cursor after both.
+	restarted.OnCursor = func(string) {
+		events = append(events, "cursor")
+		if handled == len(written) {
+			done()
+		}
+	}
 	for ch, err := range restarted.Changes(caughtUp) {
 		if errors.Is(err, context.Canceled) {
 			break
@@ -339,8 +348,9 @@ func TestOnCursorSavesTheHeadOfAFeedFromNow(t *testing.T) {
 			t.Fatalf("the restarted feed yielded %s %s, want the clients written while it was down", ch.Type, ch.ObjectId)
 		}
 		events = append(events, "change")
+		handled++
 	}
-	if got := strings.Join(events, ","); got != "change,change,cursor" {
+	if got := strings.Join(events, ","); strings.Count(got, "change") != 2 || !strings.HasSuffix(got, "change,cursor") {
 		t.Fatalf("events %s, want both changes handled, then the cursor after them told", got)
 	}
 }
