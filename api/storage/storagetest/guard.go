@@ -106,8 +106,10 @@ var (
 	// insertRef is an insert into t with its column list.
 	insertRef = regexp.MustCompile(`(?i)\bINSERT\s+INTO\s+"?([a-z_][a-z0-9_]*)"?(?:\s+AS\s+"?[a-z_]+"?)?\s*\(([^)]*)\)`)
 	// orgPredicate is a comparison on organization_id (alone, qualified,
-	// or first in a row comparison).
-	orgPredicate = regexp.MustCompile(`(?i)organization_id"?\s*(?:=|<>|IN\b)|\(\s*(?:"?[a-z_]+"?\.)?"?organization_id"?\s*,[^)]*\)\s*(?:=|IN\b)|=\s*(?:"?[a-z_]+"?\.)?"?organization_id\b`)
+	// or first in a row comparison), or a test for the rows of no
+	// organization (IS NULL: the request log's records refused before
+	// authentication).
+	orgPredicate = regexp.MustCompile(`(?i)organization_id"?\s*(?:=|<>|IN\b|IS\s+NULL\b)|\(\s*(?:"?[a-z_]+"?\.)?"?organization_id"?\s*,[^)]*\)\s*(?:=|IN\b)|=\s*(?:"?[a-z_]+"?\.)?"?organization_id\b`)
 )
 
 // Check reports whether query names the organization wherever it touches a

@@ -3,7 +3,7 @@ package storagetest
 import "testing"
 
 func TestCheck(t *testing.T) {
-	g := &Guard{tables: map[string]bool{"clients": true, "quote_line_items": true, "quotes": true}}
+	g := &Guard{tables: map[string]bool{"clients": true, "quote_line_items": true, "quotes": true, "request_log_segments": true}}
 	tests := []struct {
 		name, query string
 		ok          bool
@@ -14,6 +14,8 @@ func TestCheck(t *testing.T) {
 		{"update", `UPDATE "clients" AS "c" SET "name" = 'x' WHERE ("c"."organization_id" = '1') AND ("c"."id" = '2')`, true},
 		{"update without filter", `UPDATE "clients" AS "c" SET "name" = 'x' WHERE ("c"."id" = '2')`, false},
 		{"delete without filter", `DELETE FROM "clients" AS "c" WHERE ("c"."id" = '2')`, false},
+		{"rows of no organization", `SELECT EXISTS (SELECT 1 FROM request_log_segments WHERE organization_id IS NULL AND ? = ANY(ids))`, true},
+		{"IS NOT NULL is no filter", `SELECT 1 FROM request_log_segments WHERE organization_id IS NOT NULL`, false},
 		{"row comparison", `SELECT 1 FROM quotes WHERE (organization_id, id) IN (('1', '2'))`, true},
 		{"join filters each table", `SELECT l.* FROM quote_line_items l JOIN quotes q ON q.organization_id = l.organization_id AND q.id = l.parent_id WHERE l.organization_id = '1'`, true},
 		{"join filters one table of two", `SELECT l.* FROM quote_line_items l JOIN quotes q ON q.id = l.parent_id WHERE l.organization_id = '1'`, false},
