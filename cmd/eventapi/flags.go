@@ -15,6 +15,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // newFlags returns a subcommand's flag set. The flag package prints
@@ -214,6 +215,28 @@ func openDB(ctx context.Context) (*bun.DB, config.Config, error) {
 	}
 	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 4, Pooler: cfg.DatabasePooler})
 	return db, cfg, err
+}
+
+// withDB runs fn with a database opened as openDB opens it, and closes it
+// after: the body of every command that reads or writes the database.
+func withDB(ctx context.Context, fn func(db *bun.DB) error) error {
+	db, _, err := openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
+// withOrganization is withDB for a command about one organization: it
+// answers not found, before fn runs, when orgID names none.
+func withOrganization(ctx context.Context, orgID uuid.UUID, fn func(db *bun.DB) error) error {
+	return withDB(ctx, func(db *bun.DB) error {
+		if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
+			return err
+		}
+		return fn(db)
+	})
 }
 
 // nameRequired opens a create command's usage error with what is missing

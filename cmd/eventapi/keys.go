@@ -58,17 +58,14 @@ func keysCreate(ctx context.Context, stdout io.Writer, f keyFlags, pos []string)
 	if err != nil {
 		return err
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	k, err := tenancy.CreateKey(ctx, db, nk)
-	if err != nil {
-		return err
-	}
-	err = printCreatedKey(ctx, db, stdout, f.output, k, nk.OrganizationID)
-	return revokeUnseen(ctx, db, err, k.ID)
+	return withDB(ctx, func(db *bun.DB) error {
+		k, err := tenancy.CreateKey(ctx, db, nk)
+		if err != nil {
+			return err
+		}
+		err = printCreatedKey(ctx, db, stdout, f.output, k, nk.OrganizationID)
+		return revokeUnseen(ctx, db, err, k.ID)
+	})
 }
 
 // newKey reads the key keys create is to make from its flags and
@@ -148,19 +145,13 @@ func keysList(ctx context.Context, stdout io.Writer, f keyFlags, pos []string) e
 	if err != nil {
 		return err
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
-		return err
-	}
-	ks, err := tenancy.ListKeys(ctx, db, orgID)
-	if err != nil {
-		return err
-	}
-	return printKeys(stdout, f.output, ks)
+	return withOrganization(ctx, orgID, func(db *bun.DB) error {
+		ks, err := tenancy.ListKeys(ctx, db, orgID)
+		if err != nil {
+			return err
+		}
+		return printKeys(stdout, f.output, ks)
+	})
 }
 
 // printKeys prints keys list's keys ks in the output format output.
@@ -192,12 +183,7 @@ func keysRevoke(ctx context.Context, stdout io.Writer, f keyFlags, pos []string)
 	if err != nil {
 		return fmt.Errorf("%w: %q is not a key id", errUsage, pos[0])
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := tenancy.RevokeKey(ctx, db, id); err != nil {
+	if err := withDB(ctx, func(db *bun.DB) error { return tenancy.RevokeKey(ctx, db, id) }); err != nil {
 		return err
 	}
 	if f.output == "json" {

@@ -73,16 +73,13 @@ func orgsCreate(ctx context.Context, stdout io.Writer, f orgFlags, pos []string)
 	if err != nil {
 		return err
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	org, err := createOrganization(ctx, db, f.name, parent, u)
-	if err != nil {
-		return err
-	}
-	return printOrg(stdout, f.output, org)
+	return withDB(ctx, func(db *bun.DB) error {
+		org, err := createOrganization(ctx, db, f.name, parent, u)
+		if err != nil {
+			return err
+		}
+		return printOrg(stdout, f.output, org)
+	})
 }
 
 // createOrganization makes the organization name (the sandbox of parent,
@@ -125,16 +122,13 @@ func orgsUpdate(ctx context.Context, stdout io.Writer, f orgFlags, pos []string)
 		// A script that dropped its flag must hear that nothing happened.
 		return fmt.Errorf("%w: orgs update: nothing to change: give --name, --stock-guard or --rate-limit", errUsage)
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	org, err := tenancy.UpdateOrganization(ctx, db, id, u)
-	if err != nil {
-		return err
-	}
-	return printOrg(stdout, f.output, org)
+	return withDB(ctx, func(db *bun.DB) error {
+		org, err := tenancy.UpdateOrganization(ctx, db, id, u)
+		if err != nil {
+			return err
+		}
+		return printOrg(stdout, f.output, org)
+	})
 }
 
 // orgsList is orgs list: every organization.
@@ -142,12 +136,11 @@ func orgsList(ctx context.Context, stdout io.Writer, f orgFlags, pos []string) e
 	if len(pos) != 0 {
 		return fmt.Errorf("%w: orgs list", errUsage)
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
+	var orgs []tenancy.Organization
+	err := withDB(ctx, func(db *bun.DB) (err error) {
+		orgs, err = tenancy.ListOrganizations(ctx, db)
 		return err
-	}
-	defer db.Close()
-	orgs, err := tenancy.ListOrganizations(ctx, db)
+	})
 	if err != nil {
 		return err
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/requestlog"
-	"github.com/eventapi/eventapi/tenancy"
 )
 
 // maxListed bounds requests list --limit.
@@ -75,19 +76,13 @@ func requestsList(ctx context.Context, stdout io.Writer, rf requestFlags) error 
 	if err != nil {
 		return err
 	}
-	db, _, err := openDB(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := tenancy.GetOrganization(ctx, db, orgID); err != nil {
-		return err
-	}
-	recs, more, err := requestlog.List(ctx, db, orgID, f, nil, limit)
-	if err != nil {
-		return err
-	}
-	return printRequests(stdout, rf.output, recs, more, limit)
+	return withOrganization(ctx, orgID, func(db *bun.DB) error {
+		recs, more, err := requestlog.List(ctx, db, orgID, f, nil, limit)
+		if err != nil {
+			return err
+		}
+		return printRequests(stdout, rf.output, recs, more, limit)
+	})
 }
 
 // requestFilter reads the filter flags of requests list.
