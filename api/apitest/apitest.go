@@ -21,6 +21,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/server"
@@ -83,8 +84,12 @@ func newEnv(t testing.TB, logTo io.Writer, opts []Option) *Env {
 	}
 	// A loaded test machine can take longer than the production 50 ms Redis
 	// bound; tests of that bound (api/edgetest) set their own timeout.
+	// Every statement on a tenant table must name the organization: the
+	// guard is on the database before any job of the service runs, and
+	// its check runs after the service has stopped (cleanups run last
+	// first).
 	o := server.Options{RedisPrefix: "eventapi-test:" + uuid.NewString() + ":", RedisTimeout: time.Second,
-		JSONEncoder: comparedJSON(t)}
+		JSONEncoder: comparedJSON(t), PrepareDB: func(db *bun.DB) { storagetest.Install(t, db) }}
 	for _, opt := range opts {
 		opt(&cfg, &o)
 	}
@@ -114,9 +119,6 @@ func newEnv(t testing.TB, logTo io.Writer, opts []Option) *Env {
 			t.Fatalf("Redis is required for tests and is not reachable at %s: %v", cfg.RedisURL, err)
 		}
 	}
-	// Every statement on a tenant table must name the organization; the
-	// check runs after the service has stopped (cleanups run last first).
-	storagetest.Install(t, svc.DB)
 	svc.StartWebhooks()
 	t.Cleanup(func() { _ = svc.App.Shutdown(); _ = svc.Close() })
 	return &Env{T: t, Svc: svc, Cfg: cfg}

@@ -89,6 +89,11 @@ type Options struct {
 	// WebhookResolver resolves the hosts of new webhook URLs (nil: the
 	// system resolver; tests make lookups slow with it).
 	WebhookResolver *net.Resolver
+	// PrepareDB, when set, is given the service's database right after it
+	// is opened, before any job of the service can use it (tests install
+	// their query guard with it: a hook added later would miss, or race
+	// with, the first pass of the background jobs).
+	PrepareDB func(db *bun.DB)
 }
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
@@ -102,6 +107,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		Pooler: cfg.DatabasePooler, StatementTimeout: max(cfg.RequestTimeout, database.DefaultStatementTimeout)})
 	if err != nil {
 		return nil, err
+	}
+	if opt.PrepareDB != nil {
+		opt.PrepareDB(db)
 	}
 	key, err := database.Secret(ctx, db, "cursor_hmac", 32)
 	if err != nil {
