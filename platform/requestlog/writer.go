@@ -62,7 +62,8 @@ type WriterConfig struct {
 	// Interval is the longest a record waits before its batch is written
 	// (default 4s).
 	Interval time.Duration
-	// WriteTimeout bounds one attempt of a flush's COPY (default 10s); a
+	// WriteTimeout bounds one attempt of a flush (default 10s): the look
+	// for an earlier attempt's rows and the COPY together; a
 	// flush that fails or times out is tried again (Writer.write), and its
 	// records are dropped and counted when it never succeeds.
 	WriteTimeout time.Duration
@@ -367,17 +368,18 @@ func (w *Writer) write(chunks [][]Record) {
 // committed all the same (it timed out, or its connection was cut, after
 // the statement reached PostgreSQL): a later attempt first looks whether
 // the batch is stored (landed) and copies it only when it is not, so that
-// no record is stored twice.
+// no record is stored twice. The look and the copy share the attempt's
+// one WriteTimeout.
 func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
+	defer cancel()
 	if attempt > 1 {
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
 		stored, err := landed(ctx, w.cfg.DB, chunks)
-		cancel()
 		if err != nil || stored {
 			return err
 		}
 	}
-	return w.copyOnce(chunks, n, attempt)
+	return w.copyOnce(ctx, chunks, n, attempt)
 }
 
 // landed reports whether the batch of chunks is stored. A COPY stores all
@@ -443,10 +445,9 @@ func (w *Writer) retryBackoff() time.Duration {
 	return DefaultRetryBackoff
 }
 
-// copyOnce is one attempt of write, bounded by the write timeout.
-func (w *Writer) copyOnce(chunks [][]Record, n, attempt int) error {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
-	defer cancel()
+// copyOnce is the copy of one attempt of write, within ctx (the attempt's
+// write timeout).
+func (w *Writer) copyOnce(ctx context.Context, chunks [][]Record, n, attempt int) error {
 	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
 		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n), attribute.Int("eventapi.request_log.attempt", attempt)))
 	defer span.End()
