@@ -88,5 +88,7 @@ $$;
 DROP FUNCTION change_rendered_size(jsonb);
 
 -- Last, as in the up migration: a change of the catalogue only, under an
--- exclusive lock on changes until the COMMIT.
+-- exclusive lock on changes until the COMMIT, taken in short attempts.
+SELECT lock_for_migration('changes');
 ALTER TABLE changes DROP COLUMN rendered_size;
+DROP FUNCTION lock_for_migration(regclass);

@@ -121,9 +121,37 @@ BEGIN
 END
 $$;
 
+-- lock_for_migration takes tbl's ACCESS EXCLUSIVE lock for the rest of the
+-- migration's transaction, in attempts of at most 500 ms a second apart,
+-- for up to about five minutes, then fails the migration (the migrate Job
+-- runs it again). A plain ALTER TABLE waits with no lock_timeout (the
+-- migrator lifts it) behind any transaction that has read the table, and
+-- while it waits every later statement on the table queues behind it: for
+-- changes, every write of a record, whose trigger inserts a change. An
+-- attempt that times out leaves the queue, so writes stall 500 ms at most
+-- at a time (docs/operations.md, "Upgrades").
+CREATE FUNCTION lock_for_migration(tbl regclass) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    FOR attempt IN 1..200 LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', '500ms', true);
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tbl);
+            PERFORM set_config('lock_timeout', '0', true);
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            PERFORM pg_sleep(1);
+        END;
+    END LOOP;
+    RAISE EXCEPTION 'lock_for_migration: % stayed in use for 200 attempts; run the migration again', tbl
+        USING ERRCODE = 'lock_not_available';
+END
+$$;
+
 -- Last: the new column is a change of the catalogue only (nullable, no
 -- default: no row is rewritten), but it locks changes exclusively, every
 -- write of a record waiting for it, until the COMMIT that follows at once.
 -- The changes written before it keep no size; the page statement measures
 -- those as before, and the 30-day retention removes them.
+SELECT lock_for_migration('changes');
 ALTER TABLE changes ADD COLUMN rendered_size integer;
