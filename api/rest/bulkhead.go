@@ -26,7 +26,9 @@ import (
 // One organization, with its sandbox, holds at most all the slots but one
 // (PerOrganization):
 // its slow large reads wait for each other, never for the last slot, which
-// stays for the other organizations. A review saw six slow change-feed
+// stays for the other organizations while it is the only busy one (two
+// busy organizations can still hold every slot between them: this stops
+// one noisy tenant, it is not a fair queue). A review saw six slow change-feed
 // pages of one tenant take every slot of a pod, and another tenant's quote
 // answered 503 after waiting ten seconds.
 type Bulkhead struct {
