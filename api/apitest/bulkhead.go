@@ -4,11 +4,14 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/eventapi/eventapi/platform/config"
 )
 
 // HoldLargeReads takes one slot of the service's large-read bulkhead
 // (docs/architecture.md, "Memory") and keeps it until the returned release
-// is called. With config.LargeReads = 1 every large read then waits.
+// is called. With config.LargeReads = 1 (WithOneLargeReadSlot) every large
+// read then waits.
 func (e *Env) HoldLargeReads() (release func()) {
 	held, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -64,4 +67,10 @@ func ReleaseAndCollect(t testing.TB, results <-chan *Response, n int, release fu
 		out[i] = <-results
 	}
 	return out
+}
+
+// WithOneLargeReadSlot gives the app one slot of large reads, which
+// HoldLargeReads takes, and a rate limit no test reaches.
+func WithOneLargeReadSlot() Option {
+	return WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 })
 }

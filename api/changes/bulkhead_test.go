@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/platform/config"
 )
 
 // TestLargeAnswersWaitForTheBulkhead: with the one slot of the bulkhead
@@ -13,7 +12,7 @@ import (
 // of each (which answers the same detail); a quote list does not;
 // all answer once the slot is free.
 func TestLargeAnswersWaitForTheBulkhead(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	quote := a.Post("/api/v2/quotes", map[string]any{"title": "Main stage"})
 	invoice := a.Post("/api/v2/invoices", map[string]any{"due_date": "2027-01-31"})

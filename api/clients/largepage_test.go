@@ -8,7 +8,6 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/config"
 )
 
 // TestLargeListPagesWaitForTheBulkhead: with the one slot of large reads
@@ -16,7 +15,7 @@ import (
 // it and is answered, whole, once it is free; a page of short clients is
 // answered at once (docs/architecture.md, "Memory").
 func TestLargeListPagesWaitForTheBulkhead(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	rows := bookingtest.For(env, a)
 	const short = 3

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -17,7 +16,7 @@ import (
 // wait for it (docs/architecture.md,
 // "Memory"); a list without items does not; both answer once it is free.
 func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	pl := ok(t, a.Post(lists, body("name", "Stage left")), 201)["id"].(string)
 	ok(t, a.Post(items, body("pick_list_id", pl, "custom_description", "case")), 201)
@@ -45,7 +44,7 @@ func TestLargeReadsWaitForTheBulkhead(t *testing.T) {
 // holders could not finish (docs/architecture.md, "Memory"). A replay and
 // a key without the write scope do not wait at all.
 func TestKeyedLargeWritesWaitWithoutAConnection(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	pl := ok(t, a.Post(lists, body("name", "Stage left")), 201)["id"].(string)
 	missing := uuid.NewString() // a quote and an invoice answer 404, once they have their slot

@@ -6,7 +6,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
-	"github.com/eventapi/eventapi/platform/config"
 )
 
 // TestPlanningAnswersWaitForTheBulkhead: with the one slot of the
@@ -14,7 +13,7 @@ import (
 // load wait for it (docs/architecture.md, "Memory"); all answer once the
 // slot is free.
 func TestPlanningAnswersWaitForTheBulkhead(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	eq := bookingtest.For(env, a).Equipment("Amp", bookingtest.Stock(2), nil)
 	truck := a.Post("/api/v2/vehicles", map[string]any{"name": "Truck", "status": "available"}).Data()["id"].(string)

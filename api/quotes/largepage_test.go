@@ -7,7 +7,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/config"
 )
 
 // TestLargeListPagesWaitForTheBulkhead: with the one slot of large reads
@@ -15,7 +14,7 @@ import (
 // it and is answered once it is free; a page of short quotes is answered
 // at once (docs/architecture.md, "Memory").
 func TestLargeListPagesWaitForTheBulkhead(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	const short = 2
 	for i := range short {

@@ -8,7 +8,6 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/config"
 )
 
 // TestExpandedListPagesWaitForTheBulkhead: the event a page of reservations
@@ -19,7 +18,7 @@ import (
 // same page without the expansion is answered at once (docs/architecture.md,
 // "Memory").
 func TestExpandedListPagesWaitForTheBulkhead(t *testing.T) {
-	env := apitest.New(t, apitest.WithConfig(func(c *config.Config) { c.V2RateLimit = 100_000; c.LargeReads = 1 }))
+	env := apitest.New(t, apitest.WithOneLargeReadSlot())
 	a := env.NewOrg("A")
 	rows := bookingtest.For(env, a)
 	// the longest name and venue, of four-byte characters
