@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,51 +26,10 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 	db := openDB(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	partitioned(t, db)
-	rng := rand.New(rand.NewPCG(1, 2))
 	orgA, orgB := uuid.New(), uuid.New()
 	keys := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
-	prefix := "svc_live_abc"
 	routes := []string{"/api/v2/events", "/api/v2/clients/{id}", "/api/v1/jobs"}
-	statuses := []int{200, 200, 200, 201, 404, 422, 429, 500}
-	var mine []requestlog.Record
-	// 60 flushes, each of the records of up to a minute somewhere in the
-	// last ten minutes: many segments, overlapping in time (a segment read
-	// early may hold records older than one read later), some spanning
-	// nearly MaxSpan and some cut by it.
-	for flush := range 60 {
-		var batch []requestlog.Record
-		base := now.Add(-time.Duration(rng.IntN(600)) * time.Second)
-		for range 1 + rng.IntN(30) {
-			org := &orgA
-			if rng.IntN(4) == 0 {
-				org = &orgB
-			}
-			// A few share an instant.
-			at := base.Add(-time.Duration(rng.IntN(65)) * time.Second)
-			if rng.IntN(10) > 0 {
-				at = at.Add(time.Duration(rng.IntN(1_000_000)) * time.Microsecond)
-			}
-			k := keys[rng.IntN(len(keys))]
-			route := routes[rng.IntN(len(routes))]
-			version := "v2"
-			if strings.HasPrefix(route, "/api/v1") {
-				version = "v1"
-			}
-			r := requestlog.Record{CreatedAt: at, OrganizationID: org, KeyID: &k, KeyPrefix: &prefix,
-				Method: []string{"GET", "POST"}[rng.IntN(2)], Path: route, Route: &route,
-				Status: statuses[rng.IntN(len(statuses))], APIVersion: version}
-			r.ID = requestlog.NewID(at)
-			r.RequestID = r.ID.String()
-			r.Normalize()
-			batch = append(batch, r)
-			if org == &orgA {
-				mine = append(mine, r)
-			}
-		}
-		if err := requestlog.Copy(ctx, db, batch); err != nil {
-			t.Fatalf("flush %d: %v", flush, err)
-		}
-	}
+	mine := writeOverlapping(t, db, rand.New(rand.NewPCG(1, 2)), now, orgA, orgB, keys, routes)
 	var segs int
 	if err := db.NewRaw("SELECT count(*) FROM request_log_segments WHERE organization_id = ?", orgA).Scan(ctx, &segs); err != nil {
 		t.Fatal(err)
@@ -79,12 +37,6 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 	if segs < 4*32 {
 		t.Fatalf("only %d segments: the test needs more than List's first steps", segs)
 	}
-	slices.SortFunc(mine, func(a, b requestlog.Record) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID.String(), a.ID.String())
-	})
 
 	since, until := now.Add(-8*time.Minute), now.Add(-3*time.Minute)
 	filters := []struct {
