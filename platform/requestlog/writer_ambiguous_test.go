@@ -41,12 +41,7 @@ func TestAFlushCommittedUnawaresIsNotStoredTwice(t *testing.T) {
 	defer w.Close(ctx)
 	org := uuid.New()
 	const n = 25
-	for range n {
-		r := requestlog.Record{CreatedAt: time.Now(), OrganizationID: &org, RequestID: uuid.NewString(),
-			Method: "POST", Path: "/api/v2/clients", Status: 201, APIVersion: "v2"}
-		r.Normalize()
-		w.Add(r)
-	}
+	addPosts(w, org, n)
 	if err := w.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}

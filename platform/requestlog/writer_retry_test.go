@@ -39,12 +39,7 @@ func TestWriterTriesAFailedFlushAgain(t *testing.T) {
 	}
 	org := uuid.New()
 	const n = 25
-	for range n {
-		r := requestlog.Record{CreatedAt: time.Now(), OrganizationID: &org, RequestID: uuid.NewString(),
-			Method: "POST", Path: "/api/v2/clients", Status: 201, APIVersion: "v2"}
-		r.Normalize()
-		w.Add(r)
-	}
+	addPosts(w, org, n)
 	flushed := make(chan error, 1)
 	go func() { flushed <- w.Flush(ctx) }()
 
@@ -67,5 +62,15 @@ func TestWriterTriesAFailedFlushAgain(t *testing.T) {
 	var segments int
 	if err := db.NewRaw("SELECT count(*) FROM request_log_segments WHERE organization_id = ?", org).Scan(ctx, &segments); err != nil || segments == 0 {
 		t.Fatalf("%d segments of the organization stored, %v", segments, err)
+	}
+}
+
+// addPosts adds n records of a POST of org's to w.
+func addPosts(w *requestlog.Writer, org uuid.UUID, n int) {
+	for range n {
+		r := requestlog.Record{CreatedAt: time.Now(), OrganizationID: &org, RequestID: uuid.NewString(),
+			Method: "POST", Path: "/api/v2/clients", Status: 201, APIVersion: "v2"}
+		r.Normalize()
+		w.Add(r)
 	}
 }
