@@ -181,21 +181,28 @@ func holdMigrationLock(t *testing.T, db *bun.DB) bun.Tx {
 // pg_stat_activity is read afresh within a transaction.
 func waitForLockWaiter(t *testing.T, conn bun.IConn, done <-chan error, d time.Duration) {
 	t.Helper()
-	const q = `SELECT EXISTS (SELECT 1 FROM pg_locks
-		WHERE locktype = 'advisory' AND NOT granted AND waitstart < clock_timestamp() - ?::interval)`
+	waitWhileUp(t, conn, done, "a session waiting for the migration lock", `SELECT EXISTS (SELECT 1 FROM pg_locks
+		WHERE locktype = 'advisory' AND NOT granted AND waitstart < clock_timestamp() - ?::interval)`, d.String())
+}
+
+// waitWhileUp returns once query, run on conn, answers true, and fails the
+// test if the migrator (done) ends first.
+func waitWhileUp(t *testing.T, conn bun.IConn, done <-chan error, what, query string, args ...any) {
+	t.Helper()
 	for {
 		select {
 		case err := <-done:
-			t.Fatalf("up returned %v while another held the lock", err)
+			t.Fatalf("up returned %v before %s", err, what)
 		default:
 		}
-		var waiting bool
-		if err := conn.QueryRowContext(context.Background(), q, d.String()).Scan(&waiting); err != nil {
+		var yes bool
+		if err := conn.QueryRowContext(context.Background(), query, args...).Scan(&yes); err != nil {
 			t.Fatal(err)
 		}
-		if waiting {
+		if yes {
 			return
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -42,7 +42,8 @@ func TestChangesColumnWaitsWithoutQueueingWrites(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() { _, err := m.Up(ctx); done <- err }()
-	waitForChangesLockWaiter(t, db, done)
+	waitWhileUp(t, db, done, "a session waiting for the lock of changes", `SELECT EXISTS (SELECT 1 FROM pg_locks
+		WHERE relation = 'changes'::regclass AND mode = 'AccessExclusiveLock' AND NOT granted)`)
 
 	// Each round is what a record's write does to changes (an INSERT takes
 	// ROW EXCLUSIVE). It gets through while the migration waits.
@@ -81,27 +82,4 @@ func writeToChanges(ctx context.Context, db *bun.DB) error {
 		_, err := tx.ExecContext(ctx, "LOCK TABLE changes IN ROW EXCLUSIVE MODE")
 		return err
 	})
-}
-
-// waitForChangesLockWaiter returns once a session waits for the exclusive
-// lock of changes, and fails the test if the migrator (done) ends first.
-func waitForChangesLockWaiter(t *testing.T, db *bun.DB, done <-chan error) {
-	t.Helper()
-	const q = `SELECT EXISTS (SELECT 1 FROM pg_locks
-		WHERE relation = 'changes'::regclass AND mode = 'AccessExclusiveLock' AND NOT granted)`
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("up returned %v while a reader held changes", err)
-		default:
-		}
-		var waiting bool
-		if err := db.NewRaw(q).Scan(context.Background(), &waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
