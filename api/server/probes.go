@@ -23,7 +23,8 @@ const ReadyTimeout = 2 * time.Second
 // process is not draining. Redis is reported but never decides, because the
 // service runs without it (the limiter fails open and keyed writes get 503).
 type Readiness struct {
-	// Status is ready, not_ready (PostgreSQL does not answer) or draining.
+	// Status is ready, not_ready (PostgreSQL does not answer), draining, or
+	// starting (ServeWhileStarting: the process waits for PostgreSQL).
 	Status   string `json:"status"`
 	Postgres string `json:"postgres"`
 	Redis    string `json:"redis"`

@@ -104,7 +104,12 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	if err != nil {
 		return fmt.Errorf("kubernetes client configuration: %w", err)
 	}
+	stopProbes, err := serveProbesWhileStarting(f.probeAddr, slogger)
+	if err != nil {
+		return err
+	}
 	db, err := openDatabase(ctx, slogger, dbURL, database.Options{MaxOpenConns: f.dbMaxConns, Pooler: pooler})
+	stopProbes()
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ const startBound = 30 * time.Second
 // exiting at once into the kubelet's crash-loop back-off.
 func TestRunWaitsForTheDatabase(t *testing.T) {
 	t.Setenv("KUBECONFIG", kubeconfig(t))
-	logged, cancel, done := runWithUnreachableDatabase(t)
+	logged, cancel, done := runWithUnreachableDatabase(t, "0")
 	defer cancel()
 	// Two failed attempts, the second after the first retry's wait: the
 	// operator is waiting, not exiting.
@@ -61,6 +62,38 @@ func TestRunWaitsForTheDatabase(t *testing.T) {
 	}
 }
 
+// TestRunAnswersProbesWhileWaiting: while the operator waits for its
+// database its probe port says alive, not ready, so a startup probe passes
+// however long PostgreSQL is down (docs/helm.md, "Rolling updates and
+// draining").
+func TestRunAnswersProbesWhileWaiting(t *testing.T) {
+	t.Setenv("KUBECONFIG", kubeconfig(t))
+	probes := closedAddr(t)
+	logged, cancel, done := runWithUnreachableDatabase(t, probes)
+	defer func() {
+		cancel()
+		<-done
+	}()
+	select {
+	case <-logged.lines: // the first attempt failed: it waits
+	case err := <-done:
+		t.Fatalf("run ended while the database was unreachable: %v", err)
+	case <-time.After(startBound):
+		t.Fatal("no attempt logged")
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	for path, want := range map[string]int{"/healthz": http.StatusOK, "/readyz": http.StatusServiceUnavailable} {
+		res, err := client.Get("http://" + probes + path)
+		if err != nil {
+			t.Fatalf("GET %s while waiting: %v", path, err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("GET %s while waiting: %d, want %d", path, res.StatusCode, want)
+		}
+	}
+}
+
 // TestRunReadsTheKubeconfigFirst: with no Kubernetes configuration the
 // operator ends at once, naming it, even while the database is
 // unreachable; it used to wait for the database first, logging only that,
@@ -68,7 +101,7 @@ func TestRunWaitsForTheDatabase(t *testing.T) {
 func TestRunReadsTheKubeconfigFirst(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
 	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not the pod's own configuration either
-	logged, cancel, done := runWithUnreachableDatabase(t)
+	logged, cancel, done := runWithUnreachableDatabase(t, "0")
 	defer cancel()
 	select {
 	case err := <-done:
@@ -83,16 +116,16 @@ func TestRunReadsTheKubeconfigFirst(t *testing.T) {
 }
 
 // runWithUnreachableDatabase starts run with a database URL nothing listens
-// at and returns what it logs, the cancel that stops it and where its error
-// arrives.
-func runWithUnreachableDatabase(t *testing.T) (*logLines, context.CancelFunc, chan error) {
+// at, and its probes on probes ("0": none), and returns what it logs, the
+// cancel that stops it and where its error arrives.
+func runWithUnreachableDatabase(t *testing.T, probes string) (*logLines, context.CancelFunc, chan error) {
 	t.Helper()
 	dbURL := "postgres://postgres@" + closedAddr(t) + "/eventapi?sslmode=disable"
 	logged := newLogLines()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--metrics-bind-address=0", "--health-probe-bind-address=0"}, logged,
+		done <- run(ctx, []string{"--metrics-bind-address=0", "--health-probe-bind-address=" + probes}, logged,
 			func(k string) string {
 				if k == "EVENTAPI_DATABASE_URL" {
 					return dbURL

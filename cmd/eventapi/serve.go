@@ -52,7 +52,9 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	setMemoryLimit(ctx, log, memlimit.FromCgroup)
+	// Sized once the memory limit is known (config.DefaultLargeReads).
+	cfg.FitMemory(setMemoryLimit(ctx, log, memlimit.FromCgroup))
+	log.Info("large reads", "slots", cfg.LargeReads)
 	// go-redis's own messages join the JSON log instead of stderr, and so
 	// do OpenTelemetry's errors (failed exports, at most one line a minute).
 	redis.SetLogger(edge.ClientLog(log))
@@ -79,7 +81,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	// The API's port is taken before anything waits for the database or
 	// migrates: a port in use ends the start at once, as the metrics one
 	// does, not after the wait, the migrations and the webhook workers.
-	// Connections made meanwhile wait in the backlog until it is served.
+	// Connections made meanwhile are answered by ServeWhileStarting below.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listener: %w", err)
@@ -92,6 +94,9 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 			log.Error("metrics listener stopped", "error", err)
 		}
 	}()
+	// Until the service is open the port answers the probes: alive, not
+	// ready (server.ServeWhileStarting).
+	stopStarting := server.ServeWhileStarting(ln, log)
 	var svc *server.Service
 	err = database.UntilReachable(ctx, log, "eventapi", func() error {
 		if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {
@@ -100,6 +105,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		svc, err = server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
 		return err
 	})
+	stopStarting()
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"runtime"
@@ -49,8 +50,10 @@ type Config struct {
 	DBMaxConns int
 	// LargeReads is how many large responses (pick lists with their items)
 	// one process builds at once (EVENTAPI_LARGE_READS, default
-	// DefaultLargeReads).
+	// DefaultLargeReads, fitted to the memory limit by FitMemory).
 	LargeReads int
+	// largeReadsDefaulted says EVENTAPI_LARGE_READS was not set.
+	largeReadsDefaulted bool
 	// DrainDelay is how long a stopping process keeps serving while it
 	// reports not ready (EVENTAPI_DRAIN_DELAY, default 5s; 0 disables).
 	DrainDelay time.Duration
@@ -129,7 +132,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.V1RateLimit = positiveInt(getenv, "EVENTAPI_V1_RATE_LIMIT", 100, &errs)
 	c.V2RateLimit = positiveInt(getenv, "EVENTAPI_V2_RATE_LIMIT", 1000, &errs)
 	c.DBMaxConns = positiveInt(getenv, "EVENTAPI_DB_MAX_CONNS", 20, &errs)
-	c.LargeReads = positiveInt(getenv, "EVENTAPI_LARGE_READS", DefaultLargeReads(), &errs)
+	c.LargeReads = positiveInt(getenv, "EVENTAPI_LARGE_READS", DefaultLargeReads(0), &errs)
+	c.largeReadsDefaulted = getenv("EVENTAPI_LARGE_READS") == ""
 	c.MetricsAddr = orDefault(getenv("EVENTAPI_METRICS_ADDR"), ":9464")
 	if _, _, err := splitAddr(c.MetricsAddr); err != nil {
 		errs = append(errs, fmt.Errorf("EVENTAPI_METRICS_ADDR %q: %v", c.MetricsAddr, err))
@@ -236,9 +240,37 @@ func date(getenv Getenv, name string, def time.Time, errs *[]error) time.Time {
 	return t
 }
 
+// LargeReadMemory is the memory one large-read slot is sized for: a
+// review's page of 100 long quotes held 47 MB of a pod's heap, and the rest
+// of the pod needs room beside the slots (docs/architecture.md, "Memory").
+const LargeReadMemory = 64 << 20
+
 // DefaultLargeReads is one large response per CPU the process may use
-// (GOMAXPROCS, which Go derives from the container's CPU limit), plus one
-// whose queries are in PostgreSQL meanwhile: building one is Go's CPU
-// (scanning, encoding) after a wait for its rows, so more in flight add
-// memory, not throughput (docs/architecture.md, "Memory").
-func DefaultLargeReads() int { return runtime.GOMAXPROCS(0) + 1 }
+// (GOMAXPROCS), plus one whose queries are in PostgreSQL meanwhile: building
+// one is Go's CPU (scanning, encoding) after a wait for its rows, so more in
+// flight add memory, not throughput. Go derives GOMAXPROCS from the
+// container's CPU limit, and without one from the node's CPUs, so the
+// memory limit in force (memoryLimit, the Go runtime's; 0 or
+// math.MaxInt64: none) caps it too, at one slot per LargeReadMemory and
+// never below two (docs/architecture.md, "Memory").
+func DefaultLargeReads(memoryLimit int64) int {
+	return largeReadsFor(runtime.GOMAXPROCS(0), memoryLimit)
+}
+
+func largeReadsFor(procs int, memoryLimit int64) int {
+	n := procs + 1
+	if memoryLimit > 0 && memoryLimit < math.MaxInt64 {
+		n = min(n, max(2, int(memoryLimit/LargeReadMemory)))
+	}
+	return n
+}
+
+// FitMemory sizes a LargeReads that EVENTAPI_LARGE_READS left to its
+// default for memoryLimit, the Go runtime's memory limit in force once
+// serve has set it from the container's (DefaultLargeReads); a value set in
+// the environment stays.
+func (c *Config) FitMemory(memoryLimit int64) {
+	if c.largeReadsDefaulted {
+		c.LargeReads = DefaultLargeReads(memoryLimit)
+	}
+}

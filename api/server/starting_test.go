@@ -1,0 +1,86 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/server"
+)
+
+// TestServeWhileStartingAnswersThenHandsOver: while serve waits for its
+// database the port says alive, not ready, and refuses requests in their
+// envelope; stop hands the listener, open, to what serves next.
+func TestServeWhileStartingAnswersThenHandsOver(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	base := "http://" + ln.Addr().String()
+	stop := server.ServeWhileStarting(ln, slog.New(slog.DiscardHandler))
+	// A client that connects and sends nothing does not hold the hand-over.
+	idle, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+
+	tests := []struct {
+		path, wantCode, wantStatus string
+		want                       int
+	}{
+		{"/livez", "", "", http.StatusOK},
+		{"/readyz", "service_unavailable", "starting", http.StatusServiceUnavailable},
+		{"/api/v2/clients", "service_unavailable", "", http.StatusServiceUnavailable},
+		{"/api/v1/equipment", "SERVICE_UNAVAILABLE", "", http.StatusServiceUnavailable},
+	}
+	for _, tt := range tests {
+		res, body := get(t, base+tt.path)
+		if res.StatusCode != tt.want || !res.Close {
+			t.Fatalf("GET %s while starting: %d (closes: %t) %s, want %d closing the connection", tt.path, res.StatusCode, res.Close, body, tt.want)
+		}
+		if tt.want == http.StatusOK {
+			continue
+		}
+		var env struct {
+			Error struct {
+				Code    string `json:"code"`
+				Details struct {
+					Status string `json:"status"`
+				} `json:"details"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil || env.Error.Code != tt.wantCode || env.Error.Details.Status != tt.wantStatus {
+			t.Fatalf("GET %s while starting: %s, want code %q, details.status %q", tt.path, body, tt.wantCode, tt.wantStatus)
+		}
+		if res.Header.Get("Retry-After") == "" {
+			t.Fatalf("GET %s while starting has no Retry-After", tt.path)
+		}
+	}
+
+	stop()
+	next := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "served") })}
+	go func() { _ = next.Serve(ln) }()
+	defer next.Close()
+	if res, body := get(t, base+"/livez"); res.StatusCode != http.StatusOK || string(body) != "served" {
+		t.Fatalf("after the hand-over: %d %q, want the next server's answer", res.StatusCode, body)
+	}
+}
+
+func get(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, body
+}
