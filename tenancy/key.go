@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,6 +94,22 @@ func GetKey(ctx context.Context, db bun.IDB, id uuid.UUID) (*APIKey, error) {
 func ListKeys(ctx context.Context, db bun.IDB, org uuid.UUID) ([]APIKey, error) {
 	var ks []APIKey
 	if err := db.NewSelect().Model(&ks).Where("organization_id = ?", org).Order("created_at", "id").Scan(ctx); err != nil {
+		return nil, database.Error(err)
+	}
+	return ks, nil
+}
+
+// ListActiveKeysMarked lists the active keys of an organization whose name
+// ends with marker, or is marker without its leading space, oldest first:
+// the operator finds an ApiKey's keys by the marker its names end with. The
+// database leaves out the revoked keys and the others' (ListKeys read all
+// of them, and every rotation adds one it never deletes).
+func ListActiveKeysMarked(ctx context.Context, db bun.IDB, org uuid.UUID, marker string) ([]APIKey, error) {
+	var ks []APIKey
+	err := db.NewSelect().Model(&ks).Where("organization_id = ? AND revoked_at IS NULL", org).
+		Where("(right(name, ?) = ? OR name = ?)", len([]rune(marker)), marker, strings.TrimSpace(marker)).
+		Order("created_at", "id").Scan(ctx)
+	if err != nil {
 		return nil, database.Error(err)
 	}
 	return ks, nil

@@ -10,11 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// checkOperatorRules compares the rules of every rendered operator
-// ClusterRole or Role (not the leader-election Role) with the generated
-// ClusterRole, permission by permission. The chart must grant the operator
-// exactly what its controllers declare: no less (it would fail), no more
-// (least privilege).
+// checkOperatorRules compares the rules the chart renders for the operator
+// (every operator ClusterRole and Role but the leader-election Role) with
+// the generated ClusterRole, permission by permission. The chart must grant
+// the operator exactly what its controllers declare: no less (it would
+// fail), no more (least privilege). Watching the whole cluster, one
+// ClusterRole holds it all. Watching listed namespaces, a ClusterRole holds
+// the operator's own resources and a Role in each namespace the rest, and
+// each namespace's Role with the ClusterRole must make the whole; Secrets
+// are then never granted cluster-wide (docs/helm.md, "Watched namespaces").
 func checkOperatorRules(path string, objs []*unstructured.Unstructured, rolePath string) []string {
 	gen, err := readObjects(rolePath)
 	if err != nil || len(gen) != 1 {
@@ -24,27 +28,53 @@ func checkOperatorRules(path string, objs []*unstructured.Unstructured, rolePath
 	if err != nil {
 		return []string{err.Error()}
 	}
-	var problems []string
-	seen := 0
+	var cluster []string
+	var roles []*unstructured.Unstructured
 	for _, o := range objs {
 		if (o.GetKind() != "ClusterRole" && o.GetKind() != "Role") ||
 			o.GetLabels()["app.kubernetes.io/component"] != "operator" || strings.HasSuffix(o.GetName(), "-leader-election") {
 			continue
 		}
-		seen++
 		got, err := permissions(o)
 		if err != nil {
 			return []string{err.Error()}
 		}
-		if !slices.Equal(got, want) {
-			problems = append(problems, fmt.Sprintf("%s: %s %s/%s grants %v\n    the controllers' rbac markers (%s) declare %v",
-				path, o.GetKind(), o.GetNamespace(), o.GetName(), got, rolePath, want))
+		if o.GetKind() == "Role" {
+			roles = append(roles, o)
+			continue
+		}
+		cluster = union(cluster, got)
+	}
+	if cluster == nil && roles == nil {
+		return []string{path + ": no operator ClusterRole or Role rendered"}
+	}
+	mismatch := func(what string, got []string) string {
+		return fmt.Sprintf("%s: %s grants %v\n    the controllers' rbac markers (%s) declare %v", path, what, got, rolePath, want)
+	}
+	if roles == nil {
+		if !slices.Equal(cluster, want) {
+			return []string{mismatch("the operator's ClusterRole", cluster)}
+		}
+		return nil
+	}
+	var problems []string
+	if wide := slices.DeleteFunc(slices.Clone(cluster), func(p string) bool { return !strings.HasPrefix(p, "/secrets:") }); len(wide) > 0 {
+		problems = append(problems, fmt.Sprintf("%s: watching listed namespaces, the operator's ClusterRole grants %v cluster-wide", path, wide))
+	}
+	for _, r := range roles {
+		got, _ := permissions(r)
+		if all := union(cluster, got); !slices.Equal(all, want) {
+			problems = append(problems, mismatch("Role "+r.GetNamespace()+"/"+r.GetName()+" with the operator's ClusterRole", all))
 		}
 	}
-	if seen == 0 {
-		problems = append(problems, path+": no operator ClusterRole or Role rendered")
-	}
 	return problems
+}
+
+// union is the sorted union of two sorted permission lists.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // permissions flattens rules into sorted group/resource:verb strings.

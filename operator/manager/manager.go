@@ -106,6 +106,9 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 			&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.ManagedByValue})},
 		},
 	}
+	if opt.Namespaces, err = usableNamespaces(cfg, scheme, opt.Namespaces); err != nil {
+		return nil, err
+	}
 	if len(opt.Namespaces) > 0 {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range opt.Namespaces {

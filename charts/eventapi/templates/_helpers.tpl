@@ -400,12 +400,20 @@ Refuse configurations that cannot work.
 {{/*
 The operator's permissions on what it reconciles. Keep in step with
 operator/config/rbac/role.yaml (generated from the controllers' rbac
-markers); the chart check compares them.
+markers); the chart check compares them. They come in two parts: on its own
+resources (ApiKeys, SandboxOrganizations), and on what it writes beside them
+(Secrets, events). With operator.watchNamespaces the first part is still
+granted cluster-wide and the second per namespace: deleting a watched
+namespace deletes its RoleBinding with no order against the ApiKeys'
+finalizers, and the operator must still see the deletions, revoke the keys
+and take its finalizers off (docs/helm.md, "Watched namespaces").
 */}}
 {{- define "eventapi.operatorRules" -}}
-- apiGroups: [""]
-  resources: ["secrets"]
-  verbs: ["create", "delete", "get", "list", "update", "watch"]
+{{ include "eventapi.operatorResourceRules" . }}
+{{ include "eventapi.operatorNamespacedRules" . }}
+{{- end }}
+
+{{- define "eventapi.operatorResourceRules" -}}
 - apiGroups: ["eventapi.io"]
   resources: ["apikeys", "sandboxorganizations"]
   verbs: ["get", "list", "patch", "watch"]
@@ -415,6 +423,12 @@ markers); the chart check compares them.
 - apiGroups: ["eventapi.io"]
   resources: ["apikeys/status", "sandboxorganizations/status"]
   verbs: ["get", "patch", "update"]
+{{- end }}
+
+{{- define "eventapi.operatorNamespacedRules" -}}
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create", "delete", "get", "list", "update", "watch"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]

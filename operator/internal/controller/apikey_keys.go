@@ -23,7 +23,8 @@ func keyMarker(ak *v1alpha1.ApiKey) string { return " [k8s:" + string(ak.UID) + 
 // markedFor reports whether a stored key name carries ak's marker. A key
 // issued for a blank spec.name before displayName existed was stored as
 // the marker alone, trimmed of its leading space; it is ak's too, so that
-// the next reconcile revokes it.
+// the next reconcile revokes it. tenancy.ListActiveKeysMarked applies the
+// same rule in the database.
 func markedFor(name string, ak *v1alpha1.ApiKey) bool {
 	m := keyMarker(ak)
 	return strings.HasSuffix(name, m) || name == strings.TrimSpace(m)
@@ -65,16 +66,13 @@ func (r *ApiKeyReconciler) currentKey(ctx context.Context, ak *v1alpha1.ApiKey, 
 // revokeStray revokes every active key of this ApiKey (by its marker) except
 // those in keep. With no keep it revokes them all (deletion).
 func (r *ApiKeyReconciler) revokeStray(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, keep ...uuid.UUID) (int, error) {
-	keys, err := tenancy.ListKeys(ctx, r.DB, org)
+	keys, err := tenancy.ListActiveKeysMarked(ctx, r.DB, org, keyMarker(ak))
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 outer:
 	for _, k := range keys {
-		if k.RevokedAt != nil || !markedFor(k.Name, ak) {
-			continue
-		}
 		for _, id := range keep {
 			if k.ID == id {
 				continue outer

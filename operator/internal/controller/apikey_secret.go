@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/tenancy"
@@ -214,19 +215,31 @@ func (r *ApiKeyReconciler) clearPending(ctx context.Context, cur keySecret) (key
 
 // deleteSecret deletes the ApiKey's Secret if it owns it (garbage collection
 // would too, through the owner reference, but not before the key is gone, and
-// not at all where no garbage collector runs).
+// not at all where no garbage collector runs). Where the operator may no
+// longer touch the namespace's Secrets (403: a watched namespace being
+// deleted has lost the Role that granted it, docs/helm.md "Watched
+// namespaces") it leaves the Secret to the garbage collector: the key in it
+// is revoked already, and keeping the finalizer would keep the namespace
+// from ever going.
 func (r *ApiKeyReconciler) deleteSecret(ctx context.Context, ak *v1alpha1.ApiKey) error {
 	cur, f := r.readSecret(ctx, ak)
-	if f != nil {
-		if f.reason == v1alpha1.ReasonSecretConflict {
-			return nil // not ours: leave it alone
+	err := func() error {
+		if f != nil {
+			if f.reason == v1alpha1.ReasonSecretConflict {
+				return nil // not ours: leave it alone
+			}
+			return f.err
 		}
-		return f.err
-	}
-	if !cur.exists() {
+		if !cur.exists() {
+			return nil
+		}
+		uid := cur.obj.UID
+		return client.IgnoreNotFound(r.Client.Delete(ctx, cur.obj, client.Preconditions{UID: &uid}))
+	}()
+	if apierrors.IsForbidden(err) {
+		log.FromContext(ctx).Info("the Secret is left to the garbage collector: the operator may not delete it (its namespace is being deleted?)",
+			"secret", ak.Spec.SecretName, "error", err.Error())
 		return nil
 	}
-	uid := cur.obj.UID
-	err := r.Client.Delete(ctx, cur.obj, client.Preconditions{UID: &uid})
-	return client.IgnoreNotFound(err)
+	return err
 }
