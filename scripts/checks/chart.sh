@@ -261,6 +261,12 @@ done
 # The API's pod annotations stay the API's.
 "$HELM" template eventapi "$chart" --set podAnnotations.only-api=x --show-only templates/migration-job.yaml >"$tmp/job.yaml" || fail "helm template with podAnnotations"
 if grep -q 'only-api' "$tmp/job.yaml"; then fail "the API's podAnnotations reach the migration Job"; fi
+# It runs as migrations.serviceAccountName when set, else as default.
+if grep -q '^ *serviceAccountName:' "$tmp/job.yaml"; then fail "the migration Job names a ServiceAccount by default"; fi
+"$HELM" template eventapi "$chart" --set migrations.serviceAccountName=eventapi-migrator --show-only templates/migration-job.yaml >"$tmp/job.yaml" ||
+  fail "helm template with migrations.serviceAccountName"
+grep -q '^      serviceAccountName: eventapi-migrator$' "$tmp/job.yaml" && grep -q '^      automountServiceAccountToken: false$' "$tmp/job.yaml" ||
+  { cat "$tmp/job.yaml" >&2; fail "the migration Job does not run as migrations.serviceAccountName without a token"; }
 # The CA file is mounted in the API, the Job and the operator (each connects
 # with the database URL that names it), beside the API's own /tmp.
 [ "$(grep -c 'mountPath: /etc/eventapi/db-ca$' "$tmp/pod-settings.yaml")" = 3 ] && [ "$(grep -c 'secretName: eventapi-db-ca$' "$tmp/pod-settings.yaml")" = 3 ] ||
@@ -270,7 +276,7 @@ if "$HELM" template eventapi "$chart" --set 'extraVolumes[0].name=tmp' --set 'ex
   fail "helm template accepted an extra volume named tmp (the chart's own)"
 fi
 grep -q "extraVolumes must not name a volume tmp" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "an extra volume named tmp was refused for another reason"; }
-echo "chart:   the migration Job gets its pod annotations and the API's scheduling, priority and extra volumes; the CA mount reaches all three" >&2
+echo "chart:   the migration Job gets its pod annotations, its ServiceAccount and the API's scheduling, priority and extra volumes; the CA mount reaches all three" >&2
 
 echo "chart: the dashboard reads this release's service only" >&2
 "$HELM" template eventapi "$chart" --set otel.serviceName=rentals-api >"$tmp/dash.yaml" || fail "helm template with otel.serviceName"
