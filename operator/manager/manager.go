@@ -148,6 +148,7 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 	if err := sandboxes.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
+	countResources(mgr.GetCache())
 	if probe != "" {
 		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 			return nil, err

@@ -1,7 +1,11 @@
 package controller_test
 
 import (
+	"fmt"
+	"maps"
 	"testing"
+
+	"github.com/google/uuid"
 
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -34,4 +38,42 @@ func TestAlertRulesReadTheOperatorsSeries(t *testing.T) {
 	for _, m := range alertrules.Missing(rules, alertrules.Operator, fams) {
 		t.Error(m)
 	}
+}
+
+// TestTheResourcesMetricCountsReadiness: eventapi_operator_resources counts
+// the watched resources by kind and Ready condition, as the cache holds them
+// at the scrape: a working ApiKey as ready, one whose organization is gone
+// as not ready with that reason (EventapiOperatorResourcesNotReady).
+func TestTheResourcesMetricCountsReadiness(t *testing.T) {
+	h := newHarness(t)
+	h.create(h.newApiKey("works", h.createOrg("Counted"), v1alpha1.KeyModeLive, "events:read"))
+	h.create(h.newApiKey("orphan", uuid.New(), v1alpha1.KeyModeLive, "events:read"))
+	h.waitApiKey("works", v1alpha1.ReasonKeyIssued)
+	h.waitApiKey("orphan", v1alpha1.ReasonOrganizationNotFound)
+	want := map[string]float64{"true/" + v1alpha1.ReasonKeyIssued: 1, "false/" + v1alpha1.ReasonOrganizationNotFound: 1}
+	h.eventually("eventapi_operator_resources as the cache catches up", func() error {
+		got := map[string]float64{}
+		gathered, err := metrics.Registry.Gather()
+		if err != nil {
+			return err
+		}
+		for _, f := range gathered {
+			if f.GetName() != "eventapi_operator_resources" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				l := map[string]string{}
+				for _, p := range m.GetLabel() {
+					l[p.GetName()] = p.GetValue()
+				}
+				if l["kind"] == "ApiKey" {
+					got[l["ready"]+"/"+l["reason"]] = m.GetGauge().GetValue()
+				}
+			}
+		}
+		if !maps.Equal(got, want) {
+			return fmt.Errorf("ApiKeys counted %v, want %v", got, want)
+		}
+		return nil
+	})
 }
