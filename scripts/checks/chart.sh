@@ -314,6 +314,12 @@ fi
 grep -q "selects the scrape jobs" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "rules without ServiceMonitors were refused for another reason"; }
 echo "chart:   rendered for the release's jobs and namespace, the operator's group only with the operator; refused with no job to select" >&2
 
+echo "chart: network policies" >&2
+if grep -q '^kind: NetworkPolicy' "$tmp/default.yaml"; then fail "a NetworkPolicy is rendered by default"; fi
+[ "$(grep -c '^kind: NetworkPolicy' "$tmp/production.yaml")" = 2 ] && grep -q 'kubernetes.io/metadata.name: ingress-nginx' "$tmp/production.yaml" ||
+  fail "the production values do not render the API's and the operator's NetworkPolicies with their peers"
+echo "chart:   none by default; the API's and the operator's with networkPolicy.enabled (dry-run below)" >&2
+
 echo "chart: NOTES.txt" >&2
 # helm template does not render NOTES.txt: a copy of the chart renders it
 # inside a ConfigMap, as one JSON string (the notes are not YAML).
