@@ -102,8 +102,9 @@ func ListKeys(ctx context.Context, db bun.IDB, org uuid.UUID) ([]APIKey, error) 
 // ListActiveKeysMarked lists the active keys of an organization whose name
 // ends with marker, or is marker without its leading space, oldest first:
 // the operator finds an ApiKey's keys by the marker its names end with. The
-// database leaves out the revoked keys and the others' (ListKeys read all
-// of them, and every rotation adds one it never deletes).
+// database filters them: it still reads the organization's key rows, but
+// sends only these (ListKeys sent all of them, revoked ones included, and
+// every rotation adds one that is never deleted).
 func ListActiveKeysMarked(ctx context.Context, db bun.IDB, org uuid.UUID, marker string) ([]APIKey, error) {
 	var ks []APIKey
 	err := db.NewSelect().Model(&ks).Where("organization_id = ? AND revoked_at IS NULL", org).

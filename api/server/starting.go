@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,32 +60,92 @@ func ServeWhileStarting(ln net.Listener, log *slog.Logger) (stop func()) {
 			log.Error("the listener while starting stopped", "error", err)
 		}
 	}()
+	var once sync.Once
 	return func() {
-		h.stopped.Store(true)
-		_ = tcp.SetDeadline(time.Now()) // wakes the Accept waiting
-		<-served
-		_ = app.ShutdownWithTimeout(handOffWait) // the answers in flight
-		_ = tcp.SetDeadline(time.Time{})
+		once.Do(func() {
+			h.stopped.Store(true)
+			_ = tcp.SetDeadline(time.Now()) // wakes the Accept waiting
+			<-served
+			h.closeUnused()
+			_ = app.ShutdownWithTimeout(handOffWait)
+			_ = tcp.SetDeadline(time.Time{})
+		})
 	}
 }
 
 // handOff is a listener ServeWhileStarting can stop serving without
 // closing it: once stopped, its Accept reports the end of the listener,
-// and its Close does nothing.
+// and its Close does nothing. It keeps the connections it accepted until
+// they close.
 type handOff struct {
 	*net.TCPListener
 	stopped atomic.Bool
+	mu      sync.Mutex
+	open    map[*trackedConn]struct{}
 }
 
 func (h *handOff) Accept() (net.Conn, error) {
 	c, err := h.TCPListener.Accept()
-	if err != nil && h.stopped.Load() {
+	if err != nil {
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if h.stopped.Load() && errors.As(err, &ne) && ne.Timeout() {
 			return nil, io.EOF
 		}
+		return nil, err
 	}
-	return c, err
+	t := &trackedConn{Conn: c, owner: h}
+	h.mu.Lock()
+	if h.open == nil {
+		h.open = map[*trackedConn]struct{}{}
+	}
+	h.open[t] = struct{}{}
+	h.mu.Unlock()
+	return t, nil
 }
 
 func (h *handOff) Close() error { return nil }
+
+// closeUnused closes every open connection that has sent nothing yet,
+// without an answer: its client's request goes to the service on a new
+// connection. (A read deadline would have the server answer it 408.) One
+// whose request arrived is answered and closed by the server, keep-alive
+// being off.
+func (h *handOff) closeUnused() {
+	h.mu.Lock()
+	unused := make([]*trackedConn, 0, len(h.open))
+	for c := range h.open {
+		if !c.used.Load() {
+			unused = append(unused, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range unused {
+		_ = c.Close()
+	}
+}
+
+// trackedConn leaves its listener's set when it closes, and says whether
+// it has read anything.
+type trackedConn struct {
+	net.Conn
+	owner *handOff
+	used  atomic.Bool
+	once  sync.Once
+}
+
+func (c *trackedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.used.Store(true)
+	}
+	return n, err
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.owner.mu.Lock()
+		delete(c.owner.open, c)
+		c.owner.mu.Unlock()
+	})
+	return c.Conn.Close()
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/api/server"
 )
@@ -22,7 +23,7 @@ func TestServeWhileStartingAnswersThenHandsOver(t *testing.T) {
 	defer ln.Close()
 	base := "http://" + ln.Addr().String()
 	stop := server.ServeWhileStarting(ln, slog.New(slog.DiscardHandler))
-	// A client that connects and sends nothing does not hold the hand-over.
+	// A client that connects and sends nothing.
 	idle, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +64,12 @@ func TestServeWhileStartingAnswersThenHandsOver(t *testing.T) {
 	}
 
 	stop()
+	// The client that had sent nothing finds its connection closed, not
+	// answered "starting" once the service serves.
+	_ = idle.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := idle.Read(make([]byte, 512)); err != io.EOF {
+		t.Fatalf("the idle connection after the hand-over: read %d bytes, %v; want it closed unanswered", n, err)
+	}
 	next := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "served") })}
 	go func() { _ = next.Serve(ln) }()
 	defer next.Close()

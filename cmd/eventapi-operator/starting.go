@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +15,8 @@ import (
 // /healthz 200, since the process runs and waits as it should, so the
 // startup probe passes and the kubelet does not restart it into its
 // crash-loop back-off during a long outage of PostgreSQL; /readyz 503. stop
-// closes the listener before the manager takes the address for its own
-// probes. An addr of "" or "0" (probes off) serves nothing; an address in
+// closes the listener and its connections before the manager takes the
+// address for its own probes. An addr of "" or "0" (probes off) serves nothing; an address in
 // use ends the start at once, as the manager's would later.
 func serveProbesWhileStarting(addr string, log *slog.Logger) (stop func(), err error) {
 	if addr == "" || addr == "0" {
@@ -41,10 +40,11 @@ func serveProbesWhileStarting(addr string, log *slog.Logger) (stop func(), err e
 			log.Error("the probes while starting stopped", "error", err)
 		}
 	}()
+	// Close, not Shutdown: a connection that has sent nothing yet would
+	// stay with this server and be answered "starting" later; the kubelet
+	// sends its next probe on a new connection to the manager's server.
 	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
+		_ = srv.Close()
 		<-served
 	}, nil
 }

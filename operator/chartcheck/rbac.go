@@ -17,8 +17,9 @@ import (
 // fail), no more (least privilege). Watching the whole cluster, one
 // ClusterRole holds it all. Watching listed namespaces, a ClusterRole holds
 // the operator's own resources and a Role in each namespace the rest, and
-// each namespace's Role with the ClusterRole must make the whole; Secrets
-// are then never granted cluster-wide (docs/helm.md, "Watched namespaces").
+// each namespace's Role with the ClusterRole must make the whole; the
+// ClusterRole then holds the eventapi.io rules only, and the Roles none of
+// them (docs/helm.md, "Watched namespaces").
 func checkOperatorRules(path string, objs []*unstructured.Unstructured, rolePath string) []string {
 	gen, err := readObjects(rolePath)
 	if err != nil || len(gen) != 1 {
@@ -58,17 +59,24 @@ func checkOperatorRules(path string, objs []*unstructured.Unstructured, rolePath
 		return nil
 	}
 	var problems []string
-	if wide := slices.DeleteFunc(slices.Clone(cluster), func(p string) bool { return !strings.HasPrefix(p, "/secrets:") }); len(wide) > 0 {
-		problems = append(problems, fmt.Sprintf("%s: watching listed namespaces, the operator's ClusterRole grants %v cluster-wide", path, wide))
+	if wide := slices.DeleteFunc(slices.Clone(cluster), ownResource); len(wide) > 0 {
+		problems = append(problems, fmt.Sprintf("%s: watching listed namespaces, the operator's ClusterRole grants %v cluster-wide (only its own eventapi.io resources belong there)", path, wide))
 	}
 	for _, r := range roles {
 		got, _ := permissions(r)
+		if own := slices.DeleteFunc(slices.Clone(got), func(p string) bool { return !ownResource(p) }); len(own) > 0 {
+			problems = append(problems, fmt.Sprintf("%s: Role %s/%s grants %v: the operator's own resources must be granted cluster-wide, or a namespace's deletion strands them", path, r.GetNamespace(), r.GetName(), own))
+		}
 		if all := union(cluster, got); !slices.Equal(all, want) {
 			problems = append(problems, mismatch("Role "+r.GetNamespace()+"/"+r.GetName()+" with the operator's ClusterRole", all))
 		}
 	}
 	return problems
 }
+
+// ownResource reports whether a permission is on the operator's own
+// resources (the eventapi.io group).
+func ownResource(p string) bool { return strings.HasPrefix(p, "eventapi.io/") }
 
 // union is the sorted union of two sorted permission lists.
 func union(a, b []string) []string {

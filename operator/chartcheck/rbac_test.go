@@ -12,27 +12,32 @@ import (
 func TestCheckOperatorRules(t *testing.T) {
 	secrets := rule("", "secrets", "get", "watch")
 	keys := rule("eventapi.io", "apikeys", "get", "patch")
+	events := rule("events.k8s.io", "events", "create")
 	lease := rule("coordination.k8s.io", "leases", "get", "delete")
 	tests := []struct {
 		name    string
 		objs    []*unstructured.Unstructured
 		problem string // a part of the one problem expected; "" for none
 	}{
-		{"one ClusterRole with it all", objs(role("ClusterRole", "", "op", secrets, keys)), ""},
-		{"a ClusterRole missing a permission", objs(role("ClusterRole", "", "op", keys)), "declare"},
-		{"a ClusterRole with one too many", objs(role("ClusterRole", "", "op", secrets, keys, lease)), "declare"},
-		{"resources cluster-wide, Secrets per namespace",
-			objs(role("ClusterRole", "", "op-resources", keys), role("Role", "a", "op", secrets), role("Role", "b", "op", secrets)), ""},
+		{"one ClusterRole with it all", objs(role("ClusterRole", "", "op", secrets, events, keys)), ""},
+		{"a ClusterRole missing a permission", objs(role("ClusterRole", "", "op", keys, events)), "declare"},
+		{"a ClusterRole with one too many", objs(role("ClusterRole", "", "op", secrets, events, keys, lease)), "declare"},
+		{"resources cluster-wide, Secrets and events per namespace",
+			objs(role("ClusterRole", "", "op-resources", keys), role("Role", "a", "op", secrets, events), role("Role", "b", "op", secrets, events)), ""},
 		{"one namespace's Role short",
-			objs(role("ClusterRole", "", "op-resources", keys), role("Role", "a", "op", secrets), role("Role", "b", "op")), "Role b/op"},
+			objs(role("ClusterRole", "", "op-resources", keys), role("Role", "a", "op", secrets, events), role("Role", "b", "op", events)), "Role b/op"},
 		{"Secrets cluster-wide beside the Roles",
-			objs(role("ClusterRole", "", "op-resources", keys, secrets), role("Role", "a", "op", secrets)), "cluster-wide"},
+			objs(role("ClusterRole", "", "op-resources", keys, secrets), role("Role", "a", "op", secrets, events)), "cluster-wide"},
+		{"events cluster-wide beside the Roles",
+			objs(role("ClusterRole", "", "op-resources", keys, events), role("Role", "a", "op", secrets, events)), "cluster-wide"},
+		{"everything in each namespace's Role (before 0.2.35)",
+			objs(role("Role", "a", "op", secrets, events, keys)), "strands them"},
 		{"the leader-election Role is not counted",
-			objs(role("ClusterRole", "", "op", secrets, keys), role("Role", "rel", "op-leader-election", lease)), ""},
+			objs(role("ClusterRole", "", "op", secrets, events, keys), role("Role", "rel", "op-leader-election", lease)), ""},
 		{"nothing rendered", nil, "no operator ClusterRole or Role"},
 	}
 	gen := filepath.Join(t.TempDir(), "role.yaml")
-	writeObjects(t, gen, role("ClusterRole", "", "generated", secrets, keys))
+	writeObjects(t, gen, role("ClusterRole", "", "generated", secrets, events, keys))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			problems := checkOperatorRules("chart.yaml", tt.objs, gen)

@@ -99,21 +99,29 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	secret := &corev1.Secret{} // the key of the Secret cache's settings
 	cacheOpts := cache.Options{
 		// Only Secrets written by the operator are cached (and watched), never
 		// the rest of the cluster's Secrets.
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.ManagedByValue})},
+			secret: {Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.ManagedByValue})},
 		},
-	}
-	if opt.Namespaces, err = usableNamespaces(cfg, scheme, opt.Namespaces); err != nil {
-		return nil, err
 	}
 	if len(opt.Namespaces) > 0 {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range opt.Namespaces {
 			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
 		}
+		withSecrets, err := secretNamespaces(cfg, scheme, opt.Namespaces)
+		if err != nil {
+			return nil, err
+		}
+		secrets := cacheOpts.ByObject[secret]
+		secrets.Namespaces = map[string]cache.Config{}
+		for _, ns := range withSecrets {
+			secrets.Namespaces[ns] = cache.Config{}
+		}
+		cacheOpts.ByObject[secret] = secrets
 	}
 	// The reflectors retry a failing list/watch forever, logging only: the
 	// "cache" readiness check turns their errors into a signal.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -32,14 +33,17 @@ func TestLargeReadsFor(t *testing.T) {
 }
 
 func TestFitMemoryKeepsASetValue(t *testing.T) {
-	const small = 100 << 20 // two slots' worth, whatever the CPUs
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // 5 slots by the CPUs alone
+	const small = 100 << 20                         // two slots' worth
 	for _, tt := range []struct {
-		name string
-		env  string
-		want int
+		name  string
+		env   string
+		limit int64
+		want  int
 	}{
-		{"default: fitted to the memory limit", "", 2},
-		{"set: kept", "9", 9},
+		{"default: fitted to the memory limit", "", small, 2},
+		{"default, no memory limit: one per CPU, plus one", "", 0, 5},
+		{"set: kept", "9", small, 9},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := FromEnv(func(k string) string {
@@ -54,7 +58,7 @@ func TestFitMemoryKeepsASetValue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.FitMemory(small)
+			c.FitMemory(tt.limit)
 			if c.LargeReads != tt.want {
 				t.Fatalf("LargeReads = %d, want %d", c.LargeReads, tt.want)
 			}

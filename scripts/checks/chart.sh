@@ -336,11 +336,11 @@ grep -q 'Redis at redis://redis:6379/0' "$tmp/notes.txt" && grep -q 'https://a.e
   { cat "$tmp/notes.txt" >&2; fail "NOTES.txt names Redis, the hosts' schemes or the CRD command wrongly"; }
 echo "chart:   NOTES.txt hides Redis credentials and gives https only to the hosts with TLS" >&2
 # The connection budget without a pooler: 2 pods fit PostgreSQL's default
-# 100 connections, an HPA of up to 10 (266) does not, PgBouncer needs no warning.
+# 100 connections, an HPA of up to 10 (296) does not, PgBouncer needs no warning.
 notes() { "$HELM" template eventapi "$tmp/notes-chart" --set redis.url=redis://redis:6379/0 "$@" --show-only templates/notes.yaml; }
 notes --set replicaCount=2 | grep -q 'max_connections' && fail "NOTES.txt warns of the connections of 2 pods"
-notes --set autoscaling.enabled=true | grep -q 'up to 266 PostgreSQL connections' ||
-  { notes --set autoscaling.enabled=true >&2; fail "NOTES.txt does not warn that 10 pods may open 266 connections"; }
+notes --set autoscaling.enabled=true | grep -q 'up to 296 PostgreSQL connections' ||
+  { notes --set autoscaling.enabled=true >&2; fail "NOTES.txt does not warn that 10 pods may open 296 connections"; }
 notes --set autoscaling.enabled=true --set database.pooler=transaction | grep -q 'max_connections' && fail "NOTES.txt warns of connections behind PgBouncer"
 echo "chart:   NOTES.txt warns when the pods may open more connections than PostgreSQL's default 100" >&2
 

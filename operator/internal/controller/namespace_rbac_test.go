@@ -27,9 +27,10 @@ import (
 // events by a Role in each namespace (docs/helm.md, "Watched namespaces").
 // Deleting a watched namespace deletes its RoleBinding in no order against
 // the ApiKeys' finalizers; envtest runs no namespace controller, so the test
-// deletes the RoleBinding and then the ApiKey, as that deletion may. The
-// ApiKey must still be finalized with its key revoked, and an operator
-// started afterwards must serve the namespaces it still may.
+// deletes the RoleBinding and then the ApiKeys, as that deletion may. Each
+// ApiKey must still be finalized with its key revoked, by the running
+// operator and by one that starts while the namespace forbids it its
+// Secrets, which must still serve the other namespace.
 func TestAWatchedNamespaceLosesItsRole(t *testing.T) {
 	h := newHarness(t)
 	user := "ns-operator-" + randomHex(3)
@@ -78,35 +79,63 @@ func TestAWatchedNamespaceLosesItsRole(t *testing.T) {
 		})
 	}
 
+	gone := func(ns, name string) func() error {
+		return func() error {
+			var ak v1alpha1.ApiKey
+			switch err := h.k8s.Get(h.ctx, client.ObjectKey{Namespace: ns, Name: name}, &ak); {
+			case apierrors.IsNotFound(err):
+				return nil
+			case err != nil:
+				return err
+			default:
+				return fmt.Errorf("still there, finalizers %v, conditions %+v", ak.Finalizers, ak.Status.Conditions)
+			}
+		}
+	}
+	deleteKey := func(ns, name string) {
+		t.Helper()
+		if err := h.k8s.Delete(h.ctx, &v1alpha1.ApiKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantActive := func(want int, when string) {
+		t.Helper()
+		if n := active(); n != want {
+			t.Fatalf("%d active keys %s, want %d", n, when, want)
+		}
+	}
+
 	stop := start()
 	issue(nsA, "a")
-	if n := active(); n != 1 {
-		t.Fatalf("%d active keys after the first issue, want 1", n)
-	}
+	issue(nsA, "a2")
+	wantActive(2, "after the two issues")
+	// The namespace's deletion takes its RoleBinding: once the authorizer
+	// has it, the operator may not read nsA's Secrets any more.
 	if err := h.k8s.Delete(h.ctx, bindings[nsA]); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.k8s.Delete(h.ctx, &v1alpha1.ApiKey{ObjectMeta: metav1.ObjectMeta{Namespace: nsA, Name: "a"}}); err != nil {
+	asOperator, err := client.New(opCfg, client.Options{Scheme: h.k8s.Scheme()})
+	if err != nil {
 		t.Fatal(err)
 	}
-	h.eventually("the ApiKey finalized without its namespace's Role", func() error {
-		var ak v1alpha1.ApiKey
-		switch err := h.k8s.Get(h.ctx, client.ObjectKey{Namespace: nsA, Name: "a"}, &ak); {
-		case apierrors.IsNotFound(err):
+	h.eventually("the operator forbidden nsA's Secrets", func() error {
+		err := asOperator.List(h.ctx, &corev1.SecretList{}, client.InNamespace(nsA))
+		if apierrors.IsForbidden(err) {
 			return nil
-		case err != nil:
-			return err
-		default:
-			return fmt.Errorf("still there, finalizers %v, conditions %+v", ak.Finalizers, ak.Status.Conditions)
 		}
+		return fmt.Errorf("listing nsA's Secrets as the operator: %v", err)
 	})
-	if n := active(); n != 0 {
-		t.Fatalf("%d active keys once the ApiKey is gone, want 0", n)
-	}
+	deleteKey(nsA, "a")
+	h.eventually("the ApiKey finalized without its namespace's Role", gone(nsA, "a"))
+	wantActive(1, "once the first ApiKey is gone")
 	stop()
 
-	// A start now: nsA's Secrets are forbidden, nsB's are not.
+	// Deleted while no operator runs; the next one starts with nsA's
+	// Secrets forbidden, still finalizes it, and serves nsB.
+	deleteKey(nsA, "a2")
 	defer start()()
+	h.eventually("the ApiKey deleted while the operator was down finalized", gone(nsA, "a2"))
+	wantActive(0, "once both ApiKeys are gone")
 	issue(nsB, "b")
 }
 
