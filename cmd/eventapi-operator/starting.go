@@ -16,8 +16,9 @@ import (
 // startup probe passes and the kubelet does not restart it into its
 // crash-loop back-off during a long outage of PostgreSQL; /readyz 503. stop
 // closes the listener and its connections before the manager takes the
-// address for its own probes. An addr of "" or "0" (probes off) serves nothing; an address in
-// use ends the start at once, as the manager's would later.
+// address for its own probes. An addr of "" or "0" (probes off) serves
+// nothing; an address in use ends the start at once, as the manager's
+// would later.
 func serveProbesWhileStarting(addr string, log *slog.Logger) (stop func(), err error) {
 	if addr == "" || addr == "0" {
 		return func() {}, nil

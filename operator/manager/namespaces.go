@@ -19,9 +19,11 @@ import (
 // forbidden is asked again every secretCheckEvery until secretCheckFor has
 // passed, since a Role and RoleBinding installed with the operator may
 // reach the API server's authorizer a moment after it starts.
+// secretCheckTimeout bounds each of those asks.
 const (
-	secretCheckFor   = 15 * time.Second
-	secretCheckEvery = time.Second
+	secretCheckFor     = 15 * time.Second
+	secretCheckEvery   = time.Second
+	secretCheckTimeout = 5 * time.Second
 )
 
 // secretNamespaces returns the watched namespaces whose Secrets the
@@ -47,7 +49,7 @@ func secretNamespaces(cfg *rest.Config, scheme *runtime.Scheme, namespaces []str
 	}
 	log := ctrl.Log.WithName("namespaces")
 	forbidden := func(ns string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), secretCheckEvery*5)
+		ctx, cancel := context.WithTimeout(context.Background(), secretCheckTimeout)
 		defer cancel()
 		err := c.List(ctx, &corev1.SecretList{}, client.InNamespace(ns), client.Limit(1),
 			client.MatchingLabels{controller.ManagedByLabel: controller.ManagedByValue})
