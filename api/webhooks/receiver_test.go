@@ -38,6 +38,9 @@ type receiver struct {
 	// refuse, when set, is asked of each verified body: true answers 422,
 	// as a receiver does to a message it cannot take.
 	refuse func(body []byte) bool
+	// reply, when set, answers every verified request with its status
+	// and Retry-After header ("" for none), recorded as refused.
+	reply func() (status int, retryAfter string)
 }
 
 func newReceiver(t testing.TB) *receiver {
@@ -95,6 +98,15 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	if err := json.Unmarshal(body, &m); err != nil || m.Type == "" || m.Timestamp.IsZero() || m.Data == nil {
 		r.bad = append(r.bad, "body: "+string(body))
 		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if r.reply != nil {
+		status, after := r.reply()
+		r.bad = append(r.bad, "answered "+http.StatusText(status))
+		if after != "" {
+			w.Header().Set("Retry-After", after)
+		}
+		w.WriteHeader(status)
 		return
 	}
 	if r.refuse != nil && r.refuse(body) {

@@ -109,7 +109,7 @@ const maxPurgeRaces = 3
 // ErrCursorExpired is the refusal of a cursor that the retention has
 // overtaken: 410 cursor_expired.
 func ErrCursorExpired() *errs.Error {
-	return errs.New(errs.CursorExpired, "the cursor is past the feed's retention: changes after it were deleted (changes are kept "+
+	return errs.New(errs.CursorExpired, "the cursor is older than the feed's retention: changes after it were deleted (changes are kept "+
 		strconv.Itoa(int(Retention/(24*time.Hour)))+" days). "+
 		"Resync: take the next_cursor of GET /changes?from=now, read the records again from their list endpoints, "+
 		"then go on from that cursor")

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -35,8 +36,31 @@ func newClient(allowPrivate bool) *client {
 		IdleConnTimeout:        90 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
+	var rt http.RoundTripper = tr
+	if !allowPrivate {
+		rt = httpsOnly{tr}
+	}
 	return &client{http: &http.Client{
-		Transport:     tr,
+		Transport:     rt,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
+}
+
+// errNotHTTPS refuses a request to a plain http URL.
+var errNotHTTPS = errors.New("the endpoint URL is not https")
+
+// httpsOnly sends https requests only: an http URL registered while
+// EVENTAPI_WEBHOOK_ALLOW_PRIVATE was on is refused once it is off, as its
+// address would be, so full records never travel in clear text
+// (docs/webhooks.md, "Security").
+type httpsOnly struct{ next http.RoundTripper }
+
+func (h httpsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, errNotHTTPS
+	}
+	return h.next.RoundTrip(req)
 }

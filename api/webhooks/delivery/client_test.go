@@ -39,3 +39,21 @@ func TestClientBoundsResponseHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestClientSendsHTTPSOnly: without EVENTAPI_WEBHOOK_ALLOW_PRIVATE a plain
+// http URL (one registered while it was on) is refused before any
+// connection, and recorded so; with it, the request goes out.
+func TestClientSendsHTTPSOnly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	if _, err := newClient(false).http.Get(srv.URL); err == nil || describe(err, time.Second) != "refused: the endpoint URL is not https" {
+		t.Fatalf("an http URL without allowPrivate: %v, recorded as %q", err, describe(err, time.Second))
+	}
+	res, err := newClient(true).http.Get(srv.URL)
+	if err != nil {
+		t.Fatalf("an http URL with allowPrivate: %v", err)
+	}
+	res.Body.Close()
+}

@@ -89,7 +89,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))
 	if err != nil {
 		text := "the endpoint URL cannot be requested"
-		w.complete(c, msg.CreatedAt, asked, 0, nil, &text)
+		w.complete(c, msg.CreatedAt, asked, 0, nil, &text, 0)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -103,18 +103,20 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 			return
 		}
 		text := describe(err, budget)
-		w.complete(c, msg.CreatedAt, asked, time.Since(started), nil, &text)
+		w.complete(c, msg.CreatedAt, asked, time.Since(started), nil, &text, 0)
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))
 	_ = res.Body.Close()
 	code := res.StatusCode
 	var text *string
+	var wait time.Duration
 	if code < 200 || code > 299 {
 		s := describeStatus(code)
 		text = &s
+		wait = retryAfter(res.Header.Get("Retry-After"), time.Now())
 	}
-	w.complete(c, msg.CreatedAt, asked, time.Since(started), &code, text)
+	w.complete(c, msg.CreatedAt, asked, time.Since(started), &code, text, wait)
 }
 
 // prepare renders the change and signs nothing yet: it returns the body and
@@ -158,8 +160,11 @@ func (w *Worker) key(c *store.Claim, sealed []byte) ([]byte, error) {
 
 // complete records an attempt of the claim asked for at asked (worker
 // clock) that took took, of the change made at changedAt; errText nil means
-// success.
-func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.Duration, code *int, errText *string) {
+// success. A failed attempt is tried again after the backoff's wait, or
+// after wait (a receiver's Retry-After) when that is longer; an answer of
+// 410 Gone fails the delivery and disables its endpoint at once, as
+// Standard Webhooks asks (docs/webhooks.md, "Delivery and retries").
+func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.Duration, code *int, errText *string, wait time.Duration) {
 	// The database's clock at the attempt's start: the claim's reading plus
 	// the time since (at most the claim's round trip late), so one clock
 	// decides the retry window.
@@ -177,9 +182,14 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 		// its first step (docs/webhooks.md, "Delivery and retries").
 		n := c.WindowAttempts + 1
 		if at, ok := w.backoff.Next(n, first, now); ok {
-			o.RetryIn = at.Sub(now)
+			o.RetryIn = max(at.Sub(now), wait)
 		} else {
 			o.GiveUp, o.RetryFor = true, w.backoff.RetryFor
+		}
+		if code != nil && *code == http.StatusGone {
+			// A window of 0: the endpoint's run of failures has lasted
+			// it, so giving up disables the endpoint.
+			o.GiveUp, o.RetryFor = true, 0
 		}
 		// The wait should the claim turn out to precede a re-enable of
 		// the endpoint (store.Complete): then the delivery has a fresh

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +31,8 @@ func describe(err error, timeout time.Duration) string {
 	switch {
 	case errors.Is(err, webhook.ErrAddressNotAllowed):
 		return "refused: the endpoint's host resolved to an address that is not public"
+	case errors.Is(err, errNotHTTPS):
+		return "refused: the endpoint URL is not https"
 	case errors.As(err, &dnsErr):
 		return "the endpoint's host name did not resolve"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
@@ -50,5 +54,28 @@ func describe(err error, timeout time.Duration) string {
 
 // describeStatus words a non-2xx answer.
 func describeStatus(code int) string {
+	if code == http.StatusGone {
+		return "the endpoint answered HTTP 410 Gone: it asked for no more messages and is disabled"
+	}
 	return fmt.Sprintf("the endpoint answered HTTP %d (2xx is required)", code)
+}
+
+// maxRetryAfter bounds the wait a receiver's Retry-After may ask for.
+const maxRetryAfter = time.Hour
+
+// retryAfter is the wait a non-2xx answer's Retry-After header asks for
+// (delay-seconds or an HTTP date, RFC 9110 10.2.3), at most maxRetryAfter;
+// 0 when it asks for none or cannot be read.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseUint(h, 10, 32); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if at, err := http.ParseTime(h); err == nil {
+		d = at.Sub(now)
+	}
+	return min(max(d, 0), maxRetryAfter)
 }
