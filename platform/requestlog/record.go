@@ -38,10 +38,15 @@ type Record struct {
 	APIVersion         string     `bun:"api_version" json:"api_version"`
 }
 
+// MaxPath is the most bytes of a request's path that are logged: the path
+// is the client's text, up to the server's URI bound (kilobytes), and one
+// odd request must not make a large row or log line (the access log cuts
+// it too).
+const MaxPath = 2048
+
 // Length bounds applied before storing, so one odd request cannot make a
 // large row.
 const (
-	maxPath      = 2048
 	maxUserAgent = 512
 	maxText      = 255
 )
@@ -61,7 +66,7 @@ func (r *Record) Normalize() {
 	}
 	r.RequestID = storable(r.RequestID, maxText)
 	r.Method = storable(r.Method, maxText)
-	r.Path = storable(r.Path, maxPath)
+	r.Path = storable(r.Path, MaxPath)
 	r.APIVersion = storable(r.APIVersion, maxText)
 	for _, f := range []struct {
 		s   **string

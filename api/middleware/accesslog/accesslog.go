@@ -13,6 +13,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -48,8 +49,11 @@ func New(cfg Config) fiber.Handler {
 func Write(log *slog.Logger, c *fiber.Ctx, route string, start time.Time) {
 	attrs := [6]slog.Attr{
 		// A method the server does not know can be kilobytes of the
-		// client's text: it is logged at most errs.MaxEcho bytes long.
-		slog.String("method", errs.Echo(c.Method())), slog.String("path", c.Path()), slog.String("route", route),
+		// client's text: it is logged at most errs.MaxEcho bytes long, and
+		// the path, as long as the server's URI bound, at most
+		// requestlog.MaxPath bytes, as the request log stores it.
+		slog.String("method", errs.Echo(c.Method())), slog.String("path", errs.Clip(c.Path(), requestlog.MaxPath)),
+		slog.String("route", route),
 		slog.Int("status", c.Response().StatusCode()),
 	}
 	n := 4

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,8 +15,12 @@ import (
 	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
+
+// longID is a path segment longer than the request log keeps of a path.
+var longID = strings.Repeat("b", requestlog.MaxPath+500)
 
 func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 	org := uuid.MustParse("6f1c2a9e-0000-4000-8000-000000000001")
@@ -30,6 +35,8 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 		// resolver names routes by their template (route.Resolver); gate
 		// answers 429 in a middleware before any route handler runs.
 		resolver, gate bool
+		// logged is the path the line carries, when not path.
+		logged string
 	}{
 		{name: "success", path: "/things/42", handler: ok, withOrg: true, status: 200, route: "/things/:id"},
 		{name: "an error rendered by the error handler", path: "/things/42", handler: func(*fiber.Ctx) error {
@@ -45,6 +52,8 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 			route: "/", gate: true},
 		{name: "a path no route serves, with a resolver", path: "/nothing", handler: ok, status: 404, route: "",
 			resolver: true},
+		{name: "a long path, cut as the request log cuts it", path: "/things/" + longID, handler: ok, status: 200,
+			route: "/things/:id", logged: errs.Clip("/things/"+longID, requestlog.MaxPath)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +91,14 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 			if err := json.Unmarshal(lines[0], &line); err != nil {
 				t.Fatal(err)
 			}
-			if line["msg"] != "request" || line["method"] != "GET" || line["path"] != tt.path ||
+			logged := tt.path
+			if tt.logged != "" {
+				logged = tt.logged
+			}
+			if len(logged) > requestlog.MaxPath {
+				t.Fatalf("the case expects a path of %d bytes", len(logged))
+			}
+			if line["msg"] != "request" || line["method"] != "GET" || line["path"] != logged ||
 				line["route"] != tt.route || line["status"] != float64(tt.status) {
 				t.Fatalf("log line %v", line)
 			}
