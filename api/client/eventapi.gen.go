@@ -1488,6 +1488,27 @@ func (e GetVehicleLoadParamsExpand) Valid() bool {
 	}
 }
 
+// Defines values for ListWebhookDeliveriesParamsStatus.
+const (
+	DeliveryStatusFailed    ListWebhookDeliveriesParamsStatus = "failed"
+	DeliveryStatusPending   ListWebhookDeliveriesParamsStatus = "pending"
+	DeliveryStatusSucceeded ListWebhookDeliveriesParamsStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the ListWebhookDeliveriesParamsStatus enum.
+func (e ListWebhookDeliveriesParamsStatus) Valid() bool {
+	switch e {
+	case DeliveryStatusFailed:
+		return true
+	case DeliveryStatusPending:
+		return true
+	case DeliveryStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClientWebhookJSONBodyType.
 const (
 	ClientWebhookJSONBodyTypeClientCreated ClientWebhookJSONBodyType = "client.created"
@@ -4564,7 +4585,13 @@ type ListWebhookDeliveriesParams struct {
 	// Cursor The `next_cursor` of the previous page. Opaque and bound to the organization, the list
 	// and its filters; anything else answers `422 validation_error`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Only deliveries with this status.
+	Status *ListWebhookDeliveriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 }
+
+// ListWebhookDeliveriesParamsStatus defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParamsStatus string
 
 // RetryWebhookDeliveryParams defines parameters for RetryWebhookDelivery.
 type RetryWebhookDeliveryParams struct {
@@ -8678,7 +8705,9 @@ type ClientInterface interface {
 
 	// ListWebhookDeliveries List an endpoint's deliveries
 	//
-	// Newest first (`created_at` descending, then `id`), each with its attempts oldest first.
+	// Newest first (`created_at` descending, then `id`), each with its attempts oldest first;
+	// `status` keeps one status (since 2.11.6: `failed` lists what to retry after an outage).
+	// A cursor continues the list it came from, with the same `status`.
 	// Scopes: `webhooks:read`.
 	//
 	// Corresponds with GET /webhook_endpoints/{id}/deliveries (the `ListWebhookDeliveries` operationId).
@@ -10595,7 +10624,9 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, id Id, params *Updat
 
 // ListWebhookDeliveries List an endpoint's deliveries
 //
-// Newest first (`created_at` descending, then `id`), each with its attempts oldest first.
+// Newest first (`created_at` descending, then `id`), each with its attempts oldest first;
+// `status` keeps one status (since 2.11.6: `failed` lists what to retry after an outage).
+// A cursor continues the list it came from, with the same `status`.
 // Scopes: `webhooks:read`.
 //
 // Corresponds with GET /webhook_endpoints/{id}/deliveries (the `ListWebhookDeliveries` operationId).
@@ -14490,6 +14521,18 @@ func NewListWebhookDeliveriesRequest(server string, id Id, params *ListWebhookDe
 
 		}
 
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -15749,7 +15792,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebhookDeliveriesWithResponse List an endpoint's deliveries
 	//
-	// Newest first (`created_at` descending, then `id`), each with its attempts oldest first.
+	// Newest first (`created_at` descending, then `id`), each with its attempts oldest first;
+	// `status` keeps one status (since 2.11.6: `failed` lists what to retry after an outage).
+	// A cursor continues the list it came from, with the same `status`.
 	// Scopes: `webhooks:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -30317,7 +30362,9 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Cont
 
 // ListWebhookDeliveriesWithResponse List an endpoint's deliveries
 //
-// Newest first (`created_at` descending, then `id`), each with its attempts oldest first.
+// Newest first (`created_at` descending, then `id`), each with its attempts oldest first;
+// `status` keeps one status (since 2.11.6: `failed` lists what to retry after an outage).
+// A cursor continues the list it came from, with the same `status`.
 // Scopes: `webhooks:read`.
 //
 // Returns a wrapper object for the known response body format(s).

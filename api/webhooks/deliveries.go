@@ -12,7 +12,7 @@ import (
 )
 
 // deliveries serves GET /webhook_endpoints/{id}/deliveries: newest first,
-// each with its attempts.
+// each with its attempts, of one status when ?status names it.
 func (h handlers) deliveries(c *fiber.Ctx) error {
 	id, err := rest.PathID(c, store.EndpointKind)
 	if err != nil {
@@ -21,12 +21,19 @@ func (h handlers) deliveries(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	org := tenancy.OrgID(ctx)
 	q := rest.NewQuery(c)
+	status := q.Enum("status", store.Statuses...)
 	q.Expansions()
-	p := q.Page(h.env.Cursors, storage.ListScope("webhook_deliveries", org, id.String()))
+	scope := storage.ListScope("webhook_deliveries", org, id.String())
+	if status != "" {
+		// A cursor of one status's list is refused by another's (and by
+		// the unfiltered list, whose scope it had before 2.11.6).
+		scope = storage.ListScope("webhook_deliveries", org, id.String(), status)
+	}
+	p := q.Page(h.env.Cursors, scope)
 	if err := q.Err(); err != nil {
 		return err
 	}
-	page, err := store.ListDeliveries(ctx, h.env.Conn(ctx), org, id, p)
+	page, err := store.ListDeliveries(ctx, h.env.Conn(ctx), org, id, status, p)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func TestADeliveryCarriesItsLatestAttempts(t *testing.T) {
 			}
 		}
 	}
-	page, err := webhooks.ListDeliveries(ctx, db, tenancy.OrganizationID{UUID: org}, endpoint, storage.PageRequest{Limit: 10})
+	page, err := webhooks.ListDeliveries(ctx, db, tenancy.OrganizationID{UUID: org}, endpoint, "", storage.PageRequest{Limit: 10})
 	if err != nil || len(page.Items) != 2 {
 		t.Fatalf("list: %d deliveries, %v; want 2", len(page.Items), err)
 	}

@@ -146,7 +146,7 @@ func TestDeleteEndpointDoesNotTouchItsDeliveries(t *testing.T) {
 	if due, err := webhooks.DueCount(ctx, db, 10*n); err != nil || due != 6 {
 		t.Errorf("due after the DELETE: %d (%v), want the other endpoint's 6", due, err)
 	}
-	if _, err := webhooks.ListDeliveries(ctx, db, b.org, b.endpoint, storage.PageRequest{Limit: 10}); !errs.Is(err, errs.NotFound) {
+	if _, err := webhooks.ListDeliveries(ctx, db, b.org, b.endpoint, "", storage.PageRequest{Limit: 10}); !errs.Is(err, errs.NotFound) {
 		t.Errorf("deliveries of the deleted endpoint: %v, want not found", err)
 	}
 	if _, err := webhooks.Retry(ctx, db, b.org, b.endpoint, before.ID, func(string) error { return nil }); !errs.Is(err, errs.NotFound) {

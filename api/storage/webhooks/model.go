@@ -29,6 +29,9 @@ const (
 	Failed    = "failed"
 )
 
+// Statuses are the delivery statuses, as the deliveries list filters them.
+var Statuses = []string{Pending, Succeeded, Failed}
+
 // AllEvents in enabled_events subscribes to every change type.
 const AllEvents = "*"
 
