@@ -8,6 +8,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -35,6 +36,17 @@ func TestScopeEnumMatchesTenancy(t *testing.T) {
 // specProperty returns the schema of spec.<name> in a generated CRD file.
 func specProperty(t *testing.T, file, name string) apiextensionsv1.JSONSchemaProps {
 	t.Helper()
+	crd := readCRD(t, file)
+	p, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties[name]
+	if !ok {
+		t.Fatalf("%s has no spec.%s", file, name)
+	}
+	return p
+}
+
+// readCRD reads a generated CRD file.
+func readCRD(t *testing.T, file string) apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
 	raw, err := os.ReadFile("../../config/crd/bases/" + file)
 	if err != nil {
 		t.Fatal(err)
@@ -43,11 +55,7 @@ func specProperty(t *testing.T, file, name string) apiextensionsv1.JSONSchemaPro
 	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
 		t.Fatal(err)
 	}
-	p, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties[name]
-	if !ok {
-		t.Fatalf("%s has no spec.%s", file, name)
-	}
-	return p
+	return crd
 }
 
 // keyMarkerLength is the length of the marker the operator appends to every
@@ -84,5 +92,34 @@ func TestNameLengthsFitTenancy(t *testing.T) {
 					*p.MaxLength, tt.extra, got, tenancy.MaxNameLength, tt.source)
 			}
 		})
+	}
+}
+
+// The deletionPolicy of the SandboxOrganization CRD offers exactly the
+// policies the operator knows, defaults to Delete (what every
+// SandboxOrganization did before the field) and shows under -o wide.
+func TestDeletionPolicyInTheCRD(t *testing.T) {
+	p := specProperty(t, "eventapi.io_sandboxorganizations.yaml", "deletionPolicy")
+	var enum []string
+	for _, e := range p.Enum {
+		var s string
+		if err := yaml.Unmarshal(e.Raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		enum = append(enum, s)
+	}
+	if want := []string{string(v1alpha1.DeletionDelete), string(v1alpha1.DeletionOrphan)}; !slices.Equal(enum, want) {
+		t.Errorf("deletionPolicy enum %v, want %v", enum, want)
+	}
+	var def string
+	if p.Default == nil || yaml.Unmarshal(p.Default.Raw, &def) != nil || def != string(v1alpha1.DeletionDelete) {
+		t.Errorf("deletionPolicy default %v, want %s", p.Default, v1alpha1.DeletionDelete)
+	}
+	columns := readCRD(t, "eventapi.io_sandboxorganizations.yaml").Spec.Versions[0].AdditionalPrinterColumns
+	i := slices.IndexFunc(columns, func(c apiextensionsv1.CustomResourceColumnDefinition) bool {
+		return c.JSONPath == ".spec.deletionPolicy"
+	})
+	if i < 0 || columns[i].Priority != 1 {
+		t.Errorf("printer columns %+v: want .spec.deletionPolicy at priority 1 (-o wide)", columns)
 	}
 }

@@ -4,6 +4,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// DeletionPolicy is what deleting a SandboxOrganization does to its sandbox
+// organization (docs/operator.md, SandboxOrganization).
+// +kubebuilder:validation:Enum=Delete;Orphan
+type DeletionPolicy string
+
+// The deletion policies.
+const (
+	// DeletionDelete deletes the sandbox organization and all its data,
+	// whether the operator created it or adopted it.
+	DeletionDelete DeletionPolicy = "Delete"
+	// DeletionOrphan leaves the sandbox organization in the database: the
+	// parent's test keys keep reaching it, and a later SandboxOrganization
+	// of the same parent adopts it.
+	DeletionOrphan DeletionPolicy = "Orphan"
+)
+
 // SandboxOrganizationSpec declares the sandbox of a parent organization: the
 // parent's test keys then read and write only the sandbox.
 type SandboxOrganizationSpec struct {
@@ -22,6 +38,15 @@ type SandboxOrganizationSpec struct {
 	// crew, events) when the operator creates it.
 	// +optional
 	SeedDemoData bool `json:"seedDemoData,omitempty"`
+
+	// DeletionPolicy says what deleting this resource does to the sandbox
+	// organization: Delete (the default) deletes it and all its data,
+	// Orphan leaves it as it is. It applies alike to a sandbox the operator
+	// created and to one it adopted. It may be changed at any time: the
+	// policy the resource holds when its finalizer runs is the one applied.
+	// +kubebuilder:default=Delete
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
 
 // SandboxOrganizationStatus is the observed state of a SandboxOrganization.
@@ -50,8 +75,8 @@ type SandboxOrganizationStatus struct {
 }
 
 // SandboxOrganization is the sandbox organization of a parent organization.
-// Deleting it deletes the sandbox organization and all its data; the parent
-// is never touched.
+// Deleting it deletes the sandbox organization and all its data, unless
+// spec.deletionPolicy is Orphan; the parent is never touched.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -60,6 +85,7 @@ type SandboxOrganizationStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Sandbox",type=string,JSONPath=`.status.sandboxOrganizationId`
 // +kubebuilder:printcolumn:name="Parent",type=string,JSONPath=`.spec.parentOrganizationId`,priority=1
+// +kubebuilder:printcolumn:name="Deletion",type=string,JSONPath=`.spec.deletionPolicy`,priority=1
 // +kubebuilder:printcolumn:name="Seeded",type=boolean,JSONPath=`.status.seeded`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type SandboxOrganization struct {

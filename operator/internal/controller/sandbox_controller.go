@@ -172,7 +172,7 @@ func (r *SandboxReconciler) adoptOrCreate(ctx context.Context, sb *v1alpha1.Sand
 		}
 		sb.Status.SandboxOrganizationID, sb.Status.Seeded = existing.ID.String(), false
 		r.Recorder.Eventf(sb, nil, corev1.EventTypeNormal, "SandboxAdopted", "Adopt",
-			"adopted the existing sandbox organization %s of %s", existing.ID, parent)
+			"adopted the existing sandbox organization %s of %s; %s", existing.ID, parent, onDeletion(sb))
 		return existing, nil
 	}
 	var org *tenancy.Organization
@@ -230,13 +230,38 @@ func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxO
 	return "", false, nil
 }
 
-// cleanup runs on deletion: delete the sandbox organization (its data goes
-// with it, by cascade). Only an organization that is the sandbox of the
-// declared parent is ever deleted; never the parent. When status names no
-// sandbox (the reconcile that made it died before recording it), the
-// parent's sandbox is deleted unless another SandboxOrganization records
-// it: this one would have adopted it (adoptOrCreate), so it is this one's.
+// onDeletion tells, in the SandboxAdopted event, what deleting sb will do
+// to the sandbox it adopted: a sandbox made by hand is deleted with its
+// data unless the policy says Orphan.
+func onDeletion(sb *v1alpha1.SandboxOrganization) string {
+	if sb.Spec.DeletionPolicy == v1alpha1.DeletionOrphan {
+		return "deleting this SandboxOrganization will leave it in place (deletionPolicy: Orphan)"
+	}
+	return "deleting this SandboxOrganization will delete it and all its data; set spec.deletionPolicy to Orphan to keep it"
+}
+
+// cleanup runs on deletion. With deletionPolicy Orphan it leaves the
+// sandbox organization as it is, without reading the database: the
+// finalizer goes even while PostgreSQL is down. Otherwise (Delete, or no
+// policy from a CRD older than the field) it deletes the sandbox
+// organization (its data goes with it, by cascade). Only an organization
+// that is the sandbox of the declared parent is ever deleted; never the
+// parent. When status names no sandbox (the reconcile that made it died
+// before recording it), the parent's sandbox is deleted unless another
+// SandboxOrganization records it: this one would have adopted it
+// (adoptOrCreate), so it is this one's.
 func (r *SandboxReconciler) cleanup(ctx context.Context, sb *v1alpha1.SandboxOrganization) *failure {
+	if sb.Spec.DeletionPolicy == v1alpha1.DeletionOrphan {
+		sandbox := "the sandbox organization " + sb.Status.SandboxOrganizationID
+		if sb.Status.SandboxOrganizationID == "" {
+			sandbox = "any sandbox organization" // none recorded: the parent's, if it has one
+		}
+		log.FromContext(ctx).Info("deletionPolicy is Orphan: leaving the sandbox organization in place",
+			"sandbox", sb.Status.SandboxOrganizationID, "parent", sb.Spec.ParentOrganizationID)
+		r.Recorder.Eventf(sb, nil, corev1.EventTypeNormal, "SandboxOrphaned", "Delete",
+			"left %s of %s in place (deletionPolicy: Orphan)", sandbox, sb.Spec.ParentOrganizationID)
+		return nil
+	}
 	parent, err := uuid.Parse(sb.Spec.ParentOrganizationID)
 	if err != nil {
 		return nil
