@@ -5,7 +5,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -29,21 +28,11 @@ var ErrNewerSchema = errors.New("the database was migrated by a newer release")
 
 // Migrations returns the embedded SQL migrations.
 func Migrations() (*migrate.Migrations, error) {
-	ms, _, err := discover(migrate.NewMigrations(), migrationFiles)
-	return ms, err
-}
-
-// discover adds the migrations of fsys to ms and returns the statements of
-// its concurrent ones (migrate_concurrent.go), which bun sees as empty.
-func discover(ms *migrate.Migrations, fsys fs.FS) (*migrate.Migrations, map[string][]indexStatement, error) {
-	plan, bunFS, err := concurrentFiles(fsys)
-	if err != nil {
-		return nil, nil, fmt.Errorf("discover migrations: %w", err)
+	ms := migrate.NewMigrations()
+	if err := ms.Discover(migrationFiles); err != nil {
+		return nil, fmt.Errorf("discover migrations: %w", err)
 	}
-	if err := ms.Discover(bunFS); err != nil {
-		return nil, nil, fmt.Errorf("discover migrations: %w", err)
-	}
-	return ms, plan, nil
+	return ms, nil
 }
 
 // MigrationStatus is one migration and whether it is applied. Unknown marks
@@ -82,12 +71,6 @@ type Migrator struct {
 	db    *bun.DB
 	known *migrate.Migrations
 	m     *migrate.Migrator
-	// concurrent holds the statements of the concurrent migrations by
-	// file name (migrate_concurrent.go).
-	concurrent map[string][]indexStatement
-	// Pooler is the pool's Options.Pooler: behind a transaction pooler a
-	// concurrent migration builds its indexes in transactions instead.
-	Pooler string
 	// Notify, when set, receives what an operation is about to do that its
 	// caller should show before it happens: a wait for another migrator's
 	// lock, a rollback of the whole schema, a raise of the change feed's
@@ -97,30 +80,27 @@ type Migrator struct {
 
 // NewMigrator returns a Migrator over the embedded migrations.
 func NewMigrator(db *bun.DB) (*Migrator, error) {
-	ms, plan, err := discover(migrate.NewMigrations(), migrationFiles)
+	ms, err := Migrations()
 	if err != nil {
 		return nil, err
 	}
-	return newMigrator(db, ms, plan), nil
+	return newMigrator(db, ms), nil
 }
 
-// newMigrator returns a Migrator over ms, whose concurrent migrations'
-// statements are plan. Every migration runs with the session's timeouts
-// lifted (beforeMigration) and is recorded, or its record removed, in its
-// own transaction (recordInTransaction), or right after its statements
-// for a concurrent one. WithUpsert makes bun's Init create a unique index
-// on the migration's name, and turns bun's own record after the commit
-// into an update of the row the transaction wrote.
-func newMigrator(db *bun.DB, ms *migrate.Migrations, plan map[string][]indexStatement) *Migrator {
-	m := &Migrator{db: db, known: ms, concurrent: plan}
-	m.m = migrate.NewMigrator(db, ms,
+// newMigrator returns a Migrator over ms. Every migration runs with the
+// session's timeouts lifted (withoutTimeouts) and is recorded, or its
+// record removed, in its own transaction (recordInTransaction). WithUpsert
+// makes bun's Init create a unique index on the migration's name, and
+// turns bun's own record after the commit into an update of the row the
+// transaction wrote.
+func newMigrator(db *bun.DB, ms *migrate.Migrations) *Migrator {
+	return &Migrator{db: db, known: ms, m: migrate.NewMigrator(db, ms,
 		migrate.WithTableName(migrationsTable),
 		migrate.WithLocksTableName("schema_migration_locks"),
 		migrate.WithMarkAppliedOnSuccess(true),
 		migrate.WithUpsert(true),
-		migrate.BeforeMigration(m.beforeMigration),
-		migrate.AfterMigration(recordInTransaction))
-	return m
+		migrate.BeforeMigration(withoutTimeouts),
+		migrate.AfterMigration(recordInTransaction))}
 }
 
 // liftTimeoutsSQL sets, for the rest of the transaction it runs in, every
@@ -145,13 +125,14 @@ func liftTimeouts(ctx context.Context, tx bun.IConn) error {
 	return nil
 }
 
-// beforeMigration is the hook bun runs before each migration's statements:
-// in a transactional migration's own transaction it lifts the timeouts;
-// on the session bun opens for a concurrent one it runs the migration's
-// statements (runConcurrent), bun's copy of them being empty.
-func (m *Migrator) beforeMigration(ctx context.Context, conn bun.IConn, mg *migrate.Migration) error {
-	if c, ok := conn.(bun.Conn); ok {
-		return m.runConcurrent(ctx, c, mg)
+// withoutTimeouts is the hook bun runs before each migration's statements,
+// in the migration's own transaction. A migration outside a transaction
+// (a file not named .tx.up.sql or .tx.down.sql) is refused: its timeouts
+// could only be lifted for the whole session, which behind a transaction
+// pooler would pass on to other clients.
+func withoutTimeouts(ctx context.Context, conn bun.IConn, mg *migrate.Migration) error {
+	if _, ok := conn.(bun.Tx); !ok {
+		return fmt.Errorf("migration %s is not transactional: name its files .tx.up.sql and .tx.down.sql", mg)
 	}
 	return liftTimeouts(ctx, conn)
 }
@@ -195,24 +176,11 @@ func (m *Migrator) lock(ctx context.Context, tx bun.Tx) error {
 	if err := tx.NewRaw("SELECT pg_try_advisory_xact_lock(?)", int64(migrationLockID)).Scan(ctx, &got); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}
-	if !got {
-		m.notify("another migrator holds the migration lock: waiting for it to finish")
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
-			return fmt.Errorf("take migration lock: %w", err)
-		}
+	if got {
+		return nil
 	}
-	return releaseSnapshot(ctx, tx)
-}
-
-// releaseSnapshot runs a statement that takes no snapshot in tx. The
-// portal of a transaction's last statement keeps that statement's snapshot
-// until the next one replaces it, so the lock's transaction, idle while the
-// migrations run, would hold its xmin: a concurrent index build
-// (migrate_concurrent.go) waits for every transaction holding an older
-// snapshot and would wait for the lock's transaction, which waits for it,
-// and vacuum could not remove what the migrations make dead meanwhile.
-func releaseSnapshot(ctx context.Context, tx bun.Tx) error {
-	if _, err := tx.ExecContext(ctx, "SET LOCAL eventapi.migration_lock = 'held'"); err != nil {
+	m.notify("another migrator holds the migration lock: waiting for it to finish")
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}
 	return nil
