@@ -1,1 +1,0 @@
-DROP INDEX CONCURRENTLY IF EXISTS webhook_deliveries_status_list_idx;
