@@ -280,8 +280,10 @@ echo "chart:   the migration Job gets its pod annotations, its ServiceAccount an
 
 echo "chart: the dashboard reads this release's service only" >&2
 "$HELM" template eventapi "$chart" --set otel.serviceName=rentals-api >"$tmp/dash.yaml" || fail "helm template with otel.serviceName"
-grep -qF 'label_values(target_info{service_name=\"rentals-api\"}, job)' "$tmp/dash.yaml" ||
-  fail "the dashboard's job variable does not select otel.serviceName's jobs"
+grep -qF 'label_values(target_info{service_name=\"rentals-api\"}, namespace)' "$tmp/dash.yaml" ||
+  fail "the dashboard's namespace variable does not select otel.serviceName's namespaces"
+grep -qF 'label_values(target_info{service_name=\"rentals-api\", namespace=~\"$namespace\"}, job)' "$tmp/dash.yaml" ||
+  fail "the dashboard's job variable does not select otel.serviceName's jobs in the chosen namespaces"
 if grep -qE '__EVENTAPI_SERVICE_NAME__|"allValue": "\.\*"' "$tmp/dash.yaml"; then
   fail "the dashboard keeps its placeholder or an All that matches every job"
 fi

@@ -3,7 +3,9 @@
 // file, and holds each expression to the series a scrape really exports,
 // so that a renamed metric or label fails a test instead of silencing an
 // alert; its tests also evaluate every rule over synthetic series with
-// Prometheus's query engine (TestAlertsFire). The rules name their scrape jobs by placeholders (API, Operator)
+// Prometheus's query engine (TestAlertsFire), and hold the chart's Grafana
+// dashboard to the same selectors and to units that fit its queries
+// (TestDashboardQueries). The rules name their scrape jobs by placeholders (API, Operator)
 // that the chart's template fills in; Load fills them with the matchers a
 // test gives. docs/observability.md, "Alerts", describes the rules.
 package alertrules
