@@ -19,7 +19,8 @@ import (
 )
 
 // The synthetic hour each scenario's series cover, scraped every 30 s as the
-// chart's ServiceMonitor does; alerts are judged at its end.
+// chart's ServiceMonitor does; alerts are judged at its end (or at the end of
+// the last series, for a scenario that runs longer).
 const (
 	scrape = 30 * time.Second
 	hour   = time.Hour
@@ -129,13 +130,18 @@ func (l *listSet) At() storage.Series              { return l.series[l.i] }
 func (*listSet) Err() error                        { return nil }
 func (*listSet) Warnings() annotations.Annotations { return nil }
 
-// firing reports whether rule fires at the end of the hour: its expression
-// returned a result at every evaluation (one a minute) of the last For.
+// firing reports whether rule fires at the end of the scenario (the hour,
+// or the last series' end if later): its expression returned a result at
+// every evaluation (one a minute) of the last For.
 func firing(t *testing.T, rule Rule, all []series) bool {
 	t.Helper()
 	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 1e6, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
 	q := storageOf(all)
-	for at := hour - rule.For; at <= hour; at += time.Minute {
+	end := hour
+	for _, s := range all {
+		end = max(end, s.end)
+	}
+	for at := end - rule.For; at <= end; at += time.Minute {
 		query, err := engine.NewInstantQuery(context.Background(), q, nil, rule.Expr, time.UnixMilli(ms(at)))
 		if err != nil {
 			t.Fatalf("%s: %v", rule.Alert, err)
@@ -168,6 +174,23 @@ func requests(perSecond float64, route, status string) series {
 }
 
 func concat(lists ...[]series) []series { return slices.Concat(lists...) }
+
+// runs is one pod's count of a retention job's runs of one outcome: a run
+// at each of at, scraped from the pod's start until end. A pod runs its
+// jobs at start, before its first scrape, so a run at start is in the
+// series' first sample.
+func runs(job, outcome, pod string, start, end time.Duration, at ...time.Duration) series {
+	return series{labels: labelsOf("eventapi_retention_runs_total", with(api, "pod", pod, "retention_job", job, "outcome", outcome)...),
+		start: start, end: end, value: func(t time.Duration) float64 {
+			n := 0
+			for _, a := range at {
+				if a <= t {
+					n++
+				}
+			}
+			return float64(n)
+		}}
+}
 
 // TestAlertsFire: each of the chart's alerts fires on the trouble it names,
 // once it has lasted its For, and stays quiet on a healthy hour, on a short
@@ -237,6 +260,41 @@ func TestAlertsFire(t *testing.T) {
 		{"retention jobs done", "EventapiRetentionFailing", []series{
 			counter(1.0/600, "eventapi_retention_runs_total", with(api, "retention_job", "idempotency_keys", "outcome", "ok")...),
 			gauge(0, "eventapi_retention_runs_total", with(api, "retention_job", "idempotency_keys", "outcome", "failed")...)}, false},
+		// A pod's runs at start are in its series' first sample (runs), which
+		// increase() alone never counted: these run past the hour, to the
+		// time the alert should (or should not yet) fire.
+		{"a job broken at deploy: the pod's first run and the next failed, 75 min on", "EventapiRetentionFailing", []series{
+			runs("change_feed", "failed", "a", 0, 75*time.Minute, 0, hour),
+			runs("change_feed", "ok", "a", 0, 75*time.Minute)}, true},
+		{"a job broken at deploy: the pod's first run and the next failed, 74 min on", "EventapiRetentionFailing", []series{
+			runs("change_feed", "failed", "a", 0, 74*time.Minute, 0, hour),
+			runs("change_feed", "ok", "a", 0, 74*time.Minute)}, false},
+		{"pods replaced before their second run, each one's first run failing", "EventapiRetentionFailing", []series{
+			runs("change_feed", "failed", "a", 0, 40*time.Minute, 0), runs("change_feed", "ok", "a", 0, 40*time.Minute),
+			runs("change_feed", "failed", "b", 40*time.Minute, 70*time.Minute, 40*time.Minute),
+			runs("change_feed", "ok", "b", 40*time.Minute, 70*time.Minute)}, true},
+		{"a rollout onto a broken job, 15 min after the replaced pod's last completed run left the 150 min", "EventapiRetentionFailing", []series{
+			runs("change_feed", "ok", "a", 0, 70*time.Minute, 0, hour), runs("change_feed", "failed", "a", 0, 70*time.Minute),
+			runs("change_feed", "failed", "b", 70*time.Minute, 225*time.Minute, 70*time.Minute, 130*time.Minute, 190*time.Minute),
+			runs("change_feed", "ok", "b", 70*time.Minute, 225*time.Minute)}, true},
+		{"a rollout onto a broken job while the replaced pod's completed run is in the 150 min", "EventapiRetentionFailing", []series{
+			runs("change_feed", "ok", "a", 0, 70*time.Minute, 0, hour), runs("change_feed", "failed", "a", 0, 70*time.Minute),
+			runs("change_feed", "failed", "b", 70*time.Minute, 205*time.Minute, 70*time.Minute, 130*time.Minute, 190*time.Minute),
+			runs("change_feed", "ok", "b", 70*time.Minute, 205*time.Minute)}, false},
+		{"failing hourly from the pod's first run, one completed between", "EventapiRetentionFailing", []series{
+			runs("change_feed", "failed", "a", 0, 195*time.Minute, 0, 2*hour, 3*hour),
+			runs("change_feed", "ok", "a", 0, 195*time.Minute, hour)}, false},
+		{"a failing pod replaced by one whose first run completed", "EventapiRetentionFailing", []series{
+			runs("change_feed", "failed", "a", 0, 50*time.Minute, 0, 30*time.Minute), runs("change_feed", "ok", "a", 0, 50*time.Minute),
+			runs("change_feed", "failed", "b", 50*time.Minute, 75*time.Minute), runs("change_feed", "ok", "b", 50*time.Minute, 75*time.Minute, 50*time.Minute)}, false},
+		{"each pod's run failed once (PostgreSQL down for 10 minutes), their runs before completed", "EventapiRetentionFailing", []series{
+			runs("change_feed", "ok", "a", 0, 178*time.Minute, 0, hour), runs("change_feed", "failed", "a", 0, 178*time.Minute, 2*hour),
+			runs("change_feed", "ok", "b", 10*time.Minute, 178*time.Minute, 10*time.Minute, 70*time.Minute),
+			runs("change_feed", "failed", "b", 10*time.Minute, 178*time.Minute, 130*time.Minute)}, false},
+		{"two failures long ago, only skipped runs since", "EventapiRetentionFailing", []series{
+			runs("request_log_partitions", "failed", "a", 0, 4*hour, 0, hour),
+			runs("request_log_partitions", "skipped", "a", 0, 4*hour, 2*hour, 3*hour, 4*hour),
+			runs("request_log_partitions", "ok", "a", 0, 4*hour)}, false},
 		{"19 of 20 connections in use", "EventapiDatabasePoolExhausted", []series{
 			gauge(19, "go_sql_connections_in_use", with(api, "pod", "a", "db_system", "postgresql")...),
 			gauge(20, "go_sql_connections_max_open", with(api, "pod", "a", "db_system", "postgresql")...)}, true},
