@@ -80,11 +80,9 @@ func TestDeliveriesListFiltersByStatus(t *testing.T) {
 	a, b := env.NewOrg("A"), env.NewOrg("B")
 	rcv := newReceiver(t)
 	ep := register(t, a, rcv, "client.created")
-	var ok []string
 	for _, name := range []string{"One Ltd", "Two Ltd", "Three Ltd"} {
 		id := createClient(t, a, name)
 		waitFor(t, "the delivery of "+name, func() bool { return created(rcv)[id] == 1 })
-		ok = append(ok, id)
 	}
 	rcv.mu.Lock()
 	rcv.reply = func() (int, string) { return http.StatusGone, "" }
