@@ -74,6 +74,7 @@ func withMigrator(ctx context.Context, url string, opt database.Options, f func(
 	if err != nil {
 		return err
 	}
+	m.Pooler = opt.Pooler
 	return f(m)
 }
 

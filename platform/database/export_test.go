@@ -2,6 +2,7 @@ package database
 
 import (
 	"io/fs"
+	"maps"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -12,15 +13,30 @@ import (
 // alone when embedded is false.
 func NewMigratorWith(db *bun.DB, extra fs.FS, embedded bool) (*Migrator, error) {
 	ms := migrate.NewMigrations()
+	plan := map[string][]indexStatement{}
 	if embedded {
-		if err := ms.Discover(migrationFiles); err != nil {
+		if _, p, err := discover(ms, migrationFiles); err != nil {
 			return nil, err
+		} else {
+			maps.Copy(plan, p)
 		}
 	}
-	if err := ms.Discover(extra); err != nil {
+	_, p, err := discover(ms, extra)
+	if err != nil {
 		return nil, err
 	}
-	return newMigrator(db, ms), nil
+	maps.Copy(plan, p)
+	return newMigrator(db, ms, plan), nil
+}
+
+// ParseConcurrent exposes parseConcurrent's verdict and plain forms to its
+// table test.
+func ParseConcurrent(name, text string) (plain []string, err error) {
+	stmts, err := parseConcurrent(name, text)
+	for _, s := range stmts {
+		plain = append(plain, s.Plain)
+	}
+	return plain, err
 }
 
 // DatabaseExists exposes databaseExists to the table test.

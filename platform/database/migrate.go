@@ -5,8 +5,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
@@ -28,11 +30,21 @@ var ErrNewerSchema = errors.New("the database was migrated by a newer release")
 
 // Migrations returns the embedded SQL migrations.
 func Migrations() (*migrate.Migrations, error) {
-	ms := migrate.NewMigrations()
-	if err := ms.Discover(migrationFiles); err != nil {
-		return nil, fmt.Errorf("discover migrations: %w", err)
+	ms, _, err := discover(migrate.NewMigrations(), migrationFiles)
+	return ms, err
+}
+
+// discover adds the migrations of fsys to ms and returns the statements of
+// its concurrent ones (migrate_concurrent.go), which bun sees as empty.
+func discover(ms *migrate.Migrations, fsys fs.FS) (*migrate.Migrations, map[string][]indexStatement, error) {
+	plan, bunFS, err := concurrentFiles(fsys)
+	if err != nil {
+		return nil, nil, fmt.Errorf("discover migrations: %w", err)
 	}
-	return ms, nil
+	if err := ms.Discover(bunFS); err != nil {
+		return nil, nil, fmt.Errorf("discover migrations: %w", err)
+	}
+	return ms, plan, nil
 }
 
 // MigrationStatus is one migration and whether it is applied. Unknown marks
@@ -71,6 +83,12 @@ type Migrator struct {
 	db    *bun.DB
 	known *migrate.Migrations
 	m     *migrate.Migrator
+	// concurrent holds the statements of the concurrent migrations by
+	// file name (migrate_concurrent.go).
+	concurrent map[string][]indexStatement
+	// Pooler is the pool's Options.Pooler: behind a transaction pooler a
+	// concurrent migration builds its indexes in transactions instead.
+	Pooler string
 	// Notify, when set, receives what an operation is about to do that its
 	// caller should show before it happens: a wait for another migrator's
 	// lock, a rollback of the whole schema, a raise of the change feed's
@@ -80,27 +98,30 @@ type Migrator struct {
 
 // NewMigrator returns a Migrator over the embedded migrations.
 func NewMigrator(db *bun.DB) (*Migrator, error) {
-	ms, err := Migrations()
+	ms, plan, err := discover(migrate.NewMigrations(), migrationFiles)
 	if err != nil {
 		return nil, err
 	}
-	return newMigrator(db, ms), nil
+	return newMigrator(db, ms, plan), nil
 }
 
-// newMigrator returns a Migrator over ms. Every migration runs with the
-// session's timeouts lifted (withoutTimeouts) and is recorded, or its
-// record removed, in its own transaction (recordInTransaction). WithUpsert
-// makes bun's Init create a unique index on the migration's name, and
-// turns bun's own record after the commit into an update of the row the
-// transaction wrote.
-func newMigrator(db *bun.DB, ms *migrate.Migrations) *Migrator {
-	return &Migrator{db: db, known: ms, m: migrate.NewMigrator(db, ms,
+// newMigrator returns a Migrator over ms, whose concurrent migrations'
+// statements are plan. Every migration runs with the session's timeouts
+// lifted (beforeMigration) and is recorded, or its record removed, in its
+// own transaction (recordInTransaction), or right after its statements
+// for a concurrent one. WithUpsert makes bun's Init create a unique index
+// on the migration's name, and turns bun's own record after the commit
+// into an update of the row the transaction wrote.
+func newMigrator(db *bun.DB, ms *migrate.Migrations, plan map[string][]indexStatement) *Migrator {
+	m := &Migrator{db: db, known: ms, concurrent: plan}
+	m.m = migrate.NewMigrator(db, ms,
 		migrate.WithTableName(migrationsTable),
 		migrate.WithLocksTableName("schema_migration_locks"),
 		migrate.WithMarkAppliedOnSuccess(true),
 		migrate.WithUpsert(true),
-		migrate.BeforeMigration(withoutTimeouts),
-		migrate.AfterMigration(recordInTransaction))}
+		migrate.BeforeMigration(m.beforeMigration),
+		migrate.AfterMigration(recordInTransaction))
+	return m
 }
 
 // liftTimeoutsSQL sets, for the rest of the transaction it runs in, every
@@ -125,14 +146,13 @@ func liftTimeouts(ctx context.Context, tx bun.IConn) error {
 	return nil
 }
 
-// withoutTimeouts is the hook bun runs before each migration's statements,
-// in the migration's own transaction. A migration outside a transaction
-// (a file not named .tx.up.sql or .tx.down.sql) is refused: its timeouts
-// could only be lifted for the whole session, which behind a transaction
-// pooler would pass on to other clients.
-func withoutTimeouts(ctx context.Context, conn bun.IConn, mg *migrate.Migration) error {
-	if _, ok := conn.(bun.Tx); !ok {
-		return fmt.Errorf("migration %s is not transactional: name its files .tx.up.sql and .tx.down.sql", mg)
+// beforeMigration is the hook bun runs before each migration's statements:
+// in a transactional migration's own transaction it lifts the timeouts;
+// on the session bun opens for a concurrent one it runs the migration's
+// statements (runConcurrent), bun's copy of them being empty.
+func (m *Migrator) beforeMigration(ctx context.Context, conn bun.IConn, mg *migrate.Migration) error {
+	if c, ok := conn.(bun.Conn); ok {
+		return m.runConcurrent(ctx, c, mg)
 	}
 	return liftTimeouts(ctx, conn)
 }
@@ -149,38 +169,92 @@ func (m *Migrator) locked(ctx context.Context, fn func(ctx context.Context) erro
 	if n := m.db.DB.Stats().MaxOpenConnections; n == 1 {
 		return errors.New("migrations need a pool of at least 2 connections (one holds the migration lock)")
 	}
-	tx, err := m.db.BeginTx(ctx, nil)
+	tx, err := m.lock(ctx)
 	if err != nil {
-		return fmt.Errorf("migration lock transaction: %w", err)
+		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := liftTimeouts(ctx, tx); err != nil {
-		return err
-	}
-	if err := m.lock(ctx, tx); err != nil {
-		return err
-	}
 	if err := m.m.Init(ctx); err != nil {
 		return fmt.Errorf("init migration tables: %w", err)
 	}
 	return fn(ctx)
 }
 
-// lock takes the migration lock in tx. When another migrator holds it, lock
-// says so through Notify and waits for as long as that migrator runs: with
-// tx's timeouts lifted the wait is bounded only by ctx (a signal, or the
-// caller's deadline), since a migration of a large table can take long and
-// a second pod that gave up would only fail its start.
-func (m *Migrator) lock(ctx context.Context, tx bun.Tx) error {
+// Waits between two tries of a migrator waiting for the lock: the n-th
+// waits lockPollBase·2ⁿ⁻¹, at most lockPollMax.
+const (
+	lockPollBase = 50 * time.Millisecond
+	lockPollMax  = time.Second
+)
+
+// lock returns a transaction holding the migration lock. When another
+// migrator holds it, lock says so through Notify and tries again, for as
+// long as that migrator runs: the wait is bounded only by ctx (a signal, or
+// the caller's deadline), since a migration of a large table can take long
+// and a second pod that gave up would only fail its start.
+//
+// A waiter tries in a new short transaction each time, and never waits
+// inside PostgreSQL (pg_advisory_xact_lock): a statement waiting there
+// holds its snapshot, and a concurrent index build of the holder
+// (migrate_concurrent.go) waits for every transaction with an older
+// snapshot to end. The holder would wait for the waiter, which waits for
+// the holder, unseen by PostgreSQL's deadlock detector since the holder's
+// own transaction is idle. A try that fails ends its transaction at once,
+// so a build that saw it waits no longer than the try.
+func (m *Migrator) lock(ctx context.Context) (bun.Tx, error) {
+	for try := 1; ; try++ {
+		tx, got, err := m.tryLock(ctx)
+		if err != nil || got {
+			return tx, err
+		}
+		if try == 1 {
+			m.notify("another migrator holds the migration lock: waiting for it to finish")
+		}
+		wait := min(lockPollMax, lockPollBase<<min(try-1, 10))
+		select {
+		case <-ctx.Done():
+			return bun.Tx{}, fmt.Errorf("take migration lock: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// tryLock begins a transaction with the session's timeouts lifted, which
+// the lock's transaction outlives while the migrations run, and tries the
+// lock in it. It returns the transaction when it got the lock, and rolls it
+// back otherwise.
+func (m *Migrator) tryLock(ctx context.Context) (bun.Tx, bool, error) {
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return bun.Tx{}, false, fmt.Errorf("migration lock transaction: %w", err)
+	}
 	var got bool
-	if err := tx.NewRaw("SELECT pg_try_advisory_xact_lock(?)", int64(migrationLockID)).Scan(ctx, &got); err != nil {
-		return fmt.Errorf("take migration lock: %w", err)
+	err = liftTimeouts(ctx, tx)
+	if err == nil {
+		err = tx.NewRaw("SELECT pg_try_advisory_xact_lock(?)", int64(migrationLockID)).Scan(ctx, &got)
+		if err != nil {
+			err = fmt.Errorf("take migration lock: %w", err)
+		}
 	}
-	if got {
-		return nil
+	if err == nil && got {
+		err = releaseSnapshot(ctx, tx)
 	}
-	m.notify("another migrator holds the migration lock: waiting for it to finish")
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(migrationLockID)); err != nil {
+	if err != nil || !got {
+		_ = tx.Rollback()
+		return bun.Tx{}, false, err
+	}
+	return tx, true, nil
+}
+
+// releaseSnapshot runs a statement that takes no snapshot in tx. The
+// portal of a transaction's last statement keeps that statement's snapshot
+// until the next one replaces it, so the lock's transaction, idle while the
+// migrations run, would hold its xmin: a concurrent index build
+// (migrate_concurrent.go) waits for every transaction holding an older
+// snapshot and would wait for the lock's transaction, which waits for it,
+// and vacuum could not remove what the migrations make dead meanwhile.
+func releaseSnapshot(ctx context.Context, tx bun.Tx) error {
+	if _, err := tx.ExecContext(ctx, "SET LOCAL eventapi.migration_lock = 'held'"); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}
 	return nil

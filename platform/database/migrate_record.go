@@ -20,9 +20,9 @@ import (
 var ErrMigratedMeanwhile = errors.New("another migrator applied or rolled back this migration meanwhile (the migration lock was lost); run the command again")
 
 // recordInTransaction is the hook bun runs after each migration's
-// statements, in the migration's own transaction (withoutTimeouts refuses a
-// migration without one). It writes the migration's record when applying
-// it and deletes the record when rolling it back, so that the schema change
+// statements, in the migration's own transaction. It writes the
+// migration's record when applying it and deletes the record when rolling
+// it back, so that the schema change
 // and its record commit together: bun records a migration only after its
 // transaction committed, and a process that died between the two would
 // leave a change applied but unrecorded, which the next `migrate up` would
@@ -34,6 +34,12 @@ var ErrMigratedMeanwhile = errors.New("another migrator applied or rolled back t
 // (ErrMigratedMeanwhile). bun then writes the record again after the
 // commit, as an upsert (WithUpsert) that updates the same row, and a
 // rollback's delete by id after the commit finds nothing left to delete.
+//
+// A concurrent migration (migrate_concurrent.go) has no transaction: its
+// record is written on its session right after its statements. A process
+// that dies between the two leaves its indexes built and unrecorded, and
+// the next `migrate up` runs it again, each statement then finding its
+// work done (IF NOT EXISTS, IF EXISTS).
 //
 // A migration bun has not applied has no id yet (Migration.IsApplied), which
 // tells applying from rolling back.
