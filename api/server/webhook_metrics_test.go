@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,63 @@ func TestWebhookDeliveriesAreMetered(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDeliveryLagIsLabelledByAttempt: a delivery its receiver takes at
+// once is counted in the lag histogram as attempt="first", and one that
+// its receiver refused once and took on the retry as attempt="retry", the
+// series EventapiWebhookDeliveryLagging leaves out.
+func TestDeliveryLagIsLabelledByAttempt(t *testing.T) {
+	u := metricsEndpoint(t)
+	env := apitest.New(t, func(c *config.Config, o *server.Options) {
+		o.Metrics = true
+		c.Webhook.AllowPrivate = true
+		c.Webhook.PollInterval = 20 * time.Millisecond
+		c.Webhook.BackoffBase = 20 * time.Millisecond
+	})
+	prompt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	t.Cleanup(prompt.Close)
+	var refused atomic.Bool
+	once := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if refused.CompareAndSwap(false, true) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(once.Close)
+	org := env.NewOrg("Lagged")
+	for _, url := range []string{prompt.URL, once.URL} {
+		if res := org.Post("/api/v2/webhook_endpoints", map[string]any{"url": url, "enabled_events": []string{"client.created"}}); res.Status != 201 {
+			t.Fatalf("create endpoint: %d %s", res.Status, res.Body)
+		}
+	}
+	lagged := func(fams map[string]*dto.MetricFamily, attempt string) uint64 {
+		var n uint64
+		for _, m := range fams["eventapi_webhook_delivery_lag_seconds"].GetMetric() {
+			if labels(m)["attempt"] == attempt {
+				n += m.GetHistogram().GetSampleCount()
+			}
+		}
+		return n
+	}
+	before := scrape(t, u)
+	if res := org.Post("/api/v2/clients", map[string]any{"name": "Lagged"}); res.Status != 201 {
+		t.Fatalf("create client: %d %s", res.Status, res.Body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		fams := scrape(t, u)
+		first := lagged(fams, "first") - lagged(before, "first")
+		retry := lagged(fams, "retry") - lagged(before, "retry")
+		if first == 1 && retry == 1 {
+			return
+		}
+		if first > 1 || retry > 1 || time.Now().After(deadline) {
+			t.Fatalf("lag counted for attempt=first %d, attempt=retry %d; want 1 each", first, retry)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

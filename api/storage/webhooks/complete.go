@@ -47,6 +47,9 @@ type Completed struct {
 	// the attempt was recorded, since its request was sent, but the
 	// delivery did not move and attempt_count did not count it.
 	LeaseLost bool
+	// Attempts is, for a success recorded on the delivery, its attempts in
+	// its life, this one included: 1 when the first attempt succeeded.
+	Attempts int
 }
 
 // Complete records the attempt of claim c and moves the delivery on:
@@ -80,7 +83,8 @@ func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Comple
 			if err != nil || gone {
 				return err
 			}
-			done.LeaseLost, err = succeeded(ctx, tx, c, o)
+			done.Attempts, err = succeeded(ctx, tx, c, o)
+			done.LeaseLost = err == nil && done.Attempts == 0
 			return err
 		}
 		var current bool
@@ -108,23 +112,24 @@ func record(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
 
 // succeeded records a successful attempt: the delivery succeeded, and the
 // endpoint's run of failures, if any, is over (the endpoint answered, even
-// when the claim had lost its lease). It reports whether the lease was lost.
-func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) (leaseLost bool, err error) {
+// when the claim had lost its lease). It returns the delivery's attempts in
+// its life, this one included, or 0 when the lease was lost.
+func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) (attempts int, err error) {
 	if err := record(ctx, tx, c, o); err != nil {
-		return false, err
+		return 0, err
 	}
 	org := c.OrganizationID
-	res, err := tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
+	err = tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
 			next_attempt_at = NULL, first_failed_at = NULL, window_attempts = 0, unprepared_since = NULL, leased_until = NULL, lease_owner = NULL,
 			updated_at = clock_timestamp()
-		WHERE organization_id = ? AND id = ? AND lease_owner = ?`, org, c.ID, c.LeaseOwner).Exec(ctx)
-	if err != nil {
-		return false, err
+		WHERE organization_id = ? AND id = ? AND lease_owner = ?
+		RETURNING attempt_count`, org, c.ID, c.LeaseOwner).Scan(ctx, &attempts)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
 	}
-	n, _ := res.RowsAffected()
 	_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = NULL
 		WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL`, org, c.EndpointID).Exec(ctx)
-	return n == 0, err
+	return attempts, err
 }
 
 // failed records a failed attempt, with the endpoint's row locked: the

@@ -204,7 +204,7 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
 		return
 	}
-	recordAttempt(took, errText != nil, done.GaveUp, changedAt)
+	recordAttempt(took, errText != nil, done.GaveUp, changedAt, done.Attempts)
 	switch {
 	case done.LeaseLost:
 		// Another worker may have sent it meanwhile: a receiver sees one

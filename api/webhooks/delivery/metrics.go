@@ -58,7 +58,7 @@ func bindInstruments() {
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(attemptBuckets...))
 	lagHistogram, _ = m.Float64Histogram("eventapi.webhook.delivery.lag",
-		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery."),
+		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery, by attempt: first (delivered at its first attempt) or retry (after failed ones)."),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400))
 	dueGauge, _ = m.Int64ObservableGauge("eventapi.webhook.deliveries.due",
@@ -105,15 +105,31 @@ func countNoAttempts() {
 	}
 }
 
+// lagAttempt names, for the lag histogram's attempt label, whether a
+// delivery succeeded at its first attempt ("first") or after failed ones
+// ("retry"). The first tries' lag is the service's own (its queue, its
+// workers, PostgreSQL); a retry's holds the receiver's outage as well, which
+// EventapiWebhookDeliveryLagging leaves out (docs/observability.md,
+// "Alerts"). attempts is the delivery's attempts in its life, this one
+// included.
+func lagAttempt(attempts int) string {
+	if attempts <= 1 {
+		return "first"
+	}
+	return "retry"
+}
+
 // recordAttempt counts one recorded attempt; changedAt is its change's
-// write time (created_at), for the lag of a successful one.
-func recordAttempt(took time.Duration, failed, gaveUp bool, changedAt time.Time) {
+// write time (created_at), for the lag of a successful one, and attempts
+// the delivery's attempts in its life, this one included.
+func recordAttempt(took time.Duration, failed, gaveUp bool, changedAt time.Time, attempts int) {
 	ctx := context.Background()
 	attemptCounter.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome(failed, gaveUp))))
 	if took > 0 {
 		attemptDuration.Record(ctx, took.Seconds())
 	}
 	if !failed && !changedAt.IsZero() {
-		lagHistogram.Record(ctx, time.Since(changedAt).Seconds())
+		lagHistogram.Record(ctx, time.Since(changedAt).Seconds(),
+			metric.WithAttributes(attribute.String("attempt", lagAttempt(attempts))))
 	}
 }

@@ -45,8 +45,8 @@ func TestAttemptDurationHasSecondsBuckets(t *testing.T) {
 	defer stop()
 	go func() { _ = telemetry.ServeMetrics(ctx, ln, m.Handler) }()
 
-	recordAttempt(300*time.Millisecond, false, false, time.Time{})
-	recordAttempt(12*time.Second, true, false, time.Time{})
+	recordAttempt(300*time.Millisecond, false, false, time.Time{}, 1)
+	recordAttempt(12*time.Second, true, false, time.Time{}, 1)
 
 	res, err := http.Get("http://" + ln.Addr().String() + "/metrics")
 	if err != nil {
