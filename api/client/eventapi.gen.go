@@ -3480,9 +3480,14 @@ type WebhookDeliveryList struct {
 
 // WebhookEndpoint A URL that receives the organization's changes, signed per Standard Webhooks.
 type WebhookEndpoint struct {
-	CreatedAt     time.Time          `json:"created_at"`
-	Description   *string            `json:"description"`
-	EnabledEvents []WebhookEventType `json:"enabled_events"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedByKeyId The API key that registered the endpoint (its id, as the request log's `key_id` and
+	// `eventapi keys list` show it); null for endpoints registered before 2.11.7. The endpoint
+	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
+	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
+	Description    *string             `json:"description"`
+	EnabledEvents  []WebhookEventType  `json:"enabled_events"`
 
 	// FailingSince When the current run of failed attempts began; null once an attempt succeeds.
 	FailingSince *time.Time         `json:"failing_since"`
@@ -3572,11 +3577,16 @@ type WebhookEndpointUpdateStatus string
 
 // WebhookEndpointWithSecret The endpoint and its signing secret, returned once, by the registration or by a rotation of the secret.
 type WebhookEndpointWithSecret struct {
-	CreatedAt     time.Time          `json:"created_at"`
-	Description   *string            `json:"description"`
-	EnabledEvents []WebhookEventType `json:"enabled_events"`
-	FailingSince  *time.Time         `json:"failing_since"`
-	Id            openapi_types.UUID `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedByKeyId The API key that registered the endpoint (its id, as the request log's `key_id` and
+	// `eventapi keys list` show it); null for endpoints registered before 2.11.7. The endpoint
+	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
+	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
+	Description    *string             `json:"description"`
+	EnabledEvents  []WebhookEventType  `json:"enabled_events"`
+	FailingSince   *time.Time          `json:"failing_since"`
+	Id             openapi_types.UUID  `json:"id"`
 
 	// PreviousSecretExpiresAt When the secret replaced by the latest rotation
 	// (`POST /webhook_endpoints/{id}/rotate_secret`) stops signing; until then every attempt

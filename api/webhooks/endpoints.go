@@ -48,6 +48,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	}
 	e, err := store.CreateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, store.NewEndpoint{
 		URL: d.url.Value, Description: d.description.Ptr(), EnabledEvents: d.events.Value,
+		CreatedByKeyID: tenancy.MustFromContext(ctx).KeyID,
 	})
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -183,13 +184,37 @@ func keysRevoke(ctx context.Context, stdout io.Writer, f keyFlags, pos []string)
 	if err != nil {
 		return fmt.Errorf("%w: %q is not a key id", errUsage, pos[0])
 	}
-	if err := withDB(ctx, func(db *bun.DB) error { return tenancy.RevokeKey(ctx, db, id) }); err != nil {
+	var registered []webhooks.Endpoint
+	err = withDB(ctx, func(db *bun.DB) error {
+		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
+			return err
+		}
+		k, err := tenancy.GetKey(ctx, db, id)
+		if err != nil {
+			return err
+		}
+		registered, err = webhooks.EndpointsOfKey(ctx, db, tenancy.OrganizationID{UUID: k.OrganizationID}, id)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if f.output == "json" {
-		return printJSON(stdout, map[string]any{"id": id, "revoked": true})
+		eps := make([]map[string]any, 0, len(registered))
+		for _, e := range registered {
+			eps = append(eps, map[string]any{"id": e.ID, "url": e.URL, "status": e.Status})
+		}
+		return printJSON(stdout, map[string]any{"id": id, "revoked": true, "webhook_endpoints": eps})
 	}
 	fmt.Fprintf(stdout, "key %s revoked\n", id)
+	if len(registered) > 0 {
+		// An endpoint belongs to the organization and outlives the key
+		// (docs/webhooks.md): say which ones the key left behind.
+		fmt.Fprintf(stdout, "it registered %d webhook endpoint(s); an endpoint outlives its key and, while enabled, receives changes until deleted (DELETE /api/v2/webhook_endpoints/{id}):\n", len(registered))
+		for _, e := range registered {
+			fmt.Fprintf(stdout, "  %s  %s  %s\n", e.ID, e.Status, e.URL)
+		}
+	}
 	return nil
 }
 

@@ -11,7 +11,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -236,5 +239,60 @@ func TestClosedPipeFailsAndRevokes(t *testing.T) {
 	}
 	if n != 8 {
 		t.Errorf("%d keys, want the 8 made (2 by keys create, 6 by demo)", n)
+	}
+}
+
+// TestKeysRevokeNamesTheKeysEndpoints: revoking a key lists the webhook
+// endpoints it registered, which outlive it, and none of another key's.
+func TestKeysRevokeNamesTheKeysEndpoints(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	t.Setenv("EVENTAPI_DATABASE_URL", dbURL)
+	org, err := runCLI(t, "orgs", "create", "--name", "Hooked", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgID := tenancy.OrganizationID{UUID: uuid.MustParse(org["id"].(string))}
+	var keys [2]uuid.UUID
+	for i := range keys {
+		k, err := runCLI(t, "keys", "create", "--org", orgID.String(), "--name", "k", "--scopes", "all", "--output", "json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[i] = uuid.MustParse(k["id"].(string))
+	}
+	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	sealer, err := seal.New(make([]byte, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := []string{"https://planner.example/a", "https://planner.example/b", "https://other.example/c"}
+	for i, u := range urls {
+		_, err := webhooks.CreateEndpoint(context.Background(), db, orgID, sealer,
+			webhooks.NewEndpoint{URL: u, EnabledEvents: []string{"*"}, CreatedByKeyID: keys[i/2]})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := runCLI(t, "keys", "revoke", keys[0].String(), "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range out["webhook_endpoints"].([]any) {
+		got = append(got, e.(map[string]any)["url"].(string))
+	}
+	if strings.Join(got, " ") != strings.Join(urls[:2], " ") {
+		t.Fatalf("revoke lists endpoints %q, want %q", got, urls[:2])
+	}
+	var text strings.Builder
+	if err := run(context.Background(), []string{"keys", "revoke", keys[1].String()}, &text, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if s := text.String(); !strings.Contains(s, "registered 1 webhook endpoint") || !strings.Contains(s, urls[2]) || strings.Contains(s, urls[0]) {
+		t.Fatalf("revoke says:\n%s", s)
 	}
 }

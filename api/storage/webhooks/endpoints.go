@@ -23,6 +23,8 @@ type NewEndpoint struct {
 	URL           string
 	Description   *string
 	EnabledEvents []string
+	// CreatedByKeyID is the key registering it.
+	CreatedByKeyID uuid.UUID
 }
 
 // CreateEndpoint registers an endpoint of org with a new signing secret,
@@ -35,7 +37,7 @@ func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		return nil, err
 	}
 	e := &Endpoint{ID: id, OrganizationID: org.UUID, URL: in.URL, Description: in.Description,
-		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed}
+		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed, CreatedByKeyID: &in.CreatedByKeyID}
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if err := roomForEndpoint(ctx, tx, org); err != nil {
 			return err
@@ -94,6 +96,15 @@ func ListEndpoints(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 		page.Items[i].hideExpired(now)
 	}
 	return page, err
+}
+
+// EndpointsOfKey returns the endpoints of org that key registered, oldest
+// first: at most MaxEndpoints, so one read.
+func EndpointsOfKey(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, key uuid.UUID) ([]Endpoint, error) {
+	var es []Endpoint
+	err := db.NewSelect().Model(&es).Where("organization_id = ?", org.UUID).Where("created_by_key_id = ?", key).
+		Order("created_at", "id").Scan(ctx)
+	return es, database.Error(err)
 }
 
 // EndpointPatch holds the fields a PATCH sets (nil: unchanged).
