@@ -1359,30 +1359,6 @@ func (e GetOpenAPIDocument200JSONResponseBodyOpenapi) Valid() bool {
 	}
 }
 
-// Defines values for ListPickListsParamsArchived.
-const (
-	ListPickListsParamsArchivedFalse ListPickListsParamsArchived = "false"
-	ListPickListsParamsArchivedN0    ListPickListsParamsArchived = "0"
-	ListPickListsParamsArchivedN1    ListPickListsParamsArchived = "1"
-	ListPickListsParamsArchivedTrue  ListPickListsParamsArchived = "true"
-)
-
-// Valid indicates whether the value is a known member of the ListPickListsParamsArchived enum.
-func (e ListPickListsParamsArchived) Valid() bool {
-	switch e {
-	case ListPickListsParamsArchivedFalse:
-		return true
-	case ListPickListsParamsArchivedN0:
-		return true
-	case ListPickListsParamsArchivedN1:
-		return true
-	case ListPickListsParamsArchivedTrue:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ListPickListsParamsExpand.
 const (
 	ListPickListsParamsExpandCategory  ListPickListsParamsExpand = "category"
@@ -4343,8 +4319,8 @@ type ListPickListsParams struct {
 	// Status Only pick lists with this status.
 	Status *PickListStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Archived `true` lists archived pick lists, `false` (the default) the others. `1` and `0` are accepted too.
-	Archived *ListPickListsParamsArchived `form:"archived,omitempty" json:"archived,omitempty"`
+	// Archived `true` lists archived pick lists, `false` (the default) the others. The server also takes `1` and `0`.
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
 
 	// Expand Comma-separated relations to inline (see the operation for how they combine). Each needs
 	// a read scope of the type it inlines, as that type's own GET does (`events:read` or
@@ -4354,9 +4330,6 @@ type ListPickListsParams struct {
 	// nothing and needs no scope.
 	Expand *PickListExpand `form:"expand,omitempty" json:"expand,omitempty"`
 }
-
-// ListPickListsParamsArchived defines parameters for ListPickLists.
-type ListPickListsParamsArchived string
 
 // ListPickListsParamsExpand defines parameters for ListPickLists.
 type ListPickListsParamsExpand string
@@ -13199,7 +13172,7 @@ func NewListPickListsRequest(server string, params *ListPickListsParams) (*http.
 
 		if params.Archived != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "archived", *params.Archived, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "archived", *params.Archived, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
