@@ -43,6 +43,24 @@ func FromContext(ctx context.Context) (*Principal, bool) {
 	return p, ok && p != nil
 }
 
+type presentedKey struct{}
+
+// WithPresentedKey stores, for a request that carries no principal because
+// authentication refused its key or could not check it (PostgreSQL
+// unreachable), the display prefix of that key, which must be well-formed
+// (apikey.Parse): the logs then say whose request it was without an
+// organization (docs/observability.md). prefix must not point into a buffer
+// the server reuses.
+func WithPresentedKey(ctx context.Context, prefix string) context.Context {
+	return context.WithValue(ctx, presentedKey{}, prefix)
+}
+
+// PresentedKey returns the prefix WithPresentedKey stored in ctx.
+func PresentedKey(ctx context.Context) (string, bool) {
+	p, ok := ctx.Value(presentedKey{}).(string)
+	return p, ok
+}
+
 // MustFromContext returns the principal or panics: only for handlers behind
 // the auth middleware, where a missing principal is a wiring bug.
 func MustFromContext(ctx context.Context) *Principal {

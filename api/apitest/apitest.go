@@ -56,17 +56,24 @@ func WithRoutes(f func(v2 fiber.Router)) Option {
 // New starts the app on a fresh database (one per call) and real Redis.
 func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
-	return newEnv(t, nil, opts)
+	return newEnv(t, nil, "", opts)
 }
 
 // NewLogging is New with the app's log lines (warnings and errors, as JSON)
 // written to log, for tests of what the service logs.
 func NewLogging(t testing.TB, log io.Writer, opts ...Option) *Env {
 	t.Helper()
-	return newEnv(t, log, opts)
+	return newEnv(t, log, "warn", opts)
 }
 
-func newEnv(t testing.TB, logTo io.Writer, opts []Option) *Env {
+// NewAccessLogging is NewLogging at level info: with the access line of
+// every request as well.
+func NewAccessLogging(t testing.TB, log io.Writer, opts ...Option) *Env {
+	t.Helper()
+	return newEnv(t, log, "info", opts)
+}
+
+func newEnv(t testing.TB, logTo io.Writer, level string, opts []Option) *Env {
 	t.Helper()
 	cfg, err := config.FromEnv(func(k string) string {
 		switch k {
@@ -96,7 +103,7 @@ func newEnv(t testing.TB, logTo io.Writer, opts []Option) *Env {
 	log := telemetry.NewLogger(io.Discard, "error")
 	switch {
 	case logTo != nil:
-		log = telemetry.NewLogger(logTo, "warn")
+		log = telemetry.NewLogger(logTo, level)
 	case testing.Verbose():
 		log = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}

@@ -2,6 +2,8 @@ package requestlogs_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/eventapi/eventapi/platform/clientip"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -216,31 +219,133 @@ func TestPagesNewestFirst(t *testing.T) {
 
 // TestRefusedCredentialsAreLoggedWithoutOrganization: a 401 reached
 // authentication, so it is logged, but with no organization or key, where no
-// organization's list can show it.
+// organization's list can show it. When the key presented is well-formed
+// (an unknown or revoked one, or one authentication could not check because
+// PostgreSQL was unreachable: a 503), the record and the access line carry
+// its prefix, which says whose request it was; a malformed one's text is
+// never logged.
 func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
-	env := apitest.New(t)
+	access := &logtest.Buffer{}
+	env := apitest.NewAccessLogging(t, access)
 	a := env.NewOrg("Watcher")
-	res := env.Send(apitest.Request{Method: "GET", Path: "/api/v2/events/" + uuid.NewString(), Key: "svc_live_not-a-real-key"})
-	if res.Status != 401 {
-		t.Fatalf("%d %s", res.Status, res.Body)
+	unknown, err := apikey.Generate(apikey.Live)
+	if err != nil {
+		t.Fatal(err)
 	}
-	reqID := res.Header.Get("X-Request-Id")
-	flush(t, env)
-	var row struct {
-		Org       *uuid.UUID `bun:"organization_id"`
-		Route     string     `bun:"route"`
-		ErrorCode string     `bun:"error_code"`
+	revoked := env.NewKey(a.ID, apikey.Live, tenancy.AllScopes...)
+	var revokedID uuid.UUID
+	if err := env.Svc.DB.NewRaw("SELECT id FROM api_keys WHERE organization_id = ? AND prefix = ?", a.ID, apikey.Prefix(revoked)).
+		Scan(context.Background(), &revokedID); err != nil {
+		t.Fatal(err)
 	}
-	if err := env.Svc.DB.NewRaw("/* every organization: a refused request has none */ SELECT organization_id, route, error_code FROM request_logs WHERE request_id = ?", reqID).
-		Scan(context.Background(), &row); err != nil {
-		t.Fatalf("the 401 is not logged: %v", err)
+	if err := tenancy.RevokeKey(context.Background(), env.Svc.DB, revokedID); err != nil {
+		t.Fatal(err)
 	}
-	if row.Org != nil || row.Route != "/api/v2/events/{id}" || row.ErrorCode != "invalid_credentials" {
-		t.Errorf("401 record: %+v", row)
+	unchecked := env.NewKey(a.ID, apikey.Live, tenancy.AllScopes...) // never used: not in the pod's cache
+	tests := []struct {
+		name, key string
+		outage    bool
+		status    int
+		code      string
+		prefix    string // "": none logged
+	}{
+		{"malformed", "svc_live_not-a-real-key", false, 401, "invalid_credentials", ""},
+		{"well-formed, unknown", unknown, false, 401, "invalid_credentials", apikey.Prefix(unknown)},
+		{"revoked", revoked, false, 401, "invalid_credentials", apikey.Prefix(revoked)},
+		{"not checked: PostgreSQL unreachable", unchecked, true, 503, "service_unavailable", apikey.Prefix(unchecked)},
 	}
-	if l := a.Get(base + "?request_id=" + reqID).List(); len(l) != 0 {
-		t.Errorf("an organization sees the anonymous 401: %v", l)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.outage {
+				stopConnections(t, env)
+			}
+			res := env.Send(apitest.Request{Method: "GET", Path: "/api/v2/events/" + uuid.NewString(), Key: tt.key})
+			if tt.outage {
+				allowConnections(t, env)
+			}
+			if res.Status != tt.status || res.ErrorCode() != tt.code {
+				t.Fatalf("%d %s, want %d %s", res.Status, res.Body, tt.status, tt.code)
+			}
+			reqID := res.Header.Get("X-Request-Id")
+			flush(t, env)
+			var row struct {
+				Org       *uuid.UUID `bun:"organization_id"`
+				Key       *uuid.UUID `bun:"key_id"`
+				Prefix    *string    `bun:"key_prefix"`
+				Route     string     `bun:"route"`
+				ErrorCode string     `bun:"error_code"`
+			}
+			if err := env.Svc.DB.NewRaw("/* every organization: a refused request has none */ SELECT organization_id, key_id, key_prefix, route, error_code FROM request_logs WHERE request_id = ?", reqID).
+				Scan(context.Background(), &row); err != nil {
+				t.Fatalf("the refusal is not logged: %v", err)
+			}
+			prefix := ""
+			if row.Prefix != nil {
+				prefix = *row.Prefix
+			}
+			if row.Org != nil || row.Key != nil || prefix != tt.prefix || row.Route != "/api/v2/events/{id}" || row.ErrorCode != tt.code {
+				t.Errorf("record: %+v (prefix %q), want no organization or key, prefix %q", row, prefix, tt.prefix)
+			}
+			if l := a.Get(base + "?request_id=" + reqID).List(); len(l) != 0 {
+				t.Errorf("an organization sees the refused request: %v", l)
+			}
+			line := accessLine(t, access, reqID)
+			if line["key_prefix"] != map[bool]any{true: tt.prefix, false: nil}[tt.prefix != ""] || line["organization_id"] != nil {
+				t.Errorf("access line %v, want key_prefix %q and no organization", line, tt.prefix)
+			}
+			if tt.prefix == "" && strings.Contains(access.String(), "not-a-real-key") {
+				t.Errorf("a malformed key's text is in the access log")
+			}
+		})
 	}
+}
+
+// accessLine returns the access line of the request reqID.
+func accessLine(t *testing.T, log *logtest.Buffer, reqID string) map[string]any {
+	t.Helper()
+	for _, l := range strings.Split(log.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) == nil && rec["msg"] == "request" && rec["request_id"] == reqID {
+			return rec
+		}
+	}
+	t.Fatalf("no access line for request %s", reqID)
+	return nil
+}
+
+// stopConnections makes env's database refuse connections and ends the
+// ones open, as an outage does; allowConnections ends it.
+func stopConnections(t *testing.T, env *apitest.Env) {
+	t.Helper()
+	setConnections(t, env, false)
+	if _, err := pgtest.Open(t).NewRaw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
+		databaseOf(t, env)).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func allowConnections(t *testing.T, env *apitest.Env) {
+	t.Helper()
+	setConnections(t, env, true)
+}
+
+func setConnections(t *testing.T, env *apitest.Env, allow bool) {
+	t.Helper()
+	stmt := fmt.Sprintf("ALTER DATABASE %q ALLOW_CONNECTIONS %t", databaseOf(t, env), allow)
+	if _, err := pgtest.Open(t).ExecContext(context.Background(), stmt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// databaseOf is the name of env's database on the server (behind a
+// pooler, the URL's name may be an alias).
+func databaseOf(t *testing.T, env *apitest.Env) string {
+	t.Helper()
+	var name string
+	if err := env.Svc.DB.NewRaw("SELECT current_database()").Scan(context.Background(), &name); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }
 
 func TestBadFiltersAre422(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 // Middleware authenticates the bearer key of every request and stores the
@@ -35,6 +36,11 @@ func Middleware(a *tenancy.Authenticator) fiber.Handler {
 		ctx := c.UserContext()
 		p, err := a.Authenticate(ctx, raw)
 		if err != nil {
+			if _, perr := apikey.Parse(raw); perr == nil {
+				// Cloned: raw points into the request's header buffer,
+				// and the request log keeps the prefix past the request.
+				c.SetUserContext(tenancy.WithPresentedKey(ctx, strings.Clone(apikey.Prefix(raw))))
+			}
 			return err
 		}
 		if span := trace.SpanFromContext(ctx); span.IsRecording() {

@@ -64,6 +64,11 @@ func Write(log *slog.Logger, c *fiber.Ctx, route string, start time.Time) {
 	if p, ok := tenancy.FromContext(c.UserContext()); ok {
 		attrs[n] = slog.String("organization_id", p.OrganizationID.String())
 		n++
+	} else if prefix, ok := tenancy.PresentedKey(c.UserContext()); ok {
+		// A key refused, or not checked because PostgreSQL was
+		// unreachable: its prefix says whose request it was.
+		attrs[n] = slog.String("key_prefix", prefix)
+		n++
 	}
 	// Typed attributes, not key-value pairs: nothing is boxed or
 	// converted. The record goes to the handler directly, without a

@@ -125,6 +125,8 @@ func (l *logger) record(c *fiber.Ctx, start time.Time, status int, code string) 
 		if p.KeyPrefix != "" {
 			r.KeyPrefix = &p.KeyPrefix
 		}
+	} else if prefix, ok := tenancy.PresentedKey(c.UserContext()); ok {
+		r.KeyPrefix = &prefix
 	}
 	if k := c.Request().Header.Peek(rest.HeaderIdempotencyKey); len(k) > 0 {
 		r.IdempotencyKey = nonEmpty(string(k))
