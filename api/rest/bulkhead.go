@@ -2,14 +2,12 @@ package rest
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
@@ -24,29 +22,17 @@ import (
 // (docs/architecture.md, "Memory").
 //
 // One organization, with its sandbox, holds at most all the slots but one
-// (PerOrganization):
-// its slow large reads wait for each other, never for the last slot, which
-// stays for the other organizations while it is the only busy one (two
-// busy organizations can still hold every slot between them: this stops
-// one noisy tenant, it is not a fair queue). A review saw six slow change-feed
-// pages of one tenant take every slot of a pod, and another tenant's quote
-// answered 503 after waiting ten seconds.
+// (PerOrganization): its slow large reads wait for each other, never for
+// the last slot, which stays for the other organizations while it is the
+// only busy one. A review saw six slow change-feed pages of one tenant take
+// every slot of a pod, and another tenant's quote answered 503 after
+// waiting ten seconds. Since 2.11.7 the slots are also shared fairly among
+// busy tenants (fairSlots): a slot that frees goes to the waiting tenant
+// holding the fewest.
 type Bulkhead struct {
-	slots   *semaphore.Weighted
-	size    int64
-	perOrg  int64
+	slots   *fairSlots
 	maxWait time.Duration
 	waiting atomic.Int64
-
-	mu   sync.Mutex
-	orgs map[uuid.UUID]*orgShare
-}
-
-// orgShare is one organization's part of the slots, kept while a request
-// of it holds or waits for a slot.
-type orgShare struct {
-	slots *semaphore.Weighted
-	users int
 }
 
 // DefaultBulkheadWait is how long a large read waits for a slot.
@@ -60,8 +46,7 @@ func NewBulkhead(slots int, maxWait time.Duration) *Bulkhead {
 	// nothing.
 	queuedCounter.Add(context.Background(), 0)
 	slots = max(slots, 1)
-	return &Bulkhead{slots: semaphore.NewWeighted(int64(slots)), size: int64(slots), perOrg: PerOrganization(slots), maxWait: maxWait,
-		orgs: map[uuid.UUID]*orgShare{}}
+	return &Bulkhead{slots: newFairSlots(int64(slots), PerOrganization(slots)), maxWait: maxWait}
 }
 
 // PerOrganization is how many of a bulkhead's slots one organization may
@@ -102,28 +87,34 @@ type heldSlot struct{ b *Bulkhead }
 // waiting for a slot inside that transaction held a pool connection, and
 // enough such waiters left the slot holders no connection to finish with,
 // so the pod stalled until every waiter gave up. A nil Bulkhead holds
-// nothing. The request's tenant (the organization owning ctx's key, its
-// sandbox's requests included) first takes its share (PerOrganization); a ctx without one, or a bulkhead of one slot,
-// takes a slot only.
+// nothing. The slot is the request's tenant's (the organization owning
+// ctx's key, its sandbox's requests included), within its share
+// (PerOrganization); a ctx without one waits in a line of its own.
 func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 	if b == nil {
 		return ctx, func() {}, nil
 	}
-	deadline := time.Now().Add(b.maxWait)
-	leave := func() {}
-	if p, ok := tenancy.FromContext(ctx); ok && b.perOrg < b.size {
-		share, left := b.share(tenant(p))
-		if err := b.take(ctx, share, deadline); err != nil {
-			left()
-			return ctx, nil, err
-		}
-		leave = func() { share.Release(1); left() }
+	var who uuid.UUID
+	if p, ok := tenancy.FromContext(ctx); ok {
+		who = tenant(p)
 	}
-	if err := b.take(ctx, b.slots, deadline); err != nil {
-		leave()
-		return ctx, nil, err
+	wait, cancel := context.WithTimeout(ctx, b.maxWait)
+	defer cancel()
+	queued := false
+	err := b.slots.acquire(wait, who, func() {
+		queued = true
+		b.waiting.Add(1)
+		queuedCounter.Add(ctx, 1)
+	})
+	if queued {
+		b.waiting.Add(-1)
+		queuedCounter.Add(ctx, -1)
 	}
-	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.Release(1); leave() }, nil
+	if err != nil {
+		return ctx, nil, &errs.Error{Code: errs.ServiceUnavailable, Message: "too many large reads in progress; retry shortly",
+			RetryAfter: 1, Cause: err}
+	}
+	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.release(who) }, nil
 }
 
 // tenant is whose share a request takes: the organization that owns its
@@ -133,46 +124,6 @@ func tenant(p *tenancy.Principal) uuid.UUID {
 		return p.HomeOrganizationID
 	}
 	return p.OrganizationID
-}
-
-// share returns org's share of the slots, and left, which the request
-// calls once it neither holds nor waits for it.
-func (b *Bulkhead) share(org uuid.UUID) (*semaphore.Weighted, func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.orgs[org]
-	if s == nil {
-		s = &orgShare{slots: semaphore.NewWeighted(b.perOrg)}
-		b.orgs[org] = s
-	}
-	s.users++
-	return s.slots, func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if s.users--; s.users == 0 {
-			delete(b.orgs, org)
-		}
-	}
-}
-
-// take acquires one of sem, waiting until deadline at most.
-func (b *Bulkhead) take(ctx context.Context, sem *semaphore.Weighted, deadline time.Time) error {
-	if sem.TryAcquire(1) {
-		return nil
-	}
-	b.waiting.Add(1)
-	queuedCounter.Add(ctx, 1)
-	defer func() {
-		b.waiting.Add(-1)
-		queuedCounter.Add(ctx, -1)
-	}()
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	if err := sem.Acquire(ctx, 1); err != nil {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "too many large reads in progress; retry shortly",
-			RetryAfter: 1, Cause: err}
-	}
-	return nil
 }
 
 // Waiting is how many calls of Run are waiting for a slot now.

@@ -236,3 +236,107 @@ func holdAs(t *testing.T, b *rest.Bulkhead, ctx context.Context) (release func()
 	<-held
 	return func() { close(done) }
 }
+
+// TestBulkheadSharesSlotsFairly: a slot that frees goes to the waiting
+// organization that holds the fewest, not to the request that came first:
+// with every slot held, requests of A (holding three), B (one) and C (none)
+// queued in that order get the freed slots C first, then B, then A. One
+// line in arrival order (before 2.11.7) served B's, then A's, then C's.
+func TestBulkheadSharesSlotsFairly(t *testing.T) {
+	b := rest.NewBulkhead(4, time.Minute)
+	a, bOrg, c := orgContext(), orgContext(), orgContext()
+	aHeld := []func(){holdAs(t, b, a), holdAs(t, b, a), holdAs(t, b, a)}
+	bHeld := holdAs(t, b, bOrg)
+
+	started := make(chan string, 3)
+	finish := make(chan struct{})
+	defer close(finish)
+	for i, q := range []struct {
+		name string
+		ctx  context.Context
+	}{{"A", a}, {"B", bOrg}, {"C", c}} {
+		go func() {
+			_ = b.Run(q.ctx, func() error { started <- q.name; <-finish; return nil })
+		}()
+		waitFor(t, b, int64(i+1)) // queued in this order
+	}
+	next := func(release func()) string {
+		release()
+		select {
+		case name := <-started:
+			return name
+		case <-time.After(time.Minute):
+			t.Fatal("no waiter got the freed slot")
+			return ""
+		}
+	}
+	got := []string{next(aHeld[0]), next(bHeld), next(aHeld[1])}
+	if want := []string{"C", "B", "A"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("freed slots went to %v, want %v (the fewest held first)", got, want)
+	}
+	aHeld[2]()
+}
+
+// TestBulkheadServesATenantInOrder: within one organization the requests
+// are served in the order they came.
+func TestBulkheadServesATenantInOrder(t *testing.T) {
+	b := rest.NewBulkhead(3, time.Minute) // an organization holds 2 at most
+	a := orgContext()
+	held := []func(){holdAs(t, b, a), holdAs(t, b, a)}
+	started := make(chan int, 3)
+	finish := make(chan struct{})
+	defer close(finish)
+	for i := range 3 {
+		go func() { _ = b.Run(a, func() error { started <- i; <-finish; return nil }) }()
+		waitFor(t, b, int64(i+1))
+	}
+	for want := range 2 {
+		held[want]()
+		if got := <-started; got != want {
+			t.Fatalf("request %d got the slot, want %d", got, want)
+		}
+	}
+}
+
+// TestBulkheadNeverOverfills: many requests of several organizations, some
+// giving up while they wait, never build more at once than the slots, nor
+// more of one organization than its share, and every slot comes back.
+func TestBulkheadNeverOverfills(t *testing.T) {
+	const slots = 3
+	b := rest.NewBulkhead(slots, 2*time.Millisecond)
+	orgs := []context.Context{orgContext(), orgContext(), orgContext(), context.Background()}
+	var mu sync.Mutex
+	inAll, inOrg := 0, map[int]int{}
+	var wg sync.WaitGroup
+	for i := range 400 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := i % len(orgs)
+			_ = b.Run(orgs[o], func() error {
+				mu.Lock()
+				inAll++
+				inOrg[o]++
+				if inAll > slots || (o < 3 && inOrg[o] > int(rest.PerOrganization(slots))) {
+					t.Errorf("%d building at once, %d of organization %d", inAll, inOrg[o], o)
+				}
+				mu.Unlock()
+				time.Sleep(100 * time.Microsecond)
+				mu.Lock()
+				inAll--
+				inOrg[o]--
+				mu.Unlock()
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	waitFor(t, b, 0)
+	for i := range slots { // every slot is free again: as many are held at once
+		_, release, err := b.Hold(context.Background())
+		if err != nil {
+			t.Fatalf("slot %d of %d after the requests: %v", i+1, slots, err)
+		}
+		defer release()
+	}
+}
