@@ -3459,7 +3459,7 @@ type WebhookEndpoint struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// CreatedByKeyId The API key that registered the endpoint (its id, as the request log's `key_id` and
-	// `eventapi keys list` show it); null for endpoints registered before 2.11.7. The endpoint
+	// `eventapi keys list` show it); null for endpoints registered before 2.12.0. The endpoint
 	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
 	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
 	Description    *string             `json:"description"`
@@ -3556,7 +3556,7 @@ type WebhookEndpointWithSecret struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// CreatedByKeyId The API key that registered the endpoint (its id, as the request log's `key_id` and
-	// `eventapi keys list` show it); null for endpoints registered before 2.11.7. The endpoint
+	// `eventapi keys list` show it); null for endpoints registered before 2.12.0. The endpoint
 	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
 	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
 	Description    *string             `json:"description"`

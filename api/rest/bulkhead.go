@@ -26,7 +26,7 @@ import (
 // the last slot, which stays for the other organizations while it is the
 // only busy one. A review saw six slow change-feed pages of one tenant take
 // every slot of a pod, and another tenant's quote answered 503 after
-// waiting ten seconds. Since 2.11.7 the slots are also shared fairly among
+// waiting ten seconds. Since 2.12.0 the slots are also shared fairly among
 // busy tenants (fairSlots): a slot that frees goes to the waiting tenant
 // holding the fewest.
 type Bulkhead struct {

@@ -241,7 +241,7 @@ func holdAs(t *testing.T, b *rest.Bulkhead, ctx context.Context) (release func()
 // organization that holds the fewest, not to the request that came first:
 // with every slot held, requests of A (holding three), B (one) and C (none)
 // queued in that order get the freed slots C first, then B, then A. One
-// line in arrival order (before 2.11.7) served B's, then A's, then C's.
+// line in arrival order (before 2.12.0) served B's, then A's, then C's.
 func TestBulkheadSharesSlotsFairly(t *testing.T) {
 	b := rest.NewBulkhead(4, time.Minute)
 	a, bOrg, c := orgContext(), orgContext(), orgContext()

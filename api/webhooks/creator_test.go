@@ -14,7 +14,7 @@ import (
 // TestEndpointNamesTheKeyThatRegisteredIt: an endpoint says which key
 // registered it, in the registration's answer, the endpoint and the list;
 // a change to it keeps the key; revoking the key leaves the endpoint
-// enabled and still naming it; an endpoint registered before 2.11.7 says
+// enabled and still naming it; an endpoint registered before 2.12.0 says
 // null.
 func TestEndpointNamesTheKeyThatRegisteredIt(t *testing.T) {
 	env := newEnv(t)
@@ -79,8 +79,8 @@ func TestEndpointNamesTheKeyThatRegisteredIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := a.Get(endpoints + "/" + old).Data(); d["created_by_key_id"] != nil {
-		t.Errorf("an endpoint registered before 2.11.7: created_by_key_id %v, want null", d["created_by_key_id"])
+		t.Errorf("an endpoint registered before 2.12.0: created_by_key_id %v, want null", d["created_by_key_id"])
 	} else if _, present := d["created_by_key_id"]; !present {
-		t.Errorf("an endpoint registered before 2.11.7 lacks created_by_key_id: %v", d)
+		t.Errorf("an endpoint registered before 2.12.0 lacks created_by_key_id: %v", d)
 	}
 }

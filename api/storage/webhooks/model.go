@@ -62,7 +62,7 @@ type Endpoint struct {
 	PreviousSecretExpiresAt *time.Time `bun:"previous_secret_expires_at" json:"previous_secret_expires_at"`
 	FailingSince            *time.Time `bun:"failing_since" json:"failing_since"`
 	// CreatedByKeyID is the key that registered the endpoint; nil for one
-	// registered before 2.11.7. The endpoint outlives the key.
+	// registered before 2.12.0. The endpoint outlives the key.
 	CreatedByKeyID *uuid.UUID `bun:"created_by_key_id,type:uuid" json:"created_by_key_id"`
 	// FeedPosition and FeedSeq are the fan-out's cursor in the change feed
 	// (FanOut); only the database moves them.
