@@ -42,12 +42,7 @@ func TestWebhookDeliveriesAreMetered(t *testing.T) {
 // series EventapiWebhookDeliveryLagging leaves out.
 func TestDeliveryLagIsLabelledByAttempt(t *testing.T) {
 	u := metricsEndpoint(t)
-	env := apitest.New(t, func(c *config.Config, o *server.Options) {
-		o.Metrics = true
-		c.Webhook.AllowPrivate = true
-		c.Webhook.PollInterval = 20 * time.Millisecond
-		c.Webhook.BackoffBase = 20 * time.Millisecond
-	})
+	env := meteredWebhookEnv(t, func(w *config.Webhook) { w.BackoffBase = 20 * time.Millisecond })
 	prompt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(prompt.Close)
 	var refused atomic.Bool
@@ -101,12 +96,8 @@ func TestDeliveryLagIsLabelledByAttempt(t *testing.T) {
 func meteredDeliveries(t *testing.T) (map[string]*dto.MetricFamily, *apitest.Org) {
 	t.Helper()
 	u := metricsEndpoint(t)
-	env := apitest.New(t, func(c *config.Config, o *server.Options) {
-		o.Metrics = true
-		c.Webhook.AllowPrivate = true
-		c.Webhook.PollInterval = 20 * time.Millisecond
-		c.Webhook.BackoffBase = time.Hour // a failure is retried after the test
-	})
+	// A failure is retried after the test.
+	env := meteredWebhookEnv(t, func(w *config.Webhook) { w.BackoffBase = time.Hour })
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(ok.Close)
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
@@ -145,12 +136,7 @@ func meteredDeliveries(t *testing.T) (map[string]*dto.MetricFamily, *apitest.Org
 // go and both are delivered.
 func TestDueDeliveriesAreMetered(t *testing.T) {
 	u := metricsEndpoint(t)
-	env := apitest.New(t, func(c *config.Config, o *server.Options) {
-		o.Metrics = true
-		c.Webhook.AllowPrivate = true
-		c.Webhook.PollInterval = 20 * time.Millisecond
-		c.Webhook.EndpointConcurrency = 1
-	})
+	env := meteredWebhookEnv(t, func(w *config.Webhook) { w.EndpointConcurrency = 1 })
 	arrived, release := make(chan struct{}, 2), make(chan struct{})
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		arrived <- struct{}{}
@@ -197,4 +183,16 @@ func TestDueDeliveriesAreMetered(t *testing.T) {
 	close(release)
 	released = true
 	waitForDue(0)
+}
+
+// meteredWebhookEnv starts the app with /metrics on and the webhook workers
+// polling every 20 ms, private receivers allowed, tuned by tune.
+func meteredWebhookEnv(t *testing.T, tune func(*config.Webhook)) *apitest.Env {
+	t.Helper()
+	return apitest.New(t, func(c *config.Config, o *server.Options) {
+		o.Metrics = true
+		c.Webhook.AllowPrivate = true
+		c.Webhook.PollInterval = 20 * time.Millisecond
+		tune(&c.Webhook)
+	})
 }
