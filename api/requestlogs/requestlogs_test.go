@@ -254,14 +254,17 @@ func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
 		{"revoked", revoked, false, 401, "invalid_credentials", apikey.Prefix(revoked)},
 		{"not checked: PostgreSQL unreachable", unchecked, true, 503, "service_unavailable", apikey.Prefix(unchecked)},
 	}
+	// Read while the database takes connections: during the outage the
+	// app's pool cannot ask it.
+	dbName := databaseOf(t, env)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.outage {
-				stopConnections(t, env)
+				stopConnections(t, dbName)
 			}
 			res := env.Send(apitest.Request{Method: "GET", Path: "/api/v2/events/" + uuid.NewString(), Key: tt.key})
 			if tt.outage {
-				allowConnections(t, env)
+				setConnections(t, dbName, true)
 			}
 			if res.Status != tt.status || res.ErrorCode() != tt.code {
 				t.Fatalf("%d %s, want %d %s", res.Status, res.Body, tt.status, tt.code)
@@ -313,25 +316,21 @@ func accessLine(t *testing.T, log *logtest.Buffer, reqID string) map[string]any 
 	return nil
 }
 
-// stopConnections makes env's database refuse connections and ends the
-// ones open, as an outage does; allowConnections ends it.
-func stopConnections(t *testing.T, env *apitest.Env) {
+// stopConnections makes the database refuse connections and ends the ones
+// open, as an outage does; setConnections(t, name, true) ends it.
+func stopConnections(t *testing.T, name string) {
 	t.Helper()
-	setConnections(t, env, false)
+	setConnections(t, name, false)
+	t.Cleanup(func() { setConnections(t, name, true) }) // also when the test fails during the outage
 	if _, err := pgtest.Open(t).NewRaw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()",
-		databaseOf(t, env)).Exec(context.Background()); err != nil {
+		name).Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func allowConnections(t *testing.T, env *apitest.Env) {
+func setConnections(t *testing.T, name string, allow bool) {
 	t.Helper()
-	setConnections(t, env, true)
-}
-
-func setConnections(t *testing.T, env *apitest.Env, allow bool) {
-	t.Helper()
-	stmt := fmt.Sprintf("ALTER DATABASE %q ALLOW_CONNECTIONS %t", databaseOf(t, env), allow)
+	stmt := fmt.Sprintf("ALTER DATABASE %q ALLOW_CONNECTIONS %t", name, allow)
 	if _, err := pgtest.Open(t).ExecContext(context.Background(), stmt); err != nil {
 		t.Fatal(err)
 	}
