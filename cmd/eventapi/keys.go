@@ -186,15 +186,17 @@ func keysRevoke(ctx context.Context, stdout io.Writer, f keyFlags, pos []string)
 	}
 	var registered []webhooks.Endpoint
 	err = withDB(ctx, func(db *bun.DB) error {
-		if err := tenancy.RevokeKey(ctx, db, id); err != nil {
-			return err
-		}
+		// Listed first: a listing that fails leaves the key as it was,
+		// and revoking changes no endpoint.
 		k, err := tenancy.GetKey(ctx, db, id)
 		if err != nil {
 			return err
 		}
 		registered, err = webhooks.EndpointsOfKey(ctx, db, tenancy.OrganizationID{UUID: k.OrganizationID}, id)
-		return err
+		if err != nil {
+			return err
+		}
+		return tenancy.RevokeKey(ctx, db, id)
 	})
 	if err != nil {
 		return err

@@ -295,4 +295,24 @@ func TestKeysRevokeNamesTheKeysEndpoints(t *testing.T) {
 	if s := text.String(); !strings.Contains(s, "registered 1 webhook endpoint") || !strings.Contains(s, urls[2]) || strings.Contains(s, urls[0]) {
 		t.Fatalf("revoke says:\n%s", s)
 	}
+
+	// A test key acts in the organization's sandbox: its endpoints are
+	// there.
+	sb, err := runCLI(t, "orgs", "create", "--name", "Hooked sandbox", "--sandbox-of", orgID.String(), "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := runCLI(t, "keys", "create", "--org", orgID.String(), "--name", "t", "--scopes", "all", "--mode", "test", "--output", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandbox := tenancy.OrganizationID{UUID: uuid.MustParse(sb["id"].(string))}
+	if _, err := webhooks.CreateEndpoint(context.Background(), db, sandbox, sealer, webhooks.NewEndpoint{
+		URL: "https://sandbox.example/d", EnabledEvents: []string{"*"}, CreatedByKeyID: uuid.MustParse(tk["id"].(string))}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(t, "keys", "revoke", tk["id"].(string), "--output", "json")
+	if eps, _ := out["webhook_endpoints"].([]any); err != nil || len(eps) != 1 || eps[0].(map[string]any)["url"] != "https://sandbox.example/d" {
+		t.Fatalf("revoking the test key: %v %v, want its sandbox's endpoint", out, err)
+	}
 }

@@ -23,7 +23,7 @@ type NewEndpoint struct {
 	URL           string
 	Description   *string
 	EnabledEvents []string
-	// CreatedByKeyID is the key registering it.
+	// CreatedByKeyID is the key registering it; uuid.Nil records none.
 	CreatedByKeyID uuid.UUID
 }
 
@@ -37,7 +37,10 @@ func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		return nil, err
 	}
 	e := &Endpoint{ID: id, OrganizationID: org.UUID, URL: in.URL, Description: in.Description,
-		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed, CreatedByKeyID: &in.CreatedByKeyID}
+		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed}
+	if in.CreatedByKeyID != uuid.Nil {
+		e.CreatedByKeyID = &in.CreatedByKeyID
+	}
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if err := roomForEndpoint(ctx, tx, org); err != nil {
 			return err
@@ -98,12 +101,14 @@ func ListEndpoints(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 	return page, err
 }
 
-// EndpointsOfKey returns the endpoints of org that key registered, oldest
-// first: at most MaxEndpoints, so one read.
-func EndpointsOfKey(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, key uuid.UUID) ([]Endpoint, error) {
+// EndpointsOfKey returns the endpoints key registered: in home, the
+// organization that owns it, or in home's sandbox, where its test key's
+// requests act; oldest first, at most MaxEndpoints in each, so one read.
+func EndpointsOfKey(ctx context.Context, db bun.IDB, home tenancy.OrganizationID, key uuid.UUID) ([]Endpoint, error) {
 	var es []Endpoint
-	err := db.NewSelect().Model(&es).Where("organization_id = ?", org.UUID).Where("created_by_key_id = ?", key).
-		Order("created_at", "id").Scan(ctx)
+	err := db.NewSelect().Model(&es).
+		Where("organization_id IN (SELECT o.id FROM organizations AS o WHERE o.id = ? OR o.sandbox_of = ?)", home.UUID, home.UUID).
+		Where("created_by_key_id = ?", key).Order("created_at", "id").Scan(ctx)
 	return es, database.Error(err)
 }
 
