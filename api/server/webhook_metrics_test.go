@@ -36,53 +36,65 @@ func TestWebhookDeliveriesAreMetered(t *testing.T) {
 	}
 }
 
-// TestDeliveryLagIsLabelledByAttempt: a delivery its receiver takes at
-// once is counted in the lag histogram as attempt="first", and one that
-// its receiver refused once and took on the retry as attempt="retry", the
-// series EventapiWebhookDeliveryLagging leaves out.
-func TestDeliveryLagIsLabelledByAttempt(t *testing.T) {
+// TestDeliveryLagSaysWhatItWaitedOn: deliveries to an endpoint that takes
+// them at once are counted in the lag histogram as wait="service"; to an
+// endpoint that refuses for a while, both the delivery it refused and the
+// one of a change written meanwhile, sent only after it came back, as
+// wait="receiver", the series EventapiWebhookDeliveryLagging leaves out.
+func TestDeliveryLagSaysWhatItWaitedOn(t *testing.T) {
 	u := metricsEndpoint(t)
-	env := meteredWebhookEnv(t, func(w *config.Webhook) { w.BackoffBase = 20 * time.Millisecond })
+	env := meteredWebhookEnv(t, func(w *config.Webhook) { w.BackoffBase = 20 * time.Millisecond; w.EndpointConcurrency = 1 })
 	prompt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(prompt.Close)
-	var refused atomic.Bool
-	once := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		if refused.CompareAndSwap(false, true) {
+	refused := make(chan struct{}, 1)
+	var isBack atomic.Bool
+	troubled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if !isBack.Load() {
+			select {
+			case refused <- struct{}{}:
+			default:
+			}
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	t.Cleanup(once.Close)
+	t.Cleanup(troubled.Close)
 	org := env.NewOrg("Lagged")
-	for _, url := range []string{prompt.URL, once.URL} {
+	for _, url := range []string{prompt.URL, troubled.URL} {
 		if res := org.Post("/api/v2/webhook_endpoints", map[string]any{"url": url, "enabled_events": []string{"client.created"}}); res.Status != 201 {
 			t.Fatalf("create endpoint: %d %s", res.Status, res.Body)
 		}
 	}
-	lagged := func(fams map[string]*dto.MetricFamily, attempt string) uint64 {
+	lagged := func(fams map[string]*dto.MetricFamily, wait string) uint64 {
 		var n uint64
 		for _, m := range fams["eventapi_webhook_delivery_lag_seconds"].GetMetric() {
-			if labels(m)["attempt"] == attempt {
+			if labels(m)["wait"] == wait {
 				n += m.GetHistogram().GetSampleCount()
 			}
 		}
 		return n
 	}
 	before := scrape(t, u)
-	if res := org.Post("/api/v2/clients", map[string]any{"name": "Lagged"}); res.Status != 201 {
-		t.Fatalf("create client: %d %s", res.Status, res.Body)
+	for i, name := range []string{"Written before the outage", "Written during it"} {
+		if res := org.Post("/api/v2/clients", map[string]any{"name": name}); res.Status != 201 {
+			t.Fatalf("create client: %d %s", res.Status, res.Body)
+		}
+		if i == 0 {
+			<-refused // the endpoint fails: its run of failures has begun
+		}
 	}
+	isBack.Store(true)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		fams := scrape(t, u)
-		first := lagged(fams, "first") - lagged(before, "first")
-		retry := lagged(fams, "retry") - lagged(before, "retry")
-		if first == 1 && retry == 1 {
+		service := lagged(fams, "service") - lagged(before, "service")
+		receiver := lagged(fams, "receiver") - lagged(before, "receiver")
+		if service == 2 && receiver == 2 {
 			return
 		}
-		if first > 1 || retry > 1 || time.Now().After(deadline) {
-			t.Fatalf("lag counted for attempt=first %d, attempt=retry %d; want 1 each", first, retry)
+		if service > 2 || receiver > 2 || time.Now().After(deadline) {
+			t.Fatalf("lag counted for wait=service %d, wait=receiver %d; want 2 each", service, receiver)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -28,6 +28,9 @@ type Outcome struct {
 	// up nor counts, and the delivery gets the fresh window a re-enable
 	// gives, whose schedule starts at its first step.
 	FreshRetryIn time.Duration
+	// ChangedAt is the delivered change's created_at, which a success
+	// compares with its endpoint's troubles (Completed.Waited).
+	ChangedAt time.Time
 	// RetryFor is the retry window: a delivery given up disables its
 	// endpoint only when the endpoint's run of failures (failing_since)
 	// began at least RetryFor before this attempt, that is, when the
@@ -48,8 +51,17 @@ type Completed struct {
 	// delivery did not move and attempt_count did not count it.
 	LeaseLost bool
 	// Attempts is, for a success recorded on the delivery, its attempts in
-	// its life, this one included: 1 when the first attempt succeeded.
+	// its life, this one included: 1 when the first attempt succeeded; 0
+	// when no success was recorded (the lease lost, the endpoint deleted).
 	Attempts int
+	// Waited: the recorded success came after its receiver's troubles
+	// since the change was written: failed attempts of the delivery, a run
+	// of the endpoint's failures that this success ends or that ended after
+	// the change (recovered_at), or a disable the endpoint was re-enabled
+	// from after it (enabled_at). Such a delivery's delay is the receiver's
+	// outage, not the service's (docs/observability.md, the delivery lag's
+	// wait label).
+	Waited bool
 }
 
 // Complete records the attempt of claim c and moves the delivery on:
@@ -83,7 +95,7 @@ func Complete(ctx context.Context, db *bun.DB, c *Claim, o Outcome) (done Comple
 			if err != nil || gone {
 				return err
 			}
-			done.Attempts, err = succeeded(ctx, tx, c, o)
+			done.Attempts, done.Waited, err = succeeded(ctx, tx, c, o)
 			done.LeaseLost = err == nil && done.Attempts == 0
 			return err
 		}
@@ -112,11 +124,13 @@ func record(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) error {
 
 // succeeded records a successful attempt: the delivery succeeded, and the
 // endpoint's run of failures, if any, is over (the endpoint answered, even
-// when the claim had lost its lease). It returns the delivery's attempts in
-// its life, this one included, or 0 when the lease was lost.
-func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) (attempts int, err error) {
+// when the claim had lost its lease; recovered_at says when). It returns
+// the delivery's attempts in its life, this one included, or 0 when the
+// lease was lost, and whether the delivery waited on its receiver
+// (Completed.Waited).
+func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) (attempts int, waited bool, err error) {
 	if err := record(ctx, tx, c, o); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	org := c.OrganizationID
 	err = tx.NewRaw(`UPDATE webhook_deliveries SET status = 'succeeded', attempt_count = attempt_count + 1,
@@ -125,11 +139,18 @@ func succeeded(ctx context.Context, tx bun.Tx, c *Claim, o Outcome) (attempts in
 		WHERE organization_id = ? AND id = ? AND lease_owner = ?
 		RETURNING attempt_count`, org, c.ID, c.LeaseOwner).Scan(ctx, &attempts)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
+		return 0, false, err
 	}
-	_, err = tx.NewRaw(`UPDATE webhook_endpoints SET failing_since = NULL
-		WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL`, org, c.EndpointID).Exec(ctx)
-	return attempts, err
+	// The outer SELECT reads the endpoint as it was before the UPDATE of
+	// its WITH (PostgreSQL runs both on one snapshot).
+	err = tx.NewRaw(`WITH ended AS (
+			UPDATE webhook_endpoints SET failing_since = NULL, recovered_at = clock_timestamp()
+			WHERE organization_id = ? AND id = ? AND failing_since IS NOT NULL
+			RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM ended) OR EXISTS (SELECT 1 FROM webhook_endpoints
+			WHERE organization_id = ? AND id = ? AND (recovered_at > ? OR enabled_at > ?))`,
+		org, c.EndpointID, org, c.EndpointID, o.ChangedAt, o.ChangedAt).Scan(ctx, &waited)
+	return attempts, waited || attempts > 1, err
 }
 
 // failed records a failed attempt, with the endpoint's row locked: the

@@ -72,8 +72,11 @@ type Endpoint struct {
 	// or its latest re-enable (set by the database). Only a claim made since
 	// counts against it (Complete).
 	EnabledAt time.Time `bun:"enabled_at,scanonly" json:"-"`
-	CreatedAt time.Time `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
-	UpdatedAt time.Time `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
+	// RecoveredAt is when the endpoint's latest run of failed attempts
+	// ended (set by its first success after them; Complete).
+	RecoveredAt *time.Time `bun:"recovered_at,scanonly" json:"-"`
+	CreatedAt   time.Time  `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
+	UpdatedAt   time.Time  `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
 }
 
 // PageKey implements storage.Row.

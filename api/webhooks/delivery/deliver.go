@@ -169,7 +169,7 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 	// the time since (at most the claim's round trip late), so one clock
 	// decides the retry window.
 	startedDB := c.Now.Add(time.Since(asked) - took)
-	o := store.Outcome{StartedAt: startedDB, Duration: took, ResponseStatus: code, Error: errText}
+	o := store.Outcome{StartedAt: startedDB, Duration: took, ResponseStatus: code, Error: errText, ChangedAt: changedAt}
 	if errText != nil {
 		first := startedDB
 		if c.FirstFailedAt != nil {
@@ -204,7 +204,7 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
 		return
 	}
-	recordAttempt(took, errText != nil, done.GaveUp, changedAt, done.Attempts)
+	recordAttempt(took, errText != nil, done, changedAt)
 	switch {
 	case done.LeaseLost:
 		// Another worker may have sent it meanwhile: a receiver sees one

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/eventapi/eventapi/api/storage/webhooks"
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -26,7 +26,7 @@ var (
 	meter metric.Meter
 )
 
-// dueLimit caps the due backlog the gauge counts (webhooks.DueCount), and
+// dueLimit caps the due backlog the gauge counts (store.DueCount), and
 // dueTimeout bounds its query, which runs on every scrape.
 const (
 	dueLimit   = 10000
@@ -58,7 +58,7 @@ func bindInstruments() {
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(attemptBuckets...))
 	lagHistogram, _ = m.Float64Histogram("eventapi.webhook.delivery.lag",
-		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery, by attempt: first (delivered at its first attempt) or retry (after failed ones)."),
+		metric.WithDescription("Time from a change's created_at (its write, inside the writing transaction) to its successful delivery, by what the delay was spent on: service (the first attempt, to an endpoint without troubles since the change) or receiver (failed attempts, its endpoint failing or disabled)."),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400))
 	dueGauge, _ = m.Int64ObservableGauge("eventapi.webhook.deliveries.due",
@@ -74,7 +74,7 @@ func meterBacklog(db *bun.DB) (unregister func()) {
 		func(ctx context.Context, o metric.Observer) error {
 			ctx, cancel := context.WithTimeout(telemetry.Untraced(ctx), dueTimeout)
 			defer cancel()
-			n, err := webhooks.DueCount(ctx, db, dueLimit)
+			n, err := store.DueCount(ctx, db, dueLimit)
 			if err == nil {
 				o.ObserveInt64(dueGauge, int64(n))
 			}
@@ -105,31 +105,32 @@ func countNoAttempts() {
 	}
 }
 
-// lagAttempt names, for the lag histogram's attempt label, whether a
-// delivery succeeded at its first attempt ("first") or after failed ones
-// ("retry"). The first tries' lag is the service's own (its queue, its
-// workers, PostgreSQL); a retry's holds the receiver's outage as well, which
-// EventapiWebhookDeliveryLagging leaves out (docs/observability.md,
-// "Alerts"). attempts is the delivery's attempts in its life, this one
-// included.
-func lagAttempt(attempts int) string {
-	if attempts <= 1 {
-		return "first"
+// lagWait names, for the lag histogram's wait label, what a delivery's
+// delay was spent on: "service" when it came at its first attempt to an
+// endpoint without troubles since the change was written, so that the delay
+// is the service's own (its queue, its workers, PostgreSQL); "receiver"
+// when it waited on its receiver (store.Completed.Waited: failed attempts,
+// a run of failures or a disable of its endpoint), whose outage the delay
+// holds. EventapiWebhookDeliveryLagging reads "service" only
+// (docs/observability.md, "Alerts").
+func lagWait(waited bool) string {
+	if waited {
+		return "receiver"
 	}
-	return "retry"
+	return "service"
 }
 
-// recordAttempt counts one recorded attempt; changedAt is its change's
-// write time (created_at), for the lag of a successful one, and attempts
-// the delivery's attempts in its life, this one included.
-func recordAttempt(took time.Duration, failed, gaveUp bool, changedAt time.Time, attempts int) {
+// recordAttempt counts one recorded attempt, and the lag of a success
+// recorded on its delivery (done.Attempts > 0; a lease lost or an endpoint
+// deleted records none): changedAt is its change's write time (created_at).
+func recordAttempt(took time.Duration, failed bool, done store.Completed, changedAt time.Time) {
 	ctx := context.Background()
-	attemptCounter.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome(failed, gaveUp))))
+	attemptCounter.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome(failed, done.GaveUp))))
 	if took > 0 {
 		attemptDuration.Record(ctx, took.Seconds())
 	}
-	if !failed && !changedAt.IsZero() {
+	if !failed && done.Attempts > 0 && !changedAt.IsZero() {
 		lagHistogram.Record(ctx, time.Since(changedAt).Seconds(),
-			metric.WithAttributes(attribute.String("attempt", lagAttempt(attempts))))
+			metric.WithAttributes(attribute.String("wait", lagWait(done.Waited))))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric/noop"
 
+	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -45,8 +46,8 @@ func TestAttemptDurationHasSecondsBuckets(t *testing.T) {
 	defer stop()
 	go func() { _ = telemetry.ServeMetrics(ctx, ln, m.Handler) }()
 
-	recordAttempt(300*time.Millisecond, false, false, time.Time{}, 1)
-	recordAttempt(12*time.Second, true, false, time.Time{}, 1)
+	recordAttempt(300*time.Millisecond, false, store.Completed{Attempts: 1}, time.Time{})
+	recordAttempt(12*time.Second, true, store.Completed{}, time.Time{})
 
 	res, err := http.Get("http://" + ln.Addr().String() + "/metrics")
 	if err != nil {

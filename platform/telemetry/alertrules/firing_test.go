@@ -310,29 +310,29 @@ func TestAlertsFire(t *testing.T) {
 		{"large reads wait", "EventapiLargeReadsQueueing", []series{gauge(3, "eventapi_large_reads_waiting", with(api, "pod", "a")...)}, true},
 		{"no large read waits", "EventapiLargeReadsQueueing", []series{gauge(0, "eventapi_large_reads_waiting", with(api, "pod", "a")...)}, false},
 		{"webhooks arrive after two minutes", "EventapiWebhookDeliveryLagging",
-			histogramOf(5, 120, "eventapi_webhook_delivery_lag_seconds", with(api, "attempt", "first")...), true},
+			histogramOf(5, 120, "eventapi_webhook_delivery_lag_seconds", with(api, "wait", "service")...), true},
 		{"webhooks arrive within a second", "EventapiWebhookDeliveryLagging",
-			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "attempt", "first")...), false},
+			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "wait", "service")...), false},
 		{"a few webhooks late: the median is not", "EventapiWebhookDeliveryLagging", concat(
-			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "attempt", "first")...),
-			histogramOf(1, 250, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "attempt", "first")...)), false},
-		// The median is over first attempts: one customer's endpoint that
-		// comes back after an outage and drains its backlog (2 a minute,
-		// each 10 minutes late, all retries) does not move it, even where
-		// the others' deliveries are fewer.
+			histogramOf(5, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "wait", "service")...),
+			histogramOf(1, 250, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "wait", "service")...)), false},
+		// The median is over deliveries that did not wait on their
+		// receiver: one customer's endpoint that comes back after an
+		// outage and drains its backlog (2 a minute, each 10 minutes late)
+		// does not move it, even where the others' deliveries are fewer.
 		{"one endpoint drains its backlog after an outage on a quiet installation (1 delivery a minute)", "EventapiWebhookDeliveryLagging", concat(
-			histogramOf(1.0/60, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "attempt", "first")...),
-			histogramBetween(2.0/60, 600, 35*time.Minute, hour, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "attempt", "retry")...)), false},
-		{"retries only, all late", "EventapiWebhookDeliveryLagging",
-			histogramOf(5, 600, "eventapi_webhook_delivery_lag_seconds", with(api, "attempt", "retry")...), false},
+			histogramOf(1.0/60, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "wait", "service")...),
+			histogramBetween(2.0/60, 600, 35*time.Minute, hour, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "wait", "receiver")...)), false},
+		{"deliveries that waited on their receivers only, all late", "EventapiWebhookDeliveryLagging",
+			histogramOf(5, 600, "eventapi_webhook_delivery_lag_seconds", with(api, "wait", "receiver")...), false},
 		// A slow endpoint holds its first attempts behind its concurrency
 		// cap: on a quiet installation they are the median.
 		{"first attempts held back on a quiet installation (1 delivery a minute)", "EventapiWebhookDeliveryLagging", concat(
-			histogramOf(1.0/60, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "attempt", "first")...),
-			histogramBetween(2.0/60, 600, 35*time.Minute, hour, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "attempt", "first")...)), true},
+			histogramOf(1.0/60, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "wait", "service")...),
+			histogramBetween(2.0/60, 600, 35*time.Minute, hour, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "wait", "service")...)), true},
 		{"first attempts held back among 1 delivery a second", "EventapiWebhookDeliveryLagging", concat(
-			histogramOf(1, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "attempt", "first")...),
-			histogramBetween(2.0/60, 600, 35*time.Minute, hour, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "attempt", "first")...)), false},
+			histogramOf(1, 0.3, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "a", "wait", "service")...),
+			histogramBetween(2.0/60, 600, 35*time.Minute, hour, "eventapi_webhook_delivery_lag_seconds", with(api, "pod", "b", "wait", "service")...)), false},
 		{"deliveries due, none attempted", "EventapiWebhookDeliveryStalled", []series{
 			gauge(12, "eventapi_webhook_deliveries_due", with(api, "pod", "a")...),
 			gauge(40, "eventapi_webhook_attempts_total", with(api, "pod", "a", "outcome", "success")...)}, true},
