@@ -212,10 +212,18 @@ func (m *Migrator) inTransaction(ctx context.Context, conn bun.Conn, s indexStat
 
 // dropIfInvalid drops, with the statement drop, the index s builds when it
 // exists and is invalid: a concurrent build that failed or was killed
-// leaves it so, and IF NOT EXISTS would keep it, unused by any query.
+// leaves it so, and IF NOT EXISTS would keep it, unused by any query. An
+// index being built is invalid too until its build ends: when another
+// session builds it (the build of a migrator whose process died without
+// cancelling it goes on in PostgreSQL), dropIfInvalid waits for that build
+// first and then looks again, since dropping an index under its build
+// ends in "deadlock detected".
 func (m *Migrator) dropIfInvalid(ctx context.Context, db bun.IConn, s indexStatement, drop string) error {
 	if s.Drop {
 		return nil
+	}
+	if err := m.waitForOtherBuild(ctx, db, s.Index); err != nil {
+		return err
 	}
 	var invalid bool
 	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index
@@ -230,6 +238,31 @@ func (m *Migrator) dropIfInvalid(ctx context.Context, db bun.IConn, s indexState
 		return fmt.Errorf("drop invalid index %s: %w", s.Index, err)
 	}
 	return nil
+}
+
+// waitForOtherBuild returns once no other session builds the index name,
+// trying again as a migrator waiting for the lock does (lockPollBase to
+// lockPollMax apart), for as long as ctx allows; it says once that it
+// waits.
+func (m *Migrator) waitForOtherBuild(ctx context.Context, db bun.IConn, name string) error {
+	for try := 1; ; try++ {
+		var building bool
+		if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_progress_create_index
+			WHERE index_relid = to_regclass(?) AND pid <> pg_backend_pid())`, name).Scan(&building); err != nil {
+			return fmt.Errorf("check index %s: %w", name, err)
+		}
+		if !building {
+			return nil
+		}
+		if try == 1 {
+			m.notify(fmt.Sprintf("index %s is being built by another session (a migrator that stopped without ending its build): waiting for that build to end", name))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the build of index %s: %w", name, ctx.Err())
+		case <-time.After(min(lockPollMax, lockPollBase<<min(try-1, 10))):
+		}
+	}
 }
 
 // setTimeoutsSQL sets, for the session, every timeout liftTimeoutsSQL

@@ -342,3 +342,68 @@ func TestConcurrentMigratorsBuildTheIndexOnce(t *testing.T) {
 		t.Fatalf("gear_name_key after up: valid %v", valid)
 	}
 }
+
+// A build of the index still running in another session (a migrator whose
+// process died without cancelling its build) is waited for, not taken for
+// a failed one: dropping it under its build ended in "deadlock detected"
+// and failed the migration. Once that build ends, the index is valid and
+// nothing is built again.
+func TestConcurrentIndexWaitsForABuildStillRunning(t *testing.T) {
+	ctx := context.Background()
+	db := openMigrationPool(t, directURL(t, pgtest.NewEmptyDatabase(t)))
+	notes := make(chan string, 10)
+	var ignored []string
+	m := gearMigrator(t, db, "", &ignored)
+	m.Notify = func(s string) { notes <- s }
+
+	// The orphaned build, held in its first phase by a writer's open
+	// transaction.
+	writer, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = writer.Rollback() })
+	if _, err := writer.ExecContext(ctx, "INSERT INTO gear (name) VALUES ('mixer')"); err != nil {
+		t.Fatal(err)
+	}
+	orphan := make(chan error, 1)
+	go func() {
+		conn, err := db.Conn(ctx)
+		if err == nil {
+			defer conn.Close()
+			_, err = conn.ExecContext(ctx, "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS gear_name_key ON gear (name)")
+		}
+		orphan <- err
+	}()
+	waitWhileUp(t, db, orphan, "the orphaned build waiting for the writer", `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+		WHERE query ILIKE '%CONCURRENTLY%gear_name_key%' AND wait_event_type = 'Lock' AND datname = current_database())`)
+
+	upCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := m.Up(upCtx); done <- err }()
+	select {
+	case n := <-notes:
+		if !strings.Contains(n, "being built by another session") {
+			t.Fatalf("notice %q, want one saying it waits for the other build", n)
+		}
+	case err := <-done:
+		t.Fatalf("up returned %v while another session built the index", err)
+	}
+	if err := writer.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-orphan; err != nil {
+		t.Fatalf("the orphaned build: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	close(notes)
+	for n := range notes {
+		t.Errorf("notice after the wait: %q (the index the other session built is valid)", n)
+	}
+	if valid := indexValid(t, db, "gear_name_key"); valid == nil || !*valid {
+		t.Fatalf("gear_name_key after up: valid %v", valid)
+	}
+}

@@ -89,8 +89,12 @@ END $$;
 	}
 }
 
-// A second migrator waits for the first however long it runs: its wait for
-// the lock outlasts the timeouts of its session, and it says it waits.
+// A second migrator waits for the first however long it runs, and says it
+// waits: its wait outlasts the timeouts of its session. It waits by trying
+// the lock in short transactions (Migrator.lock), so the timeouts can only
+// end it if the tries stop being short or the wait moves back into
+// PostgreSQL (pg_advisory_xact_lock) without lifting them: what the cases
+// guard against.
 func TestMigrationLockWaitIsUnbounded(t *testing.T) {
 	tests := []struct {
 		setting, value string
