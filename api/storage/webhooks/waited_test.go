@@ -9,6 +9,8 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/platform/seal"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestSuccessSaysWhetherItWaitedOnItsReceiver: a recorded success says
@@ -85,5 +87,32 @@ func TestSuccessSaysWhetherItWaitedOnItsReceiver(t *testing.T) {
 				t.Errorf("endpoint after: failing_since %v, recovered_at %v (set by the success: %v, want %v)", state.FailingSince, state.RecoveredAt, moved, tt.recovered)
 			}
 		})
+	}
+}
+
+// TestAnEndpointWithoutAKeyRecordsNone: an endpoint registered without a
+// key (uuid.Nil) records no key, NULL, not the nil UUID.
+func TestAnEndpointWithoutAKeyRecordsNone(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org := uuid.New()
+	if _, err := db.NewRaw("INSERT INTO organizations (id, name) VALUES (?, 'Keyless')", org).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := seal.New(make([]byte, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := webhooks.CreateEndpoint(ctx, db, tenancy.OrganizationID{UUID: org}, sealer,
+		webhooks.NewEndpoint{URL: "https://example.com/hook", EnabledEvents: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored *uuid.UUID
+	if err := db.NewRaw("SELECT created_by_key_id FROM webhook_endpoints WHERE organization_id = ? AND id = ?", org, e.ID).Scan(ctx, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if e.CreatedByKeyID != nil || stored != nil {
+		t.Fatalf("created_by_key_id %v, stored %v; want none", e.CreatedByKeyID, stored)
 	}
 }
