@@ -118,6 +118,22 @@ func gearMigrator(t *testing.T, db *bun.DB, pooler string, notes *[]string) *dat
 	return m
 }
 
+// openWriter opens a transaction of db that has written to gear and stays
+// open until the test commits it (or ends): a concurrent build of an index
+// on gear waits for it.
+func openWriter(t *testing.T, db *bun.DB) bun.Tx {
+	t.Helper()
+	writer, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = writer.Rollback() })
+	if _, err := writer.ExecContext(context.Background(), "INSERT INTO gear (name) VALUES ('mixer')"); err != nil {
+		t.Fatal(err)
+	}
+	return writer
+}
+
 // A concurrent migration's index is built while the table takes writes: a
 // writer's open transaction makes the build wait, and a second writer
 // still gets through (a plain CREATE INDEX queues its lock ahead of it). The
@@ -128,15 +144,7 @@ func TestConcurrentIndexLetsWritesThrough(t *testing.T) {
 	db := openMigrationPool(t, directURL(t, pgtest.NewEmptyDatabase(t)))
 	var notes []string
 	m := gearMigrator(t, db, "", &notes)
-
-	writer, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = writer.Rollback() })
-	if _, err := writer.ExecContext(ctx, "INSERT INTO gear (name) VALUES ('mixer')"); err != nil {
-		t.Fatal(err)
-	}
+	writer := openWriter(t, db)
 	// Bounded: a build that still waits once the writer has ended waits
 	// for a snapshot no one will release (the migration lock's own
 	// transaction held one until releaseSnapshot).
@@ -351,21 +359,12 @@ func TestConcurrentMigratorsBuildTheIndexOnce(t *testing.T) {
 func TestConcurrentIndexWaitsForABuildStillRunning(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrationPool(t, directURL(t, pgtest.NewEmptyDatabase(t)))
-	notes := make(chan string, 10)
 	var ignored []string
 	m := gearMigrator(t, db, "", &ignored)
-	m.Notify = func(s string) { notes <- s }
 
 	// The orphaned build, held in its first phase by a writer's open
 	// transaction.
-	writer, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = writer.Rollback() })
-	if _, err := writer.ExecContext(ctx, "INSERT INTO gear (name) VALUES ('mixer')"); err != nil {
-		t.Fatal(err)
-	}
+	writer := openWriter(t, db)
 	orphan := make(chan error, 1)
 	go func() {
 		conn, err := db.Conn(ctx)
@@ -380,16 +379,7 @@ func TestConcurrentIndexWaitsForABuildStillRunning(t *testing.T) {
 
 	upCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { _, err := m.Up(upCtx); done <- err }()
-	select {
-	case n := <-notes:
-		if !strings.Contains(n, "being built by another session") {
-			t.Fatalf("notice %q, want one saying it waits for the other build", n)
-		}
-	case err := <-done:
-		t.Fatalf("up returned %v while another session built the index", err)
-	}
+	done, notes := upUntilNotice(t, upCtx, m, "being built by another session")
 	if err := writer.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -399,9 +389,10 @@ func TestConcurrentIndexWaitsForABuildStillRunning(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	close(notes)
-	for n := range notes {
+	select {
+	case n := <-notes:
 		t.Errorf("notice after the wait: %q (the index the other session built is valid)", n)
+	default:
 	}
 	if valid := indexValid(t, db, "gear_name_key"); valid == nil || !*valid {
 		t.Fatalf("gear_name_key after up: valid %v", valid)

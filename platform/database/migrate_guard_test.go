@@ -142,18 +142,7 @@ func waitOutTheLock(t *testing.T, db *bun.DB, d time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notified := make(chan string, 1)
-	m.Notify = func(msg string) { notified <- msg }
-	done := make(chan error, 1)
-	go func() { _, err := m.Up(ctx); done <- err }()
-	select {
-	case msg := <-notified:
-		if !strings.Contains(msg, "waiting") {
-			t.Errorf("notice %q, want one saying it waits", msg)
-		}
-	case err := <-done:
-		t.Fatalf("up returned %v while another held the lock", err)
-	}
+	done, _ := upUntilNotice(t, ctx, m, "waiting")
 	waitForLockWaiter(t, done, d)
 	if err := holder.Rollback(); err != nil {
 		t.Fatal(err)
@@ -161,6 +150,26 @@ func waitOutTheLock(t *testing.T, db *bun.DB, d time.Duration) {
 	if err := <-done; err != nil {
 		t.Fatalf("up after the lock was released: %v", err)
 	}
+}
+
+// upUntilNotice runs m.Up in the background and returns once m gives its
+// first notice, which must contain want; it fails the test if Up ends
+// first. done receives Up's result, and notes the later notices.
+func upUntilNotice(t *testing.T, ctx context.Context, m *database.Migrator, want string) (done <-chan error, notes <-chan string) {
+	t.Helper()
+	noticed := make(chan string, 10)
+	m.Notify = func(msg string) { noticed <- msg }
+	result := make(chan error, 1)
+	go func() { _, err := m.Up(ctx); result <- err }()
+	select {
+	case msg := <-noticed:
+		if !strings.Contains(msg, want) {
+			t.Fatalf("notice %q, want one saying %q", msg, want)
+		}
+	case err := <-result:
+		t.Fatalf("up returned %v before its notice %q", err, want)
+	}
+	return result, noticed
 }
 
 // holdMigrationLock takes the migration lock in a transaction of db, as a
