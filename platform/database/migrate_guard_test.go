@@ -24,12 +24,30 @@ const migrationLockID = 0x6576656e74617069
 // openMigrationPool opens dbURL as the migrate command does (4 connections).
 func openMigrationPool(t *testing.T, dbURL string) *bun.DB {
 	t.Helper()
-	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
+	pooler := pgtest.Pooler()
+	if sameServer(t, dbURL, pgtest.AdminURL()) {
+		pooler = "none" // a direct URL (directURL) in a run behind PgBouncer
+	}
+	db, err := database.Open(context.Background(), dbURL, database.Options{MaxOpenConns: 4, Pooler: pooler})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	return db
+}
+
+// sameServer reports whether the URLs a and b name one host and port.
+func sameServer(t *testing.T, a, b string) bool {
+	t.Helper()
+	ua, err := url.Parse(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ua.Host == ub.Host
 }
 
 // databaseName is the name in dbURL's path.
