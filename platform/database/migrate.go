@@ -135,7 +135,11 @@ func newMigrator(db *bun.DB, ms *migrate.Migrations, plan map[string][]indexStat
 // the settings this server has are set, so the statement runs on every
 // supported version. A setting made with is_local lasts until the
 // transaction ends, so it never outlives it on a pooled server connection.
-const liftTimeoutsSQL = `SELECT set_config(name, '0', true) FROM pg_settings
+const liftTimeoutsSQL = `SELECT set_config(name, '0', true) ` + timeoutSettings
+
+// timeoutSettings selects, from pg_settings, the timeouts a migration lifts
+// that this server has.
+const timeoutSettings = `FROM pg_settings
 WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout')`
 
 // liftTimeouts runs liftTimeoutsSQL in tx.
@@ -210,12 +214,20 @@ func (m *Migrator) lock(ctx context.Context) (bun.Tx, error) {
 		if try == 1 {
 			m.notify("another migrator holds the migration lock: waiting for it to finish")
 		}
-		wait := min(lockPollMax, lockPollBase<<min(try-1, 10))
-		select {
-		case <-ctx.Done():
-			return bun.Tx{}, fmt.Errorf("take migration lock: %w", ctx.Err())
-		case <-time.After(wait):
+		if err := pollWait(ctx, try); err != nil {
+			return bun.Tx{}, fmt.Errorf("take migration lock: %w", err)
 		}
+	}
+}
+
+// pollWait waits before the next try after the try-th: lockPollBase·2ⁿ⁻¹,
+// at most lockPollMax, or until ctx ends, whose error it returns.
+func pollWait(ctx context.Context, try int) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(min(lockPollMax, lockPollBase<<min(try-1, 10))):
+		return nil
 	}
 }
 

@@ -241,9 +241,8 @@ func (m *Migrator) dropIfInvalid(ctx context.Context, db bun.IConn, s indexState
 }
 
 // waitForOtherBuild returns once no other session builds the index name,
-// trying again as a migrator waiting for the lock does (lockPollBase to
-// lockPollMax apart), for as long as ctx allows; it says once that it
-// waits.
+// looking again as a migrator waiting for the lock tries it (pollWait), for
+// as long as ctx allows; it says once that it waits.
 func (m *Migrator) waitForOtherBuild(ctx context.Context, db bun.IConn, name string) error {
 	for try := 1; ; try++ {
 		var building bool
@@ -257,10 +256,8 @@ func (m *Migrator) waitForOtherBuild(ctx context.Context, db bun.IConn, name str
 		if try == 1 {
 			m.notify(fmt.Sprintf("index %s is being built by another session (a migrator that stopped without ending its build): waiting for that build to end", name))
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("wait for the build of index %s: %w", name, ctx.Err())
-		case <-time.After(min(lockPollMax, lockPollBase<<min(try-1, 10))):
+		if err := pollWait(ctx, try); err != nil {
+			return fmt.Errorf("wait for the build of index %s: %w", name, err)
 		}
 	}
 }
@@ -268,16 +265,14 @@ func (m *Migrator) waitForOtherBuild(ctx context.Context, db bun.IConn, name str
 // setTimeoutsSQL sets, for the session, every timeout liftTimeoutsSQL
 // lifts to its argument (for the session, since a concurrent build cannot
 // run in a transaction).
-const setTimeoutsSQL = `SELECT set_config(name, ?, false) FROM pg_settings
-WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout')`
+const setTimeoutsSQL = `SELECT set_config(name, ?, false) ` + timeoutSettings
 
 // restoreTimeouts puts back the session's timeouts (their values from the
 // connection's start, its role and its database), or closes the
 // connection when that fails, so that the pool never hands out a session
 // without them.
 func restoreTimeouts(conn bun.Conn) {
-	_, err := conn.ExecContext(context.Background(), `SELECT set_config(name, reset_val, false) FROM pg_settings
-WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'transaction_timeout')`)
+	_, err := conn.ExecContext(context.Background(), `SELECT set_config(name, reset_val, false) `+timeoutSettings)
 	if err != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
