@@ -116,7 +116,7 @@ func list(env *rest.Env) fiber.Handler {
 			} else if raw := c.Query("cursor"); raw != "" {
 				next = &raw
 			}
-			return c.JSON(rest.List[feed.Change]{Data: res.Items, Pagination: rest.Pagination{NextCursor: next, HasMore: res.HasMore}})
+			return rest.PageOf(c, res.Items, rest.Pagination{NextCursor: next, HasMore: res.HasMore})
 		})
 	}
 }
@@ -150,8 +150,7 @@ func head(c *fiber.Ctx, env *rest.Env, page storage.PageRequest) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(rest.List[feed.Change]{Data: []feed.Change{},
-		Pagination: rest.Pagination{NextCursor: page.NextCursor(env.Cursors, true, at)}})
+	return rest.PageOf(c, []feed.Change{}, rest.Pagination{NextCursor: page.NextCursor(env.Cursors, true, at)})
 }
 
 // noWildcard is the wildcard the type filter does not have: parseTypes

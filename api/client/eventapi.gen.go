@@ -471,6 +471,21 @@ func (e IgnoredFieldsWarningCode) Valid() bool {
 	}
 }
 
+// Defines values for IgnoredParametersWarningCode.
+const (
+	IgnoredParameters IgnoredParametersWarningCode = "ignored_parameters"
+)
+
+// Valid indicates whether the value is a known member of the IgnoredParametersWarningCode enum.
+func (e IgnoredParametersWarningCode) Valid() bool {
+	switch e {
+	case IgnoredParameters:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InsufficientScopeErrorErrorCode.
 const (
 	InsufficientScopeErrorErrorCodeInsufficientScope InsufficientScopeErrorErrorCode = "insufficient_scope"
@@ -1740,6 +1755,9 @@ type Availability struct {
 type AvailabilityData struct {
 	// Data How many units of one equipment record are reserved and free over a window.
 	Data Availability `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // AvailabilityInterval One step of the availability over [`start`, `end`).
@@ -1757,6 +1775,9 @@ type AvailabilityInterval struct {
 type AvailabilityList struct {
 	Data       []Availability `json:"data"`
 	Pagination Pagination     `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // BatchNotFoundError defines model for BatchNotFoundError.
@@ -1800,12 +1821,18 @@ type CategoryCreate struct {
 type CategoryData struct {
 	// Data An equipment category.
 	Data Category `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // CategoryList defines model for CategoryList.
 type CategoryList struct {
 	Data       []Category `json:"data"`
 	Pagination Pagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // CategoryPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -1865,6 +1892,9 @@ type ChangeList struct {
 	// Pagination The change feed's pagination. Unlike other lists', its `next_cursor` is set on the last
 	// page too: the feed's end is where the next changes will come.
 	Pagination FeedPagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // ChangeType `<object_type>.created`, `.updated` or `.deleted`; a quote whose status becomes
@@ -1907,12 +1937,18 @@ type ClientCreate struct {
 type ClientData struct {
 	// ClientRecord A customer of the organization.
 	ClientRecord ClientRecord `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // ClientList defines model for ClientList.
 type ClientList struct {
 	Data       []ClientRecord `json:"data"`
 	Pagination Pagination     `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // ClientPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -1997,12 +2033,18 @@ type CrewMemberCreate struct {
 type CrewMemberData struct {
 	// Data A crew member (technician, rigger, driver...).
 	Data CrewMember `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // CrewMemberList defines model for CrewMemberList.
 type CrewMemberList struct {
 	Data       []CrewMember `json:"data"`
 	Pagination Pagination   `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // CrewMemberPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -2104,12 +2146,18 @@ type EquipmentData struct {
 	// Data A rentable item type. Case dimensions are inches, weight pounds. `category` is present
 	// only with `expand=category` (null when the equipment has no category).
 	Data Equipment `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // EquipmentList defines model for EquipmentList.
 type EquipmentList struct {
 	Data       []Equipment `json:"data"`
 	Pagination Pagination  `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // EquipmentPatched The answer to a PATCH. `warnings`, present only when there is something to report:
@@ -2234,12 +2282,18 @@ type EventCreate struct {
 type EventData struct {
 	// Data A production the organization works on (a job).
 	Data Event `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // EventList defines model for EventList.
 type EventList struct {
 	Data       []Event    `json:"data"`
 	Pagination Pagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // EventPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -2341,6 +2395,20 @@ type IgnoredFieldsWarning struct {
 // IgnoredFieldsWarningCode defines model for IgnoredFieldsWarning.Code.
 type IgnoredFieldsWarningCode string
 
+// IgnoredParametersWarning A GET carried query parameters its operation does not take (a misspelled filter, a
+// filter of another list, a cache buster). They were ignored: the answer is the one
+// without them.
+type IgnoredParametersWarning struct {
+	Code    IgnoredParametersWarningCode `json:"code"`
+	Details struct {
+		// Parameters The ignored parameters' names, sorted, the first 100; a name longer than 128 bytes is cut, ending in `…`.
+		Parameters []string `json:"parameters"`
+	} `json:"details"`
+}
+
+// IgnoredParametersWarningCode defines model for IgnoredParametersWarning.Code.
+type IgnoredParametersWarningCode string
+
 // InsufficientScopeError defines model for InsufficientScopeError.
 type InsufficientScopeError struct {
 	Error struct {
@@ -2424,12 +2492,18 @@ type InvoiceData struct {
 	// Data A bill. `line_items` is present on the detail and on write responses, not on the list;
 	// `client` and `event` only when expanded.
 	Data Invoice `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // InvoiceList defines model for InvoiceList.
 type InvoiceList struct {
 	Data       []Invoice  `json:"data"`
 	Pagination Pagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // InvoicePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -2694,6 +2768,9 @@ type PickListData struct {
 	// Data A warehouse manifest of equipment for an event. `items` is always present on the
 	// detail and on PATCH, on the list only with `expand=items`; `event` only when expanded.
 	Data PickList `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // PickListItem A line of a pick list: an equipment record or a `custom_description`. `equipment` is
@@ -2809,6 +2886,9 @@ type PickListItemUpdate struct {
 type PickListList struct {
 	Data       []PickList `json:"data"`
 	Pagination Pagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // PickListPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -2895,12 +2975,18 @@ type QuoteData struct {
 	// Data A priced offer. `line_items` is present on the detail and on write responses, not on
 	// the list; `client` and `event` only when expanded.
 	Data Quote `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // QuoteList defines model for QuoteList.
 type QuoteList struct {
 	Data       []Quote    `json:"data"`
 	Pagination Pagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // QuotePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -2957,6 +3043,9 @@ type RateLimitedError struct {
 // RateLimitedErrorErrorCode defines model for RateLimitedError.Error.Code.
 type RateLimitedErrorErrorCode string
 
+// ReadWarnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+type ReadWarnings = []IgnoredParametersWarning
+
 // RequestLog One request that reached authentication. Bodies are never logged.
 type RequestLog struct {
 	ApiVersion RequestLogApiVersion `json:"api_version"`
@@ -3004,12 +3093,18 @@ type RequestLogApiVersion string
 type RequestLogData struct {
 	// Data One request that reached authentication. Bodies are never logged.
 	Data RequestLog `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // RequestLogList defines model for RequestLogList.
 type RequestLogList struct {
 	Data       []RequestLog `json:"data"`
 	Pagination Pagination   `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // Reservation A booking of `quantity` units of one equipment record for [`start_date`, `end_date`),
@@ -3080,6 +3175,9 @@ type ReservationData struct {
 	// optionally for an event and on a truck. `equipment`, `event` and `vehicle` are present
 	// only when expanded (null when the reservation has no such relation).
 	Data Reservation `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // ReservationError defines model for ReservationError.
@@ -3102,6 +3200,9 @@ type ReservationError_Error_Details struct {
 type ReservationList struct {
 	Data       []Reservation `json:"data"`
 	Pagination Pagination    `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // ReservationStatus `reserved` and `checked_out` count against stock.
@@ -3316,12 +3417,18 @@ type VehicleCreate struct {
 type VehicleData struct {
 	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
 	Data Vehicle `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // VehicleList defines model for VehicleList.
 type VehicleList struct {
 	Data       []Vehicle  `json:"data"`
 	Pagination Pagination `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // VehicleLoad The load of a vehicle over a window (the fields of `LoadTotals`) and the reservations
@@ -3351,6 +3458,9 @@ type VehicleLoadData struct {
 	// Data The load of a vehicle over a window (the fields of `LoadTotals`) and the reservations
 	// behind it, in creation order.
 	Data VehicleLoad `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // VehiclePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -3452,6 +3562,9 @@ type WebhookDeliveryData struct {
 type WebhookDeliveryList struct {
 	Data       []WebhookDelivery `json:"data"`
 	Pagination Pagination        `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // WebhookEndpoint A URL that receives the organization's changes, signed per Standard Webhooks.
@@ -3510,12 +3623,18 @@ type WebhookEndpointCreatedData struct {
 type WebhookEndpointData struct {
 	// Data A URL that receives the organization's changes, signed per Standard Webhooks.
 	Data WebhookEndpoint `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // WebhookEndpointList defines model for WebhookEndpointList.
 type WebhookEndpointList struct {
 	Data       []WebhookEndpoint `json:"data"`
 	Pagination Pagination        `json:"pagination"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
 // WebhookEndpointPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
@@ -21785,6 +21904,9 @@ type GetHealthResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
 		Data Health `json:"data"`
+
+		// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+		Warnings *ReadWarnings `json:"warnings,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
@@ -21819,6 +21941,9 @@ type GetHealthResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetHealthResponse) GetJSON200() *struct {
 	Data Health `json:"data"`
+
+	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	Warnings *ReadWarnings `json:"warnings,omitempty"`
 } {
 	return r.JSON200
 }
@@ -42532,6 +42657,9 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
 			Data Health `json:"data"`
+
+			// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+			Warnings *ReadWarnings `json:"warnings,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

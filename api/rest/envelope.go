@@ -74,13 +74,22 @@ func NoContent(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) 
 
 // Page writes 200 {data: items, pagination}.
 func Page[T any](c *fiber.Ctx, items []T, next *string) error {
+	return PageOf(c, items, Pagination{NextCursor: next, HasMore: next != nil})
+}
+
+// PageOf writes 200 {data: items, pagination} with pagination as given, for
+// a list whose has_more is not whether a cursor follows (the change feed
+// returns its cursor at the end of the feed too).
+func PageOf[T any](c *fiber.Ctx, items []T, pagination Pagination) error {
 	if items == nil {
 		items = []T{}
 	}
-	return respond(c, fiber.StatusOK, List[T]{Data: items, Pagination: Pagination{NextCursor: next, HasMore: next != nil}})
+	return respond(c, fiber.StatusOK, List[T]{Data: items, Pagination: pagination})
 }
 
-// Warning is an entry of the top-level warnings array of a write response.
+// Warning is an entry of the top-level warnings array of an answer: of a
+// write (what was written, ignored_fields) or of a GET
+// (ignored_parameters).
 type Warning struct {
 	Code    string `json:"code"`
 	Details any    `json:"details"`

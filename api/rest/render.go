@@ -3,6 +3,7 @@ package rest
 import (
 	"io"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,7 +17,9 @@ const streamFrom = 64 << 10
 var encodePC = reflect.ValueOf(Encode).Pointer()
 
 // respond writes v as the JSON body of a response with status, as
-// c.Status(status).JSON(v) does, byte for byte, headers included.
+// c.Status(status).JSON(v) does, byte for byte, headers included, and adds
+// the warnings member of a GET that carried parameters its route does not
+// take (ignoredParameters).
 //
 // When the app encodes with Encode and v's type has a plan, v is written
 // into a pooled buffer, and no body is allocated: a small body is copied
@@ -28,13 +31,22 @@ var encodePC = reflect.ValueOf(Encode).Pointer()
 // compares encoding/json with Encode on every response) gets v through
 // c.JSON as before.
 func respond[V any](c *fiber.Ctx, status int, v V) error {
+	warnings := ignoredParameters(c, status)
 	n := planOf(reflect.TypeFor[V]())
 	if n == nil || !encodesWithEncode(c) {
-		return c.Status(status).JSON(v)
+		if err := c.Status(status).JSON(v); err != nil || warnings == nil {
+			return err
+		}
+		res := c.Response()
+		res.SetBodyRaw(withWarnings(slices.Clone(res.Body()), warnings))
+		return nil
 	}
 	c.Status(status)
 	buf := getBuffer()
 	b, err := n.appendJSON(buf.b[:0], unsafe.Pointer(&v))
+	if err == nil {
+		b = withWarnings(b, warnings)
+	}
 	buf.b = b
 	if err != nil {
 		putBuffer(buf)
