@@ -3,10 +3,14 @@ package controller
 import (
 	"context"
 	"crypto/subtle"
+	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
@@ -81,6 +85,7 @@ outer:
 		if err := tenancy.RevokeKey(ctx, r.DB, k.ID); err != nil && !errs.Is(err, errs.NotFound) {
 			return n, err
 		}
+		r.nameEndpoints(ctx, ak, org, k.ID)
 		n++
 	}
 	return n, nil
@@ -107,5 +112,38 @@ func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey,
 		}
 		return false, err
 	}
+	r.nameEndpoints(ctx, ak, org, id)
 	return true, nil
+}
+
+// maxNamedEndpoints bounds the endpoints an EndpointsOutliveKey event names
+// by id (an event's message is cut at 1 KiB); the count is always whole.
+const maxNamedEndpoints = 10
+
+// nameEndpoints records a Warning event EndpointsOutliveKey on ak when the
+// key id it just revoked had registered webhook endpoints, in org or its
+// sandbox: they outlive the key and go on receiving the organization's
+// changes until deleted (docs/webhooks.md, "Endpoints and keys"), which
+// `eventapi keys revoke` says too. A failed lookup is logged and
+// changes nothing: the key is revoked either way.
+func (r *ApiKeyReconciler) nameEndpoints(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) {
+	es, err := webhooks.EndpointsOfKey(ctx, r.DB, tenancy.OrganizationID{UUID: org}, id)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "listing the webhook endpoints of a revoked key", "key", id)
+		return
+	}
+	if len(es) == 0 {
+		return
+	}
+	ids := make([]string, 0, min(len(es), maxNamedEndpoints))
+	for _, e := range es[:min(len(es), maxNamedEndpoints)] {
+		ids = append(ids, e.ID.String())
+	}
+	more := ""
+	if len(es) > maxNamedEndpoints {
+		more = fmt.Sprintf(" and %d more", len(es)-maxNamedEndpoints)
+	}
+	r.Recorder.Eventf(ak, nil, corev1.EventTypeWarning, "EndpointsOutliveKey", "Revoke",
+		"key %s revoked; the %d webhook endpoint(s) it registered go on receiving changes until deleted: %s%s",
+		id, len(es), strings.Join(ids, ", "), more)
 }
