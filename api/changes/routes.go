@@ -113,7 +113,7 @@ func list(env *rest.Env) fiber.Handler {
 			var next *string
 			if res.Resume != nil {
 				next = page.NextCursor(env.Cursors, true, *res.Resume)
-			} else if raw := c.Query("cursor"); raw != "" {
+			} else if raw := rest.QueryValue(c, "cursor"); raw != "" {
 				next = &raw
 			}
 			return rest.PageOf(c, res.Items, rest.Pagination{NextCursor: next, HasMore: res.HasMore})

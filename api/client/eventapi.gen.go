@@ -1756,7 +1756,7 @@ type AvailabilityData struct {
 	// Data How many units of one equipment record are reserved and free over a window.
 	Data Availability `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -1776,7 +1776,7 @@ type AvailabilityList struct {
 	Data       []Availability `json:"data"`
 	Pagination Pagination     `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -1822,7 +1822,7 @@ type CategoryData struct {
 	// Data An equipment category.
 	Data Category `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -1831,7 +1831,7 @@ type CategoryList struct {
 	Data       []Category `json:"data"`
 	Pagination Pagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -1893,7 +1893,7 @@ type ChangeList struct {
 	// page too: the feed's end is where the next changes will come.
 	Pagination FeedPagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -1938,7 +1938,7 @@ type ClientData struct {
 	// ClientRecord A customer of the organization.
 	ClientRecord ClientRecord `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -1947,7 +1947,7 @@ type ClientList struct {
 	Data       []ClientRecord `json:"data"`
 	Pagination Pagination     `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2034,7 +2034,7 @@ type CrewMemberData struct {
 	// Data A crew member (technician, rigger, driver...).
 	Data CrewMember `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2043,7 +2043,7 @@ type CrewMemberList struct {
 	Data       []CrewMember `json:"data"`
 	Pagination Pagination   `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2147,7 +2147,7 @@ type EquipmentData struct {
 	// only with `expand=category` (null when the equipment has no category).
 	Data Equipment `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2156,7 +2156,7 @@ type EquipmentList struct {
 	Data       []Equipment `json:"data"`
 	Pagination Pagination  `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2283,7 +2283,7 @@ type EventData struct {
 	// Data A production the organization works on (a job).
 	Data Event `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2292,7 +2292,7 @@ type EventList struct {
 	Data       []Event    `json:"data"`
 	Pagination Pagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2395,7 +2395,7 @@ type IgnoredFieldsWarning struct {
 // IgnoredFieldsWarningCode defines model for IgnoredFieldsWarning.Code.
 type IgnoredFieldsWarningCode string
 
-// IgnoredParametersWarning A GET carried query parameters its operation does not take (a misspelled filter, a
+// IgnoredParametersWarning A GET carried query parameters the operation does not read (a misspelled filter, a
 // filter of another list, a cache buster). They were ignored: the answer is the one
 // without them.
 type IgnoredParametersWarning struct {
@@ -2493,7 +2493,7 @@ type InvoiceData struct {
 	// `client` and `event` only when expanded.
 	Data Invoice `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2502,7 +2502,7 @@ type InvoiceList struct {
 	Data       []Invoice  `json:"data"`
 	Pagination Pagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2769,7 +2769,7 @@ type PickListData struct {
 	// detail and on PATCH, on the list only with `expand=items`; `event` only when expanded.
 	Data PickList `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2887,7 +2887,7 @@ type PickListList struct {
 	Data       []PickList `json:"data"`
 	Pagination Pagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2976,7 +2976,7 @@ type QuoteData struct {
 	// the list; `client` and `event` only when expanded.
 	Data Quote `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -2985,7 +2985,7 @@ type QuoteList struct {
 	Data       []Quote    `json:"data"`
 	Pagination Pagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3043,7 +3043,7 @@ type RateLimitedError struct {
 // RateLimitedErrorErrorCode defines model for RateLimitedError.Error.Code.
 type RateLimitedErrorErrorCode string
 
-// ReadWarnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+// ReadWarnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 type ReadWarnings = []IgnoredParametersWarning
 
 // RequestLog One request that reached authentication. Bodies are never logged.
@@ -3094,7 +3094,7 @@ type RequestLogData struct {
 	// Data One request that reached authentication. Bodies are never logged.
 	Data RequestLog `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3103,7 +3103,7 @@ type RequestLogList struct {
 	Data       []RequestLog `json:"data"`
 	Pagination Pagination   `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3176,7 +3176,7 @@ type ReservationData struct {
 	// only when expanded (null when the reservation has no such relation).
 	Data Reservation `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3201,7 +3201,7 @@ type ReservationList struct {
 	Data       []Reservation `json:"data"`
 	Pagination Pagination    `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3418,7 +3418,7 @@ type VehicleData struct {
 	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
 	Data Vehicle `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3427,7 +3427,7 @@ type VehicleList struct {
 	Data       []Vehicle  `json:"data"`
 	Pagination Pagination `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3459,7 +3459,7 @@ type VehicleLoadData struct {
 	// behind it, in creation order.
 	Data VehicleLoad `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3563,7 +3563,7 @@ type WebhookDeliveryList struct {
 	Data       []WebhookDelivery `json:"data"`
 	Pagination Pagination        `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3624,7 +3624,7 @@ type WebhookEndpointData struct {
 	// Data A URL that receives the organization's changes, signed per Standard Webhooks.
 	Data WebhookEndpoint `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -3633,7 +3633,7 @@ type WebhookEndpointList struct {
 	Data       []WebhookEndpoint `json:"data"`
 	Pagination Pagination        `json:"pagination"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
@@ -21905,7 +21905,7 @@ type GetHealthResponse struct {
 	JSON200 *struct {
 		Data Health `json:"data"`
 
-		// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+		// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 		Warnings *ReadWarnings `json:"warnings,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -21942,7 +21942,7 @@ type GetHealthResponse struct {
 func (r GetHealthResponse) GetJSON200() *struct {
 	Data Health `json:"data"`
 
-	// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+	// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 } {
 	return r.JSON200
@@ -42658,7 +42658,7 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		var dest struct {
 			Data Health `json:"data"`
 
-			// Warnings Present only on the answer to a GET whose query string carried parameters its operation does not take.
+			// Warnings Present only on the answer to a GET whose query string carried parameters the operation does not read (never on a write's answer, which shares some of these schemas).
 			Warnings *ReadWarnings `json:"warnings,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

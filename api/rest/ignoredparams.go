@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -10,9 +11,9 @@ import (
 )
 
 // WarningIgnoredParameters is the code of the warning a v2 GET answer gets
-// when its query string carried parameters the route does not take, which
-// were ignored (docs/decisions.md, "Query parameters"): a misspelt filter
-// (?eventid=) lists everything, and the warning says why.
+// when its query string carried parameters the handler never read, which
+// were therefore ignored (docs/decisions.md, "Query parameters"): a
+// misspelt filter (?eventid=) lists everything, and the warning says why.
 const WarningIgnoredParameters = "ignored_parameters"
 
 // IgnoredParametersDetails is the details of an ignored_parameters warning.
@@ -20,56 +21,63 @@ type IgnoredParametersDetails struct {
 	Parameters []string `json:"parameters"`
 }
 
-// QueryParameters is, for each GET route by its Fiber path
-// (/api/v2/events/:id), the set of query parameters it takes. A route it
-// does not hold is not checked: its answers carry no warning.
-type QueryParameters map[string]map[string]struct{}
+// queryReads is the names of the query parameters a request's handler read,
+// each once.
+type queryReads struct{ names []string }
 
-const localQueryParameters = "eventapi.query_parameters"
+const localQueryReads = "eventapi.query_reads"
 
-// DeclareQueryParameters is group middleware that gives a request with a
-// query string the routes' parameters (table, called on every such request,
-// so it should return one table built once), against which its GET answer
-// names those it ignored (respond). A request without a query string skips
-// it.
-func DeclareQueryParameters(table func() QueryParameters) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if c.Request().URI().QueryArgs().Len() > 0 {
-			c.Locals(localQueryParameters, table)
-		}
-		return c.Next()
+// TrackQueryReads is group middleware that records which query parameters
+// the handler reads (QueryValue, QueryGiven and the readers built on them),
+// so that its GET answer can name those it ignored (respond). A request
+// without a query string has nothing to ignore and skips it.
+func TrackQueryReads(c *fiber.Ctx) error {
+	if c.Request().URI().QueryArgs().Len() > 0 {
+		c.Locals(localQueryReads, &queryReads{})
+	}
+	return c.Next()
+}
+
+// QueryValue returns the value of the query parameter name ("" when absent)
+// and records that the request read it: every reader of a v2 query
+// parameter goes through it or QueryGiven, which is what tells a parameter
+// used from one ignored.
+func QueryValue(c *fiber.Ctx, name string) string {
+	noteRead(c, name)
+	return c.Query(name)
+}
+
+func noteRead(c *fiber.Ctx, name string) {
+	r, ok := c.Locals(localQueryReads).(*queryReads)
+	if ok && !slices.Contains(r.names, name) {
+		r.names = append(r.names, name)
 	}
 }
 
 // ignoredParameters returns the warnings member's value for c's answer, a
 // JSON array holding one ignored_parameters warning, or nil when the answer
-// gets none: only a 200 to a GET (or HEAD) of a declared route whose query
-// string names a parameter the route does not take. The names are sorted,
-// each at most errs.MaxEcho bytes, the first errs.MaxListedFields of them;
-// a parameter with an empty name (?&a=1) names nothing and is left out.
+// gets none: only a 200 to a GET (or HEAD) whose query string names a
+// parameter the handler did not read. The names are made valid UTF-8 and
+// cut as every echoed name is (errs.Echo), then sorted and named once each,
+// the first errs.MaxListedFields of them; a parameter with an empty name
+// (?&a=1) names nothing and is left out.
 func ignoredParameters(c *fiber.Ctx, status int) []byte {
 	if status != fiber.StatusOK {
 		return nil
 	}
-	table, _ := c.Locals(localQueryParameters).(func() QueryParameters)
-	if table == nil {
+	reads, _ := c.Locals(localQueryReads).(*queryReads)
+	if reads == nil {
 		return nil
 	}
 	if m := c.Method(); m != fiber.MethodGet && m != fiber.MethodHead {
 		return nil
 	}
-	taken, declared := table()[c.Route().Path]
-	if !declared {
-		return nil
-	}
 	var names []string
 	c.Request().URI().QueryArgs().VisitAll(func(k, _ []byte) {
-		if len(k) == 0 {
+		if len(k) == 0 || slices.Contains(reads.names, string(k)) {
 			return
 		}
-		if _, ok := taken[string(k)]; !ok {
-			names = append(names, errs.Echo(string(k)))
-		}
+		names = append(names, errs.Echo(strings.ToValidUTF8(string(k), "\uFFFD")))
 	})
 	if len(names) == 0 {
 		return nil

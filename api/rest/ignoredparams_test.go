@@ -14,31 +14,40 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 )
 
-// ignoredParamsApp serves a declared list and record, an undeclared route
-// and a POST, with encoder (rest.Encode writes through the encoding plans,
-// encoding/json through c.JSON: respond's two paths).
+// ignoredParamsApp serves a list that reads limit, cursor and status, a
+// record that reads expand, a route that reads nothing, and a POST, with
+// encoder (rest.Encode writes through the encoding plans, encoding/json
+// through c.JSON: respond's two paths).
 func ignoredParamsApp(encoder func(any) ([]byte, error)) *fiber.App {
 	app := fiber.New(fiber.Config{JSONEncoder: encoder})
-	table := rest.QueryParameters{
-		"/api/v2/things":     {"limit": {}, "cursor": {}, "status": {}},
-		"/api/v2/things/:id": {"expand": {}},
-	}
-	v2 := app.Group("/api/v2", rest.DeclareQueryParameters(func() rest.QueryParameters { return table }))
+	v2 := app.Group("/api/v2", rest.TrackQueryReads)
 	type thing struct {
 		ID string `json:"id"`
 	}
-	v2.Get("/things", func(c *fiber.Ctx) error { return rest.Page(c, []thing{{ID: "a"}}, nil) })
-	v2.Get("/things/:id", func(c *fiber.Ctx) error { return rest.OK(c, thing{ID: c.Params("id")}) })
-	v2.Get("/undeclared", func(c *fiber.Ctx) error { return rest.OK(c, thing{ID: "u"}) })
+	v2.Get("/things", func(c *fiber.Ctx) error {
+		q := rest.NewQuery(c)
+		q.Raw("status")
+		if rest.QueryGiven(c, "limit") {
+			_ = rest.QueryValue(c, "limit")
+		}
+		_ = rest.QueryValue(c, "cursor")
+		return rest.Page(c, []thing{{ID: "a"}}, nil)
+	})
+	v2.Get("/things/:id", func(c *fiber.Ctx) error {
+		_ = rest.QueryValue(c, "expand")
+		return rest.OK(c, thing{ID: c.Params("id")})
+	})
+	v2.Get("/unread", func(c *fiber.Ctx) error { return rest.OK(c, thing{ID: "u"}) })
 	v2.Post("/things", func(c *fiber.Ctx) error { return rest.Created(c, thing{ID: "n"}) })
 	v2.Get("/missing", func(c *fiber.Ctx) error { return fiber.ErrNotFound })
+	app.Get("/untracked", func(c *fiber.Ctx) error { return rest.OK(c, thing{ID: "x"}) })
 	return app
 }
 
 // TestGetAnswersNameIgnoredParameters: a GET's answer names, sorted and
-// once each, the query parameters its route does not take, beside data and
-// pagination; it names none when every parameter is taken, on routes the
-// table does not declare, on writes and on errors.
+// once each, the query parameters its handler did not read, beside data
+// and pagination; it names none when every parameter was read, outside the
+// tracked group, on writes and on errors.
 func TestGetAnswersNameIgnoredParameters(t *testing.T) {
 	long := strings.Repeat("x", 200)
 	cases := []struct {
@@ -55,7 +64,9 @@ func TestGetAnswersNameIgnoredParameters(t *testing.T) {
 		{"another route's parameter", "GET", "/api/v2/things/7?limit=1", `{"data":{"id":"7"},"warnings":[{"code":"ignored_parameters","details":{"parameters":["limit"]}}]}`},
 		{"decoded and escaped", "GET", "/api/v2/things/7?%3Cb%3E=1", `{"data":{"id":"7"},"warnings":[{"code":"ignored_parameters","details":{"parameters":["\u003cb\u003e"]}}]}`},
 		{"a long name is cut", "GET", "/api/v2/things/7?" + long, `{"data":{"id":"7"},"warnings":[{"code":"ignored_parameters","details":{"parameters":["` + long[:125] + `…"]}}]}`},
-		{"undeclared route", "GET", "/api/v2/undeclared?anything=1", `{"data":{"id":"u"}}`},
+		{"a route that reads nothing", "GET", "/api/v2/unread?anything=1", `{"data":{"id":"u"},"warnings":[{"code":"ignored_parameters","details":{"parameters":["anything"]}}]}`},
+		{"not valid UTF-8, named once", "GET", "/api/v2/unread?%FF=1&%FE=2", `{"data":{"id":"u"},"warnings":[{"code":"ignored_parameters","details":{"parameters":["�"]}}]}`},
+		{"outside the tracked group", "GET", "/untracked?anything=1", `{"data":{"id":"x"}}`},
 		{"a write", "POST", "/api/v2/things?anything=1", `{"data":{"id":"n"}}`},
 	}
 	encoders := map[string]func(any) ([]byte, error){"Encode": rest.Encode, "encoding/json": json.Marshal}

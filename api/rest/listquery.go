@@ -44,7 +44,7 @@ func NewQuery(c *fiber.Ctx) *Query { return &Query{c: c} }
 // Raw returns the parameter name as sent and whether it is given at all
 // (empty or not, QueryGiven).
 func (q *Query) Raw(name string) (string, bool) {
-	return q.c.Query(name), QueryGiven(q.c, name)
+	return QueryValue(q.c, name), QueryGiven(q.c, name)
 }
 
 // Issue records a problem with a filter that the handler found itself.

@@ -28,7 +28,7 @@ func pageLimit(c *fiber.Ctx) (int, error) {
 	if !QueryGiven(c, "limit") {
 		return DefaultLimit, nil
 	}
-	n, ok := PositiveInt(c.Query("limit"), MaxLimit)
+	n, ok := PositiveInt(QueryValue(c, "limit"), MaxLimit)
 	if !ok {
 		return DefaultLimit, errs.InvalidField("limit", "must be an integer from 1 to "+strconv.Itoa(MaxLimit))
 	}
@@ -42,7 +42,7 @@ func pageCursor(c *fiber.Ctx, cs *storage.Cursors, scopes ...string) (*storage.C
 	if !QueryGiven(c, "cursor") {
 		return nil, nil
 	}
-	raw := c.Query("cursor")
+	raw := QueryValue(c, "cursor")
 	for _, scope := range scopes {
 		if cur, err := cs.Decode(scope, raw); err == nil {
 			return &cur, nil
@@ -143,7 +143,7 @@ func NoExpansions(c *fiber.Ctx) error {
 
 func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	raw := c.Query("expand")
+	raw := QueryValue(c, "expand")
 	if raw == "" {
 		return out, nil
 	}
@@ -164,6 +164,7 @@ func parseExpand(c *fiber.Ctx, allowed []string) (map[string]bool, error) {
 // not an absent filter: a client that built the query from a missing
 // variable must not get the whole unfiltered list (docs/decisions.md).
 func QueryGiven(c *fiber.Ctx, name string) bool {
+	noteRead(c, name)
 	return c.Context().QueryArgs().Has(name)
 }
 
@@ -172,7 +173,7 @@ func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
 	if !QueryGiven(c, name) {
 		return "", nil
 	}
-	v := c.Query(name)
+	v := QueryValue(c, name)
 	for _, a := range values {
 		if a == v {
 			return v, nil
@@ -188,7 +189,7 @@ func QueryEnum(c *fiber.Ctx, name string, values ...string) (string, error) {
 // control character, which no stored text holds; at most maxLen characters,
 // the document's maxLength, counted as it matches).
 func QueryString(c *fiber.Ctx, name string, maxLen int) (string, error) {
-	return QueryText(name, c.Query(name), maxLen)
+	return QueryText(name, QueryValue(c, name), maxLen)
 }
 
 // QueryText is QueryString of the value v of the parameter name: the CLI
@@ -209,7 +210,7 @@ func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
 	if !QueryGiven(c, name) {
 		return nil, nil
 	}
-	id, err := ParseUUID(c.Query(name))
+	id, err := ParseUUID(QueryValue(c, name))
 	if err != nil {
 		return nil, errs.InvalidField(name, "must be a uuid")
 	}
@@ -221,7 +222,7 @@ func QueryBool(c *fiber.Ctx, name string, def bool) (bool, error) {
 	if !QueryGiven(c, name) {
 		return def, nil
 	}
-	switch c.Query(name) {
+	switch QueryValue(c, name) {
 	case "true", "1":
 		return true, nil
 	case "false", "0":

@@ -143,14 +143,12 @@ func New(d Deps) *fiber.App {
 	app.Use(publicMethods(routes))
 
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
-	params := queryParameters(app)
-	mountV2(app, d, env, errorHandler, routes, params)
+	mountV2(app, d, env, errorHandler, routes)
 	mountV1(app, d, env, errorHandler, routes)
 
 	// Last: anything unmatched is 405 when the path exists with another
 	// method, else 404, both in the envelope.
 	app.Use(fallback(routes))
-	params() // every route is registered: build the table now
 	return app
 }
 
@@ -205,17 +203,17 @@ func requestLogged(d Deps, version string, errorHandler fiber.ErrorHandler, rout
 }
 
 // mountV2 mounts the v2 API: per-organization rate limit, one value per
-// query parameter, the parameters each GET takes (for the warning naming
-// those it ignored), then Idempotency-Key on writes, after what must happen
+// query parameter, the parameters each handler reads (for the warning
+// naming those a GET ignored), then Idempotency-Key on writes, after what must happen
 // before its transaction opens: a webhook URL's DNS check (and, inside it,
 // before the transaction, a keyed large write's bulkhead slot).
-func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver, params func() rest.QueryParameters) {
+func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
 	v2 := app.Group(rest.V2Prefix, deadline(d.RequestTimeout), requestLogged(d, "v2", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		etag.New(),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
-		rest.DeclareQueryParameters(params),
+		rest.TrackQueryReads,
 		webhooks.CheckURLFirst(d.Webhooks, routes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
 			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout),

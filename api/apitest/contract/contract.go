@@ -191,6 +191,7 @@ func (c *Contract) Check(method, target string, reqBody []byte, res *Response) [
 	var problems []string
 	_, errs := c.validator.ValidateHttpResponse(newRequest(method, target, reqBody), res.httpResponse())
 	problems = append(problems, describe("response", errs)...)
+	problems = append(problems, c.checkReads(method, u, res)...)
 	if res.Status >= 200 && res.Status < 300 {
 		_, errs := c.validator.ValidateHttpRequestSync(newRequest(method, target, reqBody))
 		problems = append(problems, describe("accepted request", errs)...)

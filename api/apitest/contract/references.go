@@ -3,8 +3,10 @@ package contract
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
@@ -183,4 +185,43 @@ func walkSchema(proxy *base.SchemaProxy, path string, depth int, visit func(s *b
 			walkSchema(p, next, depth+1, visit)
 		}
 	}
+}
+
+// QueryExample returns a value of the documented query parameter name of
+// method on path that its schema accepts, as a test sends it: the first
+// value of an enum (of the items of a list), a fresh uuid, a fixed
+// date-time, the minimum (else 1) of an integer, true, or "x" for other
+// text; false when the operation does not declare the parameter.
+func (c *Contract) QueryExample(method, path, name string) (string, bool) {
+	op := c.operation(method, path)
+	if op == nil {
+		return "", false
+	}
+	for _, p := range op.Parameters {
+		if p.In != "query" || p.Name != name || p.Schema == nil {
+			continue
+		}
+		s := p.Schema.Schema()
+		if s != nil && s.Items != nil && s.Items.IsA() {
+			s = s.Items.A.Schema()
+		}
+		switch {
+		case s == nil:
+			return "x", true
+		case len(s.Enum) > 0:
+			return s.Enum[0].Value, true
+		case s.Format == "uuid":
+			return uuid.NewString(), true
+		case s.Format == "date-time":
+			return "2026-06-01T00:00:00Z", true
+		case slices.Contains(s.Type, "integer") && s.Minimum != nil:
+			return strconv.Itoa(int(*s.Minimum)), true
+		case slices.Contains(s.Type, "integer"):
+			return "1", true
+		case slices.Contains(s.Type, "boolean"):
+			return "true", true
+		}
+		return "x", true
+	}
+	return "", false
 }
