@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -22,8 +23,21 @@ type IgnoredParametersDetails struct {
 }
 
 // queryReads is the names of the query parameters a request's handler read,
-// each once.
-type queryReads struct{ names []string }
+// each once; the first few in the record itself, so that a request reading
+// no more than that allocates the record alone.
+type queryReads struct {
+	names []string
+	first [8]string
+}
+
+func (r *queryReads) has(name []byte) bool {
+	for _, n := range r.names {
+		if n == string(name) { // compared without a copy
+			return true
+		}
+	}
+	return false
+}
 
 const localQueryReads = "eventapi.query_reads"
 
@@ -33,10 +47,22 @@ const localQueryReads = "eventapi.query_reads"
 // without a query string has nothing to ignore and skips it.
 func TrackQueryReads(c *fiber.Ctx) error {
 	if c.Request().URI().QueryArgs().Len() > 0 {
-		c.Locals(localQueryReads, &queryReads{})
+		r := readsPool.Get().(*queryReads)
+		r.names = r.first[:0]
+		c.Locals(localQueryReads, r)
+		defer func() {
+			// The answer is written (respond read the record) and nothing
+			// reads it after the handler: the record goes back, cleared.
+			c.Locals(localQueryReads, nil)
+			clear(r.first[:])
+			r.names = nil
+			readsPool.Put(r)
+		}()
 	}
 	return c.Next()
 }
+
+var readsPool = sync.Pool{New: func() any { return new(queryReads) }}
 
 // QueryValue returns the value of the query parameter name ("" when absent)
 // and records that the request read it: every reader of a v2 query
@@ -74,7 +100,7 @@ func ignoredParameters(c *fiber.Ctx, status int) []byte {
 	}
 	var names []string
 	c.Request().URI().QueryArgs().VisitAll(func(k, _ []byte) {
-		if len(k) == 0 || slices.Contains(reads.names, string(k)) {
+		if len(k) == 0 || reads.has(k) {
 			return
 		}
 		names = append(names, errs.Echo(strings.ToValidUTF8(string(k), "\uFFFD")))
