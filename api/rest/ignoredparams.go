@@ -23,8 +23,8 @@ type IgnoredParametersDetails struct {
 }
 
 // queryReads is the names of the query parameters a request's handler read,
-// each once; the first few in the record itself, so that a request reading
-// no more than that allocates the record alone.
+// each once; the first few in the record itself, which is pooled, so that a
+// request reading no more than that allocates nothing.
 type queryReads struct {
 	names []string
 	first [8]string

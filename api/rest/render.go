@@ -18,8 +18,8 @@ var encodePC = reflect.ValueOf(Encode).Pointer()
 
 // respond writes v as the JSON body of a response with status, as
 // c.Status(status).JSON(v) does, byte for byte, headers included, and adds
-// the warnings member of a GET that carried parameters its route does not
-// take (ignoredParameters).
+// the warnings member of a GET that carried parameters its handler did not
+// read (ignoredParameters).
 //
 // When the app encodes with Encode and v's type has a plan, v is written
 // into a pooled buffer, and no body is allocated: a small body is copied
