@@ -74,11 +74,12 @@ func TestEveryReadNamesIgnoredParameters(t *testing.T) {
 			// with a value its schema takes: an answer of 200 must not name
 			// it (the contract check fails one that does: a documented filter
 			// the handler never reads).
-			for _, name := range s.contract.QueryParameters(http.MethodGet, strings.SplitN(path, "?", 2)[0]) {
+			route, _, _ := strings.Cut(path, "?")
+			for _, name := range s.contract.QueryParameters(http.MethodGet, route) {
 				if strings.Contains(path, "?"+name+"=") || strings.Contains(path, "&"+name+"=") {
 					continue
 				}
-				value, _ := s.contract.QueryExample(http.MethodGet, strings.SplitN(path, "?", 2)[0], name)
+				value, _ := s.contract.QueryExample(http.MethodGet, route, name)
 				res := s.A.Get(path + sep + url.Values{name: {value}}.Encode())
 				if res.Status == http.StatusOK {
 					documented++
