@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -23,8 +24,10 @@ var demoKeyNames = map[string]bool{"demo live key": true, "demo test key": true,
 
 // demoResult is what demo prints.
 type demoResult struct {
-	OrganizationID, SandboxID      uuid.UUID
-	Reused                         bool
+	OrganizationID, SandboxID uuid.UUID
+	// Reused: the organizations existed; ShowcaseMoved: the reuse moved
+	// the planner's showcase back to next week (demo.Refresh).
+	Reused, ShowcaseMoved          bool
 	LiveKey, TestKey, LegacyKey    string
 	BaseURL, V1URL, CurlV2, CurlV1 string
 	// Issued are the ids of the keys this run made; Previous, those of the
@@ -79,11 +82,14 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 func printDemo(stdout io.Writer, output string, r *demoResult) error {
 	if output == "json" {
 		return printJSON(stdout, map[string]any{"organization_id": r.OrganizationID, "sandbox_organization_id": r.SandboxID,
-			"reused": r.Reused, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
+			"reused": r.Reused, "showcase_moved": r.ShowcaseMoved, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
 			"base_url": r.BaseURL, "v1_url": r.V1URL, "curl": r.CurlV2, "curl_v1": r.CurlV1})
 	}
 	what := "seeded"
-	if r.Reused {
+	switch {
+	case r.Reused && r.ShowcaseMoved:
+		what = "reused (data kept, next week's showcase moved to next week again; the keys printed by the previous run are revoked)"
+	case r.Reused:
 		what = "reused (data kept; the keys printed by the previous run are revoked)"
 	}
 	_, err := fmt.Fprintf(stdout, `demo organization %s %s
@@ -124,6 +130,9 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		}
 	} else {
 		r.Reused = true
+		if err := refreshShowcase(ctx, tx, org.OrgID(), r); err != nil {
+			return err
+		}
 	}
 	sandbox, err := tenancy.SandboxOrganization(ctx, tx, org.ID)
 	if err != nil {
@@ -136,6 +145,8 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: sandbox.OrgID(), Demo: true}); err != nil {
 			return err
 		}
+	} else if err := refreshShowcase(ctx, tx, sandbox.OrgID(), r); err != nil {
+		return err
 	}
 	r.OrganizationID, r.SandboxID = org.ID, sandbox.ID
 	// Read under the lock: a run that started after this one's keys were
@@ -159,6 +170,15 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		return err
 	}
 	r.LegacyKey, err = issue("demo legacy key", apikey.Legacy, tenancy.AllScopes)
+	return err
+}
+
+// refreshShowcase moves a reused organization's planner showcase back to
+// next week (demo.Refresh), so that the README's walkthrough answers as on
+// the day of the first run, and notes in r that it did.
+func refreshShowcase(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, r *demoResult) error {
+	moved, err := demo.Refresh(ctx, tx, tenancy.Tenant{Org: org}, time.Now())
+	r.ShowcaseMoved = r.ShowcaseMoved || moved
 	return err
 }
 

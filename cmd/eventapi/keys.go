@@ -286,8 +286,14 @@ func joinIDs(ids []uuid.UUID) string {
 
 // noteLiveTestKey says, under a new test key, when its organization has no
 // sandbox: the key then reads and writes the live records (docs/decisions.md,
-// "Keys and authentication"), which nothing else in its output tells.
+// "Keys and authentication"), which nothing else in its output tells. A
+// sandbox organization has no sandbox and can have none, but its records are
+// not live ones: no note.
 func noteLiveTestKey(ctx context.Context, db bun.IDB, stdout io.Writer, org uuid.UUID) error {
+	o, err := tenancy.GetOrganization(ctx, db, org)
+	if err != nil || o.SandboxOf != nil {
+		return err
+	}
 	sandbox, err := tenancy.SandboxOrganization(ctx, db, org)
 	if err != nil || sandbox != nil {
 		return err

@@ -100,21 +100,35 @@ func TestKeysCreateSaysWhatItMade(t *testing.T) {
 		}
 	}
 	// A test key says it acts on live data while its organization has no
-	// sandbox, and not once it has one.
-	testKey := []string{"keys", "create", "--org", id, "--name", "Trial", "--scopes", "all", "--mode", "test"}
+	// sandbox, and not once it has one; a test key of the sandbox itself
+	// (whose records are not live, and which can have no sandbox) says
+	// nothing either.
+	testKey := func(org string) []string {
+		return []string{"keys", "create", "--org", org, "--name", "Trial", "--scopes", "all", "--mode", "test"}
+	}
+	var sandboxID string
 	for _, sandbox := range []bool{false, true} {
 		if sandbox {
-			if _, err := runCLI(t, "orgs", "create", "--name", "Said (sandbox)", "--sandbox-of", id); err != nil {
+			sb, err := runCLI(t, "orgs", "create", "--name", "Said (sandbox)", "--sandbox-of", id, "--output", "json")
+			if err != nil {
 				t.Fatal(err)
 			}
+			sandboxID, _ = sb["id"].(string)
 		}
 		var out strings.Builder
-		if err := run(context.Background(), testKey, &out, io.Discard); err != nil {
+		if err := run(context.Background(), testKey(id), &out, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		if said := strings.Contains(out.String(), "has no sandbox, so this test key acts on its live data"); said == sandbox {
 			t.Errorf("sandbox %v: test key's text output %q", sandbox, out.String())
 		}
+	}
+	var out strings.Builder
+	if err := run(context.Background(), testKey(sandboxID), &out, io.Discard); err != nil {
+		t.Fatalf("a test key of the sandbox %q: %v", sandboxID, err)
+	}
+	if strings.Contains(out.String(), "Note:") {
+		t.Errorf("a test key of the sandbox itself: text output %q, want no note", out.String())
 	}
 }
 

@@ -28,6 +28,21 @@ var plannerLoad = []struct {
 // both consoles and a breakout asks for one more (forced, sub-hire pending).
 const shortItem = "SD12 mixing console"
 
+// showcaseName names the showcase's event, and breakoutNote the note of the
+// reservation that makes the console short: Refresh finds them by these.
+const (
+	showcaseName = "Pacific Sound Showcase"
+	breakoutNote = "Corporate breakout, needs a third console"
+)
+
+// showcaseDates is when the showcase runs for a seed or a refresh at now:
+// from 08:00 UTC eight days on to 20:00 UTC ten days on, inside the week
+// that starts seven days from today (README, "Planning a truck").
+func showcaseDates(now time.Time) (start, end time.Time) {
+	day := now.UTC().Truncate(24 * time.Hour)
+	return day.AddDate(0, 0, 8).Add(8 * time.Hour), day.AddDate(0, 0, 10).Add(20 * time.Hour)
+}
+
 // planner seeds the two answers the planning endpoints exist for
 // (docs/availability.md): a showcase next week whose load leaves the first
 // available truck nearly full, and equipment that is short that week. It
@@ -37,10 +52,9 @@ func (s *seeder) planner(ctx context.Context) error {
 	if !ok || len(s.equipmentNamed) == 0 || len(s.clients) == 0 {
 		return nil
 	}
-	day := time.Now().UTC().Truncate(24 * time.Hour)
-	start, end := day.AddDate(0, 0, 8).Add(8*time.Hour), day.AddDate(0, 0, 10).Add(20*time.Hour)
+	start, end := showcaseDates(time.Now())
 	ev, err := events.Create(ctx, s.tx, s.t, cols{
-		"name": "Pacific Sound Showcase", "status": events.StatusConfirmed, "venue": "WAMU Theater, Seattle",
+		"name": showcaseName, "status": events.StatusConfirmed, "venue": "WAMU Theater, Seattle",
 		"description": "Line array shoot-out and lighting showcase for touring engineers",
 		"start_date":  start, "end_date": end, "client_id": s.clients[0],
 	}.changes())
@@ -55,7 +69,7 @@ func (s *seeder) planner(ctx context.Context) error {
 			return err
 		}
 	}
-	reason, note := "Sub-hire from a partner requested", "Corporate breakout, needs a third console"
+	reason, note := "Sub-hire from a partner requested", breakoutNote
 	extra := &reservations.Reservation{EquipmentID: s.equipmentNamed[shortItem], StartDate: start.Add(24 * time.Hour),
 		EndDate: end, Quantity: 1, ReservationStatus: reservations.StatusReserved, Notes: &note}
 	_, _, err = reservations.Create(ctx, s.tx, s.t.WithStockGuard(tenancy.StockGuardBlock), extra,
