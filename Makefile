@@ -1,11 +1,15 @@
 # eventapi: the two front-door commands are `make run` and `make test`.
-.PHONY: run test build bench lint fmt vet cli sdk
+.PHONY: run serve test build bench lint fmt vet cli sdk
 
 GO ?= go
 
 ## run: build, migrate, make or reuse the demo organization and its sandbox, print keys and curl lines, serve on $EVENTAPI_ADDR (:8080)
 run:
 	@scripts/run.sh
+
+## serve: make run without the demo step: another instance on the same database, whose keys make run printed, e.g. EVENTAPI_ADDR=:8081 EVENTAPI_METRICS_ADDR=:9465 make serve
+serve:
+	@EVENTAPI_RUN_DEMO=0 scripts/run.sh
 
 ## test: the whole test suite against the real PostgreSQL and Redis (starts them if needed)
 test:

@@ -4,6 +4,9 @@
 # builds, checks serve's configuration (serve --check), creates and migrates the database, makes or reuses the demo
 # organization and its sandbox (eventapi demo), prints a live, a test and a
 # legacy key with curl lines for v2 and v1, then serves on EVENTAPI_ADDR.
+# EVENTAPI_RUN_DEMO=0 (make serve) skips the demo step: another instance on
+# the same database, serving the keys the first run printed (a second demo
+# step would print new ones and revoke those).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/services.sh
@@ -29,7 +32,7 @@ busy() { # busy ADDR: whether something listens on ADDR
 }
 for var in EVENTAPI_ADDR EVENTAPI_METRICS_ADDR; do
   if busy "${!var}"; then
-    echo "run: ${var} ${!var} is already in use (another eventapi?); stop it or give both ports, e.g. EVENTAPI_ADDR=:8081 EVENTAPI_METRICS_ADDR=:9465 make run" >&2
+    echo "run: ${var} ${!var} is already in use (another eventapi?); stop it, or start a second instance on the same database and keys with other ports: EVENTAPI_ADDR=:8081 EVENTAPI_METRICS_ADDR=:9465 make serve (make run there would print new keys and revoke the ones the first printed)" >&2
     exit 1
   fi
 done
@@ -42,7 +45,11 @@ go build -o bin/eventapi ./cmd/eventapi
 bin/eventapi serve --check
 bin/eventapi migrate up --create-database
 echo
-bin/eventapi demo
+if [ "${EVENTAPI_RUN_DEMO:-1}" = 0 ]; then
+  echo "demo step skipped (EVENTAPI_RUN_DEMO=0): use the keys make run printed"
+else
+  bin/eventapi demo
+fi
 echo
 echo "serving on ${EVENTAPI_ADDR} (Ctrl-C to stop)"
 exec bin/eventapi serve
