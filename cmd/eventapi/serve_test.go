@@ -73,6 +73,9 @@ func TestServeCheck(t *testing.T) {
 		{"no Redis", map[string]string{"EVENTAPI_REDIS_URL": ""}, ""},
 		{"Redis down", map[string]string{"EVENTAPI_REDIS_URL": "redis://" + down + "/0"}, ""},
 		{"Redis refuses the database", map[string]string{"EVENTAPI_REDIS_URL": noSuchDB.String()}, "Redis refuses the connection's settings"},
+		// The test Redis has no cluster mode: every command is refused.
+		{"a Cluster URL for a Redis without cluster mode", map[string]string{"EVENTAPI_REDIS_URL": "redis+cluster://" + redisURL.Host},
+			"This instance has cluster support disabled"},
 		{"OTLP protocol", map[string]string{"EVENTAPI_REDIS_URL": "", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_PROTOCOL=http/json"},
 		{"EVENTAPI setting", map[string]string{"EVENTAPI_REDIS_URL": "", "EVENTAPI_LOG_LEVEL": "verbose"}, `EVENTAPI_LOG_LEVEL "verbose"`},
 	}

@@ -22,7 +22,10 @@ import (
 
 // privateRedis starts a redis-server of the test's own (its script cache is
 // flushed below, which a shared server's other users should not see).
-func privateRedis(t *testing.T) string {
+func privateRedis(t *testing.T) string { return privateRedisWith(t) }
+
+// privateRedisWith is privateRedis with more redis-server arguments.
+func privateRedisWith(t *testing.T, args ...string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -30,8 +33,8 @@ func privateRedis(t *testing.T) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	_ = ln.Close()
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no")
+	cmd := exec.Command("redis-server", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no"}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("redis-server is required for this test: %v", err)
 	}

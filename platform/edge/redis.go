@@ -354,19 +354,34 @@ func (r *Redis) DeleteIf(ctx context.Context, key string, value []byte) error {
 	})
 }
 
+// probe is the write Ping ends with: a script that sets KEYS[1] for
+// ARGV[1] milliseconds, as the limiter's and the records' scripts write
+// their keys.
+var probe = redis.NewScript(`return redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])`)
+
 // Ping implements Store, bounded like one idempotency-record attempt. On a
 // Redis Cluster it pings every master: each holds some organizations'
 // windows and records, so one that does not answer is their outage,
-// whichever other node would answer a PING.
+// whichever other node would answer a PING. It then runs one script that
+// writes a key (probe), as every admission and record does: a PING is
+// answered by a read-only replica and by a user that may run no script,
+// where every limiter call and keyed write then fails (READONLY, NOPERM:
+// RefusedSettings).
 func (r *Redis) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.record)
 	defer cancel()
+	var err error
 	if cc, ok := r.client.(*redis.ClusterClient); ok {
-		return r.failed(cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 			return m.Ping(ctx).Err()
-		}))
+		})
+	} else {
+		err = r.client.Ping(ctx).Err()
 	}
-	return r.failed(r.client.Ping(ctx).Err())
+	if err == nil {
+		err = probe.Run(ctx, r.client, []string{r.Key("probe")}, "10000").Err()
+	}
+	return r.failed(err)
 }
 
 // Close implements Store.

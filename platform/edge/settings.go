@@ -10,13 +10,22 @@ import (
 
 // refusedSettings are the starts of Redis's replies to a connection whose
 // own settings are wrong: a database number the server does not have, a
-// database number on a Redis Cluster, a wrong or missing password. Waiting
-// never mends them, unlike a Redis that is down, loading or failing over.
+// database number on a Redis Cluster, a Cluster URL (redis+cluster://,
+// EVENTAPI_REDIS_CLUSTER) for a Redis without cluster mode, a wrong or
+// missing password, a user without the commands the edge layer runs
+// (NOPERM), a read-only replica (READONLY, met by the probe's write).
+// Waiting never mends them, unlike a Redis that is down, loading or
+// failing over; a start that met one ends with its reply, where it would
+// otherwise run with rate limits off and every keyed write refused, ready
+// all the while (docs/edge.md, "When Redis is unavailable").
 var refusedSettings = []string{
 	"ERR DB index is out of range",
 	"ERR SELECT is not allowed in cluster mode",
+	"ERR This instance has cluster support disabled",
 	"WRONGPASS",
 	"NOAUTH",
+	"NOPERM",
+	"READONLY",
 	"ERR invalid password",
 	"ERR AUTH",
 }
