@@ -28,7 +28,22 @@ import (
 // period, which counts these 2 s (docs/helm.md).
 const telemetryFlushTimeout = 2 * time.Second
 
-func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
+// serveLog is where serve writes its log lines: JSON on stdout.
+var serveLog io.Writer = os.Stdout
+
+// logStopped writes why serve stopped, when it stopped on an error (a
+// setting, a schema to migrate, a listener it could not open), as one JSON
+// ERROR line with the rest of the log: the line a pod's log pipeline keeps
+// and an alert on level ERROR finds. main also writes the error to stderr,
+// in plain text, for a terminal (docs/observability.md, "Traces and log
+// lines").
+func logStopped(log *slog.Logger, err error) {
+	if err != nil {
+		log.Error("serve stopped", "error", err.Error())
+	}
+}
+
+func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) {
 	fs, output := newFlagsNoOutput("serve")
 	migrate := fs.Bool("migrate", false, "apply pending migrations before serving")
 	check := fs.Bool("check", false, "check the configuration (EVENTAPI_*, OTEL_*, and that Redis takes the URL's settings) and exit without serving")
@@ -39,15 +54,22 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	// said with the EVENTAPI_* ones, in one message.
 	cfg, err := config.Load()
 	if err = errors.Join(err, telemetry.CheckEnv(os.Getenv)); err != nil {
-		return fmt.Errorf("configuration:\n%w", err)
+		err = fmt.Errorf("configuration:\n%w", err)
+		if !*check {
+			log, stopLog := telemetry.NewBufferedLogger(serveLog, "info")
+			logStopped(log, err)
+			_ = stopLog()
+		}
+		return err
 	}
 	if *check {
 		return checkRedisSettings(ctx, cfg, stderr)
 	}
 	// Deferred first, so it runs last: every line logged until the return
 	// is written out.
-	log, stopLog := telemetry.NewBufferedLogger(os.Stdout, cfg.LogLevel)
+	log, stopLog := telemetry.NewBufferedLogger(serveLog, cfg.LogLevel)
 	defer func() { _ = stopLog() }()
+	defer func() { logStopped(log, err) }()
 	// Settings that work against each other, said once (config.Warnings).
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)

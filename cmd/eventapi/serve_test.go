@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +124,48 @@ func busyAndClosed(t *testing.T) (busy, closed string) {
 		}
 	}
 	return addrs[0], addrs[1]
+}
+
+// TestServeSaysWhyItStopped: a serve that stops on an error, a setting
+// refused before the log's own level is known or a database that lacks
+// migrations, writes its cause as one JSON ERROR line among its log
+// lines, as well as the plain error main writes to stderr.
+func TestServeSaysWhyItStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"a refused setting", map[string]string{"EVENTAPI_LOG_LEVEL": "verbose"}, `EVENTAPI_LOG_LEVEL "verbose"`},
+		{"a database without the schema", map[string]string{"EVENTAPI_DATABASE_URL": pgtest.NewEmptyDatabase(t)}, "migrate up"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("EVENTAPI_REDIS_URL", "")
+			t.Setenv("EVENTAPI_ADDR", "127.0.0.1:0")
+			t.Setenv("EVENTAPI_METRICS_ADDR", "127.0.0.1:0")
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			var lines bytes.Buffer
+			serveLog = &lines
+			t.Cleanup(func() { serveLog = os.Stdout })
+			err := run(context.Background(), []string{"serve"}, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("serve: %v, want an error naming %q", err, tc.want)
+			}
+			var stopped []map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(lines.String()), "\n") {
+				var l map[string]any
+				if err := json.Unmarshal([]byte(line), &l); err != nil {
+					t.Fatalf("a log line that is not JSON: %q", line)
+				}
+				if l["level"] == "ERROR" {
+					stopped = append(stopped, l)
+				}
+			}
+			if len(stopped) != 1 || stopped[0]["msg"] != "serve stopped" || !strings.Contains(fmt.Sprint(stopped[0]["error"]), tc.want) {
+				t.Fatalf("ERROR lines %v, want one saying serve stopped on %q; the log:\n%s", stopped, tc.want, lines.String())
+			}
+		})
+	}
 }
