@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -108,16 +110,19 @@ func decodeError(res *http.Response) *APIError {
 	return e
 }
 
-// retryAfter parses Retry-After (delay-seconds or an HTTP date); zero when
-// absent or unparseable.
+// retryAfter parses Retry-After (delay-seconds, digits only, or an HTTP
+// date, RFC 9110 10.2.3); zero when absent or unparseable. A number of
+// seconds too large for a time.Duration is the longest Duration, so that a
+// Retry gives up on it as on any wait above its MaxDelay (it once overflowed
+// into a negative wait, which was retried at once).
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
+	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil {
-		if s < 0 {
-			return 0
+	if s, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || s > uint64(math.MaxInt64/int64(time.Second)) {
+			return time.Duration(math.MaxInt64)
 		}
 		return time.Duration(s) * time.Second
 	}

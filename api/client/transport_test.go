@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -289,7 +290,11 @@ func TestRetryAfterHeader(t *testing.T) {
 		{"", 0},
 		{"3", 3 * time.Second},
 		{"-1", 0},
+		{"+5", 0},
+		{" 5 ", 5 * time.Second},
 		{"soon", 0},
+		{"10000000000", time.Duration(math.MaxInt64)},
+		{"99999999999999999999999", time.Duration(math.MaxInt64)},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
 		{now.Add(-time.Minute).Format(http.TimeFormat), 0},
 	} {

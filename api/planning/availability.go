@@ -72,7 +72,7 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 	ids := equipmentIDs(q)
 	for _, name := range []string{"limit", "cursor"} {
 		if _, given := q.Raw(name); given {
-			q.Issue(name, "is not taken: the answer is one page holding every equipment_id asked (at most 100)")
+			q.Issue(name, fmt.Sprintf("is not taken: the answer is one page holding every equipment_id asked (at most %d)", MaxBatch))
 		}
 	}
 	w := window(q)

@@ -111,7 +111,7 @@ func equipmentIDs(q *rest.Query) []uuid.UUID {
 			ids = append(ids, id)
 		}
 		if len(ids) > MaxBatch {
-			q.Issue("equipment_id", "must name at most 100 equipment ids")
+			q.Issue("equipment_id", fmt.Sprintf("must name at most %d equipment ids", MaxBatch))
 			return nil
 		}
 	}

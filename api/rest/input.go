@@ -165,7 +165,7 @@ func ParseObject(body []byte) (*Input, error) {
 	}
 	in, err := readMembers(trimmed, members)
 	if err != nil {
-		return nil, errs.New(errs.MalformedJSON, "the request body is not valid JSON")
+		return nil, malformed(trimmed)
 	}
 	if flat && in.repeats() {
 		// repeatedName names the first name repeated, in the body's order.

@@ -20,7 +20,7 @@ const maxNesting = 10000
 // when the body is refused for its depth alone.
 func malformed(body []byte) error {
 	if nestsDeeperThan(body, maxNesting) {
-		return errs.New(errs.MalformedJSON, "the request body nests arrays and objects deeper than 10,000 levels")
+		return errs.New(errs.MalformedJSON, "the request body nests arrays and objects deeper than "+thousands(maxNesting)+" levels")
 	}
 	if json.Valid(body) && !utf8.Valid(body) {
 		// Often a body in another charset (ISO-8859-1, UTF-16), whatever

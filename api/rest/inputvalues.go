@@ -280,9 +280,9 @@ func (in *Input) Money(name string, r Rule) Field[money.Amount] {
 	var a money.Amount
 	if err := json.Unmarshal(raw, &a); err != nil {
 		if err == money.ErrPrecision {
-			in.Issue(name, "must have at most 2 decimal places")
+			in.Issue(name, money.ErrPrecision.Error())
 		} else {
-			in.Issue(name, "must be a number from 0 to 9999999999.99")
+			in.Issue(name, money.ErrRange.Error())
 		}
 		return Field[money.Amount]{}
 	}

@@ -48,7 +48,7 @@ func pageCursor(c *fiber.Ctx, cs *storage.Cursors, scopes ...string) (*storage.C
 			return &cur, nil
 		}
 	}
-	return nil, errs.InvalidField("cursor", "is not a valid cursor for this list")
+	return nil, storage.ErrBadCursor
 }
 
 // PositiveInt parses plain decimal digits into 1..max: the one reading of a

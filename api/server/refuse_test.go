@@ -450,7 +450,8 @@ func TestRefusalsAtTheHTTPLayer(t *testing.T) {
 		}
 	})
 	t.Run("a body is read as UTF-8 whatever charset it declares", func(t *testing.T) {
-		// DECISIONS: application/json with any charset is JSON; invalid
+		// docs/decisions.md, "Bodies are UTF-8, whatever charset they
+		// declare": application/json with any charset is JSON; invalid
 		// UTF-8 is 400 malformed_json, and nothing is stored.
 		for _, tt := range []struct{ ct, body string }{
 			{"application/json; charset=iso-8859-1", `{"name":"Buehne ascii latin1"}`},

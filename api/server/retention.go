@@ -11,8 +11,8 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// FeedPurgeEvery is the period of the hourly retention pass.
-const FeedPurgeEvery = time.Hour
+// RetentionEvery is the period of the hourly retention pass.
+const RetentionEvery = time.Hour
 
 // retentionJob is one job of the hourly retention pass: run deletes what
 // is past its retention and says how much.
@@ -34,16 +34,16 @@ var hourlyRetention = []retentionJob{
 	{telemetry.RetentionDeletedEndpoints, webhooks.PurgeDeletedEndpoints, "deliveries of deleted webhook endpoints"},
 }
 
-// startFeedRetention runs hourlyRetention now and every FeedPurgeEvery
+// startRetention runs hourlyRetention now and every RetentionEvery
 // until Close; every pod runs it. Each run is counted
 // (telemetry.RecordRetention) and a failure logged, to be retried at the
 // next pass (docs/observability.md, "Retention jobs").
-func (s *Service) startFeedRetention(ctx context.Context) {
+func (s *Service) startRetention(ctx context.Context) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopRetention, s.retentionDone = cancel, make(chan struct{})
 	go func() {
 		defer close(s.retentionDone)
-		t := time.NewTicker(FeedPurgeEvery)
+		t := time.NewTicker(RetentionEvery)
 		defer t.Stop()
 		for {
 			for _, job := range hourlyRetention {

@@ -46,7 +46,7 @@ type Service struct {
 	// stopMaintenance ends the request log's partition maintenance loop.
 	stopMaintenance context.CancelFunc
 	maintenanceDone chan struct{}
-	// stopRetention ends the change feed's retention purge.
+	// stopRetention ends the hourly retention pass (hourlyRetention).
 	stopRetention context.CancelFunc
 	retentionDone chan struct{}
 	// probe is a pool of its own for /readyz, so that a pod whose main pool
@@ -164,7 +164,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		LargeReads: rest.NewBulkhead(cfg.LargeReads, rest.DefaultBulkheadWait)}
 	telemetry.StartRetentionMetrics(ctx)
 	s.startRequestLog(ctx, cfg, opt)
-	s.startFeedRetention(ctx)
+	s.startRetention(ctx)
 	var redisUp func(ctx context.Context) error
 	if cfg.RedisURL != "" {
 		redisUp = store.Ping

@@ -21,7 +21,7 @@ const Max Amount = 999_999_999_999
 var ErrPrecision = errors.New("must have at most 2 decimal places")
 
 // ErrRange reports an amount outside 0..Max or not a number.
-var ErrRange = errors.New("must be a number from 0 to 9999999999.99")
+var ErrRange = errors.New("must be a number from 0 to " + Max.String())
 
 // Parse reads a decimal text (a JSON number, or any text of the form
 // `[+-]?digits[.digits][(e|E)[+-]?digits]`) exactly. Its cost is one pass

@@ -16,8 +16,12 @@
 // inserts the key's idempotency_keys row and stores the response on it before
 // COMMIT; only then is the response written to the edge store (the second
 // round trip). The stored body is sealed (platform/seal) in both places: it
-// may hold a new webhook endpoint's secret. 2xx and 4xx responses are kept for Retention; a 5xx rolls the
-// transaction back and releases the key, so a retry executes again. When the
+// may hold a new webhook endpoint's secret. 2xx and 4xx responses are kept
+// for Retention, but for a 403 (the key was refused, not the request: another
+// key may run it) and a 405 (nothing executed), whose key is released like a
+// 5xx's, and an answer body over MaxKeptAnswer, of which only the fact that
+// it executed is kept; a 5xx rolls the transaction back and releases the
+// key, so a retry executes again. When the
 // edge store is unavailable a keyed request is refused with 503 and never
 // executed.
 package idempotency

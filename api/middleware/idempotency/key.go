@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,7 +20,7 @@ const Header = rest.HeaderIdempotencyKey
 const MaxKeyLen = 255
 
 // ErrInvalidKey is the 422 for a key that is empty, too long or not printable ASCII.
-var ErrInvalidKey = errs.InvalidField(Header, "must be 1 to 255 printable ASCII characters (0x20 to 0x7E)")
+var ErrInvalidKey = errs.InvalidField(Header, "must be 1 to "+strconv.Itoa(MaxKeyLen)+" printable ASCII characters (0x20 to 0x7E)")
 
 // errTwoKeys is the 422 for a request carrying the header more than once:
 // which key it meant is not knowable.
@@ -38,8 +39,8 @@ func keyOf(c *fiber.Ctx) (string, bool) {
 	return "", sent
 }
 
-// ValidKey reports whether k is 1 to 255 printable ASCII characters (space
-// through tilde).
+// ValidKey reports whether k is 1 to MaxKeyLen printable ASCII characters
+// (space through tilde).
 func ValidKey(k string) bool {
 	if len(k) == 0 || len(k) > MaxKeyLen {
 		return false

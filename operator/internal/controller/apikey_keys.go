@@ -123,7 +123,7 @@ const maxNamedEndpoints = 10
 // nameEndpoints records a Warning event EndpointsOutliveKey on ak when the
 // key id it just revoked had registered webhook endpoints, in org or its
 // sandbox: they outlive the key and go on receiving the organization's
-// changes until deleted (docs/webhooks.md, "Endpoints and keys"), which
+// changes until deleted (docs/webhooks.md, "Endpoints API"), which
 // `eventapi keys revoke` says too. A failed lookup is logged and
 // changes nothing: the key is revoked either way.
 func (r *ApiKeyReconciler) nameEndpoints(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) {
