@@ -34,7 +34,7 @@ func privateRedisWith(t *testing.T, args ...string) string {
 	port := ln.Addr().(*net.TCPAddr).Port
 	_ = ln.Close()
 	cmd := exec.Command("redis-server", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no"}, args...)...)
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("redis-server is required for this test: %v", err)
 	}

@@ -16,7 +16,7 @@ import (
 // cluster mode, a user that may not run scripts, a read-only replica. The
 // master itself, with the full user, is no error.
 func TestPingFindsUnusableSettings(t *testing.T) {
-	master := privateRedisWith(t)
+	master := privateRedisWith(t, "--repl-diskless-sync-delay", "0")
 	host := strings.TrimPrefix(strings.TrimSuffix(master, "/0"), "redis://")
 	admin := redis.NewClient(&redis.Options{Addr: host})
 	defer admin.Close()
