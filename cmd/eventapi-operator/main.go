@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -131,10 +132,17 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 // (database.UntilReachable: retries 1 s, 2 s, … up to every 10 s, each
 // failure logged), so that an operator started during a restart of
 // PostgreSQL or PgBouncer does not exit into the kubelet's crash-loop
-// back-off. An error that waiting cannot mend (a malformed URL) ends it at
-// once; so does ctx (SIGTERM), with an error that wraps both ctx's cause
-// and the last failure.
+// back-off. An error that waiting cannot mend ends it at once: a URL the
+// driver does not take, read first as the API's configuration reads it
+// (a malformed URL, an sslrootcert file that is not mounted, which the
+// driver reads while parsing and would otherwise look like an outage); so
+// does ctx (SIGTERM), with an error that wraps both ctx's cause and the
+// last failure.
 func openDatabase(ctx context.Context, log *slog.Logger, url string, opt database.Options) (*bun.DB, error) {
+	if _, err := pgconn.ParseConfig(url); err != nil {
+		// pgconn's message masks a password.
+		return nil, fmt.Errorf("EVENTAPI_DATABASE_URL: %v", err)
+	}
 	var db *bun.DB
 	err := database.UntilReachable(ctx, log, "eventapi-operator", func() (err error) {
 		db, err = database.Open(ctx, url, opt)

@@ -300,3 +300,34 @@ func (l *logLines) Write(p []byte) (int, error) {
 		l.buf = l.buf[i+1:]
 	}
 }
+
+// TestOpenDatabaseRefusesAURLItCannotUse: a URL whose sslrootcert file is
+// not there (a CA Secret not mounted in the operator's pod) ends the wait
+// at once, naming the file, as the API's start does: waiting cannot mend
+// it, and the driver's error for it otherwise reads as an outage.
+func TestOpenDatabaseRefusesAURLItCannotUse(t *testing.T) {
+	target, err := url.Parse(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := target.Query()
+	q.Set("sslmode", "verify-full")
+	q.Set("sslrootcert", filepath.Join(t.TempDir(), "not-mounted.crt"))
+	target.RawQuery = q.Encode()
+	logged := newLogLines()
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
+	defer cancel()
+	db, err := openDatabase(ctx, telemetry.NewLogger(logged, "info"), target.String(), database.Options{MaxOpenConns: 1})
+	if err == nil {
+		db.Close()
+		t.Fatal("openDatabase opened a database whose CA file is missing")
+	}
+	if ctx.Err() != nil || !strings.Contains(err.Error(), "not-mounted.crt") || !strings.HasPrefix(err.Error(), "EVENTAPI_DATABASE_URL") {
+		t.Fatalf("openDatabase: %v (context %v); want it to end at once naming the CA file", err, ctx.Err())
+	}
+	select {
+	case line := <-logged.lines:
+		t.Fatalf("logged %+v: a URL that cannot be used was retried", line)
+	default:
+	}
+}
