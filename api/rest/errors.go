@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -154,6 +153,14 @@ func byteSize(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
+// NoSuchRouteMessage is the message of the 404 of a path no route serves,
+// which the contract check tells from a resource's 404 by it.
+const NoSuchRouteMessage = "no such route"
+
+// NoSuchRoute is the 404 of a path no route serves: the router's own, and
+// the server's fallback.
+func NoSuchRoute() *errs.Error { return errs.New(errs.NotFound, NoSuchRouteMessage) }
+
 // FromFiber converts Fiber's own errors (unknown route, oversized body,
 // bad request) into the service's error type. Any other error that is not
 // already an *errs.Error goes through database.Error, so a database failure
@@ -167,7 +174,7 @@ func FromFiber(err error) *errs.Error {
 	}
 	switch fe.Code {
 	case fiber.StatusNotFound:
-		return errs.New(errs.NotFound, "no such route")
+		return NoSuchRoute()
 	case fiber.StatusMethodNotAllowed:
 		return errs.New(errs.MethodNotAllowed, "method not allowed on this path")
 	case fiber.StatusRequestEntityTooLarge:
@@ -194,7 +201,7 @@ func FromFiber(err error) *errs.Error {
 
 // RefusedLogEvery is the longest rate of the WARN line about 503 answers
 // (docs/observability.md, "Traces and log lines"), as for the other outage lines.
-const RefusedLogEvery = 10 * time.Second
+const RefusedLogEvery = edge.OutageLogEvery
 
 // ErrorHandler renders every error returned by a handler or middleware in the
 // envelope of its surface. Internal causes are logged, never returned.

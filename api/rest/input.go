@@ -292,15 +292,6 @@ func (in *Input) Ignored() []string { return in.ignored.sorted() }
 // Has reports whether the key is present.
 func (in *Input) Has(name string) bool { return in.member(name) != nil }
 
-// Keys returns the keys present, sorted.
-func (in *Input) Keys() []string {
-	keys := make([]string, len(in.members))
-	for i, m := range in.members {
-		keys[i] = m.name
-	}
-	return keys
-}
-
 // Issue records a problem with a field.
 func (in *Input) Issue(field, issue string) {
 	in.issues = append(in.issues, errs.FieldIssue{Field: field, Issue: issue})

@@ -32,7 +32,7 @@ func fallback(routes *route.Resolver) fiber.Handler {
 }
 
 // noSuchRoute is the 404 of a path no route serves.
-func noSuchRoute() error { return errs.New(errs.NotFound, "no such route") }
+func noSuchRoute() error { return rest.NoSuchRoute() }
 
 // publicMethods answers a request of another method than GET or HEAD on a
 // public path (the OpenAPI documents, the reference page and its assets)

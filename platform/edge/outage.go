@@ -18,6 +18,13 @@ type OutageLog struct {
 	count atomic.Int64 // failures not yet reported
 }
 
+// OutageLogEvery is how often, at most, each outage line of the service is
+// written (the limiter's fail-opens, the keyed writes refused, the 503
+// answers, the webhook worker's failing loops): one line per 10 s, counting
+// the failures since the last, says as much as one per request
+// (docs/observability.md, "Traces and log lines").
+const OutageLogEvery = 10 * time.Second
+
 // NewOutageLog returns an OutageLog writing msg to log at most once per every.
 func NewOutageLog(log *slog.Logger, msg string, every time.Duration) *OutageLog {
 	if log == nil {

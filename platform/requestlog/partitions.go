@@ -456,22 +456,6 @@ func tables(ctx context.Context, db bun.IDB) (map[string]tableState, error) {
 	return out, nil
 }
 
-// partitions returns the names of request_log_segments' partitions, those
-// whose detach is pending included.
-func partitions(ctx context.Context, db bun.IDB) (map[string]bool, error) {
-	all, err := tables(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(all))
-	for n, st := range all {
-		if st == attached || st == detachPending {
-			out[n] = true
-		}
-	}
-	return out, nil
-}
-
 // RunMaintenance runs Maintain now and then every interval until ctx ends,
 // logging what it does. The serve process runs it in every pod; the lock
 // makes one of them do the work.

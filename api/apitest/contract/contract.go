@@ -76,6 +76,12 @@ var loadedV1 struct {
 	err      error
 }
 
+// NoSuchRouteMessage is the message of the service's 404 for a path no
+// route serves (rest.NoSuchRouteMessage; this package imports none of the
+// service's, and api/rest's tests hold the two equal), by which an
+// undocumented path's answer is told from a resource's 404.
+const NoSuchRouteMessage = "no such route"
+
 // LoadV1 returns the validator of the embedded v1 document, as
 // served with the default Sunset date.
 func LoadV1() (*Contract, error) {
@@ -322,7 +328,7 @@ func (c *Contract) checkUndocumented(path string, res *Response) []string {
 		return []string{fmt.Sprintf("undocumented operation on %s answered %d with a body that is not the error envelope (%v): document it in api/openapi/openapi.yaml", path, res.Status, err)}
 	}
 	e := body.Error
-	fallback := (res.Status == http.StatusNotFound && e.Code == "not_found" && e.Message == "no such route") ||
+	fallback := (res.Status == http.StatusNotFound && e.Code == "not_found" && e.Message == NoSuchRouteMessage) ||
 		(res.Status == http.StatusMethodNotAllowed && e.Code == "method_not_allowed") ||
 		(res.Status == http.StatusUnauthorized && e.Code == "invalid_credentials")
 	if !fallback {

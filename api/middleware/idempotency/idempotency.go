@@ -175,8 +175,8 @@ func newMiddleware(cfg Config) *middleware {
 		cfg.PurgeEvery = DefaultPurgeEvery
 	}
 	m := &middleware{Config: cfg,
-		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", 10*time.Second),
-		upkeep: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, records not stored or markers not released", 10*time.Second)}
+		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", edge.OutageLogEvery),
+		upkeep: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, records not stored or markers not released", edge.OutageLogEvery)}
 	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.upkeep.Record}
 	return m
 }

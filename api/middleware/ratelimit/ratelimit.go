@@ -33,7 +33,7 @@ const (
 )
 
 // LogEvery is the longest rate of "failing open" log lines during an outage.
-const LogEvery = 10 * time.Second
+const LogEvery = edge.OutageLogEvery
 
 // FailOpenRequestMessage is the debug-level line logged (with the request's
 // request_id) for each request admitted without a decision, so that a

@@ -21,9 +21,9 @@ const fanOutBatch = 500
 
 // failureLogInterval is the least time between two log lines of one loop's
 // failures: while PostgreSQL is down each loop fails every poll interval,
-// and one line per 10 s, counting the failures, says as much as ten a
-// second (the rate limiter's Redis outage lines are spaced the same way).
-const failureLogInterval = 10 * time.Second
+// and one line per edge.OutageLogEvery, counting the failures, says as much
+// as ten a second, as the service's other outage lines do.
+const failureLogInterval = edge.OutageLogEvery
 
 // Worker fans the change feed out into deliveries and claims and sends
 // them, until Stop.

@@ -1,0 +1,4 @@
+package picklists
+
+// QuoteApproved exposes quoteApproved to the external tests.
+const QuoteApproved = quoteApproved
