@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
@@ -38,11 +39,19 @@ func TestNumberBoundIsTheInputs(t *testing.T) {
 	v2 := read(openapi.JSON())
 	for _, field := range []string{"case_length_in", "case_width_in", "case_height_in", "weight_lbs"} {
 		if m := v2.Components.Schemas["EquipmentCreate"].Properties[field].Maximum; m == nil || *m != rest.MaxNumber {
-			t.Errorf("v2 EquipmentCreate.%s maximum %v, want %v", field, m, rest.MaxNumber)
+			t.Errorf("v2 EquipmentCreate.%s maximum %s, want %v", field, maximum(m), rest.MaxNumber)
 		}
 	}
 	v1 := read(openapi.V1JSON(time.Time{}))
 	if m := v1.Components.Schemas["PatchDimension"].Maximum; m == nil || *m != rest.MaxNumber {
-		t.Errorf("v1 PatchDimension maximum %v, want %v", m, rest.MaxNumber)
+		t.Errorf("v1 PatchDimension maximum %s, want %v", maximum(m), rest.MaxNumber)
 	}
+}
+
+// maximum writes a schema's maximum, or none.
+func maximum(m *float64) string {
+	if m == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*m, 'g', -1, 64)
 }
