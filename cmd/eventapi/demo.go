@@ -173,9 +173,10 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 	return err
 }
 
-// refreshShowcase moves a reused organization's planner showcase back to
-// next week (demo.Refresh), so that the README's walkthrough answers as on
-// the day of the first run, and notes in r that it did.
+// refreshShowcase moves a reused organization's demo timeline back, so that
+// its planner showcase is next week again (demo.Refresh) and the README's
+// walkthrough answers as on the day of the first run, and notes in r that
+// it did.
 func refreshShowcase(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, r *demoResult) error {
 	moved, err := demo.Refresh(ctx, tx, tenancy.Tenant{Org: org}, time.Now())
 	r.ShowcaseMoved = r.ShowcaseMoved || moved

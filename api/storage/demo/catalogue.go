@@ -220,24 +220,7 @@ func (s *seeder) seedVehicles(ctx context.Context) error {
 // tentative awards show, the inquiry three months out, and last the festival
 // completed three weeks ago.
 func (s *seeder) seedEvents(ctx context.Context) error {
-	day := time.Now().UTC().Truncate(24 * time.Hour)
-	at := func(days, hour int) time.Time { return day.AddDate(0, 0, days).Add(time.Duration(hour) * time.Hour) }
-	for _, e := range []struct {
-		name, status, venue, description string
-		client                           int
-		start, end                       time.Time
-	}{
-		{"Northwind Annual Gala", events.StatusConfirmed, "Tacoma Dome Exhibition Hall", "Dinner for 800, band and LED wall",
-			2, at(21, 16), at(22, 1)},
-		{"Meridian Tech Summit", events.StatusInProgress, "Meridian Conference Center, Hall A", "Keynote plus six breakout rooms",
-			1, at(-1, 8), at(2, 18)},
-		{"Cascade Music Awards", events.StatusTentative, "Paramount Theatre, Seattle", "Broadcast show with IMAG",
-			3, at(60, 12), at(61, 23)},
-		{"Evergreen Robotics Product Launch", events.StatusInquiry, "Bell Harbor International Conference Center",
-			"Reveal with projection mapping", 4, at(90, 9), at(90, 21)},
-		{"Harbor Lights Festival", events.StatusCompleted, "Tom McCall Waterfront Park, Portland", "Main stage and two side stages",
-			0, at(-23, 14), at(-21, 23)},
-	} {
+	for _, e := range demoEvents(time.Now()) {
 		ev, err := events.Create(ctx, s.tx, s.t, cols{
 			"name": e.name, "status": e.status, "venue": e.venue, "description": e.description,
 			"start_date": e.start, "end_date": e.end, "client_id": s.clients[e.client%len(s.clients)],
@@ -248,6 +231,31 @@ func (s *seeder) seedEvents(ctx context.Context) error {
 		s.events = append(s.events, ev.ID)
 	}
 	return nil
+}
+
+// demoEvent is one event seedEvents makes; client indexes the seeded clients.
+type demoEvent struct {
+	name, status, venue, description string
+	client                           int
+	start, end                       time.Time
+}
+
+// demoEvents are the events seedEvents makes at now, in its order.
+func demoEvents(now time.Time) []demoEvent {
+	day := now.UTC().Truncate(24 * time.Hour)
+	at := func(days, hour int) time.Time { return day.AddDate(0, 0, days).Add(time.Duration(hour) * time.Hour) }
+	return []demoEvent{
+		{"Northwind Annual Gala", events.StatusConfirmed, "Tacoma Dome Exhibition Hall", "Dinner for 800, band and LED wall",
+			2, at(21, 16), at(22, 1)},
+		{"Meridian Tech Summit", events.StatusInProgress, "Meridian Conference Center, Hall A", "Keynote plus six breakout rooms",
+			1, at(-1, 8), at(2, 18)},
+		{"Cascade Music Awards", events.StatusTentative, "Paramount Theatre, Seattle", "Broadcast show with IMAG",
+			3, at(60, 12), at(61, 23)},
+		{"Evergreen Robotics Product Launch", events.StatusInquiry, "Bell Harbor International Conference Center",
+			"Reveal with projection mapping", 4, at(90, 9), at(90, 21)},
+		{"Harbor Lights Festival", events.StatusCompleted, "Tom McCall Waterfront Park, Portland", "Main stage and two side stages",
+			0, at(-23, 14), at(-21, 23)},
+	}
 }
 
 func sortedKeys(c cols) []string {
