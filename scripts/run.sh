@@ -22,6 +22,16 @@ export EVENTAPI_ADDR="${EVENTAPI_ADDR:-:8080}"
 
 export EVENTAPI_METRICS_ADDR="${EVENTAPI_METRICS_ADDR:-:9464}"
 
+# Two runs started together both find the port free below, and both would
+# run the demo step, each revoking the keys the other printed, before one
+# of them failed to listen: a lock per port (fd 9, which serve inherits and
+# holds while it serves) lets one through and stops the other here.
+exec 9>"${TMPDIR:-/tmp}/eventapi-run-${EVENTAPI_ADDR##*:}.lock"
+if ! flock -n 9; then
+  echo "run: another make run (or make serve) for port ${EVENTAPI_ADDR##*:} is starting or serving; stop it or give both ports, e.g. EVENTAPI_ADDR=:8081 EVENTAPI_METRICS_ADDR=:9465 make serve" >&2
+  exit 1
+fi
+
 # Refuse a busy port before building or seeding anything: the demo step
 # revokes the keys the last run printed, so a run that cannot serve must
 # stop before it.

@@ -37,8 +37,16 @@ var serveLog io.Writer = os.Stdout
 // and an alert on level ERROR finds. main also writes the error to stderr,
 // in plain text, for a terminal (docs/observability.md, "Traces and log
 // lines").
-func logStopped(log *slog.Logger, err error) {
-	if err != nil {
+//
+// A stop that a signal asked for (SIGTERM while serve waited for PostgreSQL)
+// is a WARN line that says so: the error is then the last attempt's, which
+// did not stop anything.
+func logStopped(ctx context.Context, log *slog.Logger, err error) {
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		log.Warn("serve stopped on a signal", "error", err.Error())
+	default:
 		log.Error("serve stopped", "error", err.Error())
 	}
 }
@@ -57,7 +65,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 		err = fmt.Errorf("configuration:\n%w", err)
 		if !*check {
 			log, stopLog := telemetry.NewBufferedLogger(serveLog, "info")
-			logStopped(log, err)
+			logStopped(ctx, log, err)
 			_ = stopLog()
 		}
 		return err
@@ -69,7 +77,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	// is written out.
 	log, stopLog := telemetry.NewBufferedLogger(serveLog, cfg.LogLevel)
 	defer func() { _ = stopLog() }()
-	defer func() { logStopped(log, err) }()
+	defer func() { logStopped(ctx, log, err) }()
 	// Settings that work against each other, said once (config.Warnings).
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)

@@ -129,15 +129,22 @@ func busyAndClosed(t *testing.T) (busy, closed string) {
 // TestServeSaysWhyItStopped: a serve that stops on an error, a setting
 // refused before the log's own level is known or a database that lacks
 // migrations, writes its cause as one JSON ERROR line among its log
-// lines, as well as the plain error main writes to stderr.
+// lines, as well as the plain error main writes to stderr. One stopped by a
+// signal while it waited for PostgreSQL writes a WARN line saying so, and
+// no ERROR line.
 func TestServeSaysWhyItStopped(t *testing.T) {
+	_, down := busyAndClosed(t)
 	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		want string
+		name     string
+		env      map[string]string
+		signaled bool
+		want     string
+		level    string
 	}{
-		{"a refused setting", map[string]string{"EVENTAPI_LOG_LEVEL": "verbose"}, `EVENTAPI_LOG_LEVEL "verbose"`},
-		{"a database without the schema", map[string]string{"EVENTAPI_DATABASE_URL": pgtest.NewEmptyDatabase(t)}, "migrate up"},
+		{"a refused setting", map[string]string{"EVENTAPI_LOG_LEVEL": "verbose"}, false, `EVENTAPI_LOG_LEVEL "verbose"`, "ERROR"},
+		{"a database without the schema", map[string]string{"EVENTAPI_DATABASE_URL": pgtest.NewEmptyDatabase(t)}, false, "migrate up", "ERROR"},
+		{"a signal while waiting for PostgreSQL", map[string]string{"EVENTAPI_DATABASE_URL": "postgres://postgres@" + down + "/none?sslmode=disable"},
+			true, "", "WARN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("EVENTAPI_REDIS_URL", "")
@@ -149,22 +156,33 @@ func TestServeSaysWhyItStopped(t *testing.T) {
 			var lines bytes.Buffer
 			serveLog = &lines
 			t.Cleanup(func() { serveLog = os.Stdout })
-			err := run(context.Background(), []string{"serve"}, io.Discard, io.Discard)
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.signaled {
+				cancel()
+			}
+			defer cancel()
+			err := run(ctx, []string{"serve"}, io.Discard, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("serve: %v, want an error naming %q", err, tc.want)
 			}
-			var stopped []map[string]any
+			var stopped, errorLines []map[string]any
 			for _, line := range strings.Split(strings.TrimSpace(lines.String()), "\n") {
 				var l map[string]any
 				if err := json.Unmarshal([]byte(line), &l); err != nil {
 					t.Fatalf("a log line that is not JSON: %q", line)
 				}
 				if l["level"] == "ERROR" {
+					errorLines = append(errorLines, l)
+				}
+				if msg, _ := l["msg"].(string); strings.HasPrefix(msg, "serve stopped") {
 					stopped = append(stopped, l)
 				}
 			}
-			if len(stopped) != 1 || stopped[0]["msg"] != "serve stopped" || !strings.Contains(fmt.Sprint(stopped[0]["error"]), tc.want) {
-				t.Fatalf("ERROR lines %v, want one saying serve stopped on %q; the log:\n%s", stopped, tc.want, lines.String())
+			if len(stopped) != 1 || stopped[0]["level"] != tc.level || !strings.Contains(fmt.Sprint(stopped[0]["error"]), tc.want) {
+				t.Fatalf("stop lines %v, want one at %s naming %q; the log:\n%s", stopped, tc.level, tc.want, lines.String())
+			}
+			if tc.level != "ERROR" && len(errorLines) > 0 {
+				t.Fatalf("ERROR lines %v on a stop a signal asked for", errorLines)
 			}
 		})
 	}

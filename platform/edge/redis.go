@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/extra/redisotel/v9"
@@ -370,18 +371,39 @@ var probe = redis.NewScript(`return redis.call('SET', KEYS[1], '1', 'PX', ARGV[1
 func (r *Redis) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.record)
 	defer cancel()
+	cc, cluster := r.client.(*redis.ClusterClient)
 	var err error
-	if cc, ok := r.client.(*redis.ClusterClient); ok {
+	if cluster {
 		err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 			return m.Ping(ctx).Err()
 		})
-	} else {
-		err = r.client.Ping(ctx).Err()
+	} else if err = r.client.Ping(ctx).Err(); err == nil {
+		err = notAClusterNode(ctx, r.client)
 	}
 	if err == nil {
 		err = probe.Run(ctx, r.client, []string{r.Key("probe")}, "10000").Err()
+		if reply := (redis.Error)(nil); !cluster && errors.As(err, &reply) && strings.HasPrefix(reply.Error(), "MOVED") {
+			err = clusterNode{reply: reply.Error()}
+		}
 	}
 	return r.failed(err)
+}
+
+// notAClusterNode is clusterNode when the Redis a plain client talks to is
+// in cluster mode: it answers CLUSTER INFO, which a Redis without cluster
+// mode refuses ("ERR This instance has cluster support disabled"). Another
+// refusal (a user that may not run the command) tells nothing here; the
+// probe's write then meets MOVED unless its key's slot is on that node.
+func notAClusterNode(ctx context.Context, c redis.UniversalClient) error {
+	info, err := c.Do(ctx, "CLUSTER", "INFO").Text()
+	if err == nil {
+		state, _, _ := strings.Cut(info, "\r\n")
+		return clusterNode{reply: "it answers CLUSTER INFO, " + state}
+	}
+	if errors.As(err, new(redis.Error)) {
+		return nil
+	}
+	return err
 }
 
 // Close implements Store.

@@ -17,7 +17,12 @@ import (
 // Waiting never mends them, unlike a Redis that is down, loading or
 // failing over; a start that met one ends with its reply, where it would
 // otherwise run with rate limits off and every keyed write refused, ready
-// all the while (docs/edge.md, "When Redis is unavailable").
+// all the while (docs/edge.md, "When Redis is unavailable"). READONLY is the
+// one a failover can also give, for the seconds a demoted primary still
+// takes connections: a pod that starts then exits and the kubelet starts it
+// again (its back-off begins at 10 s), where a reader endpoint in the URL
+// would never mend. A plain URL for a node of a Redis Cluster is refused
+// too (clusterNode).
 var refusedSettings = []string{
 	"ERR DB index is out of range",
 	"ERR SELECT is not allowed in cluster mode",
@@ -30,9 +35,23 @@ var refusedSettings = []string{
 	"ERR AUTH",
 }
 
+// clusterNode is Ping's error for a plain URL (not redis+cluster://) that
+// names a node of a Redis Cluster: the node answers for its own slots and
+// redirects the rest (MOVED), which a plain client does not follow, so the
+// organizations whose keys live on the other nodes would go unlimited and
+// have every keyed write refused, whichever node the probe's key is on.
+type clusterNode struct{ reply string }
+
+func (e clusterNode) Error() string {
+	return "the URL names a node of a Redis Cluster (" + e.reply + "): name the cluster as redis+cluster://host:port,… or set EVENTAPI_REDIS_CLUSTER=true"
+}
+
 // RefusedSettings reports whether err (of Ping) is Redis refusing the
 // connection's settings from EVENTAPI_REDIS_URL rather than an outage.
 func RefusedSettings(err error) bool {
+	if errors.As(err, new(clusterNode)) {
+		return true
+	}
 	var reply redis.Error
 	if !errors.As(err, &reply) {
 		return false

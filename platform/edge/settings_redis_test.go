@@ -8,13 +8,17 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/eventapi/eventapi/platform/redistest"
 )
 
 // TestPingFindsUnusableSettings: Redis servers of the test's own that
 // answer a PING but refuse what the edge layer does are refused settings,
 // which end a start (SettingsError): a Cluster URL for a Redis without
-// cluster mode, a user that may not run scripts, a read-only replica. The
-// master itself, with the full user, is no error.
+// cluster mode, a user that may not run scripts, a read-only replica, and
+// the converse of the first: a plain URL for a node of a Redis Cluster
+// (the shared test cluster's every seed). The master itself, with the full
+// user, and the cluster by its cluster URL are no error.
 func TestPingFindsUnusableSettings(t *testing.T) {
 	master := privateRedisWith(t, "--repl-diskless-sync-delay", "0")
 	host := strings.TrimPrefix(strings.TrimSuffix(master, "/0"), "redis://")
@@ -32,15 +36,26 @@ func TestPingFindsUnusableSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	noScript.User = url.UserPassword("noscript", "pw")
-	for _, tc := range []struct {
+	type setting struct {
 		name, url string
 		refused   bool
-	}{
+	}
+	settings := []setting{
 		{"the master", master, false},
 		{"a Cluster URL for a Redis without cluster mode", "redis+cluster://" + host, true},
 		{"a user that may not run scripts", noScript.String(), true},
 		{"a read-only replica", replica, true},
-	} {
+	}
+	cluster := redistest.SharedClusterURL(t)
+	settings = append(settings, setting{"the cluster", cluster, false})
+	seeds, err := redistest.Seeds(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range seeds {
+		settings = append(settings, setting{"a plain URL for the cluster's node " + seed, "redis://" + seed + "/0", true})
+	}
+	for _, tc := range settings {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := NewRedis(tc.url, RedisOptions{Timeout: time.Second})
 			if err != nil {

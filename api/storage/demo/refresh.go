@@ -24,8 +24,10 @@ import (
 // command, run again by make run) then answers the README's planner
 // walkthrough as a new one does. The rows are updated in place, so their
 // changes reach the feed; the organization's other events, and their
-// reservations, stay. It does nothing when the showcase is gone or already
-// starts where a seed would start it, and reports whether it moved
+// reservations, stay. It does nothing when the showcase is gone, already
+// starts where a seed would start it, or was edited apart from its truck
+// lines (its event moved, or a line, since the seed: the shift would then
+// put the lines elsewhere than the event), and reports whether it moved
 // anything.
 func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (moved bool, err error) {
 	names := []string{showcaseName}
@@ -34,9 +36,12 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 	}
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		var start time.Time
-		err := tx.NewRaw(`SELECT start_date FROM events
-			WHERE organization_id = ? AND name = ? ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-			t.Org.UUID, showcaseName).Scan(ctx, &start)
+		var linesAtStart bool
+		err := tx.NewRaw(`SELECT e.start_date, coalesce((SELECT bool_and(r.start_date = e.start_date) FROM equipment_reservations r
+				WHERE r.organization_id = e.organization_id AND r.event_id = e.id), true)
+			FROM events e
+			WHERE e.organization_id = ? AND e.name = ? ORDER BY e.created_at, e.id LIMIT 1 FOR UPDATE OF e`,
+			t.Org.UUID, showcaseName).Scan(ctx, &start, &linesAtStart)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -45,7 +50,7 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 		}
 		want, _ := showcaseDates(now)
 		shift := want.Sub(start)
-		if shift == 0 {
+		if shift == 0 || !linesAtStart {
 			return nil
 		}
 		by := shift.Microseconds()

@@ -78,6 +78,29 @@ func TestRefreshMovesTheDemosTimeline(t *testing.T) {
 	}
 }
 
+// TestRefreshLeavesAnEditedShowcase: a showcase whose event was moved
+// apart from its truck lines (a PATCH of the event's dates moves no
+// reservation) is left as it is: a shift by the event's offset would put
+// the lines a month before the event.
+func TestRefreshLeavesAnEditedShowcase(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	edited := seededOrg(t, db, "Edited")
+	if _, err := db.NewRaw(`UPDATE events SET start_date = start_date + interval '30 days', end_date = end_date + interval '30 days'
+		WHERE organization_id = ? AND name = ?`, edited.Org.UUID, showcaseName).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := reservationStarts(t, db, edited.Org)
+	if moved, err := Refresh(ctx, db, edited, time.Now()); err != nil || moved {
+		t.Fatalf("Refresh of an edited showcase: moved %v, %v; want nothing moved", moved, err)
+	}
+	for id, start := range reservationStarts(t, db, edited.Org) {
+		if !start.Equal(before[id]) {
+			t.Errorf("reservation %s moved from %v to %v", id, before[id], start)
+		}
+	}
+}
+
 // seededOrg creates an organization named name with the demo's data.
 func seededOrg(t *testing.T, db bun.IDB, name string) tenancy.Tenant {
 	t.Helper()
