@@ -67,7 +67,7 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 			WHERE organization_id = ? AND (event_id IN (SELECT id FROM moved)
 				OR (event_id IS NULL AND notes = ? AND equipment_id IN
 					(SELECT id FROM equipment WHERE organization_id = ? AND name = ?)))`,
-			by, by, t.Org.UUID, bun.In(names), by, by, t.Org.UUID, breakoutNote, t.Org.UUID, shortItem).Exec(ctx); err != nil {
+			by, by, t.Org.UUID, bun.List(names), by, by, t.Org.UUID, breakoutNote, t.Org.UUID, shortItem).Exec(ctx); err != nil {
 			return err
 		}
 		moved = true
