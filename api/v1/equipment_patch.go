@@ -14,6 +14,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -116,7 +117,7 @@ func decodePatch(in *rest.Input, nulls storedNulls) (storage.Changes, error) {
 		return ch, nameFields(err, issuesOf(in))
 	}
 	if ch.Len() == 0 && !kept {
-		return ch, badRequestf("body", "must contain at least one writable field: "+strings.Join(writableFields, ", "))
+		return ch, errs.InvalidField("body", "must contain at least one writable field: "+strings.Join(writableFields, ", "))
 	}
 	return ch, nil
 }

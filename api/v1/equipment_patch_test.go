@@ -57,8 +57,8 @@ func TestDecodePatchNulls(t *testing.T) {
 				for _, f := range d.Fields {
 					named = append(named, f.Field)
 				}
-				if e.Code != errs.BadRequest || strings.Join(named, ",") != strings.Join(tt.bad, ",") {
-					t.Fatalf("error %v naming %v, want BAD_REQUEST naming %v", err, named, tt.bad)
+				if e.Code != errs.Validation || strings.Join(named, ",") != strings.Join(tt.bad, ",") {
+					t.Fatalf("error %v naming %v, want a validation_error (400 BAD_REQUEST on v1) naming %v", err, named, tt.bad)
 				}
 				return
 			}

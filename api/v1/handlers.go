@@ -5,6 +5,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -23,7 +24,7 @@ func listHandler[T any](env *rest.Env, v view[T], parse filterParser) fiber.Hand
 		if parse != nil {
 			filters, filterErr = parse(c)
 		}
-		if err := joinBadRequests(pageErr, filterErr); err != nil {
+		if err := errs.Combine(pageErr, filterErr); err != nil {
 			return err
 		}
 		ctx := c.UserContext()

@@ -45,7 +45,7 @@ func parsePage(c *fiber.Ctx) (pageRequest, error) {
 		}
 	}
 	if len(issues) > 0 {
-		return p, badRequest(issues...)
+		return p, errs.Invalid(issues...)
 	}
 	return p, nil
 }
