@@ -15,7 +15,7 @@ import (
 func nameFields(err error, canonical map[string]string) error {
 	e := errs.As(err)
 	d, ok := e.Details.(errs.ValidationDetails)
-	if e.Code != errs.Validation || !ok || len(canonical) == 0 {
+	if e.Code != errs.Validation || !ok {
 		return err
 	}
 	issues := make([]errs.FieldIssue, len(d.Fields))

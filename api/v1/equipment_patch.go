@@ -133,7 +133,7 @@ func patchEquipment(env *rest.Env) fiber.Handler {
 		}
 		in, err := rest.Body(c)
 		if err != nil {
-			return nameFields(err, nil)
+			return err
 		}
 		// A body without a null is decoded before any read, so a bad one is
 		// 400 whatever the id; one with a null is decoded against the stored

@@ -92,7 +92,7 @@ var jobView = view[Job]{
 func jobFilters(c *fiber.Ctx) ([]storage.Filter, error) {
 	status, err := rest.QueryEnum(c, "status", jobStatuses...)
 	if err != nil {
-		return nil, nameFields(err, nil)
+		return nil, err
 	}
 	if status == "" {
 		return nil, nil
