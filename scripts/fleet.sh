@@ -5,14 +5,17 @@
 # restart, a Redis master crash and a PostgreSQL restart. A benchmark a user
 # runs, not part of the test command; it stops by itself and cleans up.
 #
-#   scripts/fleet.sh [-pods 3] [-rate 60] [-scenarios rolling,redis,postgres] [-keep] …
-#   (go run ./bench/fleet -h lists every flag)
+#   scripts/fleet.sh [-pods 3] [-rate 60] [-scenarios rolling,redis,postgres] [-port-base 19400] [-keep] …
+#   scripts/fleet.sh -h    lists every flag (and installs nothing)
 #
 # Installs what it needs on a fresh Debian machine: haproxy, pgbouncer,
 # redis-server, postgresql. Never touches the shared PostgreSQL (5432) or
 # Redis (6379).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for a in "$@"; do
+  case "$a" in -h|-help|--help) exec go run ./bench/fleet -h ;; esac
+done
 export DEBIAN_FRONTEND=noninteractive
 missing=()
 command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A local Redis Cluster for tests and the fleet harness: 3 masters with one
 # replica each, from Debian's redis-server, on loopback ports BASE..BASE+5
-# (cluster bus ports BASE+10000..), each node in its own directory.
+# (cluster bus ports BASE+10000.., or BASE+REDIS_CLUSTER_BUS_PORT_OFFSET..),
+# each node in its own directory.
 #
 #   scripts/redis-cluster.sh start     start (or reuse) the cluster; prints its URL
 #   scripts/redis-cluster.sh stop      kill the nodes and remove the directory
@@ -12,6 +13,9 @@
 #   scripts/redis-cluster.sh master-of KEY    port of the master serving KEY's slot
 #
 # Settings (environment): REDIS_CLUSTER_BASE_PORT (default 7101),
+# REDIS_CLUSTER_BUS_PORT_OFFSET (default 10000: each node's cluster bus
+# listens on its port plus this; a small offset such as 10 keeps a whole
+# cluster inside a narrow range of ports),
 # REDIS_CLUSTER_DIR (default ${TMPDIR:-/tmp}/eventapi-redis-cluster-BASE),
 # REDIS_CLUSTER_NODE_TIMEOUT in ms (default 3000: a replica takes over a dead
 # master a few seconds after it stops answering). Only processes whose pid
@@ -21,6 +25,7 @@ set -euo pipefail
 base="${REDIS_CLUSTER_BASE_PORT:-7101}"
 dir="${REDIS_CLUSTER_DIR:-${TMPDIR:-/tmp}/eventapi-redis-cluster-${base}}"
 node_timeout="${REDIS_CLUSTER_NODE_TIMEOUT:-3000}"
+bus_offset="${REDIS_CLUSTER_BUS_PORT_OFFSET:-10000}"
 ports=()
 for i in 0 1 2 3 4 5; do ports+=($((base + i))); done
 
@@ -52,7 +57,7 @@ start_node() {
   mkdir -p "${dir}/${port}"
   if alive "$port"; then return 0; fi
   redis-server --port "$port" --bind 127.0.0.1 --protected-mode no \
-    --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout "$node_timeout" \
+    --cluster-enabled yes --cluster-port $((port + bus_offset)) --cluster-config-file nodes.conf --cluster-node-timeout "$node_timeout" \
     --cluster-require-full-coverage no --cluster-replica-validity-factor 0 \
     --save "" --appendonly no --dir "${dir}/${port}" \
     --daemonize yes --pidfile "${dir}/${port}/redis.pid" --logfile "${dir}/${port}/redis.log"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,11 +17,12 @@ import (
 
 // fixture holds the demo organization's ids the load uses.
 type fixture struct {
-	org       string
-	key       string
-	pickLists []string
-	items     []string
-	equipment []string
+	org        string
+	key        string
+	pickLists  []string
+	items      []string
+	itemStages []string // each item's stage when the load starts
+	equipment  []string
 }
 
 // result is one request of the load.
@@ -30,13 +32,26 @@ type result struct {
 	sent                  time.Time
 	done                  time.Time
 	status                int // 0: transport error
+	code                  string
 	err                   string
 	enveloped, retryAfter bool
 }
 
-// failed reports a request the client saw fail: a transport error or a
-// 5xx. A 4xx is the API answering.
-func (r result) failed() bool { return r.status == 0 || r.status >= 500 }
+// failed reports a request the client saw fail: a transport error, a 5xx,
+// or a 4xx the load does not expect. The one 4xx expected is a stage
+// update refused as invalid_transition: two updates of one item in flight
+// at once can arrive in the other order, and a stage never moves back.
+// Any other 4xx (a key refused after a restart, an Idempotency-Key in
+// use, a 429 at a limit of a million) is the fleet failing the client.
+func (r result) failed() bool {
+	switch {
+	case r.status == 0 || r.status >= 500:
+		return true
+	case r.status >= 400:
+		return r.kind != "stage update" || r.code != "invalid_transition"
+	}
+	return false
+}
 
 // load sends a constant rate of mixed requests through base.
 type load struct {
@@ -53,12 +68,17 @@ type load struct {
 	wg      sync.WaitGroup
 }
 
-var stages = []string{"checked", "staged", "loaded", "installing", "installed"}
+// stages are a pick-list item's stages in order; an item moves forward
+// only (it may skip), and repeating its stage is a 200.
+var stages = []string{"pending", "checked", "staged", "loaded", "installing", "installed"}
 
 func newLoad(base string, fx *fixture, rate int) *load {
 	l := &load{base: base, fx: fx, rate: rate, stop: make(chan struct{}), stages: make([]atomic.Int32, len(fx.items)),
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
 			DisableCompression: true}}} // as before responses were gzipped: figures stay comparable
+	for i, st := range fx.itemStages {
+		l.stages[i].Store(int32(slices.Index(stages, st) + 1)) // the next stage; pending's if unknown
+	}
 	l.phase.Store("warm-up")
 	return l
 }
@@ -162,6 +182,9 @@ func (l *load) one() {
 		} `json:"error"`
 	}
 	r.enveloped = json.Unmarshal(b, &env) == nil && env.Error != nil && env.Error.Code != ""
+	if r.enveloped {
+		r.code = env.Error.Code
+	}
 	if r.failed() {
 		r.err = strings.TrimSpace(string(bytes.TrimSpace(b)))
 		if len(r.err) > 160 {
@@ -202,6 +225,9 @@ func summary(phase string, rs []result) string {
 			failed++
 			k[1]++
 			e := r.err
+			if r.status >= 400 && r.status < 500 {
+				e = fmt.Sprintf("%d %s", r.status, r.code)
+			}
 			if r.status == 503 {
 				e = fmt.Sprintf("503 enveloped=%v retry-after=%v %s", r.enveloped, r.retryAfter, e)
 			}

@@ -48,6 +48,7 @@ func main() {
 	dbParams := flag.String("db-params", "", "pgx parameters added to the pods' database URL through PgBouncer (EVENTAPI_DATABASE_POOLER=transaction already makes the service pooler-safe)")
 	scenarios := flag.String("scenarios", "rolling,redis,postgres", "scenarios to run, in order")
 	keep := flag.Bool("keep", false, "keep the temporary directory (logs) after the run")
+	flag.IntVar(&portBase, "port-base", 0, "take every port (PostgreSQL, PgBouncer, the Redis Cluster's 6 nodes and their bus ports, the pods' API and metrics ports, HAProxy) from here upwards, about 12 + 2 per pod; 0: ports the kernel picks and a Redis Cluster in 21000-38999")
 	flag.Parse()
 
 	sig := make(chan os.Signal, 1)
@@ -100,8 +101,8 @@ func main() {
 	step(fmt.Sprintf("%d pods", *pods))
 	var ps []*pod
 	for i := 0; i < *pods; i++ {
-		p := &pod{name: fmt.Sprintf("pod%d", i+1), port: freePort(), bin: bin, log: filepath.Join(dir, fmt.Sprintf("pod%d.log", i+1)),
-			env: append(env[:len(env):len(env)], fmt.Sprintf("EVENTAPI_METRICS_ADDR=127.0.0.1:%d", freePort()))}
+		p := &pod{name: fmt.Sprintf("pod%d", i+1), port: freePort(), metrics: freePort(), bin: bin, log: filepath.Join(dir, fmt.Sprintf("pod%d.log", i+1)),
+			env: env[:len(env):len(env)]}
 		must(p.start())
 		ps = append(ps, p)
 		cleanups = append(cleanups, func() { p.stop(30 * time.Second) })
@@ -115,9 +116,12 @@ func main() {
 
 	l := newLoad(base, fx, *rate)
 	rotation := watchRotation(lb)
+	degraded := watchMetrics(ps)
+	probe := &limitProbe{bin: bin, env: direct, base: base}
+	limits := map[string]string{}
 	l.run()
 	began := time.Now()
-	phase := func(name string) { l.setPhase(name); rotation.phase(name); step(name) }
+	phase := func(name string) { degraded.phase(name); l.setPhase(name); rotation.phase(name); step(name) }
 
 	phase("steady")
 	time.Sleep(*steady)
@@ -138,9 +142,11 @@ func main() {
 		}
 		phase("steady after " + s)
 		time.Sleep(*steady)
+		limits["steady after "+s] = probe.check()
 	}
 	l.halt()
 	rotation.halt()
+	degraded.halt()
 
 	rs := l.snapshot()
 	fmt.Printf("\n== fleet: %d pods, %d req/s for %v, HAProxy checks /readyz every %v (fall %d), drain delay %v\n",
@@ -149,7 +155,10 @@ func main() {
 	for _, r := range rs {
 		if !seen[r.phase] {
 			seen[r.phase] = true
-			fmt.Printf("\n[%s] pods out of rotation at most: %d\n%s\n", r.phase, rotation.maxDown(r.phase), summary(r.phase, rs))
+			fmt.Printf("\n[%s] pods out of rotation at most: %d\n%s\n%s\n", r.phase, rotation.maxDown(r.phase), summary(r.phase, rs), degraded.summary(r.phase))
+			if s, ok := limits[r.phase]; ok {
+				fmt.Println(s)
+			}
 		}
 	}
 	fmt.Println()
@@ -205,13 +214,16 @@ func loadFixture(base, key string) *fixture {
 		resp, err := http.DefaultClient.Do(req)
 		must(err)
 		var pl struct {
-			Data struct{ Items []struct{ ID string } }
+			Data struct {
+				Items []struct{ ID, Stage string }
+			}
 		}
 		err = json.NewDecoder(resp.Body).Decode(&pl)
 		_ = resp.Body.Close()
 		must(err)
 		for _, it := range pl.Data.Items {
 			fx.items = append(fx.items, it.ID)
+			fx.itemStages = append(fx.itemStages, it.Stage)
 		}
 	}
 	if len(fx.items) == 0 {

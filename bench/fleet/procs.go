@@ -9,18 +9,76 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// freePort returns a loopback port nothing listens on now.
+// portBase, when set (-port-base), is where freePort starts counting: the
+// harness then stays in a range of ports of its own, as on a machine whose
+// ports are shared out between runs; else the kernel picks any free port.
+var (
+	portMu   sync.Mutex
+	portBase int
+)
+
+// freePort returns a loopback port nothing listens on now: the next free
+// one from portBase, or one the kernel picks. A port is free between this
+// check and the process binding it only because nothing else uses the
+// range (with -port-base) or the kernel hands it out rarely (without).
 func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fatalf("no free port: %v", err)
+	portMu.Lock()
+	defer portMu.Unlock()
+	if portBase == 0 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fatalf("no free port: %v", err)
+		}
+		defer ln.Close()
+		return ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	for ; portBase < 65536; portBase++ {
+		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(portBase)); err == nil {
+			_ = ln.Close()
+			portBase++
+			return portBase - 1
+		}
+	}
+	fatalf("no free port left above -port-base")
+	return 0
+}
+
+// freePorts returns n consecutive free ports from portBase (without one,
+// from a random base in 21000-28999 whose +10000 bus ports are free too,
+// as the Redis Cluster's default bus offset needs).
+func freePorts(n int) int {
+	portMu.Lock()
+	defer portMu.Unlock()
+	if portBase == 0 {
+		for attempt := 0; attempt < 20; attempt++ {
+			base := 21000 + int(time.Now().UnixNano()%8000)
+			free := true
+			for i := 0; i < n; i++ {
+				free = free && !tcpUp(base+i) && !tcpUp(base+i+10000)
+			}
+			if free {
+				return base
+			}
+		}
+		fatalf("no %d free consecutive ports found", n)
+	}
+	for base := portBase; base+n <= 65536; base++ {
+		free := true
+		for i := 0; i < n && free; i++ {
+			free = !tcpUp(base + i)
+		}
+		if free {
+			portBase = base + n
+			return base
+		}
+	}
+	fatalf("no %d free consecutive ports left above -port-base", n)
+	return 0
 }
 
 // run runs a command to completion, its output appended to logFile.
@@ -82,13 +140,14 @@ func httpOK(url string) bool {
 
 // pod is one `eventapi serve` process.
 type pod struct {
-	name string
-	port int
-	bin  string
-	env  []string
-	log  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	name    string
+	port    int
+	metrics int // EVENTAPI_METRICS_ADDR's port
+	bin     string
+	env     []string
+	log     string
+	cmd     *exec.Cmd
+	done    chan struct{}
 }
 
 func (p *pod) start() error {
@@ -97,7 +156,8 @@ func (p *pod) start() error {
 		return err
 	}
 	p.cmd = exec.Command(p.bin, "serve")
-	p.cmd.Env = append(os.Environ(), append(p.env, "EVENTAPI_ADDR=127.0.0.1:"+strconv.Itoa(p.port))...)
+	p.cmd.Env = append(os.Environ(), append(p.env, "EVENTAPI_ADDR=127.0.0.1:"+strconv.Itoa(p.port),
+		"EVENTAPI_METRICS_ADDR=127.0.0.1:"+strconv.Itoa(p.metrics))...)
 	p.cmd.Stdout, p.cmd.Stderr = f, f
 	if err := p.cmd.Start(); err != nil {
 		_ = f.Close()
@@ -109,6 +169,8 @@ func (p *pod) start() error {
 }
 
 func (p *pod) url() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+
+func (p *pod) metricsURL() string { return "http://127.0.0.1:" + strconv.Itoa(p.metrics) + "/metrics" }
 
 // stop sends SIGTERM and waits for the process to exit (SIGKILL after
 // timeout).

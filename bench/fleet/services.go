@@ -162,23 +162,18 @@ func (b *pgbouncer) url(params string) string {
 
 // redisCluster is scripts/redis-cluster.sh with a port range of its own.
 type redisCluster struct {
-	script, dir string
-	base        int
-	url         string
+	script, dir     string
+	base, busOffset int
+	url             string
 }
 
 func startRedisCluster(repo, dir string) *redisCluster {
 	rc := &redisCluster{script: filepath.Join(repo, "scripts", "redis-cluster.sh"), dir: filepath.Join(dir, "redis")}
-	for attempt := 0; attempt < 20; attempt++ {
-		base := 21000 + int(time.Now().UnixNano()%8000)
-		free := true
-		for i := 0; i < 6; i++ {
-			free = free && !tcpUp(base+i) && !tcpUp(base+i+10000)
-		}
-		if free {
-			rc.base = base
-			break
-		}
+	if portBase != 0 {
+		// Six nodes and their bus ports (offset 6) in twelve ports of the range.
+		rc.base, rc.busOffset = freePorts(12), 6
+	} else {
+		rc.base, rc.busOffset = freePorts(6), 10000
 	}
 	out, err := rc.run("start")
 	must(err)
@@ -188,7 +183,8 @@ func startRedisCluster(repo, dir string) *redisCluster {
 
 func (rc *redisCluster) run(args ...string) (string, error) {
 	cmd := exec.Command("bash", append([]string{rc.script}, args...)...)
-	cmd.Env = append(os.Environ(), "REDIS_CLUSTER_BASE_PORT="+strconv.Itoa(rc.base), "REDIS_CLUSTER_DIR="+rc.dir)
+	cmd.Env = append(os.Environ(), "REDIS_CLUSTER_BASE_PORT="+strconv.Itoa(rc.base), "REDIS_CLUSTER_DIR="+rc.dir,
+		"REDIS_CLUSTER_BUS_PORT_OFFSET="+strconv.Itoa(rc.busOffset))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	return string(out), err
