@@ -155,6 +155,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	log.Info("eventapi listening", "addr", ln.Addr().String(), "metrics_addr", metricsLn.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)
 	err = server.RunWith(ctx, svc.App, ln, server.Shutdown{
 		Drain: svc.Drain, OnDrain: svc.QuiesceWebhooks, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
+	// The failures the outage lines held back, before the process ends.
+	edge.FlushOutageLogs(context.WithoutCancel(ctx))
 	log.Info("eventapi stopped", "error", err)
 	return err
 }
