@@ -37,6 +37,12 @@ func NewWebhookReceiver(secret string) (*WebhookReceiver, error) {
 }
 
 // WebhookMessage is one verified message.
+//
+// Messages arrive in any order, one record's too: several deliveries to
+// an endpoint are in flight at once, so an .updated can come before its
+// .created. Upsert a record unless what you hold has a later
+// data.updated_at, and keep a tombstone of a deleted id so that a late
+// message does not bring it back (docs/webhooks.md, "Ordering").
 type WebhookMessage struct {
 	// ID is the change's id, the webhook-id header: the same on every
 	// copy of the message (each retry, a second pod's send while a paused
