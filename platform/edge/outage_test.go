@@ -13,8 +13,8 @@ import (
 type lines chan int64
 
 func (l lines) Enabled(context.Context, slog.Level) bool { return true }
-func (l lines) WithAttrs([]slog.Attr) slog.Handler      { return l }
-func (l lines) WithGroup(string) slog.Handler           { return l }
+func (l lines) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l lines) WithGroup(string) slog.Handler            { return l }
 func (l lines) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "failures" {
