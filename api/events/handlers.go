@@ -39,10 +39,10 @@ func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 // scope, so a cursor from one continues on the other.
 func list(env *rest.Env) fiber.Handler {
 	return crud.List[events.Event](env, func(q *rest.Query, org tenancy.OrganizationID) (string, crud.ListFunc[events.Event]) {
-		status := q.Enum("status", events.Statuses...)
-		return storage.ListScope("events", org, status),
+		f := events.ListFilter{Status: q.Enum("status", events.Statuses...), Window: q.DateWindow()}
+		return storage.ListScope("events", org, append([]string{f.Status}, f.Window.ScopeParams()...)...),
 			func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage.PageRequest) (storage.Page[events.Event], error) {
-				return events.List(ctx, db, org, p, events.ListFilter{Status: status})
+				return events.List(ctx, db, org, p, f)
 			}
 	})
 }

@@ -35,9 +35,11 @@ func (h handlers) list(c *fiber.Ctx) error {
 		EventID:   q.UUID("event_id"),
 		VehicleID: q.UUID("vehicle_id"),
 		Status:    q.Enum("status", reservations.Statuses...),
+		Window:    q.DateWindow(),
 	}
 	want := q.Expansions(Expansions...)
-	scope := storage.ListScope("equipment_reservations", org, storage.IDParam(f.EventID), storage.IDParam(f.VehicleID), f.Status)
+	scope := storage.ListScope("equipment_reservations", org,
+		append([]string{storage.IDParam(f.EventID), storage.IDParam(f.VehicleID), f.Status}, f.Window.ScopeParams()...)...)
 	p := q.Page(h.env.Cursors, scope)
 	if err := q.Err(); err != nil {
 		return err

@@ -21,6 +21,8 @@ func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UU
 type ListFilter struct {
 	// Status keeps events with this status (empty: all).
 	Status string
+	// Window keeps events whose dates overlap it (open: all).
+	Window storage.DateWindow
 }
 
 // List returns one page of org's events.
@@ -28,6 +30,9 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	var filters []storage.Cond
 	if f.Status != "" {
 		filters = append(filters, storage.Where("?TableAlias.status = ?", f.Status))
+	}
+	if f.Window.Given() {
+		filters = append(filters, f.Window.Cond())
 	}
 	return storage.List[Event](ctx, db, org, p, filters...)
 }

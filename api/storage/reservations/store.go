@@ -26,6 +26,8 @@ func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UU
 type ListFilter struct {
 	EventID, VehicleID *uuid.UUID
 	Status             string
+	// Window keeps reservations whose dates overlap it (open: all).
+	Window storage.DateWindow
 }
 
 // List returns one page of org's reservations.
@@ -39,6 +41,9 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 	}
 	if f.Status != "" {
 		filters = append(filters, storage.Where("?TableAlias.reservation_status = ?", f.Status))
+	}
+	if f.Window.Given() {
+		filters = append(filters, f.Window.Cond())
 	}
 	return storage.List[Reservation](ctx, db, org, p, filters...)
 }
