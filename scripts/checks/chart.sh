@@ -90,6 +90,21 @@ for good in otel.endpoint=http://otel-collector:4318 otel.endpoint=https://trace
   "$HELM" template eventapi "$chart" --set-string "$good" >/dev/null 2>"$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $good"; }
 done
 echo "chart:   refused OTLP endpoints without a scheme, unknown samplers and ratios over 1" >&2
+# A Redis URL with a password, in its user info or as ?password=, is
+# refused: values are stored in the Helm release and rendered as a plain env
+# value (docs/helm.md, "Secrets"). A user name alone is no secret.
+redis_password="$chart/testdata/redis-password-in-values.yaml"
+if "$HELM" lint --strict "$chart" -f "$redis_password" >"$tmp/bad.txt" 2>&1; then cat "$tmp/bad.txt" >&2; fail "helm lint accepted $redis_password"; fi
+grep -q "'/redis/url': 'not' failed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm lint refused $redis_password for another reason"; }
+for bad in 'redis://:s3cret@r:6379/0' 'redis://app:s3cret@r:6379/0' 'redis://app:@r:6379/0' 'rediss://r:6379/0?password=s3cret' \
+  'redis://r:6379/0?db=1&password=s3cret' 'redis+cluster://app:s3cret@a:6379\,b:6379'; do
+  if "$HELM" template eventapi "$chart" --set-string "redis.url=$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted redis.url=$bad (a password in values)"; fi
+  grep -q "'/redis/url': 'not' failed" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused redis.url=$bad for another reason"; }
+done
+for good in 'redis://r:6379/0' 'redis://app@r:6379/0' 'rediss://r:6379/0?client_name=api' 'redis+cluster://a:6379\,b:6379'; do
+  "$HELM" template eventapi "$chart" --set-string "redis.url=$good" >/dev/null 2>"$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused redis.url=$good"; }
+done
+echo "chart:   refused redis.url with a password (user info or ?password=)" >&2
 # An HPA's utilization targets are shares of the container's requests.
 if "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set resources.requests=null >/dev/null 2>"$tmp/bad.txt"; then
   fail "helm template accepted autoscaling without a CPU request"
@@ -184,6 +199,17 @@ grep -q 'value: "1000000"' "$tmp/big.txt" && grep -q 'value: "2000000"' "$tmp/bi
 grep -A1 'name: EVENTAPI_DATABASE_POOLER' "$tmp/production.yaml" | grep -c 'value: "transaction"' | grep -q '^3$' ||
   fail "the API, the migration Job and the operator do not all get EVENTAPI_DATABASE_POOLER"
 echo "chart:   large numbers rendered as digits; every database client gets the pooler mode" >&2
+# The migration Job gets no Redis URL (eventapi migrate reads PostgreSQL
+# only), from a Secret or a plain value; the API does.
+redis_env() { # $@: the values that set Redis
+  "$HELM" template eventapi "$chart" "$@" --show-only templates/migration-job.yaml >"$tmp/job.yaml" || fail "helm template of the migration Job with $*"
+  "$HELM" template eventapi "$chart" "$@" --show-only templates/api-deployment.yaml >"$tmp/api.yaml" || fail "helm template of the API with $*"
+  if grep -q 'EVENTAPI_REDIS_URL' "$tmp/job.yaml"; then fail "the migration Job gets EVENTAPI_REDIS_URL ($*), which it never reads"; fi
+  grep -q '^            - name: EVENTAPI_REDIS_URL$' "$tmp/api.yaml" || fail "the API lacks EVENTAPI_REDIS_URL ($*)"
+}
+redis_env -f "$every_env"
+redis_env --set redis.url=redis://r:6379/0
+echo "chart:   the API gets the Redis URL, the migration Job does not" >&2
 long="production-eu-west-1-blue-green-canary-release-a1b2cd" # 53 characters, Helm's longest release name
 "$HELM" template "$long" "$chart" >"$tmp/long.yaml" || fail "helm template with a long release name"
 # Service names are DNS labels (63 characters); most other kinds allow 253.
@@ -328,15 +354,15 @@ echo "chart: NOTES.txt" >&2
 cp -r "$chart" "$tmp/notes-chart"
 { echo '{{- define "notes.body" }}'; cat "$chart/templates/NOTES.txt"; echo '{{- end }}'
   echo 'kind: ConfigMap'; echo 'data:'; echo '  notes: {{ include "notes.body" . | toJson }}'; } >"$tmp/notes-chart/templates/notes.yaml"
-"$HELM" template eventapi "$tmp/notes-chart" --set replicaCount=2 --set redis.url='redis://:s3cret@redis:6379/0' --set ingress.enabled=true \
+"$HELM" template eventapi "$tmp/notes-chart" --set replicaCount=2 --set redis.url='redis://eventapi-app@redis:6379/0' --set ingress.enabled=true \
   --set-json 'ingress.hosts=[{"host":"a.example.com","paths":[{"path":"/api","pathType":"Prefix"}]},{"host":"b.example.com","paths":[{"path":"/api","pathType":"Prefix"}]}]' \
   --set-json 'ingress.tls=[{"hosts":["a.example.com"],"secretName":"a-tls"}]' --show-only templates/notes.yaml >"$tmp/notes.txt" ||
   fail "NOTES.txt does not render"
-if grep -q 's3cret' "$tmp/notes.txt"; then fail "NOTES.txt prints the password in redis.url"; fi
+if grep -q 'eventapi-app' "$tmp/notes.txt"; then fail "NOTES.txt prints the user info of redis.url"; fi
 grep -q 'Redis at redis://redis:6379/0' "$tmp/notes.txt" && grep -q 'https://a.example.com/' "$tmp/notes.txt" && grep -q 'http://b.example.com/' "$tmp/notes.txt" &&
   grep -q 'kubectl apply --server-side --force-conflicts' "$tmp/notes.txt" ||
   { cat "$tmp/notes.txt" >&2; fail "NOTES.txt names Redis, the hosts' schemes or the CRD command wrongly"; }
-echo "chart:   NOTES.txt hides Redis credentials and gives https only to the hosts with TLS" >&2
+echo "chart:   NOTES.txt hides Redis user info and gives https only to the hosts with TLS" >&2
 # The connection budget without a pooler: 2 pods fit PostgreSQL's default
 # 100 connections, an HPA of up to 10 (296) does not, PgBouncer needs no warning.
 notes() { "$HELM" template eventapi "$tmp/notes-chart" --set redis.url=redis://redis:6379/0 "$@" --show-only templates/notes.yaml; }

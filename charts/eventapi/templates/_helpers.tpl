@@ -153,8 +153,7 @@ EVENTAPI_DATABASE_URL from the existing Secret.
 {{- end }}
 
 {{/*
-The whole environment of the API (and of the migration Job): the chart's own
-variables, then extraEnv.
+The whole environment of the API: the chart's own variables, then extraEnv.
 */}}
 {{- define "eventapi.apiEnv" -}}
 {{ include "eventapi.chartEnv" . }}
@@ -164,14 +163,37 @@ variables, then extraEnv.
 {{- end }}
 
 {{/*
-The variables the chart sets itself in the API container (and the migration
-Job), from values. extraEnv may not repeat one of them (eventapi.validate):
-Kubernetes takes the last of two entries, so the extraEnv one would win
-while the chart computes terminationGracePeriodSeconds and its checks from
-the values.
+The environment of the migration Job before eventapi.migrateEnv: the API's
+without EVENTAPI_REDIS_URL, which `eventapi migrate` never reads (it
+connects to PostgreSQL only), so a Redis URL reaches no pod that does not
+use it (docs/helm.md, "Secrets").
+*/}}
+{{- define "eventapi.jobEnv" -}}
+{{ include "eventapi.databaseEnv" . }}
+{{ include "eventapi.settingsEnv" . }}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The variables the chart sets itself in the API container (and, but for
+EVENTAPI_REDIS_URL, the migration Job), from values. extraEnv may not
+repeat one of them (eventapi.validate): Kubernetes takes the last of two
+entries, so the extraEnv one would win while the chart computes
+terminationGracePeriodSeconds and its checks from the values.
 */}}
 {{- define "eventapi.chartEnv" -}}
-{{ include "eventapi.databaseEnv" . }}
+{{ include "eventapi.databaseEnv" . }}{{ include "eventapi.redisEnv" . }}
+{{ include "eventapi.settingsEnv" . }}
+{{- end }}
+
+{{/*
+EVENTAPI_REDIS_URL, from the existing Secret or else redis.url (which the
+schema keeps free of passwords); nothing without either. It begins with a
+newline when set.
+*/}}
+{{- define "eventapi.redisEnv" -}}
 {{- if .Values.redis.existingSecret }}
 - name: EVENTAPI_REDIS_URL
   valueFrom:
@@ -182,6 +204,13 @@ the values.
 - name: EVENTAPI_REDIS_URL
   value: {{ .Values.redis.url | quote }}
 {{- end }}
+{{- end }}
+
+{{/*
+The chart's variables of the API and the migration Job other than the
+database and Redis URLs.
+*/}}
+{{- define "eventapi.settingsEnv" -}}
 - name: EVENTAPI_DATABASE_POOLER
   value: {{ .Values.database.pooler | quote }}
 - name: EVENTAPI_DRAIN_DELAY
@@ -234,7 +263,7 @@ the values.
 {{- end }}
 
 {{/*
-What the migration Job gets after eventapi.apiEnv.
+What the migration Job gets after eventapi.jobEnv.
 */}}
 {{- define "eventapi.migrateEnv" -}}
 {{- if .Values.database.migrationSecret -}}
