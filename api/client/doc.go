@@ -22,8 +22,9 @@
 //     (params.IdempotencyKey). The error of a write given up on after a
 //     lost answer (a *LostAnswerError) names the key it was sent with;
 //     IdempotencyKeyOf reads it from that error and from an *APIError.
-//   - All iterates over every record of any list, following the cursors;
-//     Feed follows the change feed.
+//   - All iterates over every record of any list, following the cursors,
+//     into the SDK's type of the list's records (another of the SDK's types
+//     is an error); Feed follows the change feed.
 //   - RecordOf decodes the record of a change or a webhook message into its
 //     type; WebhookReceiver verifies the messages a webhook endpoint
 //     receives (Standard Webhooks) and serves its URL.

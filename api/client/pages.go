@@ -21,6 +21,13 @@ type ListFunc[P any] func(ctx context.Context, params *P, reqEditors ...RequestE
 // at the first error, which is yielded with a zero T (after the records of
 // the page it came with, if any).
 //
+// A T of this package must be the type of the list's records (Vehicle for
+// ListVehicles, Event for ListEvents and ListJobs, WebhookDelivery for an
+// endpoint's deliveries, and so on; a pointer to it also does): another,
+// such as Vehicle over ListEquipment, is an error before the first request
+// is sent, not records of zero values. A T of another package
+// (json.RawMessage, a map, a struct of the caller's) is decoded as it is.
+//
 //	for ev, err := range client.All[client.Event](ctx, api.Raw.ListEvents, &client.ListEventsParams{}) { … }
 func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
@@ -78,6 +85,9 @@ var errNoNextCursor = errors.New("eventapi: a page has has_more set and no next_
 // decodePage fetches one page of list at cursor (nil: the params' own).
 func decodePage[T, P any](ctx context.Context, list ListFunc[P], params *P, cursor *string) ([]T, Pagination, error) {
 	var editors []RequestEditorFn
+	if check := checkRecordType[T](); check != nil {
+		editors = append(editors, check)
+	}
 	if cursor != nil {
 		c := *cursor
 		editors = append(editors, func(_ context.Context, req *http.Request) error {
