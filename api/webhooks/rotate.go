@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/changes"
 	"github.com/eventapi/eventapi/api/openapi"
 	"github.com/eventapi/eventapi/api/rest"
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
@@ -34,7 +35,11 @@ func (h handlers) rotate(c *fiber.Ctx) error {
 		return errs.New(errs.ServiceUnavailable, "webhook secrets cannot be rotated on this instance")
 	}
 	ctx := c.UserContext()
-	e, err := store.RotateSecret(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, id, keep)
+	// The new secret signs every record the endpoint is subscribed to: the
+	// key must be able to read them all, as for a change of the endpoint.
+	e, err := store.RotateSecret(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, id, keep, func(events []string) error {
+		return changes.CheckReadable(ctx, events, store.AllEvents)
+	})
 	if err != nil {
 		return err
 	}

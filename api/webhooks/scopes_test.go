@@ -68,6 +68,18 @@ func TestSubscriptionNeedsReadScopes(t *testing.T) {
 			r := hooksOnly.Patch(endpoints+"/"+uuid.NewString(), map[string]any{"url": url})
 			return r.Status, r.ErrorCode(), nil
 		}, http.StatusNotFound, ""},
+		{"rotate the secret of an endpoint of quotes without quotes:read", func() (int, string, []any) {
+			r := hooksOnly.Post(endpoints+"/"+quotesID+"/rotate_secret", map[string]any{"previous_secret_expires_in": 0})
+			return r.Status, r.ErrorCode(), required(r.JSON())
+		}, http.StatusForbidden, "quotes:read"},
+		{"rotate the secret of an endpoint of everything without the read scopes", func() (int, string, []any) {
+			r := quoteReader.Post(endpoints+"/"+everyID+"/rotate_secret", nil)
+			return r.Status, r.ErrorCode(), required(r.JSON())
+		}, http.StatusForbidden, "events:read"},
+		{"rotate the secret of an endpoint of what the key reads", func() (int, string, []any) {
+			r := quoteReader.Post(endpoints+"/"+quotesID+"/rotate_secret", nil)
+			return r.Status, r.ErrorCode(), nil
+		}, http.StatusOK, ""},
 		{"removing needs no read scope", func() (int, string, []any) {
 			r := hooksOnly.Delete(endpoints + "/" + everyID)
 			return r.Status, r.ErrorCode(), nil

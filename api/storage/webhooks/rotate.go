@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -33,7 +34,13 @@ const DefaultPreviousSecretTTL = 24 * time.Hour
 // it made, and none is lost without its caller knowing. Read without the
 // lock, two rotations could both keep the same old secret, and the secret
 // one of them answered would never sign anything.
-func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, id uuid.UUID, keep time.Duration) (*CreatedEndpoint, error) {
+//
+// allow is given the endpoint's subscription, with the row locked, and
+// refuses the rotation with an error, as UpdateEndpoint's does a change:
+// the new secret signs every message of the subscription, so whoever holds
+// it can forge them, and with keep 0 cut the receiver off.
+func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, id uuid.UUID, keep time.Duration,
+	allow func(enabledEvents []string) error) (*CreatedEndpoint, error) {
 	secret, sealed, err := newSealedSecret(s, id)
 	if err != nil {
 		return nil, err
@@ -41,13 +48,17 @@ func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s
 	var out CreatedEndpoint
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		var current []byte
-		err := tx.NewRaw(`SELECT secret FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
-			org, id).Scan(ctx, &current)
+		var events []string
+		err := tx.NewRaw(`SELECT secret, enabled_events FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
+			org, id).Scan(ctx, &current, pgdialect.Array(&events))
 		if errors.Is(err, sql.ErrNoRows) {
 			return errs.NotFoundf(EndpointKind)
 		}
 		if err != nil {
 			return database.Error(err)
+		}
+		if err := allow(events); err != nil {
+			return err
 		}
 		var previous []byte
 		if keep > 0 {
