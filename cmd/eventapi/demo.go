@@ -27,7 +27,10 @@ type demoResult struct {
 	OrganizationID, SandboxID uuid.UUID
 	// Reused: the organizations existed; ShowcaseMoved: the reuse moved
 	// the planner's showcase back to next week (demo.Refresh).
-	Reused, ShowcaseMoved          bool
+	Reused, ShowcaseMoved bool
+	// ShowcaseNotMoved says why a due move of the timeline was not made,
+	// per organization (the move would have oversold stock).
+	ShowcaseNotMoved               []string
 	LiveKey, TestKey, LegacyKey    string
 	BaseURL, V1URL, CurlV2, CurlV1 string
 	// Issued are the ids of the keys this run made; Previous, those of the
@@ -81,8 +84,12 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 // printDemo writes r in the --output format.
 func printDemo(stdout io.Writer, output string, r *demoResult) error {
 	if output == "json" {
+		notMoved := r.ShowcaseNotMoved
+		if notMoved == nil {
+			notMoved = []string{}
+		}
 		return printJSON(stdout, map[string]any{"organization_id": r.OrganizationID, "sandbox_organization_id": r.SandboxID,
-			"reused": r.Reused, "showcase_moved": r.ShowcaseMoved, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
+			"reused": r.Reused, "showcase_moved": r.ShowcaseMoved, "showcase_not_moved": notMoved, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
 			"base_url": r.BaseURL, "v1_url": r.V1URL, "curl": r.CurlV2, "curl_v1": r.CurlV1})
 	}
 	what := "seeded"
@@ -100,6 +107,11 @@ func printDemo(stdout io.Writer, output string, r *demoResult) error {
   try v2:     %s
   try v1:     %s
 `, r.OrganizationID, what, r.SandboxID, r.LiveKey, r.TestKey, r.LegacyKey, r.CurlV2, r.CurlV1)
+	for _, why := range r.ShowcaseNotMoved {
+		if err == nil {
+			_, err = fmt.Fprintf(stdout, "  note:       %s\n", why)
+		}
+	}
 	return err
 }
 
@@ -178,8 +190,11 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 // walkthrough answers as on the day of the first run, and notes in r that
 // it did.
 func refreshShowcase(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, r *demoResult) error {
-	moved, err := demo.Refresh(ctx, tx, tenancy.Tenant{Org: org}, time.Now())
-	r.ShowcaseMoved = r.ShowcaseMoved || moved
+	done, err := demo.Refresh(ctx, tx, tenancy.Tenant{Org: org}, time.Now())
+	r.ShowcaseMoved = r.ShowcaseMoved || done.Moved
+	if done.Skipped != "" {
+		r.ShowcaseNotMoved = append(r.ShowcaseNotMoved, done.Skipped)
+	}
 	return err
 }
 

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,20 +32,30 @@ func TestRefreshMovesTheDemosTimeline(t *testing.T) {
 		t.Run(fmt.Sprintf("%d days", days), func(t *testing.T) {
 			aged, other := seededOrg(t, db, "Aged"), seededOrg(t, db, "Other")
 			own := ownBooking(t, db, aged)
-			for _, table := range []string{"events", "equipment_reservations"} {
-				if _, err := db.NewRaw(`UPDATE ? SET start_date = start_date - ? * interval '1 day', end_date = end_date - ? * interval '1 day'
-					WHERE organization_id = ?`, bun.Ident(table), days, days, aged.Org.UUID).Exec(ctx); err != nil {
-					t.Fatal(err)
-				}
+			age(t, db, aged, days)
+			// An event of the organization's own, made after the seed, whose
+			// name is a demo event's: it stays.
+			namesake, err := events.Create(ctx, db, aged, cols{"name": demoEvents(time.Now())[0].name, "status": events.StatusConfirmed,
+				"venue": "Our own venue", "start_date": time.Now().UTC().AddDate(0, 2, 0).Truncate(time.Hour),
+				"end_date": time.Now().UTC().AddDate(0, 2, 1).Truncate(time.Hour)}.changes())
+			if err != nil {
+				t.Fatal(err)
 			}
 			if problems := showcaseProblems(t, db, aged.Org); len(problems) == 0 {
 				t.Fatal("the aged organization still shows the showcase next week: the test ages nothing")
 			}
 			before, otherBefore := reservationStarts(t, db, aged.Org), reservationStarts(t, db, other.Org)
 
-			moved, err := Refresh(ctx, db, aged, time.Now())
-			if err != nil || !moved {
-				t.Fatalf("Refresh: moved %v, %v; want moved", moved, err)
+			done, err := Refresh(ctx, db, aged, time.Now())
+			if err != nil || !done.Moved {
+				t.Fatalf("Refresh: %+v, %v; want moved", done, err)
+			}
+			var namesakeStart time.Time
+			if err := db.NewRaw(`SELECT start_date FROM events WHERE organization_id = ? AND id = ?`, aged.Org.UUID, namesake.ID).Scan(ctx, &namesakeStart); err != nil {
+				t.Fatal(err)
+			}
+			if !namesakeStart.Equal(namesake.StartDate) {
+				t.Errorf("the organization's own %q moved from %v to %v", namesake.Name, namesake.StartDate, namesakeStart)
 			}
 			if problems := showcaseProblems(t, db, aged.Org); len(problems) > 0 {
 				t.Errorf("after Refresh: %v", problems)
@@ -64,8 +75,8 @@ func TestRefreshMovesTheDemosTimeline(t *testing.T) {
 					t.Errorf("the other organization's reservation %s moved from %v to %v", id, start, now)
 				}
 			}
-			if moved, err := Refresh(ctx, db, aged, time.Now()); err != nil || moved {
-				t.Errorf("second Refresh: moved %v, %v; want nothing moved", moved, err)
+			if done, err := Refresh(ctx, db, aged, time.Now()); err != nil || done != (Refreshed{}) {
+				t.Errorf("second Refresh: %+v, %v; want nothing moved", done, err)
 			}
 		})
 	}
@@ -73,8 +84,8 @@ func TestRefreshMovesTheDemosTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved, err := Refresh(ctx, db, tenancy.Tenant{Org: empty.OrgID()}, time.Now()); err != nil || moved {
-		t.Errorf("Refresh without a showcase: moved %v, %v; want nothing moved", moved, err)
+	if done, err := Refresh(ctx, db, tenancy.Tenant{Org: empty.OrgID()}, time.Now()); err != nil || done != (Refreshed{}) {
+		t.Errorf("Refresh without a showcase: %+v, %v; want nothing moved", done, err)
 	}
 }
 
@@ -91,12 +102,59 @@ func TestRefreshLeavesAnEditedShowcase(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := reservationStarts(t, db, edited.Org)
-	if moved, err := Refresh(ctx, db, edited, time.Now()); err != nil || moved {
-		t.Fatalf("Refresh of an edited showcase: moved %v, %v; want nothing moved", moved, err)
+	if done, err := Refresh(ctx, db, edited, time.Now()); err != nil || done != (Refreshed{}) {
+		t.Fatalf("Refresh of an edited showcase: %+v, %v; want nothing moved", done, err)
 	}
 	for id, start := range reservationStarts(t, db, edited.Org) {
 		if !start.Equal(before[id]) {
 			t.Errorf("reservation %s moved from %v to %v", id, before[id], start)
+		}
+	}
+}
+
+// TestRefreshNeverOversells: when the organization's own reservation holds
+// the week the demo would move onto, moving the showcase's lines there
+// would oversell the console (the stock guard's rule, which a plain UPDATE
+// skipped): Refresh moves nothing and says why.
+func TestRefreshNeverOversells(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	booked := seededOrg(t, db, "Booked")
+	age(t, db, booked, 7)
+	var console struct {
+		ID    uuid.UUID `bun:"id"`
+		Stock int       `bun:"stock_quantity"`
+	}
+	if err := db.NewRaw(`SELECT id, stock_quantity FROM equipment WHERE organization_id = ? AND name = ?`,
+		booked.Org.UUID, shortItem).Scan(ctx, &console); err != nil {
+		t.Fatal(err)
+	}
+	start, end := showcaseDates(time.Now())
+	if _, _, err := reservations.Create(ctx, db, booked.WithStockGuard(tenancy.StockGuardBlock), &reservations.Reservation{
+		EquipmentID: console.ID, StartDate: start, EndDate: end, Quantity: console.Stock,
+		ReservationStatus: reservations.StatusReserved}, reservations.Override{}); err != nil {
+		t.Fatalf("the whole stock for the showcase's week, which the aged demo left free: %v", err)
+	}
+	before := reservationStarts(t, db, booked.Org)
+	done, err := Refresh(ctx, db, booked, time.Now())
+	if err != nil || done.Moved || !strings.Contains(done.Skipped, shortItem) {
+		t.Fatalf("Refresh: %+v, %v; want nothing moved, and why", done, err)
+	}
+	for id, start := range reservationStarts(t, db, booked.Org) {
+		if !start.Equal(before[id]) {
+			t.Errorf("reservation %s moved from %v to %v", id, before[id], start)
+		}
+	}
+}
+
+// age moves every event and reservation of tt back by days, as a seed that
+// many days old left them.
+func age(t *testing.T, db bun.IDB, tt tenancy.Tenant, days int) {
+	t.Helper()
+	for _, table := range []string{"events", "equipment_reservations"} {
+		if _, err := db.NewRaw(`UPDATE ? SET start_date = start_date - ? * interval '1 day', end_date = end_date - ? * interval '1 day'
+			WHERE organization_id = ?`, bun.Ident(table), days, days, tt.Org.UUID).Exec(context.Background()); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
