@@ -49,7 +49,8 @@ type RedisOptions struct {
 	// Client holds the client settings (EVENTAPI_REDIS_*); zero values take
 	// the defaults (DefaultLimiterTimeout, DefaultIdempotencyTimeout, …).
 	Client config.Redis
-	// Tracing adds the go-redis OpenTelemetry hook.
+	// Tracing adds the go-redis OpenTelemetry hook; a command run under
+	// telemetry.Untraced makes no span (untraced.go).
 	Tracing bool
 	// Metrics reports the connection pool and command durations through
 	// the global OpenTelemetry meter provider.
@@ -72,7 +73,7 @@ func NewRedis(url string, opt RedisOptions) (*Redis, error) {
 		return nil, err
 	}
 	if opt.Tracing {
-		if err := redisotel.InstrumentTracing(c); err != nil {
+		if err := redisotel.InstrumentTracing(c, redisotel.WithTracerProvider(tracerProvider())); err != nil {
 			_ = c.Close()
 			return nil, err
 		}

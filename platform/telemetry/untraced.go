@@ -5,8 +5,10 @@ import "context"
 type untracedKey struct{}
 
 // Untraced returns ctx marked so that the statements run under it make no
-// spans (the SQL hook of platform/database and the spans of api/storage's
-// parameterised statements check it). Every other hook still sees them.
+// spans (the SQL hook of platform/database, the spans of api/storage's
+// parameterised statements and the Redis hook of platform/edge check it;
+// go-redis's dial spans are its own, whoever asked). Every other hook
+// still sees them.
 // The webhook worker runs under it: it polls about twice a second on every
 // pod, and each poll was a trace of its own, of nothing; its work shows in
 // the eventapi.webhook.* metrics instead (docs/observability.md).
