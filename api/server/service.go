@@ -56,6 +56,9 @@ type Service struct {
 	// EVENTAPI_WEBHOOK_WORKERS=0).
 	webhooks      *delivery.Worker
 	startWebhooks func()
+	// unmeterEdge unregisters the edge store's health gauge
+	// (meterEdgeStore); nil when it was not registered.
+	unmeterEdge func()
 }
 
 // Options adjusts Open for tests.
@@ -71,8 +74,9 @@ type Options struct {
 	// records: edge.DefaultLimiterTimeout, edge.DefaultIdempotencyTimeout);
 	// tests on a loaded machine raise it.
 	RedisTimeout time.Duration
-	// Metrics reports the PostgreSQL and Redis pools through the global
-	// meter provider (serve sets it; tests that read /metrics too).
+	// Metrics reports the PostgreSQL and Redis pools, and whether Redis
+	// answers (eventapi_edge_store_up), through the global meter provider
+	// (serve sets it; tests that read /metrics too).
 	Metrics bool
 	// RequestLog tunes the request-log writer (DB, Buffer and Log are set
 	// by Open: Buffer from cfg.RequestLogBuffer unless set here).
@@ -168,6 +172,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	var redisUp func(ctx context.Context) error
 	if cfg.RedisURL != "" {
 		redisUp = store.Ping
+		if opt.Metrics {
+			// eventapi_edge_store_up: no series without Redis, whose
+			// in-process store cannot fail (docs/observability.md).
+			s.unmeterEdge = meterEdgeStore(store.Ping)
+		}
 	}
 	s.App = New(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
@@ -253,6 +262,9 @@ func (s *Service) Close() error {
 	<-authClosed
 	if logErr != nil {
 		s.Log.Warn("request log: records still buffered at shutdown were lost", "error", logErr.Error())
+	}
+	if s.unmeterEdge != nil {
+		s.unmeterEdge() // before the store it checks is closed
 	}
 	return errors.Join(s.Edge.Close(), s.probe.Close(), s.DB.Close())
 }

@@ -198,6 +198,13 @@ func runs(job, outcome, pod string, start, end time.Duration, at ...time.Duratio
 		}}
 }
 
+// edgeStoreUp is one pod's eventapi_edge_store_up: 0 (its check of Redis
+// fails) from down until back, 1 before and after.
+func edgeStoreUp(pod string, down, back time.Duration) series {
+	return series{labels: labelsOf("eventapi_edge_store_up", with(api, "pod", pod)...), end: hour,
+		value: func(t time.Duration) float64 { return boolFloat(t < down || t >= back) }}
+}
+
 // TestAlertsFire: each of the chart's alerts fires on the trouble it names,
 // once it has lasted its For, and stays quiet on a healthy hour, on a short
 // blip, and during what a fleet does every day (a drain's 503s on /readyz,
@@ -250,6 +257,14 @@ func TestAlertsFire(t *testing.T) {
 		{"no keyed write refused", "EventapiIdempotencyStoreUnavailable", []series{gauge(0, "eventapi_idempotency_unavailable_total", api...)}, false},
 		{"a Redis failover of 90 s, over", "EventapiIdempotencyStoreUnavailable",
 			[]series{burst(1, 54*time.Minute+30*time.Second, 56*time.Minute, "eventapi_idempotency_unavailable_total", api...)}, false},
+		{"Redis down all along for one pod of two", "EventapiRedisUnavailable",
+			[]series{edgeStoreUp("a", 0, 0), edgeStoreUp("b", 0, 2*hour)}, true},
+		{"Redis down for the last 4 minutes", "EventapiRedisUnavailable", []series{edgeStoreUp("a", 56*time.Minute, 2*hour)}, true},
+		{"a Redis failover of 90 s, over", "EventapiRedisUnavailable",
+			[]series{edgeStoreUp("a", 54*time.Minute+30*time.Second, 56*time.Minute)}, false},
+		{"a Redis failover 150 s in", "EventapiRedisUnavailable",
+			[]series{edgeStoreUp("a", 57*time.Minute+30*time.Second, 2*hour)}, false},
+		{"Redis up", "EventapiRedisUnavailable", []series{edgeStoreUp("a", 0, 0), edgeStoreUp("b", 0, 0)}, false},
 		{"records dropped", "EventapiRequestLogDropping", []series{counter(40, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, true},
 		{"no record dropped", "EventapiRequestLogDropping", []series{gauge(0, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, false},
 		{"drops for 90 s, over", "EventapiRequestLogDropping",

@@ -1,0 +1,66 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/server"
+	"github.com/eventapi/eventapi/platform/config"
+)
+
+// edgeStoreUp is the eventapi_edge_store_up samples of a scrape.
+func edgeStoreUp(fams map[string]*dto.MetricFamily) []*dto.Metric {
+	return fams["eventapi_edge_store_up"].GetMetric()
+}
+
+// TestEdgeStoreUpIsMetered: a pod whose Redis (a redis-server of the
+// test's own) answers exports eventapi_edge_store_up 1; once that Redis is
+// killed, 0, with no request meanwhile (the fail-open counters need
+// traffic; docs/observability.md, EventapiRedisUnavailable). The series
+// carries no organization. Once the service is closed its series is gone
+// (Close unregisters the check), and a pod without Redis exports none.
+func TestEdgeStoreUpIsMetered(t *testing.T) {
+	u := metricsEndpoint(t)
+	t.Run("up, then Redis killed", func(t *testing.T) {
+		rs := startRedis(t)
+		env := apitest.New(t, func(c *config.Config, o *server.Options) { o.Metrics = true; c.RedisURL = rs.URL() })
+		org := env.NewOrg("Pinged")
+		if res := org.Get("/api/v2/clients"); res.Status != 200 {
+			t.Fatalf("%d %s", res.Status, res.Body)
+		}
+		gauge := func() float64 {
+			ms := edgeStoreUp(scrape(t, u))
+			if len(ms) != 1 {
+				t.Fatalf("eventapi_edge_store_up has %d series, want 1", len(ms))
+			}
+			for _, l := range ms[0].GetLabel() {
+				if strings.Contains(l.GetValue(), org.ID.String()) || strings.Contains(l.GetName(), "organization") {
+					t.Errorf("eventapi_edge_store_up carries an organization in label %s=%s", l.GetName(), l.GetValue())
+				}
+			}
+			return ms[0].GetGauge().GetValue()
+		}
+		if got := gauge(); got != 1 {
+			t.Fatalf("with Redis up: eventapi_edge_store_up = %v, want 1", got)
+		}
+		rs.Stop()
+		// Waited for, not read once: the test claims that the check fails
+		// after the kill, not how soon.
+		waitFor(t, "eventapi_edge_store_up 0 with Redis killed", func() bool { return gauge() == 0 })
+	})
+	if ms := edgeStoreUp(scrape(t, u)); len(ms) != 0 {
+		t.Errorf("a closed service still exports eventapi_edge_store_up: %v", ms)
+	}
+	t.Run("no Redis", func(t *testing.T) {
+		env := apitest.New(t, func(c *config.Config, o *server.Options) { o.Metrics = true; c.RedisURL = "" })
+		if res := env.NewOrg("Local").Get("/api/v2/clients"); res.Status != 200 {
+			t.Fatalf("%d %s", res.Status, res.Body)
+		}
+		if ms := edgeStoreUp(scrape(t, u)); len(ms) != 0 {
+			t.Errorf("a service without Redis exports eventapi_edge_store_up: %v", ms)
+		}
+	})
+}
