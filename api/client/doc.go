@@ -15,12 +15,17 @@
 //     within the request's context (docs/sdk.md), and turns every answer
 //     of 400 or more into an *APIError carrying the envelope's code,
 //     message, details and request id.
+//   - Before the generated code reads a 2xx or 3xx answer, the transport
+//     moves a value of a declared response header that it could not bind
+//     (a gateway's own X-Request-Id or RateLimit headers) to
+//     X-Unbound-<name> (headers.go), where it failed the whole call.
 //   - The key the SDK adds lives only as long as one call: once the SDK
 //     gives up on a write, calling again sends a fresh key, and the server
 //     may apply the write twice. A caller that retries writes itself passes
 //     its own key, the same for every call of one write
 //     (params.IdempotencyKey). The error of a write given up on after a
-//     lost answer (a *LostAnswerError) names the key it was sent with;
+//     lost answer, or after a success answer that is not the JSON it says
+//     (a *LostAnswerError), names the key it was sent with;
 //     IdempotencyKeyOf reads it from that error and from an *APIError.
 //   - All iterates over every record of any list, following the cursors,
 //     into the SDK's type of the list's records (another of the SDK's types

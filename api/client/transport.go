@@ -3,11 +3,13 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,9 +61,11 @@ type Transport struct {
 
 // Do sends req. A 2xx or 3xx answer is returned, its body read into memory
 // first when the request is safe to repeat (see Retry); 400 or more is
-// returned as an *APIError (with a nil response). When Do gives up on a
-// write whose answer never came, its error names the Idempotency-Key the
-// write was sent with.
+// returned as an *APIError (with a nil response). A 2xx or 3xx answer's
+// declared headers that the generated parser could not bind are moved to
+// UnboundHeaderPrefix and their name. When Do gives up on a write whose
+// answer never came, or whose JSON answer is not JSON, its error names the
+// Idempotency-Key the write was sent with.
 func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if t.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Key)
@@ -98,12 +102,26 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		}
 		res, err := httpc.Do(req)
 		if err == nil && res.StatusCode < 400 {
+			// A declared header a gateway rewrote into a value the
+			// generated parser cannot bind is moved aside (headers.go):
+			// the parser would fail the whole call, a committed write's
+			// too, with an error that names no key.
+			setAside(res.Header)
 			if !repeatable {
 				return res, nil
 			}
 			// Read the answer whole: one cut off mid-body is lost like
 			// one that never came, and the request is sent again.
-			if err = buffer(res); err == nil {
+			var body []byte
+			if body, err = buffer(res); err == nil {
+				if key := writeKey(req); key != "" && !parsable(res, body) {
+					// The write may have been applied; the parser would
+					// fail with an error that names no key to repeat it
+					// with. Repeating it here would get the same answer.
+					return nil, &LostAnswerError{IdempotencyKey: key, Err: fmt.Errorf(
+						"eventapi: %s %s: the %d answer is not the JSON its Content-Type says, and the write may have been applied",
+						req.Method, req.URL.Redacted(), res.StatusCode)}
+				}
 				return res, nil
 			}
 			err = fmt.Errorf("eventapi: %s %s: reading the answer: %w", req.Method, req.URL.Redacted(), err)
@@ -195,35 +213,49 @@ func (r Retry) delay(attempt int, after time.Duration) time.Duration {
 	return d
 }
 
-// buffer reads res's body into memory and closes the connection's body; a
-// body longer than maxBuffered is left a stream (what was read of it first).
-// The error is the read's: the answer was cut off.
-func buffer(res *http.Response) error {
+// buffer reads res's body into memory, closes the connection's body and
+// returns the body read; a body longer than maxBuffered is left a stream
+// (what was read of it first), and buffer returns nil. The error is the
+// read's: the answer was cut off.
+func buffer(res *http.Response) ([]byte, error) {
 	if res.ContentLength > maxBuffered {
-		return nil
+		return nil, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxBuffered+1))
 	if err != nil {
 		_ = res.Body.Close()
-		return err
+		return nil, err
 	}
 	if int64(len(body)) > maxBuffered {
 		res.Body = struct {
 			io.Reader
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(body), res.Body), res.Body}
-		return nil
+		return nil, nil
 	}
 	_ = res.Body.Close()
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	res.ContentLength = int64(len(body))
-	return nil
+	return body, nil
+}
+
+// parsable reports whether the generated parser can read the buffered body
+// of res (nil: left a stream, not checked): an answer whose Content-Type
+// names JSON is decoded, and fails unless it is JSON; a 204 has no body.
+func parsable(res *http.Response, body []byte) bool {
+	if body == nil || res.StatusCode == http.StatusNoContent ||
+		!strings.Contains(res.Header.Get("Content-Type"), "json") {
+		return true
+	}
+	return json.Valid(body)
 }
 
 // LostAnswerError is the transport's error when it gives up on a write whose
-// answer never came: the write may have been applied, and only a retry
-// with IdempotencyKey, the key it was sent with, is replayed rather than
-// applied again (a call without params.IdempotencyKey gets a fresh key).
+// answer never came, or whose success answer the SDK cannot read (a body
+// that is not the JSON its Content-Type says): the write may have been
+// applied, and only a retry with IdempotencyKey, the key it was sent with,
+// is replayed rather than applied again (a call without
+// params.IdempotencyKey gets a fresh key).
 // IdempotencyKeyOf reads the key from it and from an *APIError alike.
 type LostAnswerError struct {
 	Err            error
