@@ -112,6 +112,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	warnNoStatementTimeout(ctx, db, cfg, log)
 	if opt.PrepareDB != nil {
 		opt.PrepareDB(db)
 	}
@@ -271,3 +272,17 @@ func (s *Service) Close() error {
 
 // RequestLogCloseTimeout bounds the request log's last flush at shutdown.
 const RequestLogCloseTimeout = 5 * time.Second
+
+// warnNoStatementTimeout logs, at start behind a transaction pooler, that
+// the sessions run without a statement_timeout when the role and the
+// database set none: the service sends none there (PgBouncer refuses it),
+// so a statement whose cancel is lost runs on (docs/helm.md).
+func warnNoStatementTimeout(ctx context.Context, db *bun.DB, cfg config.Config, log *slog.Logger) {
+	if cfg.DatabasePooler != database.PoolerTransaction {
+		return
+	}
+	if none, err := database.NoStatementTimeout(ctx, db); err == nil && none {
+		log.Warn("behind the transaction pooler the database sessions run without a statement_timeout: set one on the role, e.g. ALTER ROLE eventapi SET statement_timeout = '15s'",
+			"pooler", cfg.DatabasePooler)
+	}
+}

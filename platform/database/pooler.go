@@ -1,6 +1,11 @@
 package database
 
-import "github.com/jackc/pgx/v5"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/uptrace/bun"
+)
 
 // PoolerTransaction is the Options.Pooler value for a PgBouncer-style
 // transaction pooler (EVENTAPI_DATABASE_POOLER=transaction).
@@ -31,4 +36,18 @@ const PoolerTransaction = "transaction"
 func forTransactionPooler(cfg *pgx.ConnConfig) {
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity = 0
+}
+
+// NoStatementTimeout reports whether db's sessions run without a
+// statement_timeout (SHOW statement_timeout answers 0). Behind a
+// transaction pooler none is sent at connect, so the role's or the
+// database's setting is the only backstop for a statement whose cancel is
+// lost; the service warns at start when there is none (docs/helm.md,
+// "Redis Cluster and PgBouncer").
+func NoStatementTimeout(ctx context.Context, db bun.IDB) (bool, error) {
+	var setting string
+	if err := db.NewRaw("SHOW statement_timeout").Scan(ctx, &setting); err != nil {
+		return false, Error(err)
+	}
+	return setting == "0", nil
 }
