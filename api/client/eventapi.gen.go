@@ -3732,6 +3732,12 @@ type IdempotencyKey = string
 // Limit defines model for Limit.
 type Limit = int
 
+// ListWindowEnd defines model for ListWindowEnd.
+type ListWindowEnd = time.Time
+
+// ListWindowStart defines model for ListWindowStart.
+type ListWindowStart = time.Time
+
 // PickListExpand defines model for PickListExpand.
 type PickListExpand = []string
 
@@ -4188,6 +4194,16 @@ type ListEquipmentReservationsParams struct {
 	// Status Only reservations with this `reservation_status`.
 	Status *ReservationStatus `form:"status,omitempty" json:"status,omitempty"`
 
+	// Start Only records whose dates overlap the window [start, end): here, those whose
+	// `end_date` is after `start` (RFC 3339; send `+` in an offset as `%2B`). Alone, or with
+	// `end`, which must then be after it; either bound may be left out (an open side).
+	// Since 2.14.0.
+	Start *ListWindowStart `form:"start,omitempty" json:"start,omitempty"`
+
+	// End Only records whose dates overlap the window [start, end): here, those whose
+	// `start_date` is before `end` (RFC 3339). Alone, or with `start`. Since 2.14.0.
+	End *ListWindowEnd `form:"end,omitempty" json:"end,omitempty"`
+
 	// Expand Comma-separated relations to inline. Each needs a read scope of the type it inlines, as
 	// that type's own GET does (`equipment:read` for `equipment`, `events:read` or `jobs:read`
 	// for `event`, `equipment_reservations:read` for `vehicle`); else `403 insufficient_scope`.
@@ -4255,6 +4271,16 @@ type ListEventsParams struct {
 
 	// Status Only events with this status.
 	Status *EventStatusFilter `form:"status,omitempty" json:"status,omitempty"`
+
+	// Start Only records whose dates overlap the window [start, end): here, those whose
+	// `end_date` is after `start` (RFC 3339; send `+` in an offset as `%2B`). Alone, or with
+	// `end`, which must then be after it; either bound may be left out (an open side).
+	// Since 2.14.0.
+	Start *ListWindowStart `form:"start,omitempty" json:"start,omitempty"`
+
+	// End Only records whose dates overlap the window [start, end): here, those whose
+	// `start_date` is before `end` (RFC 3339). Alone, or with `start`. Since 2.14.0.
+	End *ListWindowEnd `form:"end,omitempty" json:"end,omitempty"`
 }
 
 // CreateEventParams defines parameters for CreateEvent.
@@ -4365,6 +4391,16 @@ type ListJobsParams struct {
 
 	// Status Only events with this status.
 	Status *EventStatusFilter `form:"status,omitempty" json:"status,omitempty"`
+
+	// Start Only records whose dates overlap the window [start, end): here, those whose
+	// `end_date` is after `start` (RFC 3339; send `+` in an offset as `%2B`). Alone, or with
+	// `end`, which must then be after it; either bound may be left out (an open side).
+	// Since 2.14.0.
+	Start *ListWindowStart `form:"start,omitempty" json:"start,omitempty"`
+
+	// End Only records whose dates overlap the window [start, end): here, those whose
+	// `start_date` is before `end` (RFC 3339). Alone, or with `start`. Since 2.14.0.
+	End *ListWindowEnd `form:"end,omitempty" json:"end,omitempty"`
 }
 
 // GetJobParams defines parameters for GetJob.
@@ -8631,7 +8667,9 @@ type ClientInterface interface {
 	// ListVehicles List available vehicles
 	//
 	// Lists the organization's vehicles whose status is `available`: the fleet a load
-	// planner may assign. Vehicles in another status are still readable by id.
+	// planner may assign. Vehicles in another status are still readable by id. A truck
+	// `in_use` today may still be loaded for next week: to plan a week, take the trucks
+	// from `GET /equipment_reservations?start=&end=` (their `vehicle_id`), not from this list.
 	// Scopes: `equipment_reservations:read`.
 	//
 	// Corresponds with GET /vehicles (the `ListVehicles` operationId).
@@ -8846,7 +8884,9 @@ type ClientInterface interface {
 	// of range is 422 `validation_error` naming the field, and nothing changes. With an
 	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
 	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-	// whole record).
+	// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+	// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+	// and nothing changes.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8867,7 +8907,9 @@ type ClientInterface interface {
 	// of range is 422 `validation_error` naming the field, and nothing changes. With an
 	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
 	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-	// whole record).
+	// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+	// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+	// and nothing changes.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -10410,7 +10452,9 @@ func (c *Client) GetRequestLog(ctx context.Context, id Id, reqEditors ...Request
 // ListVehicles List available vehicles
 //
 // Lists the organization's vehicles whose status is `available`: the fleet a load
-// planner may assign. Vehicles in another status are still readable by id.
+// planner may assign. Vehicles in another status are still readable by id. A truck
+// `in_use` today may still be loaded for next week: to plan a week, take the trucks
+// from `GET /equipment_reservations?start=&end=` (their `vehicle_id`), not from this list.
 // Scopes: `equipment_reservations:read`.
 //
 // Corresponds with GET /vehicles (the `ListVehicles` operationId).
@@ -10785,7 +10829,9 @@ func (c *Client) RetryWebhookDelivery(ctx context.Context, id Id, deliveryId ope
 // of range is 422 `validation_error` naming the field, and nothing changes. With an
 // `Idempotency-Key`, a replay answers the stored response, the same secret included,
 // without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-// whole record).
+// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+// and nothing changes.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10816,7 +10862,9 @@ func (c *Client) RotateWebhookEndpointSecretWithBody(ctx context.Context, id Id,
 // of range is 422 `validation_error` naming the field, and nothing changes. With an
 // `Idempotency-Key`, a replay answers the stored response, the same secret included,
 // without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-// whole record).
+// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+// and nothing changes.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12077,6 +12125,30 @@ func NewListEquipmentReservationsRequest(server string, params *ListEquipmentRes
 
 		}
 
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.End != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "end", *params.End, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Expand != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "expand", *params.Expand, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
@@ -12385,6 +12457,30 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 		if params.Status != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.End != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "end", *params.End, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -12936,6 +13032,30 @@ func NewListJobsRequest(server string, params *ListJobsParams) (*http.Request, e
 		if params.Status != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.End != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "end", *params.End, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -15706,7 +15826,9 @@ type ClientWithResponsesInterface interface {
 	// ListVehiclesWithResponse List available vehicles
 	//
 	// Lists the organization's vehicles whose status is `available`: the fleet a load
-	// planner may assign. Vehicles in another status are still readable by id.
+	// planner may assign. Vehicles in another status are still readable by id. A truck
+	// `in_use` today may still be loaded for next week: to plan a week, take the trucks
+	// from `GET /equipment_reservations?start=&end=` (their `vehicle_id`), not from this list.
 	// Scopes: `equipment_reservations:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -15937,7 +16059,9 @@ type ClientWithResponsesInterface interface {
 	// of range is 422 `validation_error` naming the field, and nothing changes. With an
 	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
 	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-	// whole record).
+	// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+	// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+	// and nothing changes.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15958,7 +16082,9 @@ type ClientWithResponsesInterface interface {
 	// of range is 422 `validation_error` naming the field, and nothing changes. With an
 	// `Idempotency-Key`, a replay answers the stored response, the same secret included,
 	// without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-	// whole record).
+	// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+	// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+	// and nothing changes.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30198,7 +30324,9 @@ func (c *ClientWithResponses) GetRequestLogWithResponse(ctx context.Context, id 
 // ListVehiclesWithResponse List available vehicles
 //
 // Lists the organization's vehicles whose status is `available`: the fleet a load
-// planner may assign. Vehicles in another status are still readable by id.
+// planner may assign. Vehicles in another status are still readable by id. A truck
+// `in_use` today may still be loaded for next week: to plan a week, take the trucks
+// from `GET /equipment_reservations?start=&end=` (their `vehicle_id`), not from this list.
 // Scopes: `equipment_reservations:read`.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -30525,7 +30653,9 @@ func (c *ClientWithResponses) RetryWebhookDeliveryWithResponse(ctx context.Conte
 // of range is 422 `validation_error` naming the field, and nothing changes. With an
 // `Idempotency-Key`, a replay answers the stored response, the same secret included,
 // without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-// whole record).
+// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+// and nothing changes.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30552,7 +30682,9 @@ func (c *ClientWithResponses) RotateWebhookEndpointSecretWithBodyWithResponse(ct
 // of range is 422 `validation_error` naming the field, and nothing changes. With an
 // `Idempotency-Key`, a replay answers the stored response, the same secret included,
 // without rotating again. Scopes: `webhooks:write` and `webhooks:read` (the answer is the
-// whole record).
+// whole record), and a read scope of every object type in the endpoint's `enabled_events`,
+// as for a PATCH (the new secret signs those records); else `403 insufficient_scope`
+// and nothing changes.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
