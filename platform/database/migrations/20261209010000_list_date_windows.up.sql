@@ -6,8 +6,15 @@
 -- index alone read the organization's records up to them. The reservation
 -- holds indexes are partial (holding statuses) and keyed by equipment or
 -- vehicle, so they cannot serve a list of every status.
-CREATE INDEX events_window_idx ON events
-    USING gist (organization_id, tstzrange(start_date, end_date));
+--
+-- Built concurrently (a migration without .tx., docs/helm.md, "Indexes on
+-- large tables"): a GiST build is slow (about 13 s at a million rows), and
+-- a plain one would hold every organization's event and reservation writes
+-- for that long.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS events_window_idx ON events
+    USING gist (organization_id, tstzrange(start_date, end_date))
 
-CREATE INDEX equipment_reservations_window_idx ON equipment_reservations
-    USING gist (organization_id, tstzrange(start_date, end_date));
+--bun:split
+
+CREATE INDEX CONCURRENTLY IF NOT EXISTS equipment_reservations_window_idx ON equipment_reservations
+    USING gist (organization_id, tstzrange(start_date, end_date))
