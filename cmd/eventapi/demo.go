@@ -61,6 +61,7 @@ func demoCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	defer db.Close()
 	var r demoResult
 	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		r = demoResult{} // a transaction run again (a deadlock) starts afresh
 		return seedDemo(ctx, tx, *name, &r)
 	})
 	if err != nil {

@@ -34,6 +34,13 @@ type Refreshed struct {
 // the README's planner walkthrough as a new one does. The rows are updated
 // in place, so their changes reach the feed.
 //
+// Locks are taken in the order the API's writes take them, so that none
+// waits for the other in a cycle: the events FOR NO KEY UPDATE (a
+// reservation insert's foreign key takes KEY SHARE on its event, which
+// that does not block), then the reservation rows, then their equipment
+// (a reservation PATCH locks its row, then the equipment; a POST locks the
+// equipment and inserts).
+//
 // The demo's own events are those with a demo name made by the seed, at
 // or before the showcase (the seed's last event): an event of the
 // organization's own stays, whatever its name. It does nothing when the
@@ -49,12 +56,13 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 	}
 	var out Refreshed
 	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		out = Refreshed{} // a transaction run again starts afresh
 		var start, seeded time.Time
 		var linesAtStart bool
 		err := tx.NewRaw(`SELECT e.start_date, e.created_at, coalesce((SELECT bool_and(r.start_date = e.start_date) FROM equipment_reservations r
 				WHERE r.organization_id = e.organization_id AND r.event_id = e.id), true)
 			FROM events e
-			WHERE e.organization_id = ? AND e.name = ? ORDER BY e.created_at, e.id LIMIT 1 FOR UPDATE OF e`,
+			WHERE e.organization_id = ? AND e.name = ? ORDER BY e.created_at, e.id LIMIT 1 FOR NO KEY UPDATE OF e`,
 			t.Org.UUID, showcaseName).Scan(ctx, &start, &seeded, &linesAtStart)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
@@ -68,7 +76,7 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 			return nil
 		}
 		var eventIDs []uuid.UUID
-		if err := tx.NewRaw(`SELECT id FROM events WHERE organization_id = ? AND name IN (?) AND created_at <= ? ORDER BY id FOR UPDATE`,
+		if err := tx.NewRaw(`SELECT id FROM events WHERE organization_id = ? AND name IN (?) AND created_at <= ? ORDER BY id FOR NO KEY UPDATE`,
 			t.Org.UUID, bun.List(names), seeded).Scan(ctx, &eventIDs); err != nil {
 			return err
 		}
@@ -77,7 +85,7 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 			WHERE r.organization_id = ? AND (r.event_id IN (?)
 				OR (r.event_id IS NULL AND r.notes = ? AND r.equipment_id IN
 					(SELECT id FROM equipment WHERE organization_id = ? AND name = ?)))
-			ORDER BY r.id`,
+			ORDER BY r.id FOR NO KEY UPDATE OF r`,
 			t.Org.UUID, bun.List(eventIDs), breakoutNote, t.Org.UUID, shortItem).Scan(ctx, &lines); err != nil {
 			return err
 		}
