@@ -807,6 +807,21 @@ func (e ReservationStatus) Valid() bool {
 	}
 }
 
+// Defines values for ReservationsOutsideEventWarningCode.
+const (
+	ReservationsOutsideEvent ReservationsOutsideEventWarningCode = "reservations_outside_event"
+)
+
+// Valid indicates whether the value is a known member of the ReservationsOutsideEventWarningCode enum.
+func (e ReservationsOutsideEventWarningCode) Valid() bool {
+	switch e {
+	case ReservationsOutsideEvent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Scope.
 const (
 	ClientsRead                Scope = "clients:read"
@@ -2296,13 +2311,20 @@ type EventList struct {
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
-// EventPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// EventPatched The answer to a PATCH. `warnings`, present only when there is something to report:
+// `reservations_outside_event` when the body set the dates and reservations of the event
+// that hold stock no longer overlap them (only for a key that also holds
+// `equipment_reservations:read`; since 2.14.0), then `ignored_fields` naming the body's
+// fields that were ignored.
 type EventPatched struct {
 	// Data A production the organization works on (a job).
-	Data Event `json:"data"`
+	Data     Event                         `json:"data"`
+	Warnings *[]EventPatched_Warnings_Item `json:"warnings,omitempty"`
+}
 
-	// Warnings Present only when the body carried fields that were not written.
-	Warnings *PatchWarnings `json:"warnings,omitempty"`
+// EventPatched_Warnings_Item defines model for EventPatched.warnings.Item.
+type EventPatched_Warnings_Item struct {
+	union json.RawMessage
 }
 
 // EventRef An event, inlined by `expand=event`.
@@ -3261,6 +3283,32 @@ type ReservationWritten_Warnings_Item struct {
 	union json.RawMessage
 }
 
+// ReservationsOutsideEventWarning The PATCH moved the event's dates, and reservations of the event with status `reserved`
+// or `checked_out` do not overlap the new window. A reservation keeps its own dates: they
+// still hold their units, and load their trucks, on their own days, and a truck's load
+// asked by the event (`GET /vehicles/{id}/load?event_id=`) leaves them out. The dates
+// were written all the same; move the reservations with a PATCH of each if they should
+// follow the event.
+type ReservationsOutsideEventWarning struct {
+	Code    ReservationsOutsideEventWarningCode `json:"code"`
+	Details struct {
+		// Count How many reservations of the event lie outside its dates.
+		Count int `json:"count"`
+
+		// ReservationIds The first 100 of them, oldest first.
+		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
+
+		// WindowEnd The event's new `end_date`.
+		WindowEnd time.Time `json:"window_end"`
+
+		// WindowStart The event's new `start_date`.
+		WindowStart time.Time `json:"window_start"`
+	} `json:"details"`
+}
+
+// ReservationsOutsideEventWarningCode defines model for ReservationsOutsideEventWarning.Code.
+type ReservationsOutsideEventWarningCode string
+
 // Scope defines model for Scope.
 type Scope string
 
@@ -3829,7 +3877,11 @@ type EventFound = EventData
 // EventPage defines model for EventPage.
 type EventPage = EventList
 
-// EventUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// EventUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
+// `reservations_outside_event` when the body set the dates and reservations of the event
+// that hold stock no longer overlap them (only for a key that also holds
+// `equipment_reservations:read`; since 2.14.0), then `ignored_fields` naming the body's
+// fields that were ignored.
 type EventUpdated = EventPatched
 
 // Forbidden defines model for Forbidden.
@@ -7542,6 +7594,68 @@ func (t EquipmentPatched_Warnings_Item) MarshalJSON() ([]byte, error) {
 }
 
 func (t *EquipmentPatched_Warnings_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsReservationsOutsideEventWarning returns the union data inside the EventPatched_Warnings_Item as a ReservationsOutsideEventWarning
+func (t EventPatched_Warnings_Item) AsReservationsOutsideEventWarning() (ReservationsOutsideEventWarning, error) {
+	var body ReservationsOutsideEventWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReservationsOutsideEventWarning overwrites any union data inside the EventPatched_Warnings_Item as the provided ReservationsOutsideEventWarning
+func (t *EventPatched_Warnings_Item) FromReservationsOutsideEventWarning(v ReservationsOutsideEventWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReservationsOutsideEventWarning performs a merge with any union data inside the EventPatched_Warnings_Item, using the provided ReservationsOutsideEventWarning
+func (t *EventPatched_Warnings_Item) MergeReservationsOutsideEventWarning(v ReservationsOutsideEventWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIgnoredFieldsWarning returns the union data inside the EventPatched_Warnings_Item as a IgnoredFieldsWarning
+func (t EventPatched_Warnings_Item) AsIgnoredFieldsWarning() (IgnoredFieldsWarning, error) {
+	var body IgnoredFieldsWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIgnoredFieldsWarning overwrites any union data inside the EventPatched_Warnings_Item as the provided IgnoredFieldsWarning
+func (t *EventPatched_Warnings_Item) FromIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIgnoredFieldsWarning performs a merge with any union data inside the EventPatched_Warnings_Item, using the provided IgnoredFieldsWarning
+func (t *EventPatched_Warnings_Item) MergeIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EventPatched_Warnings_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EventPatched_Warnings_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

@@ -32,6 +32,12 @@ func (t ReservationWritten_Warnings_Item) Code() (string, error) { return warnin
 // a code this SDK does not know yet is returned as it is.
 func (t EquipmentPatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
 
+// Code returns the warning's code: reservations_outside_event
+// (AsReservationsOutsideEventWarning) or ignored_fields
+// (AsIgnoredFieldsWarning); a code this SDK does not know yet is returned
+// as it is.
+func (t EventPatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
+
 func warningCode(raw json.RawMessage) (string, error) {
 	var w struct {
 		Code *string `json:"code"`

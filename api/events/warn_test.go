@@ -1,0 +1,84 @@
+package events_test
+
+import (
+	"testing"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// TestMovingAnEventWarnsOfItsReservations: a PATCH that moves an event's
+// dates away from its reservations (which keep their own) answers the
+// reservations_outside_event warning naming those that hold stock; one
+// that keeps them overlapping, one that leaves the dates alone, and a key
+// that may not read reservations get none. The dates are written in every
+// case.
+func TestMovingAnEventWarnsOfItsReservations(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	ev := newEvent(t, a, map[string]any{"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T08:00:00Z"})
+	id := ev["id"].(string)
+	reserve := func(status string) string {
+		eq := rows.Equipment("Console "+status, bookingtest.Stock(10), nil) // one reservation per item and event
+		r := a.Post("/api/v2/equipment_reservations", map[string]any{"equipment_id": eq.String(), "event_id": id,
+			"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T08:00:00Z", "reservation_status": status})
+		if r.Status != 201 {
+			t.Fatalf("reserve: %d %s", r.Status, r.Body)
+		}
+		return r.Data()["id"].(string)
+	}
+	held, checkedOut := reserve("reserved"), reserve("checked_out")
+	reserve("cancelled") // holds nothing: never named
+	noReservations := a.WithKey(apikey.Live, tenancy.EventsRead, tenancy.EventsWrite)
+
+	for _, tc := range []struct {
+		name  string
+		org   *apitest.Org
+		body  map[string]any
+		warns []string // the ids named, nil: no warning
+	}{
+		{"the name only", a, map[string]any{"name": "Renamed"}, nil},
+		{"dates still overlapping", a, map[string]any{"start_date": "2026-06-02T08:00:00Z", "end_date": "2026-06-05T08:00:00Z"}, nil},
+		{"moved a week on", a, map[string]any{"start_date": "2026-06-08T08:00:00Z", "end_date": "2026-06-10T08:00:00Z"}, []string{held, checkedOut}},
+		{"the end alone, back to where they were", a, map[string]any{"start_date": "2026-05-30T08:00:00Z"}, nil},
+		{"ending as they start", a, map[string]any{"end_date": "2026-06-01T08:00:00Z"}, []string{held, checkedOut}},
+		{"a key that may not read reservations", noReservations, map[string]any{"start_date": "2026-07-01T08:00:00Z", "end_date": "2026-07-02T08:00:00Z"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.org.Patch(path+"/"+id, tc.body)
+			if r.Status != 200 {
+				t.Fatalf("PATCH: %d %s", r.Status, r.Body)
+			}
+			for k, v := range tc.body {
+				if r.Data()[k] != v {
+					t.Errorf("%s = %v, want %v written", k, r.Data()[k], v)
+				}
+			}
+			ws, _ := r.JSON()["warnings"].([]any)
+			if tc.warns == nil {
+				if len(ws) != 0 {
+					t.Fatalf("warnings %v, want none", ws)
+				}
+				return
+			}
+			if len(ws) != 1 {
+				t.Fatalf("warnings %v, want reservations_outside_event", r.JSON()["warnings"])
+			}
+			w := ws[0].(map[string]any)
+			d, _ := w["details"].(map[string]any)
+			ids, _ := d["reservation_ids"].([]any)
+			if w["code"] != "reservations_outside_event" || d["count"] != float64(len(tc.warns)) || len(ids) != len(tc.warns) ||
+				d["window_start"] != r.Data()["start_date"] || d["window_end"] != r.Data()["end_date"] {
+				t.Fatalf("warning %v, want reservations_outside_event naming %v", w, tc.warns)
+			}
+			for i, want := range tc.warns {
+				if ids[i] != want {
+					t.Errorf("reservation_ids[%d] = %v, want %v", i, ids[i], want)
+				}
+			}
+		})
+	}
+}
