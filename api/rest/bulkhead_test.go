@@ -340,3 +340,40 @@ func TestBulkheadNeverOverfills(t *testing.T) {
 		defer release()
 	}
 }
+
+// TestShares: how many slots one organization may hold, of a large-read
+// bulkhead (all but one) and of a write bulkhead (all but a quarter), and
+// always at least one.
+func TestShares(t *testing.T) {
+	for _, tc := range []struct {
+		slots             int
+		largeReads, write int64
+	}{
+		{1, 1, 1},
+		{2, 1, 1},
+		{4, 3, 3},
+		{8, 7, 6},
+		{20, 19, 15},
+		{100, 99, 75},
+	} {
+		if got := rest.PerOrganization(tc.slots); got != tc.largeReads {
+			t.Errorf("PerOrganization(%d) = %d, want %d", tc.slots, got, tc.largeReads)
+		}
+		if got := rest.WritesPerOrganization(tc.slots); got != tc.write {
+			t.Errorf("WritesPerOrganization(%d) = %d, want %d", tc.slots, got, tc.write)
+		}
+	}
+}
+
+// TestWriteBulkheadSaysWhatIsBusy: a write that waited its whole wait is a
+// 503 naming writes, not large reads.
+func TestWriteBulkheadSaysWhatIsBusy(t *testing.T) {
+	b := rest.NewWriteBulkhead(1, 10*time.Millisecond)
+	release := hold(t, b)
+	defer release()
+	_, _, err := b.Hold(context.Background())
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable || !strings.Contains(e.Message, "writes") || e.RetryAfter != 1 {
+		t.Fatalf("Hold = %v, want a 503 about writes with Retry-After", err)
+	}
+}

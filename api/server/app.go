@@ -85,6 +85,9 @@ type Deps struct {
 	JSONEncoder func(any) ([]byte, error)
 	// LargeReads bounds the large responses built at once (nil: no bound).
 	LargeReads *rest.Bulkhead
+	// Writes bounds the writes one organization runs at once (nil: no
+	// bound; writeSlot).
+	Writes *rest.Bulkhead
 	// Responses seals the responses kept for Idempotency-Key replays
 	// (ResponseSealer); required.
 	Responses *seal.Sealer
@@ -215,6 +218,7 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		rest.SingleQueryValues(routes.Serves),
 		rest.TrackQueryReads,
 		webhooks.CheckURLFirst(d.Webhooks, routes),
+		writeSlot(d.Writes),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
 			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout),
 			BeforeTx: largeWriteSlot(env, routes), ErrorHandler: errorHandler}),
@@ -245,6 +249,7 @@ func mountV1(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
+		writeSlot(d.Writes),
 	)
 	v1.Routes(v1g, env)
 }

@@ -43,6 +43,9 @@ type Service struct {
 	// LargeReads bounds the large responses the process builds at once
 	// (EVENTAPI_LARGE_READS).
 	LargeReads *rest.Bulkhead
+	// Writes bounds the writes one organization runs at once: its share of
+	// the database pool (rest.NewWriteBulkhead).
+	Writes *rest.Bulkhead
 	// stopMaintenance ends the request log's partition maintenance loop.
 	stopMaintenance context.CancelFunc
 	maintenanceDone chan struct{}
@@ -56,8 +59,8 @@ type Service struct {
 	// EVENTAPI_WEBHOOK_WORKERS=0).
 	webhooks      *delivery.Worker
 	startWebhooks func()
-	// unmeterEdge unregisters the edge store's health gauge
-	// (meterEdgeStore); nil when it was not registered.
+	// unmeterEdge stops the edge store's health checks and unregisters
+	// their gauge (meterEdgeStore); nil when they were not started.
 	unmeterEdge func()
 }
 
@@ -166,7 +169,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	}
 	auth := tenancy.NewAuthenticator(db, log)
 	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{},
-		LargeReads: rest.NewBulkhead(cfg.LargeReads, rest.DefaultBulkheadWait)}
+		LargeReads: rest.NewBulkhead(cfg.LargeReads, rest.DefaultBulkheadWait),
+		Writes:     rest.NewWriteBulkhead(cfg.DBMaxConns, rest.DefaultBulkheadWait)}
 	telemetry.StartRetentionMetrics(ctx)
 	s.startRequestLog(ctx, cfg, opt)
 	s.startRetention(ctx)
@@ -184,7 +188,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		RateWindow: cfg.RateWindow, RequestTimeout: cfg.RequestTimeout, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: pingTwice(s.probe.PingContext), Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), TrustedProxies: cfg.TrustedProxies, Webhooks: hooks,
-		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads, Responses: responses,
+		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads, Writes: s.Writes, Responses: responses,
 	})
 	s.startWebhooks = func() { s.webhooks = delivery.Start(db, hooks.Sealer, log, cfg.Webhook) }
 	return s, nil
