@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -10,9 +11,12 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// edgeUpTimeout bounds the edge store's check at each collection: a scrape
-// waits for it.
-const edgeUpTimeout = time.Second
+// edgeUpEvery is how often the edge store is checked for the gauge, and
+// edgeUpTimeout bounds one check.
+const (
+	edgeUpEvery   = 5 * time.Second
+	edgeUpTimeout = time.Second
+)
 
 var (
 	// edgeUpGauge is 1 while the edge store's check passes, 0 while it
@@ -26,27 +30,61 @@ var (
 func init() {
 	edgeMeter = otel.Meter("github.com/eventapi/eventapi/api/server")
 	edgeUpGauge, _ = edgeMeter.Int64ObservableGauge("eventapi.edge_store.up",
-		metric.WithDescription("1 when the edge store (Redis) passes the check /readyz reports, 0 when it fails or takes over 1 s; checked at each collection, only on a pod with EVENTAPI_REDIS_URL set."))
+		metric.WithDescription("1 when the edge store (Redis) passed its last check (the one /readyz reports, every 5 s, at most 1 s each), 0 when it failed; only on a pod with EVENTAPI_REDIS_URL set."))
 }
 
-// meterEdgeStore reports ping's outcome as edgeUpGauge at each collection
-// until the returned function unregisters it. The check runs under
-// telemetry.Untraced: a scrape has no request around it, and each would
-// otherwise be a trace of its own.
-func meterEdgeStore(ping func(ctx context.Context) error) (unregister func()) {
-	reg, err := edgeMeter.RegisterCallback(
-		func(ctx context.Context, o metric.Observer) error {
-			ctx, cancel := context.WithTimeout(telemetry.Untraced(ctx), edgeUpTimeout)
-			defer cancel()
-			up := int64(1)
-			if ping(ctx) != nil {
-				up = 0
+// meterEdgeStore checks the edge store with ping every edgeUpEvery, from
+// now, and reports the last outcome as edgeUpGauge at each collection,
+// until the returned function stops the checks and unregisters the gauge.
+//
+// The check runs on a goroutine of its own, never in the collection's
+// callback: the SDK holds its lock while callbacks run, and a check that
+// makes the Redis client register instruments of its own (a Cluster client
+// making a node's client, which redisotel instruments) waited for that
+// lock under it, so the pod's /metrics never answered again and its stop
+// hung on the same lock. The checks run under telemetry.Untraced: each
+// would otherwise be a trace of its own. Until the first check ends there
+// is no sample.
+func meterEdgeStore(ping func(ctx context.Context) error) (stop func()) {
+	var up atomic.Int64
+	up.Store(-1) // no check has ended yet
+	ctx, cancel := context.WithCancel(telemetry.Untraced(context.Background()))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(edgeUpEvery)
+		defer tick.Stop()
+		for {
+			check, end := context.WithTimeout(ctx, edgeUpTimeout)
+			err := ping(check)
+			end()
+			if ctx.Err() != nil {
+				return
 			}
-			o.ObserveInt64(edgeUpGauge, up)
+			if err != nil {
+				up.Store(0)
+			} else {
+				up.Store(1)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	reg, err := edgeMeter.RegisterCallback(
+		func(_ context.Context, o metric.Observer) error {
+			if v := up.Load(); v >= 0 {
+				o.ObserveInt64(edgeUpGauge, v)
+			}
 			return nil
 		}, edgeUpGauge)
-	if err != nil {
-		return func() {}
+	return func() {
+		cancel()
+		<-done
+		if err == nil {
+			_ = reg.Unregister()
+		}
 	}
-	return func() { _ = reg.Unregister() }
 }

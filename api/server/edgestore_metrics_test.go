@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -43,6 +45,8 @@ func TestEdgeStoreUpIsMetered(t *testing.T) {
 			}
 			return ms[0].GetGauge().GetValue()
 		}
+		// The first check runs as the service opens, beside it: waited for.
+		waitFor(t, "the first check", func() bool { return len(edgeStoreUp(scrape(t, u))) == 1 })
 		if got := gauge(); got != 1 {
 			t.Fatalf("with Redis up: eventapi_edge_store_up = %v, want 1", got)
 		}
@@ -63,4 +67,39 @@ func TestEdgeStoreUpIsMetered(t *testing.T) {
 			t.Errorf("a service without Redis exports eventapi_edge_store_up: %v", ms)
 		}
 	})
+}
+
+// TestEdgeStoreCheckNeverHoldsUpMetrics: the gauge's check runs beside the
+// collection, never in it. A check that does not return (here, one that
+// ignores its deadline) leaves /metrics answering, without the gauge, and
+// stopping it waits only for that check. The check ran in the collection's
+// callback at first, under the SDK's lock: a Redis Cluster client that
+// registered instruments during a check waited for that lock, and the
+// pod's /metrics, and its stop, hung for good.
+func TestEdgeStoreCheckNeverHoldsUpMetrics(t *testing.T) {
+	u := metricsEndpoint(t)
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	stop := server.MeterEdgeStore(func(context.Context) error {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-release
+		return nil
+	})
+	<-started
+	answered := make(chan map[string]*dto.MetricFamily, 1)
+	go func() { answered <- scrape(t, u) }()
+	select {
+	case fams := <-answered:
+		if ms := edgeStoreUp(fams); len(ms) != 0 {
+			t.Errorf("a gauge before any check ended: %v", ms)
+		}
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("/metrics did not answer while the check ran")
+	}
+	close(release)
+	stop()
 }

@@ -5,3 +5,6 @@ var Guard = guard
 
 // GuardedTestApp exposes guardedTestApp to the external tests.
 var GuardedTestApp = guardedTestApp
+
+// MeterEdgeStore exposes meterEdgeStore to the external tests.
+var MeterEdgeStore = meterEdgeStore
