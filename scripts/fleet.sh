@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The fleet harness (bench/README.md, "fleet"): N eventapi pods behind
 # HAProxy, on a Redis Cluster and PgBouncer in transaction mode with a
-# PostgreSQL of their own, under constant mixed load, through a rolling
-# restart, a Redis master crash and a PostgreSQL restart. A benchmark a user
+# PostgreSQL of their own, under constant mixed load (a keep-alive and a
+# new-connection client), through a rolling restart, a Redis master crash
+# and a PostgreSQL outage. A benchmark a user
 # runs, not part of the test command; it stops by itself and cleans up.
 #
-#   scripts/fleet.sh [-pods 3] [-rate 60] [-scenarios rolling,redis,postgres] [-port-base 19400] [-keep] …
+#   scripts/fleet.sh [-pods 3] [-rate 60] [-clients both] [-pg-outage 15s] [-scenarios rolling,redis,postgres] [-port-base 19400] [-keep] …
 #   scripts/fleet.sh -h    lists every flag (and installs nothing)
 #
 # Installs what it needs on a fresh Debian machine: haproxy, pgbouncer,

@@ -5,10 +5,12 @@
 // front of them configured like a Kubernetes Service (TCP balancing,
 // health checks on /readyz at the chart's readiness period and failure
 // threshold, no retries, no redispatch). It seeds the demo organization,
-// drives a constant mixed load through HAProxy and runs the scenarios:
-// a rolling restart of every pod, a Redis master killed for 10 s, and a
-// PostgreSQL restart. It prints request and status counts, failures and
-// recovery times per phase, then stops everything it started.
+// drives a constant mixed load through HAProxy, from a keep-alive client
+// and a new-connection-per-request client (clients.go), and runs the
+// scenarios: a rolling restart of every pod, a Redis master killed for
+// 10 s, and PostgreSQL stopped for 15 s (every pod turns unready). It
+// prints request and status counts, failures and recovery times per phase
+// and client kind, then stops everything it started.
 //
 // It is a benchmark a user runs (scripts/fleet.sh), not a test: nothing is
 // asserted. It never touches the shared PostgreSQL or Redis.

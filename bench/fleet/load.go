@@ -28,7 +28,9 @@ type fixture struct {
 // result is one request of the load.
 type result struct {
 	phase                 string
+	client                string // clientKind.name
 	kind                  string
+	keyed                 bool // sent with an Idempotency-Key
 	sent                  time.Time
 	done                  time.Time
 	status                int // 0: transport error
@@ -53,12 +55,17 @@ func (r result) failed() bool {
 	return false
 }
 
+// outcomeUnknown reports a keyed write that got no answer at all (a
+// transport error): the client cannot know whether it was executed, only
+// retry it with the same key.
+func (r result) outcomeUnknown() bool { return r.keyed && r.status == 0 }
+
 // load sends a constant rate of mixed requests through base.
 type load struct {
 	base    string
 	fx      *fixture
 	rate    int
-	client  *http.Client
+	clients []clientKind
 	phase   atomic.Value // string
 	mu      sync.Mutex
 	results []result
@@ -72,10 +79,8 @@ type load struct {
 // only (it may skip), and repeating its stage is a 200.
 var stages = []string{"pending", "checked", "staged", "loaded", "installing", "installed"}
 
-func newLoad(base string, fx *fixture, rate int) *load {
-	l := &load{base: base, fx: fx, rate: rate, stop: make(chan struct{}), stages: make([]atomic.Int32, len(fx.items)),
-		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second,
-			DisableCompression: true}}} // as before responses were gzipped: figures stay comparable
+func newLoad(base string, fx *fixture, rate int, clients []clientKind) *load {
+	l := &load{base: base, fx: fx, rate: rate, stop: make(chan struct{}), stages: make([]atomic.Int32, len(fx.items)), clients: clients}
 	for i, st := range fx.itemStages {
 		l.stages[i].Store(int32(slices.Index(stages, st) + 1)) // the next stage; pending's if unknown
 	}
@@ -103,7 +108,7 @@ func (l *load) run() {
 			select {
 			case sem <- struct{}{}:
 			default:
-				l.record(result{phase: l.phase.Load().(string), kind: "dropped", sent: time.Now(), done: time.Now(), err: "256 requests in flight"})
+				l.record(result{phase: l.phase.Load().(string), client: "-", kind: "dropped", sent: time.Now(), done: time.Now(), err: "256 requests in flight"})
 				continue
 			}
 			l.wg.Add(1)
@@ -129,9 +134,11 @@ func (l *load) record(r result) {
 
 // one sends one request of the mix: 4 manifest reads, 3 vehicle lists,
 // 2 reservation writes with an Idempotency-Key, 1 pick-list item stage
-// update in every 10.
+// update in every 10. With two client kinds, each block of 10 goes out
+// through one of them in turn.
 func (l *load) one() {
 	n := l.seq.Add(1)
+	ck := l.clients[int(n/10)%len(l.clients)]
 	var kind, method, path, body, idem string
 	switch n % 10 {
 	case 0, 1, 2, 3:
@@ -152,7 +159,7 @@ func (l *load) one() {
 		path = "/api/v2/pick_list_items/" + l.fx.items[i]
 		body = fmt.Sprintf(`{"stage":%q}`, stages[s])
 	}
-	r := result{phase: l.phase.Load().(string), kind: kind, sent: time.Now()}
+	r := result{phase: l.phase.Load().(string), client: ck.name, kind: kind, keyed: idem != "", sent: time.Now()}
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -165,7 +172,7 @@ func (l *load) one() {
 	if idem != "" {
 		req.Header.Set("Idempotency-Key", idem)
 	}
-	resp, err := l.client.Do(req)
+	resp, err := ck.client.Do(req)
 	r.done = time.Now()
 	if err != nil {
 		r.err = err.Error()
@@ -203,17 +210,20 @@ func (l *load) snapshot() []result {
 	return append([]result(nil), l.results...)
 }
 
-// summary prints one phase's counts.
-func summary(phase string, rs []result) string {
-	total, failed := 0, 0
+// summary prints one phase's counts for one client kind ("" for all).
+func summary(phase, client string, rs []result) string {
+	total, failed, unknown := 0, 0, 0
 	status := map[string]int{}
 	kinds := map[string][2]int{}
 	errs := map[string]int{}
 	for _, r := range rs {
-		if r.phase != phase {
+		if r.phase != phase || (client != "" && r.client != client) {
 			continue
 		}
 		total++
+		if r.outcomeUnknown() {
+			unknown++
+		}
 		k := kinds[r.kind]
 		k[0]++
 		key := fmt.Sprint(r.status)
@@ -239,7 +249,7 @@ func summary(phase string, rs []result) string {
 		kinds[r.kind] = k
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "  requests %d, failed %d", total, failed)
+	fmt.Fprintf(&b, "  requests %d, failed %d (keyed writes without an answer, outcome unknown: %d)", total, failed, unknown)
 	keys := make([]string, 0, len(status))
 	for k := range status {
 		keys = append(keys, k)

@@ -40,6 +40,8 @@ func main() {
 	pods := flag.Int("pods", 3, "eventapi processes behind HAProxy")
 	rate := flag.Int("rate", 60, "requests per second, constant")
 	steady := flag.Duration("steady", 10*time.Second, "load before and between the scenarios")
+	clients := flag.String("clients", "both", "how the load connects: keepalive (a pool of keep-alive connections), new (a new connection per request), or both (half the rate each, reported apart)")
+	pgOutage := flag.Duration("pg-outage", 15*time.Second, "how long PostgreSQL stays stopped; longer than probe-period × probe-failures makes every pod unready; 0: a pg_ctl restart (about 0.3 s)")
 	redisOutage := flag.Duration("redis-outage", 10*time.Second, "how long the Redis master stays dead")
 	period := flag.Duration("probe-period", 5*time.Second, "readiness probe period (the chart's readiness.periodSeconds)")
 	fall := flag.Int("probe-failures", 2, "readiness failure threshold (the chart's readiness.failureThreshold)")
@@ -50,6 +52,11 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary directory (logs) after the run")
 	flag.IntVar(&portBase, "port-base", 0, "take every port (PostgreSQL, PgBouncer, the Redis Cluster's 6 nodes and their bus ports, the pods' API and metrics ports, HAProxy) from here upwards, about 12 + 2 per pod; 0: ports the kernel picks and a Redis Cluster in 21000-38999")
 	flag.Parse()
+	kinds, err := newClients(*clients)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fleet:", err)
+		os.Exit(2)
+	}
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -105,7 +112,7 @@ func main() {
 			env: env[:len(env):len(env)]}
 		must(p.start())
 		ps = append(ps, p)
-		cleanups = append(cleanups, func() { p.stop(30 * time.Second) })
+		cleanups = append(cleanups, func() { _ = p.stop(30 * time.Second) })
 	}
 	step("HAProxy (TCP, /readyz checks every " + period.String() + ", no retries, no redispatch)")
 	lb := startHAProxy(dir, ps, *period, *fall, *probeTimeout)
@@ -114,7 +121,7 @@ func main() {
 	fx := loadFixture(base, demo.LiveKey)
 	fx.org = demo.OrgID
 
-	l := newLoad(base, fx, *rate)
+	l := newLoad(base, fx, *rate, kinds)
 	rotation := watchRotation(lb)
 	degraded := watchMetrics(ps)
 	probe := &limitProbe{bin: bin, env: direct, base: base}
@@ -130,13 +137,17 @@ func main() {
 		switch strings.TrimSpace(s) {
 		case "rolling":
 			phase("rolling restart")
-			notes = append(notes, rollingRestart(ps, lb, *drain))
+			notes = append(notes, rollingRestart(l, ps, rotation, *drain))
 		case "redis":
 			phase("redis master killed")
 			notes = append(notes, killRedisMaster(l, rc, fx, *redisOutage))
 		case "postgres":
-			phase("postgresql restarted")
-			notes = append(notes, restartPostgres(l, pg))
+			if *pgOutage > 0 {
+				phase("postgresql down " + pgOutage.String())
+			} else {
+				phase("postgresql restarted")
+			}
+			notes = append(notes, postgresOutage(l, pg, ps, rotation, *pgOutage))
 		default:
 			fatalf("unknown scenario %q", s)
 		}
@@ -149,13 +160,20 @@ func main() {
 	degraded.halt()
 
 	rs := l.snapshot()
-	fmt.Printf("\n== fleet: %d pods, %d req/s for %v, HAProxy checks /readyz every %v (fall %d), drain delay %v\n",
-		*pods, *rate, time.Since(began).Round(time.Second), *period, *fall, *drain)
+	fmt.Printf("\n== fleet: %d pods, %d req/s (clients: %s) for %v, HAProxy checks /readyz every %v (fall %d), drain delay %v\n",
+		*pods, *rate, *clients, time.Since(began).Round(time.Second), *period, *fall, *drain)
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if !seen[r.phase] {
 			seen[r.phase] = true
-			fmt.Printf("\n[%s] pods out of rotation at most: %d\n%s\n%s\n", r.phase, rotation.maxDown(r.phase), summary(r.phase, rs), degraded.summary(r.phase))
+			fmt.Printf("\n[%s] pods out of rotation at most: %d\n", r.phase, rotation.maxDown(r.phase))
+			for _, k := range kinds {
+				fmt.Printf(" %s client:\n%s\n", k.name, summary(r.phase, k.name, rs))
+			}
+			if n := dropped(r.phase, rs); n > 0 {
+				fmt.Printf(" dropped by the load itself (256 in flight): %d\n", n)
+			}
+			fmt.Println(degraded.summary(r.phase))
 			if s, ok := limits[r.phase]; ok {
 				fmt.Println(s)
 			}

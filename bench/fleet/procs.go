@@ -173,10 +173,10 @@ func (p *pod) url() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
 func (p *pod) metricsURL() string { return "http://127.0.0.1:" + strconv.Itoa(p.metrics) + "/metrics" }
 
 // stop sends SIGTERM and waits for the process to exit (SIGKILL after
-// timeout).
-func (p *pod) stop(timeout time.Duration) {
+// timeout); it reports whether it had to kill it.
+func (p *pod) stop(timeout time.Duration) (killed bool) {
 	if p.cmd == nil || p.cmd.Process == nil {
-		return
+		return false
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -184,8 +184,10 @@ func (p *pod) stop(timeout time.Duration) {
 	case <-time.After(timeout):
 		_ = p.cmd.Process.Kill()
 		<-p.done
+		killed = true
 	}
 	p.cmd = nil
+	return killed
 }
 
 // writeFile writes content to dir/name and returns the path.

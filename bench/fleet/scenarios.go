@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/eventapi/eventapi/platform/edge"
@@ -12,19 +12,69 @@ import (
 // rollingRestart restarts every pod in turn like a rolling update with
 // maxUnavailable 0 would replace them: SIGTERM, wait for the process to
 // exit, start it again, wait until it is ready and HAProxy routes to it,
-// then the next.
-func rollingRestart(ps []*pod, lb *haproxy, drain time.Duration) string {
+// then the next. It says for each pod whether HAProxy took it out of
+// rotation at all: when the drain is shorter than the check interval ×
+// failures, HAProxy keeps sending new connections to the stopping pod,
+// then to its closed port and to the new process while it starts.
+func rollingRestart(l *load, ps []*pod, rot *rotationWatch, drain time.Duration) string {
 	var b strings.Builder
 	b.WriteString("rolling restart:")
 	for _, p := range ps {
 		t0 := time.Now()
-		p.stop(drain + time.Minute)
+		killed := p.stop(drain + time.Minute)
 		stopped := time.Since(t0)
 		must(p.start())
-		must(waitFor("haproxy routes to "+p.name, 2*time.Minute, func() bool { return lb.down() == 0 }))
-		fmt.Fprintf(&b, " %s stopped in %v, back in rotation %v after SIGTERM;", p.name, stopped.Round(100*time.Millisecond), time.Since(t0).Round(100*time.Millisecond))
+		ready := time.Since(t0)
+		// Back in rotation once HAProxy's status is plain UP: a failed
+		// check counted before the restart (UP 1/2) clears at the next
+		// one that passes, and a pod marked DOWN needs one.
+		must(waitFor("haproxy routes to "+p.name, 2*time.Minute, func() bool { return rot.status(p.name) == "UP" }))
+		back := time.Now()
+		how := "exited"
+		if killed {
+			how = "did not exit, KILLED"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s %v after SIGTERM, ready again at %v; ", p.name, how, secs(stopped), secs(ready))
+		spans := rot.outages(t0)[p.name]
+		if len(spans) == 0 {
+			b.WriteString("HAProxy never took it out of rotation")
+		} else {
+			fmt.Fprintf(&b, "HAProxy took it out at %v and back at %v", secs(spans[0][0].Sub(t0)), secs(back.Sub(t0)))
+		}
+		fmt.Fprintf(&b, "; failed meanwhile: %s", failuresByClient(l, t0, back))
 	}
 	return b.String()
+}
+
+// secs rounds d to 0.1 s.
+func secs(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+
+// failuresByClient counts, per client kind, the requests sent in [from,
+// to) that failed, and of those the keyed writes without an answer.
+func failuresByClient(l *load, from, to time.Time) string {
+	n, f, u := map[string]int{}, map[string]int{}, map[string]int{}
+	var kinds []string
+	for _, r := range l.snapshot() {
+		if r.sent.Before(from) || !r.sent.Before(to) {
+			continue
+		}
+		if n[r.client] == 0 {
+			kinds = append(kinds, r.client)
+		}
+		n[r.client]++
+		if r.failed() {
+			f[r.client]++
+		}
+		if r.outcomeUnknown() {
+			u[r.client]++
+		}
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d of %d (outcome unknown %d)", k, f[k], n[k], u[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // killRedisMaster crashes the Redis master that serves the demo
@@ -73,88 +123,4 @@ func killRedisMaster(l *load, rc *redisCluster, fx *fixture, outage time.Duratio
 	}
 	return fmt.Sprintf("redis master %s killed for %v: reads %d, failed %d; keyed writes %d, 503 %d, other failures %d; %s",
 		port, outage, reads, readFails, writes, write503, writeOther, rec)
-}
-
-// restartPostgres restarts the harness's PostgreSQL (fast shutdown) and
-// reports how the requests failed meanwhile and when they recovered.
-func restartPostgres(l *load, pg *postgres) string {
-	t0 := time.Now()
-	must(pg.pgctl("restart", "-m", "fast"))
-	up := time.Now()
-	time.Sleep(10 * time.Second)
-	var failed, enveloped503 int
-	var lastFail time.Time
-	other := map[string]int{}
-	for _, r := range l.snapshot() {
-		if r.sent.Before(t0) || !r.failed() {
-			continue
-		}
-		failed++
-		if r.status == 503 && r.enveloped && r.retryAfter {
-			enveloped503++
-		} else {
-			k := fmt.Sprintf("%d %s", r.status, r.err)
-			if len(k) > 100 {
-				k = k[:100]
-			}
-			other[k]++
-		}
-		if r.done.After(lastFail) {
-			lastFail = r.done
-		}
-	}
-	rec := "no request failed"
-	if !lastFail.IsZero() {
-		rec = fmt.Sprintf("last failure %v after PostgreSQL was back", lastFail.Sub(up).Round(100*time.Millisecond))
-	}
-	return fmt.Sprintf("postgresql restart took %v: %d failed requests, %d of them enveloped 503 with Retry-After, others %v; %s",
-		up.Sub(t0).Round(100*time.Millisecond), failed, enveloped503, other, rec)
-}
-
-// rotationWatch polls HAProxy and keeps, per phase, the largest number of
-// pods out of rotation.
-type rotationWatch struct {
-	mu    sync.Mutex
-	cur   string
-	worst map[string]int
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-func watchRotation(lb *haproxy) *rotationWatch {
-	w := &rotationWatch{worst: map[string]int{}, stop: make(chan struct{}), done: make(chan struct{}), cur: "warm-up"}
-	go func() {
-		defer close(w.done)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-w.stop:
-				return
-			case <-t.C:
-			}
-			n := lb.down()
-			w.mu.Lock()
-			w.worst[w.cur] = max(w.worst[w.cur], n)
-			w.mu.Unlock()
-		}
-	}()
-	return w
-}
-
-func (w *rotationWatch) phase(p string) {
-	w.mu.Lock()
-	w.cur = p
-	w.mu.Unlock()
-}
-
-func (w *rotationWatch) maxDown(p string) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.worst[p]
-}
-
-func (w *rotationWatch) halt() {
-	close(w.stop)
-	<-w.done
 }

@@ -69,6 +69,10 @@ func startPostgres(dir string) *postgres {
 	_ = f.Close()
 	pg.start()
 	must(asPostgres(pg.log+".createdb", filepath.Join(pg.bin, "createdb"), "-h", "127.0.0.1", "-p", strconv.Itoa(pg.port), "-U", "postgres", "eventapi"))
+	// The documented setup behind PgBouncer (README, "Behind PgBouncer";
+	// docs/helm.md): statement_timeout on the role, not sent at connect.
+	must(asPostgres(pg.log+".psql", filepath.Join(pg.bin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(pg.port), "-U", "postgres", "-d", "eventapi",
+		"-v", "ON_ERROR_STOP=1", "-c", "ALTER ROLE postgres SET statement_timeout = '15s'"))
 	return pg
 }
 
@@ -108,9 +112,9 @@ auth_file = %s
 pool_mode = transaction
 max_client_conn = 1000
 default_pool_size = 40
-; statement_timeout arrives as a startup parameter, which transaction
-; pooling cannot keep per client.
-ignore_startup_parameters = extra_float_digits,statement_timeout
+; the pods send no statement_timeout (EVENTAPI_DATABASE_POOLER=transaction):
+; it is the role's, as README "Behind PgBouncer" says to set it.
+ignore_startup_parameters = extra_float_digits
 ; after a PostgreSQL restart, reconnect within a second, and let a client
 ; wait at most 10 s for a server connection.
 server_login_retry = 1
