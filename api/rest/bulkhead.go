@@ -49,21 +49,22 @@ func NewBulkhead(slots int, maxWait time.Duration) *Bulkhead {
 	return newBulkhead(slots, PerOrganization(slots), maxWait, largeReadsQueued, "too many large reads in progress; retry shortly")
 }
 
-// NewWriteBulkhead returns the bulkhead of a process's writes: slots is
-// its database pool's size, and one organization, with its sandbox, holds
-// at most WritesPerOrganization of them at once; the rest wait, fairly
-// shared as large reads are, up to maxWait, then answer 503. A write holds
+// NewWriteBulkhead returns the bulkhead of a process's writes, for a
+// database pool of pool connections: WriteSlots(pool) slots, one
+// organization, with its sandbox, holding at most
+// WritesPerOrganization(pool) of them at once; the rest wait, fairly shared
+// as large reads are, up to maxWait, then answer 503. A write holds
 // a pool connection from its transaction's start to its end, and may spend
 // it waiting for a row lock (the stock guard's equipment row): a review
 // saw one organization's burst of 990 reservation writes on one item leave
 // 18 or 19 of a pod's 20 connections waiting on that lock, and another
-// organization's simple reads go from 10 ms to a second. The reserve keeps
-// connections for the other organizations whatever one of them writes
-// (docs/architecture.md, "Memory").
-func NewWriteBulkhead(slots int, maxWait time.Duration) *Bulkhead {
-	slots = max(slots, 1)
-	return newBulkhead(slots, WritesPerOrganization(slots), maxWait, writesQueued,
-		"too many writes of this organization in progress on this instance; retry shortly")
+// organization's simple reads go from 10 ms to a second. The connections
+// the writes never take stay for reads and the pod's background work
+// however many organizations write; the share keeps write slots for the
+// other organizations while one is busy (docs/architecture.md, "Memory").
+func NewWriteBulkhead(pool int, maxWait time.Duration) *Bulkhead {
+	return newBulkhead(WriteSlots(pool), WritesPerOrganization(pool), maxWait, writesQueued,
+		"too many writes in progress on this instance; retry shortly")
 }
 
 func newBulkhead(slots int, perOrg int64, maxWait time.Duration, queued metric.Int64UpDownCounter, busy string) *Bulkhead {
@@ -78,10 +79,17 @@ func newBulkhead(slots int, perOrg int64, maxWait time.Duration, queued metric.I
 // organization may hold at once: all but one, or the one there is.
 func PerOrganization(slots int) int64 { return int64(max(slots-1, 1)) }
 
-// WritesPerOrganization is how many of a write bulkhead's slots one
-// organization may hold at once: all but a quarter (at least one) of them,
-// or the one there is.
-func WritesPerOrganization(slots int) int64 { return int64(max(slots-max(slots/4, 1), 1)) }
+// WriteSlots is how many writes a process with a pool of pool connections
+// runs at once: all but a quarter (at least one) of the connections, and
+// at least one write.
+func WriteSlots(pool int) int { return max(pool-max(pool/4, 1), 1) }
+
+// WritesPerOrganization is how many of those one organization may hold at
+// once: all but a quarter (at least one) of them, and at least one.
+func WritesPerOrganization(pool int) int64 {
+	slots := WriteSlots(pool)
+	return int64(max(slots-max(slots/4, 1), 1))
+}
 
 var largeReadsQueued, writesQueued metric.Int64UpDownCounter
 
@@ -147,6 +155,23 @@ func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 		return ctx, nil, &errs.Error{Code: errs.ServiceUnavailable, Message: b.busy, RetryAfter: 1, Cause: err}
 	}
 	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.release(who) }, nil
+}
+
+// TryHold is Hold without the wait: it takes a slot if one is free for the
+// request's tenant now and reports whether it did. A nil Bulkhead holds
+// nothing and always succeeds.
+func (b *Bulkhead) TryHold(ctx context.Context) (context.Context, func(), bool) {
+	if b == nil {
+		return ctx, func() {}, true
+	}
+	var who uuid.UUID
+	if p, ok := tenancy.FromContext(ctx); ok {
+		who = tenant(p)
+	}
+	if !b.slots.tryAcquire(who) {
+		return ctx, nil, false
+	}
+	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.release(who) }, true
 }
 
 // tenant is whose share a request takes: the organization that owns its

@@ -341,26 +341,32 @@ func TestBulkheadNeverOverfills(t *testing.T) {
 	}
 }
 
-// TestShares: how many slots one organization may hold, of a large-read
-// bulkhead (all but one) and of a write bulkhead (all but a quarter), and
-// always at least one.
+// TestShares: how many slots one organization may hold of a large-read
+// bulkhead (all but one); how many writes a pool runs (all but a quarter of
+// its connections) and one organization of them (all but a quarter of
+// those); always at least one.
 func TestShares(t *testing.T) {
 	for _, tc := range []struct {
-		slots             int
-		largeReads, write int64
+		slots                 int
+		largeReads            int64
+		writeSlots            int
+		writesPerOrganization int64
 	}{
-		{1, 1, 1},
-		{2, 1, 1},
-		{4, 3, 3},
-		{8, 7, 6},
-		{20, 19, 15},
-		{100, 99, 75},
+		{1, 1, 1, 1},
+		{2, 1, 1, 1},
+		{4, 3, 3, 2},
+		{8, 7, 6, 5},
+		{20, 19, 15, 12},
+		{100, 99, 75, 57},
 	} {
 		if got := rest.PerOrganization(tc.slots); got != tc.largeReads {
 			t.Errorf("PerOrganization(%d) = %d, want %d", tc.slots, got, tc.largeReads)
 		}
-		if got := rest.WritesPerOrganization(tc.slots); got != tc.write {
-			t.Errorf("WritesPerOrganization(%d) = %d, want %d", tc.slots, got, tc.write)
+		if got := rest.WriteSlots(tc.slots); got != tc.writeSlots {
+			t.Errorf("WriteSlots(%d) = %d, want %d", tc.slots, got, tc.writeSlots)
+		}
+		if got := rest.WritesPerOrganization(tc.slots); got != tc.writesPerOrganization {
+			t.Errorf("WritesPerOrganization(%d) = %d, want %d", tc.slots, got, tc.writesPerOrganization)
 		}
 	}
 }
@@ -373,7 +379,29 @@ func TestWriteBulkheadSaysWhatIsBusy(t *testing.T) {
 	defer release()
 	_, _, err := b.Hold(context.Background())
 	var e *errs.Error
-	if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable || !strings.Contains(e.Message, "writes") || e.RetryAfter != 1 {
+	if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable || !strings.Contains(e.Message, "writes in progress") || e.RetryAfter != 1 {
 		t.Fatalf("Hold = %v, want a 503 about writes with Retry-After", err)
+	}
+}
+
+// TestBulkheadTryHoldNeverWaits: TryHold takes a free slot, reports false
+// at once when none is free, and succeeds again once the slot is back.
+func TestBulkheadTryHoldNeverWaits(t *testing.T) {
+	b := rest.NewBulkhead(1, time.Hour)
+	_, release, ok := b.TryHold(context.Background())
+	if !ok {
+		t.Fatal("TryHold of a free slot failed")
+	}
+	if _, _, ok := b.TryHold(context.Background()); ok {
+		t.Fatal("TryHold succeeded with the only slot held")
+	}
+	if b.Waiting() != 0 {
+		t.Fatalf("TryHold left %d waiting", b.Waiting())
+	}
+	release()
+	if _, release, ok := b.TryHold(context.Background()); !ok {
+		t.Fatal("TryHold failed once the slot was back")
+	} else {
+		release()
 	}
 }

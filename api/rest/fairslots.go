@@ -91,6 +91,21 @@ func (f *fairSlots) acquire(ctx context.Context, tenant uuid.UUID, queued func()
 	return ctx.Err()
 }
 
+// tryAcquire takes a slot for tenant if one is free for it now, as
+// acquire's first step does, and reports whether it did; it never waits.
+func (f *fairSlots) tryAcquire(tenant uuid.UUID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := f.tenant(tenant)
+	if f.free > 0 && t.held < f.capOf(tenant) && len(t.waiters) == 0 {
+		f.free--
+		t.held++
+		return true
+	}
+	f.forget(tenant, t)
+	return false
+}
+
 // release gives back a slot tenant held and hands the free slots on.
 func (f *fairSlots) release(tenant uuid.UUID) {
 	f.mu.Lock()

@@ -218,10 +218,10 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		rest.SingleQueryValues(routes.Serves),
 		rest.TrackQueryReads,
 		webhooks.CheckURLFirst(d.Webhooks, routes),
-		writeSlot(d.Writes),
+		writeSlot(d.Writes, idempotency.Sent),
 		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
 			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout),
-			BeforeTx: largeWriteSlot(env, routes), ErrorHandler: errorHandler}),
+			BeforeTx: keyedWrite(largeWriteSlot(env, routes)), ErrorHandler: errorHandler}),
 	)
 	v2.Get("/health", health)
 	events.Routes(v2, env)
@@ -249,7 +249,7 @@ func mountV1(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
-		writeSlot(d.Writes),
+		writeSlot(d.Writes, nil),
 	)
 	v1.Routes(v1g, env)
 }
