@@ -2312,8 +2312,8 @@ type EventList struct {
 }
 
 // EventPatched The answer to a PATCH. `warnings`, present only when there is something to report:
-// `reservations_outside_event` when the body set the dates and reservations of the event
-// that hold stock no longer overlap them (only for a key that also holds
+// `reservations_outside_event` when the body moved the dates away from reservations of
+// the event that hold stock (only for a key that also holds
 // `equipment_reservations:read`; since 2.14.0), then `ignored_fields` naming the body's
 // fields that were ignored.
 type EventPatched struct {
@@ -3284,7 +3284,8 @@ type ReservationWritten_Warnings_Item struct {
 }
 
 // ReservationsOutsideEventWarning The PATCH moved the event's dates, and reservations of the event with status `reserved`
-// or `checked_out` do not overlap the new window. A reservation keeps its own dates: they
+// or `checked_out` that overlapped its old dates do not overlap the new ones (one outside
+// the event before the PATCH too, such as a load-in booked the day before, is not named). A reservation keeps its own dates: they
 // still hold their units, and load their trucks, on their own days, and a truck's load
 // asked by the event (`GET /vehicles/{id}/load?event_id=`) leaves them out. The dates
 // were written all the same; move the reservations with a PATCH of each if they should
@@ -3292,7 +3293,7 @@ type ReservationWritten_Warnings_Item struct {
 type ReservationsOutsideEventWarning struct {
 	Code    ReservationsOutsideEventWarningCode `json:"code"`
 	Details struct {
-		// Count How many reservations of the event lie outside its dates.
+		// Count How many reservations of the event the move left outside its dates.
 		Count int `json:"count"`
 
 		// ReservationIds The first 100 of them, oldest first.
@@ -3878,8 +3879,8 @@ type EventFound = EventData
 type EventPage = EventList
 
 // EventUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
-// `reservations_outside_event` when the body set the dates and reservations of the event
-// that hold stock no longer overlap them (only for a key that also holds
+// `reservations_outside_event` when the body moved the dates away from reservations of
+// the event that hold stock (only for a key that also holds
 // `equipment_reservations:read`; since 2.14.0), then `ignored_fields` naming the body's
 // fields that were ignored.
 type EventUpdated = EventPatched

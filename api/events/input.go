@@ -49,6 +49,9 @@ func decodeFields(in *rest.Input, create bool) events.Fields {
 	// named with the body's others, on PATCH too. A PATCH of one date is
 	// checked against the stored other (events.Update).
 	f.Start, f.End = start.Ptr(), end.Ptr()
+	if !create && (f.Start != nil || f.End != nil) {
+		f.Before = &events.Dates{} // events.Update fills it; warnOutside reads it
+	}
 	if f.Start != nil && f.End != nil && !storage.WindowOK(*f.Start, *f.End) {
 		in.Issue("end_date", storage.WindowIssue)
 	}

@@ -19,20 +19,28 @@ import (
 const WarningReservationsOutsideEvent = "reservations_outside_event"
 
 // warnOutside is the check, after a PATCH that sets the event's dates, for
-// the event's reservations holding stock that no longer overlap them: a
-// reservation keeps its own dates (docs/decisions.md), so an event moved
+// the event's reservations holding stock that overlapped its dates before
+// the PATCH and no longer do: a reservation keeps its own dates
+// (docs/decisions.md), so an event moved
 // in the rental house's own tool leaves its gear booked, and its trucks
 // loaded, on the old days, and the load asked by the event leaves them
-// out. The write stands; the warning names them. It names reservations,
+// out. One outside the event before the PATCH too (a load-in booked the
+// day before) is not named: the PATCH did not leave it behind. The write
+// stands; the warning names them. It names reservations,
 // so only a key that may read reservations gets it, as the stock warning
 // of an equipment PATCH; a PATCH that leaves the dates alone runs no
 // check.
 func warnOutside(ctx context.Context, f events.Fields) crud.WarnCheck[events.Event] {
-	if (f.Start == nil && f.End == nil) || !reservationsapi.MayRead(ctx) {
+	if (f.Start == nil && f.End == nil) || f.Before == nil || !reservationsapi.MayRead(ctx) {
 		return nil
 	}
+	before := f.Before // filled by events.Update, in the write's transaction
 	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e *events.Event) ([]rest.Warning, error) {
-		out, err := reservations.OutsideEvent(ctx, db, org, e.ID, e.StartDate, e.EndDate)
+		if before.End.IsZero() {
+			return nil, nil
+		}
+		out, err := reservations.OutsideEvent(ctx, db, org, e.ID,
+			reservations.Moved{FromStart: before.Start, FromEnd: before.End, Start: e.StartDate, End: e.EndDate})
 		if err != nil || out == nil {
 			return nil, err
 		}

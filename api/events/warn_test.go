@@ -11,10 +11,11 @@ import (
 
 // TestMovingAnEventWarnsOfItsReservations: a PATCH that moves an event's
 // dates away from its reservations (which keep their own) answers the
-// reservations_outside_event warning naming those that hold stock; one
-// that keeps them overlapping, one that leaves the dates alone, and a key
-// that may not read reservations get none. The dates are written in every
-// case.
+// reservations_outside_event warning naming those that hold stock and
+// overlapped the old dates; one that keeps them overlapping, one that
+// leaves the dates alone, one of an event already away from them (a
+// load-in booked the day before stays outside every move), and a key that
+// may not read reservations get none. The dates are written in every case.
 func TestMovingAnEventWarnsOfItsReservations(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("A")
@@ -45,7 +46,9 @@ func TestMovingAnEventWarnsOfItsReservations(t *testing.T) {
 		{"moved a week on", a, map[string]any{"start_date": "2026-06-08T08:00:00Z", "end_date": "2026-06-10T08:00:00Z"}, []string{held, checkedOut}},
 		{"the end alone, back to where they were", a, map[string]any{"start_date": "2026-05-30T08:00:00Z"}, nil},
 		{"ending as they start", a, map[string]any{"end_date": "2026-06-01T08:00:00Z"}, []string{held, checkedOut}},
-		{"a key that may not read reservations", noReservations, map[string]any{"start_date": "2026-07-01T08:00:00Z", "end_date": "2026-07-02T08:00:00Z"}, nil},
+		{"moved again, already away from them", a, map[string]any{"start_date": "2026-07-01T08:00:00Z", "end_date": "2026-07-02T08:00:00Z"}, nil},
+		{"back over them", a, map[string]any{"start_date": "2026-06-01T00:00:00Z", "end_date": "2026-06-04T00:00:00Z"}, nil},
+		{"moved away by a key that may not read reservations", noReservations, map[string]any{"start_date": "2026-08-01T08:00:00Z", "end_date": "2026-08-02T08:00:00Z"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.org.Patch(path+"/"+id, tc.body)

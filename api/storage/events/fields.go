@@ -16,4 +16,14 @@ type Fields struct {
 	// Refs are the records the body names (client_id), checked against the
 	// organization before the write.
 	Refs []related.Ref
+	// Before, when set, receives from Update the dates the event had
+	// before a PATCH that sets one of them, read under the row's lock in
+	// the write's transaction: what the moved event's warning compares
+	// with (api/events, warn.go).
+	Before *Dates
+}
+
+// Dates are an event's start and end.
+type Dates struct {
+	Start, End time.Time
 }

@@ -59,6 +59,9 @@ func Update(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid
 			return err
 		}
 		start, end := cur.StartDate, cur.EndDate
+		if f.Before != nil {
+			*f.Before = Dates{Start: start, End: end}
+		}
 		if f.Start != nil {
 			start = *f.Start
 		}

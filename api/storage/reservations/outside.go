@@ -16,10 +16,11 @@ import (
 // counts them all.
 const MaxOutsideNamed = 100
 
-// Outside is what an event's reservations that hold stock do not share
-// with its dates: those that do not overlap [WindowStart, WindowEnd), the
-// event's window. They hold their units on other days, and a truck's load
-// asked by the event (GET /vehicles/{id}/load?event_id=) leaves them out.
+// Outside is what a move of an event's dates left behind: its reservations
+// holding stock that overlapped its old window and do not overlap
+// [WindowStart, WindowEnd), the new one. They hold their units on other
+// days, and a truck's load asked by the event (GET
+// /vehicles/{id}/load?event_id=) leaves them out.
 type Outside struct {
 	Count          int         `json:"count"`
 	ReservationIDs []uuid.UUID `json:"reservation_ids"`
@@ -27,23 +28,31 @@ type Outside struct {
 	WindowEnd      time.Time   `json:"window_end"`
 }
 
+// Moved is an event's dates before and after a move.
+type Moved struct {
+	FromStart, FromEnd time.Time
+	Start, End         time.Time
+}
+
 // OutsideEvent returns the reservations of org's event that hold stock
-// (status reserved or checked_out) and do not overlap [start, end), oldest
-// first, the first MaxOutsideNamed named; nil when there is none.
-func OutsideEvent(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, start, end time.Time) (*Outside, error) {
+// (status reserved or checked_out), overlapped the event's old dates and
+// do not overlap its new ones, oldest first, the first MaxOutsideNamed
+// named; nil when there is none.
+func OutsideEvent(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, m Moved) (*Outside, error) {
 	var rows []struct {
 		ID    uuid.UUID `bun:"id"`
 		Count int       `bun:"count"`
 	}
 	err := db.NewRaw(`SELECT r.id, count(*) OVER () AS count FROM equipment_reservations r
 		WHERE r.organization_id = ? AND r.event_id = ? AND r.reservation_status IN (?)
+		  AND tstzrange(r.start_date, r.end_date) && tstzrange(?, ?)
 		  AND NOT (tstzrange(r.start_date, r.end_date) && tstzrange(?, ?))
 		ORDER BY r.created_at, r.id LIMIT ?`,
-		org.UUID, event, bun.List(stock.HoldingStatuses), start, end, MaxOutsideNamed).Scan(ctx, &rows)
+		org.UUID, event, bun.List(stock.HoldingStatuses), m.FromStart, m.FromEnd, m.Start, m.End, MaxOutsideNamed).Scan(ctx, &rows)
 	if err != nil || len(rows) == 0 {
 		return nil, database.Error(err)
 	}
-	out := &Outside{Count: rows[0].Count, ReservationIDs: make([]uuid.UUID, len(rows)), WindowStart: start, WindowEnd: end}
+	out := &Outside{Count: rows[0].Count, ReservationIDs: make([]uuid.UUID, len(rows)), WindowStart: m.Start, WindowEnd: m.End}
 	for i, r := range rows {
 		out.ReservationIDs[i] = r.ID
 	}
