@@ -35,8 +35,34 @@ var (
 	maxUnknownEntries = 20_000
 )
 
-// ErrInvalidCredentials is the 401 every authentication failure returns.
+// ErrInvalidCredentials is the 401 of a key that is missing, malformed or
+// unknown.
 var ErrInvalidCredentials = errs.New(errs.InvalidCredentials, "missing, malformed, expired or revoked API key")
+
+// KeyRefusal is the details of the 401 of a key that exists but may no
+// longer act: revoked, or expired at ExpiredAt. Only a caller holding the
+// whole key (its hash matched) is told, so it tells nothing to anyone
+// else; it tells an integration's operator what to do, where the generic
+// 401 left them to guess between a typo and a rotation (docs/decisions.md,
+// "Keys and authentication").
+type KeyRefusal struct {
+	Reason    string     `json:"reason"`
+	ExpiredAt *time.Time `json:"expired_at,omitempty"`
+}
+
+// Reasons of a KeyRefusal.
+const (
+	RefusedRevoked = "revoked"
+	RefusedExpired = "expired"
+)
+
+var errRevokedKey = &errs.Error{Code: errs.InvalidCredentials, Message: "API key revoked", Details: KeyRefusal{Reason: RefusedRevoked}}
+
+func expiredKey(at time.Time) error {
+	at = at.UTC()
+	return &errs.Error{Code: errs.InvalidCredentials, Message: "API key expired",
+		Details: KeyRefusal{Reason: RefusedExpired, ExpiredAt: &at}}
+}
 
 // AuthenticatorConfig configures an Authenticator.
 type AuthenticatorConfig struct {
@@ -68,6 +94,8 @@ type Authenticator struct {
 
 type cacheEntry struct {
 	p *Principal // nil: the key is unknown, revoked or expired
+	// revoked: the key exists and was revoked (p is nil).
+	revoked bool
 	// fetched is when the lookup's query was sent, epoch what auth_epoch
 	// held in its snapshot.
 	fetched time.Time
@@ -107,7 +135,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 			return nil, err
 		}
 	}
-	if e.p == nil || (e.keyExpires != nil && !now.Before(*e.keyExpires)) {
+	switch {
+	case e.revoked:
+		return nil, errRevokedKey
+	case e.keyExpires != nil && !now.Before(*e.keyExpires):
+		return nil, expiredKey(*e.keyExpires)
+	case e.p == nil:
 		return nil, ErrInvalidCredentials
 	}
 	return e.p, nil
@@ -247,6 +280,7 @@ func (a *Authenticator) lookup(ctx context.Context, hash []byte) (cacheEntry, er
 	r := rows[0]
 	e.epoch, e.keyExpires = r.Epoch, r.ExpiresAt
 	a.epoch.set(r.Epoch, e.fetched)
+	e.revoked = r.KeyID != nil && r.RevokedAt != nil
 	if r.KeyID == nil || r.RevokedAt != nil || Expired(r.ExpiresAt, e.fetched) {
 		return e, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"testing"
 	"time"
 
@@ -65,8 +66,8 @@ func TestAuthenticate(t *testing.T) {
 
 	t.Run("unknown well-formed key is refused", func(t *testing.T) {
 		other, _ := apikey.Generate(apikey.Live)
-		if _, err := a.Authenticate(ctx, other); !errs.Is(err, errs.InvalidCredentials) {
-			t.Fatalf("err = %v", err)
+		if _, err := a.Authenticate(ctx, other); !errs.Is(err, errs.InvalidCredentials) || refusalOf(err) != nil {
+			t.Fatalf("err = %v (details %+v), want the plain 401", err, refusalOf(err))
 		}
 	})
 
@@ -77,6 +78,8 @@ func TestAuthenticate(t *testing.T) {
 		clock = clock.Add(CacheTTL + time.Millisecond)
 		if _, err := a.Authenticate(ctx, k.Secret); !errs.Is(err, errs.InvalidCredentials) {
 			t.Fatalf("revoked key accepted: %v", err)
+		} else if r := refusalOf(err); r == nil || r.Reason != RefusedRevoked || r.ExpiredAt != nil {
+			t.Fatalf("revoked key's details %+v, want reason revoked", r)
 		}
 		first, err := GetKey(ctx, db, k.ID)
 		if err != nil {
@@ -103,6 +106,23 @@ func TestAuthenticate(t *testing.T) {
 		}
 		if _, err := a.Authenticate(ctx, ek.Secret); !errs.Is(err, errs.InvalidCredentials) {
 			t.Fatalf("expired key accepted: %v", err)
+		} else if r := refusalOf(err); r == nil || r.Reason != RefusedExpired || r.ExpiredAt == nil || !r.ExpiredAt.Equal(past.Truncate(time.Microsecond)) {
+			t.Fatalf("expired key's details %+v, want reason expired at %v", r, past)
+		}
+	})
+
+	t.Run("a key that expires while cached says so", func(t *testing.T) {
+		soon := clock.Add(time.Second)
+		ck, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "soon", Scopes: []Scope{EventsRead}, Mode: apikey.Live, ExpiresAt: &soon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Authenticate(ctx, ck.Secret); err != nil {
+			t.Fatalf("before its expiry: %v", err)
+		}
+		clock = clock.Add(2 * time.Second)
+		if _, err := a.Authenticate(ctx, ck.Secret); refusalOf(err) == nil || refusalOf(err).Reason != RefusedExpired {
+			t.Fatalf("after its expiry: %v (details %+v), want reason expired", err, refusalOf(err))
 		}
 	})
 
@@ -212,4 +232,16 @@ func TestForgedKeyFloodKeepsValidKeysCached(t *testing.T) {
 	if qc.n.Load() != before {
 		t.Fatal("the flood evicted the valid key from the cache")
 	}
+}
+
+// refusalOf returns the KeyRefusal details of a 401, nil when it has none.
+func refusalOf(err error) *KeyRefusal {
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	if r, ok := e.Details.(KeyRefusal); ok {
+		return &r
+	}
+	return nil
 }

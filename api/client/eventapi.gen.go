@@ -555,6 +555,24 @@ func (e InvoiceStatus) Valid() bool {
 	}
 }
 
+// Defines values for KeyRefusalReason.
+const (
+	Expired KeyRefusalReason = "expired"
+	Revoked KeyRefusalReason = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the KeyRefusalReason enum.
+func (e KeyRefusalReason) Valid() bool {
+	switch e {
+	case Expired:
+		return true
+	case Revoked:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LoadWarningCode.
 const (
 	OverPayload LoadWarningCode = "over_payload"
@@ -2457,7 +2475,7 @@ type InternalErrorErrorCode string
 type InvalidCredentialsError struct {
 	Error struct {
 		Code    *InvalidCredentialsErrorErrorCode `json:"code,omitempty"`
-		Details any                               `json:"details,omitempty"`
+		Details *KeyRefusal                       `json:"details,omitempty"`
 	} `json:"error"`
 }
 
@@ -2561,6 +2579,16 @@ type InvoiceUpdate struct {
 	Title                *string                `json:"title,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// KeyRefusal Why a key that exists may no longer act (since 2.14.0).
+type KeyRefusal struct {
+	// ExpiredAt When an expired key stopped working (its `expires_at`).
+	ExpiredAt *time.Time       `json:"expired_at,omitempty"`
+	Reason    KeyRefusalReason `json:"reason"`
+}
+
+// KeyRefusalReason defines model for KeyRefusal.Reason.
+type KeyRefusalReason string
 
 // LineItem A line of a quote or invoice.
 type LineItem struct {
