@@ -90,6 +90,11 @@ other_pkgs=$(go list ./... | grep -vxF "$envtest_pkgs")
 phase "gofmt, go vet, staticcheck"
 unformatted=$(gofmt -l $(go list -f '{{.Dir}}' ./...))
 [ -z "$unformatted" ] || { echo "gofmt would change these files:" >&2; echo "$unformatted" >&2; exit 1; }
+# Code and its documentation cite what the repository holds: docs/, never
+# the product brief the team works from, which a reader of the code does
+# not have (docs/architecture.md says what the design started from).
+outside=$(git grep -nE '\.\./shared/|shared/(SPEC|DECISIONS|DESIGN)\.md' -- '*.go' 'docs/architecture.md' 'docs/openapi.md' 'api/openapi/*.yaml' || true)
+[ -z "$outside" ] || { echo "these lines cite files outside the repository; cite docs/ instead:" >&2; echo "$outside" >&2; exit 1; }
 go vet ./...
 # Pinned; go run keeps the build in Go's cache. A finding that is meant
 # stays with a //lint:ignore CHECK reason directive above its line.

@@ -54,9 +54,11 @@ const WarningOverbooked = "overbooked"
 
 // shortage returns the details when r would exceed stock in its window, or
 // nil when it fits (or stock is unlimited). The equipment row must be locked.
-// The reservation itself (r.ID, when set) is left out. "Fits" is the rule of
-// storage/stock, shared with the availability endpoints: at every instant of the
-// window, the units already held plus r's stay within stock.
+// The reservation itself (r.ID, when set) is left out. "Fits" is
+// stock.Profile.Admits, the rule the availability endpoints share: the
+// summed quantity of every counted hold overlapping the window, plus r's,
+// stays within stock (docs/availability.md, "The stock rule, stated once";
+// not the busiest instant, which that section explains).
 func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, error) {
 	if stockQuantity == nil {
 		return nil, nil
