@@ -8955,10 +8955,13 @@ type ClientInterface interface {
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-	// the feed when it is enabled, which can include some committed while it was disabled. Any
-	// change needs, besides `webhooks:write`, a read scope
-	// of every object type the endpoint is subscribed to once changed (as on registration), since
-	// it decides where those records go: a key that could not read them cannot redirect them.
+	// the feed when it is enabled, which can include some committed while it was disabled. A
+	// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+	// read scope of every object type the endpoint is subscribed to once changed (as on
+	// registration), since it decides where those records go: a key that could not read them
+	// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+	// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+	// a broken integration as it could delete it.
 	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type.
@@ -8975,10 +8978,13 @@ type ClientInterface interface {
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-	// the feed when it is enabled, which can include some committed while it was disabled. Any
-	// change needs, besides `webhooks:write`, a read scope
-	// of every object type the endpoint is subscribed to once changed (as on registration), since
-	// it decides where those records go: a key that could not read them cannot redirect them.
+	// the feed when it is enabled, which can include some committed while it was disabled. A
+	// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+	// read scope of every object type the endpoint is subscribed to once changed (as on
+	// registration), since it decides where those records go: a key that could not read them
+	// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+	// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+	// a broken integration as it could delete it.
 	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type.
@@ -10860,10 +10866,13 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-// the feed when it is enabled, which can include some committed while it was disabled. Any
-// change needs, besides `webhooks:write`, a read scope
-// of every object type the endpoint is subscribed to once changed (as on registration), since
-// it decides where those records go: a key that could not read them cannot redirect them.
+// the feed when it is enabled, which can include some committed while it was disabled. A
+// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+// read scope of every object type the endpoint is subscribed to once changed (as on
+// registration), since it decides where those records go: a key that could not read them
+// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+// a broken integration as it could delete it.
 // Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type.
@@ -10890,10 +10899,13 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-// the feed when it is enabled, which can include some committed while it was disabled. Any
-// change needs, besides `webhooks:write`, a read scope
-// of every object type the endpoint is subscribed to once changed (as on registration), since
-// it decides where those records go: a key that could not read them cannot redirect them.
+// the feed when it is enabled, which can include some committed while it was disabled. A
+// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+// read scope of every object type the endpoint is subscribed to once changed (as on
+// registration), since it decides where those records go: a key that could not read them
+// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+// a broken integration as it could delete it.
 // Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type.
@@ -16126,10 +16138,13 @@ type ClientWithResponsesInterface interface {
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-	// the feed when it is enabled, which can include some committed while it was disabled. Any
-	// change needs, besides `webhooks:write`, a read scope
-	// of every object type the endpoint is subscribed to once changed (as on registration), since
-	// it decides where those records go: a key that could not read them cannot redirect them.
+	// the feed when it is enabled, which can include some committed while it was disabled. A
+	// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+	// read scope of every object type the endpoint is subscribed to once changed (as on
+	// registration), since it decides where those records go: a key that could not read them
+	// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+	// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+	// a broken integration as it could delete it.
 	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -16146,10 +16161,13 @@ type ClientWithResponsesInterface interface {
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-	// the feed when it is enabled, which can include some committed while it was disabled. Any
-	// change needs, besides `webhooks:write`, a read scope
-	// of every object type the endpoint is subscribed to once changed (as on registration), since
-	// it decides where those records go: a key that could not read them cannot redirect them.
+	// the feed when it is enabled, which can include some committed while it was disabled. A
+	// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+	// read scope of every object type the endpoint is subscribed to once changed (as on
+	// registration), since it decides where those records go: a key that could not read them
+	// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+	// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+	// a broken integration as it could delete it.
 	// Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -30696,10 +30714,13 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-// the feed when it is enabled, which can include some committed while it was disabled. Any
-// change needs, besides `webhooks:write`, a read scope
-// of every object type the endpoint is subscribed to once changed (as on registration), since
-// it decides where those records go: a key that could not read them cannot redirect them.
+// the feed when it is enabled, which can include some committed while it was disabled. A
+// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+// read scope of every object type the endpoint is subscribed to once changed (as on
+// registration), since it decides where those records go: a key that could not read them
+// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+// a broken integration as it could delete it.
 // Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -30722,10 +30743,13 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
-// the feed when it is enabled, which can include some committed while it was disabled. Any
-// change needs, besides `webhooks:write`, a read scope
-// of every object type the endpoint is subscribed to once changed (as on registration), since
-// it decides where those records go: a key that could not read them cannot redirect them.
+// the feed when it is enabled, which can include some committed while it was disabled. A
+// change of the URL, the event types or `status: enabled` needs, besides `webhooks:write`, a
+// read scope of every object type the endpoint is subscribed to once changed (as on
+// registration), since it decides where those records go: a key that could not read them
+// cannot redirect them. A PATCH that only disables the endpoint or changes its description
+// sends nothing anywhere and needs no such scope, so a key with the webhook scopes can pause
+// a broken integration as it could delete it.
 // Scopes: `webhooks:write` and `webhooks:read` (the answer is the whole record).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

@@ -90,15 +90,27 @@ func (h handlers) update(c *fiber.Ctx) error {
 	if d.events.Set {
 		p.EnabledEvents = d.events.Value
 	}
-	// Any change (the URL above all) decides where the subscription's
-	// records go: the key must be able to read them all.
 	e, err := store.UpdateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, p, func(events []string) error {
+		if sendsNothingNew(p) {
+			return nil
+		}
 		return changes.CheckReadable(ctx, events, store.AllEvents)
 	})
 	if err != nil {
 		return err
 	}
 	return rest.Updated(c, e, in)
+}
+
+// sendsNothingNew reports whether p only stops the endpoint or relabels it
+// (status disabled, a description): that sends no record anywhere, so a
+// key with the webhook scopes may halt a broken integration without the
+// read scopes of its subscription, as it may delete the endpoint. Any
+// other change decides where the subscription's records go (the URL above
+// all) or resumes sending them, and needs the key to read them all
+// (docs/webhooks.md).
+func sendsNothingNew(p store.EndpointPatch) bool {
+	return p.URL == nil && p.EnabledEvents == nil && (p.Status == nil || *p.Status == store.Disabled)
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {

@@ -80,6 +80,22 @@ func TestSubscriptionNeedsReadScopes(t *testing.T) {
 			r := quoteReader.Post(endpoints+"/"+quotesID+"/rotate_secret", nil)
 			return r.Status, r.ErrorCode(), nil
 		}, http.StatusOK, ""},
+		{"enabling an endpoint of quotes without quotes:read", func() (int, string, []any) {
+			r := hooksOnly.Patch(endpoints+"/"+quotesID, map[string]any{"status": "enabled"})
+			return r.Status, r.ErrorCode(), required(r.JSON())
+		}, http.StatusForbidden, "quotes:read"},
+		{"disabling and relabelling need no read scope", func() (int, string, []any) {
+			r := hooksOnly.Patch(endpoints+"/"+quotesID, map[string]any{"status": "disabled", "description": "paused by ops"})
+			return r.Status, r.ErrorCode(), nil
+		}, http.StatusOK, ""},
+		{"disabling with a URL change needs them", func() (int, string, []any) {
+			r := hooksOnly.Patch(endpoints+"/"+quotesID, map[string]any{"status": "disabled", "url": "http://127.0.0.1:10/steal"})
+			return r.Status, r.ErrorCode(), required(r.JSON())
+		}, http.StatusForbidden, "quotes:read"},
+		{"re-enabling by a key that reads the subscription", func() (int, string, []any) {
+			r := quoteReader.Patch(endpoints+"/"+quotesID, map[string]any{"status": "enabled"})
+			return r.Status, r.ErrorCode(), nil
+		}, http.StatusOK, ""},
 		{"removing needs no read scope", func() (int, string, []any) {
 			r := hooksOnly.Delete(endpoints + "/" + everyID)
 			return r.Status, r.ErrorCode(), nil
