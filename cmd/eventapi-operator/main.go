@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"testing"
 
 	"github.com/go-logr/logr"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -119,6 +120,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	mgr, err := manager.New(cfg, manager.Options{
 		DB: db, Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
 		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace, LeaderElectionID: f.leaderID,
+		// controller-runtime refuses a second controller of one name in a
+		// process; the binary builds one manager, and only a test process
+		// (go test -count=2 of this command) runs it twice.
+		SkipNameValidation: testing.Testing(),
 	})
 	if err != nil {
 		return err
