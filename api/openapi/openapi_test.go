@@ -330,7 +330,7 @@ func TestEnumsMatchTheCode(t *testing.T) {
 	codes := []errs.Code{errs.MalformedJSON, errs.BadRequest, errs.InvalidCredentials, errs.InsufficientScope, errs.NotFound,
 		errs.MethodNotAllowed, errs.DuplicateRecord, errs.IdempotencyKeyMismatch, errs.IdempotencyKeyInUse,
 		errs.PayloadTooLarge, errs.URITooLong, errs.UnsupportedMediaType, errs.HeadersTooLarge, errs.RequestTimeout, errs.Validation, errs.InvalidTransition, errs.OverbookBlocked,
-		errs.OverbookReasonRequired, errs.RateLimited, errs.CursorExpired, errs.Internal, errs.ServiceUnavailable}
+		errs.OverbookReasonRequired, errs.RateLimited, errs.CursorExpired, errs.PreconditionFailed, errs.Internal, errs.ServiceUnavailable}
 	var scopes []string
 	for _, s := range tenancy.AllScopes {
 		scopes = append(scopes, string(s))

@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // CacheControl goes with every tagged answer: a client may keep the answer
@@ -26,13 +27,26 @@ const CacheControl = "private, no-cache"
 // New returns the middleware. It must sit below the request log and the
 // access log, so that they record the 304, and below compression, so that
 // it hashes the plain body.
+//
+// A write (any other method) whose If-Match names entity tags is refused
+// with 412 precondition_failed before anything runs: If-Match compares
+// strongly (RFC 9110, 13.1.1), and the tags this API gives are weak, so no
+// tag a client holds can match, and executing the write as if the header
+// were absent would overwrite a change the client meant to guard against.
+// "If-Match: *" (the record exists) is left to the handler, whose 404
+// answers a record that is not there. If-Unmodified-Since is ignored, as
+// RFC 9110 (13.1.4) says of a resource that gives no modification date.
 func New() fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		m := c.Method()
+		if m != fiber.MethodGet && m != fiber.MethodHead {
+			if namesTags(c.Get(fiber.HeaderIfMatch)) {
+				return errPreconditionFailed
+			}
+			return c.Next()
+		}
 		if err := c.Next(); err != nil {
 			return err
-		}
-		if m := c.Method(); m != fiber.MethodGet && m != fiber.MethodHead {
-			return nil
 		}
 		res := c.Response()
 		if res.StatusCode() != fiber.StatusOK || len(res.Header.Peek(fiber.HeaderETag)) > 0 {
@@ -50,6 +64,17 @@ func New() fiber.Handler {
 		}
 		return nil
 	}
+}
+
+// errPreconditionFailed is the refusal of a write whose If-Match names tags.
+var errPreconditionFailed = errs.New(errs.PreconditionFailed,
+	"If-Match compares entity tags strongly and this API's tags are weak (W/\"…\"), so none can match: nothing was written. Conditional writes are not offered; send the write without If-Match")
+
+// namesTags reports whether an If-Match field value names entity tags,
+// anything but absent, empty or "*".
+func namesTags(ifMatch string) bool {
+	v := strings.TrimSpace(ifMatch)
+	return v != "" && v != "*"
 }
 
 // Of returns the weak entity tag of body: 64 bits of xxHash, in hex.

@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/apitest"
+)
+
+// TestWritesWithIfMatchAreRefused: If-Match compares strongly and the
+// API's tags are weak, so a write naming tags (the record's own current
+// one included, weak or in its strong form) is 412 precondition_failed,
+// writes nothing and leaves its Idempotency-Key unspent; "If-Match: *" and
+// If-Unmodified-Since do not stop a write; a read ignores If-Match
+// (docs/decisions.md, "Conditional reads").
+func TestWritesWithIfMatchAreRefused(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Guarded")
+	created := a.Post("/api/v2/clients", map[string]any{"name": "Summit Stage Works"})
+	if created.Status != 201 {
+		t.Fatalf("POST: %d %s", created.Status, created.Body)
+	}
+	record := "/api/v2/clients/" + created.Data()["id"].(string)
+	read := a.Get(record)
+	tag := read.Header.Get("ETag")
+	if !strings.HasPrefix(tag, `W/"`) {
+		t.Fatalf("GET: ETag %q, want a weak tag", tag)
+	}
+
+	refused := []struct {
+		name, method, path, ifMatch string
+		body                        any
+	}{
+		{"PATCH naming the current tag", http.MethodPatch, record, tag, map[string]any{"notes": "one"}},
+		{"PATCH naming its strong form", http.MethodPatch, record, strings.TrimPrefix(tag, "W/"), map[string]any{"notes": "two"}},
+		{"PATCH naming a list", http.MethodPatch, record, `"other", ` + tag, map[string]any{"notes": "three"}},
+		{"POST naming a tag", http.MethodPost, "/api/v2/clients", `"x"`, map[string]any{"name": "Guarded copy"}},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			res := a.Do(tc.method, tc.path, tc.body, "If-Match", tc.ifMatch, "Idempotency-Key", "guarded-"+tc.name)
+			if res.Status != http.StatusPreconditionFailed || res.ErrorCode() != "precondition_failed" {
+				t.Fatalf("%d %s, want 412 precondition_failed", res.Status, res.Body)
+			}
+			// The key was not spent: sent again without If-Match, it executes.
+			again := a.Do(tc.method, tc.path, tc.body, "Idempotency-Key", "guarded-"+tc.name)
+			if again.Status >= 300 || again.Header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("the same key without If-Match: %d %s (replayed %q), want executed", again.Status, again.Body, again.Header.Get("Idempotent-Replayed"))
+			}
+		})
+	}
+	if n := len(a.Get("/api/v2/clients").List()); n != 2 {
+		t.Fatalf("%d clients, want 2: the refused POST must have written nothing", n)
+	}
+
+	before := a.Get(record).Data()["notes"]
+	if res := a.Do(http.MethodPatch, record, map[string]any{"notes": "refused"}, "If-Match", tag); res.Status != 412 {
+		t.Fatalf("PATCH with If-Match: %d %s", res.Status, res.Body)
+	}
+	if got := a.Get(record).Data()["notes"]; got != before {
+		t.Fatalf("notes after a refused PATCH: %v, want %v", got, before)
+	}
+
+	for _, h := range [][]string{{"If-Match", "*"}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}} {
+		if res := a.Do(http.MethodPatch, record, map[string]any{"notes": h[0]}, h...); res.Status != 200 || res.Data()["notes"] != h[0] {
+			t.Errorf("PATCH with %s: %d %s, want 200 and written", h[0], res.Status, res.Body)
+		}
+	}
+	if res := a.Do(http.MethodGet, record, nil, "If-Match", `"x"`); res.Status != 200 {
+		t.Errorf("GET with If-Match: %d %s, want 200", res.Status, res.Body)
+	}
+}
