@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/eventapi/eventapi/api/storage/events"
-	"github.com/eventapi/eventapi/tenancy"
-
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/events"
 	"github.com/eventapi/eventapi/api/storage/reservations"
-	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Expansions are the relations ?expand accepts on GET /events/{id} and
@@ -53,18 +50,12 @@ func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[
 		return e, nil
 	}
 	page := "page them with GET /api/v2/equipment_reservations?event_id=" + e.ID.String()
-	err := reservations.CheckText(ctx, db, org, MaxInlined+1, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("r.event_id = ?", e.ID)
-	})
+	rs, err := reservations.OfEvent(ctx, db, org, e.ID, MaxInlined+1)
 	if errors.Is(err, reservations.ErrTooMuchText) {
 		return nil, errs.InvalidField("expand", fmt.Sprintf(
 			"the event's reservations hold more than %d bytes of notes, truck positions and overbook reasons, more than one answer inlines: %s",
 			reservations.MaxText, page))
 	}
-	if err != nil {
-		return nil, err
-	}
-	rs, err := ReservationsOf(ctx, db, org, e.ID, MaxInlined+1)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +67,4 @@ func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[
 		return nil, err
 	}
 	return WithReservations{Event: e, EquipmentReservations: rs}, nil
-}
-
-// ReservationsOf returns the first limit reservations of org for the
-// event, whatever their status, in creation order.
-func ReservationsOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, limit int) ([]reservations.Reservation, error) {
-	rs := []reservations.Reservation{}
-	err := db.NewSelect().Model(&rs).
-		Where("r.organization_id = ?", org).Where("r.event_id = ?", event).
-		OrderExpr("r.created_at, r.id").Limit(int64(limit)).Scan(ctx)
-	return rs, database.Error(err)
 }

@@ -2,18 +2,16 @@ package v1
 
 import (
 	"bytes"
-	"context"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/equipment"
-	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/api/storage/v1store"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -64,7 +62,7 @@ func issuesOf(in *rest.Input) map[string]string {
 type storedNulls map[string]bool
 
 // nullsOf returns the writable fields of e that are stored null.
-func nullsOf(e *Equipment) storedNulls {
+func nullsOf(e *v1store.Equipment) storedNulls {
 	return storedNulls{
 		"case_length_in": e.CaseLengthIn == nil,
 		"case_width_in":  e.CaseWidthIn == nil,
@@ -127,7 +125,7 @@ func decodePatch(in *rest.Input, nulls storedNulls) (storage.Changes, error) {
 // the record as read back with its category.
 func patchEquipment(env *rest.Env) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		id, err := rest.PathID(c, equipmentView.kind)
+		id, err := rest.PathID(c, v1store.EquipmentView.Kind)
 		if err != nil {
 			return err
 		}
@@ -147,25 +145,13 @@ func patchEquipment(env *rest.Env) fiber.Handler {
 		}
 		ctx := c.UserContext()
 		org := tenancy.OrgID(ctx)
-		var out *Equipment
-		err = database.RunInTx(ctx, env.Conn(ctx), func(ctx context.Context, tx bun.Tx) error {
-			if withNull {
-				// Locked, so the nulls judged against it stay as read until
-				// the write.
-				stored, err := storage.Get[Equipment](ctx, tx, org, id, equipmentView.kind, storage.Locked)
-				if err != nil {
-					return err
+		out, err := v1store.PatchEquipment(ctx, env.Conn(ctx), org, id, withNull,
+			func(stored *v1store.Equipment) (storage.Changes, error) {
+				if !withNull {
+					return ch, nil
 				}
-				if ch, err = decodePatch(in, nullsOf(stored)); err != nil {
-					return err
-				}
-			}
-			if _, err := storage.Update[Equipment](ctx, tx, org, id, equipmentView.kind, ch); err != nil {
-				return err
-			}
-			out, err = equipmentView.get(ctx, tx, org, id)
-			return err
-		})
+				return decodePatch(in, nullsOf(stored))
+			})
 		if err != nil {
 			return err
 		}

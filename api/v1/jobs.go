@@ -1,17 +1,14 @@
 package v1
 
 import (
-	"context"
 	"slices"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/events"
+	"github.com/eventapi/eventapi/api/storage/v1store"
 )
 
 // jobStatusOf maps each event status to its v1 job status (docs/v1.md,
@@ -41,51 +38,12 @@ func eventStatusesOf(job string) []string {
 	return out
 }
 
-// Job is the v1 shape of an event: status is mapped, the dates are the UTC
-// calendar dates of start_date and end_date, client_name is joined.
-type Job struct {
-	bun.BaseModel `bun:"table:events,alias:e"`
-
-	ID             uuid.UUID    `bun:"id,pk,type:uuid" json:"id"`
-	Name           string       `bun:"name" json:"name"`
-	EventStatus    string       `bun:"status" json:"-"`
-	Status         string       `bun:"-" json:"status"`
-	StartDate      time.Time    `bun:"start_date" json:"-"`
-	EndDate        time.Time    `bun:"end_date" json:"-"`
-	EventDate      storage.Date `bun:"-" json:"event_date"`
-	EventEndDate   storage.Date `bun:"-" json:"event_end_date"`
-	Venue          string       `bun:"venue" json:"venue"`
-	ClientName     *string      `bun:"client_name,scanonly" json:"client_name"`
-	OrganizationID uuid.UUID    `bun:"organization_id,type:uuid" json:"organization_id"`
-	CreatedAt      time.Time    `bun:"created_at" json:"created_at"`
-	UpdatedAt      time.Time    `bun:"updated_at" json:"updated_at"`
-}
-
-var _ bun.AfterScanRowHook = (*Job)(nil)
-
-// AfterScanRow derives the v1 fields from the event's columns.
-func (j *Job) AfterScanRow(context.Context) error {
-	j.Status = jobStatusOf[j.EventStatus]
-	j.EventDate, j.EventEndDate = dateOf(j.StartDate), dateOf(j.EndDate)
-	j.CreatedAt, j.UpdatedAt = j.CreatedAt.UTC(), j.UpdatedAt.UTC()
-	return nil
-}
-
-func dateOf(t time.Time) storage.Date {
-	u := t.UTC()
-	return storage.Date{Time: time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)}
-}
-
-// jobView joins the client's name (same organization) and lists the newest
-// jobs first.
-var jobView = view[Job]{
-	kind: "job",
-	shape: func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.ColumnExpr("?TableAlias.*").
-			ColumnExpr("cl.name AS client_name").
-			Join("LEFT JOIN clients AS cl ON cl.organization_id = ?TableAlias.organization_id AND cl.id = ?TableAlias.client_id")
-	},
-	order: "e.created_at DESC, e.id DESC",
+// jobs are the events read as v1 jobs: their list takes the status filter,
+// and each is rendered with its job status.
+var jobs = resource[v1store.Job]{
+	view:    v1store.JobView,
+	filters: jobFilters,
+	render:  func(j *v1store.Job) { j.Status = jobStatusOf[j.EventStatus] },
 }
 
 // jobFilters reads the optional v1 status filter.
@@ -97,8 +55,5 @@ func jobFilters(c *fiber.Ctx) ([]storage.Filter, error) {
 	if status == "" {
 		return nil, nil
 	}
-	events := eventStatusesOf(status)
-	return []storage.Filter{func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.status IN (?)", bun.List(events))
-	}}, nil
+	return []storage.Filter{v1store.EventStatusIn(eventStatusesOf(status))}, nil
 }

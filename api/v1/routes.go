@@ -1,14 +1,16 @@
 // Package v1 serves the page-numbered v1 reference surface (equipment, jobs,
 // crew) on /api/v1. It reads the same tables as the v2 resource packages
-// through small read models of its own, answers in the v1 envelopes
-// ({data, meta:{org_id[, page, total]}}) and leaves the v1 error envelope to
-// rest.ErrorHandler. See docs/v1.md.
+// through the read models of api/storage/v1store, decodes v1's parameters
+// and bodies, answers in the v1 envelopes ({data, meta:{org_id[, page,
+// total]}}) and leaves the v1 error envelope to rest.ErrorHandler. See
+// docs/v1.md.
 package v1
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/v1store"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
@@ -24,13 +26,15 @@ func Routes(r fiber.Router, env *rest.Env) {
 	jobsRead := auth.Require(tenancy.JobsRead)
 	crewRead := auth.Require(tenancy.CrewRead)
 
-	r.Get("/equipment", equipmentRead, listHandler(env, equipmentView, nil))
-	r.Get("/equipment/:id", equipmentRead, getHandler(env, equipmentView))
+	equipment := resource[v1store.Equipment]{view: v1store.EquipmentView}
+	r.Get("/equipment", equipmentRead, listHandler(env, equipment))
+	r.Get("/equipment/:id", equipmentRead, getHandler(env, equipment))
 	r.Patch("/equipment/:id", equipmentRead, equipmentWrite, patchEquipment(env))
 
-	r.Get("/jobs", jobsRead, listHandler(env, jobView, jobFilters))
-	r.Get("/jobs/:id", jobsRead, getHandler(env, jobView))
+	r.Get("/jobs", jobsRead, listHandler(env, jobs))
+	r.Get("/jobs/:id", jobsRead, getHandler(env, jobs))
 
-	r.Get("/crew", crewRead, listHandler(env, crewView, nil))
-	r.Get("/crew/:id", crewRead, getHandler(env, crewView))
+	crew := resource[v1store.Crew]{view: v1store.CrewView}
+	r.Get("/crew", crewRead, listHandler(env, crew))
+	r.Get("/crew/:id", crewRead, getHandler(env, crew))
 }

@@ -1,4 +1,4 @@
-package v1
+package v1store
 
 import (
 	"context"
@@ -19,18 +19,22 @@ import (
 // (migration 20261129020000_v1_alphabetical indexes the same expressions).
 const alphabetical = `COLLATE "und-x-icu"`
 
-// view describes how one v1 resource is read from its table: T is a bun read
+// View describes how one v1 resource is read from its table: T is a bun read
 // model of the table, shape adds its joins and joined columns, order is the
 // list order. Every query it builds filters organization_id.
-type view[T any] struct {
-	// kind names the resource in not_found.
-	kind  string
+type View[T any] struct {
+	// Kind names the resource in not_found.
+	Kind  string
 	shape storage.Filter
 	order string
 }
 
+// oneSnapshot makes the page and the count of a list see the same committed
+// state.
+var oneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+
 // selectFor starts an org-scoped select of the view into dst.
-func (v view[T]) selectFor(db bun.IDB, dst any, org tenancy.OrganizationID) *bun.SelectQuery {
+func (v View[T]) selectFor(db bun.IDB, dst any, org tenancy.OrganizationID) *bun.SelectQuery {
 	q := db.NewSelect().Model(dst).Where("?TableAlias.organization_id = ?", org)
 	if v.shape != nil {
 		q = v.shape(q)
@@ -38,28 +42,29 @@ func (v view[T]) selectFor(db bun.IDB, dst any, org tenancy.OrganizationID) *bun
 	return q
 }
 
-// get loads the record id of org (not_found names the view's kind).
-func (v view[T]) get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*T, error) {
+// Get loads the record id of org (not_found names the view's kind).
+func (v View[T]) Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*T, error) {
 	var filters []storage.Filter
 	if v.shape != nil {
 		filters = append(filters, v.shape)
 	}
-	return storage.Get[T](ctx, db, org, id, v.kind, filters...)
+	return storage.Get[T](ctx, db, org, id, v.Kind, filters...)
 }
 
-// list returns one page of org's records in the view's order and the count
-// of all records matching filters. Both read one snapshot, so total agrees
-// with the page.
-func (v view[T]) list(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p pageRequest, filters ...storage.Filter) ([]T, int, error) {
+// List returns limit of org's records from offset on, in the view's order,
+// and the count of all records matching filters. Both read one snapshot (a
+// read-only REPEATABLE READ transaction), so total agrees with the page;
+// inside a caller's transaction they run as it does.
+func (v View[T]) List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, limit, offset int, filters ...storage.Filter) ([]T, int, error) {
 	items := []T{}
 	var total int
-	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTxWith(ctx, db, oneSnapshot, func(ctx context.Context, tx bun.Tx) error {
 		q := v.selectFor(tx, &items, org)
 		c := tx.NewSelect().Model((*T)(nil)).Where("?TableAlias.organization_id = ?", org)
 		for _, f := range filters {
 			q, c = f(q), f(c)
 		}
-		if err := q.OrderExpr(v.order).Limit(int64(p.Limit)).Offset(int64(p.offset())).Scan(ctx); err != nil {
+		if err := q.OrderExpr(v.order).Limit(int64(limit)).Offset(int64(offset)).Scan(ctx); err != nil {
 			return err
 		}
 		n, err := c.Count(ctx)

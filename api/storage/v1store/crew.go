@@ -1,4 +1,4 @@
-package v1
+package v1store
 
 import (
 	"context"
@@ -33,9 +33,9 @@ func (m *Crew) AfterScanRow(context.Context) error {
 	return nil
 }
 
-// crewView orders alphabetically by last name, then first name
+// CrewView orders alphabetically by last name, then first name
 // (alphabetical), then id.
-var crewView = view[Crew]{
-	kind:  "crew member",
+var CrewView = View[Crew]{
+	Kind:  "crew member",
 	order: "cm.last_name " + alphabetical + " ASC, cm.first_name " + alphabetical + " ASC, cm.id ASC",
 }

@@ -1,4 +1,4 @@
-package v1
+package v1store
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Equipment is the v1 shape of an equipment record: manufacturer is the
@@ -38,14 +42,47 @@ func (e *Equipment) AfterScanRow(context.Context) error {
 	return nil
 }
 
-// equipmentView joins the category name (same organization) and orders
+// EquipmentView joins the category name (same organization) and orders
 // alphabetically (alphabetical, docs/v1.md "Ordering"), then by id.
-var equipmentView = view[Equipment]{
-	kind: "equipment",
+var EquipmentView = View[Equipment]{
+	Kind: "equipment",
 	shape: func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.ColumnExpr("?TableAlias.*").
 			ColumnExpr("cat.name AS category").
 			Join("LEFT JOIN equipment_categories AS cat ON cat.organization_id = ?TableAlias.organization_id AND cat.id = ?TableAlias.category_id")
 	},
 	order: "e.name " + alphabetical + " ASC, e.id ASC",
+}
+
+// PatchEquipment writes to org's equipment id, in one transaction, the
+// columns changes returns (storage.Update: updated_at moves only when a
+// value changed), and returns the record as read back with its category.
+// With fromStored, changes is given the stored record, read under a row lock
+// so that what it judged stays as read until the write (an unknown id is
+// then not_found before changes runs); otherwise it is given nil.
+func PatchEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, fromStored bool,
+	changes func(stored *Equipment) (storage.Changes, error)) (*Equipment, error) {
+	var out *Equipment
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+		var stored *Equipment
+		if fromStored {
+			var err error
+			if stored, err = storage.Get[Equipment](ctx, tx, org, id, EquipmentView.Kind, storage.Locked); err != nil {
+				return err
+			}
+		}
+		ch, err := changes(stored)
+		if err != nil {
+			return err
+		}
+		if _, err := storage.Update[Equipment](ctx, tx, org, id, EquipmentView.Kind, ch); err != nil {
+			return err
+		}
+		out, err = EquipmentView.Get(ctx, tx, org, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
