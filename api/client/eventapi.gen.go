@@ -3804,7 +3804,7 @@ type WebhookEndpointWithSecret struct {
 // WebhookEndpointWithSecretStatus defines model for WebhookEndpointWithSecret.Status.
 type WebhookEndpointWithSecretStatus string
 
-// WebhookEventType A change type such as `event.created` or `quote.approved`, or `*` for every type.
+// WebhookEventType A change type such as `event.created` or `quote.approved`, or `*` for every type. An update that approves a quote is a `quote.approved` message, not `quote.updated`, so a subscription that follows quotes names both.
 type WebhookEventType string
 
 // WebhookSecretRotation The optional body of a rotation: none, or `{}`, keeps the replaced secret for 24 hours.
@@ -4106,7 +4106,9 @@ type ListChangesParams struct {
 	// `insufficient_scope`, `details.required` naming the scopes of the first object type it cannot
 	// read; a list that mixes readable and unreadable types is refused whole. There is no wildcard
 	// (`*` is a 422): without `type` the feed lists every object type the key may read. Spaces around a
-	// type and empty elements (a trailing comma) are ignored.
+	// type and empty elements (a trailing comma) are ignored. An update that approves a quote is a `quote.approved` change,
+	// not `quote.updated`: a filter that follows quotes names `quote.approved` beside
+	// `quote.updated`, or it misses every approval.
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
 
 	// From `now` starts a reader at the feed's head instead of its oldest change: the answer lists no

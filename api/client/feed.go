@@ -5,8 +5,22 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"time"
 )
+
+// ChangeTypes is the value of the type filter of GET /changes
+// (ListChangesParams.Type) naming types: the change types comma-joined, as
+// the parameter takes them. Name quote.approved beside quote.updated: an
+// approval is its own type, so a filter of quote.updated alone misses it.
+func ChangeTypes(types ...ChangeType) *string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	joined := strings.Join(names, ",")
+	return &joined
+}
 
 // Feed follows the change feed (GET /changes, docs/changes.md): it yields
 // every committed change once, oldest first, and keeps polling once it has
