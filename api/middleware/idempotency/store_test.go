@@ -2,10 +2,13 @@ package idempotency
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -14,25 +17,38 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// expireAfterClaim holds the connection for a moment after the claim's
-// upsert, so that a row just short of the retention is past it when the
-// claim reads it back (a key reused right at its 24 h; the two statements
-// read the clock apart).
-type expireAfterClaim struct{}
+// expireAfterClaim stands for the clock passing the retention between the
+// claim's two statements (a key reused right at its 24 h: the upsert finds
+// the row live, the read-back finds it expired). Once the first upsert has
+// left the row alone, it moves the row's created_at back by the retention
+// in the claim's own transaction, so the read-back sees it expired however
+// long either statement took; expired says it did.
+type expireAfterClaim struct {
+	tx        *bun.Tx
+	org       uuid.UUID
+	retention time.Duration
+	expired   bool
+	err       error
+}
 
-func (expireAfterClaim) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+func (*expireAfterClaim) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
 	return ctx
 }
-func (expireAfterClaim) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	if strings.Contains(e.Query, "INSERT INTO idempotency_keys") {
-		time.Sleep(300 * time.Millisecond)
+
+func (h *expireAfterClaim) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	if h.expired || !strings.Contains(e.Query, "INSERT INTO idempotency_keys") || !errors.Is(e.Err, sql.ErrNoRows) {
+		return
 	}
+	h.expired = true
+	_, h.err = h.tx.ExecContext(ctx, `UPDATE idempotency_keys SET created_at = created_at - make_interval(secs => ?)
+		WHERE organization_id = ? AND key = 'k'`, h.retention.Seconds(), h.org)
 }
 
-// TestClaimAtTheRetentionBoundary: a row 100 ms short of the retention is
-// not recycled by the claim's upsert but has passed the retention when read
-// back; the claim is made again and owns the recycled row, where it
-// answered 500 ("vanished").
+// TestClaimAtTheRetentionBoundary: a row the claim's upsert finds live but
+// whose retention has passed when the claim reads it back is claimed again
+// and owned, recycled, where the claim answered 500 ("vanished"). The row
+// is half the retention old, so the first upsert cannot recycle it however
+// slow the machine; two upserts show the second claim was made.
 func TestClaimAtTheRetentionBoundary(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)
@@ -42,19 +58,37 @@ func TestClaimAtTheRetentionBoundary(t *testing.T) {
 	}
 	const retention = time.Hour
 	if _, err := db.NewRaw(`INSERT INTO idempotency_keys (organization_id, key, fingerprint, status, created_at)
-		VALUES (?, 'k', '\x00', 201, clock_timestamp() - make_interval(secs => ?) + interval '100 milliseconds')`,
-		org.ID, retention.Seconds()).Exec(ctx); err != nil {
+		VALUES (?, 'k', '\x00', 201, clock_timestamp() - make_interval(secs => ?))`,
+		org.ID, (retention / 2).Seconds()).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hooked := db.WithQueryHook(expireAfterClaim{})
-	tx, err := hooked.BeginTx(ctx, nil)
+	expire := &expireAfterClaim{org: org.ID, retention: retention}
+	upserts := &pgtest.Statements{Marker: "INSERT INTO idempotency_keys"}
+	tx, err := db.WithQueryHook(upserts).WithQueryHook(expire).BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	expire.tx = &tx
 	r, err := open(ctx, tx, org.ID, "k", []byte{1}, retention)
+	if expire.err != nil {
+		t.Fatalf("moving the row past the retention: %v", expire.err)
+	}
 	if err != nil || r != nil {
 		t.Fatalf("open at the boundary = %+v, %v; want the recycled row owned (nil, nil)", r, err)
+	}
+	if !expire.expired || len(upserts.Sent) != 2 {
+		t.Fatalf("the row expired between the claim's statements: %v; %d upserts, want 2 (the boundary's second claim)",
+			expire.expired, len(upserts.Sent))
+	}
+	var fingerprint []byte
+	var status *int
+	if err := tx.NewRaw("SELECT fingerprint, status FROM idempotency_keys WHERE organization_id = ? AND key = 'k'",
+		org.ID).Scan(ctx, &fingerprint, &status); err != nil {
+		t.Fatal(err)
+	}
+	if string(fingerprint) != "\x01" || status != nil {
+		t.Fatalf("row after the claim: fingerprint %x, status %v; want the claim's (01, open)", fingerprint, status)
 	}
 }
 
