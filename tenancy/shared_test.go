@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -69,10 +70,41 @@ func heldKey(t *testing.T, hold holdLookup) (*bun.DB, *Authenticator, *CreatedKe
 	return db, a, k
 }
 
-// joinTime is how long a test gives a second caller to join a lookup in
-// flight. The result only decides whether the broken behaviour could be
-// seen; the right one passes however the callers meet.
-const joinTime = 200 * time.Millisecond
+// joining is a caller's context that tells when the caller has joined the
+// lookup in flight: share asks for Done in its wait, which it reaches only
+// once DoChan has counted the caller among the lookup's waiters. Any other
+// use of Done (a query of the caller's own) is not taken for the join.
+type joining struct {
+	context.Context
+	once   sync.Once
+	joined chan struct{}
+}
+
+func newJoining(ctx context.Context) *joining {
+	return &joining{Context: ctx, joined: make(chan struct{})}
+}
+
+func (j *joining) Done() <-chan struct{} {
+	pc := make([]uintptr, 1)
+	if runtime.Callers(2, pc) == 1 {
+		if f, _ := runtime.CallersFrames(pc).Next(); strings.HasSuffix(f.Function, "tenancy.(*Authenticator).share") {
+			j.once.Do(func() { close(j.joined) })
+		}
+	}
+	return j.Context.Done()
+}
+
+// await waits until the caller of j joined the lookup in flight, or fails
+// the test after a deadline (the caller never came to wait for it, or
+// share no longer waits on the caller's Done).
+func (j *joining) await(t *testing.T) {
+	t.Helper()
+	select {
+	case <-j.joined:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second caller did not join the lookup in flight")
+	}
+}
 
 // TestASlowSharedLookupIsNotTakenPastTheTTL: a caller that arrives more
 // than the TTL after a lookup in flight was sent, and after the key was
@@ -97,8 +129,9 @@ func TestASlowSharedLookupIsNotTakenPastTheTTL(t *testing.T) {
 	clock = clock.Add(CacheTTL + time.Millisecond)
 	mu.Unlock()
 	second := make(chan error, 1)
-	go func() { _, err := a.Authenticate(ctx, k.Secret); second <- err }()
-	time.Sleep(joinTime)
+	join := newJoining(ctx)
+	go func() { _, err := a.Authenticate(join, k.Secret); second <- err }()
+	join.await(t)
 	close(hold.release)
 	if err := <-first; err != nil {
 		t.Fatalf("the first caller: %v, want the key as its lookup read it", err)
@@ -122,8 +155,9 @@ func TestOneCallersCancellationFailsNoOther(t *testing.T) {
 	go func() { _, err := a.Authenticate(cctx, k.Secret); first <- err }()
 	<-hold.entered
 	second := make(chan error, 1)
-	go func() { _, err := a.Authenticate(ctx, k.Secret); second <- err }()
-	time.Sleep(joinTime)
+	join := newJoining(ctx)
+	go func() { _, err := a.Authenticate(join, k.Secret); second <- err }()
+	join.await(t)
 	cancel()
 	close(hold.release)
 	<-first // cancelled: its outcome is not what this test is about
