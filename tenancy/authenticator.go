@@ -90,6 +90,9 @@ type Authenticator struct {
 	unknown map[[32]byte]cacheEntry
 	epoch   epochClock
 	usage   *usageRecorder
+	// joined, when set (tests), is called by share with the caller's
+	// context once the caller waits on the lookup in flight.
+	joined func(context.Context)
 }
 
 type cacheEntry struct {
@@ -162,6 +165,9 @@ func (a *Authenticator) share(ctx context.Context, name string, fn func(context.
 		defer cancel()
 		return fn(qctx)
 	})
+	if a.joined != nil {
+		a.joined(ctx)
+	}
 	select {
 	case r := <-ch:
 		return r.Val, r.Err

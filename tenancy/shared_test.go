@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -67,36 +66,39 @@ func heldKey(t *testing.T, hold holdLookup) (*bun.DB, *Authenticator, *CreatedKe
 	}
 	a := NewAuthenticator(db, nil)
 	t.Cleanup(a.Close)
+	announceJoins(a)
 	return db, a, k
 }
 
-// joining is a caller's context that tells when the caller has joined the
-// lookup in flight: share asks for Done in its wait, which it reaches only
-// once DoChan has counted the caller among the lookup's waiters. Any other
-// use of Done (a query of the caller's own) is not taken for the join.
+// joining tells when a caller has joined the lookup in flight: its context
+// is marked, and the authenticator's joined hook, which share calls once
+// DoChan counts the caller among the lookup's waiters, closes joined for
+// it. Other callers (the first, holding the lookup) are not marked.
 type joining struct {
-	context.Context
 	once   sync.Once
 	joined chan struct{}
 }
 
-func newJoining(ctx context.Context) *joining {
-	return &joining{Context: ctx, joined: make(chan struct{})}
+type joiningKey struct{}
+
+// newJoining returns the marked context of the caller to watch.
+func newJoining(ctx context.Context) (context.Context, *joining) {
+	j := &joining{joined: make(chan struct{})}
+	return context.WithValue(ctx, joiningKey{}, j), j
 }
 
-func (j *joining) Done() <-chan struct{} {
-	pc := make([]uintptr, 1)
-	if runtime.Callers(2, pc) == 1 {
-		if f, _ := runtime.CallersFrames(pc).Next(); strings.HasSuffix(f.Function, "tenancy.(*Authenticator).share") {
-			j.once.Do(func() { close(j.joined) })
+// announceJoins sets a's hook to close the joined channel of a marked
+// caller; set before any caller runs.
+func announceJoins(a *Authenticator) {
+	a.joined = func(ctx context.Context) {
+		if w, ok := ctx.Value(joiningKey{}).(*joining); ok {
+			w.once.Do(func() { close(w.joined) })
 		}
 	}
-	return j.Context.Done()
 }
 
 // await waits until the caller of j joined the lookup in flight, or fails
-// the test after a deadline (the caller never came to wait for it, or
-// share no longer waits on the caller's Done).
+// the test after a deadline (the caller never came to wait for it).
 func (j *joining) await(t *testing.T) {
 	t.Helper()
 	select {
@@ -129,8 +131,8 @@ func TestASlowSharedLookupIsNotTakenPastTheTTL(t *testing.T) {
 	clock = clock.Add(CacheTTL + time.Millisecond)
 	mu.Unlock()
 	second := make(chan error, 1)
-	join := newJoining(ctx)
-	go func() { _, err := a.Authenticate(join, k.Secret); second <- err }()
+	joinCtx, join := newJoining(ctx)
+	go func() { _, err := a.Authenticate(joinCtx, k.Secret); second <- err }()
 	join.await(t)
 	close(hold.release)
 	if err := <-first; err != nil {
@@ -155,8 +157,8 @@ func TestOneCallersCancellationFailsNoOther(t *testing.T) {
 	go func() { _, err := a.Authenticate(cctx, k.Secret); first <- err }()
 	<-hold.entered
 	second := make(chan error, 1)
-	join := newJoining(ctx)
-	go func() { _, err := a.Authenticate(join, k.Secret); second <- err }()
+	joinCtx, join := newJoining(ctx)
+	go func() { _, err := a.Authenticate(joinCtx, k.Secret); second <- err }()
 	join.await(t)
 	cancel()
 	close(hold.release)
