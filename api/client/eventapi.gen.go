@@ -2626,6 +2626,7 @@ type LineItem struct {
 // `quantity × unit_price`, must be at most 999999999999.99 (the largest total the server
 // stores), or the line is `422` on `line_items[i].unit_price`.
 type LineItemInput struct {
+	// Description What the line is. A line of equipment sent without one (absent, null or empty) gets the equipment's `name` as it is at the write, kept when the equipment is renamed later.
 	Description *string `json:"description,omitempty"`
 
 	// EquipmentId Equipment of the caller's organization.
@@ -2640,6 +2641,7 @@ type LineItemInput struct {
 // `id` and `line_total` of a line read with GET) is ignored and named in the response's
 // `ignored_fields` warning as `line_items[i].field`.
 type LineItemPatch struct {
+	// Description What the line is. A line of equipment sent without one (absent, null or empty) gets the equipment's `name` as it is at the write, kept when the equipment is renamed later.
 	Description *string `json:"description,omitempty"`
 
 	// EquipmentId Equipment of the caller's organization.

@@ -60,9 +60,13 @@ func Total(lines []Line) (money.Amount, error) {
 	return t, nil
 }
 
-// CheckEquipment verifies, in one query, that every equipment_id of lines is
-// equipment of org; each that is not is a validation_error naming the line.
-func CheckEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lines []Line) error {
+// ResolveEquipment verifies, in one query, that every equipment_id of
+// lines is equipment of org; each that is not is a validation_error naming
+// the line. A line of equipment sent without a description gets the
+// equipment's name as it is now: the document keeps what it said when it
+// was written, whatever the equipment is renamed to later, and a reader
+// without equipment:read sees what the line is (docs/decisions.md).
+func ResolveEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, lines []Line) error {
 	var ids []uuid.UUID
 	for _, l := range lines {
 		if l.EquipmentID != nil {
@@ -72,22 +76,32 @@ func CheckEquipment(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 	if len(ids) == 0 {
 		return nil
 	}
-	var found []uuid.UUID
-	err := db.NewSelect().Table("equipment").Column("id").
+	var found []struct {
+		ID   uuid.UUID `bun:"id"`
+		Name string    `bun:"name"`
+	}
+	err := db.NewSelect().Table("equipment").Column("id", "name").
 		Where("organization_id = ?", org).Where("id IN (?)", bun.List(ids)).
 		Scan(ctx, &found)
 	if err != nil {
 		return database.Error(err)
 	}
-	ok := make(map[uuid.UUID]bool, len(found))
-	for _, id := range found {
-		ok[id] = true
+	names := make(map[uuid.UUID]string, len(found))
+	for _, e := range found {
+		names[e.ID] = e.Name
 	}
 	var issues []errs.FieldIssue
 	for i, l := range lines {
-		if l.EquipmentID != nil && !ok[*l.EquipmentID] {
+		if l.EquipmentID == nil {
+			continue
+		}
+		name, ok := names[*l.EquipmentID]
+		switch {
+		case !ok:
 			issues = append(issues, errs.FieldIssue{Field: fmt.Sprintf("%s[%d].equipment_id", Field, i),
 				Issue: "does not name a record of your organization"})
+		case l.Description == "":
+			lines[i].Description = name
 		}
 	}
 	if len(issues) > 0 {

@@ -66,30 +66,41 @@ func TestTotal(t *testing.T) {
 	}
 }
 
-func TestCheckEquipment(t *testing.T) {
+func TestResolveEquipment(t *testing.T) {
 	f := storagetest.NewFixture(t)
 	mine := f.Insert(t, "equipment", f.A, map[string]any{"name": "Speaker"})
 	theirs := f.Insert(t, "equipment", f.B, map[string]any{"name": "Theirs"})
-	line := func(id *uuid.UUID) documents.Line { return documents.Line{EquipmentID: id, Quantity: 1} }
+	line := func(id *uuid.UUID, description string) documents.Line {
+		return documents.Line{EquipmentID: id, Description: description, Quantity: 1}
+	}
 	missing := uuid.New()
 	tests := []struct {
-		name  string
-		lines []documents.Line
-		bad   []string
+		name         string
+		lines        []documents.Line
+		bad          []string
+		descriptions []string // after the call, when no line is bad
 	}{
-		{"no lines", nil, nil},
-		{"lines without equipment", []documents.Line{line(nil), line(nil)}, nil},
-		{"own equipment, twice", []documents.Line{line(&mine), line(nil), line(&mine)}, nil},
-		{"another organization's equipment names its line", []documents.Line{line(&mine), line(&theirs)},
-			[]string{"line_items[1].equipment_id"}},
-		{"every bad line is named", []documents.Line{line(&missing), line(&mine), line(&theirs)},
-			[]string{"line_items[0].equipment_id", "line_items[2].equipment_id"}},
+		{"no lines", nil, nil, nil},
+		{"lines without equipment", []documents.Line{line(nil, "Labour"), line(nil, "Fuel")}, nil, []string{"Labour", "Fuel"}},
+		{"own equipment, twice, named when the line has no description", []documents.Line{line(&mine, ""), line(nil, "Labour"), line(&mine, "Left speaker")},
+			nil, []string{"Speaker", "Labour", "Left speaker"}},
+		{"another organization's equipment names its line, and lends no name", []documents.Line{line(&mine, ""), line(&theirs, "")},
+			[]string{"line_items[1].equipment_id"}, []string{"Speaker", ""}},
+		{"every bad line is named", []documents.Line{line(&missing, ""), line(&mine, "x"), line(&theirs, "")},
+			[]string{"line_items[0].equipment_id", "line_items[2].equipment_id"}, []string{"", "x", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fields(t, documents.CheckEquipment(context.Background(), f.DB, f.A, tt.lines))
+			got := fields(t, documents.ResolveEquipment(context.Background(), f.DB, f.A, tt.lines))
 			if !slices.Equal(got, tt.bad) {
 				t.Fatalf("fields %v, want %v", got, tt.bad)
+			}
+			var descriptions []string
+			for _, l := range tt.lines {
+				descriptions = append(descriptions, l.Description)
+			}
+			if !slices.Equal(descriptions, tt.descriptions) {
+				t.Fatalf("descriptions %q, want %q", descriptions, tt.descriptions)
 			}
 		})
 	}
