@@ -85,8 +85,10 @@ type Deps struct {
 	JSONEncoder func(any) ([]byte, error)
 	// LargeReads bounds the large responses built at once (nil: no bound).
 	LargeReads *rest.Bulkhead
-	// Writes bounds the writes one organization runs at once (nil: no
-	// bound; writeSlot).
+	// Writes bounds the writes the process runs at once, and each
+	// organization's share of them (rest.NewWriteBulkhead: rest.WriteSlots
+	// of the pool, rest.WritesPerOrganization of those for one
+	// organization; nil: no bound; writeSlot).
 	Writes *rest.Bulkhead
 	// Responses seals the responses kept for Idempotency-Key replays
 	// (ResponseSealer); required.
@@ -124,8 +126,32 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 //     records a 304, and below compression, so it hashes the plain body;
 //  7. a new webhook URL is resolved before idempotency opens the request's
 //     transaction, so a slow DNS lookup holds no connection and no snapshot
-//     (webhooks.CheckURLFirst).
+//     (webhooks.CheckURLFirst);
+//  8. a write's slot of the write bulkhead (writeSlot) is taken after that
+//     lookup, which then holds no slot, and before idempotency opens the
+//     request's transaction, so a write waiting for a slot holds no pool
+//     connection; a keyed write the middleware takes over, when no slot is
+//     free at once, takes its slot in the middleware's BeforeTx instead
+//     (keyedWrites). On v1 it is the last middleware before the handlers.
+//
+// v2: deadline → request log → auth → rate limit (per organization) → ETag
+// → JSON body → one value per query parameter → query reads tracked →
+// webhook URL lookup → write slot → idempotency → routes (scope check,
+// handler). v1: deadline → deprecation → request log → auth → rate limit
+// (per key) → JSON body → one value per query parameter → write slot →
+// routes.
+//
+// The app's background work (the Idempotency-Key middleware's purge and
+// orphans' releaser) ends when the app shuts down (App.Shutdown).
 func New(d Deps) *fiber.App {
+	app, stop := build(d)
+	app.Hooks().OnShutdown(func() error { stop(); return nil })
+	return app
+}
+
+// build is New without the shutdown hook: stop ends the app's background
+// work and waits for it (Service.Close calls it).
+func build(d Deps) (app *fiber.App, stop func()) {
 	errorHandler := v1Headers(rest.ErrorHandler(d.Log), d.V1Sunset)
 	if d.Drain == nil {
 		d.Drain = &Drain{}
@@ -133,7 +159,7 @@ func New(d Deps) *fiber.App {
 	if d.JSONEncoder == nil {
 		d.JSONEncoder = rest.Encode
 	}
-	app := newApp(d.JSONEncoder, errorHandler)
+	app = newApp(d.JSONEncoder, errorHandler)
 	routes := route.New(app)
 	guard(app, errorHandler, routes, d.Log)
 	useEdge(app, d, errorHandler, routes)
@@ -146,13 +172,13 @@ func New(d Deps) *fiber.App {
 	app.Use(publicMethods(routes))
 
 	env := &rest.Env{DB: d.DB, Cursors: d.Cursors, Log: d.Log, LargeReads: d.LargeReads}
-	mountV2(app, d, env, errorHandler, routes)
+	keys := mountV2(app, d, env, errorHandler, routes)
 	mountV1(app, d, env, errorHandler, routes)
 
 	// Last: anything unmatched is 405 when the path exists with another
 	// method, else 404, both in the envelope.
 	app.Use(fallback(routes))
-	return app
+	return app, keys.Close
 }
 
 // newApp is the Fiber app with the service's limits and timeouts.
@@ -207,10 +233,15 @@ func requestLogged(d Deps, version string, errorHandler fiber.ErrorHandler, rout
 
 // mountV2 mounts the v2 API: per-organization rate limit, one value per
 // query parameter, the parameters each handler reads (for the warning
-// naming those a GET ignored), then Idempotency-Key on writes, after what must happen
-// before its transaction opens: a webhook URL's DNS check (and, inside it,
-// before the transaction, a keyed large write's bulkhead slot).
-func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
+// naming those a GET ignored), then Idempotency-Key on writes, after what
+// must happen before its transaction opens: a webhook URL's DNS check and
+// the write's slot (and, inside it, before the transaction, a keyed
+// write's slots when it waits for them). It returns the Idempotency-Key
+// middleware, for build to close.
+func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) *idempotency.Middleware {
+	slot, keys := keyedWrites(d.Writes, idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
+		OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout), ErrorHandler: errorHandler},
+		largeWriteSlot(env, routes))
 	v2 := app.Group(rest.V2Prefix, deadline(d.RequestTimeout), requestLogged(d, "v2", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		etag.New(),
@@ -218,10 +249,8 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		rest.SingleQueryValues(routes.Serves),
 		rest.TrackQueryReads,
 		webhooks.CheckURLFirst(d.Webhooks, routes),
-		writeSlot(d.Writes, idempotency.Sent),
-		idempotency.New(idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
-			OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout),
-			BeforeTx: keyedWrite(largeWriteSlot(env, routes)), ErrorHandler: errorHandler}),
+		slot,
+		keys.Handle,
 	)
 	v2.Get("/health", health)
 	events.Routes(v2, env)
@@ -240,6 +269,7 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 	if d.Routes != nil {
 		d.Routes(v2)
 	}
+	return keys
 }
 
 // mountV1 mounts the v1 API: per-key rate limit, deprecation headers, its

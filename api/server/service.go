@@ -43,9 +43,11 @@ type Service struct {
 	// LargeReads bounds the large responses the process builds at once
 	// (EVENTAPI_LARGE_READS).
 	LargeReads *rest.Bulkhead
-	// Writes bounds the writes one organization runs at once: its share of
-	// the database pool (rest.NewWriteBulkhead).
+	// Writes bounds the writes the process runs at once, and each
+	// organization's share of them (rest.NewWriteBulkhead).
 	Writes *rest.Bulkhead
+	// stopApp ends the app's background work (build).
+	stopApp func()
 	// stopMaintenance ends the request log's partition maintenance loop.
 	stopMaintenance context.CancelFunc
 	maintenanceDone chan struct{}
@@ -183,7 +185,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 			s.unmeterEdge = meterEdgeStore(store.Ping)
 		}
 	}
-	s.App = New(Deps{
+	s.App, s.stopApp = build(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
 		RateWindow: cfg.RateWindow, RequestTimeout: cfg.RequestTimeout, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: pingTwice(s.probe.PingContext), Redis: redisUp, Drain: s.Drain,
@@ -244,7 +246,9 @@ func requestLogSink(w *requestlog.Writer, off bool) reqlog.Sink {
 // record them (delivery.Worker.Stop: each began before the drain, and ends
 // at its 10 s timeout at the latest, so by now within the 10 s the chart's
 // grace period leaves for them after the drain; docs/helm.md). The three
-// run at the same time.
+// run at the same time. The app's own background work (build's stop: the
+// Idempotency-Key middleware's purge and orphans' releaser) is cancelled
+// and waited for before the pools it uses close.
 func (s *Service) Close() error {
 	var logErr error
 	flushed, authClosed := make(chan struct{}), make(chan struct{})
@@ -263,6 +267,9 @@ func (s *Service) Close() error {
 	<-s.maintenanceDone
 	s.stopRetention()
 	<-s.retentionDone
+	if s.stopApp != nil { // a Service built by hand (apitest's replica) has none
+		s.stopApp()
+	}
 	<-flushed
 	<-authClosed
 	if logErr != nil {

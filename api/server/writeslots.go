@@ -9,31 +9,31 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 )
 
-// writeSlot holds, for each write (POST, PATCH, PUT, DELETE), a slot of
-// the process's write bulkhead (rest.NewWriteBulkhead) for the whole
-// request: mounted before the Idempotency-Key middleware, it is taken
-// before any transaction opens, so a write waiting for a slot holds no
-// pool connection. Reads take none: they hold a connection only for their
-// queries, and wait for no row lock.
+// writeSlot holds, for each write (isWrite), a slot of the process's write
+// bulkhead (rest.NewWriteBulkhead) for the whole request: mounted before the
+// Idempotency-Key middleware, it is taken before any transaction opens, so
+// a write waiting for a slot holds no pool connection. Reads take none:
+// they hold a connection only for their queries, and wait for no row lock
+// (docs/architecture.md, "One organization's writes hold at most its share
+// of the pool").
 //
-// A slot free now is taken at once. When none is and keyed reports the
-// request is the Idempotency-Key middleware's, the request goes on without
-// one, marked, and keyedWrite takes it in the middleware's BeforeTx, once
-// the key is claimed and its row looked at: a retry of a write that is
-// done is answered from its record, and a key in use refused, without
-// waiting behind other writes (a review saw such a retry wait 10 s and get
-// 503 during a burst). Other writes wait here. keyed is nil where no such
-// middleware runs (v1).
-func writeSlot(b *rest.Bulkhead, keyed func(c *fiber.Ctx) bool) fiber.Handler {
+// A slot free now is taken at once. When none is and deferred reports that
+// the Idempotency-Key middleware takes the request over
+// (idempotency.Middleware.Handles, the one test of whether its BeforeTx
+// may run), the request goes on without one, marked, and keyedWrite takes it
+// in the middleware's BeforeTx, once the key is claimed and its row looked
+// at: a retry of a write that is done is answered from its record, and a
+// key in use refused, without waiting behind other writes. Other writes
+// wait here. deferred is nil where no such middleware runs (v1).
+// keyedWrites mounts the two together.
+func writeSlot(b *rest.Bulkhead, deferred func(c *fiber.Ctx) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		switch c.Method() {
-		case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut, fiber.MethodDelete:
-		default:
+		if !isWrite(c.Method()) {
 			return c.Next()
 		}
 		ctx, release, ok := b.TryHold(c.UserContext())
 		if !ok {
-			if keyed != nil && keyed(c) {
+			if deferred != nil && deferred(c) {
 				c.SetUserContext(context.WithValue(c.UserContext(), writeSlotLater{}, b))
 				return c.Next()
 			}
@@ -46,6 +46,27 @@ func writeSlot(b *rest.Bulkhead, keyed func(c *fiber.Ctx) bool) fiber.Handler {
 		c.SetUserContext(ctx)
 		return c.Next()
 	}
+}
+
+// isWrite reports whether a request of method writes, and so takes a write
+// slot: POST, PATCH, PUT and DELETE, v2 and v1.
+func isWrite(method string) bool {
+	switch method {
+	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut, fiber.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// keyedWrites returns v2's write slot and the Idempotency-Key middleware
+// built from cfg, to be mounted in that order, one right after the other:
+// the write slot defers to the middleware's BeforeTx (keyedWrite, then
+// large) exactly the requests the middleware takes over (its Handles). The
+// middleware must be closed (idempotency.Middleware.Close).
+func keyedWrites(writes *rest.Bulkhead, cfg idempotency.Config, large func(c *fiber.Ctx) idempotency.Wait) (slot fiber.Handler, keys *idempotency.Middleware) {
+	cfg.BeforeTx = keyedWrite(large)
+	keys = idempotency.NewMiddleware(cfg)
+	return writeSlot(writes, keys.Handles), keys
 }
 
 // writeSlotLater marks a keyed write that writeSlot let through without a

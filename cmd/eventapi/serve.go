@@ -142,14 +142,21 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	defer svc.Close()
 	svc.StartWebhooks()
 	// A second SIGTERM or SIGINT cuts the drain delay short (the first one
-	// cancels ctx in main).
+	// cancels ctx in main, so the watch cannot end on ctx: it ends when
+	// serve returns).
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	hurry := make(chan struct{})
+	hurry, served := make(chan struct{}), make(chan struct{})
+	defer close(served)
 	go func() {
-		<-signals
-		<-signals
+		for range 2 {
+			select {
+			case <-signals:
+			case <-served:
+				return
+			}
+		}
 		close(hurry)
 	}()
 	log.Info("eventapi listening", "addr", ln.Addr().String(), "metrics_addr", metricsLn.Addr().String(), "redis", cfg.RedisURL != "", "tracing", exporting)

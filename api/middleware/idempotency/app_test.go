@@ -34,7 +34,9 @@ func testApp(t *testing.T, org uuid.UUID, cfg Config, routes func(app *fiber.App
 		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), &tenancy.Principal{OrganizationID: org}))
 		return c.Next()
 	})
-	app.Use(New(cfg))
+	m := NewMiddleware(cfg)
+	t.Cleanup(m.Close)
+	app.Use(m.Handle)
 	routes(app)
 	return app
 }

@@ -134,7 +134,10 @@ func init() {
 		metric.WithUnit("{request}"))
 }
 
-type middleware struct {
+// Middleware is the Idempotency-Key middleware (Handle), with the
+// goroutines it runs beside the requests (the purge of expired rows, the
+// orphans' releaser), which Close ends.
+type Middleware struct {
 	Config
 	// outage logs the keyed writes refused because the edge store did not
 	// answer: its count is what eventapi_idempotency_unavailable_total
@@ -145,13 +148,18 @@ type middleware struct {
 	outage, upkeep *edge.OutageLog
 	orphans        *orphans
 	nextPurge      atomic.Int64
+	background     *background
 }
 
-// New returns the middleware. It must run after authentication: keys are
-// scoped to the principal's (effective) organization.
-func New(cfg Config) fiber.Handler { return newMiddleware(cfg).handle }
+// New returns the middleware's handler, for a caller that never closes it
+// (its background goroutines end with the process); a server uses
+// NewMiddleware and closes it.
+func New(cfg Config) fiber.Handler { return NewMiddleware(cfg).Handle }
 
-func newMiddleware(cfg Config) *middleware {
+// NewMiddleware returns the middleware. Its Handle must run after
+// authentication: keys are scoped to the principal's (effective)
+// organization.
+func NewMiddleware(cfg Config) *Middleware {
 	if cfg.Sealer == nil {
 		panic("idempotency: Config.Sealer is required")
 	}
@@ -171,11 +179,46 @@ func newMiddleware(cfg Config) *middleware {
 	if cfg.PurgeEvery <= 0 {
 		cfg.PurgeEvery = DefaultPurgeEvery
 	}
-	m := &middleware{Config: cfg,
+	m := &Middleware{Config: cfg, background: newBackground(),
 		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", edge.OutageLogEvery),
 		upkeep: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, records not stored or markers not released", edge.OutageLogEvery)}
-	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.upkeep.Record}
+	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.upkeep.Record, start: m.background.start}
 	return m
+}
+
+// Close ends the middleware's background goroutines and waits for them: a
+// purge in flight is cancelled, and markers still waiting for the orphans'
+// releaser are left to their TTL. Call it before the database pool and
+// the edge store close; a request still running through Handle then starts
+// nothing more. Closing again waits for nothing.
+func (m *Middleware) Close() { m.background.close() }
+
+// keyedMethod reports whether the middleware keys requests of method: the
+// v2 writes, POST, PATCH and DELETE (docs/openapi.md). PUT is not one: no
+// route takes it.
+func keyedMethod(method string) bool {
+	switch method {
+	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// Handles reports whether the middleware takes c over: a write of a keyed
+// method, with an Idempotency-Key header (empty or not), on a path a route
+// of the method serves (Config.Serves). Only such a request reaches
+// Config.BeforeTx (when its key is freshly claimed), so this is the one
+// test of whether it may: the server's write slot lets a request through
+// without a slot, for BeforeTx to take, only when this is true. Handle
+// asks the same.
+func (m *Middleware) Handles(c *fiber.Ctx) bool {
+	if !keyedMethod(c.Method()) {
+		return false
+	}
+	if _, sent := keyOf(c); !sent {
+		return false
+	}
+	return m.Serves == nil || m.Serves(c.Method(), c.Path())
 }
 
 var (
@@ -187,16 +230,13 @@ var (
 		Message: "Idempotency-Key records are unavailable; the request was not executed", RetryAfter: 1}
 )
 
-func (m *middleware) handle(c *fiber.Ctx) error {
-	switch c.Method() {
-	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodDelete:
-	default:
+// Handle is the middleware: a request it does not take over (Handles) goes
+// on untouched.
+func (m *Middleware) Handle(c *fiber.Ctx) error {
+	if !m.Handles(c) {
 		return c.Next()
 	}
-	key, sent := keyOf(c)
-	if !sent || m.Serves != nil && !m.Serves(c.Method(), c.Path()) {
-		return c.Next()
-	}
+	key, _ := keyOf(c)
 	if !ValidKey(key) {
 		return ErrInvalidKey
 	}
@@ -256,7 +296,7 @@ func (m *middleware) handle(c *fiber.Ctx) error {
 // execute runs the handler for a freshly claimed key inside a transaction
 // that records the response with the write, and releases the key's marker
 // unless the key is settled.
-func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (err error) {
+func (m *Middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (err error) {
 	// Deferred, so that a handler's panic (a 500 once the recoverer above
 	// has it) releases the key too, as every 5xx does: a retry executes
 	// again instead of meeting 409 idempotency_key_in_use until the
@@ -273,7 +313,7 @@ func (m *middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 
 // executeClaimed is execute without the release: settled reports whether
 // the key now has its record (stored, or replayed from its row).
-func (m *middleware) executeClaimed(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (settled bool, err error) {
+func (m *Middleware) executeClaimed(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (settled bool, err error) {
 	if wait := m.beforeTx(c); wait != nil {
 		// The edge store keeps a completed record briefly and only when
 		// it is small (CachedFor, MaxCachedRecord), so a claim may be a
@@ -333,7 +373,7 @@ func (m *middleware) executeClaimed(c *fiber.Ctx, p *tenancy.Principal, org uuid
 
 // beforeTx is what the request must wait for before its transaction
 // (Config.BeforeTx), or nil.
-func (m *middleware) beforeTx(c *fiber.Ctx) Wait {
+func (m *Middleware) beforeTx(c *fiber.Ctx) Wait {
 	if m.BeforeTx == nil {
 		return nil
 	}
@@ -342,7 +382,7 @@ func (m *middleware) beforeTx(c *fiber.Ctx) Wait {
 
 // answerPrior answers a claim whose key already has a row: 409 while it
 // is in progress, else its replay.
-func (m *middleware) answerPrior(c *fiber.Ctx, p *tenancy.Principal, name string, prior *row, fp, marker []byte) (settled bool, err error) {
+func (m *Middleware) answerPrior(c *fiber.Ctx, p *tenancy.Principal, name string, prior *row, fp, marker []byte) (settled bool, err error) {
 	if !prior.done() {
 		return false, errInUse
 	}
@@ -352,7 +392,7 @@ func (m *middleware) answerPrior(c *fiber.Ctx, p *tenancy.Principal, name string
 // runHandler runs the handler in tx and returns the record of its answer
 // to keep, sealed for the key's name, or keep false when the answer is not kept (a 5xx, 403 or 405:
 // tx is rolled back and the key released, so a retry executes again).
-func (m *middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, fp []byte, name string) (rec record, keep bool, err error) {
+func (m *Middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, fp []byte, name string) (rec record, keep bool, err error) {
 	ctx := c.UserContext()
 	// The handler runs under a savepoint: a 4xx is stored without whatever
 	// the failed request wrote, and a statement error inside the handler
@@ -400,14 +440,14 @@ func (m *middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, f
 // releaser, as a failed claim's marker is: a request that executed nothing
 // (rolled back, or refused) would otherwise keep its key's retries at 409
 // idempotency_key_in_use until the marker expired.
-func (m *middleware) release(ctx context.Context, name string, marker []byte) {
+func (m *Middleware) release(ctx context.Context, name string, marker []byte) {
 	if err := m.Store.DeleteIf(context.WithoutCancel(ctx), name, marker); err != nil {
 		m.upkeep.Record(ctx, err)
 		m.orphans.add(name, marker)
 	}
 }
 
-func (m *middleware) unavailable(ctx context.Context, err error) {
+func (m *Middleware) unavailable(ctx context.Context, err error) {
 	if unavailableCounter != nil {
 		unavailableCounter.Add(ctx, 1)
 	}

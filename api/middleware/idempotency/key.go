@@ -39,14 +39,6 @@ func keyOf(c *fiber.Ctx) (string, bool) {
 	return "", sent
 }
 
-// Sent reports whether c carries an Idempotency-Key header, empty or not:
-// the middleware then handles the request (the server's write slot is taken
-// in its BeforeTx, after a replay could answer it).
-func Sent(c *fiber.Ctx) bool {
-	_, sent := keyOf(c)
-	return sent
-}
-
 // ValidKey reports whether k is 1 to MaxKeyLen printable ASCII characters
 // (space through tilde).
 func ValidKey(k string) bool {

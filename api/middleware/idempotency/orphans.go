@@ -33,6 +33,10 @@ type orphans struct {
 	// log records a failed attempt (the middleware's upkeep log: a
 	// release refuses no request).
 	log func(ctx context.Context, err error)
+	// start runs the releaser's goroutine under the middleware's
+	// background context (background.start), and reports whether it did:
+	// once the middleware is closed it does not.
+	start func(run func(ctx context.Context)) bool
 
 	mu      sync.Mutex
 	pending map[string]*orphan // by name and marker: two failed claims of one key are two
@@ -70,17 +74,22 @@ func (o *orphans) add(name string, marker []byte) {
 	now := time.Now()
 	o.pending[name+"\x00"+string(marker)] = &orphan{name: name, marker: marker, until: now.Add(o.ttl), giveUp: now.Add(maxOrphanWait)}
 	if !o.running {
-		o.running = true
-		go o.run()
+		o.running = o.start(o.run)
 	}
 }
 
-// run releases the pending markers until none is left.
-func (o *orphans) run() {
+// run releases the pending markers until none is left, or ctx ends (the
+// middleware closes: the markers left then expire at their TTL).
+func (o *orphans) run(ctx context.Context) {
 	t := time.NewTicker(o.every)
 	defer t.Stop()
-	for range t.C {
-		if !o.pass() {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !o.pass(ctx) {
 			return
 		}
 	}
@@ -88,8 +97,9 @@ func (o *orphans) run() {
 
 // pass makes one attempt for every pending marker, or stops at the first
 // that Redis does not answer, and reports whether any is still pending
-// (false: the goroutine has stopped).
-func (o *orphans) pass() bool {
+// (false: the goroutine has stopped). An attempt cut short by ctx's end is
+// not logged.
+func (o *orphans) pass(ctx context.Context) bool {
 	o.mu.Lock()
 	batch := make([]*orphan, 0, len(o.pending))
 	for _, p := range o.pending {
@@ -102,10 +112,10 @@ func (o *orphans) pass() bool {
 		if now.After(p.until) {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), o.every)
-		err := o.store.DeleteIf(ctx, p.name, p.marker)
-		if err != nil {
-			o.log(ctx, err)
+		attempt, cancel := context.WithTimeout(ctx, o.every)
+		err := o.store.DeleteIf(attempt, p.name, p.marker)
+		if err != nil && ctx.Err() == nil {
+			o.log(attempt, err)
 		}
 		cancel()
 		if err != nil {

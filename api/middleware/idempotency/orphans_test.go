@@ -34,7 +34,7 @@ func TestOrphansReleaseTheirOwnMarkers(t *testing.T) {
 		o.pending[k+"\x00failed-"+k] = &orphan{name: k, marker: []byte("failed-" + k), until: time.Now().Add(time.Minute)}
 	}
 	o.running = true
-	if !o.pass() {
+	if !o.pass(ctx) {
 		t.Fatal("stopped after one pass: each marker is released twice")
 	}
 	for _, c := range []struct {
@@ -46,7 +46,7 @@ func TestOrphansReleaseTheirOwnMarkers(t *testing.T) {
 			t.Errorf("key %s holds %q, want held %v", c.key, v, c.held)
 		}
 	}
-	if o.pass() {
+	if o.pass(ctx) {
 		t.Fatal("still running after the second answered attempt")
 	}
 }
@@ -72,7 +72,7 @@ func (s *failingDelete) DeleteIf(ctx context.Context, k string, v []byte) error 
 func TestAFailedReleaseIsRetried(t *testing.T) {
 	ctx := context.Background()
 	store := &failingDelete{Store: edge.NewMemory()}
-	m := &middleware{Config: Config{Store: store, LockTTL: time.Minute}, upkeep: edge.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
+	m := &Middleware{Config: Config{Store: store, LockTTL: time.Minute}, upkeep: edge.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
 	m.orphans = &orphans{store: store, ttl: time.Minute, every: time.Hour, log: func(context.Context, error) {}, running: true}
 	if _, ok, err := store.Claim(ctx, "k", []byte("mine"), time.Minute); err != nil || !ok {
 		t.Fatal(ok, err)
@@ -80,7 +80,7 @@ func TestAFailedReleaseIsRetried(t *testing.T) {
 	store.broken.Store(true)
 	m.release(ctx, "k", []byte("mine"))
 	store.broken.Store(false)
-	if !m.orphans.pass() {
+	if !m.orphans.pass(ctx) {
 		t.Fatal("nothing pending after a failed release")
 	}
 	if v, _, _ := store.Claim(ctx, "k", []byte("retry"), time.Minute); v != nil {
@@ -122,7 +122,7 @@ func TestOrphansOutwaitAStall(t *testing.T) {
 		o.pending[k+"\x00m"] = &orphan{name: k, marker: []byte("m"), until: now.Add(time.Second), giveUp: now.Add(time.Hour)}
 	}
 	store.broken.Store(true)
-	if !o.pass() {
+	if !o.pass(ctx) {
 		t.Fatal("the markers were dropped while Redis did not answer")
 	}
 	if n := tries.Load(); n != 1 {
@@ -140,7 +140,7 @@ func TestOrphansOutwaitAStall(t *testing.T) {
 			t.Fatal(ok, err)
 		}
 	}
-	o.pass()
+	o.pass(ctx)
 	for _, k := range []string{"a", "b", "c"} {
 		if v, _, _ := store.Claim(ctx, k, []byte("probe"), time.Minute); v != nil {
 			t.Errorf("key %s still holds %q after the stall", k, v)
@@ -162,10 +162,11 @@ func TestReleasesAreNotCountedAsRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMiddleware(Config{Store: store, Log: slog.New(slog.NewJSONHandler(&logged, nil)), Sealer: sealer})
+	m := NewMiddleware(Config{Store: store, Log: slog.New(slog.NewJSONHandler(&logged, nil)), Sealer: sealer})
+	defer m.Close()
 	m.orphans.pending = map[string]*orphan{"k\x00m": {name: "k", marker: []byte("m"), until: time.Now().Add(time.Minute), giveUp: time.Now().Add(time.Hour)}}
 	m.orphans.running = true
-	if !m.orphans.pass() {
+	if !m.orphans.pass(context.Background()) {
 		t.Fatal("the releaser stopped while its marker was not released")
 	}
 	if strings.Contains(logged.String(), "refusing keyed writes") || !strings.Contains(logged.String(), "markers not released") {

@@ -10,18 +10,25 @@ import (
 // purgeBatch is how many expired rows one statement of the purge deletes.
 const purgeBatch = 10_000
 
+// purgeTimeout bounds one purge.
+const purgeTimeout = time.Minute
+
 // maybePurge deletes expired rows in the background at most once per
-// PurgeEvery in this process.
-func (m *middleware) maybePurge() {
+// PurgeEvery in this process. A purge cut short by Close is neither
+// counted nor logged.
+func (m *Middleware) maybePurge() {
 	now := time.Now().UnixNano()
 	next := m.nextPurge.Load()
 	if now < next || !m.nextPurge.CompareAndSwap(next, now+m.PurgeEvery.Nanoseconds()) {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	m.background.start(func(closing context.Context) {
+		ctx, cancel := context.WithTimeout(closing, purgeTimeout)
 		defer cancel()
 		n, err := purge(ctx, m.DB, m.Retention, purgeBatch)
+		if closing.Err() != nil {
+			return
+		}
 		telemetry.RecordRetention(ctx, telemetry.RetentionIdempotencyKeys, telemetry.RetentionOK, n, err)
 		if err != nil {
 			m.Log.Warn("idempotency: purge of expired keys failed", "error", err.Error())
@@ -30,5 +37,5 @@ func (m *middleware) maybePurge() {
 		if n > 0 {
 			m.Log.Info("idempotency: purged expired keys", "rows", n)
 		}
-	}()
+	})
 }

@@ -15,7 +15,7 @@ import (
 
 // replayRow replays a completed database row and copies it to the edge
 // store (remember; marker is this request's own when it claimed the key).
-func (m *middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp, marker []byte) error {
+func (m *Middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp, marker []byte) error {
 	rec := r.record()
 	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention), marker)
 	if !bytes.Equal(rec.Fingerprint, fp) {
@@ -28,7 +28,7 @@ func (m *middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, 
 // body is the stored one, except that a replayed error names the replaying
 // request in error.request_id, which must equal this response's
 // X-Request-Id.
-func (m *middleware) replay(c *fiber.Ctx, p *tenancy.Principal, name string, rec record) error {
+func (m *Middleware) replay(c *fiber.Ctx, p *tenancy.Principal, name string, rec record) error {
 	if err := replayable(p, rec); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (m *middleware) replay(c *fiber.Ctx, p *tenancy.Principal, name string, rec
 }
 
 // body opens the stored body of rec, sealed under name.
-func (m *middleware) body(rec record, name string) ([]byte, error) {
+func (m *Middleware) body(rec record, name string) ([]byte, error) {
 	if !rec.Sealed {
 		return rec.Body, nil
 	}
@@ -101,7 +101,7 @@ const (
 // back instead (a retry then replays the database row; one that met the
 // marker would consult the row too, only later freed). A failure is
 // logged only: the database row answers retries.
-func (m *middleware) remember(ctx context.Context, name string, rec record, ttl time.Duration, marker []byte) {
+func (m *Middleware) remember(ctx context.Context, name string, rec record, ttl time.Duration, marker []byte) {
 	encoded := rec.encode()
 	if len(encoded) > MaxCachedRecord {
 		if marker != nil {

@@ -1,0 +1,4 @@
+package server
+
+// KeyedWrites exposes keyedWrites to the external tests.
+var KeyedWrites = keyedWrites
