@@ -7,7 +7,7 @@ import (
 )
 
 // ReadOnly lists the fields a client may never write.
-var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
+var ReadOnly = rest.ReadOnlyFields(nil)
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // address (street lines) and notes are free text, the other strings one line.

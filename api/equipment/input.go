@@ -8,8 +8,12 @@ import (
 	"github.com/eventapi/eventapi/api/storage/related"
 )
 
-// ReadOnly lists the fields equipment and categories may never write.
-var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
+// ReadOnly lists the fields equipment may never write, its expanded
+// category among them; CategoryReadOnly those of a category.
+var (
+	ReadOnly         = rest.ReadOnlyFields(expansions)
+	CategoryReadOnly = rest.ReadOnlyFields(nil)
+)
 
 // caseColumns are the case dimensions (inches) and weight (pounds):
 // positive numbers or null.
@@ -92,6 +96,6 @@ func decodeCategory(in *rest.Input, create bool) write {
 	default:
 		ch.SetIf(color.Set, "color", color.Ptr())
 	}
-	in.ReadOnly(ReadOnly...)
+	in.ReadOnly(CategoryReadOnly...)
 	return w
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/eventapi/eventapi/api/storage/related"
 )
 
-// ReadOnly lists the fields an event may never write.
-var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
+// ReadOnly lists the fields an event may never write, its expanded
+// equipment_reservations among them.
+var ReadOnly = rest.ReadOnlyFields(expansions)
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // description and notes are free text, the other strings one line.

@@ -10,8 +10,9 @@ import (
 	"github.com/eventapi/eventapi/api/storage"
 )
 
-// ReadOnly lists the fields of a pick list that are never written.
-var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at", "items", "event"}
+// ReadOnly lists the fields of a pick list that are never written, its
+// expansions (event, items) among them.
+var ReadOnly = rest.ReadOnlyFields(Expansions)
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // notes and custom_description are free text, the other strings one line.
@@ -66,8 +67,9 @@ func decodeList(in *rest.Input, create bool) listBody {
 	return b
 }
 
-// ItemReadOnly lists the fields of an item that are never written.
-var ItemReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at", "equipment"}
+// ItemReadOnly lists the fields of an item that are never written, its
+// expanded equipment among them.
+var ItemReadOnly = rest.ReadOnlyFields(rest.ExpansionsWithin(Expansions, "items"))
 
 // itemBody is a decoded item create or patch body: every field present.
 type itemBody struct {

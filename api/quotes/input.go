@@ -7,8 +7,9 @@ import (
 	docstore "github.com/eventapi/eventapi/api/storage/documents"
 )
 
-// ReadOnly lists the fields a quote may never be written with.
-var ReadOnly = []string{"id", "organization_id", "total_amount", "demo", "created_at", "updated_at", "client", "event"}
+// ReadOnly lists the fields a quote may never be written with: its
+// total_amount and its expansions among them.
+var ReadOnly = rest.ReadOnlyFields(documents.Expansions, "total_amount")
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // notes and internal_notes are free text, the other strings one line.

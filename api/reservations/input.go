@@ -11,8 +11,9 @@ import (
 	"github.com/eventapi/eventapi/api/storage/reservations"
 )
 
-// ReadOnly lists the fields a reservation may never be written with.
-var ReadOnly = []string{"id", "organization_id", "overbooked", "demo", "created_at", "updated_at"}
+// ReadOnly lists the fields a reservation may never be written with: its
+// overbooked flag and its expansions among them.
+var ReadOnly = rest.ReadOnlyFields(Expansions, "overbooked")
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // notes and overbook_reason are free text, the other strings one line.

@@ -7,7 +7,7 @@ import (
 )
 
 // ReadOnly lists the fields a vehicle may never write.
-var ReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
+var ReadOnly = rest.ReadOnlyFields(nil)
 
 // sizeColumns are the interior sizes (inches) and payload (pounds): positive
 // integers or null.

@@ -38,7 +38,7 @@ func PatchSemantics(t *testing.T, env *apitest.Env, a, b *apitest.Org, r PatchRu
 		}
 	})
 	t.Run("read-only fields ignored", func(t *testing.T) {
-		for _, f := range []string{"id", "organization_id", "demo", "created_at", "updated_at"} {
+		for _, f := range CommonReadOnly {
 			snap := Take(t, env, r.Table, a.ID)
 			p := a.Patch(r.Item, map[string]any{f: "2001-01-01T00:00:00Z"})
 			if p.Status != 200 || !Same(p.Data(), before.Data()) {

@@ -19,6 +19,8 @@ type Case struct {
 	Code   string
 	// Field, when set, must be named in details.fields.
 	Field string
+	// Issue, when set, is the issue details.fields gives for Field.
+	Issue string
 }
 
 // Rejects sends every case as o and asserts its status and code (and field),
@@ -39,6 +41,9 @@ func Rejects(t *testing.T, env *apitest.Env, o *apitest.Org, table string, cases
 			}
 			if c.Field != "" && !contains(Fields(r), c.Field) {
 				t.Errorf("%s %s: details.fields %v does not name %q", method, c.Path, Fields(r), c.Field)
+			}
+			if got := Issues(r)[c.Field]; c.Issue != "" && got != c.Issue {
+				t.Errorf("%s %s: the issue of %q is %q, want %q", method, c.Path, c.Field, got, c.Issue)
 			}
 			if after := Take(t, env, table, o.ID); after != before {
 				t.Errorf("%s %s: %s changed from %+v to %+v", method, c.Path, table, before, after)
@@ -83,7 +88,9 @@ func ListCases(path, cursor, foreign string) []Case {
 // BodyCases are the bad bodies every POST and PATCH endpoint rejects.
 // field is a string field of the resource (for the 100 kB string). Unknown
 // and read-only fields are refused by POST only: a PATCH ignores them
-// (PatchSemantics checks that).
+// (PatchSemantics checks that). The read-only ones are named without a
+// given issue, as an action's body (a secret rotation) knows no record
+// field; ReadOnlyFields checks a resource's "is read-only".
 func BodyCases(method, path, field string) []Case {
 	big := strings.Repeat("x", 100<<10)
 	cases := []Case{
@@ -96,14 +103,19 @@ func BodyCases(method, path, field string) []Case {
 	if method == http.MethodPatch {
 		return cases
 	}
-	return append(cases, []Case{
-		{Name: "unknown field", Method: method, Path: path, Body: map[string]any{"no_such_field": 1}, Status: 422, Code: "validation_error", Field: "no_such_field"},
-		{Name: "read-only id", Method: method, Path: path, Body: map[string]any{"id": "00000000-0000-0000-0000-000000000001"}, Status: 422, Code: "validation_error", Field: "id"},
-		{Name: "read-only organization_id", Method: method, Path: path, Body: map[string]any{"organization_id": "00000000-0000-0000-0000-000000000001"}, Status: 422, Code: "validation_error", Field: "organization_id"},
-		{Name: "read-only demo", Method: method, Path: path, Body: map[string]any{"demo": true}, Status: 422, Code: "validation_error", Field: "demo"},
-		{Name: "read-only created_at", Method: method, Path: path, Body: map[string]any{"created_at": "2026-01-01T00:00:00Z"}, Status: 422, Code: "validation_error", Field: "created_at"},
-		{Name: "read-only updated_at", Method: method, Path: path, Body: map[string]any{"updated_at": "2026-01-01T00:00:00Z"}, Status: 422, Code: "validation_error", Field: "updated_at"},
-	}...)
+	cases = append(cases, Case{Name: "unknown field", Method: method, Path: path, Body: map[string]any{"no_such_field": 1},
+		Status: 422, Code: "validation_error", Field: "no_such_field", Issue: "is not a known field"})
+	for _, f := range CommonReadOnly {
+		cases = append(cases, Case{Name: "read-only " + f, Method: method, Path: path, Body: map[string]any{f: readOnlyValues[f]},
+			Status: 422, Code: "validation_error", Field: f})
+	}
+	return cases
+}
+
+// readOnlyValues are values of the type each field of CommonReadOnly shows.
+var readOnlyValues = map[string]any{
+	"id": "00000000-0000-0000-0000-000000000001", "organization_id": "00000000-0000-0000-0000-000000000001",
+	"demo": true, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
 }
 
 func short(b []byte) string {
