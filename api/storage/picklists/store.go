@@ -270,7 +270,7 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 			// A quote's pick list is the one its approval makes, with an
 			// item per equipment (docs/decisions.md): one made by hand before the
 			// approval would take its place, empty.
-			if status != quoteApproved {
+			if status != QuoteApproved {
 				return errs.InvalidField("quote_id", "must name an approved quote: approving a quote makes its pick list, with its items")
 			}
 		}
@@ -285,10 +285,11 @@ func Create(ctx context.Context, db bun.IDB, t tenancy.Tenant, ch storage.Change
 	return out, nil
 }
 
-// quoteApproved is the quote status whose write makes the quote's pick list
-// (quotes.StatusApproved, which this package cannot import: quotes imports
-// it to make that pick list).
-const quoteApproved = "approved"
+// QuoteApproved is the quote status whose write makes the quote's pick
+// list. It is stated here, where that rule is kept, and is
+// quotes.StatusApproved: the quotes package imports this one to make the
+// pick list.
+const QuoteApproved = "approved"
 
 // lockQuote locks the quote's row of org until the transaction ends and
 // returns its status. A quote deleted since it was checked locks nothing

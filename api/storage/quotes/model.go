@@ -8,6 +8,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/documents"
+	"github.com/eventapi/eventapi/api/storage/picklists"
 	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/platform/money"
 )
@@ -44,8 +45,9 @@ func (q *Quote) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: q.Cr
 // Kind names the resource in errors.
 const Kind = "quote"
 
-// StatusApproved is the status that generates the quote's pick list.
-const StatusApproved = "approved"
+// StatusApproved is the status that generates the quote's pick list,
+// stated by the package that makes it.
+const StatusApproved = picklists.QuoteApproved
 
 // Statuses lists every quote status, the default first; any move between
 // them is allowed.

@@ -1,4 +1,0 @@
-package picklists
-
-// QuoteApproved exposes quoteApproved to the external tests.
-const QuoteApproved = quoteApproved
