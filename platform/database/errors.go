@@ -108,13 +108,16 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 	return errs.Wrap(cause, "internal error")
 }
 
-// constraintField names the API field a constraint protects. Constraints are
-// named <table>_<column>_<kind> (fkey, key, check); a registered override wins.
+// constraintField names the API field a constraint protects: the column
+// the server names, else the field of a constraint listed in
+// constraintFields, else what its name says. Constraints are named
+// <table>_<column>_<kind> (fkey, key, check, idx); any other name is the
+// body's.
 func constraintField(table, constraint, column string) string {
 	if column != "" {
 		return column
 	}
-	if f, ok := knownConstraintFields[constraint]; ok {
+	if f, ok := constraintFields[constraint]; ok {
 		return f
 	}
 	name := constraint
@@ -130,14 +133,17 @@ func constraintField(table, constraint, column string) string {
 	return "body"
 }
 
-// knownConstraintFields maps constraint names to API fields where the name
-// does not say it. The packages that declare such a constraint register it.
-var knownConstraintFields = map[string]string{}
-
-// RegisterConstraintField tells Error which API field a constraint guards.
-// The storage package that owns the constraint calls it from init, so the
-// map is written before any query runs.
-func RegisterConstraintField(constraint, field string) { knownConstraintFields[constraint] = field }
+// constraintFields maps the constraints of the migrations (migrations/)
+// whose names do not say the field they guard to that field, the one the
+// request's own check names for the same rule: end_date for a window's
+// dates, equipment_id for a pick list item that names nothing to pick.
+// Read only; a test checks that each constraint exists in a migrated
+// database.
+var constraintFields = map[string]string{
+	"events_dates_check":                 "end_date",
+	"equipment_reservations_dates_check": "end_date",
+	"pick_list_items_what_check":         "equipment_id",
+}
 
 func isConnectionError(err error) bool {
 	var ne net.Error
