@@ -28,7 +28,7 @@ func TestConstraintFieldsAreMigrated(t *testing.T) {
 	}
 	err := db.NewRaw(`SELECT c.conname AS name, r.relname AS table
 		FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid
-		WHERE c.contype = 'c' AND c.conname IN (?)`, bun.In(names)).Scan(context.Background(), &rows)
+		WHERE c.contype = 'c' AND c.conname IN (?)`, bun.List(names)).Scan(context.Background(), &rows)
 	if err != nil {
 		t.Fatal(err)
 	}
