@@ -16,6 +16,9 @@ func TestChangeTypesFilterTheFeed(t *testing.T) {
 	if got := *client.ChangeTypes(client.ChangeTypeQuoteCreated, client.ChangeTypeQuoteApproved); got != "quote.created,quote.approved" {
 		t.Fatalf("ChangeTypes = %q", got)
 	}
+	if got := client.ChangeTypes(); got != nil {
+		t.Fatalf("ChangeTypes() = %q, want nil (no filter)", *got)
+	}
 	env := apitest.New(t)
 	org := env.NewOrg("Typed feed")
 	api, err := client.New(env.Listen(t)+"/api/v2", org.Key, client.HTTPClient(contractClient(t)))

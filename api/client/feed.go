@@ -13,7 +13,12 @@ import (
 // (ListChangesParams.Type) naming types: the change types comma-joined, as
 // the parameter takes them. Name quote.approved beside quote.updated: an
 // approval is its own type, so a filter of quote.updated alone misses it.
+// No types is nil: no filter, every type the key may read, which `type=`
+// would mean too, but said plainly.
 func ChangeTypes(types ...ChangeType) *string {
+	if len(types) == 0 {
+		return nil
+	}
 	names := make([]string, len(types))
 	for i, t := range types {
 		names[i] = string(t)

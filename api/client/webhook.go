@@ -116,10 +116,10 @@ const MaxWebhookBody = 8 << 20
 // It answers 204 when handle returns nil; 500 when it returns an error; 401
 // to a message that is not authentic; 400 to a body that is not a message;
 // 413 to a body over the bound; and 405 to another method. eventapi retries
-// every answer but a 2xx with backoff, except 410 Gone, which disables the
-// endpoint at once (Handler never answers it; a router in front of it
-// might), and disables the endpoint once none of its deliveries has
-// succeeded for 3 days (docs/webhooks.md): return
+// every answer but a 2xx with backoff, and disables the endpoint once none
+// of its deliveries has succeeded for 3 days; a 410 Gone disables it at
+// once, without retries (Handler never answers 410; a router in front of
+// it might) (docs/webhooks.md): return
 // nil for a message you mean to ignore. handle runs before the answer,
 // within the delivery's timeout (10 s by default): queue slow work and
 // return.

@@ -244,7 +244,7 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		largeWriteSlot(env, routes))
 	v2 := app.Group(rest.V2Prefix, deadline(d.RequestTimeout), requestLogged(d, "v2", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
-		etag.New(),
+		etag.New(routes.Serves),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 		rest.TrackQueryReads,

@@ -11,8 +11,9 @@ import (
 // TestWritesWithIfMatchAreRefused: If-Match compares strongly and the
 // API's tags are weak, so a write naming tags (the record's own current
 // one included, weak or in its strong form) is 412 precondition_failed,
-// writes nothing and leaves its Idempotency-Key unspent; "If-Match: *" and
-// If-Unmodified-Since do not stop a write; a read ignores If-Match
+// writes nothing and leaves its Idempotency-Key unspent, and so is one
+// with If-Unmodified-Since alone; "If-Match: *" does not stop a write; a
+// read ignores If-Match, and a path no route serves keeps its 404 or 405
 // (docs/decisions.md, "Conditional reads").
 func TestWritesWithIfMatchAreRefused(t *testing.T) {
 	env := apitest.New(t)
@@ -62,10 +63,23 @@ func TestWritesWithIfMatchAreRefused(t *testing.T) {
 		t.Fatalf("notes after a refused PATCH: %v, want %v", got, before)
 	}
 
-	for _, h := range [][]string{{"If-Match", "*"}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}} {
-		if res := a.Do(http.MethodPatch, record, map[string]any{"notes": h[0]}, h...); res.Status != 200 || res.Data()["notes"] != h[0] {
-			t.Errorf("PATCH with %s: %d %s, want 200 and written", h[0], res.Status, res.Body)
-		}
+	if res := a.Do(http.MethodPatch, record, map[string]any{"notes": "star"}, "If-Match", "*"); res.Status != 200 || res.Data()["notes"] != "star" {
+		t.Errorf("PATCH with If-Match: *: %d %s, want 200 and written", res.Status, res.Body)
+	}
+	since := "Sat, 01 Jan 2000 00:00:00 GMT"
+	if res := a.Do(http.MethodPatch, record, map[string]any{"notes": "since"}, "If-Unmodified-Since", since); res.Status != 412 || res.ErrorCode() != "precondition_failed" {
+		t.Errorf("PATCH with If-Unmodified-Since: %d %s, want 412", res.Status, res.Body)
+	}
+	if res := a.Do(http.MethodPatch, record, map[string]any{"notes": "star and since"}, "If-Match", "*", "If-Unmodified-Since", since); res.Status != 200 {
+		t.Errorf("PATCH with If-Match: * and If-Unmodified-Since: %d %s, want 200 (the date is then ignored)", res.Status, res.Body)
+	}
+	// A path no route serves keeps its 404, and a method the path does
+	// not take its 405.
+	if res := a.Do(http.MethodPatch, "/api/v2/no_such_things/1", map[string]any{}, "If-Match", tag); res.Status != 404 {
+		t.Errorf("PATCH of an unknown path with If-Match: %d %s, want 404", res.Status, res.Body)
+	}
+	if res := a.Do(http.MethodDelete, record, nil, "If-Match", tag); res.Status != 405 {
+		t.Errorf("DELETE of a client with If-Match: %d %s, want 405", res.Status, res.Body)
 	}
 	if res := a.Do(http.MethodGet, record, nil, "If-Match", `"x"`); res.Status != 200 {
 		t.Errorf("GET with If-Match: %d %s, want 200", res.Status, res.Body)

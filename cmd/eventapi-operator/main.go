@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"testing"
 
 	"github.com/go-logr/logr"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -76,6 +75,12 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	return f, nil
 }
 
+// managersPerProcess is how many managers one process may build: the
+// binary builds one; its test sets more, since go test -count=2 runs the
+// command twice in one process, and controller-runtime refuses a second
+// controller of one name in a process unless told.
+var managersPerProcess = 1
+
 func run(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
 	f, err := parseFlags(args, stderr)
 	if err != nil {
@@ -120,10 +125,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	mgr, err := manager.New(cfg, manager.Options{
 		DB: db, Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
 		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace, LeaderElectionID: f.leaderID,
-		// controller-runtime refuses a second controller of one name in a
-		// process; the binary builds one manager, and only a test process
-		// (go test -count=2 of this command) runs it twice.
-		SkipNameValidation: testing.Testing(),
+		SkipNameValidation: managersPerProcess > 1,
 	})
 	if err != nil {
 		return err

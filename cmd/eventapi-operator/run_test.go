@@ -23,6 +23,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // The command itself, end to end: flags, database, kubeconfig, leader
 // election (a Lease appears), health and readiness probes and metrics.
 func TestRunServesProbesAndLeads(t *testing.T) {
+	managersPerProcess = 2
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Fatal(`KUBEBUILDER_ASSETS is not set: run KUBEBUILDER_ASSETS="$(hack/envtest-assets.sh)" && export KUBEBUILDER_ASSETS`)
 	}

@@ -28,20 +28,28 @@ const CacheControl = "private, no-cache"
 // access log, so that they record the 304, and below compression, so that
 // it hashes the plain body.
 //
-// A write (any other method) whose If-Match names entity tags is refused
-// with 412 precondition_failed before anything runs: If-Match compares
-// strongly (RFC 9110, 13.1.1), and the tags this API gives are weak, so no
-// tag a client holds can match, and executing the write as if the header
-// were absent would overwrite a change the client meant to guard against.
-// "If-Match: *" (the record exists) is left to the handler, whose 404
-// answers a record that is not there. If-Unmodified-Since is ignored, as
-// RFC 9110 (13.1.4) says of a resource that gives no modification date.
-func New() fiber.Handler {
+// A write that asks for a condition is refused with 412
+// precondition_failed before it runs, when serves says a route of its
+// method matches its path (an unknown path keeps its 404 or 405):
+//   - an If-Match naming entity tags, in any of its header lines: If-Match
+//     compares strongly (RFC 9110, 13.1.1) and the tags this API gives are
+//     weak, so no tag a client holds can match;
+//   - an If-Unmodified-Since without If-Match: no answer carries a
+//     modification date to compare it with.
+//
+// Run as if the header were absent, the write would overwrite the change
+// the client meant to guard against (docs/decisions.md, "Conditional
+// reads"). "If-Match: *" (the record exists) is left to the handler, whose
+// 404 answers a record that is not there, and, as RFC 9110 says, makes
+// If-Unmodified-Since ignored.
+func New(serves func(method, path string) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		m := c.Method()
 		if m != fiber.MethodGet && m != fiber.MethodHead {
-			if namesTags(c.Get(fiber.HeaderIfMatch)) {
-				return errPreconditionFailed
+			if isWrite(m) && serves(m, c.Path()) {
+				if err := refusedCondition(&c.Request().Header); err != nil {
+					return err
+				}
 			}
 			return c.Next()
 		}
@@ -66,14 +74,49 @@ func New() fiber.Handler {
 	}
 }
 
-// errPreconditionFailed is the refusal of a write whose If-Match names tags.
-var errPreconditionFailed = errs.New(errs.PreconditionFailed,
-	"If-Match compares entity tags strongly and this API's tags are weak (W/\"…\"), so none can match: nothing was written. Conditional writes are not offered; send the write without If-Match")
+// The refusals of a write that asks for a condition.
+var (
+	errIfMatch = errs.New(errs.PreconditionFailed,
+		"If-Match compares entity tags strongly and this API's tags are weak (W/\"…\"), so none can match: nothing was written. Conditional writes are not offered; send the write without If-Match")
+	errIfUnmodifiedSince = errs.New(errs.PreconditionFailed,
+		"If-Unmodified-Since cannot be evaluated: no answer carries a modification date, so nothing was written. Conditional writes are not offered; send the write without If-Unmodified-Since")
+)
 
-// namesTags reports whether an If-Match field value names entity tags,
-// anything but absent, empty or "*".
-func namesTags(ifMatch string) bool {
-	v := strings.TrimSpace(ifMatch)
+// isWrite reports whether method writes.
+func isWrite(method string) bool {
+	switch method {
+	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut, fiber.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// refusedCondition returns the refusal of a write with the request header
+// h, or nil when it asks for no condition this API refuses.
+func refusedCondition(h *fasthttp.RequestHeader) error {
+	ifMatch := false
+	for _, v := range h.PeekAll(fiber.HeaderIfMatch) {
+		line := strings.TrimSpace(string(v))
+		ifMatch = ifMatch || line != ""
+		if namesTags(line) {
+			return errIfMatch
+		}
+	}
+	if ifMatch {
+		return nil // "*": If-Unmodified-Since is then ignored (RFC 9110, 13.1.4)
+	}
+	for _, v := range h.PeekAll(fiber.HeaderIfUnmodifiedSince) {
+		if strings.TrimSpace(string(v)) != "" {
+			return errIfUnmodifiedSince
+		}
+	}
+	return nil
+}
+
+// namesTags reports whether one If-Match field line names entity tags:
+// anything but empty or "*" (a list such as `*, "x"` names one).
+func namesTags(line string) bool {
+	v := strings.TrimSpace(line)
 	return v != "" && v != "*"
 }
 

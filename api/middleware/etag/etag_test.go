@@ -3,6 +3,8 @@ package etag
 import (
 	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 )
 
 func TestMatches(t *testing.T) {
@@ -49,6 +51,38 @@ func BenchmarkOf(b *testing.B) {
 			b.SetBytes(int64(size))
 			for b.Loop() {
 				_ = Of(body)
+			}
+		})
+	}
+}
+
+func TestRefusedCondition(t *testing.T) {
+	tests := []struct {
+		name    string
+		headers [][2]string
+		want    error
+	}{
+		{"none", nil, nil},
+		{"a tag", [][2]string{{"If-Match", `W/"abc"`}}, errIfMatch},
+		{"a strong tag", [][2]string{{"If-Match", `"abc"`}}, errIfMatch},
+		{"a star", [][2]string{{"If-Match", "*"}}, nil},
+		{"a star and a tag in one line", [][2]string{{"If-Match", `*, "x"`}}, errIfMatch},
+		{"an empty line", [][2]string{{"If-Match", "  "}}, nil},
+		{"a tag in the second line", [][2]string{{"If-Match", "*"}, {"If-Match", `"x"`}}, errIfMatch},
+		{"a tag after an empty line", [][2]string{{"If-Match", ""}, {"If-Match", `"x"`}}, errIfMatch},
+		{"a date", [][2]string{{"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, errIfUnmodifiedSince},
+		{"a date beside a star", [][2]string{{"If-Match", "*"}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, nil},
+		{"a date beside an empty If-Match", [][2]string{{"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, errIfUnmodifiedSince},
+		{"an empty date", [][2]string{{"If-Unmodified-Since", " "}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h fasthttp.RequestHeader
+			for _, kv := range tt.headers {
+				h.Add(kv[0], kv[1])
+			}
+			if got := refusedCondition(&h); got != tt.want {
+				t.Fatalf("refusedCondition = %v, want %v", got, tt.want)
 			}
 		})
 	}
