@@ -9,7 +9,7 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 )
 
-// writeSlot holds, for each write (isWrite), a slot of the process's write
+// writeSlot holds, for each write (rest.IsWrite), a slot of the process's write
 // bulkhead (rest.NewWriteBulkhead) for the whole request: mounted before the
 // Idempotency-Key middleware, it is taken before any transaction opens, so
 // a write waiting for a slot holds no pool connection. Reads take none:
@@ -28,7 +28,7 @@ import (
 // keyedWrites mounts the two together.
 func writeSlot(b *rest.Bulkhead, deferred func(c *fiber.Ctx) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if !isWrite(c.Method()) {
+		if !rest.IsWrite(c.Method()) {
 			return c.Next()
 		}
 		ctx, release, ok := b.TryHold(c.UserContext())
@@ -46,16 +46,6 @@ func writeSlot(b *rest.Bulkhead, deferred func(c *fiber.Ctx) bool) fiber.Handler
 		c.SetUserContext(ctx)
 		return c.Next()
 	}
-}
-
-// isWrite reports whether a request of method writes, and so takes a write
-// slot: POST, PATCH, PUT and DELETE, v2 and v1.
-func isWrite(method string) bool {
-	switch method {
-	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut, fiber.MethodDelete:
-		return true
-	}
-	return false
 }
 
 // keyedWrites returns v2's write slot and the Idempotency-Key middleware

@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -46,7 +47,7 @@ func New(serves func(method, path string) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		m := c.Method()
 		if m != fiber.MethodGet && m != fiber.MethodHead {
-			if isWrite(m) && serves(m, c.Path()) {
+			if rest.IsWrite(m) && serves(m, c.Path()) {
 				if err := refusedCondition(&c.Request().Header); err != nil {
 					return err
 				}
@@ -81,15 +82,6 @@ var (
 	errIfUnmodifiedSince = errs.New(errs.PreconditionFailed,
 		"If-Unmodified-Since cannot be evaluated: no answer carries a modification date, so nothing was written. Conditional writes are not offered; send the write without If-Unmodified-Since")
 )
-
-// isWrite reports whether method writes.
-func isWrite(method string) bool {
-	switch method {
-	case fiber.MethodPost, fiber.MethodPatch, fiber.MethodPut, fiber.MethodDelete:
-		return true
-	}
-	return false
-}
 
 // refusedCondition returns the refusal of a write with the request header
 // h, or nil when it asks for no condition this API refuses.
