@@ -11,8 +11,11 @@ import (
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 )
 
-// readOnly lists the fields a body may never write.
-var readOnly = []string{"id", "secret", "failing_since", "created_at", "updated_at"}
+// readOnly lists the fields of an endpoint that a body may never write:
+// every field its GET shows that no body sets (docs/decisions.md, "POST
+// refuses unknown fields"; TestAnEchoedEndpointIsReadOnly).
+var readOnly = []string{"id", "secret", "failing_since", "previous_secret_expires_at", "created_by_key_id",
+	"created_at", "updated_at"}
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // description is free text, the other strings one line.
