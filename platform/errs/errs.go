@@ -41,9 +41,11 @@ const (
 	// CursorExpired refuses a change feed cursor that the feed's retention
 	// has overtaken (docs/changes.md, "An expired cursor"): 410.
 	CursorExpired Code = "cursor_expired"
-	// PreconditionFailed refuses a v2 write whose If-Match names entity
-	// tags: they are compared strongly and this API's tags are weak, so
-	// none matches (docs/decisions.md, "Conditional reads"): 412.
+	// PreconditionFailed refuses a v2 write that asks for a condition: an
+	// If-Match naming entity tags (compared strongly, and this API's tags
+	// are weak, so none matches) or an If-Unmodified-Since (no answer
+	// carries a modification date) (docs/decisions.md, "Conditional
+	// reads"): 412.
 	PreconditionFailed Code = "precondition_failed"
 )
 

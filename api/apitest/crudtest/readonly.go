@@ -9,7 +9,9 @@ import (
 
 // CommonReadOnly are the fields of every v2 record that no body writes
 // (docs/decisions.md, "POST refuses unknown fields"), as the checks here
-// expect them.
+// expect them. Written out here, not taken from rest.CommonReadOnly: an
+// expectation taken from the code under test would follow a field dropped
+// from it.
 var CommonReadOnly = []string{"id", "organization_id", "demo", "created_at", "updated_at"}
 
 // ReadOnly describes the read-only fields of one resource for
