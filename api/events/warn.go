@@ -31,14 +31,12 @@ const WarningReservationsOutsideEvent = "reservations_outside_event"
 // of an equipment PATCH; a PATCH that leaves the dates alone runs no
 // check.
 func warnOutside(ctx context.Context, f events.Fields) crud.WarnCheck[events.Event] {
-	if (f.Start == nil && f.End == nil) || f.Before == nil || !reservationsapi.MayRead(ctx) {
+	// Before is set exactly when the PATCH sends a date (decode).
+	if f.Before == nil || !reservationsapi.MayRead(ctx) {
 		return nil
 	}
-	before := f.Before // filled by events.Update, in the write's transaction
+	before := f.Before // filled by events.Update, in the write's transaction, before this check runs
 	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e *events.Event) ([]rest.Warning, error) {
-		if before.End.IsZero() {
-			return nil, nil
-		}
 		out, err := reservations.OutsideEvent(ctx, db, org, e.ID,
 			reservations.Moved{FromStart: before.Start, FromEnd: before.End, Start: e.StartDate, End: e.EndDate})
 		if err != nil || out == nil {

@@ -58,9 +58,7 @@ func (f *fairSlots) capOf(tenant uuid.UUID) int64 {
 func (f *fairSlots) acquire(ctx context.Context, tenant uuid.UUID, queued func()) error {
 	f.mu.Lock()
 	t := f.tenant(tenant)
-	if f.free > 0 && t.held < f.capOf(tenant) && len(t.waiters) == 0 {
-		f.free--
-		t.held++
+	if f.takeFree(tenant, t) {
 		f.mu.Unlock()
 		return nil
 	}
@@ -91,18 +89,28 @@ func (f *fairSlots) acquire(ctx context.Context, tenant uuid.UUID, queued func()
 	return ctx.Err()
 }
 
-// tryAcquire takes a slot for tenant if one is free for it now, as
-// acquire's first step does, and reports whether it did; it never waits.
+// tryAcquire takes a slot for tenant if one is free for it now (takeFree,
+// acquire's first step), and reports whether it did; it never waits.
 func (f *fairSlots) tryAcquire(tenant uuid.UUID) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t := f.tenant(tenant)
+	if f.takeFree(tenant, t) {
+		return true
+	}
+	f.forget(tenant, t)
+	return false
+}
+
+// takeFree takes a slot for tenant (t) when one is free for it now: a slot
+// is free, the tenant is below its cap, and none of its requests waits
+// ahead of this one. Called with mu held.
+func (f *fairSlots) takeFree(tenant uuid.UUID, t *tenantSlots) bool {
 	if f.free > 0 && t.held < f.capOf(tenant) && len(t.waiters) == 0 {
 		f.free--
 		t.held++
 		return true
 	}
-	f.forget(tenant, t)
 	return false
 }
 

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,12 +44,14 @@ func OutsideEvent(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e
 		ID    uuid.UUID `bun:"id"`
 		Count int       `bun:"count"`
 	}
+	// Held stock over the old dates (the stock rule's condition), and not
+	// overlapping the new ones.
+	held, args := stock.Holding("r", stock.Window{Start: m.FromStart, End: m.FromEnd})
 	err := db.NewRaw(`SELECT r.id, count(*) OVER () AS count FROM equipment_reservations r
-		WHERE r.organization_id = ? AND r.event_id = ? AND r.reservation_status IN (?)
-		  AND tstzrange(r.start_date, r.end_date) && tstzrange(?, ?)
+		WHERE r.organization_id = ? AND r.event_id = ? AND `+held+`
 		  AND NOT (tstzrange(r.start_date, r.end_date) && tstzrange(?, ?))
 		ORDER BY r.created_at, r.id LIMIT ?`,
-		org.UUID, event, bun.List(stock.HoldingStatuses), m.FromStart, m.FromEnd, m.Start, m.End, MaxOutsideNamed).Scan(ctx, &rows)
+		slices.Concat([]any{org.UUID, event}, args, []any{m.Start, m.End, MaxOutsideNamed})...).Scan(ctx, &rows)
 	if err != nil || len(rows) == 0 {
 		return nil, database.Error(err)
 	}
