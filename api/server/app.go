@@ -272,11 +272,12 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 	return keys
 }
 
-// mountV1 mounts the v1 API: per-key rate limit, deprecation headers, its
-// own envelope.
+// mountV1 mounts the v1 API: per-key rate limit, the refusal of
+// conditional writes, deprecation headers, its own envelope.
 func mountV1(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
 	v1g := app.Group(rest.V1Prefix, deadline(d.RequestTimeout), deprecated(d.V1Sunset), requestLogged(d, "v1", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
+		etag.RefuseConditions(routes.Serves),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
 		writeSlot(d.Writes, nil),

@@ -85,3 +85,27 @@ func TestWritesWithIfMatchAreRefused(t *testing.T) {
 		t.Errorf("GET with If-Match: %d %s, want 200", res.Status, res.Body)
 	}
 }
+
+// v1 tags no answer, so no If-Match a v1 client sends can name a tag of
+// the record: its PATCH is refused as v2's writes are, in v1's envelope.
+func TestV1PatchWithIfMatchIsRefused(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("Guarded on v1")
+	created := a.Post("/api/v2/equipment", map[string]any{"name": "SM58", "weight_lbs": 1.5})
+	if created.Status != 201 {
+		t.Fatalf("POST: %d %s", created.Status, created.Body)
+	}
+	record := "/api/v1/equipment/" + created.Data()["id"].(string)
+	for _, header := range [][]string{{"If-Match", `"nope"`}, {"If-Match", `W/"x"`}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}} {
+		res := a.Do(http.MethodPatch, record, map[string]any{"weight_lbs": 9}, header...)
+		if res.Status != http.StatusPreconditionFailed || res.ErrorCode() != "BAD_REQUEST" {
+			t.Fatalf("v1 PATCH with %s: %d %s, want 412 BAD_REQUEST", header[0], res.Status, res.Body)
+		}
+	}
+	if got := a.Get(record).Data()["weight_lbs"]; got != 1.5 {
+		t.Fatalf("weight_lbs after refused PATCHes: %v, want 1.5", got)
+	}
+	if res := a.Do(http.MethodPatch, record, map[string]any{"weight_lbs": 2}, "If-Match", "*"); res.Status != 200 {
+		t.Fatalf("v1 PATCH with If-Match: *: %d %s, want 200", res.Status, res.Body)
+	}
+}

@@ -103,6 +103,16 @@ func check(ctx context.Context, need tenancy.ScopeSet, scopes []tenancy.Scope) e
 		passed(ctx, need)
 		return nil
 	}
-	return &errs.Error{Code: errs.InsufficientScope, Message: "the API key lacks a required scope",
-		Details: map[string]any{"required": tenancy.ScopeNames(scopes)}}
+	names := tenancy.ScopeNames(scopes)
+	return &errs.Error{Code: errs.InsufficientScope, Message: lacking(names),
+		Details: map[string]any{"required": names}}
+}
+
+// lacking is the message of a key that holds none of the scopes named:
+// it names them, since v1's envelope has no details to carry them.
+func lacking(names []string) string {
+	if len(names) == 1 {
+		return "the API key lacks the scope " + names[0]
+	}
+	return "the API key lacks a required scope: it needs one of " + strings.Join(names, ", ")
 }

@@ -289,6 +289,9 @@ type NotFound = Error
 // PayloadTooLarge The v1 error envelope.
 type PayloadTooLarge = Error
 
+// PreconditionFailed The v1 error envelope.
+type PreconditionFailed = Error
+
 // RateLimited The v1 error envelope.
 type RateLimited = Error
 
@@ -463,8 +466,11 @@ type ClientInterface interface {
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
-	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-	// `equipment:write`.
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -484,8 +490,11 @@ type ClientInterface interface {
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
-	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-	// `equipment:write`.
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -599,8 +608,11 @@ func (c *Client) GetEquipmentV1(ctx context.Context, id Id, reqEditors ...Reques
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 // named in the message and nothing is written. A body that is not valid JSON, or names a
-// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-// `equipment:write`.
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// `equipment:read` **and** `equipment:write`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -629,8 +641,11 @@ func (c *Client) PatchEquipmentV1WithBody(ctx context.Context, id Id, contentTyp
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 // named in the message and nothing is written. A body that is not valid JSON, or names a
-// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-// `equipment:write`.
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// `equipment:read` **and** `equipment:write`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1145,8 +1160,11 @@ type ClientWithResponsesInterface interface {
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
-	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-	// `equipment:write`.
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1166,8 +1184,11 @@ type ClientWithResponsesInterface interface {
 	// value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 	// record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
-	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-	// `equipment:write`.
+	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1929,6 +1950,16 @@ type PatchEquipmentV1Response404Headers struct {
 	XRequestId          openapi_types.UUID
 }
 
+// PatchEquipmentV1Response412Headers the declared response headers of an HTTP 412 response for PatchEquipmentV1
+type PatchEquipmentV1Response412Headers struct {
+	Deprecation         bool
+	Sunset              string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     time.Time
+	XRequestId          openapi_types.UUID
+}
+
 // PatchEquipmentV1Response413Headers the declared response headers of an HTTP 413 response for PatchEquipmentV1
 type PatchEquipmentV1Response413Headers struct {
 	Deprecation bool
@@ -1985,6 +2016,8 @@ type PatchEquipmentV1Response struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -2005,6 +2038,8 @@ type PatchEquipmentV1Response struct {
 	Headers403 *PatchEquipmentV1Response403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *PatchEquipmentV1Response404Headers
+	// Headers412 the parsed response headers for an HTTP 412 response
+	Headers412 *PatchEquipmentV1Response412Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PatchEquipmentV1Response413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -2040,6 +2075,11 @@ func (r PatchEquipmentV1Response) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r PatchEquipmentV1Response) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r PatchEquipmentV1Response) GetJSON412() *PreconditionFailed {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -2519,8 +2559,11 @@ func (c *ClientWithResponses) GetEquipmentV1WithResponse(ctx context.Context, id
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 // named in the message and nothing is written. A body that is not valid JSON, or names a
-// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-// `equipment:write`.
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// `equipment:read` **and** `equipment:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2546,8 +2589,11 @@ func (c *ClientWithResponses) PatchEquipmentV1WithBodyWithResponse(ctx context.C
 // value it is `400 BAD_REQUEST`. A body holding such a null is checked against the stored
 // record, so an unknown id is then `404 NOT_FOUND` before any `400`. Every bad field is
 // named in the message and nothing is written. A body that is not valid JSON, or names a
-// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. Scopes `equipment:read` **and**
-// `equipment:write`.
+// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
+// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
+// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
+// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// `equipment:read` **and** `equipment:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4124,6 +4170,13 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4373,6 +4426,51 @@ func ParsePatchEquipmentV1Response(rsp *http.Response) (*PatchEquipmentV1Respons
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 412:
+		var headers PatchEquipmentV1Response412Headers
+		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {
+			var value bool
+			if err := runtime.BindStyledParameterWithOptions("simple", "Deprecation", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Deprecation = value
+		}
+		if values := rsp.Header.Values("Sunset"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Sunset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Sunset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value time.Time
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value openapi_types.UUID
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers412 = &headers
 	case rsp.StatusCode == 413:
 		var headers PatchEquipmentV1Response413Headers
 		if values := rsp.Header.Values("Deprecation"); len(values) > 0 {

@@ -4,7 +4,10 @@
 // (RFC 9110, 13.1.2). A load planner polling a truck's load or a pick list
 // then downloads the answer only when it changed. The tag is weak
 // (W/"…"): the same answer goes out plain or gzipped, and If-None-Match
-// compares weakly anyway (docs/decisions.md, "Conditional reads").
+// compares weakly anyway (docs/decisions.md, "Conditional reads"). Since
+// those tags are weak, a write that asks for a condition (If-Match,
+// If-Unmodified-Since) is refused rather than run, on v2 and v1 alike
+// (conditions.go).
 package etag
 
 import (
@@ -16,8 +19,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/eventapi/eventapi/api/middleware/compress"
-	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // CacheControl goes with every tagged answer: a client may keep the answer
@@ -27,30 +28,14 @@ const CacheControl = "private, no-cache"
 
 // New returns the middleware. It must sit below the request log and the
 // access log, so that they record the 304, and below compression, so that
-// it hashes the plain body.
-//
-// A write that asks for a condition is refused with 412
-// precondition_failed before it runs, when serves says a route of its
-// method matches its path (an unknown path keeps its 404 or 405):
-//   - an If-Match naming entity tags, in any of its header lines: If-Match
-//     compares strongly (RFC 9110, 13.1.1) and the tags this API gives are
-//     weak, so no tag a client holds can match;
-//   - an If-Unmodified-Since without If-Match: no answer carries a
-//     modification date to compare it with.
-//
-// Run as if the header were absent, the write would overwrite the change
-// the client meant to guard against (docs/decisions.md, "Conditional
-// reads"). "If-Match: *" (the record exists) is left to the handler, whose
-// 404 answers a record that is not there, and, as RFC 9110 says, makes
-// If-Unmodified-Since ignored.
+// it hashes the plain body. It refuses the writes that ask for a condition
+// as RefuseConditions does.
 func New(serves func(method, path string) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		m := c.Method()
 		if m != fiber.MethodGet && m != fiber.MethodHead {
-			if rest.IsWrite(m) && serves(m, c.Path()) {
-				if err := refusedCondition(&c.Request().Header); err != nil {
-					return err
-				}
+			if err := refusal(c, serves); err != nil {
+				return err
 			}
 			return c.Next()
 		}
@@ -73,43 +58,6 @@ func New(serves func(method, path string) bool) fiber.Handler {
 		}
 		return nil
 	}
-}
-
-// The refusals of a write that asks for a condition.
-var (
-	errIfMatch = errs.New(errs.PreconditionFailed,
-		"If-Match compares entity tags strongly and this API's tags are weak (W/\"…\"), so none can match: nothing was written. Conditional writes are not offered; send the write without If-Match")
-	errIfUnmodifiedSince = errs.New(errs.PreconditionFailed,
-		"If-Unmodified-Since cannot be evaluated: no answer carries a modification date, so nothing was written. Conditional writes are not offered; send the write without If-Unmodified-Since")
-)
-
-// refusedCondition returns the refusal of a write with the request header
-// h, or nil when it asks for no condition this API refuses.
-func refusedCondition(h *fasthttp.RequestHeader) error {
-	ifMatch := false
-	for _, v := range h.PeekAll(fiber.HeaderIfMatch) {
-		line := strings.TrimSpace(string(v))
-		ifMatch = ifMatch || line != ""
-		if namesTags(line) {
-			return errIfMatch
-		}
-	}
-	if ifMatch {
-		return nil // "*": If-Unmodified-Since is then ignored (RFC 9110, 13.1.4)
-	}
-	for _, v := range h.PeekAll(fiber.HeaderIfUnmodifiedSince) {
-		if strings.TrimSpace(string(v)) != "" {
-			return errIfUnmodifiedSince
-		}
-	}
-	return nil
-}
-
-// namesTags reports whether one If-Match field line names entity tags:
-// anything but empty or "*" (a list such as `*, "x"` names one).
-func namesTags(line string) bool {
-	v := strings.TrimSpace(line)
-	return v != "" && v != "*"
 }
 
 // Of returns the weak entity tag of body: 64 bits of xxHash, in hex.

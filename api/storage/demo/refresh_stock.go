@@ -89,32 +89,15 @@ func (g *stockGuard) newlyShort(ctx context.Context, tx bun.IDB) (string, error)
 }
 
 // shortIn returns the reservations of c's equipment holding stock during
-// its span that the guard's rule finds short, each counted against every
-// hold overlapping it (loaded over the span of the holds themselves, as
-// stock.FutureShortage does).
+// its span that the guard's rule finds short (stock.ShortageIn).
 func shortIn(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, c stockCheck) (map[uuid.UUID]bool, error) {
-	holds, err := stock.Holds(ctx, tx, org.UUID, c.equipment, c.span, uuid.Nil)
-	if err != nil || len(holds) == 0 {
-		return nil, err
-	}
-	around := stock.Window{Start: holds[0].Start, End: holds[0].End}
-	for _, h := range holds[1:] {
-		if h.Start.Before(around.Start) {
-			around.Start = h.Start
-		}
-		if h.End.After(around.End) {
-			around.End = h.End
-		}
-	}
-	among, err := stock.Holds(ctx, tx, org.UUID, c.equipment, around, uuid.Nil)
-	if err != nil {
+	s, err := stock.ShortageIn(ctx, tx, org.UUID, c.equipment, c.stock, c.span)
+	if err != nil || s == nil {
 		return nil, err
 	}
 	short := map[uuid.UUID]bool{}
-	if s := stock.Short(c.stock, holds, among); s != nil {
-		for _, id := range s.ConflictingReservationIDs {
-			short[id] = true
-		}
+	for _, id := range s.ConflictingReservationIDs {
+		short[id] = true
 	}
 	return short, nil
 }

@@ -123,25 +123,34 @@ func FutureHolds(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, now 
 
 // FutureShortage returns what stockQuantity leaves short among the
 // reservations of org's equipment that hold stock at now or later
-// (FutureHolds), or nil when each fits. Each is counted, as the guard
-// counts it, against every hold overlapping it, including holds that ended
-// before now but still hold stock by their status: it is the guard that
-// would refuse it. Only the ones from now on are named. The equipment row
-// must be locked.
+// (FutureHolds), or nil when each fits: ShortageIn over [now, the far
+// future). Each is counted against every hold overlapping it, including
+// holds that ended before now but still hold stock by their status: it is
+// the guard that would refuse it. Only the ones from now on are named. The
+// equipment row must be locked.
 func FutureShortage(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, stockQuantity int, now time.Time) (*Shortage, error) {
-	future, err := FutureHolds(ctx, db, org, equipment, now)
-	if err != nil || len(future) == 0 {
+	return ShortageIn(ctx, db, org, equipment, stockQuantity, Window{Start: now, End: farFuture})
+}
+
+// ShortageIn returns what stockQuantity leaves short among the reservations
+// of org's equipment that hold stock during window, or nil when each fits.
+// Each is counted, as the guard counts it, against every hold overlapping
+// it, loaded over the span of the holds themselves (which may reach outside
+// window); only the ones overlapping window are named. The equipment row
+// must be locked.
+func ShortageIn(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, stockQuantity int, window Window) (*Shortage, error) {
+	holds, err := Holds(ctx, db, org, equipment, window, uuid.Nil)
+	if err != nil || len(holds) == 0 {
 		return nil, err
 	}
-	from := future[0].Start
-	for _, h := range future[1:] {
-		from = earliest(from, h.Start)
+	span := Window{Start: holds[0].Start, End: holds[0].End}
+	for _, h := range holds[1:] {
+		span = Window{Start: earliest(span.Start, h.Start), End: latest(span.End, h.End)}
 	}
-	// A hold overlapping one of future ends after that one starts, so after
-	// from: it holds stock during [from, farFuture), as does each of future.
-	among, err := Holds(ctx, db, org, equipment, Window{Start: from, End: farFuture}, uuid.Nil)
+	// A hold overlapping one of holds overlaps their span.
+	among, err := Holds(ctx, db, org, equipment, span, uuid.Nil)
 	if err != nil {
 		return nil, err
 	}
-	return Short(stockQuantity, future, among), nil
+	return Short(stockQuantity, holds, among), nil
 }

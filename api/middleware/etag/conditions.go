@@ -1,0 +1,82 @@
+package etag
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// RefuseConditions returns the middleware that refuses, with 412
+// precondition_failed and before it runs, a write that asks for a
+// condition, when serves says a route of its method matches its path (an
+// unknown path keeps its 404 or 405):
+//   - an If-Match naming entity tags, in any of its header lines: If-Match
+//     compares strongly (RFC 9110, 13.1.1) and the tags this API gives are
+//     weak, so no tag a client holds can match (v1 gives none at all);
+//   - an If-Unmodified-Since without If-Match: no answer carries a
+//     modification date to compare it with.
+//
+// Run as if the header were absent, the write would overwrite the change
+// the client meant to guard against (docs/decisions.md, "Conditional
+// reads"). "If-Match: *" (the record exists) is left to the handler, whose
+// 404 answers a record that is not there, and, as RFC 9110 says, makes
+// If-Unmodified-Since ignored. v2 has it within New; v1, which tags no
+// answer, mounts it alone.
+func RefuseConditions(serves func(method, path string) bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := refusal(c, serves); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// refusal is the refusal of c's request when it is a served write that
+// asks for a condition, else nil.
+func refusal(c *fiber.Ctx, serves func(method, path string) bool) error {
+	if m := c.Method(); rest.IsWrite(m) && serves(m, c.Path()) {
+		return refusedCondition(&c.Request().Header)
+	}
+	return nil
+}
+
+// The refusals of a write that asks for a condition.
+var (
+	errIfMatch = errs.New(errs.PreconditionFailed,
+		"If-Match compares entity tags strongly and this API's tags are weak (W/\"…\"), so none can match: nothing was written. Conditional writes are not offered; send the write without If-Match")
+	errIfUnmodifiedSince = errs.New(errs.PreconditionFailed,
+		"If-Unmodified-Since cannot be evaluated: no answer carries a modification date, so nothing was written. Conditional writes are not offered; send the write without If-Unmodified-Since")
+)
+
+// refusedCondition returns the refusal of a write with the request header
+// h, or nil when it asks for no condition this API refuses.
+func refusedCondition(h *fasthttp.RequestHeader) error {
+	ifMatch := false
+	for _, v := range h.PeekAll(fiber.HeaderIfMatch) {
+		line := strings.TrimSpace(string(v))
+		ifMatch = ifMatch || line != ""
+		if namesTags(line) {
+			return errIfMatch
+		}
+	}
+	if ifMatch {
+		return nil // "*": If-Unmodified-Since is then ignored (RFC 9110, 13.1.4)
+	}
+	for _, v := range h.PeekAll(fiber.HeaderIfUnmodifiedSince) {
+		if strings.TrimSpace(string(v)) != "" {
+			return errIfUnmodifiedSince
+		}
+	}
+	return nil
+}
+
+// namesTags reports whether one If-Match field line names entity tags:
+// anything but empty or "*" (a list such as `*, "x"` names one).
+func namesTags(line string) bool {
+	v := strings.TrimSpace(line)
+	return v != "" && v != "*"
+}
