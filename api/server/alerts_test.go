@@ -25,3 +25,23 @@ func TestAlertRulesReadExportedSeries(t *testing.T) {
 		t.Error(m)
 	}
 }
+
+// chartDashboard is the chart's Grafana dashboard (docs/observability.md).
+const chartDashboard = "../../charts/eventapi/dashboards/eventapi.json"
+
+// TestDashboardReadsExportedSeries: every series and label the chart's
+// dashboard panels read is in the same real scrape, so that no panel stays
+// empty over a name the service does not export.
+func TestDashboardReadsExportedSeries(t *testing.T) {
+	fams, _ := meteredDeliveries(t)
+	panels, err := alertrules.DashboardQueries(chartDashboard, alertrules.API)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) == 0 {
+		t.Fatal("the dashboard has no panel query")
+	}
+	for _, m := range alertrules.Missing(panels, alertrules.API, fams) {
+		t.Error(m)
+	}
+}

@@ -5,7 +5,8 @@
 // alert; its tests also evaluate every rule over synthetic series with
 // Prometheus's query engine (TestAlertsFire), and hold the chart's Grafana
 // dashboard to the same selectors and to units that fit its queries
-// (TestDashboardQueries). The rules name their scrape jobs by placeholders (API, Operator)
+// (TestDashboardQueries); DashboardQueries reads the panels' queries so
+// that Missing holds them to a scrape too. The rules name their scrape jobs by placeholders (API, Operator)
 // that the chart's template fills in; Load fills them with the matchers a
 // test gives. docs/observability.md, "Alerts", describes the rules.
 package alertrules
