@@ -32,7 +32,7 @@ const PoolerTransaction = "transaction"
 //     (ALTER ROLE … SET statement_timeout = '15s', see docs/helm.md).
 //
 // The service itself takes no session advisory lock and runs no SET outside
-// a transaction (the migration lock is transaction-scoped, see migrate.go).
+// a transaction (the migration lock is transaction-scoped, see migrate_lock.go).
 func forTransactionPooler(cfg *pgx.ConnConfig) {
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	cfg.StatementCacheCapacity = 0

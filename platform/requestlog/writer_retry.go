@@ -1,0 +1,143 @@
+package requestlog
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/errs"
+)
+
+// A flush is tried again while its failure may pass, and never stores a
+// record twice: an attempt after a failed one first looks whether the batch
+// landed.
+
+// write copies the records of chunks in one statement, and tries again
+// while the failure may pass (a connection cut, a pooler restarting, a
+// statement timed out): up to maxWriteAttempts in all, waiting
+// retryBackoff, then twice as long each time: 15 s of waits, and at most
+// about 65 s in all when every attempt runs to the write timeout, while
+// nothing else is written and the buffer fills. Records
+// are dropped when the buffer is full, not because PostgreSQL was away for
+// a moment (docs/observability.md, "How it is written"); meanwhile requests keep
+// adding to the buffer, and a record that finds it full is dropped as
+// always. A failure that would come back (a record the table refuses) is
+// not tried again, and once the writer is told to stop it tries once more
+// at once and then gives up. Each attempt is its own root trace, never
+// part of a request's.
+func (w *Writer) write(chunks [][]Record) {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	stopping := false
+	wait := w.retryBackoff()
+	for attempt := 1; ; attempt++ {
+		err := w.tryOnce(chunks, n, attempt)
+		if err == nil {
+			w.written.Add(int64(n))
+			writtenCounter.Add(context.Background(), int64(n))
+			return
+		}
+		if attempt >= maxWriteAttempts || stopping || !transient(err) {
+			w.drop(ReasonWriteFailed, n)
+			w.cfg.Log.Warn("request log: batch dropped", "records", n, "attempts", attempt, "error", err.Error())
+			return
+		}
+		w.cfg.Log.Warn("request log: batch not written, trying again", "records", n, "attempt", attempt,
+			"retry_in", wait.String(), "error", err.Error())
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-w.stop:
+			stopping = true
+		}
+		timer.Stop()
+		wait *= 2
+	}
+}
+
+// tryOnce is one attempt of write. A failed attempt's COPY may have been
+// committed all the same (it timed out, or its connection was cut, after
+// the statement reached PostgreSQL): a later attempt first looks whether
+// the batch is stored (landed) and copies it only when it is not, so that
+// no record is stored twice. The look and the copy share the attempt's
+// one WriteTimeout.
+func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
+	defer cancel()
+	if attempt > 1 {
+		stored, err := landed(ctx, w.cfg.DB, chunks)
+		if err != nil || stored {
+			return err
+		}
+	}
+	return w.copyOnce(ctx, chunks, n, attempt)
+}
+
+// landed reports whether the batch of chunks is stored. A COPY stores all
+// its rows or none, so one record of it tells: found through the segments'
+// index, since a record of instant t is in a segment whose last_at is in
+// [t, t + MaxSpan]. A record with an organization is looked for first (the
+// index's leading column); false when no record has an id.
+func landed(ctx context.Context, db bun.IDB, chunks [][]Record) (bool, error) {
+	r := probe(chunks)
+	if r == nil {
+		return false, nil
+	}
+	org := "organization_id IS NULL"
+	args := []any{r.CreatedAt, r.CreatedAt.Add(MaxSpan), r.ID}
+	if r.OrganizationID != nil {
+		org = "organization_id = ?"
+		args = append([]any{*r.OrganizationID}, args...)
+	}
+	var found bool
+	err := db.NewRaw(`SELECT EXISTS (SELECT 1 FROM request_log_segments
+		WHERE `+org+` AND last_at BETWEEN ? AND ? AND ? = ANY(ids))`, args...).Scan(ctx, &found)
+	return found, err
+}
+
+// probe returns the record of chunks that landed looks for: the first with
+// an organization and an id, else the first with an id, else nil.
+func probe(chunks [][]Record) *Record {
+	var first *Record
+	for _, c := range chunks {
+		for i := range c {
+			switch r := &c[i]; {
+			case r.ID == uuid.Nil:
+			case r.OrganizationID != nil:
+				return r
+			case first == nil:
+				first = r
+			}
+		}
+	}
+	return first
+}
+
+// transient reports whether a failed flush may succeed when tried again:
+// its attempt timed out, or it failed as the API answers 503 for (a lost
+// or refused connection, a statement cancelled, a database short of
+// resources or refusing writes for now; database.Error).
+func transient(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var e *errs.Error
+	return errors.As(database.Error(err), &e) && e.Code == errs.ServiceUnavailable
+}
+
+// maxWriteAttempts is how many times write tries one flush.
+const maxWriteAttempts = 5
+
+// retryBackoff is write's first wait before trying a flush again.
+func (w *Writer) retryBackoff() time.Duration {
+	if w.cfg.RetryBackoff > 0 {
+		return w.cfg.RetryBackoff
+	}
+	return DefaultRetryBackoff
+}
