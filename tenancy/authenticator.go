@@ -78,8 +78,8 @@ type AuthenticatorConfig struct {
 // that, for as long as the authentication epoch it was read with is still
 // the current one, confirmed by one query per TTL for the whole process
 // (epoch.go), and at most maxEntryAge. So a revocation or a scope change
-// takes effect within the TTL, as before, while a process serving many keys
-// no longer looks each of them up again every TTL.
+// takes effect within the TTL, while a process serving many keys does not
+// look each of them up again every TTL.
 type Authenticator struct {
 	db      bun.IDB
 	ttl     time.Duration

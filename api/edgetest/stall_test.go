@@ -21,9 +21,9 @@ import (
 // with 503, unexecuted, but the claim waits in a pooled connection and runs
 // when Redis resumes, leaving an in-progress marker. The middleware takes
 // that marker back once Redis answers, so the retry the 503 asked for
-// executes; the marker used to stay until its TTL (30 s), every retry
-// meanwhile a 409 idempotency_key_in_use for a request that never ran. The
-// test watches the marker itself: it must leave while its TTL still has
+// executes; left there, the marker would stay until its TTL (30 s), every
+// retry meanwhile a 409 idempotency_key_in_use for a request that never ran.
+// The test watches the marker itself: it must leave while its TTL still has
 // most of its 30 s, by release, not by expiry.
 func TestStalledClaimIsReleased(t *testing.T) {
 	rs := startRedis(t)

@@ -37,7 +37,7 @@ type WithReservations struct {
 // MaxInlined bounds the reservations expand=equipment_reservations
 // inlines, as a pick list's items are bounded: an event can name any number
 // of them (cancelled ones do not count against the one-per-equipment rule),
-// and a review's event of 12,000 was a 36 MB answer. An event with more, or
+// and an event of 12,000 is a 36 MB answer. An event with more, or
 // whose reservations hold more than reservations.MaxText bytes of text, is
 // 422 on expand, saying to page them instead (docs/decisions.md, "How
 // large one answer may be"). The answer is built under the large-read

@@ -95,8 +95,8 @@ func (h handlers) list(c *fiber.Ctx) error {
 // whatever its limit: at most MaxExpandedLists × picklists.MaxItems items
 // and MaxExpandedLists × picklists.MaxListText of their text (about 23 MB
 // at the most, 2.5 MB for lists of short text), where 100 lists of 500
-// items each were a 22 MB answer. The page ends early and next_cursor goes
-// on from it. (10 until 2.11.2, when lists of long text made it 45 MB.)
+// items each are a 22 MB answer. The page ends early and next_cursor goes
+// on from it. (Ten lists of long text would make a 45 MB answer.)
 const MaxExpandedLists = 5
 
 func (h handlers) get(c *fiber.Ctx) error {

@@ -12,13 +12,13 @@ import (
 )
 
 // TestDetailReadsItemsAfterTheList: a pick list's detail reads the list
-// before its items, so the items are never older than the updated_at an
-// item write moves (docs/decisions.md, "Later additions"). Read at once on
-// two connections, an item write committed between the two snapshots
-// showed the new updated_at with the old item, and a client polling on
-// updated_at kept the old item for good. The hook records which statement
-// of each read starts first; every expansion that reads items is tried
-// several times, since the two reads used to race.
+// before its items, so the items are never older than the updated_at an item
+// write moves (docs/decisions.md, "Later additions"). Read at once on two
+// connections, an item write committed between the two snapshots would show
+// the new updated_at with the old item, and a client polling on updated_at
+// would keep the old item for good. The hook records which statement of each
+// read starts first; every expansion that reads items is tried several
+// times, since two reads at once would race.
 func TestDetailReadsItemsAfterTheList(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")

@@ -24,9 +24,9 @@ import (
 // One organization, with its sandbox, holds at most all the slots but one
 // (PerOrganization): its slow large reads wait for each other, never for
 // the last slot, which stays for the other organizations while it is the
-// only busy one. A review saw six slow change-feed pages of one tenant take
-// every slot of a pod, and another tenant's quote answered 503 after
-// waiting ten seconds. Since 2.12.0 the slots are also shared fairly among
+// only busy one: without the cap, six slow change-feed pages of one tenant
+// could take every slot of a pod, and another tenant's quote answer 503
+// after waiting ten seconds. The slots are also shared fairly among
 // busy tenants (fairSlots): a slot that frees goes to the waiting tenant
 // holding the fewest.
 type Bulkhead struct {
@@ -55,13 +55,14 @@ func NewBulkhead(slots int, maxWait time.Duration) *Bulkhead {
 // WritesPerOrganization(pool) of them at once; the rest wait, fairly shared
 // as large reads are, up to maxWait, then answer 503. A write holds
 // a pool connection from its transaction's start to its end, and may spend
-// it waiting for a row lock (the stock guard's equipment row): a review
-// saw one organization's burst of 990 reservation writes on one item leave
-// 18 or 19 of a pod's 20 connections waiting on that lock, and another
-// organization's simple reads go from 10 ms to a second. The connections
-// the writes never take stay for reads and the pod's background work
-// however many organizations write; the share keeps write slots for the
-// other organizations while one is busy (docs/architecture.md, "Memory").
+// it waiting for a row lock (the stock guard's equipment row): without a
+// bound, one organization's burst of 990 reservation writes on one item
+// could leave 18 or 19 of a pod's 20 connections waiting on that lock, and
+// another organization's simple reads go from 10 ms to a second. The
+// connections the writes never take stay for reads and the pod's
+// background work however many organizations write; the share keeps write
+// slots for the other organizations while one is busy (docs/architecture.md,
+// "Memory").
 func NewWriteBulkhead(pool int, maxWait time.Duration) *Bulkhead {
 	return newBulkhead(WriteSlots(pool), WritesPerOrganization(pool), maxWait, writesQueued,
 		"too many writes in progress on this instance; retry shortly")

@@ -187,14 +187,14 @@ func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
 // TestBulkheadLeavesASlotToOtherOrganizations: one organization, with its
 // sandbox, holds at most all the slots but one; its next large read waits
 // for its own, and
-// another organization's runs at once in the slot left. A review saw one
-// tenant's slow reads take every slot and another tenant's quote answered
-// 503 after ten seconds.
+// another organization's runs at once in the slot left. Without the cap,
+// one tenant's slow reads could take every slot and another tenant's quote
+// answer 503 after ten seconds.
 func TestBulkheadLeavesASlotToOtherOrganizations(t *testing.T) {
 	b := rest.NewBulkhead(3, time.Minute)
 	home := uuid.New()
 	// The organization's live key and its test key (its sandbox) take one
-	// share: a review held every slot with the two.
+	// share: with a share each, the two could hold every slot.
 	live := tenancy.WithPrincipal(context.Background(), &tenancy.Principal{OrganizationID: home, HomeOrganizationID: home})
 	test := tenancy.WithPrincipal(context.Background(), &tenancy.Principal{OrganizationID: uuid.New(), HomeOrganizationID: home, Sandbox: true})
 	orgA, orgB := live, orgContext()
@@ -241,7 +241,7 @@ func holdAs(t *testing.T, b *rest.Bulkhead, ctx context.Context) (release func()
 // organization that holds the fewest, not to the request that came first:
 // with every slot held, requests of A (holding three), B (one) and C (none)
 // queued in that order get the freed slots C first, then B, then A. One
-// line in arrival order (before 2.12.0) served B's, then A's, then C's.
+// line in arrival order would serve B's, then A's, then C's.
 func TestBulkheadSharesSlotsFairly(t *testing.T) {
 	b := rest.NewBulkhead(4, time.Minute)
 	a, bOrg, c := orgContext(), orgContext(), orgContext()

@@ -12,9 +12,9 @@ import (
 // that holds the fewest, the longest-waiting first among equals, so that
 // busy tenants share the slots evenly however many requests each queues
 // (max-min fairness). Within a tenant, requests are served in the order
-// they came. Before 2.12.0 one semaphore served every waiter in arrival
-// order: a tenant that queued twenty large reads ahead of another's one
-// made that one wait behind all twenty (docs/architecture.md, "Memory").
+// they came. One semaphore serving every waiter in arrival order would
+// make a tenant's one request, queued after another tenant's twenty large
+// reads, wait behind all twenty (docs/architecture.md, "Memory").
 type fairSlots struct {
 	mu      sync.Mutex
 	free    int64

@@ -10,9 +10,9 @@ import (
 // page is a large read, encoded under Env.LargeReads (ListPage). A list
 // page holds up to MaxLimit records of up to some 20,000 characters of
 // free text each (a quote's notes and internal notes), and its answer
-// renders a byte of text as up to six ('<' is written \u003c): a review's
-// page of 100 such quotes was 12 MB and 47 MB of a pod's memory, and
-// sixteen at once passed a 256 MiB limit (docs/architecture.md, "Memory").
+// renders a byte of text as up to six ('<' is written \u003c): a page of
+// 100 such quotes is 12 MB, and 47 MB of a pod's memory, and sixteen at
+// once pass a 256 MiB limit (docs/architecture.md, "Memory").
 // Under this bound a page renders at most about 0.9 MB (six times its text
 // and the records' fixed part), of the order of the smallest answers built
 // under the bound already (a quote's detail of 500 lines, a 1000-item pick

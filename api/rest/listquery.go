@@ -11,7 +11,7 @@ import (
 // Query reads the query parameters of a v2 GET and collects what is wrong
 // with them, as Input does a body's fields, so that one 422 names every bad
 // parameter (docs/decisions.md, "Validation reports every bad field at
-// once"; since 2.9.2):
+// once"):
 //
 //	q := rest.NewQuery(c)
 //	f.Status = q.Enum("status", statuses...)

@@ -143,8 +143,9 @@ func TestOneLineFields(t *testing.T) {
 		t.Fatalf("venue after the refused PATCH: %s", r.Body)
 	}
 
-	// A free-text query parameter is read by the same rule (since 2.11.2;
-	// it found nothing, as no stored name holds one, and said nothing).
+	// A free-text query parameter is read by the same rule (a search with
+	// a line break would find nothing, as no stored name holds one, and
+	// say nothing).
 	if r := a.Get("/api/v2/clients?search=" + url.QueryEscape("Ac\nme")); r.Status != 422 || issues(r)["search"] != oneLine {
 		t.Fatalf("search with a line break: %d %s, want 422 on search", r.Status, r.Body)
 	}

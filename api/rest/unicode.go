@@ -99,8 +99,8 @@ const brailleBlank = '\u2800'
 // (ignorable: also the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0,
 // the combining grapheme joiner U+034F and the variation selectors) or the
 // Braille blank. Every Cf counts, the few Unicode keeps out of
-// Default_Ignorable (prepended concatenation marks such as U+0600) too: a
-// value of only them is still empty, as it has been since 2.7.2
+// Default_Ignorable (prepended concatenation marks such as U+0600) too,
+// since the rule names the whole category: a value of only them is empty
 // (docs/decisions.md, "Strings are trimmed").
 func invisible(r rune) bool {
 	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || ignorable(r) || r == brailleBlank

@@ -15,13 +15,13 @@ import (
 // large-read slot of a keyed write whose route answers under
 // env.LargeReads (env.MarkLargeWrite: PATCH of a quote, an invoice, a pick
 // list) before the middleware opens the request's transaction
-// (rest.Bulkhead.Hold). A keyed write used to wait for its slot inside that
-// transaction, holding a pool connection: enough of them took every
-// connection of the pool, the slot holders could not finish, and the pod
-// answered nothing that needed the database until each waiter gave up
-// after rest.DefaultBulkheadWait. A key that the route's guards refuse
-// (none of its write scopes, or none of its read scopes) takes no slot: it
-// gets its 403 at once (rest.LargeWrite.Admits). A
+// (rest.Bulkhead.Hold). A keyed write that waited for its slot inside that
+// transaction would hold a pool connection meanwhile: enough of them would
+// take every connection of the pool, the slot holders could not finish,
+// and the pod would answer nothing that needed the database until each
+// waiter gave up after rest.DefaultBulkheadWait. A key that the route's
+// guards refuse (none of its write scopes, or none of its read scopes)
+// takes no slot: it gets its 403 at once (rest.LargeWrite.Admits). A
 // write without the header opens no transaction before its handler, whose
 // own Run takes the slot first.
 func largeWriteSlot(env *rest.Env, routes *route.Resolver) func(c *fiber.Ctx) idempotency.Wait {

@@ -36,7 +36,7 @@ func TestPathsAreExact(t *testing.T) {
 // (/api/v1x, /api/v2equipment) is a 404 in the v2 envelope, before
 // authentication: with or without a key, it spends no slot of the key's
 // rate limit, carries no v1 deprecation headers and is not in the request
-// log. Before 2.8.6 such paths went through the group's middlewares.
+// log: such paths go through none of the group's middlewares.
 func TestPathsBesideTheAPIs(t *testing.T) {
 	env := apitest.New(t)
 	a := env.NewOrg("Beside")

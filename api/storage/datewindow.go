@@ -3,7 +3,7 @@ package storage
 import "time"
 
 // DateWindow is the optional window of a list of dated records (GET
-// /events and GET /equipment_reservations, since 2.14.0): a record is
+// /events and GET /equipment_reservations): a record is
 // listed when its [start_date, end_date) overlaps [Start, End); a nil
 // bound is open (docs/decisions.md, "Lists by date").
 type DateWindow struct {

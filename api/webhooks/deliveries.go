@@ -25,8 +25,8 @@ func (h handlers) deliveries(c *fiber.Ctx) error {
 	q.Expansions()
 	scope := storage.ListScope("webhook_deliveries", org, id.String())
 	if status != "" {
-		// A cursor of one status's list is refused by another's (and by
-		// the unfiltered list, whose scope it had before 2.11.6).
+		// A cursor of one status's list is refused by another's and by
+		// the unfiltered list: each status's list has a scope of its own.
 		scope = storage.ListScope("webhook_deliveries", org, id.String(), status)
 	}
 	p := q.Page(h.env.Cursors, scope)

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestOneRefusedMessageDoesNotDisableAHealthyEndpoint: a receiver that
-// takes every message but one, which it refuses for good, sees that one
-// fail once its retry window has passed, and the endpoint stays enabled
-// (it succeeded within the window), so the changes after it are still
-// delivered. Before 2.8.6 the one message disabled the endpoint, with
-// failing_since null, and every later change was lost to it. An endpoint
-// that fails everything is still disabled (TestGiveUpDisablesEndpoint).
+// TestOneRefusedMessageDoesNotDisableAHealthyEndpoint: a receiver that takes
+// every message but one, which it refuses for good, sees that one fail once
+// its retry window has passed, and the endpoint stays enabled (it succeeded
+// within the window), so the changes after it are still delivered. Disabled
+// for the one message, the endpoint would lose every later change. An
+// endpoint that fails everything is still disabled
+// (TestGiveUpDisablesEndpoint).
 //
 // The window is the default's; the refused message's window is made to
 // have passed in the database once the healthy message is through, so the
@@ -71,9 +71,9 @@ func TestOneRefusedMessageDoesNotDisableAHealthyEndpoint(t *testing.T) {
 // TestEnablingAnEnabledEndpointChangesNothing: PATCH status enabled on an
 // endpoint that is enabled but failing leaves failing_since as it is; only
 // a re-enable of a disabled endpoint ends the run, with fresh windows for
-// its deliveries (TestGiveUpDisablesEndpoint). Before 2.8.6 it cleared
-// failing_since alone, and the endpoint looked healthy until a delivery
-// whose old window ran out disabled it.
+// its deliveries (TestGiveUpDisablesEndpoint). Clearing failing_since
+// alone would make the endpoint look healthy until a delivery whose old
+// window ran out disabled it.
 func TestEnablingAnEnabledEndpointChangesNothing(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")

@@ -1,8 +1,8 @@
 // Package documents measures reading one quote with its line items: in one
-// snapshot (a read-only REPEATABLE READ transaction, as quotes.Get reads it
-// since 2.8.4) against the two statements on the pool it was before, which
-// could pair a total with lines of another version (docs/changelog.md,
-// 2.8.4). Run: see bench/README.md.
+// snapshot (a read-only REPEATABLE READ transaction, as quotes.Get reads
+// it) against two statements on the pool, which could pair a total with
+// lines of another version (docs/changelog.md, 2.8.4). Run: see
+// bench/README.md.
 package documents
 
 import (

@@ -96,8 +96,8 @@ func TestRunAnswersProbesWhileWaiting(t *testing.T) {
 
 // TestRunReadsTheKubeconfigFirst: with no Kubernetes configuration the
 // operator ends at once, naming it, even while the database is
-// unreachable; it used to wait for the database first, logging only that,
-// and a pod missing both showed only the first mistake.
+// unreachable; waiting for the database first, logging only that, would
+// show a pod missing both only the first mistake.
 func TestRunReadsTheKubeconfigFirst(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
 	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not the pod's own configuration either

@@ -129,8 +129,8 @@ func given(fs *flag.FlagSet) map[string]bool {
 
 // onlyFlags refuses the flags set on the command line that fs's command does
 // not read (--output aside). A group's commands share one flag set, so
-// `keys revoke ID --org X` used to be accepted with --org ignored, as if the
-// revocation were limited to that organization.
+// without this `keys revoke ID --org X` would be accepted with --org
+// ignored, as if the revocation were limited to that organization.
 func onlyFlags(fs *flag.FlagSet, reads ...string) error {
 	var unread []string
 	fs.Visit(func(f *flag.Flag) {

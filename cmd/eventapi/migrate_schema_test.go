@@ -142,8 +142,8 @@ func TestMigrateRefusesANewerSchema(t *testing.T) {
 }
 
 // serve refuses a database without this binary's migrations, naming them
-// and the command that applies them, where it used to answer /readyz while
-// its routes failed.
+// and the command that applies them, rather than answer /readyz while its
+// routes fail.
 func TestServeRefusesPendingMigrations(t *testing.T) {
 	names := migrationNames(t)
 	tests := []struct {

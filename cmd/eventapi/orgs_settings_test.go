@@ -9,8 +9,8 @@ import (
 
 // TestSettingsRateLimit: --rate-limit given is read whatever its value
 // (0 clears the override, -1 and other values out of range are usage
-// errors); left out, it changes nothing. -1 used to stand for "left out",
-// so `--rate-limit -1` was silently ignored.
+// errors); left out, it changes nothing. -1 does not stand for "left
+// out": `--rate-limit -1` is refused, not silently ignored.
 func TestSettingsRateLimit(t *testing.T) {
 	for _, tt := range []struct {
 		name  string

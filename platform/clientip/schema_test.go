@@ -42,7 +42,8 @@ func chartPattern(t *testing.T) *regexp.Regexp {
 // TestTheChartAcceptsWhatParseAccepts: the chart's pattern and Parse agree
 // on every entry of a corpus of addresses and ranges in every textual form
 // (full, compressed, IPv4 inside IPv6, upper case) and of near misses made
-// from them. The pattern let through IPv6 text such as ":::" before 2.9.6.
+// from them. The corpus holds IPv6 text such as ":::", which a looser
+// pattern lets through.
 // Zones (fe80::1%eth0) are left out: no proxy is named by one, and the
 // pattern refuses them.
 func TestTheChartAcceptsWhatParseAccepts(t *testing.T) {

@@ -241,7 +241,7 @@ func date(getenv Getenv, name string, def time.Time, errs *[]error) time.Time {
 }
 
 // LargeReadMemory is the memory one large-read slot is sized for: a
-// review's page of 100 long quotes held 47 MB of a pod's heap, and the rest
+// page of 100 long quotes holds 47 MB of a pod's heap, and the rest
 // of the pod needs room beside the slots (docs/architecture.md, "Memory").
 const LargeReadMemory = 64 << 20
 

@@ -52,11 +52,10 @@ func readOnlyRestart(t *testing.T, prepare func(ctx context.Context, db *bun.DB)
 }
 
 // TestReadOnlyDatabase: a database that refuses writes (SQLSTATE 25006)
-// still serves reads. A service secret made before is found without a
-// write, so a process restarting against it starts (Secret used to run its
-// INSERT first, refused, and the process exited); a write is
-// service_unavailable with Retry-After and no database text, where it was
-// internal_error.
+// still serves reads. A service secret made before is found without a write,
+// so a process restarting against it starts (an INSERT first would be
+// refused, and the process would exit); a write is service_unavailable with
+// Retry-After and no database text, not internal_error.
 func TestReadOnlyDatabase(t *testing.T) {
 	var made []byte
 	org := uuid.New()

@@ -21,8 +21,8 @@ import (
 // committed but whose answer never came (its connection lost after the
 // statement, here a proxy that swallows what PostgreSQL answers to the
 // first COPY) is tried again, and the next attempt finds the batch stored
-// instead of copying it a second time. A review found every record of
-// such a batch stored, and listed, twice.
+// instead of copying it a second time. Copied again, every record of such
+// a batch would be stored, and listed, twice.
 func TestAFlushCommittedUnawaresIsNotStoredTwice(t *testing.T) {
 	ctx := context.Background()
 	raw := pgtest.NewDatabase(t)

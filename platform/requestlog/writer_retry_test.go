@@ -15,9 +15,9 @@ import (
 
 // TestWriterTriesAFailedFlushAgain: a flush that fails while PostgreSQL is
 // away for a moment (here its COPY times out behind a lock) is tried again,
-// and its records are written, not dropped. A review saw a pod lose 112
-// records, 64 of them successful writes, to 25 killed connections, and
-// 163 to a PgBouncer restart, with the buffer far from full.
+// and its records are written, not dropped. Without the retry, 25 killed
+// connections could lose a pod 112 records, 64 of them successful writes,
+// and a PgBouncer restart 163, with the buffer far from full.
 func TestWriterTriesAFailedFlushAgain(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)

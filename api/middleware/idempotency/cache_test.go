@@ -108,8 +108,8 @@ func TestTheEdgeStoreCachesSmallRecordsBriefly(t *testing.T) {
 // whose record the edge store does not hold (too large to cache, or past
 // CachedFor) is replayed from its row before BeforeTx runs, so it never
 // waits for a large write's bulkhead slot, nor is refused when none is
-// free. A review found such a retry answered 503 "too many large reads"
-// while the pod was busy, the moment retries come.
+// free. Waiting for one, such a retry would answer 503 "too many large
+// reads" while the pod is busy, the moment retries come.
 func TestAReplayFromTheDatabaseTakesNoSlot(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)
@@ -156,8 +156,8 @@ func TestAReplayFromTheDatabaseTakesNoSlot(t *testing.T) {
 // TestOnlyAWaitingWriteLooksFirst: a fresh keyed write looks its key's row
 // up before its transaction only when BeforeTx gives it something to wait
 // for (a large write's slot); every other keyed write claims the key in
-// its transaction at once, which finds an existing row as well. The look
-// used to run before every keyed write: a query each could do without.
+// its transaction at once, which finds an existing row as well. A look
+// before every keyed write would be a query each can do without.
 func TestOnlyAWaitingWriteLooksFirst(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)

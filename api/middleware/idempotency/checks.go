@@ -25,10 +25,10 @@ const notKeptPrefix = "answer-not-kept:"
 
 // MaxKeptAnswer is the largest answer body a record keeps for replays.
 // Every copy of a record is read whole (a Redis value, a database row): a
-// review's keyed PATCH of a pick list answered 235 MB, which was kept in
-// Redis as one value of 335 MB that no read could fetch within the store's
-// timeout, so every retry of the key answered 503 for a day while the
-// shared Redis held it. A larger answer is not kept: the record says so,
+// keyed PATCH of a pick list can answer 235 MB, which kept whole is one
+// Redis value of 335 MB that no read fetches within the store's timeout,
+// so every retry of the key would answer 503 for a day while the shared
+// Redis holds it. A larger answer is not kept: the record says so,
 // and a replay is refused with what the request did (notKept).
 const MaxKeptAnswer = 4 << 20
 

@@ -18,9 +18,9 @@ import (
 // MaxKeptAnswer executes once and answers in full; neither the edge store
 // nor the database keeps that answer, and its retry is refused (409, saying
 // what the request did) instead of executing again, also from the
-// database's copy alone (the edge store lost). Kept whole, a review's 235 MB
-// answer made a 335 MB Redis value that no read fetched in time: every
-// retry answered 503 for the key's 24 hours.
+// database's copy alone (the edge store lost). Kept whole, a 235 MB answer
+// makes a 335 MB Redis value that no read fetches in time: every retry
+// would answer 503 for the key's 24 hours.
 func TestALargeAnswerIsNotKept(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)

@@ -17,8 +17,8 @@ import (
 
 // TestAPanicReleasesTheKey: a keyed write whose handler panics (a 500 from
 // the recoverer above the middleware, as in the server) releases its key
-// like any 5xx, so the retry executes again. A review found the release
-// skipped by the panic once it was no longer deferred: the retry met 409
+// like any 5xx, so the retry executes again. A release that is not
+// deferred is skipped by the panic: the retry would meet 409
 // idempotency_key_in_use until the marker's TTL.
 func TestAPanicReleasesTheKey(t *testing.T) {
 	ctx := context.Background()

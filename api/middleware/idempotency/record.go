@@ -21,8 +21,9 @@ type record struct {
 	Sealed bool `json:"z,omitempty"`
 	// Scopes are those a replaying key must hold (checksOf: the scope with
 	// which the execution passed each of its checks, and the executing
-	// key itself for an answer for it alone; before 2.11.1, every scope of
-	// the executing key; none on records written before 2.7.1).
+	// key itself for an answer for it alone; on records written before
+	// 2.11.1, every scope of the executing key; none on records written
+	// before 2.7.1).
 	Scopes []string `json:"sc,omitempty"`
 	// Owner makes each in-progress marker unique, so that the edge store can
 	// tell its own claim, retried after a timeout, from another request's

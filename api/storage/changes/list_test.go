@@ -152,8 +152,8 @@ func TestPurgeDeletesInBatches(t *testing.T) {
 
 // TestPurgeCanBeServedByAnIndex: the purge's statement has an index for
 // every read of changes, so a run reads a bounded part of the feed however
-// large it is. Its cutoff used to be computed per row (clock_timestamp()),
-// which no index can serve: every run was a scan of the whole table.
+// large it is. A cutoff computed per row (clock_timestamp()) is one no
+// index can serve: every run would scan the whole table.
 func TestPurgeCanBeServedByAnIndex(t *testing.T) {
 	db := pgtest.Open(t)
 	feedOf(t, db, run{"c", 3})

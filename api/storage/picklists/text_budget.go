@@ -17,10 +17,10 @@ import (
 // as an answer carries it (storage.JSONTextSize: escaped, so a < counts six
 // bytes): their notes, custom descriptions and serial numbers. MaxItems
 // bounds how many items a list holds, not how large they are: within each
-// field's own limits a review's list of 1000 items was a 235 MB answer,
-// and one read of it took a pod from 38 MB to 1 GB (docs/architecture.md,
-// "Memory"); counted as stored, a list of < and & within the bound still
-// answered 12.6 MB. With it a list's detail stays under about 4.5 MB, and
+// field's own limits a list of 1000 items can be a 235 MB answer, and
+// one read of it takes a pod from 38 MB to 1 GB (docs/architecture.md,
+// "Memory"); counted as stored, a list of < and & within the bound would
+// still answer 12.6 MB. With it a list's detail stays under about 4.5 MB, and
 // a page of MaxExpandedLists lists with their items about 23. A list made
 // from a quote fits whatever its lines say: 500 lines of at most 1000
 // characters take at most 3,000,000 bytes escaped.

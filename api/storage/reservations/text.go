@@ -16,8 +16,8 @@ import (
 // six bytes): their notes, truck positions and overbook reasons. A
 // count bound (planning.MaxHolds, events.MaxInlined) bounds how many
 // reservations an answer holds, not how large they are: within each
-// field's own limits a review's load of 4,968 reservations was a 204 MB
-// answer, and one read of it took a pod from 39 MB to 977 MB
+// field's own limits a load of 4,968 reservations can be a 204 MB
+// answer, and one read of it takes a pod from 39 MB to 977 MB
 // (docs/architecture.md, "Memory"). With it a load of 5,000 with
 // their equipment and vehicle stays under about 14 MB.
 const MaxText = 8 << 20

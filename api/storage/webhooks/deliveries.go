@@ -54,9 +54,9 @@ func ListDeliveries(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 
 // MaxEmbeddedAttempts is the most attempts a delivery carries in its
 // answer: its latest, oldest first. Nothing bounds how many a delivery
-// makes (every POST …/retry opens a fresh window of them), and a page that
-// carried them all made one review's GET of a single delivery 82 MB, taking
-// a pod from 42 to 565 MB; attempt_count still counts the attempts of the
+// makes (every POST …/retry opens a fresh window of them), and an answer
+// that carried them all could make a GET of a single delivery 82 MB and
+// take a pod from 42 to 565 MB; attempt_count still counts the attempts of the
 // delivery's window (docs/webhooks.md).
 const MaxEmbeddedAttempts = 20
 

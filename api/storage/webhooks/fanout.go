@@ -37,10 +37,10 @@ type FanOutResult struct {
 // An endpoint whose row another transaction holds (a PATCH, a DELETE, a
 // rotation, a claim or a failure's record) is skipped (SKIP LOCKED) and
 // fanned out by the next pass, a poll interval later: its cursor does not
-// move, so nothing is lost. The pass used to wait for it, and with it every
-// other organization's fan-out: a DELETE of an endpoint with a deep backlog,
-// which cascaded to its deliveries, held the row until the request's
-// timeout.
+// move, so nothing is lost. A pass that waited for it would hold up every
+// other organization's fan-out too: a DELETE of an endpoint with a deep
+// backlog, which cascades to its deliveries, can hold the row until the
+// request's timeout.
 func FanOut(ctx context.Context, db bun.IDB, perEndpoint int) (FanOutResult, error) {
 	var out FanOutResult
 	err := db.NewRaw(`/* every organization: the webhook fan-out */

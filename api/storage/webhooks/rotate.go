@@ -84,9 +84,9 @@ func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s
 // ForgetExpiredSecrets erases, in every organization, the previous secrets
 // whose grace period has ended, and returns how many. Such a secret signs
 // nothing any more (the queue reads it only before its expiry, and the API
-// hides its expiry from then on), so keeping it, even sealed, only kept a
-// once-valid secret in every backup; it stayed until the endpoint's next
-// rotation before 2.9.6. updated_at is left alone: what the API shows of
+// hides its expiry from then on), so keeping it, even sealed, would only
+// keep a once-valid secret in every backup until the endpoint's next
+// rotation. updated_at is left alone: what the API shows of
 // the endpoint does not change.
 func ForgetExpiredSecrets(ctx context.Context, db bun.IDB) (int64, error) {
 	res, err := db.NewRaw(`/* every organization: expired previous webhook secrets */

@@ -7,8 +7,8 @@ import (
 
 // TestUnsentRetry: a delivery that could not be prepared waits a minute,
 // cut to the end of its retry window, and is given up only once the window
-// has passed (before 2.8.6 it was given up as soon as a minute's wait would
-// have crossed the end: up to a minute early).
+// has passed (not as soon as a minute's wait would cross the end, which
+// would give it up as much as a minute early).
 func TestUnsentRetry(t *testing.T) {
 	since := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	const window = 72 * time.Hour

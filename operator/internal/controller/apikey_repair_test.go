@@ -18,8 +18,9 @@ import (
 // write and before the status patch (kill -9, a lost lease), shown here by
 // putting the status from before the issue back. The next reconcile names
 // the Secret's key in status and sets lastRotationTime from that key's
-// created_at, to the second; it used to keep the previous rotation's time
-// (or none, when the first issue's patch was lost) for good.
+// created_at, to the second; without the repair it would keep the
+// previous rotation's time (or none, when the first issue's patch was lost)
+// for good.
 func TestALostStatusPatchIsRepaired(t *testing.T) {
 	g := newPendingRig(t)
 	_, first := g.reconcile(v1alpha1.ReasonKeyIssued)

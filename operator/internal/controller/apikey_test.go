@@ -259,8 +259,8 @@ func TestApiKeyLifecycle(t *testing.T) {
 // name of 150 two-byte characters (the CRD's limit counts characters, as the
 // table does) and a long object name with no spec.name are each issued a
 // key, and every key of each is revoked by a rotation and then by deletion.
-// A blank name used to be stored as the bare marker, which no revocation
-// matched: the keys outlived their ApiKey.
+// A blank name stored as the bare marker would match no revocation: the
+// keys would outlive their ApiKey.
 func TestApiKeyNames(t *testing.T) {
 	h := newHarness(t)
 	org := h.createOrg("Names")
@@ -303,8 +303,8 @@ func TestApiKeyNames(t *testing.T) {
 }
 
 // TestImmutableSecretIssuesNothing: a rotation into a Secret made immutable
-// by hand is a SecretConflict, and no key is made or revoked for it: each
-// retry used to make a key, fail to write it and revoke it, and the current
+// by hand is a SecretConflict, and no key is made or revoked for it (a
+// retry that made one would fail to write it and revoke it): the current
 // key stays the one that works.
 func TestImmutableSecretIssuesNothing(t *testing.T) {
 	h := newHarness(t)

@@ -23,8 +23,8 @@ import (
 // TestARotationThatCannotIssueKeepsTheKey) keeps the finalizer and reports
 // it: Ready False with the failure's reason, a message saying the deletion
 // waits, and one Warning event, for an ApiKey and a SandboxOrganization.
-// Ready used to stay as it was (True for a working key) with no event. Once
-// the database accepts the cleanup, both go.
+// Unreported, Ready would stay as it was (True for a working key) with no
+// event. Once the database accepts the cleanup, both go.
 func TestABlockedDeletionIsReported(t *testing.T) {
 	h := newHarness(t)
 	org := h.createOrg("Blocked Deletion")
