@@ -170,9 +170,10 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 
 // checkRedisSettings is serve --check past the configuration: a Redis
 // that refuses the URL's own settings ends the check as it would end the
-// start (edge.SettingsError); one that is down does not, since serve waits
-// it out. make run checks this way before its demo step revokes the last
-// run's keys.
+// start (edge.SettingsError); one that is down does not, since serve
+// starts without it, rate limits failing open and keyed writes refused
+// until it answers (docs/edge.md, "When Redis is unavailable"). make run
+// checks this way before its demo step revokes the last run's keys.
 func checkRedisSettings(ctx context.Context, cfg config.Config, stderr io.Writer) error {
 	note := ""
 	if cfg.RedisURL != "" {
@@ -187,7 +188,7 @@ func checkRedisSettings(ctx context.Context, cfg config.Config, stderr io.Writer
 		if refused := edge.SettingsError(err); refused != nil {
 			return refused
 		} else if err != nil {
-			note = fmt.Sprintf(" (Redis is not answering: %v; serve waits for it)", err)
+			note = fmt.Sprintf(" (Redis is not answering: %v; serve starts without it: rate limits fail open and keyed writes get 503 until it answers)", err)
 		}
 	}
 	_, err := fmt.Fprintf(stderr, "serve: the configuration is usable%s\n", note)
