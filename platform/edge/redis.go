@@ -36,6 +36,9 @@ type Redis struct {
 	// cluster tells it that a script call may only take one window's key.
 	admits  admitter
 	cluster bool
+	// mode is what Ping learned of a plain client's server: nil until
+	// the server first answers notAClusterNode.
+	mode atomic.Pointer[nodeMode]
 }
 
 // RedisOptions tunes the client.
@@ -379,7 +382,7 @@ func (r *Redis) Ping(ctx context.Context) error {
 			return m.Ping(ctx).Err()
 		})
 	} else if err = r.client.Ping(ctx).Err(); err == nil {
-		err = notAClusterNode(ctx, r.client)
+		err = r.notAClusterNode(ctx)
 	}
 	if err == nil {
 		err = probe.Run(ctx, r.client, []string{r.Key("probe")}, "10000").Err()
@@ -390,21 +393,36 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return r.failed(err)
 }
 
+// nodeMode is what a plain client learned of its server's cluster mode
+// (notAClusterNode): err is clusterNode for a node of a Redis Cluster, nil
+// otherwise.
+type nodeMode struct{ err error }
+
 // notAClusterNode is clusterNode when the Redis a plain client talks to is
-// in cluster mode: it answers CLUSTER INFO, which a Redis without cluster
-// mode refuses ("ERR This instance has cluster support disabled"). Another
-// refusal (a user that may not run the command) tells nothing here; the
-// probe's write then meets MOVED unless its key's slot is on that node.
-func notAClusterNode(ctx context.Context, c redis.UniversalClient) error {
-	info, err := c.Do(ctx, "CLUSTER", "INFO").Text()
-	if err == nil {
-		state, _, _ := strings.Cut(info, "\r\n")
-		return clusterNode{reply: "it answers CLUSTER INFO, " + state}
+// in cluster mode: its INFO cluster says cluster_enabled:1, which every
+// Redis answers, in cluster mode or not. The server's first answer is
+// kept, and later checks send nothing: a server does not change its mode
+// while it runs, and the health check that runs every 5 s adds no command
+// to Redis's statistics that a Redis may refuse each time. A refusal (a user
+// that may not run INFO) tells nothing and is not asked again either; the
+// probe's write then meets MOVED unless its key's slot is on that node. No
+// answer (Redis down) is asked again at the next check.
+func (r *Redis) notAClusterNode(ctx context.Context) error {
+	if m := r.mode.Load(); m != nil {
+		return m.err
 	}
-	if errors.As(err, new(redis.Error)) {
-		return nil
+	info, err := r.client.Info(ctx, "cluster").Result()
+	var m nodeMode
+	switch {
+	case err == nil:
+		if strings.Contains(info, "cluster_enabled:1") {
+			m.err = clusterNode{reply: "its INFO cluster says cluster_enabled:1"}
+		}
+	case !errors.As(err, new(redis.Error)):
+		return err
 	}
-	return err
+	r.mode.Store(&m)
+	return m.err
 }
 
 // Close implements Store.

@@ -1,0 +1,91 @@
+package edge
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestPingLeavesNoErrorsInRedis: the health check (Ping, run every 5 s by
+// eventapi_edge_store_up's loop and on every /readyz) sends no command that
+// a Redis without cluster mode refuses, so it adds nothing to the server's
+// error statistics; a user that may not run INFO meets one refusal, at the
+// first check, and no more: the check learns the server's cluster mode
+// once. The errors are counted by the server itself (INFO errorstats) of a
+// redis-server of the test's own, before and after a few checks.
+func TestPingLeavesNoErrorsInRedis(t *testing.T) {
+	server := privateRedis(t)
+	host := strings.TrimPrefix(strings.TrimSuffix(server, "/0"), "redis://")
+	admin := redis.NewClient(&redis.Options{Addr: host})
+	defer admin.Close()
+	ctx := context.Background()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "+@all", "-info", "-cluster").Err(); err != nil {
+		t.Fatal(err)
+	}
+	noInfo, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noInfo.User = url.UserPassword("noinfo", "pw")
+	const checks = 5
+	tests := []struct {
+		name       string
+		url        string
+		wantErrors int
+	}{
+		{"the default user", server, 0},
+		{"a user that may not run INFO or CLUSTER", noInfo.String(), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := NewRedis(tt.url, RedisOptions{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			// The connection is made (and its handshake's own replies
+			// counted) and the probe's script loaded before the count
+			// starts: a script's first EVALSHA after Redis starts meets
+			// NOSCRIPT once, whoever sends it.
+			if err := probe.Load(ctx, r.Client()).Err(); err != nil {
+				t.Fatal(err)
+			}
+			before := errorReplies(t, admin)
+			for i := range checks {
+				if err := r.Ping(ctx); err != nil {
+					t.Fatalf("check %d: %v", i+1, err)
+				}
+			}
+			if got := errorReplies(t, admin) - before; got != tt.wantErrors {
+				t.Fatalf("%d checks added %d error replies to Redis's errorstats, want %d", checks, got, tt.wantErrors)
+			}
+		})
+	}
+}
+
+// errorReplies is the sum of the counts of the server's INFO errorstats.
+func errorReplies(t *testing.T, c *redis.Client) int {
+	t.Helper()
+	info, err := c.Info(context.Background(), "errorstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for line := range strings.Lines(info) {
+		_, count, found := strings.Cut(strings.TrimSpace(line), ":count=")
+		if !found {
+			continue
+		}
+		n, err := strconv.Atoi(count)
+		if err != nil {
+			t.Fatalf("errorstats line %q: %v", line, err)
+		}
+		total += n
+	}
+	return total
+}
