@@ -243,7 +243,7 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 		OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout), ErrorHandler: errorHandler},
 		largeWriteSlot(env, routes))
 	v2 := app.Group(rest.V2Prefix, deadline(d.RequestTimeout), requestLogged(d, "v2", errorHandler, routes), auth.Middleware(d.Auth),
-		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
+		ratelimit.New(ratelimit.Config{Name: "v2", Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),
 		etag.New(routes.Serves),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),
@@ -276,7 +276,7 @@ func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHand
 // conditional writes, deprecation headers, its own envelope.
 func mountV1(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) {
 	v1g := app.Group(rest.V1Prefix, deadline(d.RequestTimeout), deprecated(d.V1Sunset), requestLogged(d, "v1", errorHandler, routes), auth.Middleware(d.Auth),
-		ratelimit.New(ratelimit.Config{Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
+		ratelimit.New(ratelimit.Config{Name: "v1", Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v1Bucket(d.V1Limit), FailOpens: d.FailOpens}),
 		etag.RefuseConditions(routes.Serves),
 		jsonBody(routes.Serves),
 		rest.SingleQueryValues(routes.Serves),

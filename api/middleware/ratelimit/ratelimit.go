@@ -6,7 +6,7 @@
 // reached it fails open within the store's timeout: the request proceeds, the
 // failure is counted (Config.FailOpens, when the caller gives one, and the
 // OpenTelemetry counter eventapi.ratelimit.fail_open) and logged at most once
-// per LogEvery.
+// per LogEvery by each limiter, its line naming it (Config.Name).
 package ratelimit
 
 import (
@@ -42,6 +42,10 @@ const FailOpenRequestMessage = "rate limiter: request admitted without a decisio
 
 // Config configures the middleware.
 type Config struct {
+	// Name is the limiter's field in its log lines ("limiter"): each
+	// limiter of a process ("v2", "v1") logs its own outage line, which
+	// this tells apart.
+	Name   string
 	Store  edge.Store
 	Window time.Duration
 	// Bucket returns the bucket key and limit for a request.
@@ -81,7 +85,11 @@ func New(cfg Config) fiber.Handler {
 	// fail-open: a rate() or an alert over a series that does not exist yet
 	// sees nothing.
 	failOpenCounter.Add(context.Background(), 0)
-	outage := edge.NewOutageLog(cfg.Log, "rate limiter failing open: edge store unavailable", LogEvery)
+	log := cfg.Log
+	if log != nil {
+		log = log.With("limiter", cfg.Name)
+	}
+	outage := edge.NewOutageLog(log, "rate limiter failing open: edge store unavailable", LogEvery)
 	per := windowText(cfg.Window)
 	return func(c *fiber.Ctx) error {
 		key, limit := cfg.Bucket(c)
@@ -100,8 +108,8 @@ func New(cfg Config) fiber.Handler {
 					failOpenCounter.Add(ctx, 1)
 				}
 				outage.Record(ctx, err)
-				if cfg.Log != nil {
-					cfg.Log.DebugContext(ctx, FailOpenRequestMessage, "error", err.Error())
+				if log != nil {
+					log.DebugContext(ctx, FailOpenRequestMessage, "error", err.Error())
 				}
 			}
 			d = openDecision(limit, cfg.Window)

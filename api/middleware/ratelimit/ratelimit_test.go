@@ -165,6 +165,48 @@ func TestFailsOpenCountedAndLoggedSparingly(t *testing.T) {
 	}
 }
 
+// TestEachLimitersOutageLineNamesIt: a process's two limiters (v2's per
+// organization, v1's per key) each log their own outage line, and the line
+// says whose it is, so that one line's count is not read as the pod's.
+func TestEachLimitersOutageLineNamesIt(t *testing.T) {
+	logs := &logtest.Buffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
+	app := fiber.New()
+	for _, name := range []string{"v2", "v1"} {
+		app.Use("/api/"+name, ratelimit.New(ratelimit.Config{Name: name, Store: downStore{}, Window: time.Minute, Log: log,
+			Bucket: func(*fiber.Ctx) (string, int) { return name + ":" + t.Name(), 5 }}))
+		app.Get("/api/"+name+"/ok", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) })
+	}
+	for _, path := range []string{"/api/v2/ok", "/api/v1/ok", "/api/v2/ok"} {
+		resp, err := app.Test(httptest.NewRequest("GET", path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != fiber.StatusNoContent {
+			t.Fatalf("GET %s during the outage: %d, want it admitted", path, resp.StatusCode)
+		}
+	}
+	failures := map[string]float64{}
+	for line := range strings.Lines(logs.String()) {
+		var entry struct {
+			Msg      string  `json:"msg"`
+			Limiter  string  `json:"limiter"`
+			Failures float64 `json:"failures"`
+		}
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if entry.Msg == "rate limiter failing open: edge store unavailable" {
+			failures[entry.Limiter] += entry.Failures
+		}
+	}
+	// The second v2 failure is held back by v2's interval, not by v1's line.
+	if len(failures) != 2 || failures["v2"] != 1 || failures["v1"] != 1 {
+		t.Fatalf("failing-open lines' failures by limiter: %v, want one line each for v2 and v1 with 1\n%s", failures, logs)
+	}
+}
+
 func TestFormatting(t *testing.T) {
 	at := time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 	resets := []struct {
