@@ -11,6 +11,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/eventapi/eventapi/api/middleware/accesslog"
+	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
+	"github.com/eventapi/eventapi/api/middleware/requestid"
+	"github.com/eventapi/eventapi/api/middleware/route"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 )
@@ -32,16 +36,24 @@ const handOffWait = 2 * time.Second
 // into its crash-loop back-off; /readyz 503 with the readiness body,
 // status "starting"; any other request 503 service_unavailable with
 // Retry-After, in its surface's envelope. Every answer closes its
-// connection. stop ends it and hands ln back, open, for the service to
-// serve. ln must be a *net.TCPListener (a listener of another kind is
-// handed back at once, unserved).
+// connection. Each request gets its request id and is counted in the
+// request-duration histogram and written to the access log, as the
+// service's are; only the probes have a route (http_route), the service's
+// routes being built once the database answers. stop ends it and hands ln
+// back, open, for the service to serve. ln must be a *net.TCPListener (a
+// listener of another kind is handed back at once, unserved).
 func ServeWhileStarting(ln net.Listener, log *slog.Logger) (stop func()) {
 	tcp, ok := ln.(*net.TCPListener)
 	if !ok {
 		return func() {}
 	}
+	errorHandler := rest.ErrorHandler(log)
 	app := fiber.New(fiber.Config{DisableStartupMessage: true, DisableKeepalive: true, ReadTimeout: readTimeout,
-		ErrorHandler: rest.ErrorHandler(log)})
+		ErrorHandler: errorHandler})
+	routes := route.New(app)
+	app.Use(requestid.New())
+	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
+	app.Use(accesslog.New(accesslog.Config{Log: log, ErrorHandler: errorHandler, Routes: routes}))
 	app.Get("/livez", livez)
 	app.Get("/readyz", func(*fiber.Ctx) error {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: starting, waiting for PostgreSQL",
