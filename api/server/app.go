@@ -165,8 +165,8 @@ func build(d Deps) (app *fiber.App, stop func()) {
 	useEdge(app, d, errorHandler, routes)
 
 	// Public: probes and the API description.
-	app.Get("/livez", livez)
-	app.Get("/readyz", readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
+	app.Get(livezPath, livez)
+	app.Get(readyzPath, readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
 	openapi.Routes(app)
 	openapi.V1Routes(app, d.V1Sunset)
 	app.Use(publicMethods(routes))
@@ -217,7 +217,7 @@ func useEdge(app *fiber.App, d Deps, errorHandler fiber.ErrorHandler, routes *ro
 	// duration sample and no access line).
 	recovered := recoverer.New(recoverer.Config{Log: d.Log})
 	app.Use(recovered)
-	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes}))
+	app.Use(tracing.New(tracing.Config{ErrorHandler: errorHandler, Routes: routes, Untraced: probePaths}))
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: d.Log, ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(recovered)

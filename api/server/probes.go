@@ -12,6 +12,16 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
+// The probes' paths. Their requests make no span (tracing.Config.Untraced),
+// nor do /readyz's PostgreSQL and Redis checks: the kubelet sends one every
+// few seconds to every pod (docs/observability.md, "Traces and log lines").
+const (
+	livezPath  = "/livez"
+	readyzPath = "/readyz"
+)
+
+var probePaths = []string{livezPath, readyzPath}
+
 func livez(c *fiber.Ctx) error { return c.JSON(fiber.Map{"status": "ok"}) }
 
 // ReadyTimeout bounds the PostgreSQL check of /readyz. It is far above a

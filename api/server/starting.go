@@ -54,8 +54,8 @@ func ServeWhileStarting(ln net.Listener, log *slog.Logger) (stop func()) {
 	app.Use(requestid.New())
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: log, ErrorHandler: errorHandler, Routes: routes}))
-	app.Get("/livez", livez)
-	app.Get("/readyz", func(*fiber.Ctx) error {
+	app.Get(livezPath, livez)
+	app.Get(readyzPath, func(*fiber.Ctx) error {
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: starting, waiting for PostgreSQL",
 			Details:    Readiness{Status: "starting", Postgres: depUnavailable, Redis: depNotChecked},
 			RetryAfter: startingRetryAfter}

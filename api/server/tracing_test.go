@@ -1,12 +1,14 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
@@ -56,4 +58,55 @@ func TestSpansCarryTheOrganization(t *testing.T) {
 	if sql == 0 {
 		t.Error("no SQL span in the request's trace")
 	}
+}
+
+// TestProbesAreUntraced: /livez and /readyz make no span, and neither do
+// the Redis commands of /readyz's check (the Redis store is traced in
+// this service), so the kubelet's probes are no traces; a request of the
+// API beside them still is one.
+func TestProbesAreUntraced(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	defer otel.SetTracerProvider(prev)
+
+	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.Tracing = true })
+	org := env.NewOrg("Probed")
+	before := len(rec.Ended())
+	for _, path := range []string{"/livez", "/readyz"} {
+		res := env.Send(apitest.Request{Method: "GET", Path: path})
+		if res.Status != 200 {
+			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
+		}
+		if path == "/readyz" && !strings.Contains(string(res.Body), `"redis":"ok"`) {
+			t.Fatalf("GET /readyz: %s, want Redis checked", res.Body)
+		}
+	}
+	// Spans end before the probe's answer is read, so those the probes made are here.
+	for _, s := range rec.Ended()[before:] {
+		if s.SpanKind() == trace.SpanKindServer || attrOf(s, "db.system") == "redis" {
+			t.Errorf("a probe made the span %q (kind %v, url.path %q)", s.Name(), s.SpanKind(), attrOf(s, "url.path"))
+		}
+	}
+	if res := org.Get("/api/v2/health"); res.Status != 200 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	traced := false
+	for _, s := range rec.Ended() {
+		traced = traced || s.Name() == "GET /api/v2/health"
+	}
+	if !traced {
+		t.Error("no span for an API request beside the probes")
+	}
+}
+
+// attrOf is the string value of a span's attribute key, or "".
+func attrOf(s sdktrace.ReadOnlySpan, key attribute.Key) string {
+	for _, kv := range s.Attributes() {
+		if kv.Key == key {
+			return kv.Value.String()
+		}
+	}
+	return ""
 }

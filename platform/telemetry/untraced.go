@@ -11,7 +11,9 @@ type untracedKey struct{}
 // still sees them.
 // The webhook worker runs under it: it polls about twice a second on every
 // pod, and each poll was a trace of its own, of nothing; its work shows in
-// the eventapi.webhook.* metrics instead (docs/observability.md).
+// the eventapi.webhook.* metrics instead (docs/observability.md). So do the
+// probes (/livez, /readyz: api/middleware/tracing's Untraced paths), which
+// the kubelet sends every few seconds.
 func Untraced(ctx context.Context) context.Context {
 	return context.WithValue(ctx, untracedKey{}, true)
 }

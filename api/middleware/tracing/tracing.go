@@ -1,5 +1,7 @@
 // Package tracing starts an OpenTelemetry server span per request, continuing
 // any W3C trace context the caller sent, named after the matched route.
+// Requests to the paths it is told to leave untraced (the probes) make no
+// span, nor do their statements and Redis commands (telemetry.Untraced).
 //
 // Every span name and attribute taken from the request (the method, the
 // path as the client sent it, Fiber's route path, which is that path when
@@ -12,6 +14,7 @@ package tracing
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	"go.opentelemetry.io/otel"
@@ -34,6 +37,11 @@ type Config struct {
 	// Routes names the route template (span name and http.route); without
 	// it Fiber's own route path is used.
 	Routes *route.Resolver
+	// Untraced are the paths whose requests make no span and run under
+	// telemetry.Untraced, so their SQL statements and Redis commands make
+	// none either: the kubelet's probes, a request every few seconds on
+	// every pod that is nobody's work, would each be a trace.
+	Untraced []string
 }
 
 type headerCarrier struct{ c *fiber.Ctx }
@@ -49,6 +57,15 @@ func (h headerCarrier) Keys() []string      { return nil }
 // of them, which took about 4 µs of a detail read's server CPU.
 func New(cfg Config) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if slices.Contains(cfg.Untraced, c.Path()) {
+			c.SetUserContext(telemetry.Untraced(c.UserContext()))
+			err := c.Next()
+			if err != nil && cfg.ErrorHandler != nil {
+				_ = cfg.ErrorHandler(c, err)
+				err = nil
+			}
+			return err
+		}
 		ctx := otel.GetTextMapPropagator().Extract(c.UserContext(), propagation.TextMapCarrier(headerCarrier{c}))
 		// Fiber answers an unknown method itself, so the method is one it
 		// knows; made valid all the same, as it names the span.
