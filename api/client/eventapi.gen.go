@@ -3683,8 +3683,11 @@ type WebhookEndpoint struct {
 	// `eventapi keys list` show it); null for endpoints registered before 2.12.0. The endpoint
 	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
 	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
-	Description    *string             `json:"description"`
-	EnabledEvents  []WebhookEventType  `json:"enabled_events"`
+
+	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	Demo          Demo               `json:"demo"`
+	Description   *string            `json:"description"`
+	EnabledEvents []WebhookEventType `json:"enabled_events"`
 
 	// FailingSince When the current run of failed attempts began; null once an attempt succeeds.
 	FailingSince *time.Time         `json:"failing_since"`
@@ -3786,10 +3789,13 @@ type WebhookEndpointWithSecret struct {
 	// `eventapi keys list` show it); null for endpoints registered before 2.12.0. The endpoint
 	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
 	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
-	Description    *string             `json:"description"`
-	EnabledEvents  []WebhookEventType  `json:"enabled_events"`
-	FailingSince   *time.Time          `json:"failing_since"`
-	Id             openapi_types.UUID  `json:"id"`
+
+	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	Demo          Demo               `json:"demo"`
+	Description   *string            `json:"description"`
+	EnabledEvents []WebhookEventType `json:"enabled_events"`
+	FailingSince  *time.Time         `json:"failing_since"`
+	Id            openapi_types.UUID `json:"id"`
 
 	// PreviousSecretExpiresAt When the secret replaced by the latest rotation
 	// (`POST /webhook_endpoints/{id}/rotate_secret`) stops signing; until then every attempt

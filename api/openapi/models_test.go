@@ -24,6 +24,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/api/storage/truckload"
 	"github.com/eventapi/eventapi/api/storage/vehicles"
+	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
@@ -39,35 +40,37 @@ func TestSchemasMatchTheModels(t *testing.T) {
 	}
 	d := loadSchemas(t)
 	for name, model := range map[string]any{
-		"Health":               server.Health{},
-		"Event":                events.Event{},
-		"Client":               clients.Client{},
-		"CrewMember":           crew.Member{},
-		"Equipment":            equipment.Equipment{},
-		"Category":             equipment.Category{},
-		"CategoryRef":          equipment.CategoryRef{},
-		"Vehicle":              vehicles.Vehicle{},
-		"Reservation":          reservations.Reservation{},
-		"OverbookDetails":      reservations.OverbookDetails{},
-		"OverbookWarning":      reservations.Warning{},
-		"LoadWarning":          reservations.Warning{},
-		"LoadTotals":           truckload.Totals{},
-		"VehicleLoad":          planning.Load{},
-		"Availability":         planning.Availability{},
-		"AvailabilityInterval": stock.Interval{},
-		"Quote":                quotes.Quote{},
-		"Invoice":              invoices.Invoice{},
-		"LineItem":             documents.Line{},
-		"PickList":             picklists.PickList{},
-		"PickListItem":         picklists.Item{},
-		"TransitionDetails":    picklists.TransitionDetails{},
-		"EventRef":             related.Event{},
-		"ClientRef":            related.Client{},
-		"EquipmentRef":         related.Equipment{},
-		"VehicleRef":           related.Vehicle{},
-		"Pagination":           rest.Pagination{},
-		"FeedPagination":       rest.Pagination{}, // api/changes writes the same type
-		"ValidationDetails":    errs.ValidationDetails{},
+		"Health":                    server.Health{},
+		"Event":                     events.Event{},
+		"Client":                    clients.Client{},
+		"CrewMember":                crew.Member{},
+		"Equipment":                 equipment.Equipment{},
+		"Category":                  equipment.Category{},
+		"CategoryRef":               equipment.CategoryRef{},
+		"Vehicle":                   vehicles.Vehicle{},
+		"Reservation":               reservations.Reservation{},
+		"OverbookDetails":           reservations.OverbookDetails{},
+		"OverbookWarning":           reservations.Warning{},
+		"LoadWarning":               reservations.Warning{},
+		"LoadTotals":                truckload.Totals{},
+		"VehicleLoad":               planning.Load{},
+		"Availability":              planning.Availability{},
+		"AvailabilityInterval":      stock.Interval{},
+		"Quote":                     quotes.Quote{},
+		"Invoice":                   invoices.Invoice{},
+		"LineItem":                  documents.Line{},
+		"PickList":                  picklists.PickList{},
+		"PickListItem":              picklists.Item{},
+		"TransitionDetails":         picklists.TransitionDetails{},
+		"EventRef":                  related.Event{},
+		"ClientRef":                 related.Client{},
+		"EquipmentRef":              related.Equipment{},
+		"VehicleRef":                related.Vehicle{},
+		"WebhookEndpoint":           webhooks.Endpoint{},
+		"WebhookEndpointWithSecret": webhooks.CreatedEndpoint{},
+		"Pagination":                rest.Pagination{},
+		"FeedPagination":            rest.Pagination{}, // api/changes writes the same type
+		"ValidationDetails":         errs.ValidationDetails{},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s, ok := d[name]

@@ -46,7 +46,7 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err := changes.CheckReadable(ctx, d.events.Value, store.AllEvents); err != nil {
 		return err
 	}
-	e, err := store.CreateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, store.NewEndpoint{
+	e, err := store.CreateEndpoint(ctx, h.env.Conn(ctx), tenancy.TenantOf(ctx), h.opt.Sealer, store.NewEndpoint{
 		URL: d.url.Value, Description: d.description.Ptr(), EnabledEvents: d.events.Value,
 		CreatedByKeyID: tenancy.MustFromContext(ctx).KeyID,
 	})

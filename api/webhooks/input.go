@@ -12,10 +12,10 @@ import (
 )
 
 // readOnly lists the fields of an endpoint that a body may never write:
-// every field its GET shows that no body sets (docs/decisions.md, "POST
-// refuses unknown fields"; TestAnEchoedEndpointIsReadOnly).
-var readOnly = []string{"id", "secret", "failing_since", "previous_secret_expires_at", "created_by_key_id",
-	"created_at", "updated_at"}
+// those of every record and the ones the server sets, so every field its
+// GET or its registration shows that no body sets (docs/decisions.md,
+// "POST refuses unknown fields"; TestAnEchoedEndpointIsReadOnly).
+var readOnly = rest.ReadOnlyFields(nil, "previous_secret_expires_at", "failing_since", "created_by_key_id", "secret")
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // description is free text, the other strings one line.

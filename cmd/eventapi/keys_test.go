@@ -285,7 +285,7 @@ func TestKeysRevokeNamesTheKeysEndpoints(t *testing.T) {
 	}
 	urls := []string{"https://planner.example/a", "https://planner.example/b", "https://other.example/c"}
 	for i, u := range urls {
-		_, err := webhooks.CreateEndpoint(context.Background(), db, orgID, sealer,
+		_, err := webhooks.CreateEndpoint(context.Background(), db, tenancy.Tenant{Org: orgID}, sealer,
 			webhooks.NewEndpoint{URL: u, EnabledEvents: []string{"*"}, CreatedByKeyID: keys[i/2]})
 		if err != nil {
 			t.Fatal(err)
@@ -321,7 +321,7 @@ func TestKeysRevokeNamesTheKeysEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	sandbox := tenancy.OrganizationID{UUID: uuid.MustParse(sb["id"].(string))}
-	if _, err := webhooks.CreateEndpoint(context.Background(), db, sandbox, sealer, webhooks.NewEndpoint{
+	if _, err := webhooks.CreateEndpoint(context.Background(), db, tenancy.Tenant{Org: sandbox, Demo: true}, sealer, webhooks.NewEndpoint{
 		URL: "https://sandbox.example/d", EnabledEvents: []string{"*"}, CreatedByKeyID: uuid.MustParse(tk["id"].(string))}); err != nil {
 		t.Fatal(err)
 	}

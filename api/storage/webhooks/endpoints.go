@@ -27,17 +27,19 @@ type NewEndpoint struct {
 	CreatedByKeyID uuid.UUID
 }
 
-// CreateEndpoint registers an endpoint of org with a new signing secret,
-// stored sealed by s under the endpoint's id, and returns it with the
-// secret in the clear (the only time it is shown).
-func CreateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s *seal.Sealer, in NewEndpoint) (*CreatedEndpoint, error) {
+// CreateEndpoint registers an endpoint of t's organization, marked demo as
+// t is, with a new signing secret, stored sealed by s under the endpoint's
+// id, and returns it with the secret in the clear (the only time it is
+// shown).
+func CreateEndpoint(ctx context.Context, db bun.IDB, t tenancy.Tenant, s *seal.Sealer, in NewEndpoint) (*CreatedEndpoint, error) {
 	id := uuid.New()
 	secret, sealed, err := newSealedSecret(s, id)
 	if err != nil {
 		return nil, err
 	}
+	org := t.Org
 	e := &Endpoint{ID: id, OrganizationID: org.UUID, URL: in.URL, Description: in.Description,
-		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed}
+		EnabledEvents: in.EnabledEvents, Status: Enabled, SealedSecret: sealed, Demo: t.Demo}
 	if in.CreatedByKeyID != uuid.Nil {
 		e.CreatedByKeyID = &in.CreatedByKeyID
 	}

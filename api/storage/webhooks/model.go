@@ -75,8 +75,11 @@ type Endpoint struct {
 	// RecoveredAt is when the endpoint's latest run of failed attempts
 	// ended (set by its first success after them; Complete).
 	RecoveredAt *time.Time `bun:"recovered_at,scanonly" json:"-"`
-	CreatedAt   time.Time  `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
-	UpdatedAt   time.Time  `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
+	// Demo marks an endpoint a test key registered, as every v2 record
+	// written by one is marked (tenancy.Tenant).
+	Demo      bool      `bun:"demo" json:"demo"`
+	CreatedAt time.Time `bun:"created_at,nullzero,default:clock_timestamp()" json:"created_at"`
+	UpdatedAt time.Time `bun:"updated_at,nullzero,default:clock_timestamp()" json:"updated_at"`
 }
 
 // PageKey implements storage.Row.

@@ -103,7 +103,7 @@ func TestAnEndpointWithoutAKeyRecordsNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := webhooks.CreateEndpoint(ctx, db, tenancy.OrganizationID{UUID: org}, sealer,
+	e, err := webhooks.CreateEndpoint(ctx, db, tenancy.Tenant{Org: tenancy.OrganizationID{UUID: org}}, sealer,
 		webhooks.NewEndpoint{URL: "https://example.com/hook", EnabledEvents: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestARevokedKeyNamesItsEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	register := func(org uuid.UUID, key uuid.UUID, i int) uuid.UUID {
-		e, err := webhooks.CreateEndpoint(g.ctx, g.r.DB, tenancy.OrganizationID{UUID: org}, sealer, webhooks.NewEndpoint{
+		e, err := webhooks.CreateEndpoint(g.ctx, g.r.DB, tenancy.Tenant{Org: tenancy.OrganizationID{UUID: org}}, sealer, webhooks.NewEndpoint{
 			URL: fmt.Sprintf("https://planner.example/%d", i), EnabledEvents: []string{"*"}, CreatedByKeyID: key})
 		if err != nil {
 			t.Fatal(err)
