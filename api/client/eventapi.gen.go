@@ -8501,7 +8501,9 @@ type ClientInterface interface {
 	// CreateInvoiceWithBody Create an invoice
 	//
 	// `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-	// a supplied number must be unique in the organization (`409 duplicate_record`).
+	// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused
+	// (`422 validation_error`, `must not be null`).
 	// `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 	// read-only. Scopes: `invoices:write`.
 	//
@@ -8513,7 +8515,9 @@ type ClientInterface interface {
 	// CreateInvoice Create an invoice
 	//
 	// `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-	// a supplied number must be unique in the organization (`409 duplicate_record`).
+	// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused
+	// (`422 validation_error`, `must not be null`).
 	// `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 	// read-only. Scopes: `invoices:write`.
 	//
@@ -8752,7 +8756,9 @@ type ClientInterface interface {
 	// CreateQuoteWithBody Create a quote
 	//
 	// `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-	// supplied number must be unique in the organization (`409 duplicate_record`).
+	// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+	// `must not be null`).
 	// `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 	// `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 	// Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -8766,7 +8772,9 @@ type ClientInterface interface {
 	// CreateQuote Create a quote
 	//
 	// `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-	// supplied number must be unique in the organization (`409 duplicate_record`).
+	// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+	// `must not be null`).
 	// `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 	// `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 	// Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -10012,7 +10020,9 @@ func (c *Client) ListInvoices(ctx context.Context, params *ListInvoicesParams, r
 // CreateInvoiceWithBody Create an invoice
 //
 // `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-// a supplied number must be unique in the organization (`409 duplicate_record`).
+// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused
+// (`422 validation_error`, `must not be null`).
 // `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 // read-only. Scopes: `invoices:write`.
 //
@@ -10034,7 +10044,9 @@ func (c *Client) CreateInvoiceWithBody(ctx context.Context, params *CreateInvoic
 // CreateInvoice Create an invoice
 //
 // `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-// a supplied number must be unique in the organization (`409 duplicate_record`).
+// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused
+// (`422 validation_error`, `must not be null`).
 // `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 // read-only. Scopes: `invoices:write`.
 //
@@ -10463,7 +10475,9 @@ func (c *Client) ListQuotes(ctx context.Context, params *ListQuotesParams, reqEd
 // CreateQuoteWithBody Create a quote
 //
 // `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-// supplied number must be unique in the organization (`409 duplicate_record`).
+// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+// `must not be null`).
 // `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 // `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 // Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -10487,7 +10501,9 @@ func (c *Client) CreateQuoteWithBody(ctx context.Context, params *CreateQuotePar
 // CreateQuote Create a quote
 //
 // `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-// supplied number must be unique in the organization (`409 duplicate_record`).
+// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+// `must not be null`).
 // `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 // `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 // Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -15648,7 +15664,9 @@ type ClientWithResponsesInterface interface {
 	// CreateInvoiceWithBodyWithResponse Create an invoice
 	//
 	// `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-	// a supplied number must be unique in the organization (`409 duplicate_record`).
+	// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused
+	// (`422 validation_error`, `must not be null`).
 	// `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 	// read-only. Scopes: `invoices:write`.
 	//
@@ -15660,7 +15678,9 @@ type ClientWithResponsesInterface interface {
 	// CreateInvoiceWithResponse Create an invoice
 	//
 	// `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-	// a supplied number must be unique in the organization (`409 duplicate_record`).
+	// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused
+	// (`422 validation_error`, `must not be null`).
 	// `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 	// read-only. Scopes: `invoices:write`.
 	//
@@ -15915,7 +15935,9 @@ type ClientWithResponsesInterface interface {
 	// CreateQuoteWithBodyWithResponse Create a quote
 	//
 	// `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-	// supplied number must be unique in the organization (`409 duplicate_record`).
+	// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+	// `must not be null`).
 	// `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 	// `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 	// Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -15929,7 +15951,9 @@ type ClientWithResponsesInterface interface {
 	// CreateQuoteWithResponse Create a quote
 	//
 	// `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-	// supplied number must be unique in the organization (`409 duplicate_record`).
+	// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+	// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+	// `must not be null`).
 	// `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 	// `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 	// Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -30477,7 +30501,9 @@ func (c *ClientWithResponses) ListInvoicesWithResponse(ctx context.Context, para
 // CreateInvoiceWithBodyWithResponse Create an invoice
 //
 // `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-// a supplied number must be unique in the organization (`409 duplicate_record`).
+// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused
+// (`422 validation_error`, `must not be null`).
 // `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 // read-only. Scopes: `invoices:write`.
 //
@@ -30495,7 +30521,9 @@ func (c *ClientWithResponses) CreateInvoiceWithBodyWithResponse(ctx context.Cont
 // CreateInvoiceWithResponse Create an invoice
 //
 // `invoice_number` is generated (`INV-000001`, gap-free per organization) when omitted;
-// a supplied number must be unique in the organization (`409 duplicate_record`).
+// a supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused
+// (`422 validation_error`, `must not be null`).
 // `status` defaults to `draft`. `total_amount` is computed from `line_items` and is
 // read-only. Scopes: `invoices:write`.
 //
@@ -30864,7 +30892,9 @@ func (c *ClientWithResponses) ListQuotesWithResponse(ctx context.Context, params
 // CreateQuoteWithBodyWithResponse Create a quote
 //
 // `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-// supplied number must be unique in the organization (`409 duplicate_record`).
+// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+// `must not be null`).
 // `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 // `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 // Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
@@ -30884,7 +30914,9 @@ func (c *ClientWithResponses) CreateQuoteWithBodyWithResponse(ctx context.Contex
 // CreateQuoteWithResponse Create a quote
 //
 // `quote_number` is generated (`Q-000001`, gap-free per organization) when omitted; a
-// supplied number must be unique in the organization (`409 duplicate_record`).
+// supplied number must be unique in the organization (`409 duplicate_record`). Leave the
+// field out to get the next number: an explicit `null` is refused (`422 validation_error`,
+// `must not be null`).
 // `status` defaults to `draft`, `quote_type` to `rental`. `total_amount` is computed from
 // `line_items` (sum of quantity × unit_price, rounded to 2 decimals) and is read-only.
 // Creating a quote as `approved` generates its pick list (see `PATCH /quotes/{id}`).
