@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,29 +28,69 @@ func privateRedis(t *testing.T) string { return privateRedisWith(t) }
 // privateRedisWith is privateRedis with more redis-server arguments.
 func privateRedisWith(t *testing.T, args ...string) string {
 	t.Helper()
+	port := freePort(t)
+	t.Cleanup(startRedis(t, port, args...))
+	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+}
+
+// freePort is a loopback TCP port free when it is returned.
+func freePort(t *testing.T) int {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startRedis starts a redis-server of the test's own on port, waits until
+// it answers, and returns what stops it.
+func startRedis(t *testing.T, port int, args ...string) (stop func()) {
+	t.Helper()
 	cmd := exec.Command("redis-server", append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", t.TempDir()}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("redis-server is required for this test: %v", err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+	stop = func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
 	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), MaxRetries: -1})
 	defer c.Close()
 	for range 100 {
 		if c.Ping(context.Background()).Err() == nil {
-			return url
+			return stop
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	stop()
 	t.Fatalf("redis-server on port %d did not answer", port)
-	return ""
+	return nil
+}
+
+// redisOnPort starts a redis-server on port, as a plain Redis or as a
+// Cluster node that holds every slot itself, and returns what stops it.
+func redisOnPort(t *testing.T, port int, cluster bool) (stop func()) {
+	t.Helper()
+	if !cluster {
+		return startRedis(t, port)
+	}
+	dir := t.TempDir()
+	stop = startRedis(t, port, "--cluster-enabled", "yes", "--cluster-config-file", dir+"/nodes.conf")
+	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
+	defer c.Close()
+	if err := c.Do(context.Background(), "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err(); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	for range 100 {
+		if info, _ := c.ClusterInfo(context.Background()).Result(); strings.HasPrefix(info, "cluster_state:ok") {
+			return stop
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	t.Fatal("the one-node cluster did not reach cluster_state:ok")
+	return nil
 }
 
 func testName() string {

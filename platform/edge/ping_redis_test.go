@@ -2,6 +2,8 @@ package edge
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,9 +17,9 @@ import (
 // eventapi_edge_store_up's loop and on every /readyz) sends no command that
 // a Redis without cluster mode refuses, so it adds nothing to the server's
 // error statistics; a user that may not run INFO meets one refusal, at the
-// first check, and no more: the check learns the server's cluster mode
-// once. The errors are counted by the server itself (INFO errorstats) of a
-// redis-server of the test's own, before and after a few checks.
+// first check, and is not asked again. The errors are counted by the
+// server itself (INFO errorstats) of a redis-server of the test's own,
+// before and after a few checks.
 func TestPingLeavesNoErrorsInRedis(t *testing.T) {
 	server := privateRedis(t)
 	host := strings.TrimPrefix(strings.TrimSuffix(server, "/0"), "redis://")
@@ -88,4 +90,36 @@ func errorReplies(t *testing.T, c *redis.Client) int {
 		total += n
 	}
 	return total
+}
+
+// TestPingFollowsTheServersMode restarts the redis-server behind one
+// address in the other mode under a running client: a plain Redis
+// restarted as a one-shard Cluster node (whose every slot is its own, so
+// the probe's write passes) fails the next check as a node of a Cluster,
+// and a node put back to plain Redis passes it again.
+func TestPingFollowsTheServersMode(t *testing.T) {
+	ctx := context.Background()
+	port := freePort(t)
+	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+	r, err := NewRedis(url, RedisOptions{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	modes := []struct {
+		name    string
+		cluster bool
+	}{{"plain", false}, {"a one-shard Cluster node", true}, {"plain again", false}}
+	for _, m := range modes {
+		stop := redisOnPort(t, port, m.cluster)
+		// The first check after a restart may meet the closed connection
+		// of the server before; the next one is on a new connection.
+		_ = r.Ping(ctx)
+		err := r.Ping(ctx)
+		var node clusterNode
+		if isNode := errors.As(err, &node); isNode != m.cluster || (!m.cluster && err != nil) {
+			t.Fatalf("%s: Ping = %v, want a cluster-node error: %v", m.name, err, m.cluster)
+		}
+		stop()
+	}
 }

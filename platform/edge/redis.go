@@ -36,9 +36,9 @@ type Redis struct {
 	// cluster tells it that a script call may only take one window's key.
 	admits  admitter
 	cluster bool
-	// mode is what Ping learned of a plain client's server: nil until
-	// the server first answers notAClusterNode.
-	mode atomic.Pointer[nodeMode]
+	// infoRefused is set once the server refused Ping's INFO (a user
+	// that may not run it), which is then not sent again.
+	infoRefused atomic.Bool
 }
 
 // RedisOptions tunes the client.
@@ -393,36 +393,34 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return r.failed(err)
 }
 
-// nodeMode is what a plain client learned of its server's cluster mode
-// (notAClusterNode): err is clusterNode for a node of a Redis Cluster, nil
-// otherwise.
-type nodeMode struct{ err error }
-
 // notAClusterNode is clusterNode when the Redis a plain client talks to is
-// in cluster mode: its INFO cluster says cluster_enabled:1, which every
-// Redis answers, in cluster mode or not. The server's first answer is
-// kept, and later checks send nothing: a server does not change its mode
-// while it runs, and the health check that runs every 5 s adds no command
-// to Redis's statistics that a Redis may refuse each time. A refusal (a user
-// that may not run INFO) tells nothing and is not asked again either; the
-// probe's write then meets MOVED unless its key's slot is on that node. No
-// answer (Redis down) is asked again at the next check.
+// in cluster mode: its INFO cluster says cluster_enabled:1. Every Redis
+// answers INFO, in cluster mode or not, so the check, run every 5 s and on
+// every /readyz, adds no refused command to Redis's statistics (CLUSTER
+// INFO is refused by a Redis without cluster mode). It is asked at every
+// check, not once: the server behind the address can be restarted or
+// replaced in the other mode while the process runs, and a one-shard
+// cluster node would pass the probe's write (every slot is its own). A
+// refusal (a user that may not run INFO) tells nothing; it is not asked
+// again, and the probe's write then meets MOVED unless its key's slot is on
+// that node. No answer (Redis down) is the check's failure.
 func (r *Redis) notAClusterNode(ctx context.Context) error {
-	if m := r.mode.Load(); m != nil {
-		return m.err
+	if r.infoRefused.Load() {
+		return nil
 	}
 	info, err := r.client.Info(ctx, "cluster").Result()
-	var m nodeMode
 	switch {
 	case err == nil:
 		if strings.Contains(info, "cluster_enabled:1") {
-			m.err = clusterNode{reply: "its INFO cluster says cluster_enabled:1"}
+			return clusterNode{reply: "its INFO cluster says cluster_enabled:1"}
 		}
-	case !errors.As(err, new(redis.Error)):
+		return nil
+	case errors.As(err, new(redis.Error)):
+		r.infoRefused.Store(true)
+		return nil
+	default:
 		return err
 	}
-	r.mode.Store(&m)
-	return m.err
 }
 
 // Close implements Store.

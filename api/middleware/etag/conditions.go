@@ -47,7 +47,7 @@ func refusal(c *fiber.Ctx, serves func(method, path string) bool) error {
 // The refusals of a write that asks for a condition.
 var (
 	errIfMatch = errs.New(errs.PreconditionFailed,
-		"If-Match compares entity tags strongly and this API's tags are weak (W/\"…\"), so none can match: nothing was written. Conditional writes are not offered; send the write without If-Match")
+		"If-Match compares entity tags strongly and this API gives none that can match (v2's tags are weak, W/\"…\"; v1 gives none): nothing was written. Conditional writes are not offered; send the write without If-Match")
 	errIfUnmodifiedSince = errs.New(errs.PreconditionFailed,
 		"If-Unmodified-Since cannot be evaluated: no answer carries a modification date, so nothing was written. Conditional writes are not offered; send the write without If-Unmodified-Since")
 )

@@ -20,18 +20,13 @@ func DashboardQueries(path, target string) ([]Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d struct {
-		Panels []struct {
-			Title   string
-			Targets []struct{ RefID, Expr string }
-		}
-	}
+	var d struct{ Panels []panel }
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	filled := strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h")
 	var rules []Rule
-	for _, p := range d.Panels {
+	for _, p := range allPanels(d.Panels) {
 		for _, t := range p.Targets {
 			expr, err := parser.ParseExpr(filled.Replace(t.Expr))
 			if err != nil {
@@ -43,4 +38,22 @@ func DashboardQueries(path, target string) ([]Rule, error) {
 		}
 	}
 	return rules, nil
+}
+
+// panel is what DashboardQueries reads of a Grafana panel; a collapsed
+// row holds its panels in its own Panels.
+type panel struct {
+	Title   string
+	Targets []struct{ RefID, Expr string }
+	Panels  []panel
+}
+
+// allPanels lists ps and the panels inside their rows, depth first.
+func allPanels(ps []panel) []panel {
+	var out []panel
+	for _, p := range ps {
+		out = append(out, p)
+		out = append(out, allPanels(p.Panels)...)
+	}
+	return out
 }
