@@ -85,6 +85,9 @@ func TestServeCheck(t *testing.T) {
 			"This instance has cluster support disabled", ""},
 		{"OTLP protocol", map[string]string{"EVENTAPI_REDIS_URL": "", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_PROTOCOL=http/json", ""},
 		{"EVENTAPI setting", map[string]string{"EVENTAPI_REDIS_URL": "", "EVENTAPI_LOG_LEVEL": "verbose"}, `EVENTAPI_LOG_LEVEL "verbose"`, ""},
+		// Named by position, never by the credential it holds.
+		{"OTLP header list", map[string]string{"EVENTAPI_REDIS_URL": "", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization:Bearer SECRETTOKEN"},
+			"OTEL_EXPORTER_OTLP_HEADERS: entry 1 of 1 has no '='", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +107,8 @@ func TestServeCheck(t *testing.T) {
 				t.Fatalf("serve --check passed saying %q", errOut.String())
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Fatalf("serve --check: %v, want an error naming %q", err, tt.wantErr)
+			case err != nil && strings.Contains(err.Error(), "SECRETTOKEN"):
+				t.Fatalf("serve --check: %v repeats a header's value", err)
 			case !strings.Contains(errOut.String(), tt.wantNote):
 				t.Fatalf("serve --check said %q, want it to say %q", errOut.String(), tt.wantNote)
 			}

@@ -10,15 +10,17 @@ import (
 
 // CheckEnv reports every OTEL_* setting this build would misread, in one
 // error: an OTLP endpoint that is not an http or https URL with a host, a
-// protocol other than grpc or http/protobuf, a sampler the Go SDK does not
-// build, a ratio sampler's argument outside [0, 1], an exporter other than
-// otlp or none, an export interval that is not a positive number of
-// milliseconds. Each is checked when set, whether or not anything is
-// exported: left to the SDK, a malformed endpoint ("collector:4318", no
-// scheme) was logged once as "parse url" and the spans went to
-// https://localhost:4318; a bad sampler became the default with a warning;
-// a bad interval became a minute. Empty values are unset, as the SDK reads
-// them.
+// protocol other than grpc or http/protobuf, a header list with an entry
+// the exporters cannot read (named by header name or position, never by
+// value: see otlpHeaderVars), a sampler the Go SDK does not build, a ratio
+// sampler's argument outside [0, 1], an exporter other than otlp or none,
+// an export interval that is not a positive number of milliseconds. Each
+// is checked when set, whether or not anything is exported: left to the
+// SDK, a malformed endpoint ("collector:4318", no scheme) is logged once as
+// "parse url" and the spans go to https://localhost:4318; a bad sampler
+// becomes the default with a warning; a bad interval becomes a minute; a
+// header entry it cannot read is logged with its text (often the vendor's
+// token) and dropped. Empty values are unset, as the SDK reads them.
 func CheckEnv(getenv func(string) string) error {
 	var errs []error
 	for _, signal := range []string{"", "TRACES_", "METRICS_"} {
@@ -38,6 +40,7 @@ func CheckEnv(getenv func(string) string) error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, checkHeaderLists(getenv)...)
 	if err := checkSampler(getenv); err != nil {
 		errs = append(errs, err)
 	}

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -31,8 +32,16 @@ const OTelErrorInterval = time.Minute
 //     default verbosity are errors in the OTEL_* configuration, reported
 //     once when an exporter is created: at ERROR, with their own message.
 //
-// Call it once, before the tracer and meter providers are set up.
+// Neither writes the text of an OTLP header list: the SDK's message about
+// an entry it cannot read carries the entry, and the header values are
+// usually a vendor's credential, so every such text (headerSecrets, read
+// from the environment here) is replaced by "[redacted]" in both. CheckEnv
+// refuses such a list at start; this covers what the SDK says anyway.
+//
+// Call it once, after the OTEL_* variables are set and before the tracer
+// and meter providers are set up.
 func LogOTelErrors(log *slog.Logger) {
+	log = slog.New(newRedactingHandler(log.Handler(), headerSecrets(os.Getenv)))
 	otel.SetErrorHandler(newOTelErrorLog(log, OTelErrorInterval, time.Now))
 	otel.SetLogger(logr.FromSlogHandler(log.Handler()))
 }

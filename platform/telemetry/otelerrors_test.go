@@ -106,31 +106,48 @@ func TestOTelErrorLogIsRateLimited(t *testing.T) {
 // minute) writes one JSON WARN line, and a malformed OTEL_EXPORTER_OTLP_HEADERS
 // one JSON ERROR line, on the service's logger; nothing goes to the
 // standard logger, where the SDK's default error handler writes (stderr).
-func TestOTelErrorsAreJSONLines(t *testing.T) {
-	var out, stderr logtest.Buffer
-	log.SetOutput(&stderr)
-	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
+// logOTelErrorsForTest installs LogOTelErrors on a JSON logger writing to
+// the returned buffer (set the OTEL_* variables first: it reads the header
+// lists) and points the standard logger, where the SDK's defaults write,
+// at stderr; the SDK's global state is put back when the test ends.
+func logOTelErrorsForTest(t *testing.T) (out, stderr *logtest.Buffer) {
+	t.Helper()
+	out, stderr = &logtest.Buffer{}, &logtest.Buffer{}
+	log.SetOutput(stderr)
+	prevTP, prevMP, prevProp := otel.GetTracerProvider(), otel.GetMeterProvider(), otel.GetTextMapPropagator()
 	t.Cleanup(func() {
 		log.SetOutput(os.Stderr)
 		// As the SDK's defaults: the standard logger, on stderr.
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Print(err) }))
 		otel.SetLogger(stdr.New(log.New(os.Stderr, "", log.LstdFlags|log.Lshortfile)))
 		otel.SetTracerProvider(prevTP)
+		if otel.GetMeterProvider() != prevMP {
+			otel.SetMeterProvider(prevMP)
+		}
 		otel.SetTextMapPropagator(prevProp)
 	})
-	LogOTelErrors(NewLogger(&out, "info"))
+	LogOTelErrors(NewLogger(out, "info"))
+	return out, stderr
+}
 
-	// A port nothing listens on.
+// closedAddr is the address of a port nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	_ = ln.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+addr)
+	return addr
+}
+
+func TestOTelErrorsAreJSONLines(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+closedAddr(t))
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "300") // ms: each export gives up quickly
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign")
+	out, stderr := logOTelErrorsForTest(t)
 	ctx := context.Background()
 	for range 2 {
 		shutdown, exporting, err := SetupTracing(ctx, "otelerrors-test")
@@ -163,5 +180,51 @@ func TestOTelErrorsAreJSONLines(t *testing.T) {
 	}
 	if s := stderr.String(); s != "" {
 		t.Errorf("the standard logger (stderr) got %q", s)
+	}
+}
+
+// TestOTelLogNeverCarriesHeaderValues: with the report's two typos in
+// OTEL_EXPORTER_OTLP_HEADERS (which CheckEnv refuses at start; here the
+// exporters are built anyway), the SDK's complaints about both entries
+// reach the log, from the trace and the metric exporter, gRPC and HTTP,
+// and no line carries either credential.
+func TestOTelLogNeverCarriesHeaderValues(t *testing.T) {
+	for _, protocol := range []string{protoHTTP, protoGRPC} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+closedAddr(t))
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+			t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "300")
+			t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", typoHeaders)
+			out, stderr := logOTelErrorsForTest(t)
+			ctx := context.Background()
+			shutdownTracing, exporting, err := SetupTracing(ctx, "otelerrors-test")
+			if err != nil || !exporting {
+				t.Fatalf("SetupTracing: exporting=%v %v", exporting, err)
+			}
+			metrics, err := SetupPrometheusMetrics(ctx, "otelerrors-test")
+			if err != nil || !metrics.OTLP {
+				t.Fatalf("SetupPrometheusMetrics: %v", err)
+			}
+			_, span := Tracer().Start(ctx, "lost")
+			span.End()
+			_ = shutdownTracing(ctx)
+			_ = metrics.Shutdown(ctx)
+
+			logged := out.String()
+			t.Logf("log lines:\n%s", logged)
+			said := map[string]int{}
+			for _, l := range jsonLines(t, logged) {
+				said[l["msg"].(string)]++
+			}
+			// Each exporter reads the list once.
+			if said["parse headers"] != 2 || said["escape header value"] != 2 {
+				t.Errorf("the SDK's complaints: %v, want two \"parse headers\" and two \"escape header value\"", said)
+			}
+			for _, secret := range []string{typoSecret1, typoSecret2} {
+				if strings.Contains(logged, secret) || strings.Contains(stderr.String(), secret) {
+					t.Errorf("the log carries %q", secret)
+				}
+			}
+		})
 	}
 }
