@@ -17,7 +17,12 @@ import (
 )
 
 // describe words a failed request for the deliveries list: our own words,
-// never the raw error (which can name internal addresses).
+// never the raw error (which can name internal addresses). A host that
+// does not resolve and one that resolves to an address that is not public
+// are worded alike, in registration's words (webhook.UnresolvedOrPrivate):
+// told apart, a customer who re-points its endpoint's name (a CNAME to
+// redis.<namespace>.svc.cluster.local, say) learns which names the
+// deployment's resolver knows (docs/webhooks.md, "Security").
 func describe(err error, timeout time.Duration) string {
 	var (
 		dnsErr  *net.DNSError
@@ -29,12 +34,10 @@ func describe(err error, timeout time.Duration) string {
 		netErr  net.Error
 	)
 	switch {
-	case errors.Is(err, webhook.ErrAddressNotAllowed):
-		return "refused: the endpoint's host resolved to an address that is not public"
+	case errors.Is(err, webhook.ErrAddressNotAllowed), errors.As(err, &dnsErr):
+		return unresolvedOrPrivate
 	case errors.Is(err, errNotHTTPS):
 		return "refused: the endpoint URL is not https"
-	case errors.As(err, &dnsErr):
-		return "the endpoint's host name did not resolve"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Sprintf("no response within %v", timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -51,6 +54,10 @@ func describe(err error, timeout time.Duration) string {
 	}
 	return "the request failed before a response arrived"
 }
+
+// unresolvedOrPrivate is the deliveries list's text for a host that did not
+// resolve or resolved to an address that is not public.
+const unresolvedOrPrivate = "refused: the endpoint's " + webhook.UnresolvedOrPrivate
 
 // describeStatus words a non-2xx answer.
 func describeStatus(code int) string {
