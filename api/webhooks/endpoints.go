@@ -9,7 +9,6 @@ import (
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 func (h handlers) list(c *fiber.Ctx) error {
@@ -53,8 +52,9 @@ func (h handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	// The answer shows the signing secret: a replay is for this key alone.
-	auth.ForThisKeyOnly(ctx)
+	// The answer shows the signing secret: a replay is for this key alone, and
+	// no cache keeps it.
+	rest.HoldsSecret(c)
 	return rest.Created(c, e)
 }
 

@@ -11,7 +11,6 @@ import (
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
 // rotateRules are the field rules of a rotation's body (bounds 0 to 7
@@ -43,8 +42,9 @@ func (h handlers) rotate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	// The answer shows the new secret: a replay is for this key alone.
-	auth.ForThisKeyOnly(ctx)
+	// The answer shows the new secret: a replay is for this key alone, and
+	// no cache keeps it.
+	rest.HoldsSecret(c)
 	return rest.OK(c, e)
 }
 

@@ -81,6 +81,12 @@ func checksOf(checks *auth.Passed, p *tenancy.Principal) []string {
 	return out
 }
 
+// forOneKey reports whether rec's answer is for the key that executed the
+// request alone (checksOf lists that key): it shows a secret.
+func (r record) forOneKey() bool {
+	return slices.ContainsFunc(r.Scopes, func(s string) bool { return strings.HasPrefix(s, keyPrefix) })
+}
+
 // replayable refuses a replay to a key that lacks one of the scopes the
 // record lists (403 naming them), then, for an answer kept for the key that
 // executed the request alone, to any other key (409). A record is shared

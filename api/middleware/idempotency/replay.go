@@ -44,6 +44,10 @@ func (m *Middleware) replay(c *fiber.Ctx, p *tenancy.Principal, name string, rec
 		c.Set(fiber.HeaderContentType, rec.ContentType)
 	}
 	c.Set(HeaderReplayed, "true")
+	if rec.forOneKey() {
+		// It shows a secret, as the answer it replays did (rest.HoldsSecret).
+		c.Set(fiber.HeaderCacheControl, rest.CacheControlNoStore)
+	}
 	if rec.Status >= 400 {
 		body = withRequestID(body, rest.EnsureRequestID(c))
 	}
