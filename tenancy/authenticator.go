@@ -251,6 +251,7 @@ type keyRow struct {
 	KeyID          *uuid.UUID `bun:"key_id"` // nil: no such key
 	KeyPrefix      string     `bun:"key_prefix"`
 	OrganizationID uuid.UUID  `bun:"organization_id"`
+	OrgIsSandbox   bool       `bun:"org_is_sandbox"`
 	Scopes         []string   `bun:"scopes,array"`
 	Mode           string     `bun:"mode"`
 	RevokedAt      *time.Time `bun:"revoked_at"`
@@ -269,8 +270,8 @@ func (a *Authenticator) lookup(ctx context.Context, hash []byte) (cacheEntry, er
 	e := cacheEntry{fetched: a.now()}
 	var rows []keyRow
 	err := a.db.NewRaw(`
-		SELECT k.id AS key_id, k.prefix AS key_prefix, k.organization_id, k.scopes, k.mode, k.revoked_at, k.expires_at,
-		       o.rate_limit_per_window AS rate_limit, o.stock_guard_mode,
+		SELECT k.id AS key_id, k.prefix AS key_prefix, k.organization_id, o.sandbox_of IS NOT NULL AS org_is_sandbox,
+		       k.scopes, k.mode, k.revoked_at, k.expires_at, o.rate_limit_per_window AS rate_limit, o.stock_guard_mode,
 		       s.id AS sandbox_id, s.rate_limit_per_window AS sandbox_rate_limit,
 		       s.stock_guard_mode AS sandbox_stock_guard_mode, x.epoch
 		FROM auth_epoch x
@@ -300,15 +301,17 @@ func (r *keyRow) principal() *Principal {
 	for i, s := range r.Scopes {
 		scopes[i] = Scope(s)
 	}
+	mode := apikey.Mode(r.Mode)
 	p := &Principal{
 		KeyID: *r.KeyID, KeyPrefix: r.KeyPrefix, OrganizationID: r.OrganizationID, HomeOrganizationID: r.OrganizationID,
-		Scopes: NewScopeSet(scopes...), Mode: apikey.Mode(r.Mode), Sandbox: r.Mode == string(apikey.Test),
+		Scopes: NewScopeSet(scopes...), Mode: mode, Sandbox: InSandbox(mode, r.OrgIsSandbox),
 		StockGuardMode: StockGuardMode(r.StockGuard),
 	}
 	if r.RateLimit != nil {
 		p.RateLimit = *r.RateLimit
 	}
-	if p.Sandbox && r.SandboxID != nil {
+	// A test key of an organization that has a sandbox acts on the sandbox.
+	if mode == apikey.Test && r.SandboxID != nil {
 		p.OrganizationID = *r.SandboxID
 		p.RateLimit = 0
 		if r.SandboxRate != nil {

@@ -23,11 +23,22 @@ type Principal struct {
 	HomeOrganizationID uuid.UUID
 	Scopes             ScopeSet
 	Mode               apikey.Mode
-	// Sandbox is true for test keys: what they write is marked demo.
+	// Sandbox says the key acts in a sandbox (InSandbox): what it writes
+	// is marked demo, and /health says "sandbox": true.
 	Sandbox bool
 	// RateLimit is the organization's v2 limit override (0: the default).
 	RateLimit      int
 	StockGuardMode StockGuardMode
+}
+
+// InSandbox is the demo rule, stated once: a key acts in a sandbox, and
+// what it writes is demo data, when it is a test key or its organization
+// is a sandbox organization (docs/decisions.md, "Sandbox"). So a live key
+// made on a sandbox writes demo records, as everything else there is, and
+// a test key of an organization without a sandbox writes demo records into
+// the live organization.
+func InSandbox(mode apikey.Mode, orgIsSandbox bool) bool {
+	return mode == apikey.Test || orgIsSandbox
 }
 
 type principalKey struct{}

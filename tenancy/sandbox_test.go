@@ -11,6 +11,10 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
+// TestSandboxRouting: a test key of an organization with a sandbox acts on
+// the sandbox; every key acts in a sandbox (Sandbox, demo writes) when it
+// is a test key or its organization is a sandbox (InSandbox), and on its
+// own organization otherwise.
 func TestSandboxRouting(t *testing.T) {
 	db, _ := openCounted(t)
 	ctx := context.Background()
@@ -45,6 +49,9 @@ func TestSandboxRouting(t *testing.T) {
 		{"parent legacy key stays in parent", key(parent, apikey.Legacy), parent, false},
 		{"parent test key goes to sandbox", key(parent, apikey.Test), sandbox, true},
 		{"test key without sandbox stays, marked demo", key(lonely, apikey.Test), lonely, true},
+		{"sandbox live key acts in its sandbox, marked demo", key(sandbox, apikey.Live), sandbox, true},
+		{"sandbox legacy key acts in its sandbox, marked demo", key(sandbox, apikey.Legacy), sandbox, true},
+		{"sandbox test key acts in its sandbox", key(sandbox, apikey.Test), sandbox, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

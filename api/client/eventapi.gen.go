@@ -1853,7 +1853,7 @@ type Category struct {
 	Color     *string   `json:"color"`
 	CreatedAt time.Time `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo Demo               `json:"demo"`
 	Id   openapi_types.UUID `json:"id"`
 
@@ -1958,7 +1958,7 @@ type ClientRecord struct {
 	City      *string   `json:"city"`
 	CreatedAt time.Time `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo      Demo               `json:"demo"`
 	Email     *string            `json:"email"`
 	Id        openapi_types.UUID `json:"id"`
@@ -2055,7 +2055,7 @@ type CostOwnership string
 type CrewMember struct {
 	CreatedAt time.Time `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo      Demo               `json:"demo"`
 	Email     *string            `json:"email"`
 	FirstName string             `json:"first_name"`
@@ -2134,7 +2134,7 @@ type CursorExpiredError struct {
 // CursorExpiredErrorErrorCode defines model for CursorExpiredError.Error.Code.
 type CursorExpiredErrorErrorCode string
 
-// Demo True when a sandbox (`svc_test_`) key wrote the record.
+// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 type Demo = bool
 
 // DuplicateDetails defines model for DuplicateDetails.
@@ -2159,7 +2159,7 @@ type Equipment struct {
 	CreatedAt    time.Time           `json:"created_at"`
 	DailyRate    *Money              `json:"daily_rate"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo         Demo               `json:"demo"`
 	Id           openapi_types.UUID `json:"id"`
 	Model        *string            `json:"model"`
@@ -2292,7 +2292,7 @@ type Event struct {
 	ClientId  *openapi_types.UUID `json:"client_id"`
 	CreatedAt time.Time           `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo        Demo    `json:"demo"`
 	Description *string `json:"description"`
 
@@ -2416,7 +2416,7 @@ type Health struct {
 	} `json:"rate_limit"`
 	RequestId openapi_types.UUID `json:"request_id"`
 
-	// Sandbox True for a `svc_test_` key. With no sandbox organization, such a key acts on the live organization (`organization_id`), and its reservations hold live stock and truck payload.
+	// Sandbox True for a `svc_test_` key and for any key acting on a sandbox organization: what the key writes is marked `demo`. A test key of an organization with no sandbox organization acts on the live organization (`organization_id`), and its reservations hold live stock and truck payload.
 	Sandbox bool         `json:"sandbox"`
 	Scopes  []Scope      `json:"scopes"`
 	Status  HealthStatus `json:"status"`
@@ -2507,7 +2507,7 @@ type Invoice struct {
 	ClientId  *openapi_types.UUID `json:"client_id"`
 	CreatedAt time.Time           `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo    Demo                `json:"demo"`
 	DueDate openapi_types.Date  `json:"due_date"`
 	Event   *EventRef           `json:"event,omitempty"`
@@ -2804,7 +2804,7 @@ type PickList struct {
 	Archived  bool      `json:"archived"`
 	CreatedAt time.Time `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo  Demo      `json:"demo"`
 	Event *EventRef `json:"event,omitempty"`
 
@@ -2853,7 +2853,7 @@ type PickListItem struct {
 	// CustomDescription Free text for a line with no equipment record.
 	CustomDescription *string `json:"custom_description"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo        Demo                `json:"demo"`
 	Equipment   *EquipmentRef       `json:"equipment,omitempty"`
 	EquipmentId *openapi_types.UUID `json:"equipment_id"`
@@ -3009,7 +3009,7 @@ type Quote struct {
 	ClientId  *openapi_types.UUID `json:"client_id"`
 	CreatedAt time.Time           `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo          Demo                `json:"demo"`
 	Event         *EventRef           `json:"event,omitempty"`
 	EventId       *openapi_types.UUID `json:"event_id"`
@@ -3194,7 +3194,7 @@ type RequestLogList struct {
 type Reservation struct {
 	CreatedAt time.Time `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo                  Demo                `json:"demo"`
 	EndDate               time.Time           `json:"end_date"`
 	Equipment             *EquipmentRef       `json:"equipment,omitempty"`
@@ -3489,7 +3489,7 @@ type ValidationErrorErrorCode string
 type Vehicle struct {
 	CreatedAt time.Time `json:"created_at"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo                 Demo               `json:"demo"`
 	Id                   openapi_types.UUID `json:"id"`
 	InteriorHeightInches *int               `json:"interior_height_inches"`

@@ -28,6 +28,9 @@ func TestSandboxKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	pTest := withKey(p, env.NewKey(p.ID, apikey.Test, tenancy.AllScopes...))
+	// A live key made on S itself acts on S, in the sandbox as any key there.
+	sLive := withKey(p, env.NewKey(s.ID, apikey.Live, tenancy.AllScopes...))
+	sLive.ID = s.ID
 	// Q has none: its test keys act on Q itself, marking what they write.
 	q := env.NewOrg("Solo Sound")
 	qTest := withKey(q, env.NewKey(q.ID, apikey.Test, tenancy.AllScopes...))
@@ -40,6 +43,7 @@ func TestSandboxKeys(t *testing.T) {
 	}{
 		{"live key of P", p, false, p.ID.String()},
 		{"test key of P: the sandbox", pTest, true, s.ID.String()},
+		{"live key of the sandbox S", sLive, true, s.ID.String()},
 		{"live key of Q", q, false, q.ID.String()},
 		{"test key of Q: Q itself", qTest, true, q.ID.String()},
 	}
@@ -55,14 +59,15 @@ func TestSandboxKeys(t *testing.T) {
 	live := p.Post("/api/v2/clients", map[string]any{"name": "Real Client"})
 	test := pTest.Post("/api/v2/clients", map[string]any{"name": "Sandbox Client"})
 	qDemo := qTest.Post("/api/v2/clients", map[string]any{"name": "Demo Client"})
-	for _, r := range []*apitest.Response{live, test, qDemo} {
+	sDemo := sLive.Post("/api/v2/clients", map[string]any{"name": "Sandbox Live Key Client"})
+	for _, r := range []*apitest.Response{live, test, qDemo, sDemo} {
 		if r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
 	}
-	if live.Data()["demo"] != false || test.Data()["demo"] != true || qDemo.Data()["demo"] != true {
-		t.Fatalf("demo flags: live %v, sandbox %v, test key without sandbox %v",
-			live.Data()["demo"], test.Data()["demo"], qDemo.Data()["demo"])
+	if live.Data()["demo"] != false || test.Data()["demo"] != true || qDemo.Data()["demo"] != true || sDemo.Data()["demo"] != true {
+		t.Fatalf("demo flags: live %v, sandbox %v, test key without sandbox %v, live key of the sandbox %v",
+			live.Data()["demo"], test.Data()["demo"], qDemo.Data()["demo"], sDemo.Data()["demo"])
 	}
 
 	visible := []struct {
@@ -86,11 +91,20 @@ func TestSandboxKeys(t *testing.T) {
 	lists := []struct {
 		reader *apitest.Org
 		want   string
-	}{{p, "Real Client"}, {pTest, "Sandbox Client"}}
+	}{{p, "Real Client"}}
 	for _, tt := range lists {
 		items := tt.reader.Get("/api/v2/clients").List()
 		if len(items) != 1 || items[0]["name"] != tt.want {
 			t.Fatalf("list: %v, want only %s", items, tt.want)
+		}
+	}
+	// The sandbox's keys, test or live, see the sandbox's records alone,
+	// every one demo.
+	for _, reader := range []*apitest.Org{pTest, sLive} {
+		items := reader.Get("/api/v2/clients").List()
+		if len(items) != 2 || items[0]["name"] != "Sandbox Client" || items[1]["name"] != "Sandbox Live Key Client" ||
+			items[0]["demo"] != true || items[1]["demo"] != true {
+			t.Fatalf("the sandbox's list: %v, want its two demo clients", items)
 		}
 	}
 

@@ -46,6 +46,7 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
 	"github.com/eventapi/eventapi/tenancy/auth"
 )
 
@@ -254,7 +255,7 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 		body = sameAsNoBody(body)
 	}
 	fp := Fingerprint(c.Method(), c.Path(), body)
-	if p.Sandbox {
+	if p.Mode == apikey.Test {
 		fp = testFingerprint(fp)
 	}
 	name := StoreKey(org, key)

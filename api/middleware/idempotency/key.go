@@ -92,11 +92,13 @@ func sameAsNoBody(body []byte) []byte {
 // HEAD and the other methods are never keyed.)
 func bodyCounts(method string) bool { return method != fiber.MethodDelete }
 
-// testFingerprint marks the fingerprint of a test key's request. A test key
-// of an organization without a sandbox writes into the organization itself
-// (marked demo), sharing its Idempotency-Keys with the live keys: the same
-// key and body sent by a live key is another request (409 mismatch), not a
-// replay of the demo write.
+// testFingerprint marks the fingerprint of a test key's request: it
+// follows the key's mode (docs/decisions.md, "A test key's request is
+// another request than a live key's"). A test key of an organization
+// without a sandbox writes into the organization itself (marked demo),
+// sharing its Idempotency-Keys with the live keys: the same key and body
+// sent by a live key is another request (409 mismatch), not a replay of the
+// demo write.
 func testFingerprint(fp []byte) []byte {
 	h := sha256.New()
 	h.Write(fp)
