@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/eventapi/eventapi/api/server"
-	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/tenancy"
@@ -23,7 +22,7 @@ func (e *Env) Replica() *Env {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	key, err := database.Secret(ctx, db, "cursor_hmac", 32)
+	cursors, err := server.Cursors(ctx, db)
 	if err != nil {
 		_ = db.Close()
 		e.T.Fatal(err)
@@ -36,7 +35,7 @@ func (e *Env) Replica() *Env {
 	log := telemetry.NewLogger(io.Discard, "error")
 	auth := tenancy.NewAuthenticator(db, log)
 	app := server.New(server.Deps{
-		DB: db, Auth: auth, Edge: e.Svc.Edge, Cursors: storage.NewCursors(key), Log: log,
+		DB: db, Auth: auth, Edge: e.Svc.Edge, Cursors: cursors, Log: log,
 		RateWindow: e.Cfg.RateWindow, V1Limit: e.Cfg.V1RateLimit, V2Limit: e.Cfg.V2RateLimit, V1Sunset: e.Cfg.V1Sunset,
 		Ready: func(ctx context.Context) error { return db.PingContext(ctx) }, Responses: responses,
 	})

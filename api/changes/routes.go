@@ -186,8 +186,7 @@ func typeScope(types []string) string {
 // polling with a stored cursor goes on (docs/changes.md, "Reading it"), and
 // the cursor answered to it is bound to the set.
 func parsePage(q *rest.Query, env *rest.Env, org tenancy.OrganizationID, types []string) storage.PageRequest {
-	return q.PageFormerly(env.Cursors, storage.ListScope("changes", org, typeScope(types)),
-		storage.ListScope("changes", org, strings.Join(types, ",")))
+	return q.PageFormerly(env.Cursors, feed.Scope(org, typeScope(types)), feed.Scope(org, strings.Join(types, ",")))
 }
 
 // MaxTypeLength is the longest ?type= of GET /changes, in characters (the

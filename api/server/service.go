@@ -15,7 +15,6 @@ import (
 
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/webhooks/delivery"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
@@ -121,7 +120,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	if opt.PrepareDB != nil {
 		opt.PrepareDB(db)
 	}
-	key, err := database.Secret(ctx, db, "cursor_hmac", 32)
+	cursors, err := Cursors(ctx, db)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -186,7 +185,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 		}
 	}
 	s.App, s.stopApp = build(Deps{
-		DB: db, Auth: auth, Edge: store, Cursors: storage.NewCursors(key), Log: log,
+		DB: db, Auth: auth, Edge: store, Cursors: cursors, Log: log,
 		RateWindow: cfg.RateWindow, RequestTimeout: cfg.RequestTimeout, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
 		Ready: pingTwice(s.probe.PingContext), Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), TrustedProxies: cfg.TrustedProxies, Webhooks: hooks,

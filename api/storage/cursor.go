@@ -36,11 +36,14 @@ const (
 // the HMAC of scope and position, and the position is encrypted with
 // AES-CTR under a key derived from the same secret, the tag as its IV.
 // Cursors issued before sealing (the position in the clear, the same tag)
-// are still accepted, so a feed reader's saved cursor survives the upgrade.
-// docs/decisions.md, "Cursors".
+// are still accepted where AcceptPlain allows, so a feed reader's saved
+// cursor survives the upgrade. docs/decisions.md, "Cursors are sealed".
 type Cursors struct {
 	key []byte
 	enc cipher.Block
+	// plain says whether a cursor in the clear, for scope, may name c
+	// (AcceptPlain); nil: any.
+	plain func(scope string, c Cursor) bool
 }
 
 // sealLabel derives the encryption key from the cursor secret. The tag's
@@ -67,6 +70,15 @@ func (cs *Cursors) mac(scope string, payload []byte) []byte {
 	m.Write(payload)
 	return m.Sum(nil)[:cursorMACLen]
 }
+
+// AcceptPlain sets which cursors in the clear Decode accepts: those whose
+// position rule allows, for their scope. A sealed cursor's tag is the tag
+// its position has in the clear, so a cursor in the clear with a guessed
+// position and a sealed cursor's tag is accepted exactly when the guess is
+// that cursor's position: rule must refuse every position whose cursors
+// are not to be guessed (the change feed's, changes.PlainCursorRule).
+// Call it before the codec is used.
+func (cs *Cursors) AcceptPlain(rule func(scope string, c Cursor) bool) { cs.plain = rule }
 
 // crypt encrypts or decrypts payload in place with the tag as the IV.
 func (cs *Cursors) crypt(tag, payload []byte) {
@@ -107,14 +119,26 @@ func (cs *Cursors) Decode(scope, s string) (Cursor, error) {
 	sealed, tag := buf[:cursorPayloadLen], buf[cursorPayloadLen:]
 	payload := append([]byte(nil), sealed...)
 	cs.crypt(tag, payload)
-	if !hmac.Equal(tag, cs.mac(scope, payload)) {
-		// A cursor issued before sealing: the payload in the clear.
-		if payload = sealed; !hmac.Equal(tag, cs.mac(scope, payload)) {
-			return Cursor{}, ErrBadCursor
-		}
+	if hmac.Equal(tag, cs.mac(scope, payload)) {
+		return cursorOf(payload), nil
 	}
+	// A cursor issued before sealing: the payload in the clear. Its
+	// position is checked against the rule before its tag, so a position
+	// the rule refuses is refused alike whether the tag would match or not.
+	c := cursorOf(sealed)
+	if cs.plain != nil && !cs.plain(scope, c) {
+		return Cursor{}, ErrBadCursor
+	}
+	if !hmac.Equal(tag, cs.mac(scope, sealed)) {
+		return Cursor{}, ErrBadCursor
+	}
+	return c, nil
+}
+
+// cursorOf reads a payload: created_at in microseconds, then the id.
+func cursorOf(payload []byte) Cursor {
 	var c Cursor
 	c.CreatedAt = time.UnixMicro(int64(binary.BigEndian.Uint64(payload[:8]))).UTC()
 	copy(c.ID[:], payload[8:])
-	return c, nil
+	return c
 }

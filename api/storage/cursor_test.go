@@ -109,6 +109,56 @@ func TestCursorIsSealed(t *testing.T) {
 	}
 }
 
+// TestAcceptPlain: a cursor in the clear is accepted only where the rule
+// allows its position (the rule sees the scope and the position, before the
+// tag is checked); a sealed cursor whatever the rule. Without the rule, the
+// clear form of a sealed cursor's position with that cursor's tag is
+// accepted: a reader holding the sealed cursor could test guesses of its
+// position.
+func TestAcceptPlain(t *testing.T) {
+	cs := NewCursors([]byte("0123456789abcdef0123456789abcdef"))
+	const scope = "changes:org-a"
+	c := Cursor{CreatedAt: time.UnixMicro(1_000_000).UTC(), ID: uuid.UUID{0, 0, 0, 0, 0, 0, 2, 0x8a}}
+	sealed := cs.Encode(scope, c)
+	raw, _ := base64.RawURLEncoding.DecodeString(sealed)
+	inClear := func(c Cursor) string {
+		b := make([]byte, cursorPayloadLen, cursorPayloadLen+cursorMACLen)
+		binary.BigEndian.PutUint64(b[:8], uint64(c.CreatedAt.UnixMicro()))
+		copy(b[8:], c.ID[:])
+		return base64.RawURLEncoding.EncodeToString(append(b, raw[cursorPayloadLen:]...))
+	}
+	guess := Cursor{CreatedAt: c.CreatedAt, ID: uuid.UUID{0, 0, 0, 0, 0, 0, 2, 0x8b}}
+	if _, err := cs.Decode(scope, inClear(c)); err != nil {
+		t.Fatalf("without a rule, the sealed cursor's position in the clear: %v, want it accepted (the guess that hits)", err)
+	}
+	if _, err := cs.Decode(scope, inClear(guess)); err == nil {
+		t.Fatal("without a rule, a wrong guess was accepted")
+	}
+
+	var asked []string
+	cs.AcceptPlain(func(s string, at Cursor) bool {
+		asked = append(asked, s)
+		return at.ID[7] < 0x8a
+	})
+	if _, err := cs.Decode(scope, inClear(c)); err == nil {
+		t.Fatal("a position the rule refuses was accepted in the clear")
+	}
+	if _, err := cs.Decode(scope, sealed); err != nil {
+		t.Fatalf("the sealed cursor: %v", err)
+	}
+	older := Cursor{CreatedAt: c.CreatedAt, ID: uuid.UUID{0, 0, 0, 0, 0, 0, 2, 0x89}}
+	plain := make([]byte, cursorPayloadLen)
+	binary.BigEndian.PutUint64(plain[:8], uint64(older.CreatedAt.UnixMicro()))
+	copy(plain[8:], older.ID[:])
+	legacy := base64.RawURLEncoding.EncodeToString(append(plain, cs.mac(scope, plain)...))
+	if got, err := cs.Decode(scope, legacy); err != nil || got.ID != older.ID {
+		t.Fatalf("a cursor in the clear the rule allows: %+v %v", got, err)
+	}
+	if len(asked) != 2 || asked[0] != scope {
+		t.Errorf("the rule was asked %q, want twice for %q (the clear forms only)", asked, scope)
+	}
+}
+
 func diffBytes(a, b []byte) int {
 	n := 0
 	for i := range a {
