@@ -99,6 +99,9 @@ type cacheEntry struct {
 	p *Principal // nil: the key is unknown, revoked or expired
 	// revoked: the key exists and was revoked (p is nil).
 	revoked bool
+	// key is the key's identity when it exists (nil: unknown), for the
+	// record of a request it is refused for (RefusedKey).
+	key *RefusedKey
 	// fetched is when the lookup's query was sent, epoch what auth_epoch
 	// held in its snapshot.
 	fetched time.Time
@@ -126,8 +129,16 @@ func (a *Authenticator) Close() { a.usage.close() }
 // Authenticate returns the principal for a raw key, or invalid_credentials.
 // A malformed key is refused without touching the cache or the database.
 func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principal, error) {
+	p, _, err := a.Identify(ctx, raw)
+	return p, err
+}
+
+// Identify is Authenticate that also says, for a key refused because it was
+// revoked or has expired (its hash matched a stored key), whose key it is:
+// refused, nil otherwise.
+func (a *Authenticator) Identify(ctx context.Context, raw string) (p *Principal, refused *RefusedKey, err error) {
 	if _, err := apikey.Parse(raw); err != nil {
-		return nil, ErrInvalidCredentials
+		return nil, nil, ErrInvalidCredentials
 	}
 	h := apikey.Hash(raw)
 	now := a.now()
@@ -135,18 +146,18 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (*Principa
 	if !ok || !a.usable(ctx, e, now) {
 		var err error
 		if e, err = a.sharedLookup(ctx, h, now); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	switch {
 	case e.revoked:
-		return nil, errRevokedKey
+		return nil, e.key, errRevokedKey
 	case e.keyExpires != nil && !now.Before(*e.keyExpires):
-		return nil, expiredKey(*e.keyExpires)
+		return nil, e.key, expiredKey(*e.keyExpires)
 	case e.p == nil:
-		return nil, ErrInvalidCredentials
+		return nil, nil, ErrInvalidCredentials
 	}
-	return e.p, nil
+	return e.p, nil, nil
 }
 
 // sharedQueryTimeout bounds a query that concurrent callers share (a key's
@@ -287,11 +298,15 @@ func (a *Authenticator) lookup(ctx context.Context, hash []byte) (cacheEntry, er
 	r := rows[0]
 	e.epoch, e.keyExpires = r.Epoch, r.ExpiresAt
 	a.epoch.set(r.Epoch, e.fetched)
-	e.revoked = r.KeyID != nil && r.RevokedAt != nil
-	if r.KeyID == nil || r.RevokedAt != nil || Expired(r.ExpiresAt, e.fetched) {
+	if r.KeyID == nil {
 		return e, nil
 	}
-	e.p = r.principal()
+	p := r.principal()
+	e.key = &RefusedKey{OrganizationID: p.OrganizationID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix}
+	e.revoked = r.RevokedAt != nil
+	if !e.revoked && !Expired(r.ExpiresAt, e.fetched) {
+		e.p = p
+	}
 	return e, nil
 }
 

@@ -66,6 +66,31 @@ func WithPresentedKey(ctx context.Context, prefix string) context.Context {
 	return context.WithValue(ctx, presentedKey{}, prefix)
 }
 
+// RefusedKey is the key of a request refused because the key was revoked
+// or has expired: its hash matched a stored key, so whose key it is is
+// known. The request is logged under the organization the key acted on
+// (OrganizationID, as its principal had it) with its id, so that the
+// organization sees a key it revoked still being tried, and from where
+// (docs/observability.md, "What is logged"); nobody else does.
+type RefusedKey struct {
+	OrganizationID uuid.UUID
+	KeyID          uuid.UUID
+	KeyPrefix      string
+}
+
+type refusedKey struct{}
+
+// WithRefusedKey stores k, the key ctx's request was refused for.
+func WithRefusedKey(ctx context.Context, k *RefusedKey) context.Context {
+	return context.WithValue(ctx, refusedKey{}, k)
+}
+
+// RefusedKeyOf returns the key WithRefusedKey stored in ctx.
+func RefusedKeyOf(ctx context.Context) (*RefusedKey, bool) {
+	k, ok := ctx.Value(refusedKey{}).(*RefusedKey)
+	return k, ok && k != nil
+}
+
 // PresentedKey returns the prefix WithPresentedKey stored in ctx.
 func PresentedKey(ctx context.Context) (string, bool) {
 	p, ok := ctx.Value(presentedKey{}).(string)

@@ -8845,6 +8845,10 @@ type ClientInterface interface {
 	// fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
 	// passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
 	// last page says `has_more: false`. Give `since` to read fewer pages.
+	// A request refused `401` because its key was revoked or has expired is listed too, with
+	// that key's `key_id` and `key_prefix`: a key the organization revoked that is still being
+	// tried shows here, with when and from which `ip`. Other `401`s (no key, an unknown or
+	// malformed key) belong to no organization and are not listed.
 	// Scopes: `request_logs:read`.
 	//
 	// Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
@@ -10624,6 +10628,10 @@ func (c *Client) GetReference(ctx context.Context, reqEditors ...RequestEditorFn
 // fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
 // passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
 // last page says `has_more: false`. Give `since` to read fewer pages.
+// A request refused `401` because its key was revoked or has expired is listed too, with
+// that key's `key_id` and `key_prefix`: a key the organization revoked that is still being
+// tried shows here, with when and from which `ip`. Other `401`s (no key, an unknown or
+// malformed key) belong to no organization and are not listed.
 // Scopes: `request_logs:read`.
 //
 // Corresponds with GET /request_logs (the `ListRequestLogs` operationId).
@@ -16028,6 +16036,10 @@ type ClientWithResponsesInterface interface {
 	// fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
 	// passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
 	// last page says `has_more: false`. Give `since` to read fewer pages.
+	// A request refused `401` because its key was revoked or has expired is listed too, with
+	// that key's `key_id` and `key_prefix`: a key the organization revoked that is still being
+	// tried shows here, with when and from which `ip`. Other `401`s (no key, an unknown or
+	// malformed key) belong to no organization and are not listed.
 	// Scopes: `request_logs:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -31023,6 +31035,10 @@ func (c *ClientWithResponses) GetReferenceWithResponse(ctx context.Context, reqE
 // fewer than `limit` records, even none; go on with `next_cursor` as always. A reader that
 // passes each `next_cursor` back as `cursor` sees every matching record exactly once; the
 // last page says `has_more: false`. Give `since` to read fewer pages.
+// A request refused `401` because its key was revoked or has expired is listed too, with
+// that key's `key_id` and `key_prefix`: a key the organization revoked that is still being
+// tried shows here, with when and from which `ip`. Other `401`s (no key, an unknown or
+// malformed key) belong to no organization and are not listed.
 // Scopes: `request_logs:read`.
 //
 // Returns a wrapper object for the known response body format(s).

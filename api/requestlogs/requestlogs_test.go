@@ -217,28 +217,39 @@ func TestPagesNewestFirst(t *testing.T) {
 	}
 }
 
-// TestRefusedCredentialsAreLoggedWithoutOrganization: a 401 reached
-// authentication, so it is logged, but with no organization or key, where no
-// organization's list can show it. When the key presented is well-formed
-// (an unknown or revoked one, or one authentication could not check because
-// PostgreSQL was unreachable: a 503), the record and the access line carry
-// its prefix, which says whose request it was; a malformed one's text is
-// never logged.
-func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
+// TestRefusedCredentialsAreLogged: a 401 reached authentication, so it is
+// logged. A revoked or expired key's (its hash matched a stored key) is
+// logged under the key's organization with its id, where that
+// organization's list shows it and no other organization's does; an
+// unknown or malformed key's, and a 503 of a key authentication could not
+// check because PostgreSQL was unreachable, with no organization or key,
+// where no organization's list can show it. When the key presented is
+// well-formed the record and the access line carry its prefix, which says
+// whose request it was; a malformed one's text is never logged.
+func TestRefusedCredentialsAreLogged(t *testing.T) {
 	access := &logtest.Buffer{}
 	env := apitest.NewAccessLogging(t, access)
-	a := env.NewOrg("Watcher")
+	a, other := env.NewOrg("Watcher"), env.NewOrg("Other")
+	ctx := context.Background()
 	unknown, err := apikey.Generate(apikey.Live)
 	if err != nil {
 		t.Fatal(err)
 	}
+	keyID := func(raw string) uuid.UUID {
+		var id uuid.UUID
+		if err := env.Svc.DB.NewRaw("SELECT id FROM api_keys WHERE organization_id = ? AND prefix = ?", a.ID, apikey.Prefix(raw)).
+			Scan(ctx, &id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
 	revoked := env.NewKey(a.ID, apikey.Live, tenancy.AllScopes...)
-	var revokedID uuid.UUID
-	if err := env.Svc.DB.NewRaw("SELECT id FROM api_keys WHERE organization_id = ? AND prefix = ?", a.ID, apikey.Prefix(revoked)).
-		Scan(context.Background(), &revokedID); err != nil {
+	if err := tenancy.RevokeKey(ctx, env.Svc.DB, keyID(revoked)); err != nil {
 		t.Fatal(err)
 	}
-	if err := tenancy.RevokeKey(context.Background(), env.Svc.DB, revokedID); err != nil {
+	expired := env.NewKey(a.ID, apikey.Live, tenancy.AllScopes...)
+	if _, err := env.Svc.DB.NewRaw("UPDATE api_keys SET expires_at = now() - interval '1 hour' WHERE organization_id = ? AND id = ?",
+		a.ID, keyID(expired)).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	unchecked := env.NewKey(a.ID, apikey.Live, tenancy.AllScopes...) // never used: not in the pod's cache
@@ -248,11 +259,13 @@ func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
 		status    int
 		code      string
 		prefix    string // "": none logged
+		ownKey    bool   // logged under a's organization, with the key's id
 	}{
-		{"malformed", "svc_live_not-a-real-key", false, 401, "invalid_credentials", ""},
-		{"well-formed, unknown", unknown, false, 401, "invalid_credentials", apikey.Prefix(unknown)},
-		{"revoked", revoked, false, 401, "invalid_credentials", apikey.Prefix(revoked)},
-		{"not checked: PostgreSQL unreachable", unchecked, true, 503, "service_unavailable", apikey.Prefix(unchecked)},
+		{"malformed", "svc_live_not-a-real-key", false, 401, "invalid_credentials", "", false},
+		{"well-formed, unknown", unknown, false, 401, "invalid_credentials", apikey.Prefix(unknown), false},
+		{"revoked", revoked, false, 401, "invalid_credentials", apikey.Prefix(revoked), true},
+		{"expired", expired, false, 401, "invalid_credentials", apikey.Prefix(expired), true},
+		{"not checked: PostgreSQL unreachable", unchecked, true, 503, "service_unavailable", apikey.Prefix(unchecked), false},
 	}
 	// Read while the database takes connections: during the outage the
 	// app's pool cannot ask it.
@@ -278,19 +291,19 @@ func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
 				Route     string     `bun:"route"`
 				ErrorCode string     `bun:"error_code"`
 			}
-			if err := env.Svc.DB.NewRaw("/* every organization: a refused request has none */ SELECT organization_id, key_id, key_prefix, route, error_code FROM request_logs WHERE request_id = ?", reqID).
-				Scan(context.Background(), &row); err != nil {
+			if err := env.Svc.DB.NewRaw("/* every organization: a refused request may have none */ SELECT organization_id, key_id, key_prefix, route, error_code FROM request_logs WHERE request_id = ?", reqID).
+				Scan(ctx, &row); err != nil {
 				t.Fatalf("the refusal is not logged: %v", err)
 			}
 			prefix := ""
 			if row.Prefix != nil {
 				prefix = *row.Prefix
 			}
-			if row.Org != nil || row.Key != nil || prefix != tt.prefix || row.Route != "/api/v2/events/{id}" || row.ErrorCode != tt.code {
-				t.Errorf("record: %+v (prefix %q), want no organization or key, prefix %q", row, prefix, tt.prefix)
+			if prefix != tt.prefix || row.Route != "/api/v2/events/{id}" || row.ErrorCode != tt.code {
+				t.Errorf("record: %+v (prefix %q), want prefix %q", row, prefix, tt.prefix)
 			}
-			if l := a.Get(base + "?request_id=" + reqID).List(); len(l) != 0 {
-				t.Errorf("an organization sees the refused request: %v", l)
+			if l := other.Get(base + "?request_id=" + reqID).List(); len(l) != 0 {
+				t.Errorf("another organization sees the refused request: %v", l)
 			}
 			line := accessLine(t, access, reqID)
 			if line["key_prefix"] != map[bool]any{true: tt.prefix, false: nil}[tt.prefix != ""] || line["organization_id"] != nil {
@@ -298,6 +311,22 @@ func TestRefusedCredentialsAreLoggedWithoutOrganization(t *testing.T) {
 			}
 			if tt.prefix == "" && strings.Contains(access.String(), "not-a-real-key") {
 				t.Errorf("a malformed key's text is in the access log")
+			}
+			if !tt.ownKey {
+				if row.Org != nil || row.Key != nil {
+					t.Errorf("record: %+v, want no organization or key", row)
+				}
+				if l := a.Get(base + "?request_id=" + reqID).List(); len(l) != 0 {
+					t.Errorf("an organization sees the refused request: %v", l)
+				}
+				return
+			}
+			if id := keyID(tt.key); row.Org == nil || *row.Org != a.ID || row.Key == nil || *row.Key != id {
+				t.Fatalf("record: %+v, want organization %s and key %s", row, a.ID, id)
+			}
+			rec := byRequestID(t, a, reqID)
+			if rec["key_id"] != keyID(tt.key).String() || rec["key_prefix"] != tt.prefix || rec["status"] != 401.0 || rec["error_code"] != tt.code {
+				t.Errorf("the organization's list shows %v, want the 401 with the key's id and prefix", rec)
 			}
 		})
 	}

@@ -34,13 +34,17 @@ func Middleware(a *tenancy.Authenticator) fiber.Handler {
 			return tenancy.ErrInvalidCredentials
 		}
 		ctx := c.UserContext()
-		p, err := a.Authenticate(ctx, raw)
+		p, refused, err := a.Identify(ctx, raw)
 		if err != nil {
 			if _, perr := apikey.Parse(raw); perr == nil {
 				// Cloned: raw points into the request's header buffer,
 				// and the request log keeps the prefix past the request.
-				c.SetUserContext(tenancy.WithPresentedKey(ctx, strings.Clone(apikey.Prefix(raw))))
+				ctx = tenancy.WithPresentedKey(ctx, strings.Clone(apikey.Prefix(raw)))
 			}
+			if refused != nil {
+				ctx = tenancy.WithRefusedKey(ctx, refused)
+			}
+			c.SetUserContext(ctx)
 			return err
 		}
 		if span := trace.SpanFromContext(ctx); span.IsRecording() {

@@ -92,8 +92,9 @@ type logger struct {
 // record outlives the request (the writer stores it later), so none of its
 // strings may point into a buffer the next request reuses: in an app
 // without fiber.Config.Immutable, c.Path() does; the organization, key and
-// key prefix point into the principal, which the authenticator shares
-// between requests and never changes.
+// key prefix point into the principal (or, for a revoked or expired key,
+// its tenancy.RefusedKey), which the authenticator shares between requests
+// and never changes.
 func (l *logger) record(c *fiber.Ctx, start time.Time, status int, code string) requestlog.Record {
 	l.mutableOnce.Do(func() { l.mutable = !c.App().Config().Immutable })
 	path := c.Path()
@@ -125,6 +126,9 @@ func (l *logger) record(c *fiber.Ctx, start time.Time, status int, code string) 
 		if p.KeyPrefix != "" {
 			r.KeyPrefix = &p.KeyPrefix
 		}
+	} else if k, ok := tenancy.RefusedKeyOf(c.UserContext()); ok {
+		// A revoked or expired key: its organization sees the refusal.
+		r.OrganizationID, r.KeyID, r.KeyPrefix = &k.OrganizationID, &k.KeyID, &k.KeyPrefix
 	} else if prefix, ok := tenancy.PresentedKey(c.UserContext()); ok {
 		r.KeyPrefix = &prefix
 	}
