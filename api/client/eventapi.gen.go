@@ -3684,7 +3684,7 @@ type WebhookEndpoint struct {
 	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
 	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo          Demo               `json:"demo"`
 	Description   *string            `json:"description"`
 	EnabledEvents []WebhookEventType `json:"enabled_events"`
@@ -3790,7 +3790,7 @@ type WebhookEndpointWithSecret struct {
 	// belongs to the organization and outlives the key: revoking the key leaves it enabled.
 	CreatedByKeyId *openapi_types.UUID `json:"created_by_key_id"`
 
-	// Demo True when a sandbox (`svc_test_`) key wrote the record.
+	// Demo True when a test (`svc_test_`) key wrote the record, or any key of a sandbox organization.
 	Demo          Demo               `json:"demo"`
 	Description   *string            `json:"description"`
 	EnabledEvents []WebhookEventType `json:"enabled_events"`
