@@ -219,15 +219,7 @@ func TestRefusalsAreCounted(t *testing.T) {
 	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.Metrics = true })
 	org := env.NewOrg("Refused")
 	base := env.Listen(t)
-	count := func(series string) uint64 {
-		for _, m := range scrape(t, u)["http_server_request_duration_seconds"].GetMetric() {
-			ls := labels(m)
-			if ls["http_request_method"]+" "+ls["http_route"]+" "+ls["http_response_status_code"] == series {
-				return m.GetHistogram().GetSampleCount()
-			}
-		}
-		return 0
-	}
+	count := func(series string) uint64 { return requestCount(t, u, series) }
 	before405, before431 := count("_OTHER  405"), count("GET  431")
 	auth := "Authorization: Bearer " + org.Key + "\r\n"
 	for range 3 {
@@ -256,4 +248,17 @@ func TestRefusalsAreCounted(t *testing.T) {
 		}
 		t.Errorf("%d header refusals counted, want 1; series: %v", got, have)
 	}
+}
+
+// requestCount is the number of requests the duration histogram at u
+// counted in series, "<method> <route> <status>".
+func requestCount(t *testing.T, u, series string) uint64 {
+	t.Helper()
+	for _, m := range scrape(t, u)["http_server_request_duration_seconds"].GetMetric() {
+		ls := labels(m)
+		if ls["http_request_method"]+" "+ls["http_route"]+" "+ls["http_response_status_code"] == series {
+			return m.GetHistogram().GetSampleCount()
+		}
+	}
+	return 0
 }

@@ -29,15 +29,7 @@ func TestServeWhileStartingIsMeteredAndLogged(t *testing.T) {
 	defer stop()
 	base := "http://" + ln.Addr().String()
 
-	count := func(series string) uint64 {
-		for _, m := range scrape(t, u)["http_server_request_duration_seconds"].GetMetric() {
-			ls := labels(m)
-			if ls["http_request_method"]+" "+ls["http_route"]+" "+ls["http_response_status_code"] == series {
-				return m.GetHistogram().GetSampleCount()
-			}
-		}
-		return 0
-	}
+	count := func(series string) uint64 { return requestCount(t, u, series) }
 	requests := []struct {
 		method, path, series, route string
 		status                      int

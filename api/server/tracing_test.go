@@ -19,13 +19,7 @@ import (
 // request, named after the route, with the organization id, and SQL spans
 // from bun's hook in the same trace.
 func TestSpansCarryTheOrganization(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	defer otel.SetTracerProvider(prev)
-
-	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.Tracing = true })
+	rec, env := tracedEnv(t)
 	org := env.NewOrg("Traced")
 	if res := org.Get("/api/v2/clients"); res.Status != 200 {
 		t.Fatalf("%d %s", res.Status, res.Body)
@@ -65,13 +59,7 @@ func TestSpansCarryTheOrganization(t *testing.T) {
 // this service), so the kubelet's probes are no traces; a request of the
 // API beside them still is one.
 func TestProbesAreUntraced(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	defer otel.SetTracerProvider(prev)
-
-	env := apitest.New(t, func(_ *config.Config, o *server.Options) { o.Tracing = true })
+	rec, env := tracedEnv(t)
 	org := env.NewOrg("Probed")
 	before := len(rec.Ended())
 	for _, path := range []string{"/livez", "/readyz"} {
@@ -109,4 +97,15 @@ func attrOf(s sdktrace.ReadOnlySpan, key attribute.Key) string {
 		}
 	}
 	return ""
+}
+
+// tracedEnv is a traced server whose spans rec records, until the test
+// ends.
+func tracedEnv(t *testing.T) (*tracetest.SpanRecorder, *apitest.Env) {
+	t.Helper()
+	rec := tracetest.NewSpanRecorder()
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	return rec, apitest.New(t, func(_ *config.Config, o *server.Options) { o.Tracing = true })
 }
