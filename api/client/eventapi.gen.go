@@ -3698,6 +3698,15 @@ type WebhookEndpoint struct {
 	// carries its signature beside the current secret's. Null when no previous secret is live.
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 
+	// ResumeCursor A cursor of `GET /changes` (read without `type`) at the place in the feed where the
+	// endpoint's latest disable stopped its deliveries: following it lists every change the
+	// endpoint was not sent because it was disabled (and may list some it is sent after a
+	// re-enable: deduplicate by `webhook-id`, which is the change's `id`). Null until the
+	// endpoint is first disabled; kept through a re-enable and replaced by the next disable.
+	// Like every feed cursor it belongs to the organization and expires with the feed's
+	// 30-day retention (410 `cursor_expired`).
+	ResumeCursor *string `json:"resume_cursor"`
+
 	// Status `disabled`: nothing is sent (set by hand, or after 3 days without a successful delivery).
 	Status    WebhookEndpointStatus `json:"status"`
 	UpdatedAt time.Time             `json:"updated_at"`
@@ -3801,6 +3810,15 @@ type WebhookEndpointWithSecret struct {
 	// (`POST /webhook_endpoints/{id}/rotate_secret`) stops signing; until then every attempt
 	// carries its signature beside the current secret's. Null when no previous secret is live.
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+
+	// ResumeCursor A cursor of `GET /changes` (read without `type`) at the place in the feed where the
+	// endpoint's latest disable stopped its deliveries: following it lists every change the
+	// endpoint was not sent because it was disabled (and may list some it is sent after a
+	// re-enable: deduplicate by `webhook-id`, which is the change's `id`). Null until the
+	// endpoint is first disabled; kept through a re-enable and replaced by the next disable.
+	// Like every feed cursor it belongs to the organization and expires with the feed's
+	// 30-day retention (410 `cursor_expired`).
+	ResumeCursor *string `json:"resume_cursor"`
 
 	// Secret `whsec_` and the base64 of 32 random bytes; the HMAC key is the decoded bytes. Shown only here.
 	Secret    string                          `json:"secret"`
@@ -9005,7 +9023,7 @@ type ClientInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -9028,7 +9046,7 @@ type ClientInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -10928,7 +10946,7 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, id Id, reqEditors ...Re
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -10961,7 +10979,7 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id Id, param
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -16212,7 +16230,7 @@ type ClientWithResponsesInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -16235,7 +16253,7 @@ type ClientWithResponsesInterface interface {
 	// Changes the URL, description, event types or status. `status: enabled` re-enables an
 	// endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 	// clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-	// are not sent (the change feed has them), its pending deliveries are, at once and each with
+	// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 	// a fresh 3-day retry window, whatever their number (the request takes the same time however
 	// deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 	// some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -31295,7 +31313,7 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in
@@ -31324,7 +31342,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 // Changes the URL, description, event types or status. `status: enabled` re-enables an
 // endpoint that was disabled (by hand, or after 3 days without a successful delivery) and
 // clears `failing_since` (on an endpoint already enabled it changes nothing); the changes that became visible in `GET /changes` while it was disabled
-// are not sent (the change feed has them), its pending deliveries are, at once and each with
+// are not sent (the change feed has them: `resume_cursor` is where they start), its pending deliveries are, at once and each with
 // a fresh 3-day retry window, whatever their number (the request takes the same time however
 // deep the backlog, since 2.11.3; the deliveries list may show an older `next_attempt_at` for
 // some of them until a worker takes them, which it does at once). Like a new endpoint, it receives the changes not yet visible in

@@ -24,6 +24,9 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	for i := range page.Items {
+		h.showResume(org, &page.Items[i])
+	}
 	return rest.Page(c, page.Items, storage.Next[store.Endpoint](page, p, h.env.Cursors))
 }
 
@@ -64,10 +67,12 @@ func (h handlers) get(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	e, err := store.GetEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id)
+	org := tenancy.OrgID(ctx)
+	e, err := store.GetEndpoint(ctx, h.env.Conn(ctx), org, id)
 	if err != nil {
 		return err
 	}
+	h.showResume(org, e)
 	return rest.OK(c, e)
 }
 
@@ -90,7 +95,8 @@ func (h handlers) update(c *fiber.Ctx) error {
 	if d.events.Set {
 		p.EnabledEvents = d.events.Value
 	}
-	e, err := store.UpdateEndpoint(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), id, p, func(events []string) error {
+	org := tenancy.OrgID(ctx)
+	e, err := store.UpdateEndpoint(ctx, h.env.Conn(ctx), org, id, p, func(events []string) error {
 		if sendsNothingNew(p) {
 			return nil
 		}
@@ -99,7 +105,21 @@ func (h handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.showResume(org, e)
 	return rest.Updated(c, e, in)
+}
+
+// showResume sets e's resume_cursor, the change-feed cursor of the place
+// its latest disable kept (store.Endpoint.DisabledPosition): reading the
+// feed from there lists every change the endpoint was not sent because it
+// was disabled (docs/webhooks.md, "Delivery and retries"). An endpoint
+// never disabled has none.
+func (h handlers) showResume(org tenancy.OrganizationID, e *store.Endpoint) {
+	if e.DisabledPosition == nil || e.DisabledSeq == nil {
+		return
+	}
+	cursor := changes.ResumeCursor(h.env.Cursors, org, *e.DisabledPosition, *e.DisabledSeq)
+	e.ResumeCursor = &cursor
 }
 
 // sendsNothingNew reports whether p only stops the endpoint or relabels it

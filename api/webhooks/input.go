@@ -15,7 +15,7 @@ import (
 // those of every record and the ones the server sets, so every field its
 // GET or its registration shows that no body sets (docs/decisions.md,
 // "POST refuses unknown fields"; TestAnEchoedEndpointIsReadOnly).
-var readOnly = rest.ReadOnlyFields(nil, "previous_secret_expires_at", "failing_since", "created_by_key_id", "secret")
+var readOnly = rest.ReadOnlyFields(nil, "previous_secret_expires_at", "failing_since", "resume_cursor", "created_by_key_id", "secret")
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document;
 // description is free text, the other strings one line.

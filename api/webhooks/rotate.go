@@ -36,12 +36,14 @@ func (h handlers) rotate(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	// The new secret signs every record the endpoint is subscribed to: the
 	// key must be able to read them all, as for a change of the endpoint.
-	e, err := store.RotateSecret(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), h.opt.Sealer, id, keep, func(events []string) error {
+	org := tenancy.OrgID(ctx)
+	e, err := store.RotateSecret(ctx, h.env.Conn(ctx), org, h.opt.Sealer, id, keep, func(events []string) error {
 		return changes.CheckReadable(ctx, events, store.AllEvents)
 	})
 	if err != nil {
 		return err
 	}
+	h.showResume(org, &e.Endpoint)
 	// The answer shows the new secret: a replay is for this key alone, and
 	// no cache keeps it.
 	rest.HoldsSecret(c)

@@ -40,6 +40,11 @@ type Change struct {
 // eight bytes of its id slot.
 func (c *Change) PageKey() storage.Cursor { return keyCursor(c.Position, c.Seq) }
 
+// Place is the cursor of the feed's place (position, seq), as a stored
+// cursor (a webhook endpoint's) names it: a read after it lists the changes
+// that follow.
+func Place(position, seq int64) storage.Cursor { return keyCursor(position, seq) }
+
 func keyCursor(position, seq int64) storage.Cursor {
 	var id uuid.UUID
 	for i := 0; i < 8; i++ {

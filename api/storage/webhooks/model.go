@@ -61,6 +61,9 @@ type Endpoint struct {
 	SealedPreviousSecret    []byte     `bun:"previous_secret" json:"-"`
 	PreviousSecretExpiresAt *time.Time `bun:"previous_secret_expires_at" json:"previous_secret_expires_at"`
 	FailingSince            *time.Time `bun:"failing_since" json:"failing_since"`
+	// ResumeCursor is the change-feed cursor of DisabledPosition and
+	// DisabledSeq, sealed by the handler that answers (nil: never disabled).
+	ResumeCursor *string `bun:"-" json:"resume_cursor"`
 	// CreatedByKeyID is the key that registered the endpoint; nil for one
 	// registered before 2.12.0. The endpoint outlives the key.
 	CreatedByKeyID *uuid.UUID `bun:"created_by_key_id,type:uuid" json:"created_by_key_id"`
@@ -68,6 +71,15 @@ type Endpoint struct {
 	// (FanOut); only the database moves them.
 	FeedPosition string `bun:"feed_position,scanonly" json:"-"`
 	FeedSeq      int64  `bun:"feed_seq,scanonly" json:"-"`
+	// DisabledPosition and DisabledSeq are where the fan-out's cursor stood
+	// when the endpoint was last disabled, after the disable queued what was
+	// visible: every change after it was not queued while the endpoint was
+	// disabled. Set by the database's disable trigger; nil until the first
+	// disable, and kept through a re-enable (docs/webhooks.md, "Delivery
+	// and retries"). Read with the endpoint (scanonly would leave them out
+	// of a SELECT), never written by a store.
+	DisabledPosition *int64 `bun:"disabled_position,skipupdate" json:"-"`
+	DisabledSeq      *int64 `bun:"disabled_seq,skipupdate" json:"-"`
 	// EnabledAt is when the endpoint's current run began: its registration
 	// or its latest re-enable (set by the database). Only a claim made since
 	// counts against it (Complete).
