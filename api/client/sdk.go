@@ -37,6 +37,9 @@ func RetryPolicy(r Retry) Option {
 	if r.MaxDelay <= 0 {
 		r.MaxDelay = DefaultRetry.MaxDelay
 	}
+	if r.InUseFor <= 0 {
+		r.InUseFor = DefaultRetry.InUseFor
+	}
 	return func(t *Transport) { t.Retry = r }
 }
 

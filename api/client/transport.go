@@ -30,17 +30,28 @@ import (
 // Do returns (up to maxBuffered; a longer one is handed on as a stream), so
 // that an answer cut off mid-body counts as lost and is sent again, with
 // the same Idempotency-Key.
+//
+// A 409 idempotency_key_in_use is repeated for InUseFor from the first
+// attempt whatever MaxRetries says (when retries are on): the first attempt
+// may still run, or may have died with its process, and the server's
+// in-progress marker of a request that died keeps the key in use for up to
+// 30 s (EVENTAPI_REQUEST_TIMEOUT + 10 s when that is longer; docs/edge.md,
+// "Crash-safe design"). Counted against MaxRetries, the default's four
+// retries gave up after about 5 s, and the caller was left with a write it
+// could neither see done nor safely send again with a new key.
 type Retry struct {
 	MaxRetries int
 	BaseDelay  time.Duration
 	MaxDelay   time.Duration
+	InUseFor   time.Duration
 }
 
 // DefaultRetry is the policy New uses unless told otherwise. Its MaxDelay
 // is the server's rate window (60 s, sliding, so a 429 after a burst may
 // carry a Retry-After of up to 60) and a second: the default waits out
-// every 429, within the request's context.
-var DefaultRetry = Retry{MaxRetries: 4, BaseDelay: 250 * time.Millisecond, MaxDelay: 61 * time.Second}
+// every 429, within the request's context. Its InUseFor outlasts the
+// server's in-progress marker (30 s) with a margin.
+var DefaultRetry = Retry{MaxRetries: 4, BaseDelay: 250 * time.Millisecond, MaxDelay: 61 * time.Second, InUseFor: 40 * time.Second}
 
 // maxBuffered bounds the success answer the transport reads whole to
 // repeat a request whose answer is cut off; the API's largest answers
@@ -92,6 +103,10 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	// replays its first answer (or says it is still in progress).
 	repeatable := replayable && (safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != "")
 	ctx := req.Context()
+	first := time.Now()
+	// retries counts the repeats MaxRetries bounds: every one but those of
+	// a 409 idempotency_key_in_use within InUseFor.
+	retries := 0
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 && req.GetBody != nil {
 			body, err := req.GetBody()
@@ -130,9 +145,10 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			// No answer: the write may or may not have been applied. Only
 			// a repeatable request is sent again; the caller's own
 			// cancellation or deadline ends it, and the error says so.
-			if !repeatable || attempt >= t.Retry.MaxRetries {
+			if !repeatable || retries >= t.Retry.MaxRetries {
 				return nil, withKey(req, err)
 			}
+			retries++
 			if werr := t.Retry.wait(ctx, attempt, 0); werr != nil {
 				if errors.Is(err, werr) {
 					return nil, withKey(req, err)
@@ -144,8 +160,12 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		apiErr := decodeError(res)
 		apiErr.IdempotencyKey = writeKey(req)
 		retryable := replayable && notProcessed(res.StatusCode, apiErr.Code) || repeatable && unavailable(res.StatusCode)
-		if !retryable || attempt >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
+		inUse := t.Retry.MaxRetries > 0 && apiErr.Code == codeInUse && time.Since(first) < t.Retry.InUseFor
+		if !retryable || !inUse && retries >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
 			return nil, apiErr
+		}
+		if !inUse {
+			retries++
 		}
 		if err := t.Retry.wait(ctx, attempt, apiErr.RetryAfter); err != nil {
 			return nil, fmt.Errorf("%w (while waiting to retry: %w)", apiErr, err)
@@ -159,8 +179,12 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 // 409 idempotency_key_in_use (the first attempt still runs).
 func notProcessed(status int, code string) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusRequestTimeout ||
-		status == http.StatusConflict && code == "idempotency_key_in_use"
+		status == http.StatusConflict && code == codeInUse
 }
+
+// codeInUse is the code of the 409 a keyed write meets while an earlier
+// attempt with its key holds it.
+const codeInUse = "idempotency_key_in_use"
 
 // unavailable reports whether an answer leaves the request's outcome
 // unknown or says the service could not take it now: 503, and a gateway's

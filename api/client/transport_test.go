@@ -54,6 +54,7 @@ func TestTransport(t *testing.T) {
 	fast := RetryPolicy(Retry{MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond})
 	busy := answer{429, map[string]string{"Retry-After": "1"}, `{"error":{"code":"rate_limited","message":"slow down","details":null,"request_id":"r-1"}}`}
 	down := answer{503, nil, `{"error":{"code":"service_unavailable","message":"idempotency store unavailable","details":null,"request_id":"r-2"}}`}
+	inUse := answer{409, nil, `{"error":{"code":"idempotency_key_in_use","message":"in progress","details":null,"request_id":"r-5"}}`}
 	tests := []struct {
 		name         string
 		method       string
@@ -88,6 +89,11 @@ func TestTransport(t *testing.T) {
 		{"no answer to an unkeyed write: not sent again", "POST", []Option{fast, NoAutoIdempotencyKey()}, []answer{{}, {201, nil, okBody}}, 1, -1, "", ""},
 		{"409 in use: the first attempt still runs", "POST", []Option{fast}, []answer{{409, nil,
 			`{"error":{"code":"idempotency_key_in_use","message":"in progress","details":null,"request_id":"r-5"}}`}, {201, nil, okBody}}, 2, 0, "", ""},
+		{"409 in use past MaxRetries: repeated while a dead attempt's marker may live", "POST", []Option{fast}, []answer{inUse, inUse, inUse, inUse, inUse, {201, nil, okBody}}, 6, 0, "", ""},
+		{"409 in use past InUseFor: given up after MaxRetries", "POST",
+			[]Option{RetryPolicy(Retry{MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, InUseFor: time.Nanosecond})},
+			[]answer{inUse, inUse, inUse, inUse, {201, nil, okBody}}, 3, 409, "idempotency_key_in_use", "r-5"},
+		{"409 in use with retries off: given up at once", "POST", []Option{NoRetries()}, []answer{inUse, {201, nil, okBody}}, 1, 409, "idempotency_key_in_use", "r-5"},
 		{"another 409 is a typed error at once", "POST", []Option{fast}, []answer{{409, nil,
 			`{"error":{"code":"idempotency_key_mismatch","message":"other body","details":null,"request_id":"r-6"}}`}}, 1, 409, "idempotency_key_mismatch", "r-6"},
 		{"a Retry-After past MaxDelay is not waited out", "GET", []Option{fast}, []answer{{429, map[string]string{"Retry-After": "60"}, busy.body}, {200, nil, okBody}},
@@ -335,13 +341,13 @@ func TestRetryPolicyFillsZeroFields(t *testing.T) {
 		name      string
 		give, got Retry
 	}{
-		{"retries alone", Retry{MaxRetries: 3}, Retry{MaxRetries: 3, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
+		{"retries alone", Retry{MaxRetries: 3}, Retry{MaxRetries: 3, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay, InUseFor: DefaultRetry.InUseFor}},
 		{"a shorter wait alone", Retry{MaxDelay: 10 * time.Second},
-			Retry{MaxRetries: DefaultRetry.MaxRetries, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: 10 * time.Second}},
+			Retry{MaxRetries: DefaultRetry.MaxRetries, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: 10 * time.Second, InUseFor: DefaultRetry.InUseFor}},
 		{"zero", Retry{}, DefaultRetry},
-		{"off", Retry{MaxRetries: -1}, Retry{MaxRetries: -1, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay}},
-		{"as given", Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second},
-			Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second}},
+		{"off", Retry{MaxRetries: -1}, Retry{MaxRetries: -1, BaseDelay: DefaultRetry.BaseDelay, MaxDelay: DefaultRetry.MaxDelay, InUseFor: DefaultRetry.InUseFor}},
+		{"as given", Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, InUseFor: time.Minute},
+			Retry{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Second, InUseFor: time.Minute}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var tr Transport

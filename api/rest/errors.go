@@ -216,12 +216,15 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		c.Locals(localErrorCode, string(loggedCode(c, e.Code)))
 		switch {
 		case status >= 500 && e.Code == errs.ServiceUnavailable:
-			// Expected while draining or while a dependency is down (a
-			// readiness probe answers it every second): not an error of
-			// the service. Logged at most once per RefusedLogEvery, with
-			// the count: each refusal is in the access log, and one line
-			// per request made an outage thousands of WARN lines a second.
-			refused.Record(c.UserContext(), e)
+			// Expected while draining or while a dependency is down: not
+			// an error of the service. Logged at most once per
+			// RefusedLogEvery, with the count: each refusal is in the
+			// access log, and one line per request made an outage
+			// thousands of WARN lines a second. A readiness probe's 503 is
+			// not a client's and is left out (Unrefused).
+			if c.Locals(localUnrefused) == nil {
+				refused.Record(c.UserContext(), e)
+			}
 		case status >= 500:
 			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
 				"method", c.Method(), "path", c.Path())
@@ -275,6 +278,16 @@ type AllowDetails struct {
 }
 
 const localErrorCode = "eventapi.error_code"
+
+const localUnrefused = "eventapi.unrefused"
+
+// Unrefused keeps the 503 that c's handler answers out of the WARN line
+// that counts the requests refused (ErrorHandler): a readiness probe's 503
+// says the pod is not ready, which the probe logs once per change of
+// state, and counted there it swamped the clients' refusals of an outage
+// and went on after the load balancer had stopped sending any
+// (docs/observability.md, "Traces and log lines").
+func Unrefused(c *fiber.Ctx) { c.Locals(localUnrefused, true) }
 
 // loggedCode is the code ErrorCodeOf gives for an error of code rendered
 // for c: its own, but on v1 the code it is answered as (v1Equivalent), so a

@@ -166,7 +166,7 @@ func build(d Deps) (app *fiber.App, stop func()) {
 
 	// Public: probes and the API description.
 	app.Get(livezPath, livez)
-	app.Get(readyzPath, readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain}))
+	app.Get(readyzPath, readyz(readiness{postgres: d.Ready, redis: d.Redis, drain: d.Drain, log: d.Log}))
 	openapi.Routes(app)
 	openapi.V1Routes(app, d.V1Sunset)
 	app.Use(publicMethods(routes))

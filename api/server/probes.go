@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -52,10 +54,15 @@ const (
 type readiness struct {
 	postgres, redis func(ctx context.Context) error
 	drain           *Drain
+	log             *slog.Logger
 }
 
 func readyz(r readiness) fiber.Handler {
+	var notReady atomic.Bool
 	return func(c *fiber.Ctx) error {
+		// A 503 here is the pod's state, not a client refused: it is
+		// logged once per change (below), not in the refusals' line.
+		rest.Unrefused(c)
 		body := Readiness{Status: "ready", Postgres: depNotChecked, Redis: depNotChecked}
 		if r.drain.Draining() {
 			body.Status, body.Draining = "draining", true
@@ -70,8 +77,14 @@ func readyz(r readiness) fiber.Handler {
 		body.Redis = <-redis
 		if body.Postgres == depUnavailable {
 			body.Status = "not_ready"
+			if !notReady.Swap(true) && r.log != nil {
+				r.log.Warn("readiness: not ready: PostgreSQL is unavailable", "postgres", body.Postgres, "redis", body.Redis)
+			}
 			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: PostgreSQL is unavailable",
 				Details: body, RetryAfter: 1}
+		}
+		if notReady.Swap(false) && r.log != nil {
+			r.log.Info("readiness: ready again: PostgreSQL answers", "postgres", body.Postgres, "redis", body.Redis)
 		}
 		return c.JSON(body)
 	}

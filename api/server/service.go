@@ -60,9 +60,10 @@ type Service struct {
 	// EVENTAPI_WEBHOOK_WORKERS=0).
 	webhooks      *delivery.Worker
 	startWebhooks func()
-	// unmeterEdge stops the edge store's health checks and unregisters
-	// their gauge (meterEdgeStore); nil when they were not started.
-	unmeterEdge func()
+	// unmeterEdge and unmeterDatabase stop the edge store's and
+	// PostgreSQL's health checks and unregister their gauges (meterUp);
+	// nil when they were not started.
+	unmeterEdge, unmeterDatabase func()
 }
 
 // Options adjusts Open for tests.
@@ -175,19 +176,23 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	telemetry.StartRetentionMetrics(ctx)
 	s.startRequestLog(ctx, cfg, opt)
 	s.startRetention(ctx)
+	postgresUp := pingTwice(s.probe.PingContext)
+	if opt.Metrics {
+		s.unmeterDatabase = meterUp(databaseUpGauge, postgresUp, ReadyTimeout)
+	}
 	var redisUp func(ctx context.Context) error
 	if cfg.RedisURL != "" {
 		redisUp = store.Ping
 		if opt.Metrics {
 			// eventapi_edge_store_up: no series without Redis, whose
 			// in-process store cannot fail (docs/observability.md).
-			s.unmeterEdge = meterEdgeStore(store.Ping)
+			s.unmeterEdge = meterUp(edgeUpGauge, store.Ping, edgeUpTimeout)
 		}
 	}
 	s.App, s.stopApp = build(Deps{
 		DB: db, Auth: auth, Edge: store, Cursors: cursors, Log: log,
 		RateWindow: cfg.RateWindow, RequestTimeout: cfg.RequestTimeout, V1Limit: cfg.V1RateLimit, V2Limit: cfg.V2RateLimit, V1Sunset: cfg.V1Sunset,
-		Ready: pingTwice(s.probe.PingContext), Redis: redisUp, Drain: s.Drain,
+		Ready: postgresUp, Redis: redisUp, Drain: s.Drain,
 		Routes: opt.Routes, RequestLog: requestLogSink(s.RequestLog, opt.RequestLogOff), TrustedProxies: cfg.TrustedProxies, Webhooks: hooks,
 		FailOpens: &s.FailOpens, JSONEncoder: opt.JSONEncoder, LargeReads: s.LargeReads, Writes: s.Writes, Responses: responses,
 	})
@@ -274,8 +279,10 @@ func (s *Service) Close() error {
 	if logErr != nil {
 		s.Log.Warn("request log: records still buffered at shutdown were lost", "error", logErr.Error())
 	}
-	if s.unmeterEdge != nil {
-		s.unmeterEdge() // before the store it checks is closed
+	for _, unmeter := range []func(){s.unmeterEdge, s.unmeterDatabase} {
+		if unmeter != nil {
+			unmeter() // before the store or pool it checks is closed
+		}
 	}
 	return errors.Join(s.Edge.Close(), s.probe.Close(), s.DB.Close())
 }

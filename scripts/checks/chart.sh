@@ -144,14 +144,18 @@ for bad in podDisruptionBudget.minAvailable=0 probes.readiness.timeoutSeconds=2 
   if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set "$bad" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $bad"; fi
   grep -q "minimum\|does not match pattern\|doesn't match pattern" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $bad for another reason"; }
 done
-if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string podDisruptionBudget.minAvailable=0% >/dev/null 2>"$tmp/bad.txt"; then
-  fail "helm template accepted podDisruptionBudget.minAvailable 0%"
-fi
+for pct in 0% 100% 150%; do
+  if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string "podDisruptionBudget.minAvailable=$pct" >/dev/null 2>"$tmp/bad.txt"; then
+    fail "helm template accepted podDisruptionBudget.minAvailable $pct"
+  fi
+done
+"$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string podDisruptionBudget.minAvailable=99% >/dev/null ||
+  fail "helm template refused podDisruptionBudget.minAvailable 99%"
 "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set autoscaling.targetCPUUtilizationPercentage=150 \
   --set 'config.trustedProxies[0]=10.0.0.0/8' --set 'config.trustedProxies[1]=255.255.255.255' --set 'config.trustedProxies[2]=::ffff:10.0.0.1' \
   --set 'config.trustedProxies[3]=fd00::/8' >/dev/null 2>"$tmp/bad.txt" ||
   { cat "$tmp/bad.txt" >&2; fail "helm template refused a CPU target of 150% or good trusted proxies"; }
-echo "chart:   refused a misspelt TLS key, a budget of 0, a readiness timeout under the 2 s database ping, an IPv4 octet over 255, IPv6 text :::" >&2
+echo "chart:   refused a misspelt TLS key, a budget of 0, 0%, 100% or 150%, a readiness timeout under the 2 s database ping, an IPv4 octet over 255, IPv6 text :::" >&2
 # Two long release names that differ only at their end name different
 # objects (the cut name gets a hash of the whole).
 blue=$("$HELM" template production-eu-west-1-rentals-api-release-2025-blue "$chart" | grep -E '^  name: ' | sort -u)
@@ -160,6 +164,20 @@ if [ -n "$(comm -12 <(echo "$blue") <(echo "$green") | grep -v 'name: eventapi' 
   comm -12 <(echo "$blue") <(echo "$green") >&2; fail "two long release names share object names"
 fi
 echo "chart:   two long release names share no object name" >&2
+# One release name in two namespaces (staging and production of one
+# cluster): their cluster-scoped objects must differ, or helm refuses the
+# second install ("invalid ownership metadata"). With and without
+# watchNamespaces, which switch the operator's ClusterRoles.
+cluster_names() { "$HELM" template eventapi "$chart" -n "$1" "${@:2}" | awk '/^kind: (ClusterRole|ClusterRoleBinding)$/ {k=1; next} k && /^  name: / {print; k=0}' | sort -u; }
+for watch in "" "--set operator.watchNamespaces[0]=integrations"; do
+  # shellcheck disable=SC2086 # $watch is empty or two words on purpose
+  staging=$(cluster_names staging $watch); production=$(cluster_names production $watch)
+  [ -n "$staging" ] || fail "no cluster-scoped object rendered (the check would check nothing)"
+  if [ -n "$(comm -12 <(echo "$staging") <(echo "$production"))" ]; then
+    comm -12 <(echo "$staging") <(echo "$production") >&2; fail "one release name in two namespaces shares cluster-scoped names"
+  fi
+done
+echo "chart:   one release name in two namespaces shares no cluster-scoped name" >&2
 short_grace="$chart/testdata/short-grace-period.yaml"
 if "$HELM" template eventapi "$chart" -f "$short_grace" >/dev/null 2>"$tmp/bad.txt"; then fail "helm template accepted $short_grace"; fi
 grep -q "must cover config.drainDelay" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "helm template refused $short_grace for another reason"; }

@@ -47,6 +47,17 @@ Name of the operator's objects (Deployment, Service, ServiceAccount, RBAC).
 {{- end }}
 
 {{/*
+Name of the operator's cluster-scoped RBAC (ClusterRole, ClusterRoleBinding):
+the operator's name prefixed with the release's namespace, so that releases
+of one name in several namespaces do not claim the same object (helm refuses
+the second install). RBAC names may be 253 characters long: a namespace (63)
+and a name (63) fit.
+*/}}
+{{- define "eventapi.operatorClusterName" -}}
+{{- printf "%s-%s" .Release.Namespace (include "eventapi.operatorFullname" .) }}
+{{- end }}
+
+{{/*
 Names of the metrics Services (eventapi.suffixed).
 */}}
 {{- define "eventapi.metricsServiceName" -}}

@@ -205,6 +205,13 @@ func edgeStoreUp(pod string, down, back time.Duration) series {
 		value: func(t time.Duration) float64 { return boolFloat(t < down || t >= back) }}
 }
 
+// databaseUp is one pod's eventapi_database_up: 0 (its check of
+// PostgreSQL fails) from down until back, 1 before and after.
+func databaseUp(pod string, down, back time.Duration) series {
+	return series{labels: labelsOf("eventapi_database_up", with(api, "pod", pod)...), end: hour,
+		value: func(t time.Duration) float64 { return boolFloat(t < down || t >= back) }}
+}
+
 // TestAlertsFire: each of the chart's alerts fires on the trouble it names,
 // once it has lasted its For, and stays quiet on a healthy hour, on a short
 // blip, and during what a fleet does every day (a drain's 503s on /readyz,
@@ -265,6 +272,24 @@ func TestAlertsFire(t *testing.T) {
 		{"a Redis failover 150 s in", "EventapiRedisUnavailable",
 			[]series{edgeStoreUp("a", 57*time.Minute+30*time.Second, 2*hour)}, false},
 		{"Redis up", "EventapiRedisUnavailable", []series{edgeStoreUp("a", 0, 0), edgeStoreUp("b", 0, 0)}, false},
+		// Once every pod is out of rotation only the probes reach them: no
+		// request alert can fire (rv31's 40-minute outage fired none).
+		{"PostgreSQL down for every pod for the last 40 minutes, only probes arriving", "EventapiDatabaseUnavailable", concat(
+			[]series{databaseUp("a", 20*time.Minute, 2*hour), databaseUp("b", 20*time.Minute, 2*hour)},
+			[]series{between(0, 20*time.Minute, requests(20, "/api/v2/clients", "200"))},
+			[]series{requests(0.2, "/readyz", "503")}), true},
+		{"the same outage, the request alerts", "EventapiServerErrors", concat(
+			[]series{between(0, 20*time.Minute, requests(20, "/api/v2/clients", "200"))},
+			[]series{requests(0.2, "/readyz", "503")}), false},
+		{"PostgreSQL down for one pod for the last 3 minutes", "EventapiDatabaseUnavailable",
+			[]series{databaseUp("a", 57*time.Minute, 2*hour), databaseUp("b", 0, 0)}, true},
+		{"a PostgreSQL failover of 60 s, over", "EventapiDatabaseUnavailable",
+			[]series{databaseUp("a", 55*time.Minute, 56*time.Minute), databaseUp("b", 55*time.Minute, 56*time.Minute)}, false},
+		{"a PostgreSQL failover 90 s in", "EventapiDatabaseUnavailable",
+			[]series{databaseUp("a", 58*time.Minute+30*time.Second, 2*hour)}, false},
+		{"PostgreSQL up, one pod draining", "EventapiDatabaseUnavailable", concat(
+			[]series{databaseUp("a", 0, 0), databaseUp("b", 0, 0)},
+			[]series{between(55*time.Minute, 56*time.Minute, requests(0.2, "/readyz", "503"))}), false},
 		{"records dropped", "EventapiRequestLogDropping", []series{counter(40, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, true},
 		{"no record dropped", "EventapiRequestLogDropping", []series{gauge(0, "eventapi_request_log_dropped_total", with(api, "reason", "buffer_full")...)}, false},
 		{"drops for 90 s, over", "EventapiRequestLogDropping",

@@ -11,31 +11,38 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
-// edgeUpEvery is how often the edge store is checked for the gauge, and
-// edgeUpTimeout bounds one check.
+// upEvery is how often a dependency is checked for its gauge, and
+// edgeUpTimeout bounds one check of the edge store (a check of PostgreSQL
+// has /readyz's bound, ReadyTimeout).
 const (
-	edgeUpEvery   = 5 * time.Second
+	upEvery       = 5 * time.Second
 	edgeUpTimeout = time.Second
 )
 
 var (
 	// edgeUpGauge is 1 while the edge store's check passes, 0 while it
-	// fails (docs/observability.md, EventapiRedisUnavailable). It moves
-	// without traffic, unlike the fail-open and unavailable counters.
-	edgeUpGauge metric.Int64ObservableGauge
-	// edgeMeter made the gauge; its callback must be registered with it.
-	edgeMeter metric.Meter
+	// fails (docs/observability.md, EventapiRedisUnavailable);
+	// databaseUpGauge the same for PostgreSQL (EventapiDatabaseUnavailable).
+	// They move without traffic, unlike the counters of refused requests:
+	// a pod that cannot reach PostgreSQL is not ready, leaves the load
+	// balancer's rotation and gets no request but the probes.
+	edgeUpGauge, databaseUpGauge metric.Int64ObservableGauge
+	// upMeter made the gauges; their callbacks must be registered with it.
+	upMeter metric.Meter
 )
 
 func init() {
-	edgeMeter = otel.Meter("github.com/eventapi/eventapi/api/server")
-	edgeUpGauge, _ = edgeMeter.Int64ObservableGauge("eventapi.edge_store.up",
+	upMeter = otel.Meter("github.com/eventapi/eventapi/api/server")
+	edgeUpGauge, _ = upMeter.Int64ObservableGauge("eventapi.edge_store.up",
 		metric.WithDescription("1 when the edge store (Redis) passed its last check (the one /readyz reports, every 5 s, at most 1 s each), 0 when it failed; only on a pod with EVENTAPI_REDIS_URL set."))
+	databaseUpGauge, _ = upMeter.Int64ObservableGauge("eventapi.database.up",
+		metric.WithDescription("1 when PostgreSQL (through PgBouncer when it is in the path) answered the pod's last check (the one /readyz reports, every 5 s, at most 2 s each), 0 when it did not."))
 }
 
-// meterEdgeStore checks the edge store with ping every edgeUpEvery, from
-// now, and reports the last outcome as edgeUpGauge at each collection,
-// until the returned function stops the checks and unregisters the gauge.
+// meterUp checks a dependency with ping every upEvery, each check bounded
+// by timeout, from now, and reports the last outcome as gauge at each
+// collection, until the returned function stops the checks and
+// unregisters the gauge.
 //
 // The check runs on a goroutine of its own, never in the collection's
 // callback: the SDK holds its lock while callbacks run, and a check that
@@ -45,17 +52,17 @@ func init() {
 // hung on the same lock. The checks run under telemetry.Untraced: each
 // would otherwise be a trace of its own. Until the first check ends there
 // is no sample.
-func meterEdgeStore(ping func(ctx context.Context) error) (stop func()) {
+func meterUp(gauge metric.Int64ObservableGauge, ping func(ctx context.Context) error, timeout time.Duration) (stop func()) {
 	var up atomic.Int64
 	up.Store(-1) // no check has ended yet
 	ctx, cancel := context.WithCancel(telemetry.Untraced(context.Background()))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(edgeUpEvery)
+		tick := time.NewTicker(upEvery)
 		defer tick.Stop()
 		for {
-			check, end := context.WithTimeout(ctx, edgeUpTimeout)
+			check, end := context.WithTimeout(ctx, timeout)
 			err := ping(check)
 			end()
 			if ctx.Err() != nil {
@@ -73,13 +80,13 @@ func meterEdgeStore(ping func(ctx context.Context) error) (stop func()) {
 			}
 		}
 	}()
-	reg, err := edgeMeter.RegisterCallback(
+	reg, err := upMeter.RegisterCallback(
 		func(_ context.Context, o metric.Observer) error {
 			if v := up.Load(); v >= 0 {
-				o.ObserveInt64(edgeUpGauge, v)
+				o.ObserveInt64(gauge, v)
 			}
 			return nil
-		}, edgeUpGauge)
+		}, gauge)
 	return func() {
 		cancel()
 		<-done
