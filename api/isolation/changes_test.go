@@ -1,7 +1,6 @@
 package isolation_test
 
 import (
-	"net/url"
 	"testing"
 	"time"
 
@@ -59,22 +58,5 @@ func feedHolds(t *testing.T, o *apitest.Org, id string) bool {
 // feed reads o's whole feed.
 func feed(t *testing.T, o *apitest.Org) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	cursor := ""
-	for {
-		q := "/api/v2/changes?limit=100"
-		if cursor != "" {
-			q += "&cursor=" + url.QueryEscape(cursor)
-		}
-		res := o.Get(q)
-		if res.Status != 200 {
-			t.Fatalf("GET %s: %d %s", q, res.Status, res.Body)
-		}
-		out = append(out, res.List()...)
-		pg := res.JSON()["pagination"].(map[string]any)
-		if more, _ := pg["has_more"].(bool); !more {
-			return out
-		}
-		cursor = pg["next_cursor"].(string)
-	}
+	return o.ChangesAfter("")
 }

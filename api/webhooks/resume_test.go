@@ -107,25 +107,10 @@ type createdChange struct{ change, object string }
 func clientsCreatedAfter(t *testing.T, o *apitest.Org, cursor string) []createdChange {
 	t.Helper()
 	var out []createdChange
-	for {
-		path := "/api/v2/changes?limit=100"
-		if cursor != "" {
-			path += "&cursor=" + url.QueryEscape(cursor)
+	for _, c := range o.ChangesAfter(cursor) {
+		if c["type"] == "client.created" {
+			out = append(out, createdChange{change: c["id"].(string), object: c["object_id"].(string)})
 		}
-		r := o.Get(path)
-		if r.Status != 200 {
-			t.Fatalf("GET /changes from %q: %d %s", cursor, r.Status, r.Body)
-		}
-		for _, c := range r.List() {
-			if c["type"] == "client.created" {
-				out = append(out, createdChange{change: c["id"].(string), object: c["object_id"].(string)})
-			}
-		}
-		next, _ := r.JSON()["pagination"].(map[string]any)["next_cursor"].(string)
-		more, _ := r.JSON()["pagination"].(map[string]any)["has_more"].(bool)
-		if next == "" || !more {
-			return out
-		}
-		cursor = next
 	}
+	return out
 }
