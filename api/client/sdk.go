@@ -37,8 +37,8 @@ func RetryPolicy(r Retry) Option {
 	if r.MaxDelay <= 0 {
 		r.MaxDelay = DefaultRetry.MaxDelay
 	}
-	if r.InUseFor <= 0 {
-		r.InUseFor = DefaultRetry.InUseFor
+	if r.InUseFor == 0 {
+		r.InUseFor = DefaultRetry.InUseFor // a negative one turns the in-use repeats off
 	}
 	return func(t *Transport) { t.Retry = r }
 }

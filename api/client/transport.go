@@ -32,7 +32,8 @@ import (
 // the same Idempotency-Key.
 //
 // A 409 idempotency_key_in_use is repeated for InUseFor from the first
-// attempt whatever MaxRetries says (when retries are on): the first attempt
+// attempt whatever MaxRetries says, unless retries are off (a negative
+// MaxRetries) or InUseFor is negative: the first attempt
 // may still run, or may have died with its process, and the server's
 // in-progress marker of a request that died keeps the key in use for up to
 // 30 s (EVENTAPI_REQUEST_TIMEOUT + 10 s when that is longer; docs/edge.md,
@@ -148,13 +149,13 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			if !repeatable || retries >= t.Retry.MaxRetries {
 				return nil, withKey(req, err)
 			}
-			retries++
-			if werr := t.Retry.wait(ctx, attempt, 0); werr != nil {
+			if werr := t.Retry.wait(ctx, retries, 0); werr != nil {
 				if errors.Is(err, werr) {
 					return nil, withKey(req, err)
 				}
 				return nil, withKey(req, fmt.Errorf("%w (while waiting to retry: %w)", err, werr))
 			}
+			retries++
 			continue
 		}
 		apiErr := decodeError(res)
@@ -164,11 +165,13 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		if !retryable || !inUse && retries >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
 			return nil, apiErr
 		}
+		// The backoff grows with the repeats counted, not with the in-use
+		// ones, which wait Retry-After.
+		if err := t.Retry.wait(ctx, retries, apiErr.RetryAfter); err != nil {
+			return nil, fmt.Errorf("%w (while waiting to retry: %w)", apiErr, err)
+		}
 		if !inUse {
 			retries++
-		}
-		if err := t.Retry.wait(ctx, attempt, apiErr.RetryAfter); err != nil {
-			return nil, fmt.Errorf("%w (while waiting to retry: %w)", apiErr, err)
 		}
 	}
 }

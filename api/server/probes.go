@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -72,13 +73,14 @@ func readyz(r readiness) fiber.Handler {
 		ctx, cancel := context.WithTimeout(c.UserContext(), ReadyTimeout)
 		defer cancel()
 		redis := make(chan string, 1)
-		go func() { redis <- status(ctx, r.redis) }()
-		body.Postgres = status(ctx, r.postgres)
+		go func() { s, _ := status(ctx, r.redis); redis <- s }()
+		var pgErr error
+		body.Postgres, pgErr = status(ctx, r.postgres)
 		body.Redis = <-redis
 		if body.Postgres == depUnavailable {
 			body.Status = "not_ready"
 			if !notReady.Swap(true) && r.log != nil {
-				r.log.Warn("readiness: not ready: PostgreSQL is unavailable", "postgres", body.Postgres, "redis", body.Redis)
+				r.log.Warn("readiness: not ready: PostgreSQL is unavailable", "error", pgErr.Error(), "redis", body.Redis)
 			}
 			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: PostgreSQL is unavailable",
 				Details: body, RetryAfter: 1}
@@ -106,25 +108,25 @@ func pingTwice(ping func(ctx context.Context) error) func(ctx context.Context) e
 	}
 }
 
-// status runs one dependency check; a nil check is a dependency that is not
-// configured. The answer comes by ctx's deadline (ReadyTimeout) even when
+// status runs one dependency check and returns its status and, when
+// unavailable, why; a nil check is a dependency that is not configured. The answer comes by ctx's deadline (ReadyTimeout) even when
 // the check returns later: a check cancelled on a stalled connection goes
 // on closing it (about a second more for PostgreSQL's), which kept the
 // probe past its bound; it finishes on its own goroutine.
-func status(ctx context.Context, check func(ctx context.Context) error) string {
+func status(ctx context.Context, check func(ctx context.Context) error) (string, error) {
 	if check == nil {
-		return depNotConfigured
+		return depNotConfigured, nil
 	}
 	done := make(chan error, 1)
 	go func() { done <- check(ctx) }()
 	select {
 	case err := <-done:
 		if err != nil {
-			return depUnavailable
+			return depUnavailable, err
 		}
-		return depOK
+		return depOK, nil
 	case <-ctx.Done():
-		return depUnavailable
+		return depUnavailable, fmt.Errorf("no answer within %s", ReadyTimeout)
 	}
 }
 

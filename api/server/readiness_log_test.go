@@ -1,12 +1,18 @@
 package server_test
 
 import (
+	"context"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
+	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
@@ -61,5 +67,40 @@ func TestReadinessLogsItsStateNotTheRefusals(t *testing.T) {
 		if n := strings.Count(out, line); n != want {
 			t.Errorf("%d log lines %q, want %d:\n%s", n, line, want, out)
 		}
+	}
+}
+
+// TestStartingProbesAreNotRefusals: while a pod waits for PostgreSQL at
+// start, its readiness probes' 503s are not counted as requests refused
+// either (the wait has its own log lines); a client's request then is.
+func TestStartingProbesAreNotRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		path    string
+		counted bool
+	}{{"/readyz", false}, {"/api/v2/clients", true}} {
+		t.Run(tc.path, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var log logtest.Buffer
+			stop := server.ServeWhileStarting(ln, telemetry.NewLogger(&log, "info"))
+			for range 3 {
+				res, err := http.Get("http://" + ln.Addr().String() + tc.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = res.Body.Close()
+				if res.StatusCode != http.StatusServiceUnavailable {
+					t.Fatalf("GET %s while starting: %d, want 503", tc.path, res.StatusCode)
+				}
+			}
+			stop()
+			edge.FlushOutageLogs(context.Background())
+			if counted := strings.Contains(log.String(), "requests refused: service unavailable"); counted != tc.counted {
+				t.Errorf("three GET %s counted as requests refused: %v, want %v:\n%s", tc.path, counted, tc.counted, log.String())
+			}
+		})
 	}
 }

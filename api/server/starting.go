@@ -55,7 +55,10 @@ func ServeWhileStarting(ln net.Listener, log *slog.Logger) (stop func()) {
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))
 	app.Use(accesslog.New(accesslog.Config{Log: log, ErrorHandler: errorHandler, Routes: routes}))
 	app.Get(livezPath, livez)
-	app.Get(readyzPath, func(*fiber.Ctx) error {
+	app.Get(readyzPath, func(c *fiber.Ctx) error {
+		// The pod's state, not a client refused (readyz); the wait is
+		// logged by its retries ("the database is unreachable").
+		rest.Unrefused(c)
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: starting, waiting for PostgreSQL",
 			Details:    Readiness{Status: "starting", Postgres: depUnavailable, Redis: depNotChecked},
 			RetryAfter: startingRetryAfter}

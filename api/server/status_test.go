@@ -38,7 +38,7 @@ func TestStatus(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), budget)
 			defer cancel()
 			got := make(chan string, 1)
-			go func() { got <- status(ctx, tt.check) }()
+			go func() { s, _ := status(ctx, tt.check); got <- s }()
 			select {
 			case g := <-got:
 				if g != tt.want {

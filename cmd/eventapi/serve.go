@@ -126,15 +126,22 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	}()
 	// Until the service is open the port answers the probes: alive, not
 	// ready (server.ServeWhileStarting).
-	stopStarting := server.ServeWhileStarting(ln, log)
+	// eventapi_database_up reads 0 while PostgreSQL does not answer, from
+	// the first failed attempt, as it does once the service is open.
+	stopStarting, waiting := server.ServeWhileStarting(ln, log), server.MeterDatabaseWait()
 	var svc *server.Service
 	err = database.UntilReachable(ctx, log, "eventapi", func() error {
 		if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {
+			waiting.Failed()
 			return err
 		}
 		svc, err = server.Open(ctx, cfg, log, server.Options{Tracing: exporting, Metrics: true})
+		if err != nil {
+			waiting.Failed()
+		}
 		return err
 	})
+	waiting.Stop()
 	stopStarting()
 	if err != nil {
 		return err

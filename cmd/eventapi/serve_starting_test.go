@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,7 +18,10 @@ import (
 // TestServeAnswersProbesWhileWaitingForItsDatabase: a serve started while
 // PostgreSQL cannot be reached says alive, not ready, on its port (a
 // startup probe passes; docs/helm.md, "Rolling updates and draining"), and
-// is ready, on the same port, once the database answers.
+// its /metrics says eventapi_database_up 0, so EventapiDatabaseUnavailable
+// fires for pods that all restarted during an outage (they had no series);
+// once the database answers it is ready, on the same port, and the gauge
+// reads 1.
 func TestServeAnswersProbesWhileWaitingForItsDatabase(t *testing.T) {
 	dbURL, err := url.Parse(pgtest.NewDatabase(t))
 	if err != nil {
@@ -26,10 +30,11 @@ func TestServeAnswersProbesWhileWaitingForItsDatabase(t *testing.T) {
 	gate := newGate(t, dbURL.Host)
 	dbURL.Host = gate.addr
 	_, free := busyAndClosed(t)
+	_, metricsAddr := busyAndClosed(t)
 	t.Setenv("EVENTAPI_DATABASE_URL", dbURL.String())
 	t.Setenv("EVENTAPI_REDIS_URL", "")
 	t.Setenv("EVENTAPI_ADDR", free)
-	t.Setenv("EVENTAPI_METRICS_ADDR", "127.0.0.1:0")
+	t.Setenv("EVENTAPI_METRICS_ADDR", metricsAddr)
 	t.Setenv("EVENTAPI_DRAIN_DELAY", "0s")
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -55,8 +60,28 @@ func TestServeAnswersProbesWhileWaitingForItsDatabase(t *testing.T) {
 	if s := status(base + "/api/v2/health"); s != http.StatusServiceUnavailable {
 		t.Fatalf("a request while waiting for the database: %d, want 503", s)
 	}
+	databaseUp := func() string { return gauge("http://"+metricsAddr+"/metrics", "eventapi_database_up") }
+	// Set once the first attempt has failed, which a try at the gate starts.
+	waitFor(t, "eventapi_database_up 0 while waiting for the database", func() bool { return databaseUp() == "0" })
 	gate.open.Store(true)
 	waitFor(t, "serve to be ready once the database answers", func() bool { return status(base+"/readyz") == http.StatusOK })
+	waitFor(t, "eventapi_database_up 1 once the database answers", func() bool { return databaseUp() == "1" })
+}
+
+// gauge returns the value of the one sample of name in the Prometheus text
+// at url ("" when there is none, or more than one).
+func gauge(url, name string) string {
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Get(url)
+	if err != nil {
+		return ""
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	m := regexp.MustCompile(`(?m)^`+name+`(?:\{[^}]*\})? (\S+)$`).FindAllSubmatch(body, -1)
+	if len(m) != 1 {
+		return ""
+	}
+	return string(m[0][1])
 }
 
 // gate forwards connections to target once open, and closes them at once

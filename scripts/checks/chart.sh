@@ -149,13 +149,20 @@ for pct in 0% 100% 150%; do
     fail "helm template accepted podDisruptionBudget.minAvailable $pct"
   fi
 done
-"$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string podDisruptionBudget.minAvailable=99% >/dev/null ||
-  fail "helm template refused podDisruptionBudget.minAvailable 99%"
+# Kubernetes rounds a percentage up: 67% of 3 pods keeps all 3.
+for pct in 67% 99%; do
+  if "$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string "podDisruptionBudget.minAvailable=$pct" >/dev/null 2>"$tmp/bad.txt"; then
+    fail "helm template accepted podDisruptionBudget.minAvailable $pct of 3 pods (it keeps all 3)"
+  fi
+  grep -q "keeps 3 of 3 pods" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "minAvailable $pct of 3 pods was refused for another reason"; }
+done
+"$HELM" template eventapi "$chart" --set replicaCount=3 --set redis.url=redis://r:6379/0 --set-string podDisruptionBudget.minAvailable=66% >/dev/null ||
+  fail "helm template refused podDisruptionBudget.minAvailable 66% of 3 pods (it keeps 2)"
 "$HELM" template eventapi "$chart" --set redis.url=redis://r:6379/0 --set autoscaling.enabled=true --set autoscaling.targetCPUUtilizationPercentage=150 \
   --set 'config.trustedProxies[0]=10.0.0.0/8' --set 'config.trustedProxies[1]=255.255.255.255' --set 'config.trustedProxies[2]=::ffff:10.0.0.1' \
   --set 'config.trustedProxies[3]=fd00::/8' >/dev/null 2>"$tmp/bad.txt" ||
   { cat "$tmp/bad.txt" >&2; fail "helm template refused a CPU target of 150% or good trusted proxies"; }
-echo "chart:   refused a misspelt TLS key, a budget of 0, 0%, 100% or 150%, a readiness timeout under the 2 s database ping, an IPv4 octet over 255, IPv6 text :::" >&2
+echo "chart:   refused a misspelt TLS key, a budget of 0, 0%, 100% or 150%, or a percentage that keeps every pod, a readiness timeout under the 2 s database ping, an IPv4 octet over 255, IPv6 text :::" >&2
 # Two long release names that differ only at their end name different
 # objects (the cut name gets a hash of the whole).
 blue=$("$HELM" template production-eu-west-1-rentals-api-release-2025-blue "$chart" | grep -E '^  name: ' | sort -u)

@@ -373,6 +373,13 @@ Refuse configurations that cannot work.
 {{- if and (not $maxSet) (not (kindIs "string" $pdb.minAvailable)) (ge (int $pdb.minAvailable) $replicas) }}
 {{- fail (printf "podDisruptionBudget.minAvailable (%v) must be below the replica count (%d), or no pod can be evicted and every node drain blocks" $pdb.minAvailable $replicas) }}
 {{- end }}
+{{- /* Kubernetes rounds a percentage minAvailable up: 67% of 3 pods is 3. */}}
+{{- if and (not $maxSet) (kindIs "string" $pdb.minAvailable) (hasSuffix "%" $pdb.minAvailable) }}
+{{- $kept := div (add (mul (trimSuffix "%" $pdb.minAvailable | int) $replicas) 99) 100 }}
+{{- if ge (int $kept) $replicas }}
+{{- fail (printf "podDisruptionBudget.minAvailable (%s) keeps %d of %d pods (Kubernetes rounds it up), so no pod can be evicted and every node drain blocks; set a lower percentage or a number below the replica count" $pdb.minAvailable (int $kept) $replicas) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if eq (int .Values.metrics.port) 8080 }}
 {{- fail "metrics.port must not be 8080, the API's own port" }}
