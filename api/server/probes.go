@@ -109,10 +109,11 @@ func pingTwice(ping func(ctx context.Context) error) func(ctx context.Context) e
 }
 
 // status runs one dependency check and returns its status and, when
-// unavailable, why; a nil check is a dependency that is not configured. The answer comes by ctx's deadline (ReadyTimeout) even when
-// the check returns later: a check cancelled on a stalled connection goes
-// on closing it (about a second more for PostgreSQL's), which kept the
-// probe past its bound; it finishes on its own goroutine.
+// unavailable, why; a nil check is a dependency that is not configured.
+// The answer comes by ctx's deadline (ReadyTimeout) even when the check
+// returns later: a check cancelled on a stalled connection goes on closing
+// it (about a second more for PostgreSQL's), which kept the probe past its
+// bound; it finishes on its own goroutine.
 func status(ctx context.Context, check func(ctx context.Context) error) (string, error) {
 	if check == nil {
 		return depNotConfigured, nil
