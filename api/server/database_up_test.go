@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 
@@ -39,18 +38,7 @@ func TestDatabaseUpIsMetered(t *testing.T) {
 	if res := org.Get("/api/v2/clients"); res.Status != 200 {
 		t.Fatalf("%d %s", res.Status, res.Body)
 	}
-	gauge := func() float64 {
-		ms := databaseUp(scrape(t, u))
-		if len(ms) != 1 {
-			t.Fatalf("eventapi_database_up has %d series, want 1", len(ms))
-		}
-		for _, l := range ms[0].GetLabel() {
-			if strings.Contains(l.GetValue(), org.ID.String()) || strings.Contains(l.GetName(), "organization") {
-				t.Errorf("eventapi_database_up carries an organization in label %s=%s", l.GetName(), l.GetValue())
-			}
-		}
-		return ms[0].GetGauge().GetValue()
-	}
+	gauge := func() float64 { return upGauge(t, u, "eventapi_database_up", org) }
 	waitFor(t, "the first check", func() bool { return len(databaseUp(scrape(t, u))) == 1 })
 	if got := gauge(); got != 1 {
 		t.Fatalf("with PostgreSQL reachable: eventapi_database_up = %v, want 1", got)

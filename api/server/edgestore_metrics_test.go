@@ -13,6 +13,23 @@ import (
 	"github.com/eventapi/eventapi/platform/config"
 )
 
+// upGauge is the value of a dependency's gauge (eventapi_edge_store_up,
+// eventapi_database_up) in a scrape of u, which must hold it once and with
+// no label naming org or any organization.
+func upGauge(t *testing.T, u, name string, org *apitest.Org) float64 {
+	t.Helper()
+	ms := scrape(t, u)[name].GetMetric()
+	if len(ms) != 1 {
+		t.Fatalf("%s has %d series, want 1", name, len(ms))
+	}
+	for _, l := range ms[0].GetLabel() {
+		if strings.Contains(l.GetValue(), org.ID.String()) || strings.Contains(l.GetName(), "organization") {
+			t.Errorf("%s carries an organization in label %s=%s", name, l.GetName(), l.GetValue())
+		}
+	}
+	return ms[0].GetGauge().GetValue()
+}
+
 // edgeStoreUp is the eventapi_edge_store_up samples of a scrape.
 func edgeStoreUp(fams map[string]*dto.MetricFamily) []*dto.Metric {
 	return fams["eventapi_edge_store_up"].GetMetric()
@@ -33,18 +50,7 @@ func TestEdgeStoreUpIsMetered(t *testing.T) {
 		if res := org.Get("/api/v2/clients"); res.Status != 200 {
 			t.Fatalf("%d %s", res.Status, res.Body)
 		}
-		gauge := func() float64 {
-			ms := edgeStoreUp(scrape(t, u))
-			if len(ms) != 1 {
-				t.Fatalf("eventapi_edge_store_up has %d series, want 1", len(ms))
-			}
-			for _, l := range ms[0].GetLabel() {
-				if strings.Contains(l.GetValue(), org.ID.String()) || strings.Contains(l.GetName(), "organization") {
-					t.Errorf("eventapi_edge_store_up carries an organization in label %s=%s", l.GetName(), l.GetValue())
-				}
-			}
-			return ms[0].GetGauge().GetValue()
-		}
+		gauge := func() float64 { return upGauge(t, u, "eventapi_edge_store_up", org) }
 		// The first check runs as the service opens, beside it: waited for.
 		waitFor(t, "the first check", func() bool { return len(edgeStoreUp(scrape(t, u))) == 1 })
 		if got := gauge(); got != 1 {
