@@ -64,7 +64,7 @@ func (c *migrationCase) downDropsColumns(table string, columns ...string) {
 	}
 	var left int
 	if err := c.db.NewRaw(`SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name IN (?)`,
-		table, bun.In(columns)).Scan(c.ctx, &left); err != nil || left != 0 {
+		table, bun.List(columns)).Scan(c.ctx, &left); err != nil || left != 0 {
 		c.t.Fatalf("after down: %d of the columns %v of %s left (%v), want none", left, columns, table, err)
 	}
 	if _, err := c.m.Up(c.ctx); err != nil {
