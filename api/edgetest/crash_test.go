@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/platform/database"
@@ -30,41 +31,8 @@ import (
 // second process then replays the committed response, and no second record
 // exists, whether the retry meets the leftover marker or finds it expired.
 func TestCrashBetweenCommitAndReply(t *testing.T) {
-	ctx := context.Background()
-	rs := startRedis(t)
-	dbURL := pgtest.NewEmptyDatabase(t)
-	common := []string{"EVENTAPI_DATABASE_URL=" + dbURL, "OTEL_SDK_DISABLED=true"}
-	direct := append(append([]string(nil), common...), "EVENTAPI_REDIS_URL="+rs.URL())
-	cli(t, direct, nil, "migrate", "up")
-	var org struct{ ID uuid.UUID }
-	cli(t, direct, &org, "orgs", "create", "--name", "Crash Test Rentals", "--output", "json")
-	var key struct{ Key string }
-	cli(t, direct, &key, "keys", "create", "--org", org.ID.String(), "--name", "crash", "--scopes", "all",
-		"--mode", "live", "--output", "json")
-
-	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	// The same edge store (and key layout) the processes use, without a proxy.
-	store, err := edge.NewRedis(rs.URL(), edge.RedisOptions{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	client := &http.Client{Timeout: 5 * time.Minute}
-	t.Cleanup(client.CloseIdleConnections)
-
-	clientsNamed := func(name string) []string {
-		t.Helper()
-		var ids []string
-		if err := db.NewSelect().TableExpr("clients").Column("id").
-			Where("organization_id = ?", org.ID).Where("name = ?", name).Scan(ctx, &ids); err != nil {
-			t.Fatal(err)
-		}
-		return ids
-	}
+	rig := newCrashRig(t)
+	ctx, db, store := rig.ctx, rig.db, rig.store
 
 	for _, tt := range []struct {
 		key          string
@@ -76,24 +44,13 @@ func TestCrashBetweenCommitAndReply(t *testing.T) {
 		t.Run(tt.key, func(t *testing.T) {
 			name := "Crash Test Dummies " + tt.key
 			body := `{"name":"` + name + `"}`
-			storeKey := idempotency.StoreKey(org.ID, tt.key)
+			storeKey := idempotency.StoreKey(rig.org, tt.key)
 
-			proxy := startHoldingProxy(t, strings.TrimPrefix(strings.TrimSuffix(rs.URL(), "/0"), "redis://"), []byte(`{"s":"done"`))
-			victim := serve(t, append(append([]string(nil), common...),
+			proxy := startHoldingProxy(t, strings.TrimPrefix(strings.TrimSuffix(rig.redisURL, "/0"), "redis://"), []byte(`{"s":"done"`))
+			victim := serve(t, append(append([]string(nil), rig.common...),
 				"EVENTAPI_REDIS_URL=redis://"+proxy.Addr+"/0", "EVENTAPI_REDIS_IDEMPOTENCY_TIMEOUT=10m", "EVENTAPI_REDIS_READ_TIMEOUT=10m", "EVENTAPI_REDIS_WRITE_TIMEOUT=10m"))
 
-			answered := make(chan string, 1)
-			go func() {
-				req := newRequest("POST", victim.URL+"/api/v2/clients", key.Key, body, keyHeader, tt.key)
-				req.RequestURI = ""
-				resp, err := client.Do(req)
-				if err != nil {
-					answered <- "no answer: " + err.Error()
-					return
-				}
-				defer resp.Body.Close()
-				answered <- resp.Status
-			}()
+			answered := rig.post(victim.URL, body, tt.key)
 			select {
 			case <-proxy.Held:
 			case a := <-answered:
@@ -101,12 +58,12 @@ func TestCrashBetweenCommitAndReply(t *testing.T) {
 			}
 
 			// The process is now between COMMIT and its reply.
-			if ids := clientsNamed(name); len(ids) != 1 {
+			if ids := rig.clientsNamed(t, name); len(ids) != 1 {
 				t.Fatalf("%d clients named %q before the kill, want the 1 committed", len(ids), name)
 			}
 			var status *int
 			if err := db.NewSelect().TableExpr("idempotency_keys").Column("status").
-				Where("organization_id = ? AND key = ?", org.ID, tt.key).Scan(ctx, &status); err != nil || status == nil || *status != 201 {
+				Where("organization_id = ? AND key = ?", rig.org, tt.key).Scan(ctx, &status); err != nil || status == nil || *status != 201 {
 				t.Fatalf("idempotency row before the kill: status %v, %v; want the committed 201", status, err)
 			}
 			rec, ok, err := store.Get(ctx, storeKey)
@@ -127,18 +84,18 @@ func TestCrashBetweenCommitAndReply(t *testing.T) {
 				}
 			}
 
-			survivor := serve(t, direct)
-			retry := viaHTTP(t, client, survivor.URL, "POST", "/api/v2/clients", key.Key, body, keyHeader, tt.key)
+			survivor := serve(t, rig.direct)
+			retry := viaHTTP(t, rig.client, survivor.URL, "POST", "/api/v2/clients", rig.key, body, keyHeader, tt.key)
 			if retry.Status != http.StatusCreated || retry.Header.Get(idempotency.HeaderReplayed) != "true" {
 				t.Fatalf("retry: %d %s", retry.Status, retry.Body)
 			}
-			ids := clientsNamed(name)
+			ids := rig.clientsNamed(t, name)
 			data, _ := retry.JSON()["data"].(map[string]any)
 			if len(ids) != 1 || data["id"] != ids[0] {
 				t.Fatalf("clients %v after the retry, which replayed %v: want the one committed before the crash", ids, data["id"])
 			}
 			// The replay repaired the edge store: the next retry is answered there.
-			again := viaHTTP(t, client, survivor.URL, "POST", "/api/v2/clients", key.Key, body, keyHeader, tt.key)
+			again := viaHTTP(t, rig.client, survivor.URL, "POST", "/api/v2/clients", rig.key, body, keyHeader, tt.key)
 			if again.Status != http.StatusCreated || !bytes.Equal(again.Body, retry.Body) {
 				t.Fatalf("second retry: %d %s", again.Status, again.Body)
 			}
@@ -147,4 +104,81 @@ func TestCrashBetweenCommitAndReply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashRig is what the crash tests share: a migrated database with an
+// organization and a live key, their own Redis, the environments of a
+// process that reaches both directly (direct) or needs its Redis URL
+// (common), and the test's own connections to the database and the edge
+// store (the same key layout the processes use, without a proxy).
+type crashRig struct {
+	ctx            context.Context
+	db             *bun.DB
+	store          edge.Store
+	client         *http.Client
+	org            uuid.UUID
+	key            string
+	redisURL       string
+	common, direct []string
+}
+
+func newCrashRig(t *testing.T) *crashRig {
+	t.Helper()
+	r := &crashRig{ctx: context.Background()}
+	rs := startRedis(t)
+	dbURL := pgtest.NewEmptyDatabase(t)
+	r.redisURL = rs.URL()
+	r.common = []string{"EVENTAPI_DATABASE_URL=" + dbURL, "OTEL_SDK_DISABLED=true"}
+	r.direct = append(append([]string(nil), r.common...), "EVENTAPI_REDIS_URL="+rs.URL())
+	cli(t, r.direct, nil, "migrate", "up")
+	var org struct{ ID uuid.UUID }
+	cli(t, r.direct, &org, "orgs", "create", "--name", "Crash Test Rentals", "--output", "json")
+	var key struct{ Key string }
+	cli(t, r.direct, &key, "keys", "create", "--org", org.ID.String(), "--name", "crash", "--scopes", "all",
+		"--mode", "live", "--output", "json")
+	r.org, r.key = org.ID, key.Key
+	db, err := database.Open(r.ctx, dbURL, database.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	r.db = db
+	store, err := edge.NewRedis(rs.URL(), edge.RedisOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	r.store = store
+	r.client = &http.Client{Timeout: 5 * time.Minute}
+	t.Cleanup(r.client.CloseIdleConnections)
+	return r
+}
+
+// clientsNamed returns the ids of the organization's clients named name.
+func (r *crashRig) clientsNamed(t *testing.T, name string) []string {
+	t.Helper()
+	var ids []string
+	if err := r.db.NewSelect().TableExpr("clients").Column("id").
+		Where("organization_id = ?", r.org).Where("name = ?", name).Scan(r.ctx, &ids); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// post sends the keyed client POST to base in the background; the channel
+// gets its status line, or "no answer: …".
+func (r *crashRig) post(base, body, idemKey string) <-chan string {
+	answered := make(chan string, 1)
+	go func() {
+		req := newRequest("POST", base+"/api/v2/clients", r.key, body, keyHeader, idemKey)
+		req.RequestURI = ""
+		resp, err := r.client.Do(req)
+		if err != nil {
+			answered <- "no answer: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		answered <- resp.Status
+	}()
+	return answered
 }

@@ -270,7 +270,7 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 		return errUnavailable
 	}
 	if claimed {
-		return m.execute(c, p, org, key, fp, name, marker)
+		return m.execute(c, claim{p: p, org: org, key: key, fp: fp, name: name, marker: marker})
 	}
 	rec, ok := decodeRecord(prev)
 	if !ok {
@@ -288,16 +288,36 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if r == nil || !r.done() {
-		return errInUse
+	if r != nil {
+		if !r.done() {
+			return errInUse
+		}
+		return m.replayRow(c, p, name, r, fp, nil)
 	}
-	return m.replayRow(c, p, name, r, fp, nil)
+	// No committed row: the earlier attempt still runs, or it died before
+	// its COMMIT. Its transaction, while open, holds the key's row, so
+	// this request tries to take the key over (takeoverWait).
+	return m.execute(c, claim{p: p, org: org, key: key, fp: fp, name: name, marker: prev, takeover: true})
 }
 
-// execute runs the handler for a freshly claimed key inside a transaction
-// that records the response with the write, and releases the key's marker
-// unless the key is settled.
-func (m *Middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (err error) {
+// claim is a keyed request's hold on its key.
+type claim struct {
+	p      *tenancy.Principal
+	org    uuid.UUID
+	key    string
+	fp     []byte
+	name   string // the key's name in the edge store (StoreKey)
+	marker []byte // the in-progress marker this request releases or replaces
+	// takeover: marker is an earlier attempt's, which had committed
+	// nothing. This request executes unless that attempt's transaction
+	// still holds the key's row (docs/edge.md, "Crash-safe design").
+	takeover bool
+}
+
+// execute runs the handler for a claimed key inside a transaction that
+// records the response with the write, and releases the key's marker
+// unless the key is settled or its earlier attempt still runs.
+func (m *Middleware) execute(c *fiber.Ctx, cl claim) (err error) {
 	// Deferred, so that a handler's panic (a 500 once the recoverer above
 	// has it) releases the key too, as every 5xx does: a retry executes
 	// again instead of meeting 409 idempotency_key_in_use until the
@@ -305,16 +325,22 @@ func (m *Middleware) execute(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, 
 	settled := false
 	defer func() {
 		if !settled {
-			m.release(c.UserContext(), name, marker)
+			m.release(c.UserContext(), cl.name, cl.marker)
 		}
 	}()
-	settled, err = m.executeClaimed(c, p, org, key, fp, name, marker)
+	settled, err = m.executeClaimed(c, cl)
+	if errors.Is(err, errOwnerRunning) {
+		// The marker is that attempt's, and stays.
+		settled = true
+		return errInUse
+	}
 	return err
 }
 
 // executeClaimed is execute without the release: settled reports whether
 // the key now has its record (stored, or replayed from its row).
-func (m *Middleware) executeClaimed(c *fiber.Ctx, p *tenancy.Principal, org uuid.UUID, key string, fp []byte, name string, marker []byte) (settled bool, err error) {
+func (m *Middleware) executeClaimed(c *fiber.Ctx, cl claim) (settled bool, err error) {
+	p, org, key, fp, name, marker := cl.p, cl.org, cl.key, cl.fp, cl.name, cl.marker
 	if wait := m.beforeTx(c); wait != nil {
 		// The edge store keeps a completed record briefly and only when
 		// it is small (CachedFor, MaxCachedRecord), so a claim may be a
@@ -345,7 +371,11 @@ func (m *Middleware) executeClaimed(c *fiber.Ctx, p *tenancy.Principal, org uuid
 			_ = tx.Rollback()
 		}
 	}()
-	prior, err := open(ctx, tx, org, key, fp, m.Retention)
+	opener := open
+	if cl.takeover {
+		opener = openTakeover
+	}
+	prior, err := opener(ctx, tx, org, key, fp, m.Retention)
 	if err != nil {
 		return false, err
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -60,6 +63,43 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 		r, err = claimRow(ctx, tx, org, key, fp, retention)
 	}
 	return r, err
+}
+
+// takeoverWait is how long a takeover's INSERT waits for a transaction
+// that holds the key's row: an earlier attempt that still runs holds it
+// until its COMMIT or ROLLBACK, and a dead one's is rolled back once
+// PostgreSQL sees its connection close. A retry that finds the attempt
+// alive is answered 409 idempotency_key_in_use after this wait, holding a
+// pool connection for as long.
+const takeoverWait = 100 * time.Millisecond
+
+// errOwnerRunning is openTakeover's answer when the key's row is held by
+// an open transaction: its earlier attempt still runs.
+var errOwnerRunning = errors.New("the Idempotency-Key's earlier attempt still holds its row")
+
+// openTakeover is open for a request that met an earlier attempt's
+// in-progress marker and no committed row: its INSERT waits at most
+// takeoverWait (lock_timeout, for this statement only) for the row that
+// attempt's transaction holds, and errOwnerRunning says it is held. The
+// primary key keeps the exactly-once rule: an attempt that was only slow
+// to reach its INSERT waits for this transaction in turn and replays its
+// answer.
+func openTakeover(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", takeoverWait.Milliseconds())); err != nil {
+		return nil, database.Error(err)
+	}
+	r, err := open(ctx, tx, org, key, fp, retention)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
+		return nil, errOwnerRunning
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout TO DEFAULT"); err != nil {
+		return nil, database.Error(err)
+	}
+	return r, nil
 }
 
 // errVanished is claimRow's answer when the row it could not claim was no

@@ -1,0 +1,175 @@
+package idempotency
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// takeoverApp is a testApp whose POST /api/v2/clients inserts a client
+// named by the body and counts its runs; beforeTx, when set, is
+// Config.BeforeTx.
+type takeoverApp struct {
+	app   *fiber.App
+	db    *bun.DB
+	org   uuid.UUID
+	store edge.Store
+	runs  atomic.Int32
+}
+
+func newTakeoverApp(t *testing.T, beforeTx func(c *fiber.Ctx) Wait) *takeoverApp {
+	t.Helper()
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Taken over", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &takeoverApp{db: db, org: org.ID, store: edge.NewMemory()}
+	env := &rest.Env{DB: db}
+	a.app = testApp(t, org.ID, Config{Store: a.store, DB: db, BeforeTx: beforeTx}, func(app *fiber.App) {
+		app.Post("/api/v2/clients", func(c *fiber.Ctx) error {
+			a.runs.Add(1)
+			if _, err := env.Conn(c.UserContext()).NewRaw("INSERT INTO clients (organization_id, name) VALUES (?, ?)",
+				org.ID, string(c.Body())).Exec(c.UserContext()); err != nil {
+				return database.Error(err)
+			}
+			return c.Status(201).SendString(`{"data":{"name":"made"}}`)
+		})
+	})
+	return a
+}
+
+// leaveMarker puts an earlier attempt's in-progress marker for key and
+// body into the edge store, as a process that claimed the key leaves it.
+func (a *takeoverApp) leaveMarker(t *testing.T, key, body string) []byte {
+	t.Helper()
+	marker := record{State: stateRunning, Fingerprint: Fingerprint("POST", "/api/v2/clients", []byte(body)),
+		Owner: "earlier-attempt"}.encode()
+	if _, claimed, err := a.store.Claim(context.Background(), StoreKey(a.org, key), marker, DefaultLockTTL); err != nil || !claimed {
+		t.Fatalf("leaving the marker: claimed %v, %v", claimed, err)
+	}
+	return marker
+}
+
+func (a *takeoverApp) clients(t *testing.T, name string) int {
+	t.Helper()
+	var n int
+	err := a.db.NewSelect().TableExpr("clients").ColumnExpr("count(*)").Where("organization_id = ? AND name = ?", a.org, name).Scan(context.Background(), &n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestADeadAttemptsKeyIsTakenOver: a retry that meets an earlier
+// attempt's in-progress marker and no committed row executes at once when
+// no transaction holds the key's row (the attempt died before its COMMIT,
+// and PostgreSQL rolled it back), instead of answering 409
+// idempotency_key_in_use until the marker's TTL (docs/edge.md,
+// "Crash-safe design").
+func TestADeadAttemptsKeyIsTakenOver(t *testing.T) {
+	a := newTakeoverApp(t, nil)
+	body := "dead owner"
+	a.leaveMarker(t, "k-dead", body)
+	first := send(t, a.app, "POST", "/api/v2/clients", "k-dead", body)
+	if first.status != 201 || first.header.Get(HeaderReplayed) != "" {
+		t.Fatalf("retry after a dead attempt: %d %s (replayed %q), want 201 executed", first.status, first.body, first.header.Get(HeaderReplayed))
+	}
+	again := send(t, a.app, "POST", "/api/v2/clients", "k-dead", body)
+	if again.status != 201 || again.header.Get(HeaderReplayed) != "true" {
+		t.Fatalf("the next retry: %d %s, want the replay", again.status, again.body)
+	}
+	if n := a.clients(t, body); n != 1 || a.runs.Load() != 1 {
+		t.Fatalf("%d clients, %d runs; want 1 and 1", n, a.runs.Load())
+	}
+	// Another body under the key is still the other request.
+	if other := send(t, a.app, "POST", "/api/v2/clients", "k-dead", "other"); other.status != 409 ||
+		!strings.Contains(other.body, "idempotency_key_mismatch") {
+		t.Fatalf("another body: %d %s, want 409 idempotency_key_mismatch", other.status, other.body)
+	}
+}
+
+// TestARunningAttemptKeepsItsKey: while the earlier attempt's transaction
+// holds the key's row, a retry is 409 idempotency_key_in_use, runs
+// nothing and leaves that attempt's marker; once the transaction rolls
+// back (the attempt died), the next retry executes.
+func TestARunningAttemptKeepsItsKey(t *testing.T) {
+	ctx := context.Background()
+	a := newTakeoverApp(t, nil)
+	body := "live owner"
+	marker := a.leaveMarker(t, "k-live", body)
+	tx, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.NewRaw("INSERT INTO idempotency_keys (organization_id, key, fingerprint) VALUES (?, ?, ?)",
+		a.org, "k-live", Fingerprint("POST", "/api/v2/clients", []byte(body))).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	busy := send(t, a.app, "POST", "/api/v2/clients", "k-live", body)
+	if busy.status != 409 || !strings.Contains(busy.body, "idempotency_key_in_use") || busy.header.Get("Retry-After") != "1" {
+		t.Fatalf("retry while the attempt runs: %d %s, want 409 idempotency_key_in_use", busy.status, busy.body)
+	}
+	if a.runs.Load() != 0 {
+		t.Fatal("the retry ran its handler while the earlier attempt held the key")
+	}
+	if kept, ok, err := a.store.Get(ctx, StoreKey(a.org, "k-live")); err != nil || !ok || string(kept) != string(marker) {
+		t.Fatalf("the earlier attempt's marker after the 409: %q (present %v, %v), want it kept", kept, ok, err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	after := send(t, a.app, "POST", "/api/v2/clients", "k-live", body)
+	if after.status != 201 || a.clients(t, body) != 1 {
+		t.Fatalf("retry after the attempt rolled back: %d %s, %d clients; want 201 and 1", after.status, after.body, a.clients(t, body))
+	}
+}
+
+// TestASlowAttemptReplaysItsTakeover: an attempt still alive but not yet
+// at its INSERT (here held before its transaction, as a write waits for
+// its bulkhead slot) is taken over by its retry; when it goes on, it
+// meets the retry's committed row and replays that answer: the write runs
+// once.
+func TestASlowAttemptReplaysItsTakeover(t *testing.T) {
+	held, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	a := newTakeoverApp(t, func(*fiber.Ctx) Wait {
+		if calls.Add(1) != 1 {
+			return nil
+		}
+		return func() (func(), error) {
+			close(held)
+			<-release
+			return func() {}, nil
+		}
+	})
+	body := "slow owner"
+	slow := make(chan answer, 1)
+	go func() { slow <- send(t, a.app, "POST", "/api/v2/clients", "k-slow", body) }()
+	<-held
+	retry := send(t, a.app, "POST", "/api/v2/clients", "k-slow", body)
+	close(release)
+	first := <-slow
+	if retry.status != 201 || retry.header.Get(HeaderReplayed) != "" {
+		t.Fatalf("the retry: %d %s, want 201 executed", retry.status, retry.body)
+	}
+	if first.status != 201 || first.header.Get(HeaderReplayed) != "true" || first.body != retry.body {
+		t.Fatalf("the slow attempt: %d %s (replayed %q), want the retry's answer replayed", first.status, first.body, first.header.Get(HeaderReplayed))
+	}
+	if n := a.clients(t, body); n != 1 || a.runs.Load() != 1 {
+		t.Fatalf("%d clients, %d runs; want 1 and 1", n, a.runs.Load())
+	}
+}
