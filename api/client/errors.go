@@ -2,12 +2,14 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +78,46 @@ func CodeOf(err error) string {
 		return e.Code
 	}
 	return ""
+}
+
+// Retryable says whether a call that failed with err may be made again as
+// it was, and how long to wait first: a 429 or 503 after its RetryAfter
+// (a second when it has none), a 408, 502 or 504 and an answer that never
+// came (a *LostAnswerError with its key, or a transport error of a read)
+// after a second. Every other error is permanent for that call: another
+// 4xx is the same answer again (a change feed's 422 on its cursor or 403
+// on its type filter), and a 410 cursor_expired needs a new start
+// (docs/sdk.md, "Restarting the feed"). A write that got a lost answer
+// without a key (NoAutoIdempotencyKey) is not retryable: it may have been
+// applied. The transport already retries these within its Retry policy;
+// Retryable is for the caller whose loop outlives it, such as a Feed
+// restarted from its cursor.
+func Retryable(err error) (wait time.Duration, ok bool) {
+	if err == nil {
+		return 0, false
+	}
+	if e, is := errors.AsType[*APIError](err); is {
+		switch e.Status {
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+			return max(e.RetryAfter, time.Second), true
+		case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
+			return max(e.RetryAfter, time.Second), true
+		}
+		return 0, false
+	}
+	if e, is := errors.AsType[*LostAnswerError](err); is {
+		if e.IdempotencyKey == "" {
+			return 0, false
+		}
+		return time.Second, true
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return 0, false
+	}
+	if _, is := errors.AsType[*url.Error](err); is {
+		return time.Second, true
+	}
+	return 0, false
 }
 
 // maxErrorBody bounds how much of an error answer is read.

@@ -4231,7 +4231,7 @@ type ListEquipmentParams struct {
 	// and its filters; anything else answers `422 validation_error`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Category A category id, or a category name matched case-insensitively.
+	// Category A category id, or a category name matched case-insensitively. A term in the 36-character form of a UUID is always read as an id, so a category named like a UUID is found by its id.
 	Category *string `form:"category,omitempty" json:"category,omitempty"`
 
 	// Expand `category` inlines the equipment category (id, name, color). Like every expansion it needs a read scope of the type it inlines (`equipment:read`); else `403 insufficient_scope`.

@@ -283,13 +283,18 @@ func parsable(res *http.Response, body []byte) bool {
 // applied, and only a retry with IdempotencyKey, the key it was sent with,
 // is replayed rather than applied again (a call without
 // params.IdempotencyKey gets a fresh key).
-// IdempotencyKeyOf reads the key from it and from an *APIError alike.
+// IdempotencyKeyOf reads the key from it and from an *APIError alike. A
+// write sent without a key (NoAutoIdempotencyKey) has an empty
+// IdempotencyKey: whether it was applied can only be read back.
 type LostAnswerError struct {
 	Err            error
 	IdempotencyKey string
 }
 
 func (e *LostAnswerError) Error() string {
+	if e.IdempotencyKey == "" {
+		return fmt.Sprintf("%v (sent without an Idempotency-Key: the write may have been applied; read it back before sending it again)", e.Err)
+	}
 	return fmt.Sprintf("%v (Idempotency-Key %q: repeat the write with this key)", e.Err, e.IdempotencyKey)
 }
 
@@ -309,13 +314,12 @@ func IdempotencyKeyOf(err error) string {
 }
 
 // withKey is err as a *LostAnswerError naming the Idempotency-Key of req
-// when req is a write, else err.
+// (none for a write sent without one) when req is a write, else err.
 func withKey(req *http.Request, err error) error {
-	key := writeKey(req)
-	if key == "" {
+	if safeMethod(req.Method) {
 		return err
 	}
-	return &LostAnswerError{Err: err, IdempotencyKey: key}
+	return &LostAnswerError{Err: err, IdempotencyKey: writeKey(req)}
 }
 
 // writeKey is the Idempotency-Key of req when it is a write, else "".

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -570,6 +571,29 @@ func TestGivingUpOnAWriteNamesItsKey(t *testing.T) {
 				t.Fatalf("err = %v; sent key %q", err, sent)
 			}
 		})
+	}
+}
+
+// TestAnUnkeyedWriteWithoutAnAnswerIsLost: a write sent without an
+// Idempotency-Key (NoAutoIdempotencyKey) is not sent again when its answer
+// never came, and its error is a *LostAnswerError with no key, which says
+// the write may have been applied, where a bare transport error told
+// nothing of it.
+func TestAnUnkeyedWriteWithoutAnAnswerIsLost(t *testing.T) {
+	s := &script{answers: []answer{{}}} // never an answer
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/x", strings.NewReader(`{"a":1}`))
+	_, err := NewTransport("svc_live_k", NoAutoIdempotencyKey()).Do(req)
+	lost, ok := errors.AsType[*LostAnswerError](err)
+	if !ok || lost.IdempotencyKey != "" || len(s.seen) != 1 || s.seen[0].idempotencyKey != "" {
+		t.Fatalf("err = %v (%T) after %d attempts; want one unkeyed attempt and a *LostAnswerError without a key", err, err, len(s.seen))
+	}
+	if !strings.Contains(err.Error(), "without an Idempotency-Key") || IdempotencyKeyOf(err) != "" {
+		t.Fatalf("err = %v; want it to say the write was sent without a key", err)
+	}
+	if _, ok := errors.AsType[*url.Error](err); !ok {
+		t.Fatalf("err = %v; want the transport's *url.Error inside", err)
 	}
 }
 

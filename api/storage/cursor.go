@@ -100,7 +100,8 @@ func (cs *Cursors) Encode(scope string, c Cursor) string {
 var cursorTextLen = base64.RawURLEncoding.EncodedLen(cursorPayloadLen + cursorMACLen)
 
 // ErrBadCursor is the 422 for a cursor that is not one of ours.
-var ErrBadCursor = errs.InvalidField("cursor", "is not a valid cursor for this list")
+var ErrBadCursor = errs.InvalidField("cursor",
+	"is not a valid cursor for this list: a cursor goes on only with the list, the filters and the organization it was made with")
 
 // Decode verifies and decodes s for scope.
 func (cs *Cursors) Decode(scope, s string) (Cursor, error) {
