@@ -59,15 +59,7 @@ func TestCrashBeforeCommit(t *testing.T) {
 		t.Fatalf("edge record after the kill: %s (present %v, %v); want the dead attempt's marker", rec, ok, err)
 	}
 
-	retry := viaHTTP(t, rig.client, survivor.URL, "POST", "/api/v2/clients", rig.key, body, keyHeader, idemKey)
-	if retry.Status != http.StatusCreated || retry.Header.Get(idempotency.HeaderReplayed) != "" {
-		t.Fatalf("retry after the attempt died: %d %s, want 201 executed", retry.Status, retry.Body)
-	}
-	ids := rig.clientsNamed(t, name)
-	data, _ := retry.JSON()["data"].(map[string]any)
-	if len(ids) != 1 || data["id"] != ids[0] {
-		t.Fatalf("clients %v after the retry, which made %v: want exactly that one", ids, data["id"])
-	}
+	rig.retryMakesOne(t, survivor.URL, name, body, idemKey, false)
 }
 
 // waitForLockWaiter returns the pid of the backend that waits for a lock

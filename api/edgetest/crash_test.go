@@ -85,15 +85,7 @@ func TestCrashBetweenCommitAndReply(t *testing.T) {
 			}
 
 			survivor := serve(t, rig.direct)
-			retry := viaHTTP(t, rig.client, survivor.URL, "POST", "/api/v2/clients", rig.key, body, keyHeader, tt.key)
-			if retry.Status != http.StatusCreated || retry.Header.Get(idempotency.HeaderReplayed) != "true" {
-				t.Fatalf("retry: %d %s", retry.Status, retry.Body)
-			}
-			ids := rig.clientsNamed(t, name)
-			data, _ := retry.JSON()["data"].(map[string]any)
-			if len(ids) != 1 || data["id"] != ids[0] {
-				t.Fatalf("clients %v after the retry, which replayed %v: want the one committed before the crash", ids, data["id"])
-			}
+			retry := rig.retryMakesOne(t, survivor.URL, name, body, tt.key, true)
 			// The replay repaired the edge store: the next retry is answered there.
 			again := viaHTTP(t, rig.client, survivor.URL, "POST", "/api/v2/clients", rig.key, body, keyHeader, tt.key)
 			if again.Status != http.StatusCreated || !bytes.Equal(again.Body, retry.Body) {
@@ -181,4 +173,22 @@ func (r *crashRig) post(base, body, idemKey string) <-chan string {
 		answered <- resp.Status
 	}()
 	return answered
+}
+
+// retryMakesOne sends the keyed client POST to base and checks that it is
+// 201, replayed or executed as replayed says, and that exactly one client
+// named name exists: the one its answer names.
+func (r *crashRig) retryMakesOne(t *testing.T, base, name, body, idemKey string, replayed bool) *reply {
+	t.Helper()
+	retry := viaHTTP(t, r.client, base, "POST", "/api/v2/clients", r.key, body, keyHeader, idemKey)
+	if retry.Status != http.StatusCreated || (retry.Header.Get(idempotency.HeaderReplayed) == "true") != replayed {
+		t.Fatalf("retry: %d %s (replayed %q), want 201 replayed %v", retry.Status, retry.Body,
+			retry.Header.Get(idempotency.HeaderReplayed), replayed)
+	}
+	ids := r.clientsNamed(t, name)
+	data, _ := retry.JSON()["data"].(map[string]any)
+	if len(ids) != 1 || data["id"] != ids[0] {
+		t.Fatalf("clients %v after the retry, whose answer names %v: want exactly that one", ids, data["id"])
+	}
+	return retry
 }
