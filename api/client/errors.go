@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +42,9 @@ type APIError struct {
 	// transport would not wait out, send it with this key
 	// (params.IdempotencyKey): a new call gets a new key.
 	IdempotencyKey string
+	// Method is the request's HTTP method (since 2.17.1): Retryable tells
+	// a read from a write sent without a key by it.
+	Method string
 	// Replayed is true when the answer is the stored answer of an earlier
 	// request with the same Idempotency-Key (the Idempotent-Replayed
 	// header): a refusal such as overbook_blocked is replayed with its
@@ -80,27 +85,35 @@ func CodeOf(err error) string {
 	return ""
 }
 
-// Retryable says whether a call that failed with err may be made again as
-// it was, and how long to wait first: a 429 or 503 after its RetryAfter
-// (a second when it has none), a 408, 502 or 504 and an answer that never
-// came (a *LostAnswerError with its key, or a transport error of a read)
-// after a second. Every other error is permanent for that call: another
-// 4xx is the same answer again (a change feed's 422 on its cursor or 403
-// on its type filter), and a 410 cursor_expired needs a new start
-// (docs/sdk.md, "Restarting the feed"). A write that got a lost answer
-// without a key (NoAutoIdempotencyKey) is not retryable: it may have been
-// applied. The transport already retries these within its Retry policy;
-// Retryable is for the caller whose loop outlives it, such as a Feed
-// restarted from its cursor.
+// Retryable says whether a call that failed with err may be sent again,
+// and how long to wait first, by the rule the transport retries by
+// (docs/sdk.md, "Restarting the feed"). A write must go again with the key
+// it was sent with, IdempotencyKeyOf(err), as params.IdempotencyKey: a new
+// call gets a fresh key, and the server would apply it a second time.
+//
+//   - Yes: a 429, a 408 or a 409 idempotency_key_in_use (nothing was
+//     executed, or the first attempt still runs), after RetryAfter; a 503,
+//     502 or 504 of a read or of a write sent with a key; an answer that
+//     never came, of a read or of a write sent with a key (a
+//     *LostAnswerError naming it). The wait is at least a second.
+//   - No: the caller's cancellation or deadline (a context error, the
+//     http.Client's Timeout included); a write sent without a key whose
+//     outcome is unknown (a 503, 502 or 504, a lost answer), which may have
+//     been applied: read it back; a certificate the client refuses; every
+//     other answer, which the same request would get again (a change
+//     feed's 422 on its cursor or 403 on its type filter; 410
+//     cursor_expired needs a new start).
+//
+// The transport already retries these within its Retry policy; Retryable
+// is for the caller whose loop outlives it, such as a Feed restarted from
+// its cursor.
 func Retryable(err error) (wait time.Duration, ok bool) {
-	if err == nil {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return 0, false
 	}
 	if e, is := errors.AsType[*APIError](err); is {
-		switch e.Status {
-		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-			return max(e.RetryAfter, time.Second), true
-		case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
+		safe := safeMethod(e.Method) || e.IdempotencyKey != ""
+		if notProcessed(e.Status, e.Code) || safe && unavailable(e.Status) {
 			return max(e.RetryAfter, time.Second), true
 		}
 		return 0, false
@@ -111,13 +124,25 @@ func Retryable(err error) (wait time.Duration, ok bool) {
 		}
 		return time.Second, true
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if refusedCertificate(err) {
 		return 0, false
 	}
+	// A read whose answer never came (the transport gives a write's as a
+	// *LostAnswerError, above).
 	if _, is := errors.AsType[*url.Error](err); is {
 		return time.Second, true
 	}
 	return 0, false
+}
+
+// refusedCertificate reports whether err is the client's refusal of the
+// server's certificate: no wait mends it.
+func refusedCertificate(err error) bool {
+	_, verify := errors.AsType[*tls.CertificateVerificationError](err)
+	_, unknown := errors.AsType[x509.UnknownAuthorityError](err)
+	_, host := errors.AsType[x509.HostnameError](err)
+	_, invalid := errors.AsType[x509.CertificateInvalidError](err)
+	return verify || unknown || host || invalid
 }
 
 // maxErrorBody bounds how much of an error answer is read.

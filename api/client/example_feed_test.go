@@ -40,7 +40,9 @@ func follow(ctx context.Context, api *client.API, cursor string, params *client.
 			if err != nil {
 				return err
 			}
-			log.Printf("the feed's cursor expired: copy the records again, then follow from the head")
+			// The head first, the copy after: a change made during the
+			// copy comes through the feed.
+			log.Printf("the feed's cursor expired: copy the records again; the feed goes on from the head taken before the copy")
 			cursor = head
 			continue
 		}

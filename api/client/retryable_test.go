@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/url"
@@ -18,19 +19,27 @@ func TestRetryable(t *testing.T) {
 		ok   bool
 	}{
 		{"nil", nil, 0, false},
-		{"429 with its Retry-After", &APIError{Status: 429, Code: "rate_limited", RetryAfter: 60 * time.Second}, 60 * time.Second, true},
-		{"503 without one", &APIError{Status: 503, Code: "service_unavailable"}, time.Second, true},
-		{"a gateway's 502", &APIError{Status: 502}, time.Second, true},
-		{"408", &APIError{Status: 408, Code: "request_timeout"}, time.Second, true},
-		{"a bad cursor", &APIError{Status: 422, Code: "validation_error"}, 0, false},
-		{"an expired cursor", &APIError{Status: 410, Code: "cursor_expired"}, 0, false},
-		{"a type filter out of scope", &APIError{Status: 403, Code: "insufficient_scope"}, 0, false},
-		{"a 500", &APIError{Status: 500, Code: "internal_error"}, 0, false},
+		{"429 with its Retry-After", &APIError{Status: 429, Code: "rate_limited", Method: "GET", RetryAfter: 60 * time.Second}, 60 * time.Second, true},
+		{"429 of an unkeyed write: not executed", &APIError{Status: 429, Method: "POST"}, time.Second, true},
+		{"408", &APIError{Status: 408, Code: "request_timeout", Method: "POST"}, time.Second, true},
+		{"409 in use, with the key", &APIError{Status: 409, Code: "idempotency_key_in_use", Method: "POST", IdempotencyKey: "k", RetryAfter: time.Second}, time.Second, true},
+		{"409 duplicate_record", &APIError{Status: 409, Code: "duplicate_record", Method: "POST", IdempotencyKey: "k"}, 0, false},
+		{"503 of a read, no Retry-After", &APIError{Status: 503, Code: "service_unavailable", Method: "GET"}, time.Second, true},
+		{"a gateway's 502 to a keyed write", &APIError{Status: 502, Method: "PATCH", IdempotencyKey: "k"}, time.Second, true},
+		{"503 of an unkeyed write: may have been applied", &APIError{Status: 503, Method: "POST"}, 0, false},
+		{"504 of an unkeyed DELETE", &APIError{Status: 504, Method: "DELETE"}, 0, false},
+		{"a bad cursor", &APIError{Status: 422, Code: "validation_error", Method: "GET"}, 0, false},
+		{"an expired cursor", &APIError{Status: 410, Code: "cursor_expired", Method: "GET"}, 0, false},
+		{"a type filter out of scope", &APIError{Status: 403, Code: "insufficient_scope", Method: "GET"}, 0, false},
+		{"a 500", &APIError{Status: 500, Code: "internal_error", Method: "GET"}, 0, false},
 		{"wrapped 429", fmt.Errorf("feed: %w", &APIError{Status: 429, RetryAfter: 2 * time.Second}), 2 * time.Second, true},
 		{"a keyed write's lost answer", &LostAnswerError{Err: lostRead, IdempotencyKey: "k"}, time.Second, true},
 		{"an unkeyed write's lost answer", &LostAnswerError{Err: lostRead}, 0, false},
 		{"a read's lost answer", lostRead, time.Second, true},
 		{"the caller's cancellation", fmt.Errorf("%w (while waiting to retry: %w)", lostRead, context.Canceled), 0, false},
+		{"a keyed write cancelled", &LostAnswerError{Err: &url.Error{Op: "Post", URL: "u", Err: context.Canceled}, IdempotencyKey: "k"}, 0, false},
+		{"a deadline passed", &url.Error{Op: "Get", URL: "u", Err: context.DeadlineExceeded}, 0, false},
+		{"a refused certificate", &url.Error{Op: "Get", URL: "u", Err: x509.UnknownAuthorityError{}}, 0, false},
 		{"another error", errors.New("decoding: unexpected EOF"), 0, false},
 	} {
 		wait, ok := Retryable(tt.err)

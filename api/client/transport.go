@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -140,7 +141,9 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 				}
 				return res, nil
 			}
-			err = fmt.Errorf("eventapi: %s %s: reading the answer: %w", req.Method, req.URL.Redacted(), err)
+			// A *url.Error as the client's own, so that Retryable takes a
+			// read's cut-off answer as one that never came.
+			err = &url.Error{Op: req.Method, URL: req.URL.Redacted(), Err: fmt.Errorf("eventapi: reading the answer: %w", err)}
 		}
 		if err != nil {
 			// No answer: the write may or may not have been applied. Only
@@ -159,7 +162,7 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		apiErr := decodeError(res)
-		apiErr.IdempotencyKey = writeKey(req)
+		apiErr.IdempotencyKey, apiErr.Method = writeKey(req), req.Method
 		retryable := replayable && notProcessed(res.StatusCode, apiErr.Code) || repeatable && unavailable(res.StatusCode)
 		inUse := t.Retry.MaxRetries > 0 && apiErr.Code == codeInUse && time.Since(first) < t.Retry.InUseFor
 		if !retryable || !inUse && retries >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {

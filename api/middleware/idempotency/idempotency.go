@@ -295,8 +295,16 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 		return m.replayRow(c, p, name, r, fp, nil)
 	}
 	// No committed row: the earlier attempt still runs, or it died before
-	// its COMMIT. Its transaction, while open, holds the key's row, so
-	// this request tries to take the key over (takeoverWait).
+	// its COMMIT. Its transaction, while open, holds the key's row: a
+	// probe of that row, before any write slot is waited for, tells the
+	// two apart (docs/edge.md, "A dead attempt's key").
+	running, err := ownerRunning(ctx, m.DB, org, key, fp, m.Retention)
+	if err != nil {
+		return err
+	}
+	if running {
+		return errInUse
+	}
 	return m.execute(c, claim{p: p, org: org, key: key, fp: fp, name: name, marker: prev, takeover: true})
 }
 
@@ -307,16 +315,18 @@ type claim struct {
 	key    string
 	fp     []byte
 	name   string // the key's name in the edge store (StoreKey)
-	marker []byte // the in-progress marker this request releases or replaces
-	// takeover: marker is an earlier attempt's, which had committed
-	// nothing. This request executes unless that attempt's transaction
-	// still holds the key's row (docs/edge.md, "Crash-safe design").
+	marker []byte // the in-progress marker this request releases or settles
+	// takeover: marker is an earlier attempt's, whose transaction held no
+	// row of the key (ownerRunning). This request executes, and never
+	// releases that marker: the attempt may be alive and not yet at its
+	// INSERT, and a dead one's marker is taken over again by the next
+	// retry (docs/edge.md, "A dead attempt's key").
 	takeover bool
 }
 
 // execute runs the handler for a claimed key inside a transaction that
 // records the response with the write, and releases the key's marker
-// unless the key is settled or its earlier attempt still runs.
+// unless the key is settled or the marker is an earlier attempt's.
 func (m *Middleware) execute(c *fiber.Ctx, cl claim) (err error) {
 	// Deferred, so that a handler's panic (a 500 once the recoverer above
 	// has it) releases the key too, as every 5xx does: a retry executes
@@ -324,16 +334,11 @@ func (m *Middleware) execute(c *fiber.Ctx, cl claim) (err error) {
 	// marker's TTL.
 	settled := false
 	defer func() {
-		if !settled {
+		if !settled && !cl.takeover {
 			m.release(c.UserContext(), cl.name, cl.marker)
 		}
 	}()
 	settled, err = m.executeClaimed(c, cl)
-	if errors.Is(err, errOwnerRunning) {
-		// The marker is that attempt's, and stays.
-		settled = true
-		return errInUse
-	}
 	return err
 }
 
@@ -371,11 +376,7 @@ func (m *Middleware) executeClaimed(c *fiber.Ctx, cl claim) (settled bool, err e
 			_ = tx.Rollback()
 		}
 	}()
-	opener := open
-	if cl.takeover {
-		opener = openTakeover
-	}
-	prior, err := opener(ctx, tx, org, key, fp, m.Retention)
+	prior, err := open(ctx, tx, org, key, fp, m.Retention)
 	if err != nil {
 		return false, err
 	}

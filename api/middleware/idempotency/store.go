@@ -65,41 +65,40 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 	return r, err
 }
 
-// takeoverWait is how long a takeover's INSERT waits for a transaction
-// that holds the key's row: an earlier attempt that still runs holds it
-// until its COMMIT or ROLLBACK, and a dead one's is rolled back once
-// PostgreSQL sees its connection close. A retry that finds the attempt
-// alive is answered 409 idempotency_key_in_use after this wait, holding a
-// pool connection for as long.
-const takeoverWait = 100 * time.Millisecond
+// probeWait is how long ownerRunning's INSERT waits for a transaction
+// that holds the key's row. Such a wait begins at once when the row is
+// held, so a few milliseconds tell a held row from a free one; longer
+// would hold a pool connection that long for each retry of a key in use.
+const probeWait = 20 * time.Millisecond
 
-// errOwnerRunning is openTakeover's answer when the key's row is held by
-// an open transaction: its earlier attempt still runs.
-var errOwnerRunning = errors.New("the Idempotency-Key's earlier attempt still holds its row")
-
-// openTakeover is open for a request that met an earlier attempt's
-// in-progress marker and no committed row: its INSERT waits at most
-// takeoverWait (lock_timeout, for this statement only) for the row that
-// attempt's transaction holds, and errOwnerRunning says it is held. The
-// primary key keeps the exactly-once rule: an attempt that was only slow
-// to reach its INSERT waits for this transaction in turn and replays its
-// answer.
-func openTakeover(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", takeoverWait.Milliseconds())); err != nil {
-		return nil, database.Error(err)
+// ownerRunning reports whether a transaction holds (org, key)'s row: the
+// earlier attempt that left an in-progress marker still runs. It tries
+// the row's INSERT, as open does, with lock_timeout probeWait, in a
+// transaction of its own that it always rolls back, so it takes no write
+// slot, changes nothing and leaves no setting behind. A dead attempt's
+// transaction, rolled back once PostgreSQL saw its connection close, holds
+// nothing, and neither does an attempt that has not reached its INSERT
+// yet: the retry then executes, and such an attempt, when it reaches its
+// INSERT, waits for the retry's transaction and replays its answer (the
+// primary key keeps the exactly-once rule).
+func ownerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp []byte, retention time.Duration) (bool, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, database.Error(err)
 	}
-	r, err := open(ctx, tx, org, key, fp, retention)
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", probeWait.Milliseconds())); err != nil {
+		return false, database.Error(err)
+	}
+	_, err = claimRow(ctx, tx, org, key, fp, retention)
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
-		return nil, errOwnerRunning
+		return true, nil
 	}
-	if err != nil {
-		return nil, err
+	if errors.Is(err, errVanished) {
+		return false, nil
 	}
-	if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout TO DEFAULT"); err != nil {
-		return nil, database.Error(err)
-	}
-	return r, nil
+	return false, err
 }
 
 // errVanished is claimRow's answer when the row it could not claim was no

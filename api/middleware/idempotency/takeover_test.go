@@ -13,6 +13,7 @@ import (
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
+	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -26,6 +27,8 @@ type takeoverApp struct {
 	org   uuid.UUID
 	store edge.Store
 	runs  atomic.Int32
+	// failNext makes the handler's next run answer 503.
+	failNext atomic.Bool
 }
 
 func newTakeoverApp(t *testing.T, beforeTx func(c *fiber.Ctx) Wait) *takeoverApp {
@@ -41,6 +44,9 @@ func newTakeoverApp(t *testing.T, beforeTx func(c *fiber.Ctx) Wait) *takeoverApp
 	a.app = testApp(t, org.ID, Config{Store: a.store, DB: db, BeforeTx: beforeTx}, func(app *fiber.App) {
 		app.Post("/api/v2/clients", func(c *fiber.Ctx) error {
 			a.runs.Add(1)
+			if a.failNext.CompareAndSwap(true, false) {
+				return &errs.Error{Code: errs.ServiceUnavailable, Message: "failing on purpose", RetryAfter: 1}
+			}
 			if _, err := env.Conn(c.UserContext()).NewRaw("INSERT INTO clients (organization_id, name) VALUES (?, ?)",
 				org.ID, string(c.Body())).Exec(c.UserContext()); err != nil {
 				return database.Error(err)
@@ -107,7 +113,10 @@ func TestADeadAttemptsKeyIsTakenOver(t *testing.T) {
 // back (the attempt died), the next retry executes.
 func TestARunningAttemptKeepsItsKey(t *testing.T) {
 	ctx := context.Background()
-	a := newTakeoverApp(t, nil)
+	var slots atomic.Int32
+	a := newTakeoverApp(t, func(*fiber.Ctx) Wait {
+		return func() (func(), error) { slots.Add(1); return func() {}, nil }
+	})
 	body := "live owner"
 	marker := a.leaveMarker(t, "k-live", body)
 	tx, err := a.db.BeginTx(ctx, nil)
@@ -123,8 +132,9 @@ func TestARunningAttemptKeepsItsKey(t *testing.T) {
 	if busy.status != 409 || !strings.Contains(busy.body, "idempotency_key_in_use") || busy.header.Get("Retry-After") != "1" {
 		t.Fatalf("retry while the attempt runs: %d %s, want 409 idempotency_key_in_use", busy.status, busy.body)
 	}
-	if a.runs.Load() != 0 {
-		t.Fatal("the retry ran its handler while the earlier attempt held the key")
+	if a.runs.Load() != 0 || slots.Load() != 0 {
+		t.Fatalf("the retry ran its handler %d times and took %d write slots while the earlier attempt held the key; want neither",
+			a.runs.Load(), slots.Load())
 	}
 	if kept, ok, err := a.store.Get(ctx, StoreKey(a.org, "k-live")); err != nil || !ok || string(kept) != string(marker) {
 		t.Fatalf("the earlier attempt's marker after the 409: %q (present %v, %v), want it kept", kept, ok, err)
@@ -171,5 +181,26 @@ func TestASlowAttemptReplaysItsTakeover(t *testing.T) {
 	}
 	if n := a.clients(t, body); n != 1 || a.runs.Load() != 1 {
 		t.Fatalf("%d clients, %d runs; want 1 and 1", n, a.runs.Load())
+	}
+}
+
+// TestATakeoverThatFailsKeepsTheMarker: a retry that took a key over and
+// then failed (a 5xx) leaves the earlier attempt's marker where it was,
+// since that attempt may still be alive, short of its INSERT; the next
+// retry takes the key over again and executes.
+func TestATakeoverThatFailsKeepsTheMarker(t *testing.T) {
+	ctx := context.Background()
+	a := newTakeoverApp(t, nil)
+	body := "failing takeover"
+	marker := a.leaveMarker(t, "k-fail", body)
+	a.failNext.Store(true)
+	if failed := send(t, a.app, "POST", "/api/v2/clients", "k-fail", body); failed.status != 503 {
+		t.Fatalf("the failing takeover: %d %s, want its 503", failed.status, failed.body)
+	}
+	if kept, ok, err := a.store.Get(ctx, StoreKey(a.org, "k-fail")); err != nil || !ok || string(kept) != string(marker) {
+		t.Fatalf("the earlier attempt's marker after the failed takeover: %q (present %v, %v), want it kept", kept, ok, err)
+	}
+	if again := send(t, a.app, "POST", "/api/v2/clients", "k-fail", body); again.status != 201 || a.clients(t, body) != 1 {
+		t.Fatalf("the next retry: %d %s, %d clients; want 201 and 1", again.status, again.body, a.clients(t, body))
 	}
 }
