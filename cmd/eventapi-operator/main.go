@@ -121,20 +121,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 		return err
 	}
 	defer db.Close()
-	identity, err := database.InstallationIdentity(ctx, db)
-	if err != nil {
-		return err
-	}
 
 	mgr, err := manager.New(cfg, manager.Options{
-		DB: db, Identity: identity.String(), Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
+		DB: db, Namespaces: splitList(f.namespaces), MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr,
 		LeaderElection: f.leaderElect, LeaderElectionNamespace: f.leaderNamespace, LeaderElectionID: f.leaderID,
 		SkipNameValidation: managersPerProcess > 1,
 	})
 	if err != nil {
 		return err
 	}
-	slogger.Info("eventapi-operator starting", "database_identity", identity.String(), "leader_election", f.leaderElect, "namespaces", f.namespaces,
+	slogger.Info("eventapi-operator starting", "leader_election", f.leaderElect, "namespaces", f.namespaces,
 		"metrics", f.metricsAddr, "probes", f.probeAddr)
 	return mgr.Start(ctx)
 }

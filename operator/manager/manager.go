@@ -28,7 +28,6 @@ import (
 
 	"github.com/eventapi/eventapi/operator/api/v1alpha1"
 	"github.com/eventapi/eventapi/operator/internal/controller"
-	"github.com/eventapi/eventapi/platform/database"
 )
 
 // LeaderElectionID names the Lease the replicas compete for.
@@ -47,10 +46,6 @@ const GracefulShutdownTimeout = 7 * time.Second
 type Options struct {
 	// DB is the eventapi database (EVENTAPI_DATABASE_URL).
 	DB *bun.DB
-	// Identity is DB's installation identity, which the controllers claim
-	// their objects for (docs/operator.md, "One database per object"); New
-	// reads it from DB when empty.
-	Identity string
 	// Namespaces restricts the watched namespaces; empty watches all.
 	Namespaces []string
 	// MetricsAddr serves Prometheus metrics ("0" disables).
@@ -99,15 +94,6 @@ func Scheme() (*runtime.Scheme, error) {
 func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 	if opt.DB == nil {
 		return nil, fmt.Errorf("operator: a database is required")
-	}
-	if opt.Identity == "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		id, err := database.InstallationIdentity(ctx, opt.DB)
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("operator: %w", err)
-		}
-		opt.Identity = id.String()
 	}
 	scheme, err := Scheme()
 	if err != nil {
@@ -161,12 +147,12 @@ func New(cfg *rest.Config, opt Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	keys := &controller.ApiKeyReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme,
-		DB: opt.DB, Identity: opt.Identity, Recorder: mgr.GetEventRecorder("eventapi-operator"), Now: opt.Now, Recheck: opt.KeyRecheck}
+		DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"), Now: opt.Now, Recheck: opt.KeyRecheck}
 	if err := keys.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	sandboxes := &controller.SandboxReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespaces: opt.Namespaces,
-		DB: opt.DB, Identity: opt.Identity, Recorder: mgr.GetEventRecorder("eventapi-operator"), Recheck: opt.SandboxRecheck}
+		DB: opt.DB, Recorder: mgr.GetEventRecorder("eventapi-operator"), Recheck: opt.SandboxRecheck}
 	if err := sandboxes.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -33,9 +33,3 @@ const (
 // Finalizer is set on both resources so that the key is revoked, or the
 // sandbox organization deleted, before the object goes away.
 const Finalizer = "eventapi.io/cleanup"
-
-// DatabaseAnnotation names the database whose operator owns the object:
-// the installation identity of that database (docs/operator.md, "One
-// database per object"). The operator that adds the Finalizer sets it in
-// the same patch; an operator of another database leaves the object alone.
-const DatabaseAnnotation = "eventapi.io/database"

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -39,14 +38,7 @@ type ApiKeyReconciler struct {
 	// cluster event.
 	Recheck time.Duration
 
-	// Identity is the installation identity of DB
-	// (database.InstallationIdentity): this operator reconciles only the
-	// objects claimed for it, or not yet claimed, and claims those
-	// (docs/operator.md, "One database per object").
-	Identity string
-
-	fin    finalizer[*v1alpha1.ApiKey]
-	claims *claims
+	fin finalizer[*v1alpha1.ApiKey]
 }
 
 // +kubebuilder:rbac:groups=eventapi.io,resources=apikeys,verbs=get;list;watch;patch
@@ -57,11 +49,7 @@ type ApiKeyReconciler struct {
 
 // SetupWithManager registers the controller: ApiKeys and the Secrets they own.
 func (r *ApiKeyReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Identity == "" {
-		return errors.New("apikey controller: the database's identity is required")
-	}
-	r.fin = finalizer[*v1alpha1.ApiKey]{client: r.Client, name: v1alpha1.Finalizer, identity: r.Identity, cleanup: r.cleanup}
-	r.claims = newClaims(r.Identity, r.Recorder)
+	r.fin = finalizer[*v1alpha1.ApiKey]{client: r.Client, name: v1alpha1.Finalizer, cleanup: r.cleanup}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.ApiKey{}).
 		Owns(&corev1.Secret{}).
@@ -84,13 +72,7 @@ const DefaultKeyRecheck = 5 * time.Minute
 func (r *ApiKeyReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ak := &v1alpha1.ApiKey{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ak); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.claims.forget(req.NamespacedName)
-		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.claims.foreign(ctx, ak) {
-		return ctrl.Result{}, nil // another database's: not a single write (docs/operator.md)
 	}
 	deleting, f, err := r.fin.reconcile(ctx, ak)
 	if stopping(ctx) {

@@ -65,10 +65,8 @@ func newPendingRig(t *testing.T) *pendingRig {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ak).WithStatusSubresource(ak).Build()
 	g := &pendingRig{t: t, ctx: ctx, c: c, ev: events.NewFakeRecorder(100), org: org.ID,
 		now: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), req: ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ak)}}
-	g.r = &ApiKeyReconciler{Client: c, APIReader: c, Scheme: scheme, DB: db, Recorder: g.ev, Now: func() time.Time { return g.now },
-		Identity: "this-database"}
-	g.r.fin = finalizer[*v1alpha1.ApiKey]{client: c, name: v1alpha1.Finalizer, identity: g.r.Identity, cleanup: g.r.cleanup}
-	g.r.claims = newClaims(g.r.Identity, g.ev)
+	g.r = &ApiKeyReconciler{Client: c, APIReader: c, Scheme: scheme, DB: db, Recorder: g.ev, Now: func() time.Time { return g.now }}
+	g.r.fin = finalizer[*v1alpha1.ApiKey]{client: c, name: v1alpha1.Finalizer, cleanup: g.r.cleanup}
 	return g
 }
 

@@ -11,12 +11,9 @@ import (
 // deleted, runs cleanup and then removes the finalizer. One value serves every
 // resource type.
 type finalizer[T client.Object] struct {
-	client client.Client
-	name   string
-	// identity is this operator's database (database.InstallationIdentity),
-	// which the patch that adds the finalizer claims obj for.
-	identity string
-	cleanup  func(ctx context.Context, obj T) *failure
+	client  client.Client
+	name    string
+	cleanup func(ctx context.Context, obj T) *failure
 }
 
 // reconcile adds the finalizer to a live object, or finalizes a deleted one.
@@ -33,33 +30,15 @@ type finalizer[T client.Object] struct {
 // which rewrites the user's fields, makes the operator their field manager
 // (a second `kubectl apply --server-side` conflicts) and can even turn an
 // accepted value into one the CRD's own rule refuses.
-//
-// The same patch claims obj for f.identity (the annotation
-// v1alpha1.DatabaseAnnotation): an object with the finalizer and no claim,
-// from before claims, is claimed by the first operator that reconciles it,
-// live or being deleted, before its cleanup runs. The patch's
-// resourceVersion makes two operators racing for one object a conflict for
-// the second, which then reads the first one's claim and leaves the object
-// (claims.foreign, called by the reconcilers before this). obj must not
-// be claimed for another database.
 func (f finalizer[T]) reconcile(ctx context.Context, obj T) (deleting bool, blocked *failure, err error) {
-	claimed := claimedBy(obj) == f.identity
 	if obj.GetDeletionTimestamp().IsZero() {
-		if controllerutil.ContainsFinalizer(obj, f.name) && claimed {
+		if controllerutil.ContainsFinalizer(obj, f.name) {
 			return false, nil, nil
 		}
-		return false, nil, f.patch(ctx, obj, func(o client.Object) {
-			claimFor(o, f.identity)
-			controllerutil.AddFinalizer(o, f.name)
-		})
+		return false, nil, f.patch(ctx, obj, controllerutil.AddFinalizer)
 	}
 	if !controllerutil.ContainsFinalizer(obj, f.name) {
 		return true, nil, nil
-	}
-	if !claimed {
-		if err := f.patch(ctx, obj, func(o client.Object) { claimFor(o, f.identity) }); err != nil {
-			return true, nil, client.IgnoreNotFound(err)
-		}
 	}
 	if blocked := f.cleanup(ctx, obj); blocked != nil {
 		blocked.message += "; the deletion waits until this succeeds"
@@ -68,13 +47,13 @@ func (f finalizer[T]) reconcile(ctx context.Context, obj T) (deleting bool, bloc
 		}
 		return true, blocked, nil
 	}
-	return true, nil, client.IgnoreNotFound(f.patch(ctx, obj, func(o client.Object) { controllerutil.RemoveFinalizer(o, f.name) }))
+	return true, nil, client.IgnoreNotFound(f.patch(ctx, obj, controllerutil.RemoveFinalizer))
 }
 
-// patch applies change (to the finalizers, the claim) to obj and sends only
-// that difference.
-func (f finalizer[T]) patch(ctx context.Context, obj T, change func(client.Object)) error {
+// patch applies change (controllerutil.AddFinalizer or RemoveFinalizer) to
+// obj's finalizers and sends only that difference.
+func (f finalizer[T]) patch(ctx context.Context, obj T, change func(client.Object, string) bool) error {
 	base := obj.DeepCopyObject().(client.Object)
-	change(obj)
+	change(obj, f.name)
 	return f.client.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 }

@@ -63,7 +63,7 @@ func TestSandboxAdoptionAsksTheAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &controller.SandboxReconciler{Client: staleSandboxes{mgr.GetClient()}, APIReader: mgr.GetAPIReader(),
-		Namespaces: []string{h.ns, other}, DB: h.db, Identity: h.identity(), Recorder: mgr.GetEventRecorder("eventapi-operator")}
+		Namespaces: []string{h.ns, other}, DB: h.db, Recorder: mgr.GetEventRecorder("eventapi-operator")}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func reconcileThrough(t *testing.T, h *harness, ctx context.Context, c client.Cl
 	}
 	rec := &notes{}
 	r := &controller.SandboxReconciler{Client: c, APIReader: reader,
-		Namespaces: []string{h.ns}, DB: h.db, Identity: h.identity(), Recorder: rec}
+		Namespaces: []string{h.ns}, DB: h.db, Recorder: rec}
 	if err := r.SetupWithManager(mgr); err != nil { // the manager is never started: Reconcile is called here
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,14 +43,7 @@ type SandboxReconciler struct {
 	// database.
 	Recheck time.Duration
 
-	// Identity is the installation identity of DB
-	// (database.InstallationIdentity): this operator reconciles only the
-	// objects claimed for it, or not yet claimed, and claims those
-	// (docs/operator.md, "One database per object").
-	Identity string
-
-	fin    finalizer[*v1alpha1.SandboxOrganization]
-	claims *claims
+	fin finalizer[*v1alpha1.SandboxOrganization]
 }
 
 // +kubebuilder:rbac:groups=eventapi.io,resources=sandboxorganizations,verbs=get;list;watch;patch
@@ -60,11 +52,7 @@ type SandboxReconciler struct {
 
 // SetupWithManager registers the controller.
 func (r *SandboxReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Identity == "" {
-		return errors.New("sandbox controller: the database's identity is required")
-	}
-	r.fin = finalizer[*v1alpha1.SandboxOrganization]{client: r.Client, name: v1alpha1.Finalizer, identity: r.Identity, cleanup: r.cleanup}
-	r.claims = newClaims(r.Identity, r.Recorder)
+	r.fin = finalizer[*v1alpha1.SandboxOrganization]{client: r.Client, name: v1alpha1.Finalizer, cleanup: r.cleanup}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.SandboxOrganization{}).
 		Named("sandboxorganization").
@@ -79,13 +67,7 @@ const DefaultSandboxRecheck = 5 * time.Minute
 func (r *SandboxReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	sb := &v1alpha1.SandboxOrganization{}
 	if err := r.Client.Get(ctx, req.NamespacedName, sb); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.claims.forget(req.NamespacedName)
-		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.claims.foreign(ctx, sb) {
-		return ctrl.Result{}, nil // another database's: not a single write (docs/operator.md)
 	}
 	deleting, f, err := r.fin.reconcile(ctx, sb)
 	if stopping(ctx) {
@@ -238,8 +220,6 @@ func (r *SandboxReconciler) managedBy(ctx context.Context, sb *v1alpha1.SandboxO
 		for _, o := range list.Items {
 			switch {
 			case o.Status.SandboxOrganizationID != id.String():
-			case claimedBy(&o) != "" && claimedBy(&o) != r.Identity:
-				// Another database's: the id names an organization there.
 			case o.UID == sb.UID:
 				return self, o.Status.Seeded, nil
 			default:

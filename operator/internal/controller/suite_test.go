@@ -268,17 +268,6 @@ func (h *harness) eventually(what string, check func() error) {
 	h.t.Fatalf("%s: still failing after 30s: %v", what, err)
 }
 
-// identity is the installation identity of the test's database, which its
-// operator claims objects for.
-func (h *harness) identity() string {
-	h.t.Helper()
-	id, err := database.InstallationIdentity(h.ctx, h.db)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return id.String()
-}
-
 // key is an object key in the test's namespace.
 func (h *harness) key(name string) client.ObjectKey {
 	return client.ObjectKey{Namespace: h.ns, Name: name}
