@@ -96,8 +96,9 @@ func CodeOf(err error) string {
 //     502 or 504 of a read or of a write sent with a key; an answer that
 //     never came, of a read or of a write sent with a key (a
 //     *LostAnswerError naming it). The wait is at least a second.
-//   - No: the caller's cancellation or deadline (a context error, the
-//     http.Client's Timeout included); a write sent without a key whose
+//   - No: the caller's cancellation (context.Canceled; a deadline, the
+//     caller's or the http.Client's Timeout, is an answer that never came,
+//     and retryable as such); a write sent without a key whose
 //     outcome is unknown (a 503, 502 or 504, a lost answer), which may have
 //     been applied: read it back; a certificate the client refuses; every
 //     other answer, which the same request would get again (a change
@@ -108,7 +109,11 @@ func CodeOf(err error) string {
 // is for the caller whose loop outlives it, such as a Feed restarted from
 // its cursor.
 func Retryable(err error) (wait time.Duration, ok bool) {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	// A deadline is not told apart: the http.Client's per-attempt Timeout
+	// (an answer that never came, retryable) wraps DeadlineExceeded as the
+	// caller's own deadline does, and a call made again under a context
+	// that has ended fails at once.
+	if err == nil || errors.Is(err, context.Canceled) {
 		return 0, false
 	}
 	if e, is := errors.AsType[*APIError](err); is {

@@ -38,7 +38,8 @@ func TestRetryable(t *testing.T) {
 		{"a read's lost answer", lostRead, time.Second, true},
 		{"the caller's cancellation", fmt.Errorf("%w (while waiting to retry: %w)", lostRead, context.Canceled), 0, false},
 		{"a keyed write cancelled", &LostAnswerError{Err: &url.Error{Op: "Post", URL: "u", Err: context.Canceled}, IdempotencyKey: "k"}, 0, false},
-		{"a deadline passed", &url.Error{Op: "Get", URL: "u", Err: context.DeadlineExceeded}, 0, false},
+		{"a read past the http.Client's Timeout", &url.Error{Op: "Get", URL: "u", Err: context.DeadlineExceeded}, time.Second, true},
+		{"a keyed write past it", &LostAnswerError{Err: &url.Error{Op: "Post", URL: "u", Err: context.DeadlineExceeded}, IdempotencyKey: "k"}, time.Second, true},
 		{"a refused certificate", &url.Error{Op: "Get", URL: "u", Err: x509.UnknownAuthorityError{}}, 0, false},
 		{"another error", errors.New("decoding: unexpected EOF"), 0, false},
 	} {

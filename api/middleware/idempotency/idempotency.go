@@ -339,6 +339,11 @@ func (m *Middleware) execute(c *fiber.Ctx, cl claim) (err error) {
 		}
 	}()
 	settled, err = m.executeClaimed(c, cl)
+	if errors.Is(err, errOwnerRunning) {
+		// Another retry took the key over between this one's probe and
+		// its transaction, or the attempt reached its INSERT.
+		return errInUse
+	}
 	return err
 }
 
@@ -376,7 +381,13 @@ func (m *Middleware) executeClaimed(c *fiber.Ctx, cl claim) (settled bool, err e
 			_ = tx.Rollback()
 		}
 	}()
-	prior, err := open(ctx, tx, org, key, fp, m.Retention)
+	opener := open
+	if cl.takeover {
+		// Bounded: a second retry that passed its probe with this one
+		// waited for this one's whole run, holding a slot and a connection.
+		opener = openWithin
+	}
+	prior, err := opener(ctx, tx, org, key, fp, m.Retention)
 	if err != nil {
 		return false, err
 	}

@@ -65,38 +65,64 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 	return r, err
 }
 
-// probeWait is how long ownerRunning's INSERT waits for a transaction
-// that holds the key's row. Such a wait begins at once when the row is
-// held, so a few milliseconds tell a held row from a free one; longer
-// would hold a pool connection that long for each retry of a key in use.
-const probeWait = 20 * time.Millisecond
+// probeWait is how long a takeover's INSERT waits for a transaction that
+// holds the key's row (openWithin). Such a wait begins at once when the
+// row is held and never when it is not, so the least lock_timeout tells
+// the two apart exactly; anything longer would hold a pool connection that
+// long for each retry of a key in use.
+const probeWait = time.Millisecond
+
+// errOwnerRunning is openWithin's answer when an open transaction holds
+// the key's row: the attempt that holds it still runs.
+var errOwnerRunning = errors.New("an open transaction holds the Idempotency-Key's row")
+
+// openWithin is open whose INSERT waits at most probeWait for a
+// transaction that holds the key's row, and answers errOwnerRunning when
+// one does. The transaction's lock_timeout is set for that statement and
+// then put back to the value it had, whatever set it (the database, the
+// role, the connection, an earlier SET), so the handler's own statements
+// wait as they would anywhere else.
+func openWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+	var before, set string
+	// The materialized CTE reads the old value before the row's set_config runs.
+	if err := tx.NewRaw(`WITH old AS MATERIALIZED (SELECT current_setting('lock_timeout') AS v)
+		SELECT v, set_config('lock_timeout', ?, true) FROM old`, fmt.Sprintf("%dms", probeWait.Milliseconds())).
+		Scan(ctx, &before, &set); err != nil {
+		return nil, database.Error(err)
+	}
+	r, err := open(ctx, tx, org, key, fp, retention)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
+		return nil, errOwnerRunning
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.NewRaw("SELECT set_config('lock_timeout', ?, true)", before).Exec(ctx); err != nil {
+		return nil, database.Error(err)
+	}
+	return r, nil
+}
 
 // ownerRunning reports whether a transaction holds (org, key)'s row: the
-// earlier attempt that left an in-progress marker still runs. It tries
-// the row's INSERT, as open does, with lock_timeout probeWait, in a
-// transaction of its own that it always rolls back, so it takes no write
-// slot, changes nothing and leaves no setting behind. A dead attempt's
-// transaction, rolled back once PostgreSQL saw its connection close, holds
-// nothing, and neither does an attempt that has not reached its INSERT
-// yet: the retry then executes, and such an attempt, when it reaches its
-// INSERT, waits for the retry's transaction and replays its answer (the
-// primary key keeps the exactly-once rule).
+// earlier attempt that left an in-progress marker still runs. It makes
+// openWithin's INSERT in a transaction of its own that it always rolls
+// back, before the request waits for a write slot, so it changes nothing
+// and a retry of a key in use waits behind no other write. A dead
+// attempt's transaction, rolled back once PostgreSQL saw its connection
+// close, holds nothing, and neither does an attempt that has not reached
+// its INSERT yet: the retry then executes, and such an attempt, when it
+// reaches its INSERT, waits for the retry's transaction and replays its
+// answer (the primary key keeps the exactly-once rule).
 func ownerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp []byte, retention time.Duration) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, database.Error(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", probeWait.Milliseconds())); err != nil {
-		return false, database.Error(err)
-	}
-	_, err = claimRow(ctx, tx, org, key, fp, retention)
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
+	_, err = openWithin(ctx, tx, org, key, fp, retention)
+	if errors.Is(err, errOwnerRunning) {
 		return true, nil
-	}
-	if errors.Is(err, errVanished) {
-		return false, nil
 	}
 	return false, err
 }

@@ -3,8 +3,10 @@ package idempotency
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -202,5 +204,111 @@ func TestATakeoverThatFailsKeepsTheMarker(t *testing.T) {
 	}
 	if again := send(t, a.app, "POST", "/api/v2/clients", "k-fail", body); again.status != 201 || a.clients(t, body) != 1 {
 		t.Fatalf("the next retry: %d %s, %d clients; want 201 and 1", again.status, again.body, a.clients(t, body))
+	}
+}
+
+// TestTwoTakeoversDoNotWaitForEachOther (found by a review): two retries
+// of a key whose earlier attempt holds no row both pass ownerRunning's
+// probe while they wait for their write slots. The one that opens second
+// does not wait, holding its slot and a pool connection, for the whole
+// run of the first: its INSERT is bounded too (openWithin), and it gets
+// 409 idempotency_key_in_use; the first then executes, once. The bound
+// below is a hang detector: the second, unbounded, waited as long as the
+// first's handler is held, which is until the test ends.
+func TestTwoTakeoversDoNotWaitForEachOther(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Two takeovers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := edge.NewMemory()
+	env := &rest.Env{DB: db}
+	// BeforeTx: each takeover waits here (as for a write slot) until both
+	// have passed the probe.
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	beforeTx := func(*fiber.Ctx) Wait {
+		return func() (func(), error) { arrived.Done(); arrived.Wait(); return func() {}, nil }
+	}
+	hold := make(chan struct{})
+	var runs atomic.Int32
+	app := testApp(t, org.ID, Config{Store: store, DB: db, BeforeTx: beforeTx}, func(app *fiber.App) {
+		app.Post("/api/v2/clients", func(c *fiber.Ctx) error {
+			runs.Add(1)
+			<-hold // a slow handler: the first takeover holds the key's row
+			if _, err := env.Conn(c.UserContext()).NewRaw("INSERT INTO clients (organization_id, name) VALUES (?, ?)",
+				org.ID, string(c.Body())).Exec(c.UserContext()); err != nil {
+				return database.Error(err)
+			}
+			return c.Status(201).SendString(`{"data":{"name":"made"}}`)
+		})
+	})
+	body := "pair"
+	marker := record{State: stateRunning, Fingerprint: Fingerprint("POST", "/api/v2/clients", []byte(body)), Owner: "dead"}.encode()
+	if _, ok, err := store.Claim(ctx, StoreKey(org.ID, "k-pair"), marker, DefaultLockTTL); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	answers := make(chan answer, 2)
+	for range 2 {
+		go func() { answers <- send(t, app, "POST", "/api/v2/clients", "k-pair", body) }()
+	}
+	released := false
+	defer func() {
+		if !released {
+			close(hold)
+		}
+	}()
+	select {
+	case a := <-answers:
+		if a.status != 409 {
+			t.Fatalf("the second takeover: %d %s, want 409 idempotency_key_in_use", a.status, a.body)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("after 30 s neither takeover has answered (handler runs %d): the second waits for the first's row "+
+			"with its slot and a connection", runs.Load())
+	}
+	close(hold)
+	released = true
+	if first := <-answers; first.status != 201 || runs.Load() != 1 {
+		t.Fatalf("the first takeover: %d %s after %d runs, want 201 and one run", first.status, first.body, runs.Load())
+	}
+}
+
+// TestOpenWithinPutsTheLockTimeoutBack: the takeover's bounded INSERT
+// leaves the transaction's lock_timeout as it found it, whatever set it,
+// so the handler's statements after it wait as long as anywhere else.
+func TestOpenWithinPutsTheLockTimeoutBack(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Lock timeout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"", "7s"} {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if set != "" {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '"+set+"'"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.NewRaw("SHOW lock_timeout").Scan(ctx, &want); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := openWithin(ctx, tx, org.ID, "k-timeout-"+set, []byte("fp"), DefaultRetention); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := tx.NewRaw("SHOW lock_timeout").Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		_ = tx.Rollback()
+		if got != want {
+			t.Errorf("lock_timeout %q after openWithin, want %q as before it", got, want)
+		}
 	}
 }
