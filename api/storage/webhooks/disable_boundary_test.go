@@ -17,15 +17,7 @@ import (
 func TestGiveUpDisablesOnlyAfterTheWholeRetryWindow(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)
-	org, client := uuid.New(), uuid.New()
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		if _, err := db.NewRaw(sql, args...).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec("INSERT INTO organizations (id, name) VALUES (?, 'Boundary')", org)
-	exec("INSERT INTO clients (id, organization_id, name) VALUES (?, ?, 'X')", client, org)
+	org, client, exec := orgWithAChange(t, db, "Boundary")
 	for _, tt := range []struct {
 		run          time.Duration
 		wantDisabled bool

@@ -23,15 +23,7 @@ import (
 func TestSuccessSaysWhetherItWaitedOnItsReceiver(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)
-	org, client := uuid.New(), uuid.New()
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		if _, err := db.NewRaw(sql, args...).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec("INSERT INTO organizations (id, name) VALUES (?, 'Waited')", org)
-	exec("INSERT INTO clients (id, organization_id, name) VALUES (?, ?, 'Delivered')", client, org)
+	org, client, exec := orgWithAChange(t, db, "Waited")
 	var changedAt time.Time
 	if err := db.NewRaw("SELECT created_at FROM changes WHERE organization_id = ? AND object_id = ?", org, client).Scan(ctx, &changedAt); err != nil {
 		t.Fatal(err)
