@@ -8,22 +8,35 @@ import "net/url"
 // visible is not listed: a test that waits for a change polls.
 func (o *Org) ChangesAfter(cursor string) []map[string]any {
 	o.env.T.Helper()
-	var out []map[string]any
+	out, _ := o.FollowChanges(cursor)
+	return out
+}
+
+// FollowChanges is ChangesAfter that also returns the cursor to go on
+// from: the last page's next_cursor, or cursor when the feed gave none. A
+// test that polls for a change goes on from it, one request per poll,
+// instead of reading the whole feed again each time: while a transaction
+// held open elsewhere on the server holds every feed back, rereading spent
+// the organization's rate limit.
+func (o *Org) FollowChanges(cursor string) (changes []map[string]any, next string) {
+	o.env.T.Helper()
+	next = cursor
 	for {
 		q := "/api/v2/changes?limit=100"
-		if cursor != "" {
-			q += "&cursor=" + url.QueryEscape(cursor)
+		if next != "" {
+			q += "&cursor=" + url.QueryEscape(next)
 		}
 		res := o.Get(q)
 		if res.Status != 200 {
 			o.env.T.Fatalf("GET %s: %d %s", q, res.Status, res.Body)
 		}
-		out = append(out, res.List()...)
+		changes = append(changes, res.List()...)
 		pg, _ := res.JSON()["pagination"].(map[string]any)
-		next, _ := pg["next_cursor"].(string)
-		if more, _ := pg["has_more"].(bool); !more || next == "" {
-			return out
+		if c, _ := pg["next_cursor"].(string); c != "" {
+			next = c
 		}
-		cursor = next
+		if more, _ := pg["has_more"].(bool); !more {
+			return changes, next
+		}
 	}
 }

@@ -107,7 +107,9 @@ func CodeOf(err error) string {
 //
 // The transport already retries these within its Retry policy; Retryable
 // is for the caller whose loop outlives it, such as a Feed restarted from
-// its cursor.
+// its cursor. Such a loop must end on its own context: once the context's
+// deadline has passed, each call fails with a deadline error that
+// Retryable cannot tell from the http.Client's per-attempt Timeout.
 func Retryable(err error) (wait time.Duration, ok bool) {
 	// A deadline is not told apart: the http.Client's per-attempt Timeout
 	// (an answer that never came, retryable) wraps DeadlineExceeded as the

@@ -36,16 +36,20 @@ func checkChanges(t *testing.T, s *Suite) {
 	}
 }
 
-// feedHolds polls o's feed until it lists a change of id (a change is listed
-// once the transactions before it have ended) or 60 s pass. The polls back
-// off from 20 ms to half a second: the suite's organizations share the real
-// rate limit across every route, and a write transaction held open
-// elsewhere on the server (another package's test) holds every feed back,
-// so polling every 20 ms spent the limit in 20 s.
+// feedHolds follows o's feed until it lists a change of id (a change is
+// listed once the transactions before it have ended) or 60 s pass. Each
+// poll goes on from the last one's cursor, and the polls back off from
+// 20 ms to half a second: the suite's organizations share the real rate
+// limit across every route, and a write transaction held open elsewhere on
+// the server (another package's test) holds every feed back; polling every
+// 20 ms spent the limit in 20 s, and so did rereading a long feed whole.
 func feedHolds(t *testing.T, o *apitest.Org, id string) bool {
-	wait := 20 * time.Millisecond
+	t.Helper()
+	wait, cursor := 20*time.Millisecond, ""
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(wait) {
-		for _, c := range feed(t, o) {
+		var changes []map[string]any
+		changes, cursor = o.FollowChanges(cursor)
+		for _, c := range changes {
 			if c["object_id"] == id {
 				return true
 			}

@@ -66,10 +66,11 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 }
 
 // probeWait is how long a takeover's INSERT waits for a transaction that
-// holds the key's row (openWithin). Such a wait begins at once when the
-// row is held and never when it is not, so the least lock_timeout tells
-// the two apart exactly; anything longer would hold a pool connection that
-// long for each retry of a key in use.
+// holds the key's row (openWithin). A row held by a live attempt always
+// makes it wait, so the least lock_timeout never takes a running attempt
+// for a dead one (other lock waits, such as a purge batch holding an
+// expired row of the key, time it out too: a safe 409); anything longer
+// would hold a pool connection that long for each retry of a key in use.
 const probeWait = time.Millisecond
 
 // errOwnerRunning is openWithin's answer when an open transaction holds
