@@ -8,9 +8,11 @@
 //   - a stored response with the same fingerprint is replayed (same status
 //     and body, plus Idempotent-Replayed: true);
 //   - a different fingerprint is 409 idempotency_key_mismatch;
-//   - a marker is 409 idempotency_key_in_use with Retry-After, unless the
-//     database already holds the committed response (the owner died after
-//     COMMIT), which is then replayed.
+//   - a marker is 409 idempotency_key_in_use with Retry-After while the
+//     attempt that left it still runs; the committed response is replayed
+//     when the owner died after COMMIT, and the request executes when the
+//     owner died before it (no transaction holds the key's row:
+//     ownerRunning; docs/edge.md, "A dead attempt's key").
 //
 // A fresh key runs its handler inside a PostgreSQL transaction that also
 // inserts the key's idempotency_keys row and stores the response on it before
