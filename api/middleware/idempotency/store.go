@@ -84,18 +84,7 @@ var errOwnerRunning = errors.New("an open transaction holds the Idempotency-Key'
 // role, the connection, an earlier SET), so the handler's own statements
 // wait as they would anywhere else.
 func openWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
-	var before, set string
-	// The materialized CTE reads the old value before the row's set_config runs.
-	if err := tx.NewRaw(`WITH old AS MATERIALIZED (SELECT current_setting('lock_timeout') AS v)
-		SELECT v, set_config('lock_timeout', ?, true) FROM old`, fmt.Sprintf("%dms", probeWait.Milliseconds())).
-		Scan(ctx, &before, &set); err != nil {
-		return nil, database.Error(err)
-	}
-	r, err := open(ctx, tx, org, key, fp, retention)
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
-		return nil, errOwnerRunning
-	}
+	before, r, err := openBounded(ctx, tx, org, key, fp, retention)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +94,28 @@ func openWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []
 	return r, nil
 }
 
+// openBounded is openWithin without putting lock_timeout back: it returns
+// the value it replaced, and leaves the transaction at probeWait.
+func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (before string, r *row, err error) {
+	var set string
+	// The materialized CTE reads the old value before the row's set_config runs.
+	if err := tx.NewRaw(`WITH old AS MATERIALIZED (SELECT current_setting('lock_timeout') AS v)
+		SELECT v, set_config('lock_timeout', ?, true) FROM old`, fmt.Sprintf("%dms", probeWait.Milliseconds())).
+		Scan(ctx, &before, &set); err != nil {
+		return "", nil, database.Error(err)
+	}
+	r, err = open(ctx, tx, org, key, fp, retention)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
+		return "", nil, errOwnerRunning
+	}
+	return before, r, err
+}
+
 // ownerRunning reports whether a transaction holds (org, key)'s row: the
 // earlier attempt that left an in-progress marker still runs. It makes
-// openWithin's INSERT in a transaction of its own that it always rolls
-// back, before the request waits for a write slot, so it changes nothing
+// openBounded's INSERT in a transaction of its own that it always rolls
+// back (the lock_timeout goes with it, so it is not put back), before the request waits for a write slot, so it changes nothing
 // and a retry of a key in use waits behind no other write. A dead
 // attempt's transaction, rolled back once PostgreSQL saw its connection
 // close, holds nothing, and neither does an attempt that has not reached
@@ -121,7 +128,7 @@ func ownerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp
 		return false, database.Error(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	_, err = openWithin(ctx, tx, org, key, fp, retention)
+	_, _, err = openBounded(ctx, tx, org, key, fp, retention)
 	if errors.Is(err, errOwnerRunning) {
 		return true, nil
 	}
