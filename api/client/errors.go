@@ -100,7 +100,9 @@ func CodeOf(err error) string {
 //     caller's or the http.Client's Timeout, is an answer that never came,
 //     and retryable as such); a write sent without a key whose
 //     outcome is unknown (a 503, 502 or 504, a lost answer), which may have
-//     been applied: read it back; a certificate the client refuses; every
+//     been applied: read it back; a certificate the client refuses; a
+//     request the HTTP client would not send (an unsupported scheme, a URL
+//     without a host: it fails the same way every time); every
 //     other answer, which the same request would get again (a change
 //     feed's 422 on its cursor or 403 on its type filter; 410
 //     cursor_expired needs a new start).
@@ -116,6 +118,9 @@ func Retryable(err error) (wait time.Duration, ok bool) {
 	// caller's own deadline does, and a call made again under a context
 	// that has ended fails at once.
 	if err == nil || errors.Is(err, context.Canceled) {
+		return 0, false
+	}
+	if _, is := errors.AsType[*unsentError](err); is {
 		return 0, false
 	}
 	if e, is := errors.AsType[*APIError](err); is {

@@ -5,7 +5,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,5 +50,58 @@ func TestRetryable(t *testing.T) {
 		if wait != tt.wait || ok != tt.ok {
 			t.Errorf("%s: Retryable = %v, %v; want %v, %v", tt.name, wait, ok, tt.wait, tt.ok)
 		}
+	}
+}
+
+// TestRetryableOfRealFailures sends requests that fail for real through the
+// transport: a refused connection may heal, a request net/http will not
+// send never does, and the transport does not repeat it either (allowed
+// repeats after an hour, it would wait until the context's deadline).
+func TestRetryableOfRealFailures(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	for _, tt := range []struct {
+		name, method, url string
+		ok, unsent        bool
+	}{
+		{"a read's refused connection", http.MethodGet, "http://" + closed + "/api/v2/health", true, false},
+		{"a keyed write's refused connection", http.MethodPost, "http://" + closed + "/api/v2/clients", true, false},
+		{"an unsupported scheme", http.MethodGet, "ftp://" + closed + "/api/v2/health", false, true},
+		{"a keyed write to an unsupported scheme", http.MethodPost, "ftp://" + closed + "/api/v2/clients", false, true},
+		{"a URL without a host", http.MethodGet, "http:///api/v2/health", false, true},
+	} {
+		// A failure that may heal is classified by Retryable alone: the
+		// transport repeating it would only wait out the context.
+		repeats := 0
+		if tt.unsent {
+			repeats = 2
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, tt.method, tt.url, http.NoBody)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Idempotency-Key", "k")
+			tr := &Transport{Retry: Retry{MaxRetries: repeats, BaseDelay: time.Hour, MaxDelay: time.Hour}}
+			_, err = tr.Do(req)
+			if _, ok := Retryable(err); ok != tt.ok {
+				t.Errorf("Retryable(%v) = %v, want %v", err, ok, tt.ok)
+			}
+			if _, is := errors.AsType[*unsentError](err); is != tt.unsent {
+				t.Errorf("%v: unsent = %v, want %v", err, is, tt.unsent)
+			}
+			if tt.unsent && (errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "while waiting to retry")) {
+				t.Errorf("the transport waited to repeat a request it cannot send: %v", err)
+			}
+			if tt.unsent && IdempotencyKeyOf(err) != "" {
+				t.Errorf("a write never sent names its key to repeat it with: %v", err)
+			}
+		})
 	}
 }
