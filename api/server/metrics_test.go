@@ -138,6 +138,14 @@ func TestMetricsExposition(t *testing.T) {
 			t.Errorf("no %s before any failure", name)
 		}
 	}
+	// The fail-open counter has a series per limiter.
+	limiters := map[string]bool{}
+	for _, m := range fams["eventapi_ratelimit_fail_open_total"].GetMetric() {
+		limiters[labels(m)["limiter"]] = true
+	}
+	if !limiters["v1"] || !limiters["v2"] {
+		t.Errorf("eventapi_ratelimit_fail_open_total has series for limiters %v, want v1 and v2", limiters)
+	}
 	// The dashboard's job variable selects the jobs by target_info's
 	// service_name.
 	if ti := fams["target_info"]; ti == nil || len(ti.GetMetric()) != 1 || labels(ti.GetMetric()[0])["service_name"] == "" {

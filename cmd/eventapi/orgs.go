@@ -24,7 +24,7 @@ func orgsCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	// Whether --rate-limit was given is read from the flag set (given), so
 	// no value stands for "not given": -1 is refused like any other value
 	// out of range, not taken for the flag's absence.
-	rateUse := "v2 requests per window, in place of EVENTAPI_V2_RATE_LIMIT (0: none)"
+	rateUse := "v2 requests per window, in place of EVENTAPI_V2_RATE_LIMIT (0: the service's default)"
 	if sub == "update" {
 		rateUse = "v2 requests per window (0 clears the override; leave the flag out to keep it)"
 	}

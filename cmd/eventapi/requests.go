@@ -161,17 +161,20 @@ func printRequests(stdout io.Writer, output string, recs []requestlog.Record, mo
 		_, err := fmt.Fprintln(stdout, "(no requests logged match)")
 		return err
 	}
-	fmt.Fprintf(stdout, "%-27s  %-36s %-6s %-40s %-6s %-24s %10s  %s\n", "TIME", "REQUEST ID", "METHOD", "ROUTE", "STATUS", "ERROR CODE", "DURATION", "PATH")
+	fmt.Fprintf(stdout, "%-27s  %-36s %-12s %-6s %-40s %-6s %-24s %10s  %s\n", "TIME", "REQUEST ID", "KEY", "METHOD", "ROUTE", "STATUS", "ERROR CODE", "DURATION", "PATH")
 	for _, r := range recs {
-		code, route := "-", "-"
+		code, route, key := "-", "-", "-"
 		if r.ErrorCode != nil {
 			code = *r.ErrorCode
 		}
 		if r.Route != nil {
 			route = *r.Route
 		}
-		fmt.Fprintf(stdout, "%s  %-36s %-6s %-40s %-6d %-24s %8.1fms  %s\n", listedTime(r.CreatedAt),
-			r.RequestID, r.Method, route, r.Status, code, r.DurationMS, r.Path)
+		if r.KeyPrefix != nil {
+			key = *r.KeyPrefix
+		}
+		fmt.Fprintf(stdout, "%s  %-36s %-12s %-6s %-40s %-6d %-24s %8.1fms  %s\n", listedTime(r.CreatedAt),
+			r.RequestID, key, r.Method, route, r.Status, code, r.DurationMS, r.Path)
 	}
 	if more {
 		fmt.Fprintf(stdout, "(more records than the %d listed; narrow with --since/--until or raise --limit)\n", limit)

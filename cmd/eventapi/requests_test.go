@@ -37,10 +37,14 @@ func TestRequestsListAndKeyLastUsed(t *testing.T) {
 	}
 	other := uuid.New()
 	now := time.Now()
+	keyPrefix := "svc_live_K3y"
 	var recs []requestlog.Record
 	for i, st := range []int{200, 429, 429, 404} {
 		r := requestlog.Record{CreatedAt: now.Add(time.Duration(i-10) * time.Second), OrganizationID: &org.ID,
 			RequestID: uuid.NewString(), Method: "GET", Path: "/api/v2/events", Status: st, APIVersion: "v2"}
+		if st == 429 {
+			r.KeyPrefix = &keyPrefix
+		}
 		r.Normalize()
 		recs = append(recs, r)
 	}
@@ -67,12 +71,15 @@ func TestRequestsListAndKeyLastUsed(t *testing.T) {
 		len(all["requests"].([]any)) != 3 {
 		t.Errorf("--status 4xx: %v %v", all, err)
 	}
-	// Text: a header naming the columns; a line saying so when none match.
-	for _, tc := range []struct{ status, want string }{{"429", "TIME "}, {"503", "(no requests logged match)"}} {
+	// Text: a header naming the columns, each line with its key's prefix
+	// (which client sent a burst); a line saying so when none match.
+	for _, tc := range []struct{ status, want, has string }{
+		{"429", "TIME ", " KEY "}, {"429", "TIME ", " " + keyPrefix + " "}, {"503", "(no requests logged match)", ""},
+	} {
 		var text, errOut bytes.Buffer
 		if err := run(ctx, []string{"requests", "list", "--org", org.ID.String(), "--status", tc.status}, &text, &errOut); err != nil ||
-			!strings.HasPrefix(text.String(), tc.want) {
-			t.Errorf("requests list --status %s as text: %v, %q; want it to start with %q", tc.status, err, text.String(), tc.want)
+			!strings.HasPrefix(text.String(), tc.want) || !strings.Contains(text.String(), tc.has) {
+			t.Errorf("requests list --status %s as text: %v, %q; want it to start with %q and hold %q", tc.status, err, text.String(), tc.want, tc.has)
 		}
 	}
 	for _, bad := range [][]string{{"requests"}, {"requests", "list"}, {"requests", "list", "--org", org.ID.String(), "--status", "4x"},

@@ -186,14 +186,17 @@ func (r *Redis) drainAdmissions(p *pending) {
 }
 
 // send sends a gathered batch and releases its waiters. The batch runs
-// under its first admission's context values (its trace), without its
-// cancellation, until the batch's deadline; one whose deadline passed while
+// under its first admission's context values, without its cancellation,
+// until the batch's deadline, and in a trace of its own when it holds
+// more than one admission (batchTrace); one whose deadline passed while
 // the batch before it was in flight is not sent (its admissions have failed
 // open).
 func (r *Redis) send(p *pending) {
 	if time.Now().Before(p.deadline) {
 		ctx, cancel := context.WithDeadline(context.WithoutCancel(p.batch[0].ctx), p.deadline)
+		ctx, end := r.batchTrace(ctx, p.batch)
 		r.admitBatch(ctx, p.batch)
+		end()
 		cancel()
 	} else {
 		for _, a := range p.batch {

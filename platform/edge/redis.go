@@ -36,6 +36,9 @@ type Redis struct {
 	// cluster tells it that a script call may only take one window's key.
 	admits  admitter
 	cluster bool
+	// tracing is RedisOptions.Tracing: a batch of several admissions
+	// gets a trace of its own (batchTrace).
+	tracing bool
 	// infoRefused is set once the server refused Ping's INFO (a user
 	// that may not run it), which is then not sent again.
 	infoRefused atomic.Bool
@@ -88,7 +91,7 @@ func NewRedis(url string, opt RedisOptions) (*Redis, error) {
 	}
 	_, cluster := c.(*redis.ClusterClient)
 	return &Redis{client: c, prefix: opt.Prefix, limiter: s.LimiterTimeout, record: s.IdempotencyTimeout,
-		cluster: cluster}, nil
+		cluster: cluster, tracing: opt.Tracing}, nil
 }
 
 // Client exposes the underlying client (for tests and benchmarks).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/eventapi/eventapi/platform/edge"
@@ -84,7 +85,10 @@ func New(cfg Config) fiber.Handler {
 	// The counter is on /metrics from the start, at 0, not from the first
 	// fail-open: a rate() or an alert over a series that does not exist yet
 	// sees nothing.
-	failOpenCounter.Add(context.Background(), 0)
+	// Labelled by limiter (v1 or v2), as the log lines are: v1 limits per
+	// key and v2 per organization.
+	limiter := metric.WithAttributes(attribute.String("limiter", cfg.Name))
+	failOpenCounter.Add(context.Background(), 0, limiter)
 	log := cfg.Log
 	if log != nil {
 		log = log.With("limiter", cfg.Name)
@@ -105,7 +109,7 @@ func New(cfg Config) fiber.Handler {
 					cfg.FailOpens.Add(1)
 				}
 				if failOpenCounter != nil {
-					failOpenCounter.Add(ctx, 1)
+					failOpenCounter.Add(ctx, 1, limiter)
 				}
 				outage.Record(ctx, err)
 				if log != nil {
