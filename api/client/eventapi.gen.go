@@ -3636,7 +3636,7 @@ type WebhookDelivery struct {
 	// NextAttemptAt When a pending delivery is (next) due; null once it succeeded or failed. While the endpoint is disabled nothing is sent and this time may lie in the past; its pending deliveries are due when it is enabled again, which sets this to that moment.
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 
-	// Status `failed`: retried for 3 days without a 2xx (the endpoint was then disabled), or one the service could not prepare for 3 days (its last attempt says so; the endpoint is not disabled for it). `POST …/retry` sends either again.
+	// Status `failed`: retried for 3 days without a 2xx (the endpoint was then disabled), or one the service could not prepare for 3 days (its last attempt says so; the endpoint is not disabled for it), or one whose type the endpoint's subscription no longer took when it was due (since 2.17.2; its last attempt, which sent nothing, says so). `POST …/retry` sends any of them again, the last only once its type is back in the subscription.
 	Status WebhookDeliveryStatus `json:"status"`
 
 	// Type The change type, such as `event.created`.
@@ -3644,7 +3644,7 @@ type WebhookDelivery struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// WebhookDeliveryStatus `failed`: retried for 3 days without a 2xx (the endpoint was then disabled), or one the service could not prepare for 3 days (its last attempt says so; the endpoint is not disabled for it). `POST …/retry` sends either again.
+// WebhookDeliveryStatus `failed`: retried for 3 days without a 2xx (the endpoint was then disabled), or one the service could not prepare for 3 days (its last attempt says so; the endpoint is not disabled for it), or one whose type the endpoint's subscription no longer took when it was due (since 2.17.2; its last attempt, which sent nothing, says so). `POST …/retry` sends any of them again, the last only once its type is back in the subscription.
 type WebhookDeliveryStatus string
 
 // WebhookDeliveryAttempt defines model for WebhookDeliveryAttempt.
@@ -4740,7 +4740,8 @@ type ListRequestLogsParams struct {
 	// `OPTIONS`, `TRACE`, `CONNECT` (the methods a request reaches authentication with).
 	Method *string `form:"method,omitempty" json:"method,omitempty"`
 
-	// Route A route template exactly as recorded, such as `/api/v2/events/{id}`.
+	// Route A route template as recorded, such as `/api/v2/events/{id}`: trimmed and compared in
+	// Unicode NFC; an empty value is no filter.
 	Route *string `form:"route,omitempty" json:"route,omitempty"`
 
 	// KeyId The API key's id.

@@ -174,10 +174,11 @@ func TestARedirectedEndpointSendsNothingTheKeyCannotRead(t *testing.T) {
 	if r.Status != http.StatusOK {
 		t.Fatalf("redirect with a subscription the key reads: %d %s", r.Status, r.Body)
 	}
-	// The pending quote delivery is dropped at its next attempt (read from
-	// the database: polling the API would meet the rate limit).
-	waitFor(t, "the pending quote delivery to be dropped or sent", func() bool {
-		n, err := env.Svc.DB.NewSelect().Table("webhook_deliveries").Where("organization_id = ? AND endpoint_id = ?", org.ID, endpoint).Count(context.Background())
+	// The pending quote delivery fails unsent at its next attempt (read
+	// from the database: polling the API would meet the rate limit).
+	waitFor(t, "the pending quote delivery to fail or be sent", func() bool {
+		n, err := env.Svc.DB.NewSelect().Table("webhook_deliveries").
+			Where("organization_id = ? AND endpoint_id = ? AND status = 'failed'", org.ID, endpoint).Count(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,6 +186,22 @@ func TestARedirectedEndpointSendsNothingTheKeyCannotRead(t *testing.T) {
 	})
 	if got := thief.Messages(); len(got) > 0 {
 		t.Fatalf("the pending %s delivery went to the new URL: %s", got[0].Type, got[0].Body)
+	}
+	// It stays listed, with an attempt that sent nothing saying why.
+	notSent := false
+	for _, d := range deliveries(t, org, endpoint) {
+		if d["id"] == delivered || d["status"] != "failed" {
+			continue
+		}
+		attempts := d["attempts"].([]any)
+		last := attempts[len(attempts)-1].(map[string]any)
+		notSent = last["error"] == "not sent: the endpoint no longer subscribes to quote.created" && last["response_status"] == nil
+		if !notSent {
+			t.Errorf("the failed delivery's last attempt: %v", last)
+		}
+	}
+	if !notSent {
+		t.Error("the pending quote delivery is not listed as failed unsent")
 	}
 
 	retry := endpoints + "/" + endpoint + "/deliveries/" + delivered + "/retry"

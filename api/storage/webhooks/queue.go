@@ -224,16 +224,9 @@ func LoadMessage(ctx context.Context, db bun.IDB, c *Claim) (m Message, found bo
 
 // Subscribed reports whether the endpoint's subscription still takes the
 // change's type. It may have changed after the delivery was made: such a
-// delivery is dropped, never sent to the endpoint's URL as it is now.
+// delivery fails unsent (Unsent), never sent to the endpoint's URL as it
+// is now.
 func (m *Message) Subscribed() bool { return Subscribes(m.EnabledEvents, m.Type) }
-
-// Drop deletes the delivery of claim c while c still holds it: one whose
-// type the endpoint's subscription no longer takes (Message.Subscribed).
-func Drop(ctx context.Context, db bun.IDB, c *Claim) error {
-	_, err := db.NewRaw(`DELETE FROM webhook_deliveries WHERE organization_id = ? AND id = ? AND lease_owner = ?`,
-		c.OrganizationID, c.ID, c.LeaseOwner).Exec(ctx)
-	return database.Error(err)
-}
 
 // Sendable reports whether the endpoint of claim c is enabled now: the
 // worker's last look before it sends (docs/webhooks.md, "Disabling stops

@@ -23,12 +23,17 @@ const headerLimit = 64 << 10
 // failure).
 type client struct{ http *http.Client }
 
+// connectTimeout bounds the TCP connect and, apart, the TLS handshake of
+// an attempt, each within the attempt's own timeout (docs/webhooks.md,
+// "Delivery and retries").
+const connectTimeout = 5 * time.Second
+
 func newClient(allowPrivate bool) *client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Control: webhook.Control(allowPrivate)}
+	dialer := &net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second, Control: webhook.Control(allowPrivate)}
 	tr := &http.Transport{
 		Proxy:                  nil,
 		DialContext:            dialer.DialContext,
-		TLSHandshakeTimeout:    5 * time.Second,
+		TLSHandshakeTimeout:    connectTimeout,
 		ResponseHeaderTimeout:  0,
 		MaxResponseHeaderBytes: headerLimit,
 		MaxIdleConns:           100,

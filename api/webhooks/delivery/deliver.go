@@ -49,9 +49,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	if !msg.Subscribed() {
 		// The subscription changed after the delivery was made, perhaps
 		// with the URL by a key that cannot read this type: it is not sent.
-		if err := store.Drop(ctx, w.db, c); err != nil {
-			w.handBack(ctx, c, err)
-		}
+		w.notSubscribed(ctx, c, asked, msg.Type)
 		return
 	}
 	body, keys, err := w.prepare(ctx, c, &msg)
@@ -223,7 +221,7 @@ func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.
 // or dropping the delivery failed (logged).
 func (w *Worker) handBack(ctx context.Context, c *store.Claim, err error) {
 	if ctx.Err() == nil {
-		w.log.Warn("webhooks: a delivery could not be dropped; handing it back unsent", "delivery_id", c.ID.String(), "error", err.Error())
+		w.log.Warn("webhooks: a delivery's outcome could not be recorded; handing it back unsent", "delivery_id", c.ID.String(), "error", err.Error())
 	}
 	w.release(c, 0)
 }

@@ -32,21 +32,35 @@ func describe(err error, timeout time.Duration) string {
 		invalid x509.CertificateInvalidError
 		recErr  tls.RecordHeaderError
 		netErr  net.Error
+		opErr   *net.OpError
 	)
 	switch {
 	case errors.Is(err, webhook.ErrAddressNotAllowed), errors.As(err, &dnsErr):
 		return unresolvedOrPrivate
 	case errors.Is(err, errNotHTTPS):
 		return "refused: the endpoint URL is not https"
+	case errors.As(err, &opErr) && opErr.Op == "dial" && opErr.Timeout():
+		return fmt.Sprintf("could not connect within %v", connectTimeout)
+	case errors.As(err, &netErr) && netErr.Timeout() && strings.Contains(err.Error(), "TLS handshake timeout"):
+		// net/http's handshake timeout has no exported type.
+		return fmt.Sprintf("no TLS handshake within %v", connectTimeout)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Sprintf("no response within %v", timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "connection reset by the endpoint"
-	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
-		return "the endpoint's TLS certificate is not valid for its host"
-	case errors.As(err, &recErr):
+	case errors.As(err, &unknown):
+		return "the endpoint's TLS certificate is not signed by a trusted authority"
+	case errors.As(err, &hostErr):
+		return "the endpoint's TLS certificate does not name its host"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "the endpoint's TLS certificate is expired or not yet valid"
+	case errors.As(err, &certErr), errors.As(err, &invalid):
+		return "the endpoint's TLS certificate could not be verified"
+	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &recErr):
+		// net/http reports a plain-HTTP answer to a TLS hello as
+		// ErrSchemeMismatch, not as the RecordHeaderError it read.
 		return "TLS handshake failed (is the endpoint serving https?)"
 	case strings.Contains(err.Error(), "server response headers exceeded"):
 		// net/http's error past MaxResponseHeaderBytes has no type.

@@ -1,11 +1,16 @@
 package delivery
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +50,60 @@ func TestDescribeTellsNoResolverAnswerApart(t *testing.T) {
 	} {
 		if got := describe(tc.err, time.Second); got != unresolvedOrPrivate {
 			t.Errorf("%s (%v): recorded as %q, want %q", tc.name, tc.err, got, unresolvedOrPrivate)
+		}
+	}
+}
+
+// TestDescribeWordsConnectAndTLSFailures: each way a connection or its TLS
+// fails gets its own words, from real failures where this machine can make
+// them (an https URL answered in plain HTTP, a certificate of no trusted
+// authority, a handshake never answered: the last waits connectTimeout).
+func TestDescribeWordsConnectAndTLSFailures(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer plain.Close()
+	selfSigned := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer selfSigned.Close()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() { // accepts and never answers the TLS hello
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	get := func(u string) error {
+		_, err := newClient(true).http.Get(u)
+		if err == nil {
+			t.Fatalf("GET %s succeeded", u)
+		}
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"an https URL answered in plain HTTP", get(strings.Replace(plain.URL, "http://", "https://", 1)),
+			"TLS handshake failed (is the endpoint serving https?)"},
+		{"a self-signed certificate", get(selfSigned.URL), "the endpoint's TLS certificate is not signed by a trusted authority"},
+		{"a handshake never answered", get("https://" + silent.Addr().String() + "/"), "no TLS handshake within 5s"},
+		{"a certificate for another host", &url.Error{Op: "Post", URL: "https://probe.example/",
+			Err: &tls.CertificateVerificationError{Err: x509.HostnameError{Certificate: &x509.Certificate{}, Host: "probe.example"}}},
+			"the endpoint's TLS certificate does not name its host"},
+		{"an expired certificate", &tls.CertificateVerificationError{Err: x509.CertificateInvalidError{Reason: x509.Expired}},
+			"the endpoint's TLS certificate is expired or not yet valid"},
+		{"a connect that timed out", &url.Error{Op: "Post", URL: "https://probe.example/",
+			Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}}, "could not connect within 5s"},
+		{"the attempt's own timeout", fmt.Errorf("post: %w", context.DeadlineExceeded), "no response within 1s"},
+	} {
+		if got := describe(tc.err, time.Second); got != tc.want {
+			t.Errorf("%s (%v): recorded as %q, want %q", tc.name, tc.err, got, tc.want)
 		}
 	}
 }

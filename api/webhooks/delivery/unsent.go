@@ -67,3 +67,24 @@ func unsentRetry(now, since time.Time, retryFor time.Duration) (retryIn time.Dur
 	}
 	return min(prepareRetry, left), false
 }
+
+// notSubscribed fails claim c, asked for at asked, unsent: its endpoint's
+// subscription no longer takes its change's type typ (it changed after the
+// delivery was made, perhaps with the URL). The delivery stays in the
+// deliveries list, failed, with an attempt that sent nothing saying why,
+// so the integrator can see which changes to read from the feed instead; a
+// retry needs the type back in the subscription (docs/webhooks.md). Until
+// 2.17.2 it was deleted with its attempts, and nothing said so. Neither
+// first_failed_at nor the endpoint moves.
+func (w *Worker) notSubscribed(ctx context.Context, c *store.Claim, asked time.Time, typ string) {
+	u := store.Unprepared{At: c.Now.Add(time.Since(asked)), GiveUp: true,
+		Reason: "not sent: the endpoint no longer subscribes to " + typ}
+	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	if err := store.Unsent(rctx, w.db, c, u); err != nil {
+		w.handBack(ctx, c, err)
+		return
+	}
+	w.log.Info("webhooks: the endpoint no longer subscribes to a delivery's type; it failed unsent",
+		"delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String(), "type", typ)
+}
