@@ -2,11 +2,13 @@
 # The fleet harness (bench/README.md, "fleet"): N eventapi pods behind
 # HAProxy, on a Redis Cluster and PgBouncer in transaction mode with a
 # PostgreSQL of their own, under constant mixed load (a keep-alive and a
-# new-connection client), through a rolling restart, a Redis master crash
-# and a PostgreSQL outage. A benchmark a user
+# new-connection client), through a rolling restart, a Redis master crash,
+# a PostgreSQL outage and a pod killed with SIGKILL; it checks what each
+# scenario expects (keyed writes exactly once in the database among them)
+# and exits 1, listing them, when one fails. A benchmark a user
 # runs, not part of the test command; it stops by itself and cleans up.
 #
-#   scripts/fleet.sh [-pods 3] [-rate 60] [-clients both] [-pg-outage 15s] [-scenarios rolling,redis,postgres] [-port-base 19400] [-keep] …
+#   scripts/fleet.sh [-pods 3] [-rate 60] [-clients both] [-pg-outage 15s] [-scenarios rolling,redis,postgres,kill] [-port-base 19400] [-keep] [-v] …
 #   scripts/fleet.sh -h    lists every flag (and installs nothing)
 #
 # Installs what it needs on a fresh Debian machine: haproxy, pgbouncer,

@@ -134,10 +134,11 @@ kill_node() {
 
 master_of() {
   local slot port
-  slot="$(cli "${ports[0]}" cluster keyslot "$1")"
   for port in "${ports[@]}"; do
     alive "$port" || continue
     cli "$port" cluster shards 2>/dev/null >/dev/null || continue
+    # Asked of a live node: the first one may be the master just killed.
+    slot="$(cli "$port" cluster keyslot "$1")"
     # CLUSTER NODES: id addr flags master ping pong epoch state slots…
     cli "$port" cluster nodes | awk -v slot="$slot" '
       $3 ~ /master/ && $3 !~ /fail/ {

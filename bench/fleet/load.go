@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,7 @@ type result struct {
 	code                  string
 	err                   string
 	enveloped, retryAfter bool
+	wait                  time.Duration // the Retry-After sent, in seconds
 }
 
 // failed reports a request the client saw fail: a transport error, a 5xx,
@@ -69,6 +71,7 @@ type load struct {
 	phase   atomic.Value // string
 	mu      sync.Mutex
 	results []result
+	keyed   []*keyedWrite  // every keyed write, with its retries (retry.go)
 	stages  []atomic.Int32 // next stage index per item
 	seq     atomic.Int64
 	stop    chan struct{}
@@ -148,10 +151,7 @@ func (l *load) one() {
 		kind, method, path = "vehicle list", "GET", "/api/v2/vehicles?limit=25"
 	case 7, 8:
 		kind, method, path = "reservation write", "POST", "/api/v2/equipment_reservations"
-		start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rand.IntN(24*365*20)) * time.Hour)
-		body = fmt.Sprintf(`{"equipment_id":%q,"start_date":%q,"end_date":%q,"quantity":1,"force_overbook":true,"overbook_reason":"fleet harness"}`,
-			pick(l.fx.equipment), start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339))
-		idem = fmt.Sprintf("fleet-%d-%d", time.Now().UnixNano(), n)
+		idem, body = l.reservation(n)
 	default:
 		kind, method = "stage update", "PATCH"
 		i := rand.IntN(len(l.fx.items))
@@ -174,6 +174,9 @@ func (l *load) one() {
 	}
 	resp, err := ck.client.Do(req)
 	r.done = time.Now()
+	if idem != "" {
+		defer l.keyedDone(&r, idem, body, ck)
+	}
 	if err != nil {
 		r.err = err.Error()
 		l.record(r)
@@ -183,6 +186,9 @@ func (l *load) one() {
 	_ = resp.Body.Close()
 	r.status = resp.StatusCode
 	r.retryAfter = resp.Header.Get("Retry-After") != ""
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+		r.wait = time.Duration(s) * time.Second
+	}
 	var env struct {
 		Error *struct {
 			Code string `json:"code"`
@@ -199,6 +205,35 @@ func (l *load) one() {
 		}
 	}
 	l.record(r)
+}
+
+// keyedDone keeps a keyed write's first attempt and, when its answer is one
+// an integrator retries (retryable), retries it with its key in the
+// background (settle). The retries are not in the load's results, so the
+// per-phase figures count first attempts only.
+func (l *load) keyedDone(r *result, key, body string, ck clientKind) {
+	w := &keyedWrite{key: key, body: body, client: ck.name, phase: r.phase, first: *r, final: r.status, finalCode: r.code, resolved: r.done}
+	l.mu.Lock()
+	l.keyed = append(l.keyed, w)
+	l.mu.Unlock()
+	if retryable(r.status, r.code) {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.settle(w, ck, r.wait)
+		}()
+	}
+}
+
+// reservation is the n-th keyed write's Idempotency-Key and body. The key
+// is in the notes: the records a key created are counted by it in the
+// database (reservationsByKey).
+func (l *load) reservation(n int64) (key, body string) {
+	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rand.IntN(24*365*20)) * time.Hour)
+	key = fmt.Sprintf("fleet-%d-%d", time.Now().UnixNano(), n)
+	body = fmt.Sprintf(`{"equipment_id":%q,"start_date":%q,"end_date":%q,"quantity":1,"force_overbook":true,"overbook_reason":"fleet harness","notes":%q}`,
+		pick(l.fx.equipment), start.Format(time.RFC3339), start.Add(time.Hour).Format(time.RFC3339), keyMarker+key)
+	return key, body
 }
 
 func pick(ids []string) string { return ids[rand.IntN(len(ids))] }

@@ -48,7 +48,8 @@ func main() {
 	probeTimeout := flag.Duration("probe-timeout", 3*time.Second, "readiness probe timeout (the chart's readiness.timeoutSeconds)")
 	drain := flag.Duration("drain-delay", 12*time.Second, "EVENTAPI_DRAIN_DELAY of the pods: longer than probe-period × probe-failures, so HAProxy stops routing before the listener closes")
 	dbParams := flag.String("db-params", "", "pgx parameters added to the pods' database URL through PgBouncer (EVENTAPI_DATABASE_POOLER=transaction already makes the service pooler-safe)")
-	scenarios := flag.String("scenarios", "rolling,redis,postgres", "scenarios to run, in order")
+	scenarios := flag.String("scenarios", "rolling,redis,postgres,kill", "scenarios to run, in order: rolling (SIGTERM each pod in turn), redis (a Redis master killed), postgres (PostgreSQL stopped), kill (SIGKILL of one pod)")
+	flag.BoolVar(&forceDetail, "v", false, "print what the run saw for every expectation, met or not")
 	keep := flag.Bool("keep", false, "keep the temporary directory (logs) after the run")
 	flag.IntVar(&portBase, "port-base", 0, "take every port (PostgreSQL, PgBouncer, the Redis Cluster's 6 nodes and their bus ports, the pods' API and metrics ports, HAProxy) from here upwards, about 12 + 2 per pod; 0: ports the kernel picks and a Redis Cluster in 21000-38999")
 	flag.Parse()
@@ -67,7 +68,12 @@ func main() {
 	dir, err := os.MkdirTemp("", "eventapi-fleet-")
 	must(err)
 	if !*keep {
-		cleanups = append(cleanups, func() { _ = os.RemoveAll(dir) })
+		// Kept when an expectation failed: the pods' logs say why.
+		cleanups = append(cleanups, func() {
+			if !keepLogs {
+				_ = os.RemoveAll(dir)
+			}
+		})
 	} else {
 		fmt.Println("logs in", dir)
 	}
@@ -101,7 +107,7 @@ func main() {
 		"EVENTAPI_REDIS_URL=" + rc.url,
 		"EVENTAPI_V2_RATE_LIMIT=1000000",
 		"EVENTAPI_DRAIN_DELAY=" + drain.String(),
-		"EVENTAPI_SHUTDOWN_TIMEOUT=10s",
+		"EVENTAPI_SHUTDOWN_TIMEOUT=" + shutdownTimeout.String(),
 		"EVENTAPI_LOG_LEVEL=warn",
 		"OTEL_SDK_DISABLED=true",
 	}
@@ -121,45 +127,98 @@ func main() {
 	fx := loadFixture(base, demo.LiveKey)
 	fx.org = demo.OrgID
 
+	cfg := settings{period: *period, fall: *fall, probeTimeout: *probeTimeout, drain: *drain, shutdown: shutdownTimeout,
+		pgOutage: *pgOutage, redisOutage: *redisOutage}
+	ex := &expectations{}
 	l := newLoad(base, fx, *rate, kinds)
 	rotation := watchRotation(lb)
 	degraded := watchMetrics(ps)
 	probe := &limitProbe{bin: bin, env: direct, base: base}
 	limits := map[string]string{}
+	var steadies []string
 	l.run()
 	began := time.Now()
-	phase := func(name string) { degraded.phase(name); l.setPhase(name); rotation.phase(name); step(name) }
+	ended := map[string]time.Time{} // when a phase ended: the next one began
+	current := ""
+	phase := func(name string) {
+		if current != "" {
+			ended[current] = time.Now()
+		}
+		current = name
+		degraded.phase(name)
+		l.setPhase(name)
+		rotation.phase(name)
+		step(name)
+	}
 
 	phase("steady")
+	steadies = append(steadies, "steady")
 	time.Sleep(*steady)
 	var notes []string
 	for _, s := range strings.Split(*scenarios, ",") {
-		switch strings.TrimSpace(s) {
+		s = strings.TrimSpace(s)
+		switch s {
 		case "rolling":
 			phase("rolling restart")
-			notes = append(notes, rollingRestart(l, ps, rotation, *drain))
+			notes = append(notes, rollingRestart(l, ps, rotation, cfg, ex))
 		case "redis":
 			phase("redis master killed")
-			notes = append(notes, killRedisMaster(l, rc, fx, *redisOutage))
+			notes = append(notes, killRedisMaster(l, rc, fx, rotation, cfg, ex))
 		case "postgres":
 			if *pgOutage > 0 {
 				phase("postgresql down " + pgOutage.String())
 			} else {
 				phase("postgresql restarted")
 			}
-			notes = append(notes, postgresOutage(l, pg, ps, rotation, *pgOutage))
+			notes = append(notes, postgresOutage(l, pg, ps, rotation, cfg, ex))
+		case "kill":
+			phase("pod killed")
+			notes = append(notes, killPod(l, ps[len(ps)-1], rotation, cfg, ex))
 		default:
 			fatalf("unknown scenario %q", s)
 		}
-		phase("steady after " + s)
+		name := "steady after " + s
+		phase(name)
+		steadies = append(steadies, name)
 		time.Sleep(*steady)
-		limits["steady after "+s] = probe.check()
+		var applied bool
+		limits[name], applied = probe.check()
+		// docs/edge.md, "When Redis is unavailable": recovery is automatic,
+		// the next requests are limited again; no restart.
+		ex.expect(name, "rate limits are applied (the sixth request at a limit of 5 is a 429)", applied, "%s", strings.TrimSpace(limits[name]))
 	}
-	l.halt()
+	ended[current] = time.Now()
+	l.halt() // waits for the keyed writes' retries too
 	rotation.halt()
 	degraded.halt()
 
 	rs := l.snapshot()
+	// A fleet with every pod, PostgreSQL and Redis healthy answers every
+	// request of the load: none fails between the scenarios. A request
+	// still in flight when the next scenario began (its fault may have
+	// failed it) does not count.
+	for _, name := range steadies {
+		var fails []result
+		var from time.Time
+		for _, r := range rs {
+			if r.phase == name && r.client != "-" && r.done.Before(ended[name]) {
+				if from.IsZero() {
+					from = r.sent
+				}
+				if r.failed() {
+					fails = append(fails, r)
+				}
+			}
+		}
+		ex.expect(name, "no request fails with every service up", len(fails) == 0, "%s", describe(fails, from))
+	}
+	counts, err := reservationsByKey(pg)
+	if err != nil {
+		ex.expect("all", "the keyed writes' records can be counted in the database", false, "%v", err)
+	} else {
+		checkExactlyOnce(ex, l.keyedWrites(), counts)
+	}
+
 	fmt.Printf("\n== fleet: %d pods, %d req/s (clients: %s) for %v, HAProxy checks /readyz every %v (fall %d), drain delay %v\n",
 		*pods, *rate, *clients, time.Since(began).Round(time.Second), *period, *fall, *drain)
 	seen := map[string]bool{}
@@ -183,7 +242,31 @@ func main() {
 	for _, n := range notes {
 		fmt.Println(n)
 	}
+	verdict, failed := ex.report()
+	keepLogs = failed > 0
 	cleanup()
+	fmt.Print("\n" + verdict)
+	if failed > 0 {
+		fmt.Println("logs (pods, HAProxy, PgBouncer, PostgreSQL, Redis) kept in", dir)
+		os.Exit(1)
+	}
+}
+
+// keepLogs keeps the temporary directory at the end of a run whose
+// expectations failed.
+var keepLogs bool
+
+// shutdownTimeout is the pods' EVENTAPI_SHUTDOWN_TIMEOUT.
+const shutdownTimeout = 10 * time.Second
+
+// settings are the configured periods the scenarios derive their
+// expectations' bounds from.
+type settings struct {
+	period, probeTimeout time.Duration // HAProxy's check interval and timeout (the chart's readiness probe)
+	fall                 int           // checks failed before HAProxy takes a pod out
+	drain, shutdown      time.Duration // the pods' EVENTAPI_DRAIN_DELAY and EVENTAPI_SHUTDOWN_TIMEOUT
+	pgOutage             time.Duration
+	redisOutage          time.Duration
 }
 
 func step(s string) { fmt.Fprintf(os.Stderr, "%s fleet: %s\n", time.Now().Format("15:04:05"), s) }

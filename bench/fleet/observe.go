@@ -160,7 +160,7 @@ type limitProbe struct {
 
 const probeLimit = 5
 
-func (lp *limitProbe) check() string {
+func (lp *limitProbe) check() (string, bool) {
 	lp.probes++
 	var org struct {
 		ID string `json:"id"`
@@ -190,5 +190,5 @@ func (lp *limitProbe) check() string {
 	if last != http.StatusTooManyRequests || status[http.StatusOK] != probeLimit {
 		verdict = "NOT applied"
 	}
-	return fmt.Sprintf("  rate limits %s: %d requests of an organization limited to %d gave %v", verdict, probeLimit+1, probeLimit, status)
+	return fmt.Sprintf("  rate limits %s: %d requests of an organization limited to %d gave %v", verdict, probeLimit+1, probeLimit, status), verdict == "applied"
 }

@@ -18,7 +18,29 @@ import (
 // It reports when HAProxy took pods out and put them back, and per client
 // kind how requests failed and when they recovered; times are from the
 // moment PostgreSQL was stopped.
-func postgresOutage(l *load, pg *postgres, ps []*pod, rot *rotationWatch, outage time.Duration) string {
+//
+// What it expects (ex), by docs/helm.md, "Rolling updates and draining"
+// (every pod turns unready together when PostgreSQL is unreachable; a pod
+// answers 503 with Retry-After; HAProxy in TCP mode closes a new
+// connection without an answer when no pod is in rotation):
+//   - with an outage longer than the checks' interval × failures +
+//     timeout, every pod leaves rotation;
+//   - every failed request is an enveloped 503 with Retry-After, or has
+//     no answer and was sent while no pod was in rotation (give or take
+//     the stats poll's 250 ms);
+//   - once PostgreSQL is back, every pod is back in rotation within
+//     PgBouncer's server_login_retry (it reconnects after that) + one
+//     check interval + check timeout (HAProxy's `rise 1`);
+//   - no request sent after every pod is back in rotation, and
+//     server_login_retry after PostgreSQL's start, fails: a pod that never
+//     left rotation (a short outage, a restart) answers 503 until
+//     PgBouncer has logged in again.
+func postgresOutage(l *load, pg *postgres, ps []*pod, rot *rotationWatch, c settings, ex *expectations) string {
+	sc := "postgresql down " + c.pgOutage.String()
+	outage := c.pgOutage
+	if outage <= 0 {
+		sc = "postgresql restarted"
+	}
 	t0 := time.Now()
 	if outage <= 0 {
 		must(pg.pgctl("restart", "-m", "fast"))
@@ -36,7 +58,9 @@ func postgresOutage(l *load, pg *postgres, ps []*pod, rot *rotationWatch, outage
 		}
 		return true
 	}))
+	allBack := time.Now()
 	time.Sleep(5 * time.Second) // requests sent meanwhile show the recovery held
+	end := time.Now()
 	rel := func(t time.Time) time.Duration { return secs(t.Sub(t0)) }
 
 	var b strings.Builder
@@ -65,6 +89,45 @@ func postgresOutage(l *load, pg *postgres, ps []*pod, rot *rotationWatch, outage
 	for _, ck := range l.clients {
 		b.WriteString("\n  " + outageFailures(l.snapshot(), ck.name, t0, up))
 	}
+
+	if outage > c.period*time.Duration(c.fall)+c.probeTimeout {
+		var stayed []string
+		for _, p := range ps {
+			if len(out[p.name]) == 0 {
+				stayed = append(stayed, p.name)
+			}
+		}
+		ex.expect(sc, fmt.Sprintf("every pod leaves rotation (outage %v > check interval × failures + timeout %v)", outage, c.period*time.Duration(c.fall)+c.probeTimeout),
+			len(stayed) == 0, "never out: %v", stayed)
+	}
+	const poll = 250 * time.Millisecond // rotationWatch's
+	noneIn := rot.allOut(t0)
+	var odd, late []result
+	settled := allBack
+	if up.Add(pgLoginRetry).After(settled) {
+		settled = up.Add(pgLoginRetry)
+	}
+	for _, r := range failuresIn(l.snapshot(), t0, end) {
+		if r.sent.After(settled) {
+			late = append(late, r)
+		}
+		if r.status == 503 && r.enveloped && r.retryAfter {
+			continue
+		}
+		during := false
+		for _, s := range noneIn {
+			during = during || (r.status == 0 && !r.sent.Before(s[0].Add(-poll)) && (s[1].IsZero() || !r.sent.After(s[1].Add(poll))))
+		}
+		if !during {
+			odd = append(odd, r)
+		}
+	}
+	ex.expect(sc, "every failure is an enveloped 503 with Retry-After, or no answer while no pod was in rotation", len(odd) == 0, "%s", describe(odd, t0))
+	bound := pgLoginRetry + c.period + c.probeTimeout
+	ex.expect(sc, fmt.Sprintf("every pod is back in rotation within server_login_retry + check interval + timeout (%v) of PostgreSQL's start", bound),
+		allBack.Sub(up) <= bound, "PostgreSQL back at %v, every pod in rotation at %v", rel(up), rel(allBack))
+	ex.expect(sc, fmt.Sprintf("no request sent after every pod is back in rotation and %v (server_login_retry) after PostgreSQL's start fails", pgLoginRetry),
+		len(late) == 0, "settled at %v: %s", rel(settled), describe(late, t0))
 	return b.String()
 }
 

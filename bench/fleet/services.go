@@ -88,6 +88,12 @@ func (pg *postgres) url() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/eventapi?sslmode=disable", pg.port)
 }
 
+// pgLoginRetry is PgBouncer's server_login_retry: after a failed login to
+// PostgreSQL (it was down) it tries again this much later, so a pod's
+// readiness check passes again at most this long after PostgreSQL is back
+// (postgresOutage's bound).
+const pgLoginRetry = time.Second
+
 // pgbouncer is a PgBouncer in transaction mode in front of pg.
 type pgbouncer struct {
 	port int
@@ -117,10 +123,10 @@ default_pool_size = 40
 ignore_startup_parameters = extra_float_digits
 ; after a PostgreSQL restart, reconnect within a second, and let a client
 ; wait at most 10 s for a server connection.
-server_login_retry = 1
+server_login_retry = %d
 query_wait_timeout = 10
 logfile = %s
-`, pg.port, b.port, auth, filepath.Join(dir, "pgbouncer.log")))
+`, pg.port, b.port, auth, int(pgLoginRetry.Seconds()), filepath.Join(dir, "pgbouncer.log")))
 	for _, f := range []string{auth, ini} {
 		chownPostgres(f)
 	}
