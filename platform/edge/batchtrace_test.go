@@ -19,12 +19,7 @@ import (
 // request's span has an event naming the batch's trace. A batch of one
 // runs in its request's trace.
 func TestBatchTrace(t *testing.T) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
-
+	spans, tp := RecordSpans(t)
 	prefix := "edge-batchtrace:" + testName() + ":"
 	r, err := NewRedis(privateRedis(t), RedisOptions{Prefix: prefix, Timeout: 5 * time.Second, Tracing: true})
 	if err != nil {
@@ -56,6 +51,18 @@ func TestBatchTrace(t *testing.T) {
 		}
 		checkBatchTrace(t, spans.GetSpans(), requests)
 	}
+}
+
+// RecordSpans installs, for the test t, a global tracer provider that
+// records every span in the exporter it returns (before NewRedis, whose
+// tracing hook takes the provider global when it runs).
+func RecordSpans(t *testing.T) (*tracetest.InMemoryExporter, *sdktrace.TracerProvider) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+	return spans, tp
 }
 
 // checkBatchTrace checks the spans of one batch sent for requests.

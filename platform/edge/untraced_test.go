@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/eventapi/eventapi/platform/edge"
@@ -18,12 +16,7 @@ import (
 // spans, and one run under telemetry.Untraced makes none (the health
 // gauge's check at every scrape, docs/observability.md).
 func TestUntracedCommandsMakeNoSpans(t *testing.T) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
-
+	spans, _ := edge.RecordSpans(t)
 	prefix := "edge-untraced:" + randomName() + ":"
 	r, err := edge.NewRedis(pgtest.RedisURL(), edge.RedisOptions{Prefix: prefix, Timeout: time.Second, Tracing: true})
 	if err != nil {
