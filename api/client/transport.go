@@ -9,10 +9,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -107,11 +105,9 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	// replays its first answer (or says it is still in progress).
 	repeatable := replayable && (safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != "")
 	ctx := req.Context()
-	// sent says whether the HTTP client went as far as looking for a
-	// connection (unsent.go): a request it refused before that, such as
-	// one with an unsupported scheme, fails the same way every time.
-	var sent atomic.Bool
-	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { sent.Store(true) }}))
+	// A URL no HTTP transport can send to fails the same way every time
+	// (unsent.go).
+	unsendable := unsendableURL(req.URL)
 	first := time.Now()
 	// retries counts the repeats MaxRetries bounds: every one but those of
 	// a 409 idempotency_key_in_use within InUseFor.
@@ -124,9 +120,8 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			}
 			req.Body = body
 		}
-		sent.Store(false)
 		res, err := httpc.Do(req)
-		if err != nil && !sent.Load() && reportsSending(httpc) && ctx.Err() == nil {
+		if err != nil && unsendable {
 			return nil, &unsentError{err: err}
 		}
 		if err == nil && res.StatusCode < 400 {

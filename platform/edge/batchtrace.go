@@ -18,31 +18,44 @@ import (
 // runs in a trace of its own, a root span "ratelimit batch" linked to
 // each admission's span, and each admission's span gets a
 // "ratelimit.batched" event naming that trace (docs/observability.md,
-// "Traces"). With tracing off, or no admission traced, nothing is made.
+// "Traces"). With tracing off, or no admission's request sampled, nothing
+// is made.
+//
+// The batch's root is sampled by the sampler's own rule for a root, not
+// by its members' (a ratio sampler may drop it while a member is kept, or
+// keep it while none is): the event names the batch's trace only when the
+// batch is sampled, and says the batch size alone otherwise.
 func (r *Redis) batchTrace(ctx context.Context, batch []*admission) (context.Context, func()) {
 	if !r.tracing || len(batch) < 2 {
 		return ctx, func() {}
 	}
-	links := make([]trace.Link, 0, len(batch))
+	sampled := 0
 	for _, a := range batch {
-		if sc := trace.SpanContextFromContext(a.ctx); sc.IsValid() {
-			links = append(links, trace.Link{SpanContext: sc})
+		if trace.SpanContextFromContext(a.ctx).IsSampled() {
+			sampled++
 		}
 	}
-	if len(links) == 0 {
+	if sampled == 0 {
 		return ctx, func() {}
+	}
+	links := make([]trace.Link, 0, sampled)
+	for _, a := range batch {
+		if sc := trace.SpanContextFromContext(a.ctx); sc.IsSampled() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
 	}
 	size := attribute.Int("ratelimit.batch.size", len(batch))
 	ctx, span := telemetry.Tracer().Start(ctx, "ratelimit batch", trace.WithNewRoot(),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithLinks(links...), trace.WithAttributes(size))
-	if sc := span.SpanContext(); sc.IsValid() {
-		event := trace.WithAttributes(size,
+	event := trace.WithAttributes(size)
+	if sc := span.SpanContext(); sc.IsSampled() {
+		event = trace.WithAttributes(size,
 			attribute.String("ratelimit.batch.trace_id", sc.TraceID().String()),
 			attribute.String("ratelimit.batch.span_id", sc.SpanID().String()))
-		for _, a := range batch {
-			if s := trace.SpanFromContext(a.ctx); s.IsRecording() {
-				s.AddEvent("ratelimit.batched", event)
-			}
+	}
+	for _, a := range batch {
+		if s := trace.SpanFromContext(a.ctx); s.IsRecording() {
+			s.AddEvent("ratelimit.batched", event)
 		}
 	}
 	return ctx, func() { span.End() }

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -121,5 +122,52 @@ func checkBatchTrace(t *testing.T, got tracetest.SpanStubs, requests []trace.Spa
 		if events[sc.SpanID()] != b.SpanContext.TraceID().String() {
 			t.Errorf("request %d's span names batch trace %q, want %s", i, events[sc.SpanID()], b.SpanContext.TraceID())
 		}
+	}
+}
+
+// TestBatchTraceFollowsSampling: under a sampler that keeps no new root
+// (a ratio of 0, members kept through their callers' sampled traces), a
+// batch with a sampled member is not exported and its event names no
+// trace, only the batch's size; a batch of unsampled members makes nothing.
+func TestBatchTraceFollowsSampling(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0))))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+	r := &Redis{tracing: true}
+
+	sampledCaller := trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled, Remote: true}))
+	// send sends a batch of a sampled member (when withSampled) and an
+	// unsampled one, and returns the attribute names of the exported
+	// events and whether the batch itself was exported.
+	send := func(withSampled bool) (attrs []string, exported bool) {
+		spans.Reset()
+		first, firstSpan := tp.Tracer("test").Start(context.Background(), "request")
+		if withSampled {
+			first, firstSpan = tp.Tracer("test").Start(sampledCaller, "request")
+		}
+		dropped, _ := tp.Tracer("test").Start(context.Background(), "request")
+		_, end := r.batchTrace(context.Background(), []*admission{{ctx: first}, {ctx: dropped}})
+		end()
+		firstSpan.End()
+		for _, s := range spans.GetSpans() {
+			exported = exported || s.Name == "ratelimit batch"
+			for _, e := range s.Events {
+				for _, kv := range e.Attributes {
+					attrs = append(attrs, string(kv.Key))
+				}
+			}
+		}
+		return attrs, exported
+	}
+	attrs, exported := send(true)
+	if exported || !slices.Contains(attrs, "ratelimit.batch.size") || slices.Contains(attrs, "ratelimit.batch.trace_id") {
+		t.Errorf("a sampled member: batch exported %v, event attributes %v; want no batch, the size and no trace id", exported, attrs)
+	}
+	if attrs, exported := send(false); exported || len(attrs) != 0 {
+		t.Errorf("no sampled member: batch exported %v, event attributes %v; want nothing", exported, attrs)
 	}
 }

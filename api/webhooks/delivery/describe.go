@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,8 +42,9 @@ func describe(err error, timeout time.Duration) string {
 		return "refused: the endpoint URL is not https"
 	case errors.As(err, &opErr) && opErr.Op == "dial" && opErr.Timeout():
 		return fmt.Sprintf("could not connect within %v", connectTimeout)
-	case errors.As(err, &netErr) && netErr.Timeout() && strings.Contains(err.Error(), "TLS handshake timeout"):
-		// net/http's handshake timeout has no exported type.
+	case errors.As(err, &netErr) && netErr.Timeout() && strings.Contains(inner(err).Error(), "TLS handshake timeout"):
+		// net/http's handshake timeout has no exported type (its text is
+		// read without the URL, which the endpoint's owner chose).
 		return fmt.Sprintf("no TLS handshake within %v", connectTimeout)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Sprintf("no response within %v", timeout)
@@ -67,6 +69,15 @@ func describe(err error, timeout time.Duration) string {
 		return fmt.Sprintf("the endpoint's response headers exceeded %d KiB", headerLimit>>10)
 	}
 	return "the request failed before a response arrived"
+}
+
+// inner is err without its *url.Error, whose text holds the URL.
+func inner(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // unresolvedOrPrivate is the deliveries list's text for a host that did not
