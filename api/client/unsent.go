@@ -13,8 +13,9 @@ import "net/url"
 // it: whether a request reached the network cannot be read back from the
 // client (net/http's HTTP/2 path sends some requests without the httptrace
 // events, docs/changelog.md, 2.17.2), and a failure of any other request,
-// however it looks, may have come after the request was sent. A redirect to such a URL fails after the
-// first request went out, and is not this error.
+// however it looks, may have come after the request was sent. A redirect
+// to such a URL fails after the first request went out, and is not this
+// error.
 type unsentError struct{ err error }
 
 func (e *unsentError) Error() string {
