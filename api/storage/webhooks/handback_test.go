@@ -42,7 +42,16 @@ func TestAHandBackAfterAReenableKeepsItsFreshWindow(t *testing.T) {
 			if how == "release" {
 				err = webhooks.Release(ctx, db, c, 0)
 			} else {
-				err = webhooks.Unsent(ctx, db, c, webhooks.Unprepared{At: time.Now(), RetryIn: 0})
+				var held bool
+				held, err = webhooks.Unsent(ctx, db, c, webhooks.Unprepared{At: time.Now(), RetryIn: 0})
+				if err == nil && !held {
+					t.Fatal("Unsent says the claim no longer held the delivery")
+				}
+				// Handed back, the claim holds nothing: a second call
+				// changes nothing and says so.
+				if again, err := webhooks.Unsent(ctx, db, c, webhooks.Unprepared{At: time.Now(), GiveUp: true, Reason: "x"}); err != nil || again {
+					t.Fatalf("Unsent of a claim already handed back: held %v, %v", again, err)
+				}
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -29,9 +29,11 @@ type Unprepared struct {
 // nothing (no response status, no duration), so the deliveries list says
 // why. Neither first_failed_at nor the endpoint moves: the endpoint is
 // never failing nor disabled for a fault of ours. Only while c holds the
-// delivery.
-func Unsent(ctx context.Context, db bun.IDB, c *Claim, u Unprepared) error {
-	_, err := db.NewRaw(`WITH moved AS (
+// delivery: held says whether it did (a claim whose lease ran out and was
+// taken over changes nothing).
+func Unsent(ctx context.Context, db bun.IDB, c *Claim, u Unprepared) (held bool, err error) {
+	var moved int
+	err = db.NewRaw(`WITH moved AS (
 			UPDATE webhook_deliveries SET status = CASE WHEN ? THEN 'failed' ELSE 'pending' END,
 				attempt_count = attempt_count + CASE WHEN ? THEN 1 ELSE 0 END,
 				next_attempt_at = CASE WHEN ? THEN NULL ELSE clock_timestamp() + make_interval(secs => ?) END,
@@ -39,11 +41,13 @@ func Unsent(ctx context.Context, db bun.IDB, c *Claim, u Unprepared) error {
 				leased_until = NULL, lease_owner = NULL, updated_at = `+handedBackAt+`
 			WHERE organization_id = ? AND id = ? AND lease_owner = ?
 			RETURNING organization_id, id
+		), attempt AS (
+			INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, started_at, response_status, duration_ms, error)
+			SELECT organization_id, id, ?, NULL, 0, ? FROM moved WHERE ?
 		)
-		INSERT INTO webhook_delivery_attempts (organization_id, delivery_id, started_at, response_status, duration_ms, error)
-		SELECT organization_id, id, ?, NULL, 0, ? FROM moved WHERE ?`,
+		SELECT count(*) FROM moved`,
 		u.GiveUp, u.GiveUp, u.GiveUp, u.RetryIn.Seconds(), u.GiveUp, u.At,
 		c.OrganizationID, c.ID, c.LeaseOwner,
-		u.At, u.Reason, u.GiveUp).Exec(ctx)
-	return database.Error(err)
+		u.At, u.Reason, u.GiveUp).Scan(ctx, &moved)
+	return moved > 0, database.Error(err)
 }

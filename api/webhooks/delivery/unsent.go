@@ -40,10 +40,16 @@ func (w *Worker) unsent(ctx context.Context, c *store.Claim, asked time.Time, er
 	u := store.Unprepared{At: now, RetryIn: retryIn, Reason: unsentReason, GiveUp: giveUp}
 	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	if rerr := store.Unsent(rctx, w.db, c, u); rerr != nil {
+	held, rerr := store.Unsent(rctx, w.db, c, u)
+	if rerr != nil {
 		// The lease runs out and the delivery is tried again.
 		w.log.Warn("webhooks: handing back a delivery that could not be prepared failed", "delivery_id", c.ID.String(),
 			"error", rerr.Error())
+		return
+	}
+	if !held {
+		w.log.Info("webhooks: a delivery that could not be prepared was no longer held (its lease ran out); nothing recorded",
+			"delivery_id", c.ID.String(), "error", err.Error())
 		return
 	}
 	if u.GiveUp {
@@ -81,9 +87,13 @@ func (w *Worker) notSubscribed(ctx context.Context, c *store.Claim, asked time.T
 		Reason: "not sent: the endpoint no longer subscribes to " + typ}
 	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
-	if err := store.Unsent(rctx, w.db, c, u); err != nil {
+	held, err := store.Unsent(rctx, w.db, c, u)
+	if err != nil {
 		w.handBack(ctx, c, err)
 		return
+	}
+	if !held {
+		return // its lease ran out: whoever holds it now decides
 	}
 	w.log.Info("webhooks: the endpoint no longer subscribes to a delivery's type; it failed unsent",
 		"delivery_id", c.ID.String(), "endpoint_id", c.EndpointID.String(), "type", typ)
