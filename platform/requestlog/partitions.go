@@ -153,7 +153,10 @@ type maintenance struct {
 var errLocked = errors.New("another process maintains the partitions")
 
 // create makes each missing partition from yesterday to Ahead days ahead,
-// in a transaction of its own that holds the advisory lock.
+// in a transaction of its own that holds the advisory lock. A partition
+// takes the parent's columns with their defaults, constraints and
+// compression (lz4 for the arrays since migration 20261212010000; LIKE
+// alone would give it the server's default).
 func (m *maintenance) create(ctx context.Context, now time.Time) error {
 	today := now.Truncate(24 * time.Hour)
 	for d := -1; d <= m.opt.Ahead; d++ {
@@ -168,7 +171,7 @@ func (m *maintenance) create(ctx context.Context, now time.Time) error {
 					return err
 				}
 				if _, err := tx.ExecContext(ctx, "CREATE TABLE "+name+
-					" (LIKE request_log_segments INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"); err != nil {
+					" (LIKE request_log_segments INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING COMPRESSION)"); err != nil {
 					return err
 				}
 				if _, err := tx.ExecContext(ctx, fmt.Sprintf(

@@ -1,0 +1,25 @@
+-- Back to the server's default compression (default_toast_compression,
+-- pglz unless set otherwise) for the values stored from now on. Values
+-- already compressed with lz4 stay so and are still read.
+DO $$
+DECLARE
+    arrays text := 'ALTER COLUMN ids SET COMPRESSION default, ALTER COLUMN created_ats SET COMPRESSION default, '
+        'ALTER COLUMN request_ids SET COMPRESSION default, ALTER COLUMN methods SET COMPRESSION default, '
+        'ALTER COLUMN paths SET COMPRESSION default, ALTER COLUMN routes SET COMPRESSION default, '
+        'ALTER COLUMN statuses SET COMPRESSION default, ALTER COLUMN durations_ms SET COMPRESSION default, '
+        'ALTER COLUMN error_codes SET COMPRESSION default, ALTER COLUMN idempotency_keys SET COMPRESSION default, '
+        'ALTER COLUMN replayed SET COMPRESSION default, ALTER COLUMN ips SET COMPRESSION default, '
+        'ALTER COLUMN user_agents SET COMPRESSION default';
+    part regclass;
+BEGIN
+    PERFORM lock_for_migration('request_log_segments');
+    EXECUTE 'ALTER TABLE request_log_segments ' || arrays;
+    FOR part IN SELECT inhrelid::regclass FROM pg_inherits
+                WHERE inhparent = 'request_log_segments'::regclass ORDER BY 1 LOOP
+        PERFORM lock_for_migration(part);
+        EXECUTE format('ALTER TABLE %s ', part) || arrays;
+    END LOOP;
+    PERFORM lock_for_migration('changes');
+    ALTER TABLE changes ALTER COLUMN data SET COMPRESSION default;
+END
+$$;

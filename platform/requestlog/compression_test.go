@@ -1,0 +1,123 @@
+package requestlog_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/requestlog"
+)
+
+// compressionMigration is the migration that makes the request log's
+// arrays and the change feed's data lz4-compressed.
+const compressionMigration = "../database/migrations/20261212010000_lz4_compression.tx."
+
+// TestBusySegmentsAreLZ4Compressed writes a busy organization's flush (a
+// full segment of long paths and user agents, tens of kilobytes) into the
+// partitions the serve process makes, and reads how PostgreSQL stored its
+// arrays: lz4, not the server's default pglz (docs/observability.md,
+// "Storage: segments").
+func TestBusySegmentsAreLZ4Compressed(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	partitioned(t, db)
+	org, key := uuid.New(), uuid.New()
+	now := time.Now().UTC()
+	text := func(s string) *string { return &s }
+	recs := make([]requestlog.Record, requestlog.MaxSegment)
+	for i := range recs {
+		at := now.Add(-time.Duration(len(recs)-i) * time.Millisecond)
+		r := requestlog.Record{CreatedAt: at, OrganizationID: &org, KeyID: &key, KeyPrefix: text("svc_live_abc"),
+			Method: "GET", Path: fmt.Sprintf("/api/v2/equipment/%s", uuid.New()), Route: text("/api/v2/equipment/{id}"),
+			Status: 200, DurationMS: float64(i) / 7, APIVersion: "v2", IP: text("10.0.0.1"),
+			UserAgent: text("loadplanner/4.2 (" + strings.Repeat("x", i%40) + ")")}
+		r.ID = requestlog.NewID(at)
+		r.RequestID = r.ID.String()
+		r.Normalize()
+		recs[i] = r
+	}
+	if err := requestlog.Copy(ctx, db, recs); err != nil {
+		t.Fatal(err)
+	}
+	var paths, agents string
+	if err := db.NewRaw(`SELECT coalesce(pg_column_compression(paths), 'none'), coalesce(pg_column_compression(user_agents), 'none')
+		FROM request_log_segments WHERE organization_id = ?`, org).Scan(ctx, &paths, &agents); err != nil {
+		t.Fatal(err)
+	}
+	if paths != "lz4" || agents != "lz4" {
+		t.Errorf("a segment of %d records stored its paths %s and user agents %s, want lz4", len(recs), paths, agents)
+	}
+}
+
+// TestCompressionMigrationReachesEveryPartition runs the migration down and
+// up again over partitions that exist: each direction sets the arrays of
+// the parent and of every partition, and the change feed's data, since a
+// partitioned table passes a column's compression only to partitions made
+// after it.
+func TestCompressionMigrationReachesEveryPartition(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	partitioned(t, db)
+	run := func(direction string) {
+		t.Helper()
+		sql, err := os.ReadFile(compressionMigration + direction + ".sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			_, err := tx.ExecContext(ctx, string(sql))
+			return err
+		}); err != nil {
+			t.Fatalf("%s: %v", direction, err)
+		}
+	}
+	// methods reads every table's compression of the columns the
+	// migration sets: "l" for lz4, "" for the server's default.
+	methods := func() map[string]string {
+		t.Helper()
+		var rows []struct {
+			Table  string
+			Column string
+			Method string
+		}
+		if err := db.NewRaw(`/* every organization: the schema */
+			SELECT c.relname AS "table", a.attname AS "column", a.attcompression::text AS method
+			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+			WHERE ((c.oid = 'request_log_segments'::regclass
+			        OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'request_log_segments'::regclass))
+			       AND a.attname IN ('ids', 'paths', 'user_agents', 'replayed'))
+			   OR (c.oid = 'changes'::regclass AND a.attname = 'data')`).Scan(ctx, &rows); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, r := range rows {
+			got[r.Table+"."+r.Column] = r.Method
+		}
+		return got
+	}
+	check := func(when, want string) {
+		t.Helper()
+		got := methods()
+		// The parent, yesterday's to tomorrow's partitions, four columns
+		// each, and changes.data.
+		if len(got) < 4*4+1 {
+			t.Fatalf("%s: %d columns read, want the parent's, at least three partitions' and changes.data: %v", when, len(got), got)
+		}
+		for col, m := range got {
+			if m != want {
+				t.Errorf("%s: %s is compressed with %q, want %q", when, col, m, want)
+			}
+		}
+	}
+	check("as migrated", "l")
+	run("down")
+	check("after down", "")
+	run("up")
+	check("after up", "l")
+}
