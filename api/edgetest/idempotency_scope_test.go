@@ -143,3 +143,56 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 		}
 	})
 }
+
+// TestAKeyWithoutTheRouteScopeLearnsNothingFromAnIdempotencyKey: a key that
+// fails the route's scope checks gets the route's own 403 when it sends
+// another key's Idempotency-Key, whether its body is the stored request's
+// or not, the same answer as without the header. Before, the stored
+// request was compared first: a wrong guess got 409
+// idempotency_key_mismatch and a right one 403, so any key of the
+// organization could test guesses of another key's write (a status, a
+// price) through a key read from the request log.
+func TestAKeyWithoutTheRouteScopeLearnsNothingFromAnIdempotencyKey(t *testing.T) {
+	env, _ := newApp(t)
+	org := env.NewOrg("Acme")
+	full := org.WithKey(apikey.Live, tenancy.AllScopes...)
+	created := full.Do("POST", "/api/v2/clients", map[string]any{"name": "Northwind"})
+	if created.Status != http.StatusCreated {
+		t.Fatalf("client: %d %s", created.Status, created.Body)
+	}
+	client := "/api/v2/clients/" + created.JSON()["data"].(map[string]any)["id"].(string)
+	stored := map[string]any{"notes": "pays late"}
+	if r := full.Do("PATCH", client, stored, keyHeader, "crm-sync-17"); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	wrong := map[string]any{"notes": "pays on time"}
+	for _, tt := range []struct {
+		name     string
+		key      *apitest.Org
+		required []string
+	}{
+		{"a key of another surface", org.WithKey(apikey.Live, tenancy.CrewRead), []string{"clients:write"}},
+		{"a read-only key", org.WithKey(apikey.Live, tenancy.ClientsRead), []string{"clients:write"}},
+		{"a write-only key", org.WithKey(apikey.Live, tenancy.ClientsWrite), []string{"clients:read"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			answer := func(body map[string]any, headers ...string) string {
+				t.Helper()
+				r := tt.key.Do("PATCH", client, body, headers...)
+				want := slices.Clone(tt.required)
+				slices.Sort(want)
+				if r.Status != http.StatusForbidden || r.ErrorCode() != "insufficient_scope" || !slices.Equal(r.RequiredScopes(), want) {
+					t.Fatalf("%d %s, want 403 insufficient_scope requiring %v", r.Status, r.Body, tt.required)
+				}
+				return r.ErrorMessage()
+			}
+			right, guess, plain := answer(stored, keyHeader, "crm-sync-17"), answer(wrong, keyHeader, "crm-sync-17"), answer(wrong)
+			if right != guess || right != plain {
+				t.Errorf("the answers differ: right body %q, wrong body %q, no Idempotency-Key %q", right, guess, plain)
+			}
+		})
+	}
+	if r := full.Do("GET", client, nil); r.JSON()["data"].(map[string]any)["notes"] != "pays late" {
+		t.Errorf("the client changed: %s", r.Body)
+	}
+}

@@ -1,7 +1,6 @@
 package isolation_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,36 +9,20 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/openapi"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-// documentedScopes are an operation's x-required-scopes (any one of them)
-// and x-also-required-scopes (any one of them as well).
-type documentedScopes struct {
-	Required []string `json:"x-required-scopes"`
-	Also     []string `json:"x-also-required-scopes"`
-}
-
-// scopesOf reads the documented scopes of every operation, keyed like the
-// suite's routes ("PATCH /api/v2/events/:id").
-func scopesOf(t *testing.T) map[string]documentedScopes {
+// scopesOf reads the documented scopes of every operation (openapi.Scopes:
+// any one of Required, and any one of Also as well), keyed like the suite's
+// routes ("PATCH /api/v2/events/:id").
+func scopesOf(t *testing.T) map[string]openapi.OperationScopes {
 	t.Helper()
-	var d struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(openapi.MustJSON(), &d); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]documentedScopes{}
-	for path, item := range d.Paths {
-		for method, raw := range item {
-			var s documentedScopes
-			if json.Unmarshal(raw, &s) != nil || s.Required == nil {
-				continue // path-level parameters, not an operation
-			}
-			out[strings.ToUpper(method)+" "+routePath(path)] = s
-		}
+	out := map[string]openapi.OperationScopes{}
+	for key, s := range openapi.Scopes() {
+		method, path := splitKey(key)
+		out[method+" "+routePath(strings.TrimPrefix(path, rest.V2Prefix))] = s
 	}
 	return out
 }
@@ -136,7 +119,7 @@ func TestWriteNeedsRead(t *testing.T) {
 
 // checkWriteNeedsRead runs the table of keys against one route on a new
 // record of A.
-func (s *Suite) checkWriteNeedsRead(t *testing.T, method, route string, r Route, doc documentedScopes) {
+func (s *Suite) checkWriteNeedsRead(t *testing.T, method, route string, r Route, doc openapi.OperationScopes) {
 	fx := fixtures[r.Fixture]
 	stamp := fx.Stamp
 	if stamp == "" {

@@ -240,7 +240,8 @@ func requestLogged(d Deps, version string, errorHandler fiber.ErrorHandler, rout
 // middleware, for build to close.
 func mountV2(app *fiber.App, d Deps, env *rest.Env, errorHandler fiber.ErrorHandler, routes *route.Resolver) *idempotency.Middleware {
 	slot, keys := keyedWrites(d.Writes, idempotency.Config{Store: d.Edge, DB: d.DB, Log: d.Log, Sealer: d.Responses, Serves: routes.Serves,
-		OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout), ErrorHandler: errorHandler},
+		OptionalBody: webhooks.OptionalBody(routes), LockTTL: idempotency.LockTTLFor(d.RequestTimeout), ErrorHandler: errorHandler,
+		Authorize: documentedScopes(routes)},
 		largeWriteSlot(env, routes))
 	v2 := app.Group(rest.V2Prefix, deadline(d.RequestTimeout), requestLogged(d, "v2", errorHandler, routes), auth.Middleware(d.Auth),
 		ratelimit.New(ratelimit.Config{Name: "v2", Store: d.Edge, Window: d.RateWindow, Log: d.Log, Bucket: v2Bucket(d.V2Limit), FailOpens: d.FailOpens}),

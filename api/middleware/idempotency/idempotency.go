@@ -120,6 +120,16 @@ type Config struct {
 	// (docs/architecture.md, "Memory"). A request that waits for nothing
 	// skips that look: its transaction finds the row as well (open).
 	BeforeTx func(c *fiber.Ctx) Wait
+	// Authorize runs the scope checks of the request's route (the server's
+	// are the documented ones, openapi.Scopes) before its key is claimed or
+	// compared with a stored request; an error is answered, and nothing is
+	// claimed. The route's own guards run only when the request executes,
+	// after that comparison: without this, a key lacking the route's scope
+	// that sent another key's Idempotency-Key learned from the answer, 409
+	// idempotency_key_mismatch or 403, whether its guess of the stored
+	// request's body was right (docs/edge.md, "Idempotency-Key"). Nil:
+	// none.
+	Authorize func(c *fiber.Ctx) error
 }
 
 // A Wait takes what a request must hold before its transaction opens, and
@@ -250,6 +260,11 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 	p, ok := tenancy.FromContext(ctx)
 	if !ok {
 		return tenancy.ErrInvalidCredentials
+	}
+	if m.Authorize != nil {
+		if err := m.Authorize(c); err != nil {
+			return err
+		}
 	}
 	org := p.OrganizationID
 	body := c.Body()
