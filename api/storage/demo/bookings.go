@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,7 +22,9 @@ import (
 // event, two quotes with line items (the approved one generates its pick
 // list), an invoice, and that pick list in progress with items at several
 // stages. With no equipment seeded there is nothing to book, and it does
-// nothing.
+// nothing. The figures agree with each other: the first event reserves what
+// its approved quote bills (bookedQuantity of each), and each quote prices
+// its event's rental days.
 func (s *seeder) bookings(ctx context.Context) error {
 	if len(s.equipment) == 0 {
 		return nil
@@ -32,13 +35,13 @@ func (s *seeder) bookings(ctx context.Context) error {
 	}
 	start := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 14).Add(8 * time.Hour)
 	end := start.Add(72 * time.Hour)
+	evs, err := related.Events(ctx, s.tx, s.t.Org, s.events[:min(2, len(s.events))])
+	if err != nil {
+		return err
+	}
 	var eventID, clientID *uuid.UUID
 	if len(s.events) > 0 {
 		eventID = &s.events[0]
-		evs, err := related.Events(ctx, s.tx, s.t.Org, s.events[:1])
-		if err != nil {
-			return err
-		}
 		if ev := evs[s.events[0]]; ev != nil {
 			start, end = ev.StartDate, ev.EndDate
 			clientID = ev.ClientID
@@ -50,21 +53,36 @@ func (s *seeder) bookings(ctx context.Context) error {
 	if err := s.truckAssignments(ctx, eventID, start, end); err != nil {
 		return err
 	}
-	approved, err := s.quote(ctx, "Main stage audio and lighting", clientID, eventID, s.quoteLines(eq, 0, 4, "Crew and transport", 145_000), "approved")
+	approved, err := s.quote(ctx, "Main stage audio and lighting", clientID, eventID,
+		s.quoteLines(eq, 0, 4, rentalDays(start, end), "Crew and transport", 145_000), "approved")
 	if err != nil {
 		return err
 	}
-	secondEvent := eventID
+	secondEvent, secondDays := eventID, rentalDays(start, end)
 	if len(s.events) > 1 {
 		secondEvent = &s.events[1]
+		if ev := evs[s.events[1]]; ev != nil {
+			secondDays = rentalDays(ev.StartDate, ev.EndDate)
+		}
 	}
-	if _, err := s.quote(ctx, "Breakout rooms AV", clientID, secondEvent, s.quoteLines(eq, 4, 3, "Technician day rate", 65_000), "sent"); err != nil {
+	if _, err := s.quote(ctx, "Breakout rooms AV", clientID, secondEvent,
+		s.quoteLines(eq, 4, 3, secondDays, "Technician day rate", 65_000), "sent"); err != nil {
 		return err
 	}
 	if err := s.invoice(ctx, approved, start); err != nil {
 		return err
 	}
 	return s.packing(ctx, approved.ID)
+}
+
+// bookedQuantity is how many of each equipment the first event reserves and
+// its approved quote bills.
+const bookedQuantity = 2
+
+// rentalDays is how many rental days a show from start to end is billed:
+// each started 24 hours, at least one.
+func rentalDays(start, end time.Time) int {
+	return max(1, int((end.Sub(start)+24*time.Hour-1)/(24*time.Hour)))
 }
 
 // truckAssignments reserves the first equipment records for the event and
@@ -77,7 +95,7 @@ func (s *seeder) truckAssignments(ctx context.Context, eventID *uuid.UUID, start
 	positions := []string{"front left", "front right", "middle", "rear door"}
 	for i, id := range s.equipment[:min(len(positions), len(s.equipment))] {
 		r := &reservations.Reservation{EquipmentID: id, EventID: eventID, StartDate: start, EndDate: end,
-			Quantity: 1, ReservationStatus: reservations.StatusReserved}
+			Quantity: bookedQuantity, ReservationStatus: reservations.StatusReserved}
 		if truck != nil {
 			pos := positions[i]
 			r.VehicleID, r.TruckPosition = truck, &pos
@@ -103,9 +121,10 @@ func (s *seeder) availableVehicle(ctx context.Context) (*uuid.UUID, error) {
 	return nil, nil
 }
 
-// quoteLines prices n equipment records from index from at three days of
-// their daily rate, two of each, and adds one service line (price in cents).
-func (s *seeder) quoteLines(eq map[uuid.UUID]*related.Equipment, from, n int, service string, servicePrice money.Amount) []documents.Line {
+// quoteLines prices n equipment records from index from at days of their
+// daily rate, bookedQuantity of each, and adds one service line (price in
+// cents).
+func (s *seeder) quoteLines(eq map[uuid.UUID]*related.Equipment, from, n, days int, service string, servicePrice money.Amount) []documents.Line {
 	var lines []documents.Line
 	for _, id := range s.equipment[min(from, len(s.equipment)):min(from+n, len(s.equipment))] {
 		price := money.Amount(10000)
@@ -117,10 +136,18 @@ func (s *seeder) quoteLines(eq map[uuid.UUID]*related.Equipment, from, n int, se
 			}
 		}
 		eqID := id
-		lines = append(lines, documents.Line{EquipmentID: &eqID, Description: name + ", 3 days",
-			Quantity: 2, UnitPrice: price.Mul(3)})
+		lines = append(lines, documents.Line{EquipmentID: &eqID, Description: fmt.Sprintf("%s, %d %s", name, days, plural(days, "day")),
+			Quantity: bookedQuantity, UnitPrice: price.Mul(days)})
 	}
 	return append(lines, documents.Line{Description: service, Quantity: 1, UnitPrice: servicePrice})
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func (s *seeder) quote(ctx context.Context, title string, client, event *uuid.UUID, lines []documents.Line, status string) (*quotes.Quote, error) {
@@ -133,16 +160,16 @@ func (s *seeder) quote(ctx context.Context, title string, client, event *uuid.UU
 	return quotes.Create(ctx, s.tx, s.t, w)
 }
 
-// invoice bills the approved quote, due two weeks after the show starts.
+// invoice bills the approved quote: sent today, due two weeks after the
+// show starts.
 func (s *seeder) invoice(ctx context.Context, q *quotes.Quote, showStart time.Time) error {
 	var w documents.Write
-	issued := storage.Date{Time: showStart.Truncate(24 * time.Hour)}
 	w.Changes.Set("title", q.Title)
 	w.Changes.Set("client_id", q.ClientID)
 	w.Changes.Set("event_id", q.EventID)
 	w.Changes.Set("status", "sent")
-	w.Changes.Set("issue_date", issued)
-	w.Changes.Set("due_date", storage.Date{Time: issued.AddDate(0, 0, 14)})
+	w.Changes.Set("issue_date", storage.Date{Time: time.Now().UTC().Truncate(24 * time.Hour)})
+	w.Changes.Set("due_date", storage.Date{Time: showStart.UTC().Truncate(24*time.Hour).AddDate(0, 0, 14)})
 	w.Lines = q.LineItems
 	_, err := invoices.Create(ctx, s.tx, s.t, w)
 	return err
