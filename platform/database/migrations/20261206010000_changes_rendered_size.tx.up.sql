@@ -129,7 +129,7 @@ $$;
 -- while it waits every later statement on the table queues behind it: for
 -- changes, every write of a record, whose trigger inserts a change. An
 -- attempt that times out leaves the queue, so writes stall 500 ms at most
--- at a time (docs/operations.md, "Upgrades").
+-- at a time (docs/helm.md, "Upgrades and migrations").
 CREATE FUNCTION lock_for_migration(tbl regclass) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN

@@ -1,4 +1,12 @@
 -- Migration 20261202170000's webhook_endpoint_disabled, which keeps no place.
+
+-- The table's exclusive lock is taken in attempts of at most 500 ms
+-- (lock_for_migration, migration 20261206010000): a plain ALTER TABLE waits
+-- with no lock_timeout behind any reader of the table (a pg_dump, a long
+-- report), and every webhook request and delivery queues behind it
+-- meanwhile (docs/helm.md, "Upgrades and migrations").
+SELECT lock_for_migration('webhook_endpoints');
+
 CREATE OR REPLACE FUNCTION webhook_endpoint_disabled() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -11,6 +11,14 @@
 -- the cursors, needs no new column (docs/changes.md, "A moved database").
 -- It is kept as a bigint, as the API's cursors carry a position (below
 -- 2^63), so that the stores read it as any other integer.
+
+-- The table's exclusive lock is taken in attempts of at most 500 ms
+-- (lock_for_migration, migration 20261206010000): a plain ALTER TABLE waits
+-- with no lock_timeout behind any reader of the table (a pg_dump, a long
+-- report), and every webhook request and delivery queues behind it
+-- meanwhile (docs/helm.md, "Upgrades and migrations").
+SELECT lock_for_migration('webhook_endpoints');
+
 ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS disabled_position bigint,
     ADD COLUMN IF NOT EXISTS disabled_seq bigint;
 
