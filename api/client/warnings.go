@@ -33,7 +33,8 @@ func (t ReservationWritten_Warnings_Item) Code() (string, error) { return warnin
 func (t EquipmentPatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
 
 // Code returns the warning's code: reservations_outside_event
-// (AsReservationsOutsideEventWarning) or ignored_fields
+// (AsReservationsOutsideEventWarning), reservations_still_held
+// (AsReservationsStillHeldWarning) or ignored_fields
 // (AsIgnoredFieldsWarning); a code this SDK does not know yet is returned
 // as it is.
 func (t EventPatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }

@@ -29,7 +29,7 @@ func resource(env *rest.Env) crud.Resource[events.Event, events.Fields] {
 		Check: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, _ uuid.UUID, f events.Fields) error {
 			return related.Check(ctx, db, org, f.Refs...)
 		},
-		Warn:      warnOutside,
+		Warn:      warnings,
 		Expand:    expansions,
 		Show:      show,
 		LargeWith: []string{"equipment_reservations"},

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"slices"
 
 	"github.com/uptrace/bun"
 
@@ -13,10 +14,58 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// WarningReservationsOutsideEvent is the code of the warning of a PATCH
-// whose dates leave reservations of the event outside them
-// (docs/availability.md, "Truck load").
-const WarningReservationsOutsideEvent = "reservations_outside_event"
+// Warning codes of an event PATCH (docs/availability.md, "Truck load").
+const (
+	// WarningReservationsOutsideEvent: the PATCH's dates leave reservations
+	// of the event outside them.
+	WarningReservationsOutsideEvent = "reservations_outside_event"
+	// WarningReservationsStillHeld: the PATCH ended the event (cancelled,
+	// completed) while reservations of it still hold their units.
+	WarningReservationsStillHeld = "reservations_still_held"
+)
+
+// warnings are the checks of an event PATCH, in the order their warnings
+// are answered: the dates, then the status.
+func warnings(ctx context.Context, f events.Fields) crud.WarnCheck[events.Event] {
+	checks := slices.DeleteFunc([]crud.WarnCheck[events.Event]{warnOutside(ctx, f), warnStillHeld(ctx, f)},
+		func(c crud.WarnCheck[events.Event]) bool { return c == nil })
+	if len(checks) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e *events.Event) ([]rest.Warning, error) {
+		var out []rest.Warning
+		for _, check := range checks {
+			w, err := check(ctx, db, org, e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, w...)
+		}
+		return out, nil
+	}
+}
+
+// warnStillHeld is the check, after a PATCH that sets the event's status to
+// cancelled or completed, for reservations of the event still reserved or
+// checked out: an event's status changes none of its reservations
+// (docs/decisions.md), so a cancelled show keeps its gear and trucks booked
+// and a completed one may have gear that never came back, where a rental
+// house expects the gear free again. The write stands; the warning names
+// them, to a key that may read reservations, as warnOutside's.
+func warnStillHeld(ctx context.Context, f events.Fields) crud.WarnCheck[events.Event] {
+	v, set := f.Changes.Value("status")
+	status, _ := v.(string)
+	if !set || (status != events.StatusCancelled && status != events.StatusCompleted) || !reservationsapi.MayRead(ctx) {
+		return nil
+	}
+	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, e *events.Event) ([]rest.Warning, error) {
+		held, err := reservations.HeldByEvent(ctx, db, org, e.ID, e.Status)
+		if err != nil || held == nil {
+			return nil, err
+		}
+		return []rest.Warning{{Code: WarningReservationsStillHeld, Details: held}}, nil
+	}
+}
 
 // warnOutside is the check, after a PATCH that sets the event's dates, for
 // the event's reservations holding stock that overlapped its dates before

@@ -85,3 +85,85 @@ func TestMovingAnEventWarnsOfItsReservations(t *testing.T) {
 		})
 	}
 }
+
+// TestEndingAnEventWarnsOfWhatItStillHolds: a PATCH that sets an event's
+// status to cancelled or completed answers the reservations_still_held
+// warning naming its reservations still reserved or checked out, whatever
+// their dates (a returned or cancelled one is not named); another status, a
+// PATCH without a status, and a key that may not read reservations get
+// none. The status is written in every case, and the reservations keep
+// theirs.
+func TestEndingAnEventWarnsOfWhatItStillHolds(t *testing.T) {
+	env := apitest.New(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	ev := newEvent(t, a, map[string]any{"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T08:00:00Z"})
+	id := ev["id"].(string)
+	reserve := func(status, start, end string) string {
+		eq := rows.Equipment("Console "+status+start, bookingtest.Stock(10), nil) // one reservation per item and event
+		r := a.Post("/api/v2/equipment_reservations", map[string]any{"equipment_id": eq.String(), "event_id": id,
+			"start_date": start, "end_date": end, "reservation_status": status})
+		if r.Status != 201 {
+			t.Fatalf("reserve: %d %s", r.Status, r.Body)
+		}
+		return r.Data()["id"].(string)
+	}
+	held := reserve("reserved", "2026-06-01T08:00:00Z", "2026-06-03T08:00:00Z")
+	out := reserve("checked_out", "2026-06-01T08:00:00Z", "2026-06-03T08:00:00Z")
+	loadIn := reserve("reserved", "2026-05-31T08:00:00Z", "2026-06-01T08:00:00Z") // the day before, outside the event
+	reserve("returned", "2026-06-01T08:00:00Z", "2026-06-03T08:00:00Z")
+	reserve("cancelled", "2026-06-01T08:00:00Z", "2026-06-03T08:00:00Z")
+	noReservations := a.WithKey(apikey.Live, tenancy.EventsRead, tenancy.EventsWrite)
+
+	all := []string{held, out, loadIn}
+	for _, tc := range []struct {
+		name  string
+		org   *apitest.Org
+		body  map[string]any
+		warns []string // the ids named, nil: no warning
+	}{
+		{"confirmed", a, map[string]any{"status": "confirmed"}, nil},
+		{"cancelled", a, map[string]any{"status": "cancelled"}, all},
+		{"the name of a cancelled event", a, map[string]any{"name": "Gala (off)"}, nil},
+		{"completed", a, map[string]any{"status": "completed"}, all},
+		{"completed again", a, map[string]any{"status": "completed"}, all},
+		{"cancelled by a key that may not read reservations", noReservations, map[string]any{"status": "cancelled"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.org.Patch(path+"/"+id, tc.body)
+			if r.Status != 200 {
+				t.Fatalf("PATCH: %d %s", r.Status, r.Body)
+			}
+			for k, v := range tc.body {
+				if r.Data()[k] != v {
+					t.Errorf("%s = %v, want %v written", k, r.Data()[k], v)
+				}
+			}
+			ws, _ := r.JSON()["warnings"].([]any)
+			if tc.warns == nil {
+				if len(ws) != 0 {
+					t.Fatalf("warnings %v, want none", ws)
+				}
+				return
+			}
+			if len(ws) != 1 {
+				t.Fatalf("warnings %v, want reservations_still_held", r.JSON()["warnings"])
+			}
+			w := ws[0].(map[string]any)
+			d, _ := w["details"].(map[string]any)
+			ids, _ := d["reservation_ids"].([]any)
+			if w["code"] != "reservations_still_held" || d["count"] != float64(len(tc.warns)) || len(ids) != len(tc.warns) ||
+				d["event_status"] != tc.body["status"] {
+				t.Fatalf("warning %v, want reservations_still_held naming %v", w, tc.warns)
+			}
+			for i, want := range tc.warns {
+				if ids[i] != want {
+					t.Errorf("reservation_ids[%d] = %v, want %v", i, ids[i], want)
+				}
+			}
+		})
+	}
+	if r := a.Get("/api/v2/equipment_reservations/" + held); r.Data()["reservation_status"] != "reserved" {
+		t.Errorf("the reservation changed: %s", r.Body)
+	}
+}
