@@ -858,6 +858,39 @@ func (e ReservationsOutsideEventWarningCode) Valid() bool {
 	}
 }
 
+// Defines values for ReservationsStillHeldWarningCode.
+const (
+	ReservationsStillHeld ReservationsStillHeldWarningCode = "reservations_still_held"
+)
+
+// Valid indicates whether the value is a known member of the ReservationsStillHeldWarningCode enum.
+func (e ReservationsStillHeldWarningCode) Valid() bool {
+	switch e {
+	case ReservationsStillHeld:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReservationsStillHeldWarningDetailsEventStatus.
+const (
+	ReservationsStillHeldWarningDetailsEventStatusCancelled ReservationsStillHeldWarningDetailsEventStatus = "cancelled"
+	ReservationsStillHeldWarningDetailsEventStatusCompleted ReservationsStillHeldWarningDetailsEventStatus = "completed"
+)
+
+// Valid indicates whether the value is a known member of the ReservationsStillHeldWarningDetailsEventStatus enum.
+func (e ReservationsStillHeldWarningDetailsEventStatus) Valid() bool {
+	switch e {
+	case ReservationsStillHeldWarningDetailsEventStatusCancelled:
+		return true
+	case ReservationsStillHeldWarningDetailsEventStatusCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Scope.
 const (
 	ClientsRead                Scope = "clients:read"
@@ -2350,8 +2383,10 @@ type EventList struct {
 // EventPatched The answer to a PATCH. `warnings`, present only when there is something to report:
 // `reservations_outside_event` when the body moved the dates away from reservations of
 // the event that hold stock (only for a key that also holds
-// `equipment_reservations:read`; since 2.14.0), then `ignored_fields` naming the body's
-// fields that were ignored.
+// `equipment_reservations:read`; since 2.14.0), `reservations_still_held` when the body
+// set the status to `cancelled` or `completed` while reservations of the event are still
+// `reserved` or `checked_out` (the same keys; since 2.17.3), then `ignored_fields` naming
+// the body's fields that were ignored.
 type EventPatched struct {
 	// Data A production the organization works on (a job).
 	Data     Event                         `json:"data"`
@@ -3369,6 +3404,34 @@ type ReservationsOutsideEventWarning struct {
 // ReservationsOutsideEventWarningCode defines model for ReservationsOutsideEventWarning.Code.
 type ReservationsOutsideEventWarningCode string
 
+// ReservationsStillHeldWarning The PATCH set the event's status to `cancelled` or `completed`, and reservations of the
+// event are still `reserved` or `checked_out`, whatever their dates (a load-in booked the
+// day before is named too). An event's status changes none of its reservations: they
+// still hold their units, and load their trucks, on their own days, and a `checked_out`
+// one has not been marked `returned`. The status was written all the same; release them
+// with a PATCH of each (`reservation_status`: `cancelled`, or `returned` once the gear is
+// back) if they should no longer hold stock. Sent again on every PATCH that sets such a
+// status while they remain.
+type ReservationsStillHeldWarning struct {
+	Code    ReservationsStillHeldWarningCode `json:"code"`
+	Details struct {
+		// Count How many reservations of the event are still `reserved` or `checked_out`.
+		Count int `json:"count"`
+
+		// EventStatus The status the PATCH gave the event.
+		EventStatus ReservationsStillHeldWarningDetailsEventStatus `json:"event_status"`
+
+		// ReservationIds The first 100 of them, oldest first.
+		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
+	} `json:"details"`
+}
+
+// ReservationsStillHeldWarningCode defines model for ReservationsStillHeldWarning.Code.
+type ReservationsStillHeldWarningCode string
+
+// ReservationsStillHeldWarningDetailsEventStatus The status the PATCH gave the event.
+type ReservationsStillHeldWarningDetailsEventStatus string
+
 // Scope defines model for Scope.
 type Scope string
 
@@ -3964,8 +4027,10 @@ type EventPage = EventList
 // EventUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
 // `reservations_outside_event` when the body moved the dates away from reservations of
 // the event that hold stock (only for a key that also holds
-// `equipment_reservations:read`; since 2.14.0), then `ignored_fields` naming the body's
-// fields that were ignored.
+// `equipment_reservations:read`; since 2.14.0), `reservations_still_held` when the body
+// set the status to `cancelled` or `completed` while reservations of the event are still
+// `reserved` or `checked_out` (the same keys; since 2.17.3), then `ignored_fields` naming
+// the body's fields that were ignored.
 type EventUpdated = EventPatched
 
 // Forbidden defines model for Forbidden.
@@ -7704,6 +7769,32 @@ func (t *EventPatched_Warnings_Item) FromReservationsOutsideEventWarning(v Reser
 
 // MergeReservationsOutsideEventWarning performs a merge with any union data inside the EventPatched_Warnings_Item, using the provided ReservationsOutsideEventWarning
 func (t *EventPatched_Warnings_Item) MergeReservationsOutsideEventWarning(v ReservationsOutsideEventWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReservationsStillHeldWarning returns the union data inside the EventPatched_Warnings_Item as a ReservationsStillHeldWarning
+func (t EventPatched_Warnings_Item) AsReservationsStillHeldWarning() (ReservationsStillHeldWarning, error) {
+	var body ReservationsStillHeldWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReservationsStillHeldWarning overwrites any union data inside the EventPatched_Warnings_Item as the provided ReservationsStillHeldWarning
+func (t *EventPatched_Warnings_Item) FromReservationsStillHeldWarning(v ReservationsStillHeldWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReservationsStillHeldWarning performs a merge with any union data inside the EventPatched_Warnings_Item, using the provided ReservationsStillHeldWarning
+func (t *EventPatched_Warnings_Item) MergeReservationsStillHeldWarning(v ReservationsStillHeldWarning) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
