@@ -669,6 +669,48 @@ func (e PayloadTooLargeErrorErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for PickListNotUpdatedWarningCode.
+const (
+	PickListNotUpdated PickListNotUpdatedWarningCode = "pick_list_not_updated"
+)
+
+// Valid indicates whether the value is a known member of the PickListNotUpdatedWarningCode enum.
+func (e PickListNotUpdatedWarningCode) Valid() bool {
+	switch e {
+	case PickListNotUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PickListNotUpdatedWarningDetailsQuoteStatus.
+const (
+	PickListNotUpdatedWarningDetailsQuoteStatusApproved  PickListNotUpdatedWarningDetailsQuoteStatus = "approved"
+	PickListNotUpdatedWarningDetailsQuoteStatusCancelled PickListNotUpdatedWarningDetailsQuoteStatus = "cancelled"
+	PickListNotUpdatedWarningDetailsQuoteStatusDeclined  PickListNotUpdatedWarningDetailsQuoteStatus = "declined"
+	PickListNotUpdatedWarningDetailsQuoteStatusDraft     PickListNotUpdatedWarningDetailsQuoteStatus = "draft"
+	PickListNotUpdatedWarningDetailsQuoteStatusSent      PickListNotUpdatedWarningDetailsQuoteStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the PickListNotUpdatedWarningDetailsQuoteStatus enum.
+func (e PickListNotUpdatedWarningDetailsQuoteStatus) Valid() bool {
+	switch e {
+	case PickListNotUpdatedWarningDetailsQuoteStatusApproved:
+		return true
+	case PickListNotUpdatedWarningDetailsQuoteStatusCancelled:
+		return true
+	case PickListNotUpdatedWarningDetailsQuoteStatusDeclined:
+		return true
+	case PickListNotUpdatedWarningDetailsQuoteStatusDraft:
+		return true
+	case PickListNotUpdatedWarningDetailsQuoteStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PickListStage.
 const (
 	Checked    PickListStage = "checked"
@@ -2996,6 +3038,34 @@ type PickListList struct {
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
+// PickListNotUpdatedWarning The quote has a pick list, made from its lines when it was first approved, that is not
+// archived, and this PATCH left it as it was: a quote's pick list is made once and no
+// later write of the quote changes it (approving it again included). After a revision
+// its items are the lines approved then, and after a move to `draft`, `sent`,
+// `declined` or `cancelled` it is still the warehouse's list for a job that may be off.
+// The quote was written all the same; change the list's items (`/pick_list_items`), or
+// archive it (`PATCH /pick_lists/{id} {"archived": true}`) and make the new one by hand.
+// Sent again on every such PATCH while the list is not archived.
+type PickListNotUpdatedWarning struct {
+	Code    PickListNotUpdatedWarningCode `json:"code"`
+	Details struct {
+		// LineItemsSent Whether the PATCH replaced the quote's lines.
+		LineItemsSent bool `json:"line_items_sent"`
+
+		// PickListId The quote's pick list.
+		PickListId openapi_types.UUID `json:"pick_list_id"`
+
+		// QuoteStatus The quote's status after the PATCH.
+		QuoteStatus PickListNotUpdatedWarningDetailsQuoteStatus `json:"quote_status"`
+	} `json:"details"`
+}
+
+// PickListNotUpdatedWarningCode defines model for PickListNotUpdatedWarning.Code.
+type PickListNotUpdatedWarningCode string
+
+// PickListNotUpdatedWarningDetailsQuoteStatus The quote's status after the PATCH.
+type PickListNotUpdatedWarningDetailsQuoteStatus string
+
 // PickListPatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
 type PickListPatched struct {
 	// Data A warehouse manifest of equipment for an event. `items` is always present on the
@@ -3105,14 +3175,21 @@ type QuoteList struct {
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
-// QuotePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// QuotePatched The answer to a PATCH. `warnings`, present only when there is something to report:
+// `pick_list_not_updated` when the body replaced the lines of a quote whose pick list an
+// earlier approval made, or moved it to a status other than `approved` (only for a key
+// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.17.3), then
+// `ignored_fields` naming the body's fields that were ignored.
 type QuotePatched struct {
 	// Data A priced offer. `line_items` is present on the detail and on write responses, not on
 	// the list; `client` and `event` only when expanded.
-	Data Quote `json:"data"`
+	Data     Quote                         `json:"data"`
+	Warnings *[]QuotePatched_Warnings_Item `json:"warnings,omitempty"`
+}
 
-	// Warnings Present only when the body carried fields that were not written.
-	Warnings *PatchWarnings `json:"warnings,omitempty"`
+// QuotePatched_Warnings_Item defines model for QuotePatched.warnings.Item.
+type QuotePatched_Warnings_Item struct {
+	union json.RawMessage
 }
 
 // QuoteStatus Any status may move to any other; becoming `approved` generates the quote's pick list, which then follows the quote's `event_id`.
@@ -4090,7 +4167,11 @@ type QuoteFound = QuoteData
 // QuotePage defines model for QuotePage.
 type QuotePage = QuoteList
 
-// QuoteUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// QuoteUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
+// `pick_list_not_updated` when the body replaced the lines of a quote whose pick list an
+// earlier approval made, or moved it to a status other than `approved` (only for a key
+// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.17.3), then
+// `ignored_fields` naming the body's fields that were ignored.
 type QuoteUpdated = QuotePatched
 
 // RateLimited defines model for RateLimited.
@@ -7837,6 +7918,68 @@ func (t EventPatched_Warnings_Item) MarshalJSON() ([]byte, error) {
 }
 
 func (t *EventPatched_Warnings_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsPickListNotUpdatedWarning returns the union data inside the QuotePatched_Warnings_Item as a PickListNotUpdatedWarning
+func (t QuotePatched_Warnings_Item) AsPickListNotUpdatedWarning() (PickListNotUpdatedWarning, error) {
+	var body PickListNotUpdatedWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPickListNotUpdatedWarning overwrites any union data inside the QuotePatched_Warnings_Item as the provided PickListNotUpdatedWarning
+func (t *QuotePatched_Warnings_Item) FromPickListNotUpdatedWarning(v PickListNotUpdatedWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePickListNotUpdatedWarning performs a merge with any union data inside the QuotePatched_Warnings_Item, using the provided PickListNotUpdatedWarning
+func (t *QuotePatched_Warnings_Item) MergePickListNotUpdatedWarning(v PickListNotUpdatedWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIgnoredFieldsWarning returns the union data inside the QuotePatched_Warnings_Item as a IgnoredFieldsWarning
+func (t QuotePatched_Warnings_Item) AsIgnoredFieldsWarning() (IgnoredFieldsWarning, error) {
+	var body IgnoredFieldsWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIgnoredFieldsWarning overwrites any union data inside the QuotePatched_Warnings_Item as the provided IgnoredFieldsWarning
+func (t *QuotePatched_Warnings_Item) FromIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIgnoredFieldsWarning performs a merge with any union data inside the QuotePatched_Warnings_Item, using the provided IgnoredFieldsWarning
+func (t *QuotePatched_Warnings_Item) MergeIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t QuotePatched_Warnings_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *QuotePatched_Warnings_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

@@ -39,6 +39,11 @@ func (t EquipmentPatched_Warnings_Item) Code() (string, error) { return warningC
 // as it is.
 func (t EventPatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
 
+// Code returns the warning's code: pick_list_not_updated
+// (AsPickListNotUpdatedWarning) or ignored_fields (AsIgnoredFieldsWarning);
+// a code this SDK does not know yet is returned as it is.
+func (t QuotePatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
+
 func warningCode(raw json.RawMessage) (string, error) {
 	var w struct {
 		Code *string `json:"code"`

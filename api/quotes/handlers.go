@@ -24,6 +24,7 @@ func resource(env *rest.Env) crud.Resource[quotes.Quote, docstore.Write] {
 		Update: func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, w docstore.Write) (*quotes.Quote, error) {
 			return quotes.Update(ctx, db, tenancy.TenantOf(ctx), id, w)
 		},
+		Warn:   warnPickList,
 		Expand: documents.Expansions, Show: documents.Show[quotes.Quote], Large: true,
 	}
 }

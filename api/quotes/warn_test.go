@@ -1,0 +1,81 @@
+package quotes_test
+
+import (
+	"testing"
+
+	"github.com/eventapi/eventapi/api/apitest"
+	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/tenancy"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// TestRevisingAnApprovedQuoteWarnsOfItsPickList: once a quote's approval
+// made its pick list, a PATCH that replaces the quote's lines or moves it
+// to another status answers pick_list_not_updated naming the list, which
+// keeps its items; the approval that makes the list (lines sent with it
+// included), a PATCH of the title, an archived list, and a key that may
+// not read pick lists get none.
+func TestRevisingAnApprovedQuoteWarnsOfItsPickList(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Moving head", nil, nil)
+	hire := func(n int) []any {
+		return []any{line("equipment_id", eq.String(), "quantity", n, "unit_price", 125.5)}
+	}
+	id := ok(t, a.Post(base, body("title", "Gala", "line_items", hire(10))), 201)["id"].(string)
+	noLists := a.WithKey(apikey.Live, tenancy.QuotesRead, tenancy.QuotesWrite)
+
+	var list string
+	for _, tc := range []struct {
+		name  string
+		org   *apitest.Org
+		body  map[string]any
+		warns bool
+		sent  bool // line_items_sent
+	}{
+		{"approved with new lines: the list follows them", a, body("status", "approved", "line_items", hire(8)), false, false},
+		{"the title", a, body("title", "Gala 2027"), false, false},
+		{"the lines revised", a, body("line_items", hire(4)), true, true},
+		{"approved again", a, body("status", "approved"), false, false},
+		{"approved again with new lines", a, body("status", "approved", "line_items", hire(6)), true, true},
+		{"cancelled", a, body("status", "cancelled"), true, false},
+		{"cancelled by a key that may not read pick lists", noLists, body("status", "cancelled"), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.org.Patch(base+"/"+id, tc.body)
+			if r.Status != 200 {
+				t.Fatalf("PATCH: %d %s", r.Status, r.Body)
+			}
+			if list == "" {
+				list = a.Get("/api/v2/pick_lists").List()[0]["id"].(string)
+			}
+			ws, _ := r.JSON()["warnings"].([]any)
+			if !tc.warns {
+				if len(ws) != 0 {
+					t.Fatalf("warnings %v, want none", ws)
+				}
+				return
+			}
+			if len(ws) != 1 {
+				t.Fatalf("warnings %v, want pick_list_not_updated", r.JSON()["warnings"])
+			}
+			w := ws[0].(map[string]any)
+			d, _ := w["details"].(map[string]any)
+			if w["code"] != "pick_list_not_updated" || d["pick_list_id"] != list || d["quote_status"] != r.Data()["status"] ||
+				d["line_items_sent"] != tc.sent {
+				t.Fatalf("warning %v, want pick_list_not_updated naming %s", w, list)
+			}
+		})
+	}
+	items := a.Get("/api/v2/pick_lists/" + list + "?expand=items").Data()["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["quantity"] != float64(8) {
+		t.Errorf("the list's items %v, want the 8 approved first", items)
+	}
+	if r := a.Patch("/api/v2/pick_lists/"+list, body("archived", true)); r.Status != 200 {
+		t.Fatalf("archive: %d %s", r.Status, r.Body)
+	}
+	if r := a.Patch(base+"/"+id, body("status", "draft", "line_items", hire(2))); r.Status != 200 || r.JSON()["warnings"] != nil {
+		t.Errorf("an archived list: %d, warnings %v, want none", r.Status, r.JSON()["warnings"])
+	}
+}
