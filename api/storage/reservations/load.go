@@ -68,9 +68,9 @@ func VehicleLoad(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v 
 	}
 	lines := make([]truckload.Line, len(rs))
 	for i, r := range rs {
-		lines[i].Quantity = r.Quantity
+		lines[i] = truckload.Line{Quantity: r.Quantity, Start: r.StartDate, End: r.EndDate}
 		if e := eq[r.EquipmentID]; e != nil {
-			lines[i].WeightLbs, lines[i].LengthIn, lines[i].WidthIn, lines[i].HeightIn = e.WeightLbs, e.CaseLengthIn, e.CaseWidthIn, e.CaseHeightIn
+			lines[i].Figures = truckload.Figures{WeightLbs: e.WeightLbs, LengthIn: e.CaseLengthIn, WidthIn: e.CaseWidthIn, HeightIn: e.CaseHeightIn}
 		}
 	}
 	return truckload.Sum(v.ID, w.Start, w.End, vehicleLimits(v), lines), rs, nil
@@ -114,26 +114,46 @@ func loadWarnings(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, c
 }
 
 // loadTotals totals the load of the vehicle v of org over w as VehicleLoad
-// does, for a write's warnings: the database groups the reservations on
-// the truck by equipment, so the write reads one short row per equipment
-// carried, never the reservations themselves. A booking's window is not
-// capped, and a truck can carry a great many reservations with long notes
-// over one: loading them all took a pod's memory from 40 MB to over 500 MB
-// for one write (docs/availability.md, "Bounds").
+// does, for a write's warnings, with memory bounded whatever the number of
+// reservations on the truck: a booking's window is not capped, and a truck
+// can carry a great many reservations with long notes over one (loading
+// them all took a pod's memory from 40 MB to over 500 MB for one write;
+// docs/availability.md, "Bounds"). The database turns each reservation into
+// its two steps (truckload.Steps: on at the later of its start and the
+// window's, off at the earlier of its ends), adds up the quantities of the
+// steps of one instant and one set of equipment figures, and sends them in
+// time order; the write reads them one row at a time into a
+// truckload.Tally, which keeps only running totals. No arithmetic on the
+// figures is done in SQL: PostgreSQL's float8 → numeric cast keeps 15
+// significant digits, not the shortest decimal that truckload reads each
+// figure as, so the two could disagree.
 func loadTotals(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *related.Vehicle, w stock.Window) (truckload.Totals, error) {
 	cond, args := stock.Holding("r", w)
-	var lines []truckload.Line
-	err := db.NewSelect().TableExpr("equipment_reservations AS r").
+	rows, err := db.NewSelect().TableExpr("equipment_reservations AS r").
 		Join("LEFT JOIN equipment AS e ON e.organization_id = r.organization_id AND e.id = r.equipment_id").
-		ColumnExpr("sum(r.quantity) AS quantity, count(*) AS reservations").
-		ColumnExpr("e.weight_lbs, e.case_length_in AS length_in, e.case_width_in AS width_in, e.case_height_in AS height_in").
+		Join("CROSS JOIN LATERAL (VALUES (greatest(r.start_date, ?::timestamptz), r.quantity, 0, 1), "+
+			"(least(r.end_date, ?::timestamptz), 0, r.quantity, 0)) AS s (at, on_units, off_units, reservations)", w.Start, w.End).
+		ColumnExpr("s.at, sum(s.on_units), sum(s.off_units), sum(s.reservations)").
+		ColumnExpr("e.weight_lbs, e.case_length_in, e.case_width_in, e.case_height_in").
 		Where("r.organization_id = ?", org).Where("r.vehicle_id = ?", v.ID).Where(cond, args...).
-		GroupExpr("r.equipment_id, e.weight_lbs, e.case_length_in, e.case_width_in, e.case_height_in").
-		Scan(ctx, &lines)
+		GroupExpr("s.at, e.weight_lbs, e.case_length_in, e.case_width_in, e.case_height_in").
+		OrderExpr("s.at").Rows(ctx)
 	if err != nil {
 		return truckload.Totals{}, database.Error(err)
 	}
-	return truckload.Sum(v.ID, w.Start, w.End, vehicleLimits(v), lines), nil
+	defer rows.Close()
+	var tally truckload.Tally
+	for rows.Next() {
+		var s truckload.Step
+		if err := rows.Scan(&s.At, &s.On, &s.Off, &s.Reservations, &s.WeightLbs, &s.LengthIn, &s.WidthIn, &s.HeightIn); err != nil {
+			return truckload.Totals{}, database.Error(err)
+		}
+		tally.Add(s)
+	}
+	if err := rows.Err(); err != nil {
+		return truckload.Totals{}, database.Error(err)
+	}
+	return tally.Totals(v.ID, w.Start, w.End, vehicleLimits(v)), nil
 }
 
 // vehicleLimits are v's capacity figures.

@@ -3,7 +3,10 @@
 // vehicle over a window, against the vehicle's payload and interior volume.
 // The load endpoint (api/planning) reports it and reservation writes
 // (api/reservations) warn when an assignment leaves a truck over either
-// limit. docs/availability.md explains the figures.
+// limit. Two figures come of the same reservations: the sums over the window
+// (payload_lbs, cargo_volume_cuin, the binding rule's Σ) and the peaks, the
+// most the truck carries at any one instant of it, which decide
+// over_payload and over_volume. docs/availability.md explains the figures.
 package truckload
 
 import (
@@ -13,17 +16,23 @@ import (
 	"github.com/google/uuid"
 )
 
-// Line is one reservation on the truck with its equipment's figures (nil
-// when the equipment lacks them), or several reservations of one equipment
-// with their quantities summed: the totals are the same either way.
+// Figures are an equipment's weight and case dimensions (inches), nil when
+// the equipment lacks them.
+type Figures struct {
+	WeightLbs                   *float64
+	LengthIn, WidthIn, HeightIn *float64
+}
+
+// Line is one reservation on the truck, its window [Start, End) and its
+// equipment's figures, or several reservations of one equipment over one
+// window with their quantities summed: the totals are the same either way.
 type Line struct {
 	Quantity int
 	// Reservations is how many reservations the line stands for, each
 	// counted once when its equipment lacks a figure (0: one).
 	Reservations int
-	WeightLbs    *float64
-	// Case dimensions in inches.
-	LengthIn, WidthIn, HeightIn *float64
+	Start, End   time.Time
+	Figures
 }
 
 // Limits are the vehicle's capacity; nil figures are unknown.
@@ -38,19 +47,27 @@ type Totals struct {
 	VehicleID   uuid.UUID `json:"vehicle_id"`
 	WindowStart time.Time `json:"window_start"`
 	WindowEnd   time.Time `json:"window_end"`
-	// PayloadLbs is Σ quantity × weight_lbs over the lines with a weight.
-	PayloadLbs    float64 `json:"payload_lbs"`
-	MaxPayloadLbs *int    `json:"max_payload_lbs"`
+	// PayloadLbs is Σ quantity × weight_lbs over the lines with a weight,
+	// every line overlapping the window counted whole, whether or not they
+	// ride together.
+	PayloadLbs float64 `json:"payload_lbs"`
+	// PeakPayloadLbs is the most weight on the truck at any one instant of
+	// the window: at most PayloadLbs, and less when lines follow each other.
+	PeakPayloadLbs float64 `json:"peak_payload_lbs"`
+	MaxPayloadLbs  *int    `json:"max_payload_lbs"`
 	// CargoVolumeCuin is Σ quantity × case length × width × height over the
 	// lines with all three dimensions.
 	CargoVolumeCuin float64 `json:"cargo_volume_cuin"`
+	// PeakCargoVolumeCuin is the most cargo volume at any one instant.
+	PeakCargoVolumeCuin float64 `json:"peak_cargo_volume_cuin"`
 	// InteriorVolumeCuin is length × width × height of the interior, exactly:
 	// with each up to 2147483647 in it reaches (2^31 - 1)^3, about 9.9e27,
 	// past int64 and past the integers a float64 holds. It is written as a
 	// JSON integer of all its digits.
 	InteriorVolumeCuin *big.Int `json:"interior_volume_cuin"`
-	// OverPayload and OverVolume are true when a known limit is exceeded
-	// (never when the limit is unknown).
+	// OverPayload and OverVolume are true when the peak exceeds a known
+	// limit (never when the limit is unknown): at some instant the truck
+	// carries more than it takes.
 	OverPayload bool `json:"over_payload"`
 	OverVolume  bool `json:"over_volume"`
 	// UnknownWeightCount and UnknownVolumeCount count the lines left out of
@@ -59,65 +76,14 @@ type Totals struct {
 	UnknownVolumeCount int `json:"unknown_volume_count"`
 }
 
-// Sum totals lines against the vehicle's limits. Sums are computed exactly and
-// rounded to hundredths (of a pound, of a cubic inch) before they are
-// compared, so the noise of binary floating point never decides over_payload
-// or over_volume, however large the sum.
+// Sum totals lines, which overlap the window w, against the vehicle's
+// limits: each line counts whole in the sums and over its part inside w in
+// the peaks. It turns the lines into their steps and runs them through a
+// Tally, as the database's steps of a write's warning are (Tally).
 func Sum(vehicle uuid.UUID, start, end time.Time, lim Limits, lines []Line) Totals {
-	t := Totals{VehicleID: vehicle, WindowStart: start, WindowEnd: end, MaxPayloadLbs: lim.MaxPayloadLbs}
-	if lim.LengthIn != nil && lim.WidthIn != nil && lim.HeightIn != nil {
-		v := big.NewInt(int64(*lim.LengthIn))
-		v.Mul(v, big.NewInt(int64(*lim.WidthIn)))
-		t.InteriorVolumeCuin = v.Mul(v, big.NewInt(int64(*lim.HeightIn)))
+	var tally Tally
+	for _, s := range Steps(start, end, lines) {
+		tally.Add(s)
 	}
-	var payload, cargo big.Rat
-	for _, l := range lines {
-		if l.WeightLbs == nil {
-			t.UnknownWeightCount += l.count()
-		} else {
-			payload.Add(&payload, product(l.Quantity, *l.WeightLbs))
-		}
-		if l.LengthIn == nil || l.WidthIn == nil || l.HeightIn == nil {
-			t.UnknownVolumeCount += l.count()
-		} else {
-			cargo.Add(&cargo, product(l.Quantity, *l.LengthIn, *l.WidthIn, *l.HeightIn))
-		}
-	}
-	var maxPayload *big.Int
-	if lim.MaxPayloadLbs != nil {
-		maxPayload = big.NewInt(int64(*lim.MaxPayloadLbs))
-	}
-	t.PayloadLbs, t.OverPayload = total(&payload, maxPayload)
-	t.CargoVolumeCuin, t.OverVolume = total(&cargo, t.InteriorVolumeCuin)
-	return t
-}
-
-// product is q × xs exactly: a finite float64 converts to a big.Rat without
-// rounding. (SetFloat64 gives nil, and Mul then panics, for NaN or ±Inf; the
-// API writes the figures from JSON, which has neither.)
-// count is how many reservations l stands for.
-func (l Line) count() int { return max(l.Reservations, 1) }
-
-func product(q int, xs ...float64) *big.Rat {
-	p := new(big.Rat).SetInt64(int64(q))
-	for _, x := range xs {
-		p.Mul(p, new(big.Rat).SetFloat64(x))
-	}
-	return p
-}
-
-// total rounds an exact sum to hundredths, half away from zero (as
-// math.Round), and reports it as the nearest float64 and whether it exceeds
-// limit, compared exactly (never when limit is nil, unknown).
-func total(sum *big.Rat, limit *big.Int) (float64, bool) {
-	// sum × 100 = q + r/d with q, r truncated toward zero; a remainder of
-	// half or more rounds q one further from zero.
-	d := sum.Denom()
-	q, r := new(big.Int).QuoRem(new(big.Int).Mul(sum.Num(), big.NewInt(100)), d, new(big.Int))
-	if r.Lsh(r.Abs(r), 1).Cmp(d) >= 0 {
-		q.Add(q, big.NewInt(int64(sum.Sign())))
-	}
-	rounded := new(big.Rat).SetFrac(q, big.NewInt(100))
-	f, _ := rounded.Float64()
-	return f, limit != nil && rounded.Cmp(new(big.Rat).SetInt(limit)) > 0
+	return tally.Totals(vehicle, start, end, lim)
 }
