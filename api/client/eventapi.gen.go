@@ -2427,7 +2427,7 @@ type EventList struct {
 // the event that hold stock (only for a key that also holds
 // `equipment_reservations:read`; since 2.14.0), `reservations_still_held` when the body
 // set the status to `cancelled` or `completed` while reservations of the event are still
-// `reserved` or `checked_out` (the same keys; since 2.17.3), then `ignored_fields` naming
+// `reserved` or `checked_out` (the same keys; since 2.18.0), then `ignored_fields` naming
 // the body's fields that were ignored.
 type EventPatched struct {
 	// Data A production the organization works on (a job).
@@ -2737,29 +2737,43 @@ type LineItemsInput = []LineItemInput
 // LineItemsPatch The whole set of lines (at most 500); it replaces the existing set.
 type LineItemsPatch = []LineItemPatch
 
-// LoadTotals A vehicle's load over a window. Weights are pounds, volumes cubic inches; sums are
-// rounded to hundredths.
+// LoadTotals A vehicle's load over a window, from the reservations on it that hold stock during the
+// window. Weights are pounds, volumes cubic inches. Two figures come of them: the sums
+// (`payload_lbs`, `cargo_volume_cuin`) count every such reservation whole, whether or not
+// they ride together, and the peaks (`peak_payload_lbs`, `peak_cargo_volume_cuin`) are the
+// most the vehicle carries at any one instant of the window; `over_payload` and `over_volume`
+// compare the peaks with the limits. Reservation windows are half-open `[start_date,
+// end_date)`: one ending at t and one starting at t never ride together. Each figure is
+// computed exactly from the weights and case sizes as decimals entered (1.005, not its
+// binary approximation), then rounded to hundredths, half away from zero; the limits are
+// compared with the rounded figures.
 type LoadTotals struct {
-	// CargoVolumeCuin Σ quantity × case length × width × height over the lines with all three.
+	// CargoVolumeCuin Σ quantity × case length × width × height over the reservations with all three that overlap the window, each counted whole.
 	CargoVolumeCuin float64 `json:"cargo_volume_cuin"`
 
 	// InteriorVolumeCuin Interior length × width × height, exact; null when one is unknown. With each dimension up to 2147483647 it can exceed 2^63 − 1 (up to (2^31 − 1)^3, about 9.9 × 10^27): read it as an arbitrary-precision integer.
 	InteriorVolumeCuin *json.Number `json:"interior_volume_cuin"`
 	MaxPayloadLbs      *int         `json:"max_payload_lbs"`
 
-	// OverPayload payload_lbs > max_payload_lbs (false when the limit is unknown).
+	// OverPayload peak_payload_lbs > max_payload_lbs: at some instant of the window the vehicle carries more than its payload (false when the limit is unknown; exactly at it is not over).
 	OverPayload bool `json:"over_payload"`
 
-	// OverVolume cargo_volume_cuin > interior_volume_cuin (false when unknown).
+	// OverVolume peak_cargo_volume_cuin > interior_volume_cuin: at some instant the cargo exceeds the interior (false when unknown).
 	OverVolume bool `json:"over_volume"`
 
-	// PayloadLbs Σ quantity × weight_lbs over the lines with a weight.
+	// PayloadLbs Σ quantity × weight_lbs over the reservations with a weight that overlap the window, each counted whole: two trips in the window add up though they never ride together. Use peak_payload_lbs for what the vehicle carries.
 	PayloadLbs float64 `json:"payload_lbs"`
 
-	// UnknownVolumeCount Lines left out of cargo_volume_cuin (a case dimension missing).
+	// PeakCargoVolumeCuin The most cargo volume on the vehicle at any one instant of the window (as peak_payload_lbs). At most cargo_volume_cuin.
+	PeakCargoVolumeCuin float64 `json:"peak_cargo_volume_cuin"`
+
+	// PeakPayloadLbs The most weight on the vehicle at any one instant of the window: at each instant, Σ quantity × weight_lbs over the reservations on it then (each counted over its part inside the window). At most payload_lbs; less when reservations follow each other.
+	PeakPayloadLbs float64 `json:"peak_payload_lbs"`
+
+	// UnknownVolumeCount Reservations left out of cargo_volume_cuin and peak_cargo_volume_cuin (a case dimension missing).
 	UnknownVolumeCount int `json:"unknown_volume_count"`
 
-	// UnknownWeightCount Lines left out of payload_lbs (no weight).
+	// UnknownWeightCount Reservations left out of payload_lbs and peak_payload_lbs (no weight).
 	UnknownWeightCount int                `json:"unknown_weight_count"`
 	VehicleId          openapi_types.UUID `json:"vehicle_id"`
 	WindowEnd          time.Time          `json:"window_end"`
@@ -2767,14 +2781,23 @@ type LoadTotals struct {
 }
 
 // LoadWarning Written although the reservation leaves its vehicle over its payload (`over_payload`) or
-// cargo volume (`over_volume`) during the reservation's window; `details` is the vehicle's
-// load over that window, this reservation included. Sent only to a key holding
+// cargo volume (`over_volume`) at some instant of the reservation's window (the peak, not the
+// sum, exceeds the limit); `details` is the vehicle's load over that window, this
+// reservation included. Sent only to a key holding
 // `equipment_reservations:read`.
 type LoadWarning struct {
 	Code LoadWarningCode `json:"code"`
 
-	// Details A vehicle's load over a window. Weights are pounds, volumes cubic inches; sums are
-	// rounded to hundredths.
+	// Details A vehicle's load over a window, from the reservations on it that hold stock during the
+	// window. Weights are pounds, volumes cubic inches. Two figures come of them: the sums
+	// (`payload_lbs`, `cargo_volume_cuin`) count every such reservation whole, whether or not
+	// they ride together, and the peaks (`peak_payload_lbs`, `peak_cargo_volume_cuin`) are the
+	// most the vehicle carries at any one instant of the window; `over_payload` and `over_volume`
+	// compare the peaks with the limits. Reservation windows are half-open `[start_date,
+	// end_date)`: one ending at t and one starting at t never ride together. Each figure is
+	// computed exactly from the weights and case sizes as decimals entered (1.005, not its
+	// binary approximation), then rounded to hundredths, half away from zero; the limits are
+	// compared with the rounded figures.
 	Details LoadTotals `json:"details"`
 }
 
@@ -3178,7 +3201,7 @@ type QuoteList struct {
 // QuotePatched The answer to a PATCH. `warnings`, present only when there is something to report:
 // `pick_list_not_updated` when the body replaced the lines of a quote whose pick list an
 // earlier approval made, or moved it to a status other than `approved` (only for a key
-// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.17.3), then
+// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.18.0), then
 // `ignored_fields` naming the body's fields that were ignored.
 type QuotePatched struct {
 	// Data A priced offer. `line_items` is present on the detail and on write responses, not on
@@ -3440,7 +3463,7 @@ type ReservationWritten struct {
 	// in warn mode and the write exceeded stock without `force_overbook`; `over_payload` / `over_volume` when the
 	// write assigns the reservation to a vehicle (creates it on one, or changes its
 	// vehicle, equipment, window, quantity or status) and the vehicle is then over its
-	// payload or cargo volume during the reservation's window, for a key that holds
+	// payload or cargo volume at some instant of the reservation's window, for a key that holds
 	// `equipment_reservations:read` (the scope of `GET /vehicles/{id}/load`; `details` is
 	// that load; a key without it gets the write without these two warnings, so it learns
 	// nothing about other reservations on the truck); `ignored_fields` when the
@@ -3682,17 +3705,30 @@ type VehicleList struct {
 // VehicleLoad The load of a vehicle over a window (the fields of `LoadTotals`) and the reservations
 // behind it, in creation order.
 type VehicleLoad struct {
+	// CargoVolumeCuin As in LoadTotals: the Σ over the window.
 	CargoVolumeCuin float64 `json:"cargo_volume_cuin"`
 
 	// EventId The event whose window was asked for, else null.
 	EventId *openapi_types.UUID `json:"event_id"`
 
 	// InteriorVolumeCuin As in LoadTotals: exact, and it can exceed 2^63 − 1.
-	InteriorVolumeCuin *json.Number       `json:"interior_volume_cuin"`
-	MaxPayloadLbs      *int               `json:"max_payload_lbs"`
-	OverPayload        bool               `json:"over_payload"`
-	OverVolume         bool               `json:"over_volume"`
-	PayloadLbs         float64            `json:"payload_lbs"`
+	InteriorVolumeCuin *json.Number `json:"interior_volume_cuin"`
+	MaxPayloadLbs      *int         `json:"max_payload_lbs"`
+
+	// OverPayload peak_payload_lbs > max_payload_lbs (false when the limit is unknown).
+	OverPayload bool `json:"over_payload"`
+
+	// OverVolume peak_cargo_volume_cuin > interior_volume_cuin (false when unknown).
+	OverVolume bool `json:"over_volume"`
+
+	// PayloadLbs As in LoadTotals: the Σ over the window, every reservation counted whole.
+	PayloadLbs float64 `json:"payload_lbs"`
+
+	// PeakCargoVolumeCuin As in LoadTotals: the most cargo volume at any one instant of the window.
+	PeakCargoVolumeCuin float64 `json:"peak_cargo_volume_cuin"`
+
+	// PeakPayloadLbs As in LoadTotals: the most weight on the vehicle at any one instant of the window.
+	PeakPayloadLbs     float64            `json:"peak_payload_lbs"`
 	Reservations       []Reservation      `json:"reservations"`
 	UnknownVolumeCount int                `json:"unknown_volume_count"`
 	UnknownWeightCount int                `json:"unknown_weight_count"`
@@ -4106,7 +4142,7 @@ type EventPage = EventList
 // the event that hold stock (only for a key that also holds
 // `equipment_reservations:read`; since 2.14.0), `reservations_still_held` when the body
 // set the status to `cancelled` or `completed` while reservations of the event are still
-// `reserved` or `checked_out` (the same keys; since 2.17.3), then `ignored_fields` naming
+// `reserved` or `checked_out` (the same keys; since 2.18.0), then `ignored_fields` naming
 // the body's fields that were ignored.
 type EventUpdated = EventPatched
 
@@ -4170,7 +4206,7 @@ type QuotePage = QuoteList
 // QuoteUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
 // `pick_list_not_updated` when the body replaced the lines of a quote whose pick list an
 // earlier approval made, or moved it to a status other than `approved` (only for a key
-// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.17.3), then
+// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.18.0), then
 // `ignored_fields` naming the body's fields that were ignored.
 type QuoteUpdated = QuotePatched
 
@@ -9176,8 +9212,10 @@ type ClientInterface interface {
 	// Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
 	// interior volume. Lines whose equipment lacks a weight (or any case dimension) are
 	// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
-	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
-	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+	// Beside these sums, `peak_payload_lbs` and `peak_cargo_volume_cuin` are the most the
+	// vehicle carries at any one instant of the window (two trips in a week add up in the sums,
+	// not in the peaks); `over_payload` / `over_volume` are true when a peak exceeds a known
+	// limit. Figures are rounded to hundredths. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
 	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
@@ -11039,8 +11077,10 @@ func (c *Client) UpdateVehicle(ctx context.Context, id Id, params *UpdateVehicle
 // Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
 // interior volume. Lines whose equipment lacks a weight (or any case dimension) are
 // left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
-// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
-// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+// Beside these sums, `peak_payload_lbs` and `peak_cargo_volume_cuin` are the most the
+// vehicle carries at any one instant of the window (two trips in a week add up in the sums,
+// not in the peaks); `over_payload` / `over_volume` are true when a peak exceeds a known
+// limit. Figures are rounded to hundredths. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 // 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
 // reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
@@ -16375,8 +16415,10 @@ type ClientWithResponsesInterface interface {
 	// Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
 	// interior volume. Lines whose equipment lacks a weight (or any case dimension) are
 	// left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
-	// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
-	// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+	// Beside these sums, `peak_payload_lbs` and `peak_cargo_volume_cuin` are the most the
+	// vehicle carries at any one instant of the window (two trips in a week add up in the sums,
+	// not in the peaks); `over_payload` / `over_volume` are true when a peak exceeds a known
+	// limit. Figures are rounded to hundredths. `expand` inlines records in each reservation. Give either `start` and
 	// `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 	// 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
 	// reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
@@ -31422,8 +31464,10 @@ func (c *ClientWithResponses) UpdateVehicleWithResponse(ctx context.Context, id 
 // Σ quantity × case length × width × height, against the vehicle's `max_payload_lbs` and
 // interior volume. Lines whose equipment lacks a weight (or any case dimension) are
 // left out of that sum and counted in `unknown_weight_count` (`unknown_volume_count`).
-// Sums are rounded to hundredths; `over_payload` / `over_volume` are true when a known
-// limit is exceeded. `expand` inlines records in each reservation. Give either `start` and
+// Beside these sums, `peak_payload_lbs` and `peak_cargo_volume_cuin` are the most the
+// vehicle carries at any one instant of the window (two trips in a week add up in the sums,
+// not in the peaks); `over_payload` / `over_volume` are true when a peak exceeds a known
+// limit. Figures are rounded to hundredths. `expand` inlines records in each reservation. Give either `start` and
 // `end` or `event_id`; an `event_id` outside the organization, or of an event longer than
 // 366 days, answers `422 validation_error`. A window (or event) with more than 5000 such
 // reservations on the vehicle, or whose reservations hold more than 8 MiB (8,388,608 bytes,
