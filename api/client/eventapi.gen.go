@@ -578,16 +578,16 @@ func (e KeyRefusalReason) Valid() bool {
 
 // Defines values for LoadWarningCode.
 const (
-	OverPayload LoadWarningCode = "over_payload"
-	OverVolume  LoadWarningCode = "over_volume"
+	LoadWarningCodeOverPayload LoadWarningCode = "over_payload"
+	LoadWarningCodeOverVolume  LoadWarningCode = "over_volume"
 )
 
 // Valid indicates whether the value is a known member of the LoadWarningCode enum.
 func (e LoadWarningCode) Valid() bool {
 	switch e {
-	case OverPayload:
+	case LoadWarningCodeOverPayload:
 		return true
-	case OverVolume:
+	case LoadWarningCodeOverVolume:
 		return true
 	default:
 		return false
@@ -885,6 +885,39 @@ func (e ReservationStatus) Valid() bool {
 	}
 }
 
+// Defines values for ReservationsOnVehicleWarningCode.
+const (
+	ReservationsOnVehicle ReservationsOnVehicleWarningCode = "reservations_on_vehicle"
+)
+
+// Valid indicates whether the value is a known member of the ReservationsOnVehicleWarningCode enum.
+func (e ReservationsOnVehicleWarningCode) Valid() bool {
+	switch e {
+	case ReservationsOnVehicle:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReservationsOnVehicleWarningDetailsVehicleStatus.
+const (
+	ReservationsOnVehicleWarningDetailsVehicleStatusMaintenance ReservationsOnVehicleWarningDetailsVehicleStatus = "maintenance"
+	ReservationsOnVehicleWarningDetailsVehicleStatusRetired     ReservationsOnVehicleWarningDetailsVehicleStatus = "retired"
+)
+
+// Valid indicates whether the value is a known member of the ReservationsOnVehicleWarningDetailsVehicleStatus enum.
+func (e ReservationsOnVehicleWarningDetailsVehicleStatus) Valid() bool {
+	switch e {
+	case ReservationsOnVehicleWarningDetailsVehicleStatusMaintenance:
+		return true
+	case ReservationsOnVehicleWarningDetailsVehicleStatusRetired:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReservationsOutsideEventWarningCode.
 const (
 	ReservationsOutsideEvent ReservationsOutsideEventWarningCode = "reservations_outside_event"
@@ -1098,6 +1131,24 @@ const (
 func (e ValidationErrorErrorCode) Valid() bool {
 	switch e {
 	case ValidationErrorErrorCodeValidationError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VehicleLoadWarningCode.
+const (
+	VehicleLoadWarningCodeOverPayload VehicleLoadWarningCode = "over_payload"
+	VehicleLoadWarningCodeOverVolume  VehicleLoadWarningCode = "over_volume"
+)
+
+// Valid indicates whether the value is a known member of the VehicleLoadWarningCode enum.
+func (e VehicleLoadWarningCode) Valid() bool {
+	switch e {
+	case VehicleLoadWarningCodeOverPayload:
+		return true
+	case VehicleLoadWarningCodeOverVolume:
 		return true
 	default:
 		return false
@@ -3477,6 +3528,31 @@ type ReservationWritten_Warnings_Item struct {
 	union json.RawMessage
 }
 
+// ReservationsOnVehicleWarning The PATCH took the vehicle out of service (`maintenance`, `retired`), and reservations
+// with status `reserved` or `checked_out` that end after now are still on it. A vehicle's
+// status changes none of its reservations: they keep their truck, and its load counts
+// them. The status was written all the same; move them to another vehicle with a PATCH of
+// each (`vehicle_id`) if the vehicle will not drive them.
+type ReservationsOnVehicleWarning struct {
+	Code    ReservationsOnVehicleWarningCode `json:"code"`
+	Details struct {
+		// Count How many reservations are still on the vehicle from now on.
+		Count int `json:"count"`
+
+		// ReservationIds The first 100 of them, oldest first.
+		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
+
+		// VehicleStatus The status the PATCH gave the vehicle.
+		VehicleStatus ReservationsOnVehicleWarningDetailsVehicleStatus `json:"vehicle_status"`
+	} `json:"details"`
+}
+
+// ReservationsOnVehicleWarningCode defines model for ReservationsOnVehicleWarning.Code.
+type ReservationsOnVehicleWarningCode string
+
+// ReservationsOnVehicleWarningDetailsVehicleStatus The status the PATCH gave the vehicle.
+type ReservationsOnVehicleWarningDetailsVehicleStatus string
+
 // ReservationsOutsideEventWarning The PATCH moved the event's dates, and reservations of the event with status `reserved`
 // or `checked_out` that overlapped its old dates do not overlap the new ones (one outside
 // the event before the PATCH too, such as a load-in booked the day before, is not named). A reservation keeps its own dates: they
@@ -3747,13 +3823,46 @@ type VehicleLoadData struct {
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
-// VehiclePatched The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// VehicleLoadWarning Written although the new payload (`over_payload`) or interior dimensions
+// (`over_volume`) are exceeded by the vehicle's reservations at some instant from now to
+// the end of the last of them that holds stock; `details` is the vehicle's load over that
+// window (`window_start` is the moment of the write). Move reservations to another
+// vehicle, or put the figure back, if the vehicle will not carry them.
+type VehicleLoadWarning struct {
+	Code VehicleLoadWarningCode `json:"code"`
+
+	// Details A vehicle's load over a window, from the reservations on it that hold stock during the
+	// window. Weights are pounds, volumes cubic inches. Two figures come of them: the sums
+	// (`payload_lbs`, `cargo_volume_cuin`) count every such reservation whole, whether or not
+	// they ride together, and the peaks (`peak_payload_lbs`, `peak_cargo_volume_cuin`) are the
+	// most the vehicle carries at any one instant of the window; `over_payload` and `over_volume`
+	// compare the peaks with the limits. Reservation windows are half-open `[start_date,
+	// end_date)`: one ending at t and one starting at t never ride together. Each figure is
+	// computed exactly from the weights and case sizes as decimals entered (1.005, not its
+	// binary approximation), then rounded to hundredths, half away from zero; the limits are
+	// compared with the rounded figures.
+	Details LoadTotals `json:"details"`
+}
+
+// VehicleLoadWarningCode defines model for VehicleLoadWarning.Code.
+type VehicleLoadWarningCode string
+
+// VehiclePatched The answer to a PATCH. `warnings`, present only when there is something to report
+// (since 2.18.0): `reservations_on_vehicle` when the body set the status to `maintenance`
+// or `retired` while reservations that hold stock and end after now are on the vehicle;
+// `over_payload` and `over_volume` (`VehicleLoadWarning`) when the body changed its
+// payload or interior dimensions and the load from now to the end of its last reservation
+// goes over them at some instant; then `ignored_fields` naming the body's fields that
+// were ignored.
 type VehiclePatched struct {
 	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
-	Data Vehicle `json:"data"`
+	Data     Vehicle                         `json:"data"`
+	Warnings *[]VehiclePatched_Warnings_Item `json:"warnings,omitempty"`
+}
 
-	// Warnings Present only when the body carried fields that were not written.
-	Warnings *PatchWarnings `json:"warnings,omitempty"`
+// VehiclePatched_Warnings_Item defines model for VehiclePatched.warnings.Item.
+type VehiclePatched_Warnings_Item struct {
+	union json.RawMessage
 }
 
 // VehicleRef A vehicle, inlined by `expand=vehicle`.
@@ -4261,7 +4370,13 @@ type VehicleLoadFound = VehicleLoadData
 // VehiclePage defines model for VehiclePage.
 type VehiclePage = VehicleList
 
-// VehicleUpdated The answer to a PATCH; `warnings` names the body's fields that were ignored.
+// VehicleUpdated The answer to a PATCH. `warnings`, present only when there is something to report
+// (since 2.18.0): `reservations_on_vehicle` when the body set the status to `maintenance`
+// or `retired` while reservations that hold stock and end after now are on the vehicle;
+// `over_payload` and `over_volume` (`VehicleLoadWarning`) when the body changed its
+// payload or interior dimensions and the load from now to the end of its last reservation
+// goes over them at some instant; then `ignored_fields` naming the body's fields that
+// were ignored.
 type VehicleUpdated = VehiclePatched
 
 // WebhookDeliveryFound defines model for WebhookDeliveryFound.
@@ -8228,6 +8343,94 @@ func (t TransitionError_Error_Details) MarshalJSON() ([]byte, error) {
 }
 
 func (t *TransitionError_Error_Details) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsReservationsOnVehicleWarning returns the union data inside the VehiclePatched_Warnings_Item as a ReservationsOnVehicleWarning
+func (t VehiclePatched_Warnings_Item) AsReservationsOnVehicleWarning() (ReservationsOnVehicleWarning, error) {
+	var body ReservationsOnVehicleWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReservationsOnVehicleWarning overwrites any union data inside the VehiclePatched_Warnings_Item as the provided ReservationsOnVehicleWarning
+func (t *VehiclePatched_Warnings_Item) FromReservationsOnVehicleWarning(v ReservationsOnVehicleWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReservationsOnVehicleWarning performs a merge with any union data inside the VehiclePatched_Warnings_Item, using the provided ReservationsOnVehicleWarning
+func (t *VehiclePatched_Warnings_Item) MergeReservationsOnVehicleWarning(v ReservationsOnVehicleWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsVehicleLoadWarning returns the union data inside the VehiclePatched_Warnings_Item as a VehicleLoadWarning
+func (t VehiclePatched_Warnings_Item) AsVehicleLoadWarning() (VehicleLoadWarning, error) {
+	var body VehicleLoadWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromVehicleLoadWarning overwrites any union data inside the VehiclePatched_Warnings_Item as the provided VehicleLoadWarning
+func (t *VehiclePatched_Warnings_Item) FromVehicleLoadWarning(v VehicleLoadWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeVehicleLoadWarning performs a merge with any union data inside the VehiclePatched_Warnings_Item, using the provided VehicleLoadWarning
+func (t *VehiclePatched_Warnings_Item) MergeVehicleLoadWarning(v VehicleLoadWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIgnoredFieldsWarning returns the union data inside the VehiclePatched_Warnings_Item as a IgnoredFieldsWarning
+func (t VehiclePatched_Warnings_Item) AsIgnoredFieldsWarning() (IgnoredFieldsWarning, error) {
+	var body IgnoredFieldsWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIgnoredFieldsWarning overwrites any union data inside the VehiclePatched_Warnings_Item as the provided IgnoredFieldsWarning
+func (t *VehiclePatched_Warnings_Item) FromIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIgnoredFieldsWarning performs a merge with any union data inside the VehiclePatched_Warnings_Item, using the provided IgnoredFieldsWarning
+func (t *VehiclePatched_Warnings_Item) MergeIgnoredFieldsWarning(v IgnoredFieldsWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t VehiclePatched_Warnings_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *VehiclePatched_Warnings_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

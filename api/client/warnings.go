@@ -39,6 +39,12 @@ func (t EquipmentPatched_Warnings_Item) Code() (string, error) { return warningC
 // as it is.
 func (t EventPatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
 
+// Code returns the warning's code: reservations_on_vehicle
+// (AsReservationsOnVehicleWarning), over_payload or over_volume
+// (AsVehicleLoadWarning), or ignored_fields (AsIgnoredFieldsWarning); a
+// code this SDK does not know yet is returned as it is.
+func (t VehiclePatched_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
+
 // Code returns the warning's code: pick_list_not_updated
 // (AsPickListNotUpdatedWarning) or ignored_fields (AsIgnoredFieldsWarning);
 // a code this SDK does not know yet is returned as it is.

@@ -9,11 +9,13 @@ import (
 	"github.com/eventapi/eventapi/api/storage/vehicles"
 )
 
-// resource serves GET, POST and PATCH of vehicles.
+// resource serves GET, POST and PATCH of vehicles; a PATCH warns of the
+// reservations it leaves on the vehicle (warn.go).
 func resource(env *rest.Env) crud.Resource[vehicles.Vehicle, storage.Changes] {
 	return crud.Resource[vehicles.Vehicle, storage.Changes]{
 		Kind: vehicles.Kind, Env: env, Decode: decodeFields,
 		Get: vehicles.Get, Create: vehicles.Create, Update: vehicles.Update,
+		Warn: warnings,
 	}
 }
 
