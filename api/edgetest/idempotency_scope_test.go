@@ -100,6 +100,11 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 			http.StatusCreated, nil},
 		{"a booking on a truck needs the read scope its warnings need", booker, "POST", "/api/v2/equipment_reservations", loaded, "loaded",
 			http.StatusForbidden, []string{"equipment_reservations:read"}},
+		// The record's checks come before the comparison of the request:
+		// a wrong guess of the booking (off the truck) gets the same 403,
+		// where it got 409 and told the key the right guess from a wrong one.
+		{"a wrong guess of that booking gets the same answer", booker, "POST", "/api/v2/equipment_reservations", booking(later, nil), "loaded",
+			http.StatusForbidden, []string{"equipment_reservations:read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -293,6 +293,11 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 	if !ok {
 		return errs.Wrap(errors.New("undecodable idempotency record in the edge store"), "internal error")
 	}
+	if rec.State == stateDone {
+		if err := allowed(p, rec); err != nil {
+			return err
+		}
+	}
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return errMismatch
 	}

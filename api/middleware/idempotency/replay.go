@@ -18,6 +18,9 @@ import (
 func (m *Middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp, marker []byte) error {
 	rec := r.record()
 	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention), marker)
+	if err := allowed(p, rec); err != nil {
+		return err
+	}
 	if !bytes.Equal(rec.Fingerprint, fp) {
 		return errMismatch
 	}
