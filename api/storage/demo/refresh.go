@@ -24,7 +24,7 @@ type Refreshed struct {
 
 // Refresh moves the demo's timeline of t's organization back to where a seed
 // at now puts it, so that the showcase (planner) is next week again: the
-// demo's own events and their reservations, and the breakout reservation
+// demo's own events, their reservations and invoices, and the breakout reservation
 // that makes the console short, all by the time between where the showcase
 // starts and where a seed at now would start it. Moving the whole timeline
 // keeps the demo's weeks apart as seeded: the showcase alone, moved onto a
@@ -100,6 +100,15 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 			WHERE organization_id = ? AND id IN (?)`, by, by, t.Org.UUID, bun.List(eventIDs)).Exec(ctx); err != nil {
 			return err
 		}
+		// The seed's invoices of those events (made with them, as the
+		// events are chosen) keep their dates beside the show (issued on
+		// the seed day, due two weeks after the show starts), in whole
+		// days: their dates are dates.
+		if _, err := tx.NewRaw(`UPDATE invoices SET issue_date = issue_date + ?, due_date = due_date + ?, updated_at = clock_timestamp()
+			WHERE organization_id = ? AND event_id IN (?) AND created_at <= ?`,
+			wholeDays(shift), wholeDays(shift), t.Org.UUID, bun.List(eventIDs), seeded).Exec(ctx); err != nil {
+			return err
+		}
 		if len(lines) > 0 {
 			if _, err := tx.NewRaw(`UPDATE equipment_reservations
 				SET start_date = start_date + ? * interval '1 microsecond', end_date = end_date + ? * interval '1 microsecond',
@@ -125,6 +134,9 @@ func Refresh(ctx context.Context, db bun.IDB, t tenancy.Tenant, now time.Time) (
 	}
 	return out, err
 }
+
+// wholeDays is d in days, rounded to the nearest.
+func wholeDays(d time.Duration) int { return int(d.Round(24*time.Hour) / (24 * time.Hour)) }
 
 // oversold ends Refresh's transaction when the move would oversell the
 // equipment named.

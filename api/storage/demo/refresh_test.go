@@ -45,6 +45,7 @@ func TestRefreshMovesTheDemosTimeline(t *testing.T) {
 				t.Fatal("the aged organization still shows the showcase next week: the test ages nothing")
 			}
 			before, otherBefore := reservationStarts(t, db, aged.Org), reservationStarts(t, db, other.Org)
+			invoicesBefore := invoiceDays(t, db, aged)
 
 			done, err := Refresh(ctx, db, aged, time.Now())
 			if err != nil || !done.Moved {
@@ -59,6 +60,9 @@ func TestRefreshMovesTheDemosTimeline(t *testing.T) {
 			}
 			if problems := showcaseProblems(t, db, aged.Org); len(problems) > 0 {
 				t.Errorf("after Refresh: %v", problems)
+			}
+			if got := invoiceDays(t, db, aged); len(got) == 0 || strings.Join(got, "; ") != strings.Join(invoicesBefore, "; ") {
+				t.Errorf("the invoices' days from their event's start: %v after Refresh, %v before; want them kept", got, invoicesBefore)
 			}
 			after := reservationStarts(t, db, aged.Org)
 			for id, start := range before {
@@ -147,8 +151,8 @@ func TestRefreshNeverOversells(t *testing.T) {
 	}
 }
 
-// age moves every event and reservation of tt back by days, as a seed that
-// many days old left them.
+// age moves every event, reservation and invoice of tt back by days, as a
+// seed that many days old left them.
 func age(t *testing.T, db bun.IDB, tt tenancy.Tenant, days int) {
 	t.Helper()
 	for _, table := range []string{"events", "equipment_reservations"} {
@@ -157,6 +161,23 @@ func age(t *testing.T, db bun.IDB, tt tenancy.Tenant, days int) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := db.NewRaw(`UPDATE invoices SET issue_date = issue_date - ?, due_date = due_date - ? WHERE organization_id = ?`,
+		days, days, tt.Org.UUID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// invoiceDays is, for each invoice of tt's organization with an event, the
+// days from its event's start to its issue and due dates.
+func invoiceDays(t *testing.T, db bun.IDB, tt tenancy.Tenant) []string {
+	t.Helper()
+	var out []string
+	if err := db.NewRaw(`SELECT i.invoice_number || ': ' || (i.issue_date - e.start_date::date) || ', ' || (i.due_date - e.start_date::date)
+		FROM invoices i JOIN events e ON e.organization_id = i.organization_id AND e.id = i.event_id
+		WHERE i.organization_id = ? ORDER BY i.invoice_number`, tt.Org.UUID).Scan(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // seededOrg creates an organization named name with the demo's data.
