@@ -64,13 +64,21 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 
 // withMigrator opens the database at url with opt and calls f with a
 // migrator over it; the database is closed when f returns.
+// A notice a migration raises reaches the migrator's Notify, as what the
+// migrator announces does.
 func withMigrator(ctx context.Context, url string, opt database.Options, f func(*database.Migrator) error) error {
+	var m *database.Migrator
+	opt.OnNotice = func(msg string) {
+		if m != nil && m.Notify != nil {
+			m.Notify(msg)
+		}
+	}
 	db, err := database.Open(ctx, url, opt)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	m, err := database.NewMigrator(db)
+	m, err = database.NewMigrator(db)
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,12 @@ type Options struct {
 	// at connect, unless the URL names one; zero: DefaultStatementTimeout.
 	// Behind a transaction pooler none is sent (pooler.go).
 	StatementTimeout time.Duration
+	// OnNotice, when set, is called with the message of each notice a
+	// statement raises itself (RAISE NOTICE, SQLSTATE 00000), such as a
+	// migration's word that it changed nothing (20261212010000 on a server
+	// without lz4), which would otherwise reach nobody. PostgreSQL's own
+	// notices ("already exists, skipping") are not passed on.
+	OnNotice func(message string)
 }
 
 // Open connects to url, verifies the connection and returns a bun.DB.

@@ -19,6 +19,10 @@ import (
 // request was lost.
 const DefaultStatementTimeout = 15 * time.Second
 
+// raisedNotice is the SQLSTATE of a notice a statement raises itself
+// (RAISE NOTICE without an ERRCODE).
+const raisedNotice = "00000"
+
 func pgxConfig(url string, opt Options) (*pgx.ConnConfig, error) {
 	pooler := opt.Pooler
 	cfg, err := pgx.ParseConfig(url)
@@ -35,6 +39,13 @@ func pgxConfig(url string, opt Options) (*pgx.ConnConfig, error) {
 	cfg.RuntimeParams["application_name"] = "eventapi"
 	keepDescriptions(cfg, strings.Contains(url, "description_cache_capacity"))
 	cfg.BuildFrontend = readInLargerChunks
+	if opt.OnNotice != nil {
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			if n.Code == raisedNotice {
+				opt.OnNotice(n.Message)
+			}
+		}
+	}
 	if pooler == PoolerTransaction {
 		forTransactionPooler(cfg)
 		return cfg, nil
