@@ -12,21 +12,7 @@ DECLARE
         'ALTER COLUMN user_agents SET COMPRESSION default';
     part regclass;
 BEGIN
-    -- Every lock at once, in attempts (the up migration says why).
-    FOR attempt IN 1..200 LOOP
-        BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
-            LOCK TABLE request_log_segments, changes IN ACCESS EXCLUSIVE MODE;
-            PERFORM set_config('lock_timeout', '0', true);
-            EXIT;
-        EXCEPTION WHEN lock_not_available THEN
-            IF attempt = 200 THEN
-                RAISE EXCEPTION 'lz4 compression: request_log_segments or changes stayed in use for 200 attempts; run the migration again'
-                    USING ERRCODE = 'lock_not_available';
-            END IF;
-            PERFORM pg_sleep(1);
-        END;
-    END LOOP;
+    PERFORM lock_tables_for_migration('request_log_segments', 'changes');
     EXECUTE 'ALTER TABLE request_log_segments ' || arrays;
     FOR part IN SELECT inhrelid::regclass FROM pg_inherits
                 WHERE inhparent = 'request_log_segments'::regclass ORDER BY 1 LOOP
@@ -35,3 +21,5 @@ BEGIN
     ALTER TABLE changes ALTER COLUMN data SET COMPRESSION default;
 END
 $$;
+
+DROP FUNCTION lock_tables_for_migration(regclass[]);

@@ -17,6 +17,33 @@
 -- A server built without lz4 refuses the method (feature_not_supported):
 -- the migration then changes nothing and says so, and every value stays
 -- pglz-compressed, as before.
+-- lock_tables_for_migration takes the ACCESS EXCLUSIVE locks of tbls (a
+-- partitioned table's with its partitions') for the rest of the migration's
+-- transaction, all in one attempt of at most 500 ms, a second apart, for up
+-- to about five minutes, as lock_for_migration (migration 20261206010000)
+-- does for one table. An attempt that times out gives back what it took
+-- (its subtransaction ends), so no table is held while another is waited
+-- for: taken one after the other, the request log stayed locked for as long
+-- as a busy changes table made the migration wait (a review held changes
+-- for 20 s: a request-log read waited 16.6 s).
+CREATE OR REPLACE FUNCTION lock_tables_for_migration(VARIADIC tbls regclass[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    FOR attempt IN 1..200 LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', '500ms', true);
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', array_to_string(tbls, ', '));
+            PERFORM set_config('lock_timeout', '0', true);
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            PERFORM pg_sleep(1);
+        END;
+    END LOOP;
+    RAISE EXCEPTION 'lock_tables_for_migration: % stayed in use for 200 attempts; run the migration again', tbls
+        USING ERRCODE = 'lock_not_available';
+END
+$$;
+
 DO $$
 DECLARE
     arrays text := 'ALTER COLUMN ids SET COMPRESSION lz4, ALTER COLUMN created_ats SET COMPRESSION lz4, '
@@ -28,28 +55,7 @@ DECLARE
         'ALTER COLUMN user_agents SET COMPRESSION lz4';
     part regclass;
 BEGIN
-    -- Every lock at once, in attempts of at most 500 ms a second apart (as
-    -- lock_for_migration does for one table): LOCK TABLE of the
-    -- partitioned table takes each partition's too, and an attempt that
-    -- times out gives back what it took (its subtransaction ends), so no
-    -- table is held while another is waited for. Taken one after the
-    -- other, the request log stayed locked for as long as a busy changes
-    -- table made the migration wait (a review held changes for 20 s: a
-    -- request-log read waited 16.6 s).
-    FOR attempt IN 1..200 LOOP
-        BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
-            LOCK TABLE request_log_segments, changes IN ACCESS EXCLUSIVE MODE;
-            PERFORM set_config('lock_timeout', '0', true);
-            EXIT;
-        EXCEPTION WHEN lock_not_available THEN
-            IF attempt = 200 THEN
-                RAISE EXCEPTION 'lz4 compression: request_log_segments or changes stayed in use for 200 attempts; run the migration again'
-                    USING ERRCODE = 'lock_not_available';
-            END IF;
-            PERFORM pg_sleep(1);
-        END;
-    END LOOP;
+    PERFORM lock_tables_for_migration('request_log_segments', 'changes');
     EXECUTE 'ALTER TABLE request_log_segments ' || arrays;
     FOR part IN SELECT inhrelid::regclass FROM pg_inherits
                 WHERE inhparent = 'request_log_segments'::regclass ORDER BY 1 LOOP
