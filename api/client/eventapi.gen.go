@@ -3113,17 +3113,20 @@ type PickListList struct {
 }
 
 // PickListNotUpdatedWarning The quote has a pick list, made from its lines when it was first approved, that is not
-// archived, and this PATCH left it as it was: a quote's pick list is made once and no
-// later write of the quote changes it (approving it again included). After a revision
-// its items are the lines approved then, and after a move to `draft`, `sent`,
-// `declined` or `cancelled` it is still the warehouse's list for a job that may be off.
-// The quote was written all the same; change the list's items (`/pick_list_items`), or
-// archive it (`PATCH /pick_lists/{id} {"archived": true}`) and make the new one by hand.
-// Sent again on every such PATCH while the list is not archived.
+// archived, and this PATCH, which sent the quote's lines or set its status, left it as it
+// was: a quote's pick list is made once and no later write of the quote changes it
+// (approving it again included). After a revision its items are the lines approved then,
+// and after a move to `draft`, `sent`, `declined` or `cancelled` it is still the
+// warehouse's list for a job that may be off. The quote was written all the same; bring
+// the list's items in line (`/pick_list_items`), or archive it (`PATCH /pick_lists/{id}
+// {"archived": true}`) when the job is off. A second list cannot name the quote (`POST
+// /pick_lists` with its `quote_id` is 409 `duplicate_record`, archived or not). Sent on
+// every such PATCH while the list is not archived, whether the lines sent differ or
+// not.
 type PickListNotUpdatedWarning struct {
 	Code    PickListNotUpdatedWarningCode `json:"code"`
 	Details struct {
-		// LineItemsSent Whether the PATCH replaced the quote's lines.
+		// LineItemsSent Whether the PATCH sent the quote's lines.
 		LineItemsSent bool `json:"line_items_sent"`
 
 		// PickListId The quote's pick list.
@@ -3250,10 +3253,10 @@ type QuoteList struct {
 }
 
 // QuotePatched The answer to a PATCH. `warnings`, present only when there is something to report:
-// `pick_list_not_updated` when the body replaced the lines of a quote whose pick list an
-// earlier approval made, or moved it to a status other than `approved` (only for a key
-// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.18.0), then
-// `ignored_fields` naming the body's fields that were ignored.
+// `pick_list_not_updated` when the body sent `line_items` (changed or not) or set the
+// status (`approved` again included) of a quote whose pick list an earlier approval made
+// (only for a key that also holds `pick_lists:read`, `events:read` or `jobs:read`; since
+// 2.18.0), then `ignored_fields` naming the body's fields that were ignored.
 type QuotePatched struct {
 	// Data A priced offer. `line_items` is present on the detail and on write responses, not on
 	// the list; `client` and `event` only when expanded.
@@ -3823,8 +3826,8 @@ type VehicleLoadData struct {
 	Warnings *ReadWarnings `json:"warnings,omitempty"`
 }
 
-// VehicleLoadWarning Written although the new payload (`over_payload`) or interior dimensions
-// (`over_volume`) are exceeded by the vehicle's reservations at some instant from now to
+// VehicleLoadWarning Written although the payload (`over_payload`) or interior dimensions (`over_volume`)
+// the body sent are exceeded by the vehicle's reservations at some instant from now to
 // the end of the last of them that holds stock; `details` is the vehicle's load over that
 // window (`window_start` is the moment of the write). Move reservations to another
 // vehicle, or put the figure back, if the vehicle will not carry them.
@@ -3850,10 +3853,10 @@ type VehicleLoadWarningCode string
 // VehiclePatched The answer to a PATCH. `warnings`, present only when there is something to report
 // (since 2.18.0): `reservations_on_vehicle` when the body set the status to `maintenance`
 // or `retired` while reservations that hold stock and end after now are on the vehicle;
-// `over_payload` and `over_volume` (`VehicleLoadWarning`) when the body changed its
-// payload or interior dimensions and the load from now to the end of its last reservation
-// goes over them at some instant; then `ignored_fields` naming the body's fields that
-// were ignored.
+// `over_payload` and `over_volume` (`VehicleLoadWarning`) when the body sent its payload
+// or an interior dimension (changed or not) and the load from now to the end of its last
+// reservation goes over them at some instant; then `ignored_fields` naming the body's
+// fields that were ignored.
 type VehiclePatched struct {
 	// Data A fleet vehicle. Interior sizes are inches, payload pounds.
 	Data     Vehicle                         `json:"data"`
@@ -4313,10 +4316,10 @@ type QuoteFound = QuoteData
 type QuotePage = QuoteList
 
 // QuoteUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
-// `pick_list_not_updated` when the body replaced the lines of a quote whose pick list an
-// earlier approval made, or moved it to a status other than `approved` (only for a key
-// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.18.0), then
-// `ignored_fields` naming the body's fields that were ignored.
+// `pick_list_not_updated` when the body sent `line_items` (changed or not) or set the
+// status (`approved` again included) of a quote whose pick list an earlier approval made
+// (only for a key that also holds `pick_lists:read`, `events:read` or `jobs:read`; since
+// 2.18.0), then `ignored_fields` naming the body's fields that were ignored.
 type QuoteUpdated = QuotePatched
 
 // RateLimited defines model for RateLimited.
@@ -4373,10 +4376,10 @@ type VehiclePage = VehicleList
 // VehicleUpdated The answer to a PATCH. `warnings`, present only when there is something to report
 // (since 2.18.0): `reservations_on_vehicle` when the body set the status to `maintenance`
 // or `retired` while reservations that hold stock and end after now are on the vehicle;
-// `over_payload` and `over_volume` (`VehicleLoadWarning`) when the body changed its
-// payload or interior dimensions and the load from now to the end of its last reservation
-// goes over them at some instant; then `ignored_fields` naming the body's fields that
-// were ignored.
+// `over_payload` and `over_volume` (`VehicleLoadWarning`) when the body sent its payload
+// or an interior dimension (changed or not) and the load from now to the end of its last
+// reservation goes over them at some instant; then `ignored_fields` naming the body's
+// fields that were ignored.
 type VehicleUpdated = VehiclePatched
 
 // WebhookDeliveryFound defines model for WebhookDeliveryFound.

@@ -29,21 +29,25 @@ type PickListNotUpdated struct {
 	LineItemsSent bool `json:"line_items_sent"`
 }
 
-// warnPickList is the check, after a PATCH that replaces a quote's lines or
-// moves it to a status other than approved, for a pick list of the quote
-// that is not archived and that an approval in this PATCH did not make
-// (picklists.StandingForQuote): the list is made once, from the lines approved,
-// and no later write of the quote changes it, so a revised quote's
-// warehouse would pack the old lines and a cancelled one's would pack a
-// job that is off. The write stands; the warning names the list, to a key
-// that may read pick lists.
+// warnPickList is the check, after a PATCH that sends a quote's lines or
+// sets its status, for a pick list of the quote that is not archived and
+// that this PATCH's approval did not make (quotes.Quote.PickListMade: that
+// one follows the lines it approved). The list is made once, from the lines
+// approved first, and no later write of the quote changes it, so a revised
+// or re-approved quote's warehouse would pack the old lines, and a
+// cancelled one's a job that is off. Two PATCHes of one quote run one
+// after the other (the quote's row lock): the second's approval finds the
+// first's list and warns. The write stands; the warning names the list, to
+// a key that may read pick lists.
 func warnPickList(ctx context.Context, w docstore.Write) crud.WarnCheck[quotes.Quote] {
 	linesSent := w.Lines != nil
-	withdrawn := w.Status != "" && w.Status != quotes.StatusApproved
-	if !linesSent && !withdrawn || auth.Check(ctx, tenancy.PickListReaders...) != nil {
+	if !linesSent && w.Status == "" || auth.Check(ctx, tenancy.PickListReaders...) != nil {
 		return nil
 	}
 	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, q *quotes.Quote) ([]rest.Warning, error) {
+		if q.PickListMade {
+			return nil, nil
+		}
 		id, err := picklists.StandingForQuote(ctx, db, org, q.ID)
 		if err != nil || id == nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package quotes_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
@@ -10,11 +11,11 @@ import (
 )
 
 // TestRevisingAnApprovedQuoteWarnsOfItsPickList: once a quote's approval
-// made its pick list, a PATCH that replaces the quote's lines or moves it
-// to another status answers pick_list_not_updated naming the list, which
-// keeps its items; the approval that makes the list (lines sent with it
-// included), a PATCH of the title, an archived list, and a key that may
-// not read pick lists get none.
+// made its pick list, a PATCH that sends the quote's lines or sets its
+// status (approved again included) answers pick_list_not_updated naming
+// the list, which keeps its items; the approval that makes the list (lines
+// sent with it included), a PATCH of the title, an archived list, and a
+// key that may not read pick lists get none.
 func TestRevisingAnApprovedQuoteWarnsOfItsPickList(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")
@@ -37,7 +38,7 @@ func TestRevisingAnApprovedQuoteWarnsOfItsPickList(t *testing.T) {
 		{"approved with new lines: the list follows them", a, body("status", "approved", "line_items", hire(8)), false, false},
 		{"the title", a, body("title", "Gala 2027"), false, false},
 		{"the lines revised", a, body("line_items", hire(4)), true, true},
-		{"approved again", a, body("status", "approved"), false, false},
+		{"approved again", a, body("status", "approved"), true, false},
 		{"approved again with new lines", a, body("status", "approved", "line_items", hire(6)), true, true},
 		{"cancelled", a, body("status", "cancelled"), true, false},
 		{"cancelled by a key that may not read pick lists", noLists, body("status", "cancelled"), false, false},
@@ -77,5 +78,53 @@ func TestRevisingAnApprovedQuoteWarnsOfItsPickList(t *testing.T) {
 	}
 	if r := a.Patch(base+"/"+id, body("status", "draft", "line_items", hire(2))); r.Status != 200 || r.JSON()["warnings"] != nil {
 		t.Errorf("an archived list: %d, warnings %v, want none", r.Status, r.JSON()["warnings"])
+	}
+}
+
+// TestTwoApprovalsAtOnceWarnOnce: two PATCHes approve one quote at once,
+// each with lines of its own. They run one after the other (the quote's
+// row lock): the first's approval makes the pick list from its lines and
+// answers no warning; the second finds that list and answers
+// pick_list_not_updated. The list holds the lines of the one that did not
+// warn, whichever it was.
+func TestTwoApprovalsAtOnceWarnOnce(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	eq := bookingtest.For(env, a).Equipment("Moving head", nil, nil)
+	for round := range 5 {
+		id := ok(t, a.Post(base, body("title", "Gala")), 201)["id"].(string)
+		answers := make([]*apitest.Response, 2)
+		var wg sync.WaitGroup
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = a.Patch(base+"/"+id, body("status", "approved", "line_items",
+					[]any{line("equipment_id", eq.String(), "quantity", 3+i, "unit_price", 125.5)}))
+			}()
+		}
+		wg.Wait()
+		var made []int
+		for i, r := range answers {
+			if r.Status != 200 {
+				t.Fatalf("round %d, PATCH %d: %d %s", round, i, r.Status, r.Body)
+			}
+			if r.JSON()["warnings"] == nil {
+				made = append(made, 3+i)
+			}
+		}
+		if len(made) != 1 {
+			t.Fatalf("round %d: %d answers without a warning, want 1: %s / %s", round, len(made), answers[0].Body, answers[1].Body)
+		}
+		lists := a.Get("/api/v2/pick_lists?expand=items").List()
+		var items []any
+		for _, l := range lists {
+			if l["quote_id"] == id {
+				items, _ = l["items"].([]any)
+			}
+		}
+		if len(items) != 1 || items[0].(map[string]any)["quantity"] != float64(made[0]) {
+			t.Errorf("round %d: the list's items %v, want the %d of the approval that made it", round, items, made[0])
+		}
 	}
 }

@@ -27,9 +27,9 @@ var capacity = []string{"max_payload_lbs", "interior_length_inches", "interior_w
 
 // warnings are the checks of a vehicle PATCH, after it wrote the vehicle,
 // of the reservations it carries from now on: one that takes it out of
-// service names them (reservations_on_vehicle); one that changes its
-// capacity answers over_payload and over_volume when their peak from now
-// on exceeds the new limits, as a reservation write does. A vehicle's
+// service names them (reservations_on_vehicle); one that sends its
+// capacity (changed or not) answers over_payload and over_volume when their
+// peak from now on exceeds it, as a reservation write does. A vehicle's
 // status and capacity change none of its reservations, so the write stands
 // and says what it left. Both name or sum reservations, which every key
 // that may PATCH a vehicle may read (its route needs
@@ -43,7 +43,7 @@ func warnings(ctx context.Context, ch storage.Changes) crud.WarnCheck[vehicles.V
 		return nil
 	}
 	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *vehicles.Vehicle) ([]rest.Warning, error) {
-		now := time.Now().UTC()
+		now := time.Now().UTC().Truncate(time.Microsecond) // the API's precision
 		var out []rest.Warning
 		if outOfService {
 			ahead, err := reservations.OnVehicleAhead(ctx, db, org, v.ID, now, v.Status)

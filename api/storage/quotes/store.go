@@ -90,7 +90,8 @@ func approval(t tenancy.Tenant, w documents.Write) documents.Hook[Quote] {
 		for _, l := range *q.LineItems {
 			src.Lines = append(src.Lines, picklists.SourceLine{EquipmentID: l.EquipmentID, Description: l.Description, Quantity: l.Quantity})
 		}
-		_, err := picklists.CreateForQuote(ctx, tx, t, src)
+		made, err := picklists.CreateForQuote(ctx, tx, t, src)
+		q.PickListMade = made
 		return err
 	}
 }
