@@ -132,8 +132,17 @@ func TestOrganizationSeesItsOwnRequests(t *testing.T) {
 		}
 	}
 	all := a.Get(base + "?limit=100").List()
+	// Compared as instants: as text, RFC 3339 drops trailing zeros of the
+	// fraction, so "…06.76Z" sorted after the later "…06.760828Z".
+	at := func(r map[string]any) time.Time {
+		ts, err := time.Parse(time.RFC3339Nano, r["created_at"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
 	for i := 1; i < len(all); i++ {
-		if all[i-1]["created_at"].(string) < all[i]["created_at"].(string) {
+		if at(all[i-1]).Before(at(all[i])) {
 			t.Errorf("not newest first at %d: %v then %v", i, all[i-1]["created_at"], all[i]["created_at"])
 		}
 	}
