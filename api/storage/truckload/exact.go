@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // figure is an exact decimal: n × 10^-exp, exp ≥ 0.
@@ -43,21 +44,18 @@ func product(fs ...figure) figure {
 	return p
 }
 
-// pow10s caches the powers of ten a tally scales by.
-var pow10s = func() []*big.Int {
-	out := make([]*big.Int, 64)
-	for i := range out {
-		out[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
-	}
-	return out
-}()
+// pow10s caches the powers of ten a tally scales by: one set of figures
+// with a tiny figure (5e-324 lb is a valid weight) scales by 10^324 at every
+// step of it, and computing that each time cost a busy truck 16 times more.
+var pow10s sync.Map // int -> *big.Int
 
 // pow10 is 10^k; callers must not change it.
 func pow10(k int) *big.Int {
-	if k < len(pow10s) {
-		return pow10s[k]
+	if p, ok := pow10s.Load(k); ok {
+		return p.(*big.Int)
 	}
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+	p, _ := pow10s.LoadOrStore(k, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil))
+	return p.(*big.Int)
 }
 
 // hundredths is the one rounding rule of the load: an exact figure is
