@@ -60,27 +60,9 @@ func TestMovingAnEventWarnsOfItsReservations(t *testing.T) {
 					t.Errorf("%s = %v, want %v written", k, r.Data()[k], v)
 				}
 			}
-			ws, _ := r.JSON()["warnings"].([]any)
-			if tc.warns == nil {
-				if len(ws) != 0 {
-					t.Fatalf("warnings %v, want none", ws)
-				}
-				return
-			}
-			if len(ws) != 1 {
-				t.Fatalf("warnings %v, want reservations_outside_event", r.JSON()["warnings"])
-			}
-			w := ws[0].(map[string]any)
-			d, _ := w["details"].(map[string]any)
-			ids, _ := d["reservation_ids"].([]any)
-			if w["code"] != "reservations_outside_event" || d["count"] != float64(len(tc.warns)) || len(ids) != len(tc.warns) ||
-				d["window_start"] != r.Data()["start_date"] || d["window_end"] != r.Data()["end_date"] {
-				t.Fatalf("warning %v, want reservations_outside_event naming %v", w, tc.warns)
-			}
-			for i, want := range tc.warns {
-				if ids[i] != want {
-					t.Errorf("reservation_ids[%d] = %v, want %v", i, ids[i], want)
-				}
+			if d := namedWarning(t, r, "reservations_outside_event", tc.warns); d != nil &&
+				(d["window_start"] != r.Data()["start_date"] || d["window_end"] != r.Data()["end_date"]) {
+				t.Errorf("details %v, want the event's new dates as the window", d)
 			}
 		})
 	}
@@ -139,31 +121,41 @@ func TestEndingAnEventWarnsOfWhatItStillHolds(t *testing.T) {
 					t.Errorf("%s = %v, want %v written", k, r.Data()[k], v)
 				}
 			}
-			ws, _ := r.JSON()["warnings"].([]any)
-			if tc.warns == nil {
-				if len(ws) != 0 {
-					t.Fatalf("warnings %v, want none", ws)
-				}
-				return
-			}
-			if len(ws) != 1 {
-				t.Fatalf("warnings %v, want reservations_still_held", r.JSON()["warnings"])
-			}
-			w := ws[0].(map[string]any)
-			d, _ := w["details"].(map[string]any)
-			ids, _ := d["reservation_ids"].([]any)
-			if w["code"] != "reservations_still_held" || d["count"] != float64(len(tc.warns)) || len(ids) != len(tc.warns) ||
-				d["event_status"] != tc.body["status"] {
-				t.Fatalf("warning %v, want reservations_still_held naming %v", w, tc.warns)
-			}
-			for i, want := range tc.warns {
-				if ids[i] != want {
-					t.Errorf("reservation_ids[%d] = %v, want %v", i, ids[i], want)
-				}
+			if d := namedWarning(t, r, "reservations_still_held", tc.warns); d != nil && d["event_status"] != tc.body["status"] {
+				t.Errorf("details %v, want the event's new status", d)
 			}
 		})
 	}
 	if r := a.Get("/api/v2/equipment_reservations/" + held); r.Data()["reservation_status"] != "reserved" {
 		t.Errorf("the reservation changed: %s", r.Body)
 	}
+}
+
+// namedWarning checks that r's answer carries exactly one warning, code,
+// naming the reservations ids in order with their count, and returns its
+// details; with ids nil, that it carries none, and returns nil.
+func namedWarning(t *testing.T, r *apitest.Response, code string, ids []string) map[string]any {
+	t.Helper()
+	ws, _ := r.JSON()["warnings"].([]any)
+	if ids == nil {
+		if len(ws) != 0 {
+			t.Fatalf("warnings %v, want none", ws)
+		}
+		return nil
+	}
+	if len(ws) != 1 {
+		t.Fatalf("warnings %v, want %s", ws, code)
+	}
+	w := ws[0].(map[string]any)
+	d, _ := w["details"].(map[string]any)
+	got, _ := d["reservation_ids"].([]any)
+	if w["code"] != code || d["count"] != float64(len(ids)) || len(got) != len(ids) {
+		t.Fatalf("warning %v, want %s naming %v", w, code, ids)
+	}
+	for i, want := range ids {
+		if got[i] != want {
+			t.Errorf("reservation_ids[%d] = %v, want %v", i, got[i], want)
+		}
+	}
+	return d
 }

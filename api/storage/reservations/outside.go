@@ -13,9 +13,37 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// MaxOutsideNamed bounds the reservations an Outside answer names; Count
+// MaxOutsideNamed bounds the reservations a warning names (Named); Count
 // counts them all.
 const MaxOutsideNamed = 100
+
+// Named is what a warning says of the reservations it is about: how many,
+// and the first MaxOutsideNamed of them, oldest first.
+type Named struct {
+	Count          int         `json:"count"`
+	ReservationIDs []uuid.UUID `json:"reservation_ids"`
+}
+
+// named returns org's reservations that meet cond (SQL over the alias r,
+// with its args), as Named; nil when there is none.
+func named(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, cond string, args ...any) (*Named, error) {
+	var rows []struct {
+		ID    uuid.UUID `bun:"id"`
+		Count int       `bun:"count"`
+	}
+	err := db.NewSelect().TableExpr("equipment_reservations AS r").
+		ColumnExpr("r.id, count(*) OVER () AS count").
+		Where("r.organization_id = ?", org).Where(cond, args...).
+		OrderExpr("r.created_at, r.id").Limit(MaxOutsideNamed).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return nil, database.Error(err)
+	}
+	out := &Named{Count: rows[0].Count, ReservationIDs: make([]uuid.UUID, len(rows))}
+	for i, r := range rows {
+		out.ReservationIDs[i] = r.ID
+	}
+	return out, nil
+}
 
 // Outside is what a move of an event's dates left behind: its reservations
 // holding stock that overlapped its old window and do not overlap
@@ -23,10 +51,9 @@ const MaxOutsideNamed = 100
 // days, and a truck's load asked by the event (GET
 // /vehicles/{id}/load?event_id=) leaves them out.
 type Outside struct {
-	Count          int         `json:"count"`
-	ReservationIDs []uuid.UUID `json:"reservation_ids"`
-	WindowStart    time.Time   `json:"window_start"`
-	WindowEnd      time.Time   `json:"window_end"`
+	Named
+	WindowStart time.Time `json:"window_start"`
+	WindowEnd   time.Time `json:"window_end"`
 }
 
 // Moved is an event's dates before and after a move.
@@ -40,24 +67,13 @@ type Moved struct {
 // do not overlap its new ones, oldest first, the first MaxOutsideNamed
 // named; nil when there is none.
 func OutsideEvent(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, m Moved) (*Outside, error) {
-	var rows []struct {
-		ID    uuid.UUID `bun:"id"`
-		Count int       `bun:"count"`
-	}
 	// Held stock over the old dates (the stock rule's condition), and not
 	// overlapping the new ones.
 	held, args := stock.Holding("r", stock.Window{Start: m.FromStart, End: m.FromEnd})
-	err := db.NewRaw(`SELECT r.id, count(*) OVER () AS count FROM equipment_reservations r
-		WHERE r.organization_id = ? AND r.event_id = ? AND `+held+`
-		  AND NOT (tstzrange(r.start_date, r.end_date) && tstzrange(?, ?))
-		ORDER BY r.created_at, r.id LIMIT ?`,
-		slices.Concat([]any{org.UUID, event}, args, []any{m.Start, m.End, MaxOutsideNamed})...).Scan(ctx, &rows)
-	if err != nil || len(rows) == 0 {
-		return nil, database.Error(err)
+	n, err := named(ctx, db, org, "r.event_id = ? AND "+held+" AND NOT (tstzrange(r.start_date, r.end_date) && tstzrange(?, ?))",
+		slices.Concat([]any{event}, args, []any{m.Start, m.End})...)
+	if err != nil || n == nil {
+		return nil, err
 	}
-	out := &Outside{Count: rows[0].Count, ReservationIDs: make([]uuid.UUID, len(rows)), WindowStart: m.Start, WindowEnd: m.End}
-	for i, r := range rows {
-		out.ReservationIDs[i] = r.ID
-	}
-	return out, nil
+	return &Outside{Named: *n, WindowStart: m.Start, WindowEnd: m.End}, nil
 }
