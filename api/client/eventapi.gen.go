@@ -3113,16 +3113,17 @@ type PickListList struct {
 }
 
 // PickListNotUpdatedWarning The quote has a pick list, made from its lines when it was first approved, that is not
-// archived, and this PATCH, which sent the quote's lines or set its status, left it as it
-// was: a quote's pick list is made once and no later write of the quote changes it
-// (approving it again included). After a revision its items are the lines approved then,
-// and after a move to `draft`, `sent`, `declined` or `cancelled` it is still the
-// warehouse's list for a job that may be off. The quote was written all the same; bring
-// the list's items in line (`/pick_list_items`), or archive it (`PATCH /pick_lists/{id}
-// {"archived": true}`) when the job is off. A second list cannot name the quote (`POST
-// /pick_lists` with its `quote_id` is 409 `duplicate_record`, archived or not). Sent on
-// every such PATCH while the list is not archived, whether the lines sent differ or
-// not.
+// archived, and after this PATCH, which sent the quote's lines or set its status, the list
+// no longer holds what the quote says: the quote is not `approved` (`draft`, `sent`,
+// `declined`, `cancelled`: the list is the warehouse's for a job that may be off), or the
+// list's items are not what the quote's lines make (one item per equipment record with
+// its lines' quantities summed, one per line without equipment; a revision after the
+// approval, or edits of the list). A quote's pick list is made once and no later write of
+// the quote changes it, approving it again included. The quote was written all the same;
+// bring the list's items in line (`/pick_list_items`), or archive it (`PATCH
+// /pick_lists/{id} {"archived": true}`) when the job is off. A second list cannot name
+// the quote (`POST /pick_lists` with its `quote_id` is 409 `duplicate_record`, archived or
+// not). Sent on every such PATCH while it holds.
 type PickListNotUpdatedWarning struct {
 	Code    PickListNotUpdatedWarningCode `json:"code"`
 	Details struct {
@@ -3253,10 +3254,10 @@ type QuoteList struct {
 }
 
 // QuotePatched The answer to a PATCH. `warnings`, present only when there is something to report:
-// `pick_list_not_updated` when the body sent `line_items` (changed or not) or set the
-// status (`approved` again included) of a quote whose pick list an earlier approval made
-// (only for a key that also holds `pick_lists:read`, `events:read` or `jobs:read`; since
-// 2.18.0), then `ignored_fields` naming the body's fields that were ignored.
+// `pick_list_not_updated` when the body sent `line_items` or set the status of a quote
+// whose pick list, made by an approval, no longer holds what the quote says (only for a key
+// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.18.0), then
+// `ignored_fields` naming the body's fields that were ignored.
 type QuotePatched struct {
 	// Data A priced offer. `line_items` is present on the detail and on write responses, not on
 	// the list; `client` and `event` only when expanded.
@@ -4316,10 +4317,10 @@ type QuoteFound = QuoteData
 type QuotePage = QuoteList
 
 // QuoteUpdated The answer to a PATCH. `warnings`, present only when there is something to report:
-// `pick_list_not_updated` when the body sent `line_items` (changed or not) or set the
-// status (`approved` again included) of a quote whose pick list an earlier approval made
-// (only for a key that also holds `pick_lists:read`, `events:read` or `jobs:read`; since
-// 2.18.0), then `ignored_fields` naming the body's fields that were ignored.
+// `pick_list_not_updated` when the body sent `line_items` or set the status of a quote
+// whose pick list, made by an approval, no longer holds what the quote says (only for a key
+// that also holds `pick_lists:read`, `events:read` or `jobs:read`; since 2.18.0), then
+// `ignored_fields` naming the body's fields that were ignored.
 type QuoteUpdated = QuotePatched
 
 // RateLimited defines model for RateLimited.

@@ -9,7 +9,6 @@ import (
 	"github.com/eventapi/eventapi/api/crud"
 	"github.com/eventapi/eventapi/api/rest"
 	docstore "github.com/eventapi/eventapi/api/storage/documents"
-	"github.com/eventapi/eventapi/api/storage/picklists"
 	"github.com/eventapi/eventapi/api/storage/quotes"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
@@ -31,13 +30,14 @@ type PickListNotUpdated struct {
 
 // warnPickList is the check, after a PATCH that sends a quote's lines or
 // sets its status, for a pick list of the quote that is not archived and
-// that this PATCH's approval did not make (quotes.Quote.PickListMade: that
-// one follows the lines it approved). The list is made once, from the lines
-// approved first, and no later write of the quote changes it, so a revised
-// or re-approved quote's warehouse would pack the old lines, and a
-// cancelled one's a job that is off. Two PATCHes of one quote run one
-// after the other (the quote's row lock): the second's approval finds the
-// first's list and warns. The write stands; the warning names the list, to
+// no longer holds what the quote says (quotes.PickListBehind): the quote is
+// no longer approved, or the list's items are not what its lines make. The
+// list is made once, from the lines approved first, and no later write of
+// the quote changes it, so a revised or re-approved quote's warehouse would
+// pack the old lines, and a cancelled one's a job that is off. A list this
+// PATCH's approval made follows its lines; of two PATCHes of one quote at
+// once (they run one after the other, on the quote's row lock) the second
+// finds the first's list. The write stands; the warning names the list, to
 // a key that may read pick lists.
 func warnPickList(ctx context.Context, w docstore.Write) crud.WarnCheck[quotes.Quote] {
 	linesSent := w.Lines != nil
@@ -45,10 +45,7 @@ func warnPickList(ctx context.Context, w docstore.Write) crud.WarnCheck[quotes.Q
 		return nil
 	}
 	return func(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, q *quotes.Quote) ([]rest.Warning, error) {
-		if q.PickListMade {
-			return nil, nil
-		}
-		id, err := picklists.StandingForQuote(ctx, db, org, q.ID)
+		id, err := quotes.PickListBehind(ctx, db, org, q)
 		if err != nil || id == nil {
 			return nil, err
 		}

@@ -12,10 +12,12 @@ import (
 
 // TestRevisingAnApprovedQuoteWarnsOfItsPickList: once a quote's approval
 // made its pick list, a PATCH that sends the quote's lines or sets its
-// status (approved again included) answers pick_list_not_updated naming
-// the list, which keeps its items; the approval that makes the list (lines
-// sent with it included), a PATCH of the title, an archived list, and a
-// key that may not read pick lists get none.
+// status answers pick_list_not_updated naming the list when the list no
+// longer holds what the quote says: the lines differ from its items, or
+// the quote is no longer approved. The approval that makes the list (lines
+// sent with it included), the same lines sent again, lines back to the
+// list's, a PATCH of the title, an archived list, and a key that may not
+// read pick lists get none.
 func TestRevisingAnApprovedQuoteWarnsOfItsPickList(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")
@@ -37,9 +39,11 @@ func TestRevisingAnApprovedQuoteWarnsOfItsPickList(t *testing.T) {
 	}{
 		{"approved with new lines: the list follows them", a, body("status", "approved", "line_items", hire(8)), false, false},
 		{"the title", a, body("title", "Gala 2027"), false, false},
+		{"the same lines again", a, body("line_items", hire(8)), false, false},
 		{"the lines revised", a, body("line_items", hire(4)), true, true},
-		{"approved again", a, body("status", "approved"), true, false},
-		{"approved again with new lines", a, body("status", "approved", "line_items", hire(6)), true, true},
+		{"approved again, still revised", a, body("status", "approved"), true, false},
+		{"approved again with other lines", a, body("status", "approved", "line_items", hire(6)), true, true},
+		{"back to the list's lines", a, body("line_items", hire(8)), false, false},
 		{"cancelled", a, body("status", "cancelled"), true, false},
 		{"cancelled by a key that may not read pick lists", noLists, body("status", "cancelled"), false, false},
 	} {

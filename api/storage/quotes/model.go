@@ -37,10 +37,6 @@ type Quote struct {
 	LineItems *[]documents.Line           `bun:"-" json:"line_items,omitempty"`
 	Client    related.One[related.Client] `bun:"-" json:"client,omitzero"`
 	Event     related.One[related.Event]  `bun:"-" json:"event,omitzero"`
-
-	// PickListMade is set on the quote a write returns when the write's
-	// approval made the quote's pick list, from the lines it stored.
-	PickListMade bool `bun:"-" json:"-"`
 }
 
 // PageKey implements storage.Row.

@@ -86,12 +86,37 @@ func approval(t tenancy.Tenant, w documents.Write) documents.Hook[Quote] {
 		return nil
 	}
 	return func(ctx context.Context, tx bun.IDB, q *Quote) error {
-		src := picklists.QuoteSource{QuoteID: q.ID, Title: q.Title, EventID: q.EventID, Demo: q.Demo}
-		for _, l := range *q.LineItems {
-			src.Lines = append(src.Lines, picklists.SourceLine{EquipmentID: l.EquipmentID, Description: l.Description, Quantity: l.Quantity})
-		}
-		made, err := picklists.CreateForQuote(ctx, tx, t, src)
-		q.PickListMade = made
+		src := picklists.QuoteSource{QuoteID: q.ID, Title: q.Title, EventID: q.EventID, Demo: q.Demo, Lines: sourceLines(q)}
+		_, err := picklists.CreateForQuote(ctx, tx, t, src)
 		return err
 	}
+}
+
+// sourceLines are q's lines as its pick list is made from them.
+func sourceLines(q *Quote) []picklists.SourceLine {
+	var out []picklists.SourceLine
+	if q.LineItems != nil {
+		for _, l := range *q.LineItems {
+			out = append(out, picklists.SourceLine{EquipmentID: l.EquipmentID, Description: l.Description, Quantity: l.Quantity})
+		}
+	}
+	return out
+}
+
+// PickListBehind returns the id of q's standing pick list (not archived)
+// when it no longer holds what the quote says: q is not approved (the list
+// is for a job that may be off), or the list's items are not what q's lines
+// make (a revision after the approval that made it, or edits of the list);
+// nil otherwise, and when it has none. q is the quote as a write returns
+// it, with its lines.
+func PickListBehind(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, q *Quote) (*uuid.UUID, error) {
+	id, err := picklists.StandingForQuote(ctx, db, org, q.ID)
+	if err != nil || id == nil || q.Status != StatusApproved {
+		return id, err
+	}
+	same, err := picklists.MatchesLines(ctx, db, org, *id, sourceLines(q))
+	if err != nil || same {
+		return nil, err
+	}
+	return id, nil
 }
