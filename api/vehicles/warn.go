@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/crud"
@@ -55,7 +54,7 @@ func warnings(ctx context.Context, ch storage.Changes) crud.WarnCheck[vehicles.V
 			}
 		}
 		if resized {
-			w, err := overAhead(ctx, db, org, v.ID, now)
+			w, err := overAhead(ctx, db, org, v, now)
 			if err != nil {
 				return nil, err
 			}
@@ -66,13 +65,12 @@ func warnings(ctx context.Context, ch storage.Changes) crud.WarnCheck[vehicles.V
 }
 
 // overAhead returns the over_payload and over_volume warnings of the
-// vehicle's load from now to the end of its last reservation.
-func overAhead(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, now time.Time) ([]rest.Warning, error) {
-	vs, err := related.Vehicles(ctx, db, org, []uuid.UUID{id})
-	if err != nil || vs[id] == nil {
-		return nil, err
-	}
-	t, ok, err := reservations.LoadAhead(ctx, db, org, vs[id], now)
+// vehicle's load, v as the PATCH wrote it, from now to the end of its last
+// reservation.
+func overAhead(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, v *vehicles.Vehicle, now time.Time) ([]rest.Warning, error) {
+	limits := &related.Vehicle{ID: v.ID, MaxPayloadLbs: v.MaxPayloadLbs,
+		InteriorLengthInches: v.InteriorLengthInches, InteriorWidthInches: v.InteriorWidthInches, InteriorHeightInches: v.InteriorHeightInches}
+	t, ok, err := reservations.LoadAhead(ctx, db, org, limits, now)
 	if err != nil || !ok {
 		return nil, err
 	}
