@@ -118,10 +118,11 @@ func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp [
 // back (the lock_timeout goes with it, so it is not put back), before the
 // request waits for a write slot, so it changes nothing and a retry of a
 // key in use waits behind no other write. A dead attempt's transaction,
-// rolled back once PostgreSQL saw its connection close, holds nothing, and neither does an attempt that has not reached
-// its INSERT yet: the retry then executes, and such an attempt, when it
-// reaches its INSERT, waits for the retry's transaction and replays its
-// answer (the primary key keeps the exactly-once rule).
+// rolled back once PostgreSQL saw its connection close, holds nothing, and
+// neither does an attempt that has not reached its INSERT yet: the retry
+// then executes, and such an attempt, when it reaches its INSERT, waits for
+// the retry's transaction and replays its answer (the primary key keeps the
+// exactly-once rule).
 func ownerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp []byte, retention time.Duration) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

@@ -29,7 +29,7 @@ type Ahead struct {
 const aheadCond = "r.vehicle_id = ? AND r.reservation_status IN (?) AND r.end_date > ?"
 
 // OnVehicleAhead returns org's reservations on vehicle that hold stock and
-// end after from, oldest first, the first MaxOutsideNamed named; nil when
+// end after from, oldest first, the first MaxNamed named; nil when
 // there is none. status is the vehicle's new status, for the answer.
 func OnVehicleAhead(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, vehicle uuid.UUID, from time.Time, status string) (*Ahead, error) {
 	n, err := named(ctx, db, org, aheadCond, vehicle, bun.List(stock.HoldingStatuses), from)

@@ -21,7 +21,7 @@ type Held struct {
 }
 
 // HeldByEvent returns the reservations of org's event whose status holds
-// stock, oldest first, the first MaxOutsideNamed named; nil when there is
+// stock, oldest first, the first MaxNamed named; nil when there is
 // none. status is the event's new status, for the answer.
 func HeldByEvent(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, status string) (*Held, error) {
 	n, err := named(ctx, db, org, "r.event_id = ? AND r.reservation_status IN (?)", event, bun.List(stock.HoldingStatuses))

@@ -13,12 +13,12 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// MaxOutsideNamed bounds the reservations a warning names (Named); Count
+// MaxNamed bounds the reservations a warning names (Named); Count
 // counts them all.
-const MaxOutsideNamed = 100
+const MaxNamed = 100
 
 // Named is what a warning says of the reservations it is about: how many,
-// and the first MaxOutsideNamed of them, oldest first.
+// and the first MaxNamed of them, oldest first.
 type Named struct {
 	Count          int         `json:"count"`
 	ReservationIDs []uuid.UUID `json:"reservation_ids"`
@@ -34,7 +34,7 @@ func named(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, cond str
 	err := db.NewSelect().TableExpr("equipment_reservations AS r").
 		ColumnExpr("r.id, count(*) OVER () AS count").
 		Where("r.organization_id = ?", org).Where(cond, args...).
-		OrderExpr("r.created_at, r.id").Limit(MaxOutsideNamed).Scan(ctx, &rows)
+		OrderExpr("r.created_at, r.id").Limit(MaxNamed).Scan(ctx, &rows)
 	if err != nil || len(rows) == 0 {
 		return nil, database.Error(err)
 	}
@@ -64,7 +64,7 @@ type Moved struct {
 
 // OutsideEvent returns the reservations of org's event that hold stock
 // (status reserved or checked_out), overlapped the event's old dates and
-// do not overlap its new ones, oldest first, the first MaxOutsideNamed
+// do not overlap its new ones, oldest first, the first MaxNamed
 // named; nil when there is none.
 func OutsideEvent(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, event uuid.UUID, m Moved) (*Outside, error) {
 	// Held stock over the old dates (the stock rule's condition), and not
