@@ -654,6 +654,21 @@ func (e OverbookWarningCode) Valid() bool {
 	}
 }
 
+// Defines values for OverdueReturnsWarningCode.
+const (
+	OverdueReturns OverdueReturnsWarningCode = "overdue_returns"
+)
+
+// Valid indicates whether the value is a known member of the OverdueReturnsWarningCode enum.
+func (e OverdueReturnsWarningCode) Valid() bool {
+	switch e {
+	case OverdueReturns:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PayloadTooLargeErrorErrorCode.
 const (
 	PayloadTooLargeErrorErrorCodePayloadTooLarge PayloadTooLargeErrorErrorCode = "payload_too_large"
@@ -1922,7 +1937,22 @@ type Availability struct {
 	Intervals                 []AvailabilityInterval `json:"intervals"`
 
 	// MinAvailable The stock guard admits n units for this window exactly when n ≤ min_available; null when stock is unlimited.
-	MinAvailable  *int      `json:"min_available"`
+	MinAvailable *int `json:"min_available"`
+
+	// Overdue Units checked out past their `end_date` and not `returned`, whose window ended before
+	// now and at or before `window_start`: `min_available` counts them as free, but they are
+	// not in the warehouse, and a booking of the window counts on their return. Null when
+	// there are none (since 2.19.0; docs/availability.md, "Overdue returns").
+	Overdue *struct {
+		// Count How many reservations are overdue.
+		Count int `json:"count"`
+
+		// Quantity The units the overdue reservations hold.
+		Quantity int `json:"quantity"`
+
+		// ReservationIds The first 100 of them, oldest first.
+		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
+	} `json:"overdue"`
 	StockQuantity *int      `json:"stock_quantity"`
 	WindowEnd     time.Time `json:"window_end"`
 	WindowStart   time.Time `json:"window_start"`
@@ -2927,6 +2957,42 @@ type OverbookWarning struct {
 // OverbookWarningCode defines model for OverbookWarning.Code.
 type OverbookWarningCode string
 
+// OverdueReturnsWarning The write fits stock by the stock guard's rule, which counts units as free once their
+// reservation's window has ended, but reservations of the same equipment are
+// `checked_out` past their `end_date` (before now and before this reservation's start) and
+// their units have not come back: should none of them be `returned` before this
+// reservation starts, it lacks `deficit` units. The reservation was written all the same
+// (in `block` and `warn` mode; `off` mode looks at no stock). Sent only to a key holding
+// `equipment_reservations:read`, on a write that runs the stock guard (since 2.19.0;
+// docs/availability.md, "Overdue returns").
+type OverdueReturnsWarning struct {
+	Code    OverdueReturnsWarningCode `json:"code"`
+	Details struct {
+		// Available What the stock guard counts as free over the window, the overdue units included (`min_available` of the availability endpoints).
+		Available int `json:"available"`
+
+		// Count How many reservations of the equipment are overdue.
+		Count int `json:"count"`
+
+		// Deficit `requested` − (`available` − `overdue_quantity`): what the reservation lacks should none of them come back.
+		Deficit int `json:"deficit"`
+
+		// OverdueQuantity The units the overdue reservations hold.
+		OverdueQuantity int `json:"overdue_quantity"`
+
+		// Requested The reservation's quantity.
+		Requested int `json:"requested"`
+
+		// ReservationIds The first 100 of them, oldest first.
+		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
+		WindowEnd      time.Time            `json:"window_end"`
+		WindowStart    time.Time            `json:"window_start"`
+	} `json:"details"`
+}
+
+// OverdueReturnsWarningCode defines model for OverdueReturnsWarning.Code.
+type OverdueReturnsWarningCode string
+
 // Pagination defines model for Pagination.
 type Pagination struct {
 	HasMore bool `json:"has_more"`
@@ -3521,7 +3587,9 @@ type ReservationWritten struct {
 	// payload or cargo volume at some instant of the reservation's window, for a key that holds
 	// `equipment_reservations:read` (the scope of `GET /vehicles/{id}/load`; `details` is
 	// that load; a key without it gets the write without these two warnings, so it learns
-	// nothing about other reservations on the truck); `ignored_fields` when the
+	// nothing about other reservations on the truck); `overdue_returns` when the write fits
+	// stock only if units checked out past their end come back before it starts, for a
+	// key that holds `equipment_reservations:read` (since 2.19.0); `ignored_fields` when the
 	// body carried fields that were not written (on POST, override fields that stored
 	// nothing; on PATCH, also read-only and unknown fields).
 	Warnings *[]ReservationWritten_Warnings_Item `json:"warnings,omitempty"`
@@ -8243,6 +8311,32 @@ func (t *ReservationWritten_Warnings_Item) FromLoadWarning(v LoadWarning) error 
 
 // MergeLoadWarning performs a merge with any union data inside the ReservationWritten_Warnings_Item, using the provided LoadWarning
 func (t *ReservationWritten_Warnings_Item) MergeLoadWarning(v LoadWarning) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsOverdueReturnsWarning returns the union data inside the ReservationWritten_Warnings_Item as a OverdueReturnsWarning
+func (t ReservationWritten_Warnings_Item) AsOverdueReturnsWarning() (OverdueReturnsWarning, error) {
+	var body OverdueReturnsWarning
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOverdueReturnsWarning overwrites any union data inside the ReservationWritten_Warnings_Item as the provided OverdueReturnsWarning
+func (t *ReservationWritten_Warnings_Item) FromOverdueReturnsWarning(v OverdueReturnsWarning) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOverdueReturnsWarning performs a merge with any union data inside the ReservationWritten_Warnings_Item, using the provided OverdueReturnsWarning
+func (t *ReservationWritten_Warnings_Item) MergeOverdueReturnsWarning(v OverdueReturnsWarning) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

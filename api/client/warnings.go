@@ -22,9 +22,9 @@ import (
 //	}
 
 // Code returns the warning's code: overbooked (AsOverbookWarning),
-// over_payload or over_volume (AsLoadWarning), or ignored_fields
-// (AsIgnoredFieldsWarning); a code this SDK does not know yet is returned
-// as it is.
+// over_payload or over_volume (AsLoadWarning), overdue_returns
+// (AsOverdueReturnsWarning) or ignored_fields (AsIgnoredFieldsWarning); a
+// code this SDK does not know yet is returned as it is.
 func (t ReservationWritten_Warnings_Item) Code() (string, error) { return warningCode(t.union) }
 
 // Code returns the warning's code: stock_below_reserved

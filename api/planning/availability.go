@@ -31,12 +31,20 @@ type Availability struct {
 	Intervals                 []stock.Interval `json:"intervals"`
 	ConflictingReservationIDs []uuid.UUID      `json:"conflicting_reservation_ids"`
 	ConflictingEventIDs       []uuid.UUID      `json:"conflicting_event_ids"`
+	// Overdue is what is checked out past its end before the window and
+	// not back (stock.OverdueBefore): counted as free by min_available,
+	// but not in the warehouse. Null when nothing is.
+	Overdue *stock.Overdue `json:"overdue"`
 }
 
-func availabilityOf(id uuid.UUID, p stock.Profile) Availability {
-	return Availability{EquipmentID: id, StockQuantity: p.Stock, WindowStart: p.Window.Start, WindowEnd: p.Window.End,
+func availabilityOf(id uuid.UUID, p stock.Profile, overdue map[uuid.UUID]stock.Overdue) Availability {
+	a := Availability{EquipmentID: id, StockQuantity: p.Stock, WindowStart: p.Window.Start, WindowEnd: p.Window.End,
 		MinAvailable: p.MinAvailable, Intervals: p.Intervals,
 		ConflictingReservationIDs: p.ReservationIDs, ConflictingEventIDs: p.EventIDs}
+	if o, ok := overdue[id]; ok {
+		a.Overdue = &o
+	}
+	return a
 }
 
 // equipmentKind names equipment in not_found.
@@ -85,7 +93,8 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 	})
 }
 
-// answer loads the profiles of ids over w with one query, from at most
+// answer loads the profiles of ids over w with one query, and what is
+// overdue before w with another, the profiles from at most
 // MaxHolds reservations (a 422 on end saying ask when the window holds
 // more), and sends them with send; the whole is built under the large-read
 // bulkhead. Any id that names no equipment of the caller's organization
@@ -93,11 +102,16 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask string, send func([]Availability) error) error {
 	ctx := c.UserContext()
 	return h.env.LargeReads.Run(ctx, func() error {
-		profiles, err := stock.Availability(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w, MaxHolds)
+		db, org := h.env.Conn(ctx), tenancy.OrgID(ctx).UUID
+		profiles, err := stock.Availability(ctx, db, org, ids, w, MaxHolds)
 		if err != nil {
 			return tooManyHolds(err, "end", ask)
 		}
-		out, err := inOrder(ids, profiles)
+		overdue, err := stock.OverdueOf(ctx, db, org, ids, w, uuid.Nil)
+		if err != nil {
+			return err
+		}
+		out, err := inOrder(ids, profiles, overdue)
 		if err != nil {
 			return err
 		}
@@ -107,7 +121,7 @@ func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask stri
 
 // inOrder is the answer of each id in ids, or not_found naming the ids
 // profiles lacks.
-func inOrder(ids []uuid.UUID, profiles map[uuid.UUID]stock.Profile) ([]Availability, error) {
+func inOrder(ids []uuid.UUID, profiles map[uuid.UUID]stock.Profile, overdue map[uuid.UUID]stock.Overdue) ([]Availability, error) {
 	out := make([]Availability, 0, len(ids))
 	var missing []string
 	for _, id := range ids {
@@ -116,7 +130,7 @@ func inOrder(ids []uuid.UUID, profiles map[uuid.UUID]stock.Profile) ([]Availabil
 			missing = append(missing, id.String())
 			continue
 		}
-		out = append(out, availabilityOf(id, p))
+		out = append(out, availabilityOf(id, p, overdue))
 	}
 	if len(missing) > 0 {
 		return nil, errs.New(errs.NotFound, fmt.Sprintf("equipment not found: %s", strings.Join(missing, ", "))).

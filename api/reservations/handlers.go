@@ -137,18 +137,20 @@ func (h handlers) delete(c *fiber.Ctx) error {
 }
 
 // writtenWith is the write's body: the store's warnings, then extra ones.
-// The truck load warnings go only to a key that may read reservations
-// (MayRead): a POST needs the write scope alone, and their totals sum the
-// truck's other reservations. (A PATCH needs the read scope anyway.)
+// The warnings that tell of other reservations (the truck load's,
+// overdue_returns) go only to a key that may read reservations (MayRead):
+// a POST needs the write scope alone, and their details name or sum the
+// equipment's or the truck's other reservations. (A PATCH needs the read
+// scope anyway.)
 func writtenWith(ctx context.Context, r *reservations.Reservation, warns []reservations.Warning, extra ...rest.Warning) written {
 	out := written{Data: r}
-	// A truck's load warning goes to a key that may read reservations. The
-	// scope is checked only for a reservation on a truck, which may have
-	// one: a check is recorded for a replay of the answer (auth.Passed), so
-	// whether a warning came must not decide whether it is made.
-	seesLoad := r.VehicleID != nil && MayRead(ctx)
+	// The scope is checked only for a reservation that may carry such a
+	// warning, one on a truck or one that holds stock: a check is recorded
+	// for a replay of the answer (auth.Passed), so whether a warning came
+	// must not decide whether it is made.
+	seesOthers := (r.VehicleID != nil || r.HoldsStock()) && MayRead(ctx)
 	for _, w := range warns {
-		if w.Load() && !seesLoad {
+		if w.TellsOfOthers() && !seesOthers {
 			continue
 		}
 		out.Warnings = append(out.Warnings, rest.Warning{Code: w.Code, Details: w.Details})

@@ -53,28 +53,31 @@ type Warning struct {
 const WarningOverbooked = "overbooked"
 
 // shortage returns the details when r would exceed stock in its window, or
-// nil when it fits (or stock is unlimited). The equipment row must be locked.
+// nil when it fits (or stock is unlimited); when it fits, the
+// overdue_returns warning when units still out past their end would leave
+// it short (overdueShort). The equipment row must be locked.
 // The reservation itself (r.ID, when set) is left out. "Fits" is
 // stock.Profile.Admits, the rule the availability endpoints share: the
 // summed quantity of every counted hold overlapping the window, plus r's,
 // stays within stock (docs/availability.md, "The stock rule, stated once";
 // not the busiest instant, which that section explains).
-func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, error) {
+func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, *Warning, error) {
 	if stockQuantity == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	w := stock.Window{Start: r.StartDate, End: r.EndDate}
 	holds, err := stock.Holds(ctx, tx, org.UUID, r.EquipmentID, w, r.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := stock.Compute(stockQuantity, w, holds)
 	if p.Admits(r.Quantity) {
-		return nil, nil
+		overdue, err := overdueShort(ctx, tx, org, *p.MinAvailable, r)
+		return nil, overdue, err
 	}
 	return &OverbookDetails{Requested: r.Quantity, Available: *p.MinAvailable, Deficit: r.Quantity - *p.MinAvailable,
 		ConflictingEventIDs: p.EventIDs, ConflictingReservationIDs: p.ReservationIDs,
-		WindowStart: r.StartDate, WindowEnd: r.EndDate}, nil
+		WindowStart: r.StartDate, WindowEnd: r.EndDate}, nil, nil
 }
 
 // restate stores a forced override's reason (and cost ownership, when

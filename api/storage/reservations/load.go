@@ -20,10 +20,14 @@ const (
 	WarningOverVolume  = "over_volume"
 )
 
-// Load reports whether w is a truck load warning (over_payload,
-// over_volume): its details are the truck's totals over the window, the
-// load of every reservation on it, not only the one written.
-func (w Warning) Load() bool { return w.Code == WarningOverPayload || w.Code == WarningOverVolume }
+// TellsOfOthers reports whether w tells of reservations beyond the one
+// written, so that it goes only to a key that may read reservations: a
+// truck load warning (over_payload, over_volume; its details are the
+// truck's totals over the window, the load of every reservation on it) or
+// overdue_returns (it names the reservations whose units are out).
+func (w Warning) TellsOfOthers() bool {
+	return w.Code == WarningOverPayload || w.Code == WarningOverVolume || w.Code == WarningOverdueReturns
+}
 
 // OnVehicle returns, in creation order, org's reservations on the vehicle
 // that hold stock during w (the statuses and overlap of storage/stock): what is

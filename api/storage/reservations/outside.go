@@ -15,7 +15,7 @@ import (
 
 // MaxNamed bounds the reservations a warning names (Named); Count
 // counts them all.
-const MaxNamed = 100
+const MaxNamed = stock.MaxNamed
 
 // Named is what a warning says of the reservations it is about: how many,
 // and the first MaxNamed of them, oldest first.

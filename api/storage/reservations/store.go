@@ -213,8 +213,9 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 		return nil, nil // a reservation that holds no (new) stock never blocks
 	}
 	var short *OverbookDetails
+	var overdue *Warning
 	if mode != tenancy.StockGuardOff {
-		if short, err = shortage(ctx, tx, org, units, next); err != nil {
+		if short, overdue, err = shortage(ctx, tx, org, units, next); err != nil {
 			return nil, err
 		}
 	}
@@ -226,7 +227,11 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 		restate(next, ov)
 		return nil, nil
 	}
-	return decide(mode, short, next, ov)
+	w, err := decide(mode, short, next, ov)
+	if overdue != nil { // it fits (short is nil), so decide warned of nothing
+		w = overdue
+	}
+	return w, err
 }
 
 // changesClaim reports whether a patch changes what stock the reservation

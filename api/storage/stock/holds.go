@@ -36,7 +36,7 @@ func LockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, 
 
 // HoldingStatuses are the reservation statuses that hold stock (and load a
 // truck): returned and cancelled reservations hold nothing.
-var HoldingStatuses = []string{"reserved", "checked_out"}
+var HoldingStatuses = []string{"reserved", StatusCheckedOut}
 
 // Holding is the one statement of which reservations count: the SQL
 // condition, with its arguments, that the reservation aliased alias holds

@@ -1,0 +1,67 @@
+package planning_test
+
+import (
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/eventapi/eventapi/api/bookingtest"
+)
+
+// TestAvailabilityNamesOverdueReturns: May 2026 lies before the test's now,
+// so checked-out reservations that ended in May are overdue. The answer
+// counts them as free (min_available, the guard's rule) and names them in
+// overdue; a checked-out one overlapping the window is a hold, and a
+// reserved one past its end never left (docs/availability.md, "Overdue
+// returns").
+func TestAvailabilityNamesOverdueReturns(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	eq := rows.Equipment("Hazer", bookingtest.Stock(5), nil)
+	quiet := rows.Equipment("Quiet", bookingtest.Stock(5), nil)
+	first := reserve(t, a, eq, book{1, 3, 2, "checked_out"})
+	second := reserve(t, a, eq, book{1, 2, 1, "checked_out"})
+	reserve(t, a, eq, book{1, 2, 1, ""})
+	reserve(t, a, eq, book{2, 9, 1, "checked_out"})
+	reserve(t, a, quiet, book{1, 2, 1, "returned"})
+
+	overdue := func(from, to int) (map[string]any, any) {
+		t.Helper()
+		res := a.Get(availabilityPath(eq, from, to))
+		if res.Status != 200 {
+			t.Fatalf("%d %s", res.Status, res.Body)
+		}
+		o, _ := res.Data()["overdue"].(map[string]any)
+		return o, res.Data()["min_available"]
+	}
+	o, min := overdue(5, 6)
+	if min != 4.0 || o["quantity"] != 3.0 || o["count"] != 2.0 ||
+		!slices.Equal(o["reservation_ids"].([]any), []any{first, second}) {
+		t.Errorf("May 5-6: min_available %v, overdue %v", min, o)
+	}
+	// Days 2-4: the first overlaps (a hold, counted), the second ended on day 2.
+	if o, min := overdue(2, 4); min != 2.0 || o["quantity"] != 1.0 || !slices.Equal(o["reservation_ids"].([]any), []any{second}) {
+		t.Errorf("May 2-4: min_available %v, overdue %v", min, o)
+	}
+
+	q := "&start=" + url.QueryEscape(day(5)) + "&end=" + url.QueryEscape(day(6))
+	list := a.Get("/api/v2/availability?equipment_id=" + quiet.String() + "," + eq.String() + q).List()
+	if len(list) != 2 || list[0]["overdue"] != nil || list[1]["overdue"].(map[string]any)["quantity"] != 3.0 {
+		t.Errorf("batch: %v", list)
+	}
+
+	if p := a.Patch(reservationsPath+"/"+first, map[string]any{"reservation_status": "returned"}); p.Status != 200 {
+		t.Fatalf("return: %d %s", p.Status, p.Body)
+	}
+	if o, _ := overdue(5, 6); o["quantity"] != 1.0 || o["count"] != 1.0 {
+		t.Errorf("after a return: %v", o)
+	}
+	// Another organization's overdue gear is none of A's business, and
+	// A's is none of its: its own equipment shows nothing overdue.
+	b := env.NewOrg("B")
+	beq := bookingtest.For(env, b).Equipment("Hazer", bookingtest.Stock(5), nil)
+	if res := b.Get(availabilityPath(beq, 5, 6)); res.Status != 200 || res.Data()["overdue"] != nil {
+		t.Errorf("B: %d %s", res.Status, res.Body)
+	}
+}

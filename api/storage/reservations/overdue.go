@@ -1,0 +1,48 @@
+package reservations
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/api/storage/stock"
+	"github.com/eventapi/eventapi/tenancy"
+)
+
+// WarningOverdueReturns is the code of the warning of a booking that fits
+// stock only if overdue units come back first.
+const WarningOverdueReturns = "overdue_returns"
+
+// OverdueDetails are the details of overdue_returns: the booking fits stock
+// by the guard's rule (Available, which counts units whose reservation has
+// ended as free), but the reservations named are checked out past their end
+// and hold OverdueQuantity units that have not come back; should none of
+// them return before WindowStart, the booking lacks Deficit units.
+type OverdueDetails struct {
+	Named
+	Requested       int       `json:"requested"`
+	Available       int       `json:"available"`
+	OverdueQuantity int       `json:"overdue_quantity"`
+	Deficit         int       `json:"deficit"`
+	WindowStart     time.Time `json:"window_start"`
+	WindowEnd       time.Time `json:"window_end"`
+}
+
+// overdueShort returns the overdue_returns warning of r, which fits stock
+// with available units by the guard's rule, when the units of r's
+// equipment that are overdue before r starts (stock.OverdueOf) would leave
+// it short; nil otherwise. The equipment row must be locked.
+func overdueShort(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, available int, r *Reservation) (*Warning, error) {
+	w := stock.Window{Start: r.StartDate, End: r.EndDate}
+	all, err := stock.OverdueOf(ctx, tx, org.UUID, []uuid.UUID{r.EquipmentID}, w, r.ID)
+	o, ok := all[r.EquipmentID]
+	if err != nil || !ok || r.Quantity <= available-o.Quantity {
+		return nil, err
+	}
+	return &Warning{Code: WarningOverdueReturns, Details: &OverdueDetails{
+		Named:     Named{Count: o.Count, ReservationIDs: o.ReservationIDs},
+		Requested: r.Quantity, Available: available, OverdueQuantity: o.Quantity,
+		Deficit: r.Quantity - (available - o.Quantity), WindowStart: r.StartDate, WindowEnd: r.EndDate}}, nil
+}

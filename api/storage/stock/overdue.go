@@ -1,0 +1,80 @@
+package stock
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/platform/database"
+)
+
+// StatusCheckedOut is the holding status of units that have left the
+// warehouse.
+const StatusCheckedOut = "checked_out"
+
+// MaxNamed bounds the reservations an answer names when it counts them
+// all beside (Overdue, and the warnings of storage/reservations).
+const MaxNamed = 100
+
+// OverdueBefore is the one statement of which reservations are overdue
+// before t: the SQL condition, with its arguments, that the reservation
+// aliased alias is checked out and its window ended both before now (the
+// transaction's time) and before t, so that a window starting at t does not
+// overlap it and Holding does not count it. Its units have not come back:
+// a booking that starts at t counts them as free only if they are returned
+// by then (docs/availability.md, "Overdue returns"). The range form is what
+// the GiST index equipment_reservations_holds_idx serves: [s, e) << [x, ∞)
+// is exactly e ≤ x.
+func OverdueBefore(alias string, t time.Time) (string, []any) {
+	a := bun.Ident(alias)
+	return "?.reservation_status = ? AND tstzrange(?.start_date, ?.end_date) << tstzrange(least(now(), ?), NULL)",
+		[]any{a, StatusCheckedOut, a, a, t}
+}
+
+// Overdue is what is overdue of one equipment record before a window:
+// Quantity units held by Count reservations, the first MaxNamed of them
+// named, oldest first.
+type Overdue struct {
+	Quantity       int         `json:"quantity"`
+	Count          int         `json:"count"`
+	ReservationIDs []uuid.UUID `json:"reservation_ids"`
+}
+
+// OverdueOf returns what is overdue before w.Start (OverdueBefore) of each
+// of org's equipment records named in ids, leaving out the reservation
+// exclude (uuid.Nil: none), with one query; a record with nothing overdue
+// is absent from the map.
+func OverdueOf(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, exclude uuid.UUID) (map[uuid.UUID]Overdue, error) {
+	out := map[uuid.UUID]Overdue{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cond, args := OverdueBefore("r", w.Start)
+	var rows []struct {
+		EquipmentID uuid.UUID `bun:"equipment_id"`
+		Quantity    int       `bun:"quantity"`
+		Count       int       `bun:"count"`
+		IDs         []string  `bun:"ids,array"`
+	}
+	err := db.NewSelect().TableExpr("equipment_reservations AS r").
+		ColumnExpr("r.equipment_id, sum(r.quantity) AS quantity, count(*) AS count").
+		ColumnExpr("(array_agg(r.id::text ORDER BY r.created_at, r.id))[1:?] AS ids", MaxNamed).
+		Where("r.organization_id = ?", org).Where("r.equipment_id IN (?)", bun.List(ids)).
+		Where(cond, args...).Where("r.id <> ?", exclude).
+		GroupExpr("r.equipment_id").Scan(ctx, &rows)
+	if err != nil {
+		return nil, database.Error(err)
+	}
+	for _, r := range rows {
+		o := Overdue{Quantity: r.Quantity, Count: r.Count, ReservationIDs: make([]uuid.UUID, len(r.IDs))}
+		for i, s := range r.IDs {
+			if o.ReservationIDs[i], err = uuid.Parse(s); err != nil {
+				return nil, err
+			}
+		}
+		out[r.EquipmentID] = o
+	}
+	return out, nil
+}
