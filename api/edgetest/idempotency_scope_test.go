@@ -66,9 +66,18 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 		return map[string]any{"equipment_id": equipment, "event_id": event, "vehicle_id": vehicle,
 			"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"}
 	}
-	// Without a truck no load warning can come, so the read scope it needs
-	// is not checked; on a truck it is, whether a warning came or not.
-	if r := full.Do("POST", "/api/v2/equipment_reservations", booking(event, nil), keyHeader, "booked"); r.Status != http.StatusCreated {
+	// A booking that holds no stock, off a truck, can carry no warning
+	// that needs the read scope (load, overdue_returns), so the scope is
+	// not checked; one that holds stock or is on a truck is, whether a
+	// warning came or not.
+	released := booking(event, nil)
+	released["reservation_status"] = "cancelled"
+	if r := full.Do("POST", "/api/v2/equipment_reservations", released, keyHeader, "released"); r.Status != http.StatusCreated {
+		t.Fatalf("released booking: %d %s", r.Status, r.Body)
+	}
+	held := booking(event, nil)
+	delete(held, "event_id")
+	if r := full.Do("POST", "/api/v2/equipment_reservations", held, keyHeader, "held"); r.Status != http.StatusCreated {
 		t.Fatalf("booking: %d %s", r.Status, r.Body)
 	}
 	loaded := booking(later, truck)
@@ -96,8 +105,10 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 			"PATCH", listPath, rename, "renamed", http.StatusOK, nil},
 		{"another scope of a check of several is not enough", org.WithKey(apikey.Live, tenancy.PickListsWrite, tenancy.EventsRead),
 			"PATCH", listPath, rename, "renamed", http.StatusForbidden, []string{"jobs:read"}},
-		{"a booking without a truck replays to a write-only key", booker, "POST", "/api/v2/equipment_reservations", booking(event, nil), "booked",
+		{"a booking holding nothing, off a truck, replays to a write-only key", booker, "POST", "/api/v2/equipment_reservations", released, "released",
 			http.StatusCreated, nil},
+		{"a booking holding stock needs the read scope its overdue warning needs", booker, "POST", "/api/v2/equipment_reservations", held, "held",
+			http.StatusForbidden, []string{"equipment_reservations:read"}},
 		{"a booking on a truck needs the read scope its warnings need", booker, "POST", "/api/v2/equipment_reservations", loaded, "loaded",
 			http.StatusForbidden, []string{"equipment_reservations:read"}},
 		// The record's checks come before the comparison of the request:
