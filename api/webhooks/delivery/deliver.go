@@ -34,13 +34,24 @@ var errLeaseSpent = errors.New("the lease ran out before the request was sent")
 // worker stops.
 const completeTimeout = 10 * time.Second
 
-// deliver sends one claimed delivery and records the outcome; asked is
-// this process's clock when it asked for the claim, before the database
-// read its clock (c.Now).
-func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
+// claimTimes are this process's clock around a claim: asked before the
+// database read its clock in the claim (Claim.Now), claimed after the
+// claim came back. A lease counted from asked ends no later than the real
+// one, however long the claim took; the database's clock reckoned from
+// claimed (dbNow) is never ahead of the real one, so an attempt's recorded
+// start is never after the receiver got the request, nor after the
+// delivery's update that records it.
+type claimTimes struct{ asked, claimed time.Time }
+
+// dbNow is the database's clock now, by claim c's reading of it: at most
+// the claim's way back early.
+func (t claimTimes) dbNow(c *store.Claim) time.Time { return c.Now.Add(time.Since(t.claimed)) }
+
+// deliver sends one claimed delivery and records the outcome.
+func (w *Worker) deliver(ctx context.Context, c *store.Claim, at claimTimes) {
 	msg, found, err := store.LoadMessage(ctx, w.db, c)
 	if err != nil {
-		w.unsent(ctx, c, asked, err)
+		w.unsent(ctx, c, at, err)
 		return
 	}
 	if !found {
@@ -49,12 +60,12 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	if !msg.Subscribed() {
 		// The subscription changed after the delivery was made, perhaps
 		// with the URL by a key that cannot read this type: it is not sent.
-		w.notSubscribed(ctx, c, asked, msg.Type)
+		w.notSubscribed(ctx, c, at, msg.Type)
 		return
 	}
 	body, keys, err := w.prepare(ctx, c, &msg)
 	if err != nil {
-		w.unsent(ctx, c, asked, err)
+		w.unsent(ctx, c, at, err)
 		return
 	}
 	// The last look, after every database round trip of the preparation:
@@ -63,7 +74,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	// until it is enabled again.
 	if ok, err := store.Sendable(ctx, w.db, c); err != nil || !ok {
 		if err != nil {
-			w.unsent(ctx, c, asked, err)
+			w.unsent(ctx, c, at, err)
 			return
 		}
 		w.log.Info("webhooks: the endpoint was disabled before the request was sent; the delivery waits for it to be enabled",
@@ -77,9 +88,9 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	// and a request still out when the lease ends would be sent a second
 	// time, at once, by whichever worker claims the delivery next. It also
 	// ends within the configured timeout.
-	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin-time.Since(asked))
+	budget := min(w.cfg.Timeout, c.LeasedUntil.Sub(c.Now)-leaseMargin-time.Since(at.asked))
 	if budget <= 0 {
-		w.unsent(ctx, c, asked, errLeaseSpent)
+		w.unsent(ctx, c, at, errLeaseSpent)
 		return
 	}
 	actx, cancel := context.WithTimeout(ctx, budget)
@@ -87,7 +98,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))
 	if err != nil {
 		text := "the endpoint URL cannot be requested"
-		w.complete(c, msg.CreatedAt, asked, 0, nil, &text, 0)
+		w.complete(c, msg.CreatedAt, at, 0, nil, &text, 0)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -101,7 +112,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 			return
 		}
 		text := describe(err, budget)
-		w.complete(c, msg.CreatedAt, asked, time.Since(started), nil, &text, 0)
+		w.complete(c, msg.CreatedAt, at, time.Since(started), nil, &text, 0)
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))
@@ -114,7 +125,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, asked time.Time) {
 		text = &s
 		wait = retryAfter(res.Header.Get("Retry-After"), time.Now())
 	}
-	w.complete(c, msg.CreatedAt, asked, time.Since(started), &code, text, wait)
+	w.complete(c, msg.CreatedAt, at, time.Since(started), &code, text, wait)
 }
 
 // prepare renders the change and signs nothing yet: it returns the body and
@@ -156,17 +167,16 @@ func (w *Worker) key(c *store.Claim, sealed []byte) ([]byte, error) {
 	return webhook.SecretKey(secret)
 }
 
-// complete records an attempt of the claim asked for at asked (worker
-// clock) that took took, of the change made at changedAt; errText nil means
+// complete records an attempt of the claim c, made at (worker clock), that
+// took took, of the change made at changedAt; errText nil means
 // success. A failed attempt is tried again after the backoff's wait, or
 // after wait (a receiver's Retry-After) when that is longer; an answer of
 // 410 Gone fails the delivery and disables its endpoint at once, as
 // Standard Webhooks asks (docs/webhooks.md, "Delivery and retries").
-func (w *Worker) complete(c *store.Claim, changedAt, asked time.Time, took time.Duration, code *int, errText *string, wait time.Duration) {
-	// The database's clock at the attempt's start: the claim's reading plus
-	// the time since (at most the claim's round trip late), so one clock
-	// decides the retry window.
-	startedDB := c.Now.Add(time.Since(asked) - took)
+func (w *Worker) complete(c *store.Claim, changedAt time.Time, at claimTimes, took time.Duration, code *int, errText *string, wait time.Duration) {
+	// The database's clock at the attempt's start (claimTimes.dbNow), so
+	// one clock decides the retry window.
+	startedDB := at.dbNow(c).Add(-took)
 	o := store.Outcome{StartedAt: startedDB, Duration: took, ResponseStatus: code, Error: errText, ChangedAt: changedAt}
 	if errText != nil {
 		first := startedDB

@@ -15,7 +15,7 @@ const prepareRetry = time.Minute
 // ours (docs/webhooks.md, "Our failures are not the endpoint's").
 const unsentReason = "not sent: eventapi could not prepare the message (our failure, not the endpoint's)"
 
-// unsent handles claim c, asked for at asked, that could not be sent for a
+// unsent handles claim c, made at, that could not be sent for a
 // failure of ours, err: its message not loaded or rendered, its endpoint's
 // secret not opened, the endpoint's status not read, its lease spent before
 // the request. No attempt is recorded and the endpoint's failure window,
@@ -24,14 +24,14 @@ const unsentReason = "not sent: eventapi could not prepare the message (our fail
 // is failed, with unsentReason as an attempt that sent nothing, instead of
 // being tried every minute until the feed's purge deletes it. A worker
 // that is stopping hands the claim back at once instead.
-func (w *Worker) unsent(ctx context.Context, c *store.Claim, asked time.Time, err error) {
+func (w *Worker) unsent(ctx context.Context, c *store.Claim, at claimTimes, err error) {
 	if ctx.Err() != nil {
 		w.handBack(ctx, c, err)
 		return
 	}
-	// The database's clock now: the claim's reading plus the time since,
-	// as complete reckons an attempt's start, so one clock decides.
-	now := c.Now.Add(time.Since(asked))
+	// The database's clock now, as complete reckons an attempt's start, so
+	// one clock decides.
+	now := at.dbNow(c)
 	since := now
 	if c.UnpreparedSince != nil {
 		since = *c.UnpreparedSince
@@ -74,7 +74,7 @@ func unsentRetry(now, since time.Time, retryFor time.Duration) (retryIn time.Dur
 	return min(prepareRetry, left), false
 }
 
-// notSubscribed fails claim c, asked for at asked, unsent: its endpoint's
+// notSubscribed fails claim c, made at, unsent: its endpoint's
 // subscription no longer takes its change's type typ (it changed after the
 // delivery was made, perhaps with the URL). The delivery stays in the
 // deliveries list, failed, with an attempt that sent nothing saying why,
@@ -82,8 +82,8 @@ func unsentRetry(now, since time.Time, retryFor time.Duration) (retryIn time.Dur
 // retry needs the type back in the subscription (docs/webhooks.md). Until
 // 2.17.2 it was deleted with its attempts, and nothing said so. Neither
 // first_failed_at nor the endpoint moves.
-func (w *Worker) notSubscribed(ctx context.Context, c *store.Claim, asked time.Time, typ string) {
-	u := store.Unprepared{At: c.Now.Add(time.Since(asked)), GiveUp: true,
+func (w *Worker) notSubscribed(ctx context.Context, c *store.Claim, at claimTimes, typ string) {
+	u := store.Unprepared{At: at.dbNow(c), GiveUp: true,
 		Reason: "not sent: the endpoint no longer subscribes to " + typ}
 	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()

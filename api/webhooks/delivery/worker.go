@@ -141,11 +141,10 @@ func (w *Worker) run(ctx context.Context) {
 	defer timer.Stop()
 	for !w.quiesced() {
 		if free := cap(slots) - len(slots); free > 0 {
-			// asked precedes the database's reading of its clock in the
-			// claim (Claim.Now), so a lease counted from it ends no later
-			// than the real one, however long the COMMIT took.
+			// The clock around the claim (claimTimes).
 			asked := time.Now()
 			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease)
+			at := claimTimes{asked: asked, claimed: time.Now()}
 			if err != nil && ctx.Err() == nil {
 				w.claimFailures.Record(ctx, err)
 			}
@@ -154,7 +153,7 @@ func (w *Worker) run(ctx context.Context) {
 				wg.Add(1)
 				go func(c store.Claim) {
 					defer wg.Done()
-					w.deliver(ctx, &c, asked)
+					w.deliver(ctx, &c, at)
 					<-slots
 					w.signal()
 				}(claims[i])
