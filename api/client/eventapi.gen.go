@@ -1940,9 +1940,10 @@ type Availability struct {
 	MinAvailable *int `json:"min_available"`
 
 	// Overdue Units checked out past their `end_date` and not `returned`, whose window ended before
-	// now and at or before `window_start`: `min_available` counts them as free, but they are
-	// not in the warehouse, and a booking of the window counts on their return. Null when
-	// there are none (since 2.19.0; docs/availability.md, "Overdue returns").
+	// now and at or before `window_start`: `min_available` counts them as free (where stock
+	// is limited), but they are not in the warehouse, and a booking of the window counts on
+	// their return. Null when there are none (since 2.19.0; docs/availability.md, "Overdue
+	// returns").
 	Overdue *struct {
 		// Count How many reservations are overdue.
 		Count int `json:"count"`
@@ -2962,19 +2963,19 @@ type OverbookWarningCode string
 // `checked_out` past their `end_date` (before now and before this reservation's start) and
 // their units have not come back: should none of them be `returned` before this
 // reservation starts, it lacks `deficit` units. The reservation was written all the same
-// (in `block` and `warn` mode; `off` mode looks at no stock). Sent only to a key holding
-// `equipment_reservations:read`, on a write that runs the stock guard (since 2.19.0;
-// docs/availability.md, "Overdue returns").
+// (in `block` and `warn` mode; `off` mode looks at no stock, and unlimited stock never
+// lacks). Sent only to a key holding `equipment_reservations:read`, on a write that runs
+// the stock guard (since 2.19.0; docs/availability.md, "Overdue returns").
 type OverdueReturnsWarning struct {
 	Code    OverdueReturnsWarningCode `json:"code"`
 	Details struct {
-		// Available What the stock guard counts as free over the window, the overdue units included (`min_available` of the availability endpoints).
+		// Available What the stock guard counts as free over the window, the overdue units included (`min_available` of the availability endpoints; on a PATCH, with the reservation patched left out).
 		Available int `json:"available"`
 
 		// Count How many reservations of the equipment are overdue.
 		Count int `json:"count"`
 
-		// Deficit `requested` − (`available` − `overdue_quantity`): what the reservation lacks should none of them come back.
+		// Deficit `requested` − (`available` − `overdue_quantity`), at most `requested`: what the reservation lacks should none of them come back.
 		Deficit int `json:"deficit"`
 
 		// OverdueQuantity The units the overdue reservations hold.

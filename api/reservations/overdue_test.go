@@ -3,6 +3,7 @@ package reservations_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
@@ -113,5 +114,39 @@ func TestOverdueReturnsFollowTheGuardMode(t *testing.T) {
 				t.Errorf("warned %v, want %v: %s", got, tt.warn, res.Body)
 			}
 		})
+	}
+}
+
+// TestOverdueReturnsEdges: a checked-out reservation still within its
+// dates is not overdue, however soon it ends before a booking; a
+// reservation moved to a later window does not warn of itself; and no more
+// units are counted out than stock holds, nor more lacking than asked for.
+func TestOverdueReturnsEdges(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	rows := bookingtest.For(env, a)
+	at := func(d time.Duration) string { return time.Now().UTC().Add(d).Truncate(time.Hour).Format(time.RFC3339) }
+
+	current := rows.Equipment("Projector", bookingtest.Stock(4), nil)
+	want(t, a.Post(base, body("equipment_id", current.String(), "start_date", at(-24*time.Hour), "end_date", at(25*time.Hour),
+		"quantity", 3, "reservation_status", "checked_out")), 201, "")
+	res := a.Post(base, body("equipment_id", current.String(), "start_date", at(49*time.Hour), "end_date", at(73*time.Hour), "quantity", 2))
+	if res.Status != 201 || overdueWarning(t, res) != nil {
+		t.Errorf("out until tomorrow is not overdue: %d %s", res.Status, res.Body)
+	}
+
+	moved := rows.Equipment("Truss", bookingtest.Stock(4), nil)
+	out := a.Post(base, reserve(moved, 1, 3, "quantity", 3, "reservation_status", "checked_out")).Data()["id"].(string)
+	if p := a.Patch(base+"/"+out, body("start_date", "2026-05-20T08:00:00Z", "end_date", "2026-05-21T08:00:00Z")); p.Status != 200 || overdueWarning(t, p) != nil {
+		t.Errorf("a reservation moved later warned of itself: %d %s", p.Status, p.Body)
+	}
+
+	owned := rows.Equipment("Console", bookingtest.Stock(4), nil)
+	want(t, a.Post(base, reserve(owned, 1, 2, "quantity", 4, "reservation_status", "checked_out")), 201, "")
+	want(t, a.Post(base, reserve(owned, 2, 3, "quantity", 4, "reservation_status", "checked_out")), 201, "")
+	res = a.Post(base, reserve(owned, 5, 6, "quantity", 1))
+	d := overdueWarning(t, res)
+	if d == nil || d["overdue_quantity"] != 8.0 || d["available"] != 4.0 || d["deficit"] != 1.0 || d["count"] != 2.0 {
+		t.Errorf("eight overdue of four owned: %d %s", res.Status, res.Body)
 	}
 }

@@ -19,7 +19,8 @@ const WarningOverdueReturns = "overdue_returns"
 // by the guard's rule (Available, which counts units whose reservation has
 // ended as free), but the reservations named are checked out past their end
 // and hold OverdueQuantity units that have not come back; should none of
-// them return before WindowStart, the booking lacks Deficit units.
+// them return before WindowStart, the booking lacks Deficit units (at most
+// Requested; overdueShort).
 type OverdueDetails struct {
 	Named
 	Requested       int       `json:"requested"`
@@ -31,18 +32,22 @@ type OverdueDetails struct {
 }
 
 // overdueShort returns the overdue_returns warning of r, which fits stock
-// with available units by the guard's rule, when the units of r's
+// with available units free by the guard's rule, when the units of r's
 // equipment that are overdue before r starts (stock.OverdueOf) would leave
-// it short; nil otherwise. The equipment row must be locked.
+// it short; nil otherwise. The equipment row must be locked. A booking
+// lacks at most what it asks for, however many units the records say are
+// out (two checked-out bookings of all of it, one after the other, neither
+// returned, say twice the stock).
 func overdueShort(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, available int, r *Reservation) (*Warning, error) {
 	w := stock.Window{Start: r.StartDate, End: r.EndDate}
 	all, err := stock.OverdueOf(ctx, tx, org.UUID, []uuid.UUID{r.EquipmentID}, w, r.ID)
 	o, ok := all[r.EquipmentID]
-	if err != nil || !ok || r.Quantity <= available-o.Quantity {
+	left := available - o.Quantity
+	if err != nil || !ok || r.Quantity <= left {
 		return nil, err
 	}
 	return &Warning{Code: WarningOverdueReturns, Details: &OverdueDetails{
 		Named:     Named{Count: o.Count, ReservationIDs: o.ReservationIDs},
 		Requested: r.Quantity, Available: available, OverdueQuantity: o.Quantity,
-		Deficit: r.Quantity - (available - o.Quantity), WindowStart: r.StartDate, WindowEnd: r.EndDate}}, nil
+		Deficit: min(r.Quantity-left, r.Quantity), WindowStart: r.StartDate, WindowEnd: r.EndDate}}, nil
 }

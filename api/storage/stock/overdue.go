@@ -24,13 +24,12 @@ const MaxNamed = 100
 // transaction's time) and before t, so that a window starting at t does not
 // overlap it and Holding does not count it. Its units have not come back:
 // a booking that starts at t counts them as free only if they are returned
-// by then (docs/availability.md, "Overdue returns"). The range form is what
-// the GiST index equipment_reservations_holds_idx serves: [s, e) << [x, ∞)
-// is exactly e ≤ x.
+// by then (docs/availability.md, "Overdue returns"). The partial index
+// equipment_reservations_checked_out_idx serves it: the checked-out
+// reservations of an equipment record by end.
 func OverdueBefore(alias string, t time.Time) (string, []any) {
 	a := bun.Ident(alias)
-	return "?.reservation_status = ? AND tstzrange(?.start_date, ?.end_date) << tstzrange(least(now(), ?), NULL)",
-		[]any{a, StatusCheckedOut, a, a, t}
+	return "?.reservation_status = ? AND ?.end_date <= least(now(), ?)", []any{a, StatusCheckedOut, a, t}
 }
 
 // Overdue is what is overdue of one equipment record before a window:

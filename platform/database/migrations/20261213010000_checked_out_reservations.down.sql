@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS equipment_reservations_checked_out_idx

@@ -1,0 +1,14 @@
+-- Overdue returns (docs/availability.md, "Overdue returns"): a reservation
+-- write and the availability answers read the equipment's reservations that
+-- are checked out and ended before a time (stock.OverdueBefore). The holds
+-- GiST index holds every reserved and checked-out reservation of the
+-- equipment over its whole history, and a stale reserved one never
+-- released counts there too: on equipment with 300,000 past bookings the
+-- read took 104 ms, with the equipment row locked (a review, rv52). This
+-- index holds the checked-out ones only, by end, so the read is a short
+-- range scan: 0.07 ms there.
+--
+-- Built concurrently (a migration without .tx., docs/helm.md, "Indexes on
+-- large tables"), so reservation writes go on while it builds.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS equipment_reservations_checked_out_idx ON equipment_reservations
+    (organization_id, equipment_id, end_date) WHERE reservation_status = 'checked_out'
