@@ -1951,7 +1951,7 @@ type Availability struct {
 		// Quantity The units the overdue reservations hold.
 		Quantity int `json:"quantity"`
 
-		// ReservationIds The first 100 of them, oldest first.
+		// ReservationIds The first 100 of them, the longest overdue (the earliest `end_date`) first.
 		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
 	} `json:"overdue"`
 	StockQuantity *int      `json:"stock_quantity"`
@@ -2984,7 +2984,7 @@ type OverdueReturnsWarning struct {
 		// Requested The reservation's quantity.
 		Requested int `json:"requested"`
 
-		// ReservationIds The first 100 of them, oldest first.
+		// ReservationIds The first 100 of them, the longest overdue (the earliest `end_date`) first.
 		ReservationIds []openapi_types.UUID `json:"reservation_ids"`
 		WindowEnd      time.Time            `json:"window_end"`
 		WindowStart    time.Time            `json:"window_start"`

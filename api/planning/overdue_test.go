@@ -37,7 +37,7 @@ func TestAvailabilityNamesOverdueReturns(t *testing.T) {
 	}
 	o, min := overdue(5, 6)
 	if min != 4.0 || o["quantity"] != 3.0 || o["count"] != 2.0 ||
-		!slices.Equal(o["reservation_ids"].([]any), []any{first, second}) {
+		!slices.Equal(o["reservation_ids"].([]any), []any{second, first}) { // the longest overdue first
 		t.Errorf("May 5-6: min_available %v, overdue %v", min, o)
 	}
 	// Days 2-4: the first overlaps (a hold, counted), the second ended on day 2.

@@ -83,11 +83,13 @@ func (a *app) get(tb testing.TB, path string) (int, []byte) {
 	return res.StatusCode, body
 }
 
-// TestOneIndexedQueryPerAnswer checks what the benchmark's figures rely on:
-// each answer (the batch of 100 included) reads reservations with exactly
-// one statement, whose plan uses the GiST index, and the answers are right
-// in size.
-func TestOneIndexedQueryPerAnswer(t *testing.T) {
+// TestTwoIndexedQueriesPerAnswer checks what the benchmark's figures rely
+// on: each answer (the batch of 100 included) reads reservations with
+// exactly two statements, the holds, whose plan uses the GiST index, and
+// what is overdue before the window (since 2.19.0), whose plan uses the
+// partial index of checked-out reservations, and the answers are right in
+// size.
+func TestTwoIndexedQueriesPerAnswer(t *testing.T) {
 	a := start(t)
 	for _, tc := range []struct {
 		name, path string
@@ -115,15 +117,17 @@ func TestOneIndexedQueryPerAnswer(t *testing.T) {
 				t.Fatalf("%d answers, first %v", len(list), list[0])
 			}
 			qs := a.queries.all()
-			if len(qs) != 1 {
-				t.Fatalf("%d statements read equipment_reservations, want 1: %v", len(qs), qs)
+			if len(qs) != 2 {
+				t.Fatalf("%d statements read equipment_reservations, want 2: %v", len(qs), qs)
 			}
-			var plan []string
-			if err := a.db.NewRaw("EXPLAIN "+qs[0]).Scan(context.Background(), &plan); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, "equipment_reservations_holds_idx") }) {
-				t.Errorf("plan does not use equipment_reservations_holds_idx:\n%s", strings.Join(plan, "\n"))
+			for i, index := range []string{"equipment_reservations_holds_idx", "equipment_reservations_checked_out_idx"} {
+				var plan []string
+				if err := a.db.NewRaw("EXPLAIN "+qs[i]).Scan(context.Background(), &plan); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(plan, func(l string) bool { return strings.Contains(l, index) }) {
+					t.Errorf("plan of statement %d does not use %s:\n%s", i+1, index, strings.Join(plan, "\n"))
+				}
 			}
 		})
 	}

@@ -70,7 +70,7 @@ func Seed(ctx context.Context, db bun.IDB, org, other uuid.UUID) (*Fixture, erro
 			f.Busy, f.Batch = busy, batch
 		}
 	}
-	if _, err := db.ExecContext(ctx, "ANALYZE equipment, equipment_reservations"); err != nil {
+	if _, err := db.ExecContext(ctx, "VACUUM (ANALYZE) equipment, equipment_reservations"); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -2,10 +2,12 @@ package stock
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/platform/database"
 )
@@ -34,7 +36,7 @@ func OverdueBefore(alias string, t time.Time) (string, []any) {
 
 // Overdue is what is overdue of one equipment record before a window:
 // Quantity units held by Count reservations, the first MaxNamed of them
-// named, oldest first.
+// named, the longest overdue (the earliest end) first.
 type Overdue struct {
 	Quantity       int         `json:"quantity"`
 	Count          int         `json:"count"`
@@ -44,25 +46,37 @@ type Overdue struct {
 // OverdueOf returns what is overdue before w.Start (OverdueBefore) of each
 // of org's equipment records named in ids, leaving out the reservation
 // exclude (uuid.Nil: none), with one query; a record with nothing overdue
-// is absent from the map.
+// is absent from the map. Per record it reads the partial index
+// equipment_reservations_checked_out_idx twice, index-only: once for the
+// sum, once in its order for the first MaxNamed, so a history of many
+// checked-out reservations never returned is neither fetched nor sorted.
 func OverdueOf(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, exclude uuid.UUID) (map[uuid.UUID]Overdue, error) {
 	out := map[uuid.UUID]Overdue{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	cond, args := OverdueBefore("r", w.Start)
+	of := "r.organization_id = ? AND r.equipment_id = e.id AND " + cond + " AND r.id <> ?"
+	ofArgs := slices.Concat([]any{org}, args, []any{exclude})
 	var rows []struct {
 		EquipmentID uuid.UUID `bun:"equipment_id"`
 		Quantity    int       `bun:"quantity"`
 		Count       int       `bun:"count"`
 		IDs         []string  `bun:"ids,array"`
 	}
-	err := db.NewSelect().TableExpr("equipment_reservations AS r").
-		ColumnExpr("r.equipment_id, sum(r.quantity) AS quantity, count(*) AS count").
-		ColumnExpr("(array_agg(r.id::text ORDER BY r.created_at, r.id))[1:?] AS ids", MaxNamed).
-		Where("r.organization_id = ?", org).Where("r.equipment_id IN (?)", bun.List(ids)).
-		Where(cond, args...).Where("r.id <> ?", exclude).
-		GroupExpr("r.equipment_id").Scan(ctx, &rows)
+	texts := make([]string, len(ids))
+	for i, id := range ids {
+		texts[i] = id.String()
+	}
+	err := db.NewRaw(`SELECT e.id AS equipment_id, t.quantity, t.count, n.ids
+		FROM unnest(?::uuid[]) AS e (id)
+		CROSS JOIN LATERAL (SELECT sum(r.quantity) AS quantity, count(*) AS count
+			FROM equipment_reservations AS r WHERE `+of+`) AS t
+		CROSS JOIN LATERAL (SELECT array_agg(x.id::text ORDER BY x.end_date, x.id) AS ids
+			FROM (SELECT r.id, r.end_date FROM equipment_reservations AS r WHERE `+of+`
+			      ORDER BY r.end_date, r.id LIMIT ?) AS x) AS n
+		WHERE t.count > 0`,
+		slices.Concat([]any{pgdialect.Array(texts)}, ofArgs, ofArgs, []any{MaxNamed})...).Scan(ctx, &rows)
 	if err != nil {
 		return nil, database.Error(err)
 	}

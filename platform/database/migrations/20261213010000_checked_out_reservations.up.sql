@@ -5,10 +5,13 @@
 -- equipment over its whole history, and a stale reserved one never
 -- released counts there too: on equipment with 300,000 past bookings the
 -- read took 104 ms, with the equipment row locked (a review, rv52). This
--- index holds the checked-out ones only, by end, so the read is a short
--- range scan: 0.07 ms there.
+-- index holds the checked-out ones only, by end and id, with their
+-- quantity, so the read is an index-only range scan: the sum over them,
+-- and the first 100 of them by end (the longest overdue) in index order.
+-- On equipment with 1,456 overdue of 10,000 bookings: 0.5 ms, where
+-- summing and sorting them from the table took 2.2 ms.
 --
 -- Built concurrently (a migration without .tx., docs/helm.md, "Indexes on
 -- large tables"), so reservation writes go on while it builds.
 CREATE INDEX CONCURRENTLY IF NOT EXISTS equipment_reservations_checked_out_idx ON equipment_reservations
-    (organization_id, equipment_id, end_date) WHERE reservation_status = 'checked_out'
+    (organization_id, equipment_id, end_date, id) INCLUDE (quantity) WHERE reservation_status = 'checked_out'
