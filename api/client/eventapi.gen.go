@@ -2964,8 +2964,10 @@ type OverbookWarningCode string
 // their units have not come back: should none of them be `returned` before this
 // reservation starts, it lacks `deficit` units. The reservation was written all the same
 // (in `block` and `warn` mode; `off` mode looks at no stock, and unlimited stock never
-// lacks). Sent only to a key holding `equipment_reservations:read`, on a write that runs
-// the stock guard (since 2.19.0; docs/availability.md, "Overdue returns").
+// lacks). A write that records a `checked_out` reservation gets none: the gear has left,
+// so the units were there. Sent only to a key holding `equipment_reservations:read`, on a
+// write that runs the stock guard (since 2.19.0; docs/availability.md, "Overdue
+// returns").
 type OverdueReturnsWarning struct {
 	Code    OverdueReturnsWarningCode `json:"code"`
 	Details struct {

@@ -66,10 +66,9 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 		return map[string]any{"equipment_id": equipment, "event_id": event, "vehicle_id": vehicle,
 			"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-03T20:00:00Z"}
 	}
-	// A booking that holds no stock, off a truck, can carry no warning
-	// that needs the read scope (load, overdue_returns), so the scope is
-	// not checked; one that holds stock or is on a truck is, whether a
-	// warning came or not.
+	// A cancelled booking, off a truck, can carry no warning that needs
+	// the read scope (load, overdue_returns), so the scope is not checked;
+	// a reserved one, or one on a truck, is, whether a warning came or not.
 	released := booking(event, nil)
 	released["reservation_status"] = "cancelled"
 	if r := full.Do("POST", "/api/v2/equipment_reservations", released, keyHeader, "released"); r.Status != http.StatusCreated {
@@ -107,7 +106,7 @@ func TestReplayNeedsTheExecutionsScopeChecks(t *testing.T) {
 			"PATCH", listPath, rename, "renamed", http.StatusForbidden, []string{"jobs:read"}},
 		{"a booking holding nothing, off a truck, replays to a write-only key", booker, "POST", "/api/v2/equipment_reservations", released, "released",
 			http.StatusCreated, nil},
-		{"a booking holding stock needs the read scope its overdue warning needs", booker, "POST", "/api/v2/equipment_reservations", held, "held",
+		{"a reserved booking needs the read scope its overdue warning needs", booker, "POST", "/api/v2/equipment_reservations", held, "held",
 			http.StatusForbidden, []string{"equipment_reservations:read"}},
 		{"a booking on a truck needs the read scope its warnings need", booker, "POST", "/api/v2/equipment_reservations", loaded, "loaded",
 			http.StatusForbidden, []string{"equipment_reservations:read"}},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -137,7 +138,10 @@ func TestOverdueReturnsEdges(t *testing.T) {
 
 	moved := rows.Equipment("Truss", bookingtest.Stock(4), nil)
 	out := a.Post(base, reserve(moved, 1, 3, "quantity", 3, "reservation_status", "checked_out")).Data()["id"].(string)
-	if p := a.Patch(base+"/"+out, body("start_date", "2026-05-20T08:00:00Z", "end_date", "2026-05-21T08:00:00Z")); p.Status != 200 || overdueWarning(t, p) != nil {
+	// Booked again for later (back to reserved, so the write can warn):
+	// its own stored row, checked out and ended, is not counted.
+	if p := a.Patch(base+"/"+out, body("start_date", "2026-05-20T08:00:00Z", "end_date", "2026-05-21T08:00:00Z",
+		"reservation_status", "reserved")); p.Status != 200 || overdueWarning(t, p) != nil {
 		t.Errorf("a reservation moved later warned of itself: %d %s", p.Status, p.Body)
 	}
 
@@ -148,5 +152,46 @@ func TestOverdueReturnsEdges(t *testing.T) {
 	d := overdueWarning(t, res)
 	if d == nil || d["overdue_quantity"] != 8.0 || d["available"] != 4.0 || d["deficit"] != 1.0 || d["count"] != 2.0 {
 		t.Errorf("eight overdue of four owned: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestACheckoutDoesNotWarnOfOverdueUnits: a write that records a checkout
+// says the gear has left, so the units the records say are still out were
+// there for it; a later booking still counts those records.
+func TestACheckoutDoesNotWarnOfOverdueUnits(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	eq := bookingtest.For(env, a).Equipment("Console", bookingtest.Stock(4), nil)
+	want(t, a.Post(base, reserve(eq, 1, 2, "quantity", 4, "reservation_status", "checked_out")), 201, "")
+	if res := a.Post(base, reserve(eq, 5, 6, "quantity", 4, "reservation_status", "checked_out")); res.Status != 201 || overdueWarning(t, res) != nil {
+		t.Errorf("a checkout of all 4: %d %s", res.Status, res.Body)
+	}
+	if res := a.Post(base, reserve(eq, 10, 11, "quantity", 1)); overdueWarning(t, res) == nil {
+		t.Errorf("a later booking: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestReplayScopeOfABookingFollowsTheGuard: a booking that holds stock
+// records the read scope its overdue_returns warning needs for a replay
+// of its answer, under a guard that looks; in off mode no such warning can
+// come, so a key that may only write reservations gets the replay
+// (docs/decisions.md, "Idempotency-Key").
+func TestReplayScopeOfABookingFollowsTheGuard(t *testing.T) {
+	env := newEnv(t)
+	for _, tt := range []struct {
+		mode   tenancy.StockGuardMode
+		status int
+	}{{tenancy.StockGuardBlock, 403}, {tenancy.StockGuardWarn, 403}, {tenancy.StockGuardOff, 201}} {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			o := orgWithMode(t, env, "Org "+string(tt.mode), tt.mode)
+			eq := bookingtest.For(env, o).Equipment("Console", bookingtest.Stock(4), nil)
+			b := reserve(eq, 1, 2)
+			want(t, o.Do("POST", base, b, "Idempotency-Key", "booked"), 201, "")
+			writer := o.WithKey(apikey.Live, tenancy.EquipmentReservationsWrite)
+			res := writer.Do("POST", base, b, "Idempotency-Key", "booked")
+			if res.Status != tt.status || (tt.status == 201) != (res.Header.Get(idempotency.HeaderReplayed) == "true") {
+				t.Errorf("replay to a write-only key: %d %s (replayed %q)", res.Status, res.Body, res.Header.Get(idempotency.HeaderReplayed))
+			}
+		})
 	}
 }

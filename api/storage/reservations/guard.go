@@ -53,9 +53,9 @@ type Warning struct {
 const WarningOverbooked = "overbooked"
 
 // shortage returns the details when r would exceed stock in its window, or
-// nil when it fits (or stock is unlimited); when it fits, the
-// overdue_returns warning when units still out past their end would leave
-// it short (overdueShort). The equipment row must be locked.
+// nil when it fits (or stock is unlimited); when it fits and is not itself
+// checked out, the overdue_returns warning when units still out past their
+// end would leave it short (overdueShort). The equipment row must be locked.
 // The reservation itself (r.ID, when set) is left out. "Fits" is
 // stock.Profile.Admits, the rule the availability endpoints share: the
 // summed quantity of every counted hold overlapping the window, plus r's,
@@ -72,6 +72,11 @@ func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stock
 	}
 	p := stock.Compute(stockQuantity, w, holds)
 	if p.Admits(r.Quantity) {
+		if r.ReservationStatus == StatusCheckedOut {
+			// The gear has left: whatever the records say of units out,
+			// they were there for it.
+			return nil, nil, nil
+		}
 		overdue, err := overdueShort(ctx, tx, org, *p.MinAvailable, r)
 		return nil, overdue, err
 	}

@@ -78,10 +78,6 @@ func (r *Reservation) counts() bool {
 	return slices.Contains(stock.HoldingStatuses, r.ReservationStatus)
 }
 
-// HoldsStock reports whether the reservation holds stock: only a write of
-// one runs the stock guard, which may warn of overdue returns.
-func (r *Reservation) HoldsStock() bool { return r.counts() }
-
 // Override is the caller's permission to exceed available stock
 // (force_overbook, overbook_reason, overbook_cost_ownership). Only a forced
 // one is stored.
