@@ -120,8 +120,9 @@ func TestOverdueReturnsFollowTheGuardMode(t *testing.T) {
 
 // TestOverdueReturnsEdges: a checked-out reservation still within its
 // dates is not overdue, however soon it ends before a booking; a
-// reservation moved to a later window does not warn of itself; and no more
-// units are counted out than stock holds, nor more lacking than asked for.
+// reservation moved to a later window does not warn of itself; and a
+// booking lacks no more than it asks for, however many units the records
+// say are out.
 func TestOverdueReturnsEdges(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")
