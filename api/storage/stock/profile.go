@@ -4,8 +4,10 @@
 // min_available ≥ n for its window, because both read the same holds
 // (Holding, holds.go) and reduce them with the same function (Compute): the
 // guard's count is the sum of every overlapping hold, and the step function
-// beside it shows when inside the window the units are held.
-// docs/availability.md explains the rule.
+// beside it shows when inside the window the units are held. It also
+// states which reservations are overdue before a window (OverdueBefore,
+// overdue.go): checked out, ended, not back, and not counted by the rule.
+// docs/availability.md explains both.
 package stock
 
 import (
