@@ -145,13 +145,11 @@ func (h handlers) delete(c *fiber.Ctx) error {
 func writtenWith(ctx context.Context, r *reservations.Reservation, warns []reservations.Warning, extra ...rest.Warning) written {
 	out := written{Data: r}
 	// The scope is checked only for a reservation that may carry such a
-	// warning, one on a truck or one reserved under a stock guard that looks
-	// (not off; a checkout never warns of overdue units): a check is
-	// recorded for a replay of the answer (auth.Passed), so whether a
-	// warning came must not decide whether it is made.
-	guarded := r.ReservationStatus == reservations.StatusReserved &&
-		tenancy.MustFromContext(ctx).StockGuardMode != tenancy.StockGuardOff
-	seesOthers := (r.VehicleID != nil || guarded) && MayRead(ctx)
+	// warning, one on a truck or one that may warn of overdue units: a
+	// check is recorded for a replay of the answer (auth.Passed), so
+	// whether a warning came must not decide whether it is made.
+	mayWarn := r.VehicleID != nil || r.MayWarnOfOverdue(tenancy.MustFromContext(ctx).StockGuardMode)
+	seesOthers := mayWarn && MayRead(ctx)
 	for _, w := range warns {
 		if w.TellsOfOthers() && !seesOthers {
 			continue

@@ -53,15 +53,16 @@ type Warning struct {
 const WarningOverbooked = "overbooked"
 
 // shortage returns the details when r would exceed stock in its window, or
-// nil when it fits (or stock is unlimited); when it fits and is not itself
-// checked out, the overdue_returns warning when units still out past their
-// end would leave it short (overdueShort). The equipment row must be locked.
+// nil when it fits (or stock is unlimited); when it fits and may warn of
+// overdue units under mode (MayWarnOfOverdue), the overdue_returns warning
+// when units still out past their end would leave it short (overdueShort).
+// The equipment row must be locked.
 // The reservation itself (r.ID, when set) is left out. "Fits" is
 // stock.Profile.Admits, the rule the availability endpoints share: the
 // summed quantity of every counted hold overlapping the window, plus r's,
 // stays within stock (docs/availability.md, "The stock rule, stated once";
 // not the busiest instant, which that section explains).
-func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stockQuantity *int, r *Reservation) (*OverbookDetails, *Warning, error) {
+func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode tenancy.StockGuardMode, stockQuantity *int, r *Reservation) (*OverbookDetails, *Warning, error) {
 	if stockQuantity == nil {
 		return nil, nil, nil
 	}
@@ -72,9 +73,7 @@ func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, stock
 	}
 	p := stock.Compute(stockQuantity, w, holds)
 	if p.Admits(r.Quantity) {
-		if r.ReservationStatus == StatusCheckedOut {
-			// The gear has left: whatever the records say of units out,
-			// they were there for it.
+		if !r.MayWarnOfOverdue(mode) {
 			return nil, nil, nil
 		}
 		overdue, err := overdueShort(ctx, tx, org, *p.MinAvailable, r)

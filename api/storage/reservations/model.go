@@ -12,6 +12,7 @@ import (
 	"github.com/eventapi/eventapi/api/storage/related"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Reservation books a quantity of one equipment record for a window,
@@ -55,7 +56,7 @@ const Kind = "equipment reservation"
 // allowed. Reserved and checked_out count against stock (stock.HoldingStatuses).
 const (
 	StatusReserved   = "reserved"
-	StatusCheckedOut = "checked_out"
+	StatusCheckedOut = stock.StatusCheckedOut
 	StatusReturned   = "returned"
 	StatusCancelled  = "cancelled"
 )
@@ -71,6 +72,15 @@ var Expansions = []string{"equipment", "event", "vehicle"}
 
 // MinOverbookReason is the shortest accepted overbook_reason.
 const MinOverbookReason = 4
+
+// MayWarnOfOverdue reports whether a write of r under the stock guard mode
+// can answer overdue_returns: only a reserved booking under a guard that
+// looks (a checkout records gear that has left, so the units were there;
+// off mode looks at no stock). The guard asks it before reading what is
+// overdue, and the handler before checking the scope the warning needs.
+func (r *Reservation) MayWarnOfOverdue(mode tenancy.StockGuardMode) bool {
+	return r.ReservationStatus == StatusReserved && mode != tenancy.StockGuardOff
+}
 
 // counts reports whether the reservation holds stock (storage/stock states which
 // statuses do).

@@ -18,7 +18,8 @@ import (
 const MaxNamed = stock.MaxNamed
 
 // Named is what a warning says of the reservations it is about: how many,
-// and the first MaxNamed of them, oldest first.
+// and the first MaxNamed of them, in the order the warning states (oldest
+// first; overdue_returns: the longest overdue first).
 type Named struct {
 	Count          int         `json:"count"`
 	ReservationIDs []uuid.UUID `json:"reservation_ids"`

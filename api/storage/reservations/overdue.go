@@ -41,10 +41,13 @@ type OverdueDetails struct {
 func overdueShort(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, available int, r *Reservation) (*Warning, error) {
 	w := stock.Window{Start: r.StartDate, End: r.EndDate}
 	all, err := stock.OverdueOf(ctx, tx, org.UUID, []uuid.UUID{r.EquipmentID}, w, r.ID)
+	if err != nil {
+		return nil, err
+	}
 	o, ok := all[r.EquipmentID]
 	left := available - o.Quantity
-	if err != nil || !ok || r.Quantity <= left {
-		return nil, err
+	if !ok || r.Quantity <= left {
+		return nil, nil
 	}
 	return &Warning{Code: WarningOverdueReturns, Details: &OverdueDetails{
 		Named:     Named{Count: o.Count, ReservationIDs: o.ReservationIDs},

@@ -215,7 +215,7 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	var short *OverbookDetails
 	var overdue *Warning
 	if mode != tenancy.StockGuardOff {
-		if short, overdue, err = shortage(ctx, tx, org, units, next); err != nil {
+		if short, overdue, err = shortage(ctx, tx, org, mode, units, next); err != nil {
 			return nil, err
 		}
 	}
