@@ -1,11 +1,17 @@
 package planning_test
 
 import (
+	"context"
 	"net/url"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/api/bookingtest"
+	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
 // TestAvailabilityNamesOverdueReturns: May 2026 lies before the test's now,
@@ -63,5 +69,41 @@ func TestAvailabilityNamesOverdueReturns(t *testing.T) {
 	beq := bookingtest.For(env, b).Equipment("Hazer", bookingtest.Stock(5), nil)
 	if res := b.Get(availabilityPath(beq, 5, 6)); res.Status != 200 || res.Data()["overdue"] != nil {
 		t.Errorf("B: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestAvailabilityIsOneSnapshot: the holds and what is overdue are read by
+// two statements of one snapshot. A checked-out reservation overlapping the
+// window is held; its end moved before the window, committed between the
+// two statements, would make it overdue too, and the answer would count
+// its unit twice.
+func TestAvailabilityIsOneSnapshot(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	eq := bookingtest.For(env, a).Equipment("Hazer", bookingtest.Stock(5), nil)
+	out := reserve(t, a, eq, book{2, 6, 1, "checked_out"})
+
+	var armed atomic.Bool
+	*env.Svc.DB = *env.Svc.DB.WithQueryHook(pgtest.BeforeQuery(func(ctx context.Context, e *bun.QueryEvent) context.Context {
+		if !strings.Contains(e.Query, "CROSS JOIN LATERAL") || !armed.CompareAndSwap(true, false) {
+			return ctx
+		}
+		if p := a.Patch(reservationsPath+"/"+out, map[string]any{"end_date": day(4)}); p.Status != 200 {
+			t.Errorf("moving the end: %d %s", p.Status, p.Body)
+		}
+		return ctx
+	}))
+	armed.Store(true)
+	res := a.Get(availabilityPath(eq, 5, 7))
+	if armed.Load() {
+		t.Fatal("the overdue read was not seen: no statement joins LATERAL")
+	}
+	if res.Status != 200 || res.Data()["min_available"] != 4.0 || res.Data()["overdue"] != nil {
+		t.Fatalf("%d %s: the holds and what is overdue were read in two snapshots", res.Status, res.Body)
+	}
+	// The next answer sees the move: free by the rule, overdue in fact.
+	res = a.Get(availabilityPath(eq, 5, 7))
+	if o, _ := res.Data()["overdue"].(map[string]any); res.Data()["min_available"] != 5.0 || o["quantity"] != 1.0 {
+		t.Fatalf("after the move: %s", res.Body)
 	}
 }
