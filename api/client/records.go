@@ -43,6 +43,8 @@ func RecordOf[T any](r Recorded) (T, error) {
 	switch {
 	case !ok:
 		return v, fmt.Errorf("eventapi: %T is not the type of a record the change feed or a webhook carries", v)
+	case objectType == "":
+		return v, fmt.Errorf("eventapi: the message carries no record (its type names no object type, as a ping's does), so it does not decode into %T", v)
 	case want != objectType:
 		return v, fmt.Errorf("eventapi: %s records do not decode into %T (the type of %s records)", objectType, v, want)
 	}

@@ -52,6 +52,12 @@ func TestRecordOf(t *testing.T) {
 		!strings.Contains(err.Error(), "is not the type of a record") {
 		t.Errorf("a map: %v", err)
 	}
+	// A message whose type has no dot (a ping) carries no record: the
+	// error says so, rather than naming an empty object type.
+	if _, err := client.RecordOf[client.Vehicle](client.WebhookMessage{Type: "ping"}); err == nil ||
+		!strings.Contains(err.Error(), "carries no record") {
+		t.Errorf("a ping: %v", err)
+	}
 	bad := client.Change{ObjectType: client.ChangeObjectTypeVehicle, Data: map[string]any{"name": 7}}
 	if _, err := client.RecordOf[client.Vehicle](bad); err == nil {
 		t.Error("a vehicle whose name is a number decoded")

@@ -105,8 +105,8 @@ func loadWindow(q *rest.Query, eventID *uuid.UUID) stock.Window {
 		q.Issue("event_id", "give either start and end, or event_id, not both")
 	case byEvent: // the event's dates, read once no parameter is bad
 	case !start && !end:
-		q.Issue("start", "is required with end, unless event_id is given")
-		q.Issue("end", "is required with start, unless event_id is given")
+		q.Issue("start", "give start and end, or event_id")
+		q.Issue("end", "give start and end, or event_id")
 	default:
 		return window(q)
 	}

@@ -127,9 +127,14 @@ func decide(mode tenancy.StockGuardMode, short *OverbookDetails, r *Reservation,
 		WithDetails(&blocked)
 }
 
-// blockedMessage says what details says: requested, available (negative
-// when stock is already overbooked) and the deficit.
+// blockedMessage says what details says: requested, available and the
+// deficit. available is negative when more is held than stock already; the
+// message then says none is available and by how much stock is overdrawn.
 func blockedMessage(short *OverbookDetails) string {
+	if short.Available < 0 {
+		return fmt.Sprintf("the reservation needs %d, and none are available in the window (%d more %s held than stock): %d short",
+			short.Requested, -short.Available, plural(-short.Available, "is", "are"), short.Deficit)
+	}
 	return fmt.Sprintf("the reservation needs %d, and %d %s available in the window: %d short",
 		short.Requested, short.Available, plural(short.Available, "is", "are"), short.Deficit)
 }

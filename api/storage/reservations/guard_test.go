@@ -12,7 +12,8 @@ func TestBlockedMessage(t *testing.T) {
 		{5, 3, "the reservation needs 5, and 3 are available in the window: 2 short"},
 		{2, 1, "the reservation needs 2, and 1 is available in the window: 1 short"},
 		{1, 0, "the reservation needs 1, and 0 are available in the window: 1 short"},
-		{1, -2, "the reservation needs 1, and -2 are available in the window: 3 short"},
+		{1, -2, "the reservation needs 1, and none are available in the window (2 more are held than stock): 3 short"},
+		{2, -1, "the reservation needs 2, and none are available in the window (1 more is held than stock): 3 short"},
 	} {
 		d := &OverbookDetails{Requested: c.requested, Available: c.available, Deficit: c.requested - c.available}
 		if got := blockedMessage(d); got != c.want {
