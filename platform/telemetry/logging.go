@@ -93,7 +93,12 @@ func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 		r.AddAttrs(slog.String("request_id", id))
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+		// An unsampled span has ids too, and they are worth logging (a
+		// caller's trace id joins this line to the caller's own lines),
+		// but no trace of it reaches the backend: trace_sampled says
+		// whether one does.
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()),
+			slog.Bool("trace_sampled", sc.IsSampled()))
 	}
 	err := h.Handler.Handle(ctx, r)
 	if h.out != nil && (id == "" || r.Level >= slog.LevelWarn) {

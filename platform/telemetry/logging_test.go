@@ -14,22 +14,37 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
+// TestLoggerCarriesRequestAndTraceIDs: a line in a request's context has
+// its request id, and its trace and span ids with whether the trace is
+// sampled: under a ratio sampler most ids name a trace the backend never
+// gets (docs/observability.md, "Traces and log lines").
 func TestLoggerCarriesRequestAndTraceIDs(t *testing.T) {
-	var buf bytes.Buffer
-	log := NewLogger(&buf, "info")
-	tp := sdktrace.NewTracerProvider()
-	ctx, span := tp.Tracer("t").Start(WithRequestID(context.Background(), "req-1"), "op")
-	log.InfoContext(ctx, "hello")
-	span.End()
-	var rec map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
-		t.Fatal(err)
-	}
-	if rec["request_id"] != "req-1" {
-		t.Errorf("request_id = %v", rec["request_id"])
-	}
-	if rec["trace_id"] != span.SpanContext().TraceID().String() {
-		t.Errorf("trace_id = %v", rec["trace_id"])
+	for _, tc := range []struct {
+		name    string
+		sampler sdktrace.Sampler
+	}{{"sampled", sdktrace.AlwaysSample()}, {"not sampled", sdktrace.NeverSample()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			log := NewLogger(&buf, "info")
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(tc.sampler))
+			ctx, span := tp.Tracer("t").Start(WithRequestID(context.Background(), "req-1"), "op")
+			log.InfoContext(ctx, "hello")
+			span.End()
+			var rec map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+				t.Fatal(err)
+			}
+			sc := span.SpanContext()
+			if rec["request_id"] != "req-1" {
+				t.Errorf("request_id = %v", rec["request_id"])
+			}
+			if rec["trace_id"] != sc.TraceID().String() || rec["span_id"] != sc.SpanID().String() {
+				t.Errorf("trace_id %v, span_id %v; want %s, %s", rec["trace_id"], rec["span_id"], sc.TraceID(), sc.SpanID())
+			}
+			if rec["trace_sampled"] != sc.IsSampled() {
+				t.Errorf("trace_sampled = %v, want %v", rec["trace_sampled"], sc.IsSampled())
+			}
+		})
 	}
 }
 

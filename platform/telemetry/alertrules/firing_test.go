@@ -349,6 +349,8 @@ func TestAlertsFire(t *testing.T) {
 			gauge(20, "go_sql_connections_max_open", with(api, "pod", "a", "db_system", "postgresql")...)}, false},
 		{"large reads wait", "EventapiLargeReadsQueueing", []series{gauge(3, "eventapi_large_reads_waiting", with(api, "pod", "a")...)}, true},
 		{"no large read waits", "EventapiLargeReadsQueueing", []series{gauge(0, "eventapi_large_reads_waiting", with(api, "pod", "a")...)}, false},
+		{"writes wait", "EventapiWritesQueueing", []series{gauge(2, "eventapi_writes_waiting", with(api, "pod", "a")...)}, true},
+		{"no write waits", "EventapiWritesQueueing", []series{gauge(0, "eventapi_writes_waiting", with(api, "pod", "a")...)}, false},
 		{"webhooks arrive after two minutes", "EventapiWebhookDeliveryLagging",
 			histogramOf(5, 120, "eventapi_webhook_delivery_lag_seconds", with(api, "wait", "service")...), true},
 		{"webhooks arrive within a second", "EventapiWebhookDeliveryLagging",
