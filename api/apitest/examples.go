@@ -8,10 +8,15 @@ import (
 	"github.com/eventapi/eventapi/api/openapi"
 )
 
-// ErrorExamples returns the message of the example of each error answer
-// the v2 document (v1: the v1 document) describes in components.responses,
-// by the answer's name; answers without an example are absent.
-func ErrorExamples(t testing.TB, v1 bool) map[string]string {
+// ErrorExample is the error object of an error answer's example.
+type ErrorExample struct {
+	Code, Message string
+}
+
+// ErrorExamples returns the example of each error answer the v2 document
+// (v1: the v1 document) describes in components.responses, by the answer's
+// name; answers without an example are absent.
+func ErrorExamples(t testing.TB, v1 bool) map[string]ErrorExample {
 	t.Helper()
 	doc, err := openapi.JSON()
 	if v1 {
@@ -25,9 +30,7 @@ func ErrorExamples(t testing.TB, v1 bool) map[string]string {
 			Responses map[string]struct {
 				Content map[string]struct {
 					Example *struct {
-						Error struct {
-							Message string `json:"message"`
-						} `json:"error"`
+						Error ErrorExample `json:"error"`
 					} `json:"example"`
 				} `json:"content"`
 			} `json:"responses"`
@@ -36,11 +39,11 @@ func ErrorExamples(t testing.TB, v1 bool) map[string]string {
 	if err := json.Unmarshal(doc, &d); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
+	out := map[string]ErrorExample{}
 	for name, r := range d.Components.Responses {
 		for _, c := range r.Content {
 			if c.Example != nil {
-				out[name] = c.Example.Error.Message
+				out[name] = c.Example.Error
 			}
 		}
 	}

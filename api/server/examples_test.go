@@ -20,21 +20,24 @@ import (
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
-// answered is what one request got: status and error.message.
+// answered is what one request got: status, error.code and error.message.
 type answered struct {
-	status  int
-	message string
+	status int
+	apitest.ErrorExample
 }
 
-func answerOf(r *apitest.Response) answered { return answered{r.Status, r.ErrorMessage()} }
+func answerOf(r *apitest.Response) answered {
+	return answered{r.Status, apitest.ErrorExample{Code: r.ErrorCode(), Message: r.ErrorMessage()}}
+}
 
 // TestErrorExamplesAreWhatTheServerSays: every example of an error answer
-// in the v2 and v1 documents (components.responses) is the message the
+// in the v2 document (components.responses) is the code and message the
 // server gives in the case it illustrates, caused for real here. An
 // integrator copies these texts, or matches on them; a message changed in
 // the code and not in the document is caught here (the contract check
 // validates only the shape). A new example needs a row, or a reason in
-// notCaused.
+// notCaused. The v1 document's examples are api/v1's
+// TestErrorExamplesAreWhatTheServerSends.
 func TestErrorExamplesAreWhatTheServerSays(t *testing.T) {
 	env := apitest.New(t, apitest.WithRoutes(func(v2 fiber.Router) {
 		v2.Get("/examples/panic", func(*fiber.Ctx) error { panic("a bug") })
@@ -56,7 +59,7 @@ func TestErrorExamplesAreWhatTheServerSays(t *testing.T) {
 	raw := func(request string) answered {
 		head, body, _ := strings.Cut(request, "\r\n\r\n")
 		resp, answer := rawExchange(t, base, head+"\r\n\r\n", strings.NewReader(body))
-		return answered{resp.StatusCode, (&apitest.Response{Body: answer}).ErrorMessage()}
+		return answerOf(&apitest.Response{Status: resp.StatusCode, Body: answer})
 	}
 	tooLarge := func(method, path string) answered {
 		body := `{"name":"` + strings.Repeat("a", 1<<20) + `"}`
@@ -72,101 +75,74 @@ func TestErrorExamplesAreWhatTheServerSays(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		return answered{resp.StatusCode, (&apitest.Response{Body: body}).ErrorMessage()}
+		return answerOf(&apitest.Response{Status: resp.StatusCode, Body: body})
 	}
-	v1Equipment := "/api/v1/equipment/" + equipment
-
-	cases := map[string]map[string]func() answered{
-		"v2": {
-			"MalformedJSON": func() answered { return answerOf(a.Post("/api/v2/clients", "{")) },
-			"Unauthorized": func() answered {
-				return answerOf(env.Send(apitest.Request{Method: http.MethodGet, Path: "/api/v2/events"}))
-			},
-			"Forbidden": func() answered { return answerOf(clientsOnly.Get("/api/v2/events")) },
-			"NotFound":  func() answered { return answerOf(a.Get("/api/v2/events/" + uuid.NewString())) },
-			"BatchNotFound": func() answered {
-				return answerOf(a.Get("/api/v2/availability?equipment_id=3f0c2a56-8f1e-4a57-9c36-1f1d1bb0f5a1&start=2026-05-01T00:00:00Z&end=2026-05-02T00:00:00Z"))
-			},
-			"IdempotencyConflict": func() answered {
-				a.Do(http.MethodPost, "/api/v2/clients", map[string]any{"name": "Once"}, "Idempotency-Key", "examples-1")
-				return answerOf(a.Do(http.MethodPost, "/api/v2/clients", map[string]any{"name": "Twice"}, "Idempotency-Key", "examples-1"))
-			},
-			"Conflict": func() answered {
-				a.Post("/api/v2/equipment_reservations", window)
-				return answerOf(a.Post("/api/v2/equipment_reservations", window))
-			},
-			"PayloadTooLarge": func() answered {
-				return tooLarge(http.MethodPost, "/api/v2/clients")
-			},
-			"PreconditionFailed": func() answered {
-				return answerOf(a.Do(http.MethodPatch, "/api/v2/clients/"+client, map[string]any{"notes": "x"}, "If-Match", `W/"x"`))
-			},
-			"UnsupportedMediaType": func() answered {
-				return answerOf(a.Do(http.MethodPost, "/api/v2/clients", "{}", "Content-Type", "text/plain"))
-			},
-			"URITooLong": func() answered {
-				return raw("GET /api/v2/clients?search=" + strings.Repeat("a", 8<<10) + " HTTP/1.1\r\nHost: test\r\n\r\n")
-			},
-			"HeadersTooLarge": func() answered {
-				return raw("GET /api/v2/clients HTTP/1.1\r\nHost: test\r\nX-Pad: " + strings.Repeat("h", 16<<10) + "\r\n\r\n")
-			},
-			"AmbiguousFraming": func() answered {
-				return raw("POST /api/v2/clients HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
-			},
-			"ValidationFailed": func() answered { return answerOf(a.Post("/api/v2/clients", map[string]any{})) },
-			"TransitionUnprocessable": func() answered {
-				list := a.Post("/api/v2/pick_lists", map[string]any{"name": "Order", "event_id": event}).Data()["id"].(string)
-				return answerOf(a.Patch("/api/v2/pick_lists/"+list, map[string]any{"status": "complete"}))
-			},
-			"ReservationUnprocessable": func() answered {
-				return answerOf(a.Post("/api/v2/equipment_reservations", map[string]any{"equipment_id": equipment, "quantity": 5,
-					"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-02T08:00:00Z"}))
-			},
-			"InternalError":      func() answered { return app("/api/v2/examples/panic") },
-			"ServiceUnavailable": func() answered { return app("/api/v2/examples/database-down") },
+	cases := map[string]func() answered{
+		"MalformedJSON": func() answered { return answerOf(a.Post("/api/v2/clients", "{")) },
+		"Unauthorized": func() answered {
+			return answerOf(env.Send(apitest.Request{Method: http.MethodGet, Path: "/api/v2/events"}))
 		},
-		"v1": {
-			"BadRequest": func() answered { return answerOf(a.Patch(v1Equipment, map[string]any{"weight_lbs": -1})) },
-			"Unauthorized": func() answered {
-				return answerOf(env.Send(apitest.Request{Method: http.MethodGet, Path: "/api/v1/equipment"}))
-			},
-			"Forbidden": func() answered { return answerOf(clientsOnly.Get("/api/v1/equipment")) },
-			"NotFound":  func() answered { return answerOf(a.Get("/api/v1/equipment/" + uuid.NewString())) },
-			"PreconditionFailed": func() answered {
-				return answerOf(a.Do(http.MethodPatch, v1Equipment, map[string]any{"weight_lbs": 2}, "If-Match", `"x"`))
-			},
-			"PayloadTooLarge": func() answered {
-				return tooLarge(http.MethodPatch, v1Equipment)
-			},
-			"UnsupportedMediaType": func() answered {
-				return answerOf(a.Do(http.MethodPatch, v1Equipment, "{}", "Content-Type", "text/plain"))
-			},
+		"Forbidden": func() answered { return answerOf(clientsOnly.Get("/api/v2/events")) },
+		"NotFound":  func() answered { return answerOf(a.Get("/api/v2/events/" + uuid.NewString())) },
+		"BatchNotFound": func() answered {
+			return answerOf(a.Get("/api/v2/availability?equipment_id=3f0c2a56-8f1e-4a57-9c36-1f1d1bb0f5a1&start=2026-05-01T00:00:00Z&end=2026-05-02T00:00:00Z"))
 		},
+		"IdempotencyConflict": func() answered {
+			a.Do(http.MethodPost, "/api/v2/clients", map[string]any{"name": "Once"}, "Idempotency-Key", "examples-1")
+			return answerOf(a.Do(http.MethodPost, "/api/v2/clients", map[string]any{"name": "Twice"}, "Idempotency-Key", "examples-1"))
+		},
+		"Conflict": func() answered {
+			a.Post("/api/v2/equipment_reservations", window)
+			return answerOf(a.Post("/api/v2/equipment_reservations", window))
+		},
+		"PayloadTooLarge": func() answered {
+			return tooLarge(http.MethodPost, "/api/v2/clients")
+		},
+		"PreconditionFailed": func() answered {
+			return answerOf(a.Do(http.MethodPatch, "/api/v2/clients/"+client, map[string]any{"notes": "x"}, "If-Match", `W/"x"`))
+		},
+		"UnsupportedMediaType": func() answered {
+			return answerOf(a.Do(http.MethodPost, "/api/v2/clients", "{}", "Content-Type", "text/plain"))
+		},
+		"URITooLong": func() answered {
+			return raw("GET /api/v2/clients?search=" + strings.Repeat("a", 8<<10) + " HTTP/1.1\r\nHost: test\r\n\r\n")
+		},
+		"HeadersTooLarge": func() answered {
+			return raw("GET /api/v2/clients HTTP/1.1\r\nHost: test\r\nX-Pad: " + strings.Repeat("h", 16<<10) + "\r\n\r\n")
+		},
+		"AmbiguousFraming": func() answered {
+			return raw("POST /api/v2/clients HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
+		},
+		"ValidationFailed": func() answered { return answerOf(a.Post("/api/v2/clients", map[string]any{})) },
+		"TransitionUnprocessable": func() answered {
+			list := a.Post("/api/v2/pick_lists", map[string]any{"name": "Order", "event_id": event}).Data()["id"].(string)
+			return answerOf(a.Patch("/api/v2/pick_lists/"+list, map[string]any{"status": "complete"}))
+		},
+		"ReservationUnprocessable": func() answered {
+			return answerOf(a.Post("/api/v2/equipment_reservations", map[string]any{"equipment_id": equipment, "quantity": 5,
+				"start_date": "2026-06-01T08:00:00Z", "end_date": "2026-06-02T08:00:00Z"}))
+		},
+		"InternalError":      func() answered { return app("/api/v2/examples/panic") },
+		"ServiceUnavailable": func() answered { return app("/api/v2/examples/database-down") },
 	}
 	// Examples whose case this test does not cause, and where it is held.
 	notCaused := map[string]string{
-		"v2 RateLimited":        "a limit of its own: TestRateLimitedExamples",
-		"v1 RateLimited":        "a limit of its own: TestRateLimitedExamples",
-		"v2 CursorExpired":      "a purged feed: api/changes TestAnExpiredCursorIsGone",
-		"v1 ServerError":        "no v1 route fails by design; every v1 internal error gets this text (api/rest/errors.go)",
-		"v1 ServiceUnavailable": "v1 has no route of a test's own to fail on; the server's 503 outside a handler",
+		"RateLimited":   "a limit of its own: TestRateLimitedExamples",
+		"CursorExpired": "a purged feed: api/changes TestAnExpiredCursorIsGone",
 	}
-	for _, version := range []string{"v2", "v1"} {
-		for name, example := range apitest.ErrorExamples(t, version == "v1") {
-			t.Run(version+" "+name, func(t *testing.T) {
-				cause, ok := cases[version][name]
-				if !ok {
-					if _, held := notCaused[version+" "+name]; !held {
-						t.Fatalf("the example of %s has no case here: add one, or a reason to notCaused", name)
-					}
-					return
+	for name, example := range apitest.ErrorExamples(t, false) {
+		t.Run(name, func(t *testing.T) {
+			cause, ok := cases[name]
+			if !ok {
+				if _, held := notCaused[name]; !held {
+					t.Fatalf("the example of %s has no case here: add one, or a reason to notCaused", name)
 				}
-				got := cause()
-				if got.status < 400 || got.message != example {
-					t.Errorf("%d %q\nthe document's example: %q", got.status, got.message, example)
-				}
-			})
-		}
+				return
+			}
+			if got := cause(); got.status < 400 || got.ErrorExample != example {
+				t.Errorf("%d %+v\nthe document's example: %+v", got.status, got.ErrorExample, example)
+			}
+		})
 	}
 }
 
@@ -184,7 +160,7 @@ func TestRateLimitedExamples(t *testing.T) {
 		for range 3 {
 			last = a.Get(tc.path)
 		}
-		if want := strings.Replace(example, tc.limit, "2", 1); last.Status != 429 || last.ErrorMessage() != want {
+		if want := strings.Replace(example.Message, tc.limit, "2", 1); last.Status != 429 || last.ErrorCode() != example.Code || last.ErrorMessage() != want {
 			t.Errorf("%s: %d %q, want 429 %q (the document's %q with the limit of 2)", tc.version, last.Status, last.ErrorMessage(), want, example)
 		}
 	}
