@@ -1,19 +1,15 @@
 package planning
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage/stock"
-	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -97,9 +93,8 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 	})
 }
 
-// answer loads the profiles of ids over w with one query, and what is
-// overdue before w with another, both in one snapshot (a read-only
-// REPEATABLE READ transaction), the profiles from at most MaxHolds
+// answer loads the profiles of ids over w and what is overdue before w in
+// one snapshot (stock.Answer), the profiles from at most MaxHolds
 // reservations (a 422 on end saying ask when the window holds more), and
 // sends them with send; the whole is built under the large-read bulkhead.
 // Any id that names no equipment of the caller's organization makes the
@@ -107,32 +102,17 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask string, send func([]Availability) error) error {
 	ctx := c.UserContext()
 	return h.env.LargeReads.Run(ctx, func() error {
-		var out []Availability
-		err := database.RunInTxWith(ctx, h.env.Conn(ctx), oneSnapshot, func(ctx context.Context, tx bun.Tx) error {
-			org := tenancy.OrgID(ctx).UUID
-			profiles, err := stock.Availability(ctx, tx, org, ids, w, MaxHolds)
-			if err != nil {
-				return tooManyHolds(err, "end", ask)
-			}
-			overdue, err := stock.OverdueOf(ctx, tx, org, ids, w, uuid.Nil)
-			if err != nil {
-				return err
-			}
-			out, err = inOrder(ids, profiles, overdue)
-			return err
-		})
+		profiles, overdue, err := stock.Answer(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w, MaxHolds)
+		if err != nil {
+			return tooManyHolds(err, "end", ask)
+		}
+		out, err := inOrder(ids, profiles, overdue)
 		if err != nil {
 			return err
 		}
 		return send(out)
 	})
 }
-
-// oneSnapshot makes the holds and what is overdue one committed state: a
-// write committed between the two statements, such as a checked-out
-// reservation's end moved before the window, would otherwise count it both
-// as held and as overdue, or as neither.
-var oneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 
 // inOrder is the answer of each id in ids, or not_found naming the ids
 // profiles lacks.

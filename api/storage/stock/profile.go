@@ -6,7 +6,8 @@
 // guard's count is the sum of every overlapping hold, and the step function
 // beside it shows when inside the window the units are held. It also
 // states which reservations are overdue before a window (OverdueBefore,
-// overdue.go): checked out, ended, not back, and not counted by the rule.
+// overdue.go): checked out, ended, not back, and not counted by the rule;
+// Answer reads both in one snapshot for the availability endpoints.
 // docs/availability.md explains both.
 package stock
 
