@@ -37,13 +37,19 @@ const (
 // middleware owns the transaction of a keyed request; it answers such an
 // error with 503 and releases the key, so the client's retry runs the whole
 // request again (docs/decisions.md).
+//
+// fn gets ctx itself. bun hands its function the context its BEGIN's query
+// hook returned (under a savepoint, the outer transaction's), so every
+// statement's span would be a child of the BEGIN span, which has ended,
+// and a value the caller put in ctx after the outer BEGIN would be lost.
 func RunInTxWith(ctx context.Context, db bun.IDB, opts *sql.TxOptions, fn func(ctx context.Context, tx bun.Tx) error) error {
+	inCtx := func(_ context.Context, tx bun.Tx) error { return fn(ctx, tx) }
 	if IsTx(db) {
-		return db.RunInTx(ctx, opts, fn)
+		return db.RunInTx(ctx, opts, inCtx)
 	}
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = db.RunInTx(ctx, opts, fn)
+		err = db.RunInTx(ctx, opts, inCtx)
 		if err == nil || !Retryable(err) || attempt == TxAttempts {
 			return err
 		}
