@@ -2,6 +2,9 @@ package apitest
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,10 +16,20 @@ type ErrorExample struct {
 	Code, Message string
 }
 
-// ErrorExamples returns the example of each error answer the v2 document
-// (v1: the v1 document) describes in components.responses, by the answer's
-// name; answers without an example are absent.
-func ErrorExamples(t testing.TB, v1 bool) map[string]ErrorExample {
+// DocumentedError is an error answer of a document: its example and the
+// statuses the operations give it under.
+type DocumentedError struct {
+	Example  ErrorExample
+	Statuses []int
+}
+
+// ErrorExamples returns each error answer the v2 document (v1: the v1
+// document) describes in components.responses and some operation gives
+// under a 4xx or 5xx status, by the answer's name; an answer with several
+// examples (`examples`) comes once per example, as "name/example". An
+// error answer without an example fails t: every one has one, so that the
+// example tests cover them all.
+func ErrorExamples(t testing.TB, v1 bool) map[string]DocumentedError {
 	t.Helper()
 	doc, err := openapi.JSON()
 	if v1 {
@@ -25,13 +38,19 @@ func ErrorExamples(t testing.TB, v1 bool) map[string]ErrorExample {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type errorBody struct {
+		Error ErrorExample `json:"error"`
+	}
 	var d struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+		// Components.Responses by name.
 		Components struct {
 			Responses map[string]struct {
 				Content map[string]struct {
-					Example *struct {
-						Error ErrorExample `json:"error"`
-					} `json:"example"`
+					Example  *errorBody `json:"example"`
+					Examples map[string]struct {
+						Value errorBody `json:"value"`
+					} `json:"examples"`
 				} `json:"content"`
 			} `json:"responses"`
 		} `json:"components"`
@@ -39,12 +58,41 @@ func ErrorExamples(t testing.TB, v1 bool) map[string]ErrorExample {
 	if err := json.Unmarshal(doc, &d); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]ErrorExample{}
-	for name, r := range d.Components.Responses {
-		for _, c := range r.Content {
-			if c.Example != nil {
-				out[name] = c.Example.Error
+	statuses := map[string][]int{}
+	for _, ops := range d.Paths {
+		for _, raw := range ops {
+			var op struct {
+				Responses map[string]struct {
+					Ref string `json:"$ref"`
+				} `json:"responses"`
 			}
+			if json.Unmarshal(raw, &op) != nil {
+				continue // a path's parameters, not an operation
+			}
+			for code, r := range op.Responses {
+				status, err := strconv.Atoi(code)
+				name, ok := strings.CutPrefix(r.Ref, "#/components/responses/")
+				if err == nil && ok && status >= 400 && !slices.Contains(statuses[name], status) {
+					statuses[name] = append(statuses[name], status)
+				}
+			}
+		}
+	}
+	out := map[string]DocumentedError{}
+	for name, st := range statuses {
+		found := false
+		for _, c := range d.Components.Responses[name].Content {
+			if c.Example != nil {
+				out[name] = DocumentedError{c.Example.Error, st}
+				found = true
+			}
+			for key, e := range c.Examples {
+				out[name+"/"+key] = DocumentedError{e.Value.Error, st}
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("the error answer %s (statuses %v) has no example", name, st)
 		}
 	}
 	return out

@@ -76,7 +76,7 @@ func TestAnExpiredCursorIsGone(t *testing.T) {
 	if res.Status != 410 || res.ErrorCode() != "cursor_expired" || !strings.Contains(res.ErrorMessage(), "Resync") || !strings.Contains(res.ErrorMessage(), "kept 30 days") {
 		t.Fatalf("a cursor before purged changes: %d %s, want 410 cursor_expired telling the reader to resync", res.Status, res.Body)
 	}
-	if example := apitest.ErrorExamples(t, false)["CursorExpired"]; res.ErrorCode() != example.Code || res.ErrorMessage() != example.Message {
+	if example := apitest.ErrorExamples(t, false)["CursorExpired"].Example; res.ErrorCode() != example.Code || res.ErrorMessage() != example.Message {
 		t.Errorf("%s %q, the document's example %+v", res.ErrorCode(), res.ErrorMessage(), example)
 	}
 	apitest.AssertNoDatabaseText(t, res.Body)
