@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/extra/bunotel"
 	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
@@ -31,13 +32,31 @@ func (s sqlSpans) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Co
 	if telemetry.IsUntraced(ctx) {
 		return ctx
 	}
-	return s.hook.BeforeQuery(ctx, e)
+	spanCtx := s.hook.BeforeQuery(ctx, e)
+	if e.Query == "BEGIN" && trace.SpanContextFromContext(ctx).IsValid() {
+		// bun keeps BEGIN's returned context as the transaction's (COMMIT,
+		// ROLLBACK and RunInTx's fn use it): hand back the caller's, and
+		// end the BEGIN span from the stash. Without a parent (background
+		// work) BEGIN stays the root its statements group under.
+		if e.Stash == nil {
+			e.Stash = map[any]any{}
+		}
+		e.Stash[beginSpanKey{}] = spanCtx
+		return ctx
+	}
+	return spanCtx
 }
 
+type beginSpanKey struct{}
+
 func (s sqlSpans) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
-	if !telemetry.IsUntraced(ctx) {
-		s.hook.AfterQuery(ctx, e)
+	if telemetry.IsUntraced(ctx) {
+		return
 	}
+	if c, ok := e.Stash[beginSpanKey{}].(context.Context); ok {
+		ctx = c
+	}
+	s.hook.AfterQuery(ctx, e)
 }
 
 // Options tunes the connection pool.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -217,5 +219,39 @@ func TestBufferedLoggerWritesWholeLines(t *testing.T) {
 	}
 	if len(w.calls) > n/20 {
 		t.Errorf("%d writes for %d lines: not buffered", len(w.calls), n)
+	}
+}
+
+// TestNoTraceIDsWithoutExport: a process that exports no spans reads no
+// caller's trace context, so a sampled traceparent from an ingress puts
+// no trace or span id, nor trace_sampled, on its lines: they would name
+// the caller's trace as if this process had traced the request.
+func TestNoTraceIDsWithoutExport(t *testing.T) {
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER"} {
+		t.Setenv(name, "")
+	}
+	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
+	t.Cleanup(func() { otel.SetTracerProvider(prevTP); otel.SetTextMapPropagator(prevProp) })
+	_, exporting, err := SetupTracing(context.Background(), "no-export-test")
+	if err != nil || exporting {
+		t.Fatalf("SetupTracing: exporting=%v %v", exporting, err)
+	}
+	header := propagation.MapCarrier{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	ctx := otel.GetTextMapPropagator().Extract(WithRequestID(context.Background(), "req-1"), header)
+	ctx, span := Tracer().Start(ctx, "GET")
+	var buf bytes.Buffer
+	NewLogger(&buf, "info").InfoContext(ctx, "request")
+	span.End()
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["request_id"] != "req-1" {
+		t.Errorf("request_id = %v", rec["request_id"])
+	}
+	for _, field := range []string{"trace_id", "span_id", "trace_sampled"} {
+		if v, ok := rec[field]; ok {
+			t.Errorf("%s = %v on a line of a process that exports no spans", field, v)
+		}
 	}
 }

@@ -34,14 +34,21 @@ type Shutdown func(context.Context) error
 // (protocol from OTEL_EXPORTER_OTLP_PROTOCOL: grpc or http/protobuf, the
 // default; any other is an error, see otlpProtocol), and is a no-op
 // otherwise or when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. It reports whether spans are exported.
+//
+// A caller's trace context (traceparent) is read only when spans are
+// exported. Read by a process that makes no spans, it stayed in the
+// request's context as its span context, and the log lines named the
+// caller's trace and span as if this process had traced the request
+// (docs/observability.md, "Traces and log lines").
 func SetupTracing(ctx context.Context, serviceName string) (Shutdown, bool, error) {
-	// W3C trace context only: nothing reads baggage, and a client's
-	// malformed baggage header was an SDK error to log.
-	otel.SetTextMapPropagator(propagation.TraceContext{})
 	if !exportEnabled(os.Getenv) {
+		otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator())
 		otel.SetTracerProvider(noop.NewTracerProvider())
 		return func(context.Context) error { return nil }, false, nil
 	}
+	// W3C trace context only: nothing reads baggage, and a client's
+	// malformed baggage header was an SDK error to log.
+	otel.SetTextMapPropagator(propagation.TraceContext{})
 	exp, err := newExporter(ctx)
 	if err != nil {
 		return nil, false, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage/changes"
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/webhook"
 )
 
@@ -204,7 +205,7 @@ func (w *Worker) complete(c *store.Claim, changedAt time.Time, at claimTimes, to
 		// window, is not given up, and its schedule starts again.
 		o.FreshRetryIn = w.backoff.Delay(1, rand.Float64())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	ctx, cancel := context.WithTimeout(telemetry.Untraced(context.Background()), completeTimeout)
 	defer cancel()
 	done, err := store.Complete(ctx, w.db, c, o)
 	if err != nil {
@@ -238,7 +239,7 @@ func (w *Worker) handBack(ctx context.Context, c *store.Claim, err error) {
 
 // release returns a claim unrecorded, due again after after.
 func (w *Worker) release(c *store.Claim, after time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	ctx, cancel := context.WithTimeout(telemetry.Untraced(context.Background()), completeTimeout)
 	defer cancel()
 	_ = store.Release(ctx, w.db, c, after)
 }
