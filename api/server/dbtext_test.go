@@ -1,11 +1,9 @@
 package server_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/eventapi/eventapi/api/apitest"
-	"github.com/eventapi/eventapi/platform/pgtest"
 )
 
 // TestNoDatabaseTextInResponses forces database failures through real
@@ -38,19 +36,7 @@ func TestNoDatabaseTextInResponses(t *testing.T) {
 		if res := org.Get("/api/v2/clients"); res.Status != 200 {
 			t.Fatalf("warm-up: %d", res.Status)
 		}
-		ctx := context.Background()
-		var name string
-		if err := env.Svc.DB.NewRaw("SELECT current_database()").Scan(ctx, &name); err != nil {
-			t.Fatal(err)
-		}
-		admin := pgtest.Open(t)
-		if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS false"); err != nil {
-			t.Fatal(err)
-		}
-		defer admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS true")
-		if _, err := admin.NewRaw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()", name).Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
+		defer env.RefuseDatabase(t)()
 		res := org.Get("/api/v2/clients")
 		if res.Status != 503 || res.ErrorCode() != "service_unavailable" || res.Header.Get("Retry-After") == "" {
 			t.Fatalf("%d %s", res.Status, res.Body)

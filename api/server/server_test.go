@@ -171,20 +171,8 @@ func TestProbes(t *testing.T) {
 
 func TestReadyzFailsWhenPostgresIsGone(t *testing.T) {
 	env := apitest.New(t)
-	ctx := context.Background()
 	// Refuse new connections to this database and drop the open ones.
-	var name string
-	if err := env.Svc.DB.NewRaw("SELECT current_database()").Scan(ctx, &name); err != nil {
-		t.Fatal(err)
-	}
-	admin := pgtest.Open(t)
-	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS false"); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS true")
-	if _, err := admin.NewRaw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()", name).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	defer env.RefuseDatabase(t)()
 	resp, err := env.Svc.App.Test(httptest.NewRequest("GET", "/readyz", nil), 10_000)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package v1_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/rest"
-	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -100,19 +98,7 @@ func TestErrorExamplesAreWhatTheServerSends(t *testing.T) {
 			if status, _ := send(get); status != 200 {
 				t.Fatalf("warm-up: %d", status)
 			}
-			ctx := context.Background()
-			var name string
-			if err := env.Svc.DB.NewRaw("SELECT current_database()").Scan(ctx, &name); err != nil {
-				t.Fatal(err)
-			}
-			admin := pgtest.Open(t)
-			if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS false"); err != nil {
-				t.Fatal(err)
-			}
-			defer admin.ExecContext(ctx, "ALTER DATABASE "+name+" ALLOW_CONNECTIONS true")
-			if _, err := admin.NewRaw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()", name).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
+			defer env.RefuseDatabase(t)()
 			return send(get)
 		},
 	}
