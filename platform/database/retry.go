@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Retries of transactions that PostgreSQL aborted because of a concurrent
@@ -43,7 +44,16 @@ const (
 // statement's span would be a child of the BEGIN span, which has ended,
 // and a value the caller put in ctx after the outer BEGIN would be lost.
 func RunInTxWith(ctx context.Context, db bun.IDB, opts *sql.TxOptions, fn func(ctx context.Context, tx bun.Tx) error) error {
-	inCtx := func(_ context.Context, tx bun.Tx) error { return fn(ctx, tx) }
+	inCtx := func(txCtx context.Context, tx bun.Tx) error {
+		// Without a span of the caller's (background work) BEGIN is the
+		// root of the transaction's trace: its statements join it.
+		if !trace.SpanContextFromContext(ctx).IsValid() {
+			if sc := trace.SpanContextFromContext(txCtx); sc.IsValid() {
+				return fn(trace.ContextWithSpanContext(ctx, sc), tx)
+			}
+		}
+		return fn(ctx, tx)
+	}
 	if IsTx(db) {
 		return db.RunInTx(ctx, opts, inCtx)
 	}

@@ -102,4 +102,20 @@ func TestStatementsOfATransactionAreChildrenOfTheCaller(t *testing.T) {
 	if counted["SELECT"] != 3 || counted["BEGIN"] != 2 || counted["COMMIT"] != 2 {
 		t.Errorf("spans %v, want 3 SELECT, 2 BEGIN, 2 COMMIT", counted)
 	}
+
+	// Background work, without a span of its own: the transaction is one
+	// trace, BEGIN its root.
+	spans.Reset()
+	if err := database.RunInTx(context.Background(), db, func(ctx context.Context, tx bun.Tx) error {
+		return tx.NewSelect().ColumnExpr("4").Scan(ctx, &one)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	traces := map[string]bool{}
+	for _, s := range spans.GetSpans() {
+		traces[s.SpanContext.TraceID().String()] = true
+	}
+	if len(traces) != 1 {
+		t.Errorf("a background transaction made %d traces, want 1: %v", len(traces), spans.GetSpans())
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // prepareRetry is how long a delivery that could not be prepared, through
@@ -38,7 +39,7 @@ func (w *Worker) unsent(ctx context.Context, c *store.Claim, at claimTimes, err 
 	}
 	retryIn, giveUp := unsentRetry(now, since, w.backoff.RetryFor)
 	u := store.Unprepared{At: now, RetryIn: retryIn, Reason: unsentReason, GiveUp: giveUp}
-	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	rctx, cancel := context.WithTimeout(telemetry.Untraced(context.Background()), completeTimeout)
 	defer cancel()
 	held, rerr := store.Unsent(rctx, w.db, c, u)
 	if rerr != nil {
@@ -85,7 +86,7 @@ func unsentRetry(now, since time.Time, retryFor time.Duration) (retryIn time.Dur
 func (w *Worker) notSubscribed(ctx context.Context, c *store.Claim, at claimTimes, typ string) {
 	u := store.Unprepared{At: at.dbNow(c), GiveUp: true,
 		Reason: "not sent: the endpoint no longer subscribes to " + typ}
-	rctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	rctx, cancel := context.WithTimeout(telemetry.Untraced(context.Background()), completeTimeout)
 	defer cancel()
 	held, err := store.Unsent(rctx, w.db, c, u)
 	if err != nil {
