@@ -2,7 +2,6 @@ package documents
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -60,7 +59,7 @@ type Hook[T any] func(ctx context.Context, tx bun.IDB, doc *T) error
 // does.
 func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, k Kind) (*T, error) {
 	var d *T
-	err := database.RunInTxWith(ctx, db, oneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTxWith(ctx, db, database.OneSnapshot, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if d, err = storage.Get[T](ctx, tx, org, id, k.Name); err != nil {
 			return err
@@ -72,9 +71,6 @@ func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.Organiza
 	}
 	return d, nil
 }
-
-// oneSnapshot makes every statement of a read see the same committed state.
-var oneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 
 // Create inserts a document into org in one transaction: references and
 // line equipment checked, a supplied number checked free or else the next

@@ -2,7 +2,6 @@ package stock
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -21,7 +20,7 @@ import (
 func Answer(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, map[uuid.UUID]Overdue, error) {
 	var profiles map[uuid.UUID]Profile
 	var overdue map[uuid.UUID]Overdue
-	err := database.RunInTxWith(ctx, db, oneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTxWith(ctx, db, database.OneSnapshot, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if profiles, err = Availability(ctx, tx, org, ids, w, max); err != nil {
 			return err
@@ -34,6 +33,3 @@ func Answer(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w W
 	}
 	return profiles, overdue, nil
 }
-
-// oneSnapshot makes every statement of a read see the same committed state.
-var oneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}

@@ -2,7 +2,6 @@ package v1store
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -29,10 +28,6 @@ type View[T any] struct {
 	order string
 }
 
-// oneSnapshot makes the page and the count of a list see the same committed
-// state.
-var oneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-
 // selectFor starts an org-scoped select of the view into dst.
 func (v View[T]) selectFor(db bun.IDB, dst any, org tenancy.OrganizationID) *bun.SelectQuery {
 	q := db.NewSelect().Model(dst).Where("?TableAlias.organization_id = ?", org)
@@ -58,7 +53,7 @@ func (v View[T]) Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID
 func (v View[T]) List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, limit, offset int, filters ...storage.Filter) ([]T, int, error) {
 	items := []T{}
 	var total int
-	err := database.RunInTxWith(ctx, db, oneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTxWith(ctx, db, database.OneSnapshot, func(ctx context.Context, tx bun.Tx) error {
 		q := v.selectFor(tx, &items, org)
 		c := tx.NewSelect().Model((*T)(nil)).Where("?TableAlias.organization_id = ?", org)
 		for _, f := range filters {
