@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -91,17 +90,19 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	ctrl.SetLogger(logger)
 	klog.SetLogger(logger)
 
+	// The API's rules for the URL, read before waiting for the database:
+	// a URL the driver does not take (a malformed one, an sslrootcert file
+	// that is not mounted, which the driver reads while parsing) is a
+	// mistake no wait mends.
 	dbURL := getenv("EVENTAPI_DATABASE_URL")
-	if dbURL == "" {
-		return errors.New("EVENTAPI_DATABASE_URL is required")
+	if err := config.CheckDatabaseURL("EVENTAPI_DATABASE_URL", dbURL, true); err != nil {
+		return err
 	}
 	// Behind a transaction pooler (PgBouncer) the connection must not send
 	// startup parameters or keep session state, as for the API.
-	pooler := getenv("EVENTAPI_DATABASE_POOLER")
-	switch pooler {
-	case "", config.PoolerNone, config.PoolerTransaction:
-	default:
-		return fmt.Errorf("EVENTAPI_DATABASE_POOLER %q must be none or transaction", pooler)
+	pooler, err := config.DatabasePooler(getenv)
+	if err != nil {
+		return err
 	}
 	// Read before waiting for the database: a missing or broken kubeconfig
 	// is a mistake no wait mends, and it ends the start at once instead of
@@ -139,17 +140,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 // (database.UntilReachable: retries 1 s, 2 s, … up to every 10 s, each
 // failure logged), so that an operator started during a restart of
 // PostgreSQL or PgBouncer does not exit into the kubelet's crash-loop
-// back-off. An error that waiting cannot mend ends it at once: a URL the
-// driver does not take, read first as the API's configuration reads it
-// (a malformed URL, an sslrootcert file that is not mounted, which the
-// driver reads while parsing and would otherwise look like an outage); so
-// does ctx (SIGTERM), with an error that wraps both ctx's cause and the
-// last failure.
+// back-off. ctx (SIGTERM) ends the wait with an error that wraps both
+// ctx's cause and the last failure. url has passed config.CheckDatabaseURL.
 func openDatabase(ctx context.Context, log *slog.Logger, url string, opt database.Options) (*bun.DB, error) {
-	if _, err := pgconn.ParseConfig(url); err != nil {
-		// pgconn's message masks a password.
-		return nil, fmt.Errorf("EVENTAPI_DATABASE_URL: %v", err)
-	}
 	var db *bun.DB
 	err := database.UntilReachable(ctx, log, "eventapi-operator", func() (err error) {
 		db, err = database.Open(ctx, url, opt)

@@ -301,11 +301,13 @@ func (l *logLines) Write(p []byte) (int, error) {
 	}
 }
 
-// TestOpenDatabaseRefusesAURLItCannotUse: a URL whose sslrootcert file is
-// not there (a CA Secret not mounted in the operator's pod) ends the wait
+// TestRunRefusesADatabaseURLItCannotUse: a URL whose sslrootcert file is
+// not there (a CA Secret not mounted in the operator's pod) ends the start
 // at once, naming the file, as the API's start does: waiting cannot mend
-// it, and the driver's error for it otherwise reads as an outage.
-func TestOpenDatabaseRefusesAURLItCannotUse(t *testing.T) {
+// it, and the driver's error for it otherwise reads as an outage. So do a
+// keyword/value string, which the API refuses too (config.CheckDatabaseURL
+// is the one rule), and an unknown pooler mode.
+func TestRunRefusesADatabaseURLItCannotUse(t *testing.T) {
 	target, err := url.Parse(pgtest.NewDatabase(t))
 	if err != nil {
 		t.Fatal(err)
@@ -314,20 +316,28 @@ func TestOpenDatabaseRefusesAURLItCannotUse(t *testing.T) {
 	q.Set("sslmode", "verify-full")
 	q.Set("sslrootcert", filepath.Join(t.TempDir(), "not-mounted.crt"))
 	target.RawQuery = q.Encode()
-	logged := newLogLines()
-	ctx, cancel := context.WithTimeout(context.Background(), startBound)
-	defer cancel()
-	db, err := openDatabase(ctx, telemetry.NewLogger(logged, "info"), target.String(), database.Options{MaxOpenConns: 1})
-	if err == nil {
-		db.Close()
-		t.Fatal("openDatabase opened a database whose CA file is missing")
-	}
-	if ctx.Err() != nil || !strings.Contains(err.Error(), "not-mounted.crt") || !strings.HasPrefix(err.Error(), "EVENTAPI_DATABASE_URL") {
-		t.Fatalf("openDatabase: %v (context %v); want it to end at once naming the CA file", err, ctx.Err())
-	}
-	select {
-	case line := <-logged.lines:
-		t.Fatalf("logged %+v: a URL that cannot be used was retried", line)
-	default:
+	for _, tc := range []struct {
+		name, url, pooler, want string
+	}{
+		{"CA file not mounted", target.String(), "", "not-mounted.crt"},
+		{"keyword/value string", "host=127.0.0.1 dbname=eventapi", "", "must be a postgres:// or postgresql:// URL"},
+		{"unknown pooler", pgtest.NewDatabase(t), "session", `EVENTAPI_DATABASE_POOLER "session" must be none or transaction`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"EVENTAPI_DATABASE_URL": tc.url, "EVENTAPI_DATABASE_POOLER": tc.pooler,
+				"KUBECONFIG": filepath.Join(t.TempDir(), "missing")}
+			logged := newLogLines()
+			ctx, cancel := context.WithTimeout(context.Background(), startBound)
+			defer cancel()
+			err := run(ctx, nil, logged, func(k string) string { return env[k] })
+			if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run: %v (context %v); want it to end at once saying %q", err, ctx.Err(), tc.want)
+			}
+			select {
+			case line := <-logged.lines:
+				t.Fatalf("logged %+v: a URL that cannot be used was retried", line)
+			default:
+			}
+		})
 	}
 }

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/eventapi/eventapi/platform/clientip"
 	"github.com/eventapi/eventapi/platform/telemetry"
@@ -105,14 +102,8 @@ func FromEnv(getenv Getenv) (Config, error) {
 		Addr:        orDefault(getenv("EVENTAPI_ADDR"), ":8080"),
 		LogLevel:    strings.ToLower(orDefault(getenv("EVENTAPI_LOG_LEVEL"), "info")),
 	}
-	if c.DatabaseURL == "" {
-		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL is required (for example postgres://postgres@127.0.0.1:5432/eventapi?sslmode=disable)"))
-	} else if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		errs = append(errs, errors.New("EVENTAPI_DATABASE_URL must be a postgres:// or postgresql:// URL"))
-	} else if _, err := pgconn.ParseConfig(c.DatabaseURL); err != nil {
-		// What the driver would refuse at connect (sslmode=bogus), said
-		// with the other settings' problems; its message masks a password.
-		errs = append(errs, fmt.Errorf("EVENTAPI_DATABASE_URL: %v", err))
+	if err := CheckDatabaseURL("EVENTAPI_DATABASE_URL", c.DatabaseURL, true); err != nil {
+		errs = append(errs, err)
 	}
 	c.Redis = redisSettings(getenv, &errs)
 	if c.RedisURL != "" {

@@ -1,9 +1,7 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
 	"time"
 )
 
@@ -24,17 +22,13 @@ const (
 // pooler mode and the direct migration URL.
 func scaleOut(getenv Getenv, c *Config, errs *[]error) {
 	c.DrainDelay = nonNegativeDuration(getenv, "EVENTAPI_DRAIN_DELAY", 5*time.Second, errs)
-	c.DatabasePooler = orDefault(getenv("EVENTAPI_DATABASE_POOLER"), PoolerNone)
-	switch c.DatabasePooler {
-	case PoolerNone, PoolerTransaction:
-	default:
-		*errs = append(*errs, fmt.Errorf("EVENTAPI_DATABASE_POOLER %q must be none or transaction", c.DatabasePooler))
+	var err error
+	if c.DatabasePooler, err = DatabasePooler(getenv); err != nil {
+		*errs = append(*errs, err)
 	}
 	c.MigrateDatabaseURL = getenv("EVENTAPI_MIGRATE_DATABASE_URL")
-	if c.MigrateDatabaseURL != "" {
-		if u, err := url.Parse(c.MigrateDatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			*errs = append(*errs, errors.New("EVENTAPI_MIGRATE_DATABASE_URL must be a postgres:// or postgresql:// URL"))
-		}
+	if err := CheckDatabaseURL("EVENTAPI_MIGRATE_DATABASE_URL", c.MigrateDatabaseURL, false); err != nil {
+		*errs = append(*errs, err)
 	}
 }
 

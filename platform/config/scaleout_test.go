@@ -29,6 +29,11 @@ func TestScaleOutSettings(t *testing.T) {
 			"EVENTAPI_DATABASE_POOLER": "session", "EVENTAPI_DRAIN_DELAY": "-1s",
 			"EVENTAPI_MIGRATE_DATABASE_URL": "mysql://x"},
 			wantErr: []string{"EVENTAPI_DATABASE_POOLER", "EVENTAPI_DRAIN_DELAY", "EVENTAPI_MIGRATE_DATABASE_URL"}},
+		// the driver's own check, as for EVENTAPI_DATABASE_URL, with the
+		// password masked
+		{name: "a migration URL the driver refuses", env: map[string]string{
+			"EVENTAPI_MIGRATE_DATABASE_URL": "postgres://u:secret@h/db?sslmode=bogus"},
+			wantErr: []string{"EVENTAPI_MIGRATE_DATABASE_URL", "sslmode"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,6 +43,9 @@ func TestScaleOutSettings(t *testing.T) {
 				}
 				return tt.env[k]
 			})
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Errorf("error %v shows the password", err)
+			}
 			for _, w := range tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), w) {
 					t.Errorf("error %v does not mention %s", err, w)

@@ -69,12 +69,6 @@ func RunInTxWith(ctx context.Context, db bun.IDB, opts *sql.TxOptions, fn func(c
 	}
 }
 
-// OneSnapshot is the option of a read whose statements must all see the
-// same committed state (a document and its lines, a page and its count, an
-// availability answer's holds and overdue units): a read-only REPEATABLE
-// READ transaction.
-var OneSnapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-
 // Retryable reports whether err is a serialization failure or a deadlock,
 // which succeed when the whole transaction runs again.
 func Retryable(err error) bool {
@@ -85,6 +79,9 @@ func Retryable(err error) bool {
 	return pg.Code == pgerrcode.SerializationFailure || pg.Code == pgerrcode.DeadlockDetected
 }
 
+// IsTx reports whether db is a transaction, in which RunInTxWith runs fn
+// under a savepoint: without retries, and with the outer transaction's
+// isolation whatever opts says.
 func IsTx(db bun.IDB) bool {
 	switch db.(type) {
 	case bun.Tx, *bun.Tx:

@@ -59,7 +59,7 @@ type Hook[T any] func(ctx context.Context, tx bun.IDB, doc *T) error
 // does.
 func Get[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID, k Kind) (*T, error) {
 	var d *T
-	err := database.RunInTxWith(ctx, db, database.OneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInSnapshot(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if d, err = storage.Get[T](ctx, tx, org, id, k.Name); err != nil {
 			return err

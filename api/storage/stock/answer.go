@@ -12,15 +12,14 @@ import (
 // Answer is what the availability endpoints say of org's equipment records
 // named in ids over w: each one's profile (Availability, bounded to max
 // holds) and what is overdue before w (OverdueOf), both read in one
-// snapshot, a read-only REPEATABLE READ transaction. Read as two
-// statements on the pool, a write committed between them, such as a
-// checked-out reservation's end moved before the window, would count that
-// reservation both as held and as overdue, or as neither. Inside a
-// caller's transaction the two run at that transaction's isolation.
+// snapshot (database.RunInSnapshot). Read as two statements on the pool,
+// a write committed between them, such as a checked-out reservation's end
+// moved before the window, would count that reservation both as held and
+// as overdue, or as neither.
 func Answer(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, map[uuid.UUID]Overdue, error) {
 	var profiles map[uuid.UUID]Profile
 	var overdue map[uuid.UUID]Overdue
-	err := database.RunInTxWith(ctx, db, database.OneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInSnapshot(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if profiles, err = Availability(ctx, tx, org, ids, w, max); err != nil {
 			return err

@@ -53,7 +53,7 @@ func (v View[T]) Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID
 func (v View[T]) List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, limit, offset int, filters ...storage.Filter) ([]T, int, error) {
 	items := []T{}
 	var total int
-	err := database.RunInTxWith(ctx, db, database.OneSnapshot, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInSnapshot(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		q := v.selectFor(tx, &items, org)
 		c := tx.NewSelect().Model((*T)(nil)).Where("?TableAlias.organization_id = ?", org)
 		for _, f := range filters {
