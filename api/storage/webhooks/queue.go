@@ -110,14 +110,13 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 				) due ON true
 				LEFT JOIN LATERAL (
 					SELECT e.enabled_at AS at FROM webhook_deliveries s
-					WHERE s.endpoint_id = e.id AND s.status = 'pending' AND s.updated_at < e.enabled_at
-					  AND (s.leased_until IS NULL OR s.leased_until <= statement_timestamp())
+					WHERE s.endpoint_id = e.id AND `+staleDelivery("s", "e.enabled_at")+`
 					LIMIT 1
 				) stale ON true
 				CROSS JOIN LATERAL (
 					SELECT count(*) AS n FROM webhook_deliveries f
-					WHERE f.endpoint_id = e.id AND f.status = 'pending' AND f.leased_until > statement_timestamp()
-					  AND f.next_attempt_at > statement_timestamp() AND f.next_attempt_at <= statement_timestamp() + make_interval(secs => ?)
+					WHERE f.endpoint_id = e.id AND `+liveLease("f")+`
+					  AND f.next_attempt_at <= statement_timestamp() + make_interval(secs => ?)
 				) live
 			)
 			SELECT e.id FROM webhook_endpoints e JOIN load l ON l.id = e.id
@@ -142,9 +141,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 					JOIN webhook_endpoints we ON we.id = e.id
 					CROSS JOIN LATERAL (
 						SELECT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
-							WHERE f.endpoint_id = e.id AND f.status = 'pending'
-							  AND f.leased_until IS NOT NULL AND f.leased_until > statement_timestamp()
-							  AND f.next_attempt_at > statement_timestamp())) AS n
+							WHERE f.endpoint_id = e.id AND `+liveLease("f")+`)) AS n
 						OFFSET 0 -- counted once per endpoint, not once per use
 					) free
 					CROSS JOIN LATERAL (
@@ -159,8 +156,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 							UNION ALL
 							SELECT * FROM (
 								SELECT s.id, least(s.next_attempt_at, we.enabled_at) AS at, s.created_at FROM webhook_deliveries s
-								WHERE s.endpoint_id = e.id AND s.status = 'pending' AND s.updated_at < we.enabled_at
-								  AND (s.leased_until IS NULL OR s.leased_until <= statement_timestamp())
+								WHERE s.endpoint_id = e.id AND `+staleDelivery("s", "we.enabled_at")+`
 								ORDER BY s.updated_at
 								LIMIT free.n
 								FOR UPDATE SKIP LOCKED
