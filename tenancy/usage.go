@@ -131,8 +131,26 @@ func (u *usageRecorder) flush(final bool) {
 		FROM unnest(?::uuid[], ?::timestamptz[]) AS v(id, at)
 		WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at)`,
 		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(ctx)
-	if err != nil && u.log != nil {
-		u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))
+	if err != nil {
+		u.retry(batch)
+		if u.log != nil {
+			u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))
+		}
+	}
+}
+
+// retry puts a batch whose write failed (a database or pooler outage) back
+// as pending, for the next flush to write: the keys are not held for the
+// interval, which counts from a write that did not happen. A key touched
+// meanwhile keeps the later time.
+func (u *usageRecorder) retry(batch map[uuid.UUID]time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for id, at := range batch {
+		at = later(at, u.held[id])
+		u.pending[id] = later(u.pending[id], at)
+		delete(u.held, id)
+		delete(u.next, id)
 	}
 }
 

@@ -116,7 +116,7 @@ func Open(ctx context.Context, url string, opt Options) (*bun.DB, error) {
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", poolerHint(err))
 	}
 	return db, nil
 }

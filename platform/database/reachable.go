@@ -46,9 +46,8 @@ func untilReachableEvery(ctx context.Context, log *slog.Logger, name string, fir
 	wait := first
 	for {
 		err := start()
-		if param, ok := refusedStartupParameter(err); ok {
-			return fmt.Errorf("the database refused the startup parameter %s, as a transaction pooler such as PgBouncer does: "+
-				"behind one set EVENTAPI_DATABASE_POOLER=transaction (docs/helm.md): %w", param, err)
+		if _, ok := refusedStartupParameter(err); ok {
+			return err // Open says which setting to change
 		}
 		if err == nil || !errs.Is(Error(err), errs.ServiceUnavailable) {
 			return err
@@ -63,6 +62,17 @@ func untilReachableEvery(ctx context.Context, log *slog.Logger, name string, fir
 		}
 		wait = min(2*wait, most)
 	}
+}
+
+// poolerHint is err, from connecting, with the setting to change when the
+// server refused a startup parameter: every command that opens the
+// database (serve, migrate, the CLI, the operator) says it.
+func poolerHint(err error) error {
+	if param, ok := refusedStartupParameter(err); ok {
+		return fmt.Errorf("the database refused the startup parameter %s, as a transaction pooler such as PgBouncer does: "+
+			"behind one set EVENTAPI_DATABASE_POOLER=transaction (docs/helm.md): %w", param, err)
+	}
+	return err
 }
 
 // refusedStartupParameter reports the startup parameter a server refused

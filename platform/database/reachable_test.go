@@ -138,6 +138,11 @@ func TestUntilReachableClassifies(t *testing.T) {
 			if tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says)) {
 				t.Fatalf("the wait ended with %v, want an error saying %q", err, tc.says)
 			}
+			// Open's own error says it, for the commands that do not wait
+			// (migrate, the CLI)
+			if tc.says != "" && !strings.Contains(first.Error(), tc.says) {
+				t.Fatalf("Open failed with %v, want an error saying %q", first, tc.says)
+			}
 		})
 	}
 }

@@ -1,0 +1,84 @@
+package tenancy
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/pgtest"
+	"github.com/eventapi/eventapi/tenancy/apikey"
+)
+
+// warnings is a slog handler's writer that signals each line it gets.
+type warnings struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines chan struct{}
+}
+
+func (w *warnings) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	select {
+	case w.lines <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+// TestLastUsedSurvivesAFailedWrite: a flush whose write fails (here
+// PostgreSQL refuses the statement: the column is renamed away, on a
+// database of the test's own) keeps the keys' times and writes them at a
+// later flush once the write succeeds. They were dropped, and a key used
+// once during a database outage showed no use until it was used again.
+func TestLastUsedSurvivesAFailedWrite(t *testing.T) {
+	ctx := context.Background()
+	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	org, err := CreateOrganization(ctx, db, "U", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_at TO last_used_away"); err != nil {
+		t.Fatal(err)
+	}
+	w := &warnings{lines: make(chan struct{}, 1)}
+	rec := newUsageRecorderEvery(db, slog.New(slog.NewTextHandler(w, nil)), time.Hour, 20*time.Millisecond)
+	defer rec.close()
+	used := time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC)
+	rec.touch(k.ID, used)
+	select {
+	case <-w.lines:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no flush failed while the column was away")
+	}
+	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_away TO last_used_at"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got, err := GetKey(ctx, db, k.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.LastUsedAt != nil && got.LastUsedAt.Equal(used) {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			t.Fatalf("last_used_at %v after the write succeeded again, want %v; log:\n%s", got.LastUsedAt, used, w.buf.String())
+		}
+	}
+}
