@@ -83,7 +83,7 @@ func GetKey(ctx context.Context, db bun.IDB, id uuid.UUID) (*APIKey, error) {
 	k := new(APIKey)
 	if err := db.NewSelect().Model(k).Where("id = ?", id).Scan(ctx); err != nil {
 		if errs.Is(database.Error(err), errs.NotFound) {
-			return nil, errs.NotFoundf("api key")
+			return nil, errs.NotFoundOf("api key")
 		}
 		return nil, database.Error(err)
 	}
@@ -127,7 +127,7 @@ func RevokeKey(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 		return database.Error(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.NotFoundf("api key")
+		return errs.NotFoundOf("api key")
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func SetKeyScopes(ctx context.Context, db bun.IDB, id uuid.UUID, scopes []Scope)
 		return database.Error(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.NotFoundf("api key")
+		return errs.NotFoundOf("api key")
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func GetOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) (*Organizati
 	org := new(Organization)
 	if err := db.NewSelect().Model(org).Where("id = ?", id).Scan(ctx); err != nil {
 		if errs.Is(database.Error(err), errs.NotFound) {
-			return nil, errs.NotFoundf("organization")
+			return nil, errs.NotFoundOf("organization")
 		}
 		return nil, database.Error(err)
 	}
@@ -147,7 +147,7 @@ func UpdateOrganization(ctx context.Context, db bun.IDB, id uuid.UUID, u Organiz
 		return nil, database.Error(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, errs.NotFoundf("organization")
+		return nil, errs.NotFoundOf("organization")
 	}
 	return GetOrganization(ctx, db, id)
 }
@@ -206,7 +206,7 @@ func DeleteOrganization(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 			return database.Error(err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return errs.NotFoundf("organization")
+			return errs.NotFoundOf("organization")
 		}
 		return nil
 	})

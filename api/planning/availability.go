@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage/equipment"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
@@ -47,12 +48,9 @@ func availabilityOf(id uuid.UUID, p stock.Profile, overdue map[uuid.UUID]stock.O
 	return a
 }
 
-// equipmentKind names equipment in not_found.
-const equipmentKind = "equipment"
-
 // availability serves GET /equipment/{id}/availability?start=&end=.
 func (h handlers) availability(c *fiber.Ctx) error {
-	id, err := rest.PathID(c, equipmentKind)
+	id, err := rest.PathID(c, equipment.Kind)
 	if err != nil {
 		return err
 	}
@@ -67,7 +65,7 @@ func (h handlers) availability(c *fiber.Ctx) error {
 	})
 	if errs.Is(err, errs.NotFound) {
 		// The path names the record: the message is a detail route's.
-		return errs.NotFoundf(equipmentKind)
+		return errs.NotFoundOf(equipment.Kind)
 	}
 	return err
 }

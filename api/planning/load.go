@@ -56,7 +56,7 @@ func (h handlers) load(c *fiber.Ctx) error {
 	}
 	v := vs[id]
 	if v == nil {
-		return errs.NotFoundf(vehicles.Kind)
+		return errs.NotFoundOf(vehicles.Kind)
 	}
 	if eventID != nil {
 		evs, err := related.Events(ctx, db, org, []uuid.UUID{*eventID})

@@ -70,7 +70,7 @@ func get(env *rest.Env) fiber.Handler {
 			return err
 		}
 		if rec == nil {
-			return errs.NotFoundf("request log")
+			return errs.NotFoundOf("request log")
 		}
 		return rest.OK(c, rec)
 	}

@@ -138,7 +138,7 @@ func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 	}
 	var who uuid.UUID
 	if p, ok := tenancy.FromContext(ctx); ok {
-		who = tenant(p)
+		who = shareOwner(p)
 	}
 	wait, cancel := context.WithTimeout(ctx, b.maxWait)
 	defer cancel()
@@ -167,7 +167,7 @@ func (b *Bulkhead) TryHold(ctx context.Context) (context.Context, func(), bool) 
 	}
 	var who uuid.UUID
 	if p, ok := tenancy.FromContext(ctx); ok {
-		who = tenant(p)
+		who = shareOwner(p)
 	}
 	if !b.slots.tryAcquire(who) {
 		return ctx, nil, false
@@ -175,9 +175,10 @@ func (b *Bulkhead) TryHold(ctx context.Context) (context.Context, func(), bool) 
 	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.release(who) }, true
 }
 
-// tenant is whose share a request takes: the organization that owns its
-// key, so that a tenant's live and test keys (its sandbox) share one.
-func tenant(p *tenancy.Principal) uuid.UUID {
+// shareOwner is whose share a request takes: the organization that owns
+// its key (its home organization, not the sandbox a test key acts for), so
+// that a tenant's live and test keys share one.
+func shareOwner(p *tenancy.Principal) uuid.UUID {
 	if p.HomeOrganizationID != uuid.Nil {
 		return p.HomeOrganizationID
 	}

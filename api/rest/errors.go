@@ -250,10 +250,10 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 			}
 			var body V1ErrorBody
 			body.Error.Code, body.Error.Message = name, e.Message
-			if d, ok := e.Details.(errs.ValidationDetails); ok && len(d.Fields) > 1 {
+			if fields := errs.Issues(e); len(fields) > 1 {
 				// The v1 envelope has no details: the message names the
 				// fields, as a v1 check's own 400 does.
-				body.Error.Message = errs.IssuesText(d.Fields)
+				body.Error.Message = errs.IssuesText(fields)
 			}
 			if code == errs.Internal {
 				body.Error.Message = "unexpected error; retry with exponential backoff"

@@ -3,7 +3,6 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -360,13 +359,7 @@ func (in *Input) Err() error {
 	if len(in.issues) == 0 {
 		return nil
 	}
-	e := errs.Invalid(in.issues...)
-	if in.unlisted > 0 {
-		// errs.Invalid counted the issues it was given; there are more.
-		e.Message = fmt.Sprintf("request validation failed: %d fields, the first %d listed",
-			len(in.issues)+in.unlisted, errs.MaxListedFields)
-	}
-	return e
+	return errs.InvalidOf(len(in.issues)+in.unlisted, in.issues...)
 }
 
 // HasIssues reports whether any problem was recorded so far.

@@ -236,7 +236,7 @@ func QueryBool(c *fiber.Ctx, name string, def bool) (bool, error) {
 func PathID(c *fiber.Ctx, kind string) (uuid.UUID, error) {
 	id, err := ParseUUID(c.Params("id"))
 	if err != nil {
-		return uuid.Nil, errs.NotFoundf(kind)
+		return uuid.Nil, errs.NotFoundOf(kind)
 	}
 	return id, nil
 }

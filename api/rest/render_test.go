@@ -57,7 +57,7 @@ func renderApp(t *testing.T, encoder func(any) ([]byte, error), lists map[int]*p
 	})
 	app.Get("/empty", func(c *fiber.Ctx) error { return Page[picklists.PickList](c, nil, nil) })
 	app.Post("/created", func(c *fiber.Ctx) error { return Created(c, lists[1]) })
-	app.Get("/missing", func(c *fiber.Ctx) error { return errs.NotFoundf("pick list") })
+	app.Get("/missing", func(c *fiber.Ctx) error { return errs.NotFoundOf("pick list") })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -167,7 +167,7 @@ func getByID[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		return scanOne(ctx, rs, m)
 	})
 	if ok && err == nil && notFound {
-		return nil, true, errs.NotFoundf(kind)
+		return nil, true, errs.NotFoundOf(kind)
 	}
 	if err != nil {
 		m = nil

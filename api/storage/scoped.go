@@ -46,7 +46,7 @@ func Get[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id 
 	}
 	if err := q.Limit(1).Scan(ctx); err != nil {
 		if err = database.Error(err); errs.Is(err, errs.NotFound) {
-			return nil, errs.NotFoundf(kind)
+			return nil, errs.NotFoundOf(kind)
 		}
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func Delete[T any](ctx context.Context, db bun.IDB, org tenancy.OrganizationID, 
 		return database.Error(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return errs.NotFoundf(kind)
+		return errs.NotFoundOf(kind)
 	}
 	return nil
 }

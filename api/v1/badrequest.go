@@ -13,13 +13,12 @@ import (
 // in canonical to its canonical text (the v1 wording of docs/v1.md). Other
 // errors pass as they are.
 func nameFields(err error, canonical map[string]string) error {
-	e := errs.As(err)
-	d, ok := e.Details.(errs.ValidationDetails)
-	if e.Code != errs.Validation || !ok {
+	fields := errs.Issues(err)
+	if fields == nil {
 		return err
 	}
-	issues := make([]errs.FieldIssue, len(d.Fields))
-	for i, is := range d.Fields {
+	issues := make([]errs.FieldIssue, len(fields))
+	for i, is := range fields {
 		if text, ok := canonical[is.Field]; ok {
 			is.Issue = text
 		}

@@ -49,7 +49,7 @@ func (h handlers) retry(c *fiber.Ctx) error {
 	}
 	did, err := rest.ParseUUID(c.Params("delivery_id"))
 	if err != nil {
-		return errs.NotFoundf(store.DeliveryKind)
+		return errs.NotFoundOf(store.DeliveryKind)
 	}
 	if err := rest.NoFields(c); err != nil {
 		return err

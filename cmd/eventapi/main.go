@@ -92,13 +92,12 @@ func badValue(err error) error {
 	if err == nil || !errs.Is(err, errs.Validation) {
 		return err
 	}
-	e := errs.As(err)
-	d, ok := e.Details.(errs.ValidationDetails)
-	if !ok || len(d.Fields) == 0 {
-		return fmt.Errorf("%w: %s", errUsage, e.Message)
+	fields := errs.Issues(err)
+	if len(fields) == 0 {
+		return fmt.Errorf("%w: %s", errUsage, errs.As(err).Message)
 	}
-	issues := make([]string, len(d.Fields))
-	for i, f := range d.Fields {
+	issues := make([]string, len(fields))
+	for i, f := range fields {
 		issues[i] = "--" + strings.ReplaceAll(f.Field, "_", "-") + ": " + f.Issue
 	}
 	return fmt.Errorf("%w: %s", errUsage, strings.Join(issues, "; "))

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgerrcode"
@@ -59,6 +60,13 @@ func Error(err error) error {
 // classInsufficientResources is the SQLSTATE class of 53000 to 53400;
 // pgerrcode.IsInsufficientResources lists only the codes known today.
 const classInsufficientResources = "53"
+
+// HasCode reports whether err is, or wraps, a PostgreSQL error with one of
+// the SQLSTATE codes (pgerrcode's constants).
+func HasCode(err error, codes ...string) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && slices.Contains(codes, pg.Code)
+}
 
 func fromPgError(pg *pgconn.PgError, cause error) error {
 	field := constraintField(pg.TableName, pg.ConstraintName, pg.ColumnName)

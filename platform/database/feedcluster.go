@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgerrcode"
 	"github.com/uptrace/bun"
 )
 
@@ -41,9 +41,6 @@ func (c feedCluster) record() bool {
 	return c.table && c.current.Valid && (!c.recorded.Valid || c.moved())
 }
 
-// insufficientPrivilege is PostgreSQL's SQLSTATE 42501.
-const insufficientPrivilege = "42501"
-
 // currentCluster reads the cluster's system identifier. It runs as a
 // statement of its own, never in a transaction, which its failure would
 // abort. pg_control_system() is executable by every role on a stock
@@ -55,8 +52,7 @@ const insufficientPrivilege = "42501"
 func currentCluster(ctx context.Context, db bun.IDB) (sql.NullInt64, error) {
 	var id int64
 	err := db.NewRaw("SELECT system_identifier FROM pg_control_system()").Scan(ctx, &id)
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == insufficientPrivilege {
+	if HasCode(err, pgerrcode.InsufficientPrivilege) {
 		return sql.NullInt64{}, nil
 	}
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgerrcode"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 )
@@ -67,6 +66,5 @@ func recordInTransaction(ctx context.Context, conn bun.IConn, mg *migrate.Migrat
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation.
 func isUniqueViolation(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && pg.Code == pgerrcode.UniqueViolation
+	return HasCode(err, pgerrcode.UniqueViolation)
 }

@@ -3,12 +3,10 @@ package database
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgerrcode"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -72,11 +70,7 @@ func RunInTxWith(ctx context.Context, db bun.IDB, opts *sql.TxOptions, fn func(c
 // Retryable reports whether err is a serialization failure or a deadlock,
 // which succeed when the whole transaction runs again.
 func Retryable(err error) bool {
-	var pg *pgconn.PgError
-	if !errors.As(err, &pg) {
-		return false
-	}
-	return pg.Code == pgerrcode.SerializationFailure || pg.Code == pgerrcode.DeadlockDetected
+	return HasCode(err, pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected)
 }
 
 // IsTx reports whether db is a transaction, in which RunInTxWith runs fn

@@ -3,10 +3,9 @@ package database
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgerrcode"
 	"github.com/uptrace/bun"
 )
 
@@ -94,8 +93,7 @@ func ownedSequences(ctx context.Context, db bun.IDB) ([]ownedSequence, error) {
 func sequenceOf(ctx context.Context, db bun.IDB, s ownedSequence) (ownedSequence, error) {
 	q := fmt.Sprintf("SELECT (SELECT max(%s) FROM %s)::bigint, last_value, is_called FROM %s", s.Column, s.Table, s.Sequence)
 	err := db.NewRaw(q).Scan(ctx, &s.Max, &s.Last, &s.Called)
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == insufficientPrivilege {
+	if HasCode(err, pgerrcode.InsufficientPrivilege) {
 		s.Max = sql.NullInt64{}
 		return s, nil
 	}

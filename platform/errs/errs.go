@@ -145,14 +145,19 @@ func IssuesText(issues []FieldIssue) string {
 
 // Invalid returns a validation_error naming every bad field, the first
 // MaxListedFields of them when there are more (the message gives the count).
-func Invalid(issues ...FieldIssue) *Error {
+func Invalid(issues ...FieldIssue) *Error { return InvalidOf(len(issues), issues...) }
+
+// InvalidOf is Invalid for a check that found total bad fields and kept
+// only issues of them (a body's issues past MaxListedFields are counted,
+// not collected).
+func InvalidOf(total int, issues ...FieldIssue) *Error {
 	msg := "request validation failed"
 	switch {
+	case total > MaxListedFields || total > len(issues):
+		msg = fmt.Sprintf("request validation failed: %d fields, the first %d listed", total, min(len(issues), MaxListedFields))
+		issues = issues[:min(len(issues), MaxListedFields)]
 	case len(issues) == 1:
 		msg = fmt.Sprintf("%s: %s", issues[0].Field, issues[0].Issue)
-	case len(issues) > MaxListedFields:
-		msg = fmt.Sprintf("request validation failed: %d fields, the first %d listed", len(issues), MaxListedFields)
-		issues = issues[:MaxListedFields]
 	}
 	return &Error{Code: Validation, Message: msg, Details: ValidationDetails{Fields: issues}}
 }
@@ -167,12 +172,10 @@ func Combine(checks ...error) error {
 		if err == nil {
 			continue
 		}
-		e := As(err)
-		d, ok := validationDetails(e)
-		if !ok {
+		if !Is(err, Validation) {
 			return err
 		}
-		issues = append(issues, d.Fields...)
+		issues = append(issues, Issues(err)...)
 	}
 	if len(issues) == 0 {
 		return nil
@@ -194,5 +197,5 @@ func InvalidField(field, issue string) *Error {
 	return Invalid(FieldIssue{Field: field, Issue: issue})
 }
 
-// NotFoundf returns not_found for a resource kind.
-func NotFoundf(kind string) *Error { return Newf(NotFound, "%s not found", kind) }
+// NotFoundOf returns not_found for a resource kind: "<kind> not found".
+func NotFoundOf(kind string) *Error { return Newf(NotFound, "%s not found", kind) }

@@ -23,17 +23,24 @@ func TestInvalidListsAtMostMaxListedFields(t *testing.T) {
 	tests := []struct {
 		name    string
 		n       int
+		total   int // found by the check; 0: n (Invalid)
 		listed  int
 		message string
 	}{
-		{"one", 1, 1, "f0: is not a known field"},
-		{"a few", 3, 3, "request validation failed"},
-		{"the most listed", MaxListedFields, MaxListedFields, "request validation failed"},
-		{"more", 90_000, MaxListedFields, "request validation failed: 90000 fields, the first 100 listed"},
+		{"one", 1, 0, 1, "f0: is not a known field"},
+		{"a few", 3, 0, 3, "request validation failed"},
+		{"the most listed", MaxListedFields, 0, MaxListedFields, "request validation failed"},
+		{"more", 90_000, 0, MaxListedFields, "request validation failed: 90000 fields, the first 100 listed"},
+		// a check that kept the first MaxListedFields and counted the rest
+		{"more, counted", MaxListedFields, 90_000, MaxListedFields, "request validation failed: 90000 fields, the first 100 listed"},
+		{"one of two kept", 1, 2, 1, "request validation failed: 2 fields, the first 1 listed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := Invalid(issues(tt.n)...)
+			if tt.total != 0 {
+				e = InvalidOf(tt.total, issues(tt.n)...)
+			}
 			got := e.Details.(ValidationDetails).Fields
 			if len(got) != tt.listed || got[0].Field != "f0" || e.Message != tt.message {
 				t.Fatalf("%d fields listed from f%s, message %q; want %d, %q", len(got), strings.TrimPrefix(got[0].Field, "f"), e.Message, tt.listed, tt.message)
@@ -66,12 +73,11 @@ func TestCombine(t *testing.T) {
 				}
 				return
 			}
-			d, ok := validationDetails(As(got))
-			if !ok {
+			if !Is(got, Validation) {
 				t.Fatalf("Combine = %v, want a validation_error", got)
 			}
 			var names []string
-			for _, f := range d.Fields {
+			for _, f := range Issues(got) {
 				names = append(names, f.Field)
 			}
 			if !slices.Equal(names, tt.fields) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgerrcode"
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
@@ -397,8 +397,7 @@ func (g *gaveUp) Unwrap() error { return g.err }
 // lock: a lock timeout (55P03 lock_not_available), or a detach's deadline.
 func isGaveUp(err error) bool {
 	var g *gaveUp
-	var pe *pgconn.PgError
-	return errors.As(err, &g) || errors.As(err, &pe) && pe.Code == "55P03"
+	return errors.As(err, &g) || database.HasCode(err, pgerrcode.LockNotAvailable)
 }
 
 // PartitionName is the name of day's partition (request_log_segments_pYYYYMMDD,

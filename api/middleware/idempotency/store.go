@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgerrcode"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -105,8 +104,7 @@ func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp [
 		return "", nil, database.Error(err)
 	}
 	r, err = open(ctx, tx, org, key, fp, retention)
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == pgerrcode.LockNotAvailable {
+	if database.HasCode(err, pgerrcode.LockNotAvailable) {
 		return "", nil, errOwnerRunning
 	}
 	return before, r, err

@@ -46,7 +46,7 @@ func newHarness(t *testing.T, store edge.Store, limit int, window time.Duration)
 	handler := func(c *fiber.Ctx) error {
 		h.calls++
 		if strings.HasSuffix(c.Path(), "/missing") {
-			return errs.NotFoundf("thing")
+			return errs.NotFoundOf("thing")
 		}
 		d, ok := ratelimit.BucketFromContext(c.UserContext())
 		if !ok {

@@ -143,7 +143,7 @@ func lockListOf(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, id 
 		return database.Error(err)
 	}
 	if len(lists) == 0 {
-		return errs.NotFoundf(ItemKind)
+		return errs.NotFoundOf(ItemKind)
 	}
 	return nil
 }
@@ -187,9 +187,9 @@ const NothingToPickIssue = "equipment_id or custom_description is required"
 // parent item are org's; the parent is on the same pick list and is not the
 // item itself or inside it.
 func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, next *Item) error {
-	var issues []errs.FieldIssue
+	var checks []error
 	if next.EquipmentID == nil && next.CustomDescription == nil {
-		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: NothingToPickIssue})
+		checks = append(checks, errs.InvalidField("equipment_id", NothingToPickIssue))
 	}
 	var refs []related.Ref
 	if cur == nil {
@@ -198,25 +198,17 @@ func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur,
 	if cur == nil || !storage.Same(cur.EquipmentID, next.EquipmentID) {
 		refs = append(refs, related.Ref{Field: "equipment_id", Table: related.TableEquipment, ID: next.EquipmentID})
 	}
-	if err := related.Check(ctx, tx, org, refs...); err != nil {
-		if !errs.Is(err, errs.Validation) {
-			return err
-		}
-		issues = append(issues, errs.Issues(err)...)
-	}
+	checks = append(checks, related.Check(ctx, tx, org, refs...))
 	if next.ParentItemID != nil && (cur == nil || !storage.Same(cur.ParentItemID, next.ParentItemID)) {
 		issue, err := parentIssue(ctx, tx, org, next)
-		if err != nil {
-			return err
+		if err == nil && issue != "" {
+			err = errs.InvalidField("parent_item_id", issue)
 		}
-		if issue != "" {
-			issues = append(issues, errs.FieldIssue{Field: "parent_item_id", Issue: issue})
-		}
+		checks = append(checks, err)
 	}
-	if len(issues) > 0 {
-		return errs.Invalid(issues...)
-	}
-	return nil
+	// A failure to check comes first (Combine): a later check's error in
+	// the aborted transaction would hide it.
+	return errs.Combine(checks...)
 }
 
 // parentIssue returns why it.ParentItemID cannot contain it, or "".

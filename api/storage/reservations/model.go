@@ -55,7 +55,7 @@ const Kind = "equipment reservation"
 // Reservation statuses (docs/decisions.md); any move between them is
 // allowed. Reserved and checked_out count against stock (stock.HoldingStatuses).
 const (
-	StatusReserved   = "reserved"
+	StatusReserved   = stock.StatusReserved
 	StatusCheckedOut = stock.StatusCheckedOut
 	StatusReturned   = "returned"
 	StatusCancelled  = "cancelled"

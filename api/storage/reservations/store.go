@@ -173,17 +173,12 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	if err != nil {
 		return nil, err
 	}
-	var issues []errs.FieldIssue
+	var checks []error
 	if !found {
-		issues = append(issues, errs.FieldIssue{Field: "equipment_id", Issue: related.IssueNotInOrg})
+		checks = append(checks, errs.InvalidField("equipment_id", related.IssueNotInOrg))
 	}
 	if next.EventID != nil && (cur == nil || !storage.Same(cur.EventID, next.EventID)) {
-		if err := related.Check(ctx, tx, org, related.Ref{Field: "event_id", Table: related.TableEvents, ID: next.EventID}); err != nil {
-			if !errs.Is(err, errs.Validation) {
-				return nil, err
-			}
-			issues = append(issues, errs.Issues(err)...)
-		}
+		checks = append(checks, related.Check(ctx, tx, org, related.Ref{Field: "event_id", Table: related.TableEvents, ID: next.EventID}))
 	}
 	// The truck is checked when it is assigned, and again when a
 	// reservation that held nothing (cancelled, returned) holds its units
@@ -191,19 +186,14 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	// write that changes its load, before the load is summed (loads).
 	switch {
 	case next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID) || (!cur.counts() && next.counts())):
-		if err := vehicles.Assignable(ctx, tx, org, *next.VehicleID); err != nil {
-			if !errs.Is(err, errs.Validation) {
-				return nil, err
-			}
-			issues = append(issues, errs.Issues(err)...)
-		}
+		checks = append(checks, vehicles.Assignable(ctx, tx, org, *next.VehicleID))
 	case loads(cur, next):
-		if err := vehicles.Load(ctx, tx, org, *next.VehicleID); err != nil {
-			return nil, err
-		}
+		checks = append(checks, vehicles.Load(ctx, tx, org, *next.VehicleID))
 	}
-	if len(issues) > 0 {
-		return nil, errs.Invalid(issues...)
+	// A failure to check comes first (Combine): a later check's error in
+	// the aborted transaction would hide it.
+	if err := errs.Combine(checks...); err != nil {
+		return nil, err
 	}
 	if err := checkDuplicate(ctx, tx, org, next); err != nil {
 		return nil, err

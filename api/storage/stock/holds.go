@@ -34,9 +34,13 @@ func LockEquipment(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, 
 	return rows[0].Stock, true, nil
 }
 
+// StatusReserved is the holding status of units booked and still in the
+// warehouse.
+const StatusReserved = "reserved"
+
 // HoldingStatuses are the reservation statuses that hold stock (and load a
 // truck): returned and cancelled reservations hold nothing.
-var HoldingStatuses = []string{"reserved", StatusCheckedOut}
+var HoldingStatuses = []string{StatusReserved, StatusCheckedOut}
 
 // Holding is the one statement of which reservations count: the SQL
 // condition, with its arguments, that the reservation aliased alias holds

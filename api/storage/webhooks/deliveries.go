@@ -23,7 +23,7 @@ func (d *Delivery) PageKey() storage.Cursor { return storage.Cursor{CreatedAt: d
 func ListDeliveries(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, endpoint uuid.UUID, status string, p storage.PageRequest) (storage.Page[Delivery], error) {
 	if ok, err := storage.Exists(ctx, db, "webhook_endpoints", org, endpoint); err != nil || !ok {
 		if err == nil {
-			err = errs.NotFoundf(EndpointKind)
+			err = errs.NotFoundOf(EndpointKind)
 		}
 		return storage.Page[Delivery]{}, err
 	}

@@ -147,7 +147,7 @@ func UpdateEndpoint(ctx context.Context, db bun.IDB, org tenancy.OrganizationID,
 		err := tx.NewSelect().Model((*Endpoint)(nil)).Column("status", "enabled_events").
 			Where("organization_id = ? AND id = ?", org, id).For("UPDATE").Scan(ctx, &status, pgdialect.Array(&stored))
 		if errors.Is(err, sql.ErrNoRows) {
-			return errs.NotFoundf(EndpointKind)
+			return errs.NotFoundOf(EndpointKind)
 		}
 		if err != nil {
 			return database.Error(err)

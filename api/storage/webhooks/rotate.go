@@ -52,7 +52,7 @@ func RotateSecret(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, s
 		err := tx.NewRaw(`SELECT secret, enabled_events FROM webhook_endpoints WHERE organization_id = ? AND id = ? FOR NO KEY UPDATE`,
 			org, id).Scan(ctx, &current, pgdialect.Array(&events))
 		if errors.Is(err, sql.ErrNoRows) {
-			return errs.NotFoundf(EndpointKind)
+			return errs.NotFoundOf(EndpointKind)
 		}
 		if err != nil {
 			return database.Error(err)

@@ -99,7 +99,7 @@ func TestClassify(t *testing.T) {
 		returned bool
 	}{
 		{errs.InvalidField("name", "too long"), v1alpha1.ReasonInvalidSpec, false, false},
-		{errs.NotFoundf("organization"), v1alpha1.ReasonOrganizationNotFound, true, false},
+		{errs.NotFoundOf("organization"), v1alpha1.ReasonOrganizationNotFound, true, false},
 		{errs.New(errs.ServiceUnavailable, "down"), v1alpha1.ReasonDatabaseError, false, true},
 		{errs.Wrap(errs.New(errs.Internal, "x"), "boom"), v1alpha1.ReasonDatabaseError, false, true},
 	} {
