@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -107,8 +109,17 @@ type Options struct {
 
 // Open connects to PostgreSQL and the edge store described by cfg and builds
 // the app. With no Redis URL the in-process edge store is used, which is only
-// correct for a single instance; that is logged.
-func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (*Service, error) {
+// correct for a single instance; that is logged. When a step fails, what the
+// steps before it opened is closed, newest first.
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (_ *Service, err error) {
+	var opened []io.Closer
+	defer func() {
+		if err != nil {
+			for _, c := range slices.Backward(opened) {
+				_ = c.Close()
+			}
+		}
+	}()
 	// A statement may run as long as its request may (the request's
 	// context cancels it first); statement_timeout stays the backstop,
 	// never under its default (docs/helm.md).
@@ -117,24 +128,22 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	if err != nil {
 		return nil, err
 	}
+	opened = append(opened, db)
 	warnNoStatementTimeout(ctx, db, cfg, log)
 	if opt.PrepareDB != nil {
 		opt.PrepareDB(db)
 	}
 	cursors, err := Cursors(ctx, db)
 	if err != nil {
-		_ = db.Close()
 		return nil, err
 	}
 	hooks, err := webhookOptions(ctx, db, cfg)
 	if err != nil {
-		_ = db.Close()
 		return nil, err
 	}
 	hooks.Resolver = opt.WebhookResolver
 	responses, err := ResponseSealer(ctx, db)
 	if err != nil {
-		_ = db.Close()
 		return nil, err
 	}
 	var store edge.Store
@@ -144,15 +153,13 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	} else {
 		r, err := edge.NewRedis(cfg.RedisURL, edge.RedisOptions{Tracing: opt.Tracing, Metrics: opt.Metrics, Prefix: opt.RedisPrefix, Timeout: opt.RedisTimeout, Client: cfg.Redis})
 		if err != nil {
-			_ = db.Close()
 			return nil, err
 		}
+		opened = append(opened, r)
 		err = r.Ping(ctx)
 		if refused := edge.SettingsError(err); refused != nil {
 			// A setting, not an outage: the process would run with rate
 			// limiting off and every keyed write refused until redeployed.
-			_ = r.Close()
-			_ = db.Close()
 			return nil, refused
 		} else if err != nil {
 			log.Warn("Redis is not answering at start; continuing, the edge layer recovers when it returns", "error", err)
@@ -165,8 +172,6 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	}
 	probe, err := database.Open(ctx, cfg.DatabaseURL, database.Options{MaxOpenConns: 2, Pooler: cfg.DatabasePooler})
 	if err != nil {
-		_ = store.Close()
-		_ = db.Close()
 		return nil, err
 	}
 	auth := tenancy.NewAuthenticator(db, log)
