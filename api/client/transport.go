@@ -83,8 +83,7 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if t.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Key)
 	}
-	// A User-Agent a request editor set wins over the transport's (until
-	// 2.11.3 the transport's replaced it).
+	// A User-Agent a request editor set wins over the transport's.
 	if t.UserAgent != "" && req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", t.UserAgent)
 	}

@@ -126,9 +126,9 @@ type heldSlot struct{ b *Bulkhead }
 // and release, which gives the slot back. A write whose handler answers
 // under Run takes its slot this way before the Idempotency-Key middleware
 // opens the request's transaction (docs/architecture.md, "Memory"):
-// waiting for a slot inside that transaction held a pool connection, and
-// enough such waiters left the slot holders no connection to finish with,
-// so the pod stalled until every waiter gave up. A nil Bulkhead holds
+// waiting for a slot inside that transaction would hold a pool connection,
+// and enough such waiters would leave the slot holders no connection to
+// finish with, stalling the pod until every waiter gave up. A nil Bulkhead holds
 // nothing. The slot is the request's tenant's (the organization owning
 // ctx's key, its sandbox's requests included), within its share
 // (PerOrganization); a ctx without one waits in a line of its own.

@@ -284,8 +284,8 @@ const localUnrefused = "eventapi.unrefused"
 // Unrefused keeps the 503 that c's handler answers out of the WARN line
 // that counts the requests refused (ErrorHandler): a readiness probe's 503
 // says the pod is not ready, which the probe logs once per change of
-// state, and counted there it swamped the clients' refusals of an outage
-// and went on after the load balancer had stopped sending any
+// state; counted there, the probes would swamp the clients' refusals of an
+// outage and go on after the load balancer stopped sending any
 // (docs/observability.md, "Traces and log lines").
 func Unrefused(c *fiber.Ctx) { c.Locals(localUnrefused, true) }
 

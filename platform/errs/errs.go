@@ -128,8 +128,9 @@ func Issues(err error) []FieldIssue {
 }
 
 // MaxListedFields bounds the fields an answer lists (the issues of a
-// validation_error, the fields of an ignored_fields warning): a 1 MiB body
-// of 90,000 unknown fields was answered with 4.8 MB naming each.
+// validation_error, the fields of an ignored_fields warning), so that an
+// error's size does not grow with its body's: a 1 MiB body can hold 90,000
+// unknown fields, 4.8 MB of answer if each were named.
 const MaxListedFields = 100
 
 // IssuesText is issues on one line, "field: issue; field: issue", for an

@@ -69,9 +69,9 @@ const lockMargin = 10 * time.Second
 
 // LockTTLFor is the LockTTL for requests bounded by requestTimeout (0:
 // unbounded): DefaultLockTTL, or the timeout and a margin when that is
-// longer. A marker that expired while its request still ran let a retry
-// claim the key and wait, holding a connection and a transaction, on the
-// running request's row, and another retry do the same every LockTTL. An
+// longer. A marker that expired while its request still ran would let a
+// retry claim the key and wait, holding a connection and a transaction, on
+// the running request's row, and another retry do the same every LockTTL. An
 // unbounded request keeps DefaultLockTTL: no TTL is long enough for it,
 // and a process that dies must not block its key for long.
 func LockTTLFor(requestTimeout time.Duration) time.Duration {

@@ -29,7 +29,7 @@ type Refreshed struct {
 // starts and where a seed at now would start it. Moving the whole timeline
 // keeps the demo's weeks apart as seeded: the showcase alone, moved onto a
 // week that an older event had reached meanwhile (the gala, on the same
-// truck), overloaded the truck. A demo organization reused days after it
+// truck), would overload the truck. A demo organization reused days after it
 // was seeded (the CLI's demo command, run again by make run) then answers
 // the README's planner walkthrough as a new one does. The rows are updated
 // in place, so their changes reach the feed.

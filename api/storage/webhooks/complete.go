@@ -209,9 +209,9 @@ func failed(ctx context.Context, tx bun.Tx, c *Claim, o Outcome, current bool) (
 // an attempt of the endpoint's (Release, Unsent): its own when it is stale,
 // claimed before the endpoint's latest re-enable, so that it stays stale
 // and its next claim gives it the fresh window the re-enable promised
-// (ClaimDue); else now. Written as now, a delivery claimed before a
-// re-enable and handed back after it kept its old window, and the first
-// failure after the re-enable gave it up.
+// (ClaimDue); else now. Were it always now, a delivery claimed before a
+// re-enable and handed back after it would keep its old window, and the
+// first failure after the re-enable would give it up.
 const handedBackAt = `CASE WHEN updated_at < (SELECT e.enabled_at FROM webhook_endpoints e
 			WHERE e.organization_id = webhook_deliveries.organization_id AND e.id = webhook_deliveries.endpoint_id)
 		THEN updated_at ELSE clock_timestamp() END`
