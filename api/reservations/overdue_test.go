@@ -1,13 +1,18 @@
 package reservations_test
 
 import (
+	"bytes"
+	"context"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
+	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 )
@@ -194,5 +199,63 @@ func TestReplayScopeOfABookingFollowsTheGuard(t *testing.T) {
 				t.Errorf("replay to a write-only key: %d %s (replayed %q)", res.Status, res.Body, res.Header.Get(idempotency.HeaderReplayed))
 			}
 		})
+	}
+}
+
+// TestOverdueReturnsNamesTheFirstMaxNamed: the warning counts and sums
+// every overdue reservation of the record but names only the first
+// stock.MaxNamed (100), the longest overdue first, by end_date and then id,
+// so a history of checked-out reservations never returned cannot make a
+// write's answer grow without bound (docs/availability.md, "Overdue
+// returns").
+func TestOverdueReturnsNamesTheFirstMaxNamed(t *testing.T) {
+	env := newEnv(t)
+	a := env.NewOrg("A")
+	eq := bookingtest.For(env, a).Equipment("Cable", bookingtest.Stock(5), nil)
+	// 101 checked out, all ended on May 1, two by two on the same minute
+	// (the order then falls back to the id), the later-written ending
+	// first; in one statement.
+	type row struct {
+		ID       uuid.UUID `bun:"id"`
+		End      time.Time `bun:"end_date"`
+		Quantity int       `bun:"quantity"`
+	}
+	var rows []row
+	n := stock.MaxNamed + 1
+	if err := env.Svc.DB.NewRaw(`
+		INSERT INTO equipment_reservations (organization_id, equipment_id, start_date, end_date, quantity, reservation_status)
+		SELECT ?, ?, timestamptz '2026-04-01T08:00:00Z', timestamptz '2026-05-01T08:00:00Z' + (? - g) / 2 * interval '1 minute', 1 + g % 3, 'checked_out'
+		FROM generate_series(1, ?) g
+		RETURNING id, end_date, quantity`, a.ID, eq, n, n).Scan(context.Background(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	// Longest overdue first: end_date, then the id in PostgreSQL's uuid
+	// order, which is bytewise.
+	slices.SortFunc(rows, func(x, y row) int {
+		if c := x.End.Compare(y.End); c != 0 {
+			return c
+		}
+		return bytes.Compare(x.ID[:], y.ID[:])
+	})
+	named, quantity := make([]any, stock.MaxNamed), 0
+	for i, r := range rows {
+		if i < stock.MaxNamed {
+			named[i] = r.ID.String()
+		}
+		quantity += r.Quantity
+	}
+
+	res := a.Post(base, reserve(eq, 20, 21, "quantity", 1))
+	want(t, res, 201, "")
+	d := overdueWarning(t, res)
+	if d == nil {
+		t.Fatalf("no overdue_returns: %s", res.Body)
+	}
+	ids, _ := d["reservation_ids"].([]any)
+	if d["count"] != float64(n) || d["overdue_quantity"] != float64(quantity) || len(ids) != stock.MaxNamed {
+		t.Fatalf("count %v, overdue_quantity %v, %d named; want %d, %d, %d", d["count"], d["overdue_quantity"], len(ids), n, quantity, stock.MaxNamed)
+	}
+	if !slices.Equal(ids, named) {
+		t.Errorf("named %v,\nwant the %d longest overdue by (end_date, id): %v", ids, stock.MaxNamed, named)
 	}
 }

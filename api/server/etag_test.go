@@ -96,6 +96,29 @@ func TestReadsRevalidateWithTheirETag(t *testing.T) {
 		}
 	})
 
+	// Only a 200 is a representation to revalidate (docs/decisions.md,
+	// "Conditional reads"): a 4xx answer to a GET carries neither the tag
+	// nor its Cache-Control, with or without If-None-Match, and
+	// If-None-Match: * leaves it the 4xx, with its body.
+	t.Run("a 4xx is never tagged", func(t *testing.T) {
+		for _, tc := range []struct {
+			path   string
+			status int
+		}{
+			{"/api/v2/crew_members/00000000-0000-4000-8000-000000000000", 404},
+			{"/api/v2/crew_members?limit=0", 422},
+			{"/api/v2/crew_members?limit=abc", 422},
+		} {
+			for _, inm := range [][]string{nil, {"If-None-Match", "*"}} {
+				resp, body := do("GET", tc.path, inm...)
+				if resp.StatusCode != tc.status || len(body) == 0 || resp.Header.Get("ETag") != "" || resp.Header.Get("Cache-Control") == "private, no-cache" {
+					t.Errorf("%s, %q: %d, %d bytes, ETag %q, Cache-Control %q; want %d with its body, untagged",
+						tc.path, inm, resp.StatusCode, len(body), resp.Header.Get("ETag"), resp.Header.Get("Cache-Control"), tc.status)
+				}
+			}
+		}
+	})
+
 	t.Run("another organization's key learns nothing from the tag", func(t *testing.T) {
 		other := env.NewOrg("Other")
 		first, _ := do("GET", record)

@@ -1,9 +1,12 @@
 package etag
 
 import (
+	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 )
 
@@ -29,6 +32,67 @@ func TestMatches(t *testing.T) {
 		if got := Matches(tt.ifNoneMatch, tag); got != tt.want {
 			t.Errorf("Matches(%q) = %v, want %v", tt.ifNoneMatch, got, tt.want)
 		}
+	}
+}
+
+// TestOnlyA200IsTagged: only a 200 answer to a GET gets an ETag and
+// Cache-Control, and only it can become a 304 (docs/decisions.md,
+// "Conditional reads"). An error answer is not a representation of the
+// record: tagged, a client's If-None-Match: * (or a tag that happened to
+// match an error body) would turn a 404 or a 400 into a 304, and the
+// client would keep using what it had. The service's handlers return their
+// errors, which the middleware passes on untouched; a handler that writes
+// its 4xx itself must be left alone too.
+func TestOnlyA200IsTagged(t *testing.T) {
+	app := fiber.New()
+	app.Use(New(func(string, string) bool { return true }))
+	app.Get("/ok", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"data": "ok"}) })
+	app.Get("/missing", func(c *fiber.Ctx) error {
+		return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": fiber.Map{"code": "not_found"}})
+	})
+	app.Get("/bad", func(c *fiber.Ctx) error {
+		return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": fiber.Map{"code": "invalid_parameter"}})
+	})
+	app.Get("/gone", func(*fiber.Ctx) error { return fiber.NewError(fiber.StatusGone, "cursor_expired") })
+	tests := []struct {
+		path   string
+		status int
+		tagged bool
+	}{
+		{"/ok", 200, true},
+		{"/missing", 404, false},
+		{"/bad", 400, false},
+		{"/gone", 410, false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimPrefix(tt.path, "/"), func(t *testing.T) {
+			for _, inm := range []string{"", "*"} {
+				req := httptest.NewRequest("GET", tt.path, nil)
+				if inm != "" {
+					req.Header.Set("If-None-Match", inm)
+				}
+				res, err := app.Test(req, -1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, err := io.ReadAll(res.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				tag, cc := res.Header.Get("ETag"), res.Header.Get("Cache-Control")
+				if tagged := tag != "" || cc != ""; tagged != tt.tagged {
+					t.Errorf("If-None-Match %q: ETag %q, Cache-Control %q, want tagged %v", inm, tag, cc, tt.tagged)
+				}
+				want := tt.status
+				if tt.tagged && inm == "*" {
+					want = fiber.StatusNotModified
+				}
+				if res.StatusCode != want || (want != fiber.StatusNotModified && len(body) == 0) {
+					t.Errorf("If-None-Match %q: %d, %d bytes, want %d with its body", inm, res.StatusCode, len(body), want)
+				}
+			}
+		})
 	}
 }
 

@@ -47,6 +47,41 @@ func TestValidKey(t *testing.T) {
 	}
 }
 
+// TestStoreKeyIsScopedByOrganization: a key's record is scoped by
+// (effective organization, key) (docs/edge.md, "Idempotency-Key"), and its
+// edge-store name is also the associated data of the sealed answer: two
+// organizations that send the same key must never share a name, or the
+// second would be replayed the first's answer. The name is the same for
+// the same pair (a retry finds its record), and the key is hashed, so the
+// name holds none of a key's braces, which would end the Redis hash tag
+// early.
+func TestStoreKeyIsScopedByOrganization(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	tests := []struct {
+		name       string
+		org1, org2 uuid.UUID
+		key1, key2 string
+		same       bool
+	}{
+		{"one key, two organizations", a, b, "order-1", "order-1", false},
+		{"two keys, one organization", a, a, "order-1", "order-2", false},
+		{"a retry", a, a, "order-1", "order-1", true},
+		{"one key with braces, two organizations", a, b, "{order}-1", "{order}-1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			one, other := StoreKey(tt.org1, tt.key1), StoreKey(tt.org2, tt.key2)
+			if (one == other) != tt.same {
+				t.Fatalf("StoreKey(%s, %q) = %q, StoreKey(%s, %q) = %q: same %v, want %v",
+					tt.org1, tt.key1, one, tt.org2, tt.key2, other, one == other, tt.same)
+			}
+			if strings.ContainsAny(one+other, "{}") {
+				t.Fatalf("names %q, %q hold a brace", one, other)
+			}
+		})
+	}
+}
+
 // TestSameAsNoBody: on a route whose body is optional only the empty
 // object, however spaced, is the same request as no body.
 func TestSameAsNoBody(t *testing.T) {

@@ -161,3 +161,71 @@ func TestAPurgeDuringAReadIsSeen(t *testing.T) {
 		})
 	}
 }
+
+// TestACursorInsideATransactionBeforeTheMarkIsExpired: one transaction's
+// changes share one position and follow each other by seq, and a page can
+// end between them. The purge deletes by seq, so the mark can fall between
+// them too. A cursor on one of them before the mark is refused like any
+// cursor before it, though its position is the mark's: the changes after
+// it up to the mark are gone. A cursor at the mark goes on with the rest
+// of the transaction, as does a read without a cursor (docs/changes.md,
+// "An expired cursor"). Both kinds of read are covered: a full page (its
+// statement reads the mark) and one that is not full (the statement that
+// finds the last change passed over reads it).
+func TestACursorInsideATransactionBeforeTheMarkIsExpired(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		limit int
+	}{
+		{"a full page", 1},
+		{"a page that is not full", 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			org := feedOf(t, db)
+			pgtest.TransactionIDsPast(t, db, 2)
+			// One transaction's 3 changes at position 1, then another's at 2.
+			if _, err := db.NewRaw(`INSERT INTO changes (organization_id, position, type, object_type, object_id, data)
+				SELECT ?, (CASE WHEN g <= 3 THEN 1 ELSE 2 END)::text::xid8, 'client.created', 'client', gen_random_uuid(), '{}'::jsonb
+				FROM generate_series(1, 4) g ORDER BY g`, org.UUID).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			all, err := list(db, org, 10, nil)
+			if err != nil || len(all.Items) != 4 {
+				t.Fatalf("the feed lists %d changes (%v), want 4", len(all.Items), err)
+			}
+			for i := 1; i < 3; i++ {
+				if p, q := all.Items[i-1], all.Items[i]; p.Position != 1 || q.Position != 1 || p.Seq >= q.Seq {
+					t.Fatalf("changes %v: want the first 3 at position 1 in increasing seq", positions(all.Items))
+				}
+			}
+			// A page of one ends inside the transaction: its cursor is
+			// on the first change.
+			first, err := list(db, org, 1, nil)
+			if err != nil || !first.HasMore || first.Resume == nil || *first.Resume != all.Items[0].PageKey() {
+				t.Fatalf("a page of one: resume %v, has_more %v (%v), want the first change's cursor", first.Resume, first.HasMore, err)
+			}
+
+			// The purge deletes the first two: the mark is the second,
+			// at the first's position.
+			if _, err := db.NewRaw(`UPDATE changes SET created_at = created_at - interval '31 days'
+				WHERE organization_id = ? AND seq IN (?, ?)`, org.UUID, all.Items[0].Seq, all.Items[1].Seq).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			purge(t, db, 2)
+
+			if _, err := list(db, org, tc.limit, first.Resume); !errs.Is(err, errs.CursorExpired) {
+				t.Fatalf("a cursor on a purged change of the mark's transaction, before the mark: %v, want cursor_expired", err)
+			}
+			mark := all.Items[1].PageKey()
+			f, err := list(db, org, tc.limit, &mark)
+			if err != nil || len(f.Items) == 0 || f.Items[0].Seq != all.Items[2].Seq {
+				t.Fatalf("a cursor at the mark: %v (%v), want the transaction's third change first", positions(f.Items), err)
+			}
+			if f, err := list(db, org, tc.limit, nil); err != nil || len(f.Items) == 0 || f.Items[0].Seq != all.Items[2].Seq {
+				t.Fatalf("a read without a cursor: %v (%v), want the transaction's third change first", positions(f.Items), err)
+			}
+		})
+	}
+}
