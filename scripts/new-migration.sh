@@ -4,6 +4,7 @@
 #
 #   scripts/new-migration.sh add_vehicle_notes            # .tx.up.sql / .tx.down.sql
 #   scripts/new-migration.sh index_vehicle_notes --concurrent  # .up.sql / .down.sql
+# Needs GNU date (Debian's coreutils) for the arithmetic on the last name.
 set -euo pipefail
 cd "$(dirname "$0")/../platform/database/migrations"
 name="${1:-}"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -42,7 +43,7 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		made, err := database.CreateIfMissing(ctx, cfg.MigrationURL(), migrationPooler(cfg))
 		if err != nil {
-			return err
+			return directURLRefused(cfg, err)
 		}
 		created = &made
 		if made && *output == "text" {
@@ -54,12 +55,12 @@ func migrateCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("configuration:\n%w", err)
 	}
 	opt := database.Options{MaxOpenConns: 4, Pooler: migrationPooler(cfg)}
-	return withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
+	return directURLRefused(cfg, withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
 		if pos[0] == "status" {
 			return printStatus(ctx, m, *output, created, stdout)
 		}
 		return runMigrations(ctx, m, pos[0], database.DownTo{Migration: *to, All: *all}, *output, created, stdout)
-	})
+	}))
 }
 
 // withMigrator opens the database at url with opt and calls f with a
@@ -167,6 +168,18 @@ func statusNote(s database.MigrationStatus) string {
 		return " (unknown to this binary: applied by a newer release)"
 	}
 	return ""
+}
+
+// directURLRefused says what to change when the direct migration URL
+// reaches a pooler: the pooler setting does not apply to it, so the
+// database's own hint (set EVENTAPI_DATABASE_POOLER) would not help.
+func directURLRefused(cfg config.Config, err error) error {
+	var r *database.RefusedParameter
+	if cfg.MigrateDatabaseURL == "" || !errors.As(err, &r) {
+		return err
+	}
+	return fmt.Errorf("EVENTAPI_MIGRATE_DATABASE_URL must reach PostgreSQL directly: the server it names refused the startup parameter %s, "+
+		"as a transaction pooler such as PgBouncer does (docs/helm.md): %w", r.Param, r.Err)
 }
 
 // migrationPooler is the pooler between migrations and PostgreSQL: none on

@@ -221,14 +221,14 @@ func prepareSchema(ctx context.Context, cfg config.Config, log *slog.Logger, mig
 // transaction pooler), waiting for another pod's migrator if need be.
 func migrateUp(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	opt := database.Options{MaxOpenConns: 2, Pooler: migrationPooler(cfg)}
-	return withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
+	return directURLRefused(cfg, withMigrator(ctx, cfg.MigrationURL(), opt, func(m *database.Migrator) error {
 		m.Notify = func(msg string) { log.Info(msg) }
 		names, err := m.Up(ctx)
 		if len(names) > 0 {
 			log.Info("migrations applied", "migrations", names)
 		}
 		return err
-	})
+	}))
 }
 
 // requireSchema refuses a database that lacks migrations this binary

@@ -64,13 +64,28 @@ func untilReachableEvery(ctx context.Context, log *slog.Logger, name string, fir
 	}
 }
 
-// poolerHint is err, from connecting, with the setting to change when the
-// server refused a startup parameter: every command that opens the
-// database (serve, migrate, the CLI, the operator) says it.
+// RefusedParameter is a failure to connect because the server refused a
+// startup parameter, as a transaction pooler such as PgBouncer does when
+// the service connects to it as to PostgreSQL. Its message names the
+// setting to change, so every command that opens the database (serve,
+// migrate, the CLI, the operator) says it.
+type RefusedParameter struct {
+	Param string
+	Err   error // the server's error
+}
+
+func (r *RefusedParameter) Error() string {
+	return fmt.Sprintf("the database refused the startup parameter %s, as a transaction pooler such as PgBouncer does: "+
+		"behind one set EVENTAPI_DATABASE_POOLER=transaction (docs/helm.md): %v", r.Param, r.Err)
+}
+
+func (r *RefusedParameter) Unwrap() error { return r.Err }
+
+// poolerHint is err, from connecting, as a *RefusedParameter when the
+// server refused a startup parameter.
 func poolerHint(err error) error {
 	if param, ok := refusedStartupParameter(err); ok {
-		return fmt.Errorf("the database refused the startup parameter %s, as a transaction pooler such as PgBouncer does: "+
-			"behind one set EVENTAPI_DATABASE_POOLER=transaction (docs/helm.md): %w", param, err)
+		return &RefusedParameter{Param: param, Err: err}
 	}
 	return err
 }

@@ -173,24 +173,16 @@ func Combine(checks ...error) error {
 		if err == nil {
 			continue
 		}
-		if !Is(err, Validation) {
-			return err
+		found := Issues(err)
+		if len(found) == 0 {
+			return err // not a validation_error, or one naming no field
 		}
-		issues = append(issues, Issues(err)...)
+		issues = append(issues, found...)
 	}
 	if len(issues) == 0 {
 		return nil
 	}
 	return Invalid(issues...)
-}
-
-// validationDetails returns the fields of a validation_error.
-func validationDetails(e *Error) (ValidationDetails, bool) {
-	if e == nil || e.Code != Validation {
-		return ValidationDetails{}, false
-	}
-	d, ok := e.Details.(ValidationDetails)
-	return d, ok
 }
 
 // InvalidField is shorthand for a validation_error on one field.

@@ -52,6 +52,8 @@ func TestInvalidListsAtMostMaxListedFields(t *testing.T) {
 func TestCombine(t *testing.T) {
 	dbDown := errors.New("connection refused")
 	conflict := New(DuplicateRecord, "taken")
+	aborted := New(Internal, "current transaction is aborted")
+	fieldless := New(Validation, "request validation failed")
 	tests := []struct {
 		name   string
 		checks []error
@@ -63,6 +65,12 @@ func TestCombine(t *testing.T) {
 		{"findings of each check, in order", []error{Invalid(FieldIssue{"a", "x"}, FieldIssue{"b", "y"}), nil, InvalidField("c", "z")}, nil, []string{"a", "b", "c"}},
 		{"a failure to check wins over findings", []error{InvalidField("a", "bad"), dbDown}, dbDown, nil},
 		{"another error code wins over findings", []error{InvalidField("a", "bad"), conflict, InvalidField("b", "bad")}, conflict, nil},
+		// the first failure wins: a check run after a failed statement
+		// fails too (its transaction is aborted), with a less telling error
+		{"the first failure wins over later ones", []error{InvalidField("a", "bad"), dbDown, aborted, InvalidField("b", "bad")}, dbDown, nil},
+		// a validation_error that names no field is not a finding to merge
+		// away: dropped, the failed check would pass
+		{"a validation_error naming no field", []error{nil, fieldless}, fieldless, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
