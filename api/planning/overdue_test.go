@@ -1,19 +1,15 @@
 package planning_test
 
 import (
-	"bytes"
 	"context"
 	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -124,7 +120,7 @@ func TestOverdueNamesTheFirstMaxNamed(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")
 	eq := bookingtest.For(env, a).Equipment("Cable", bookingtest.Stock(5), nil)
-	named, quantity := seedOverdue(t, env, a, eq, stock.MaxNamed+1)
+	named, quantity := bookingtest.For(env, a).Overdue(eq, stock.MaxNamed+1)
 
 	res := a.Get(availabilityPath(eq, 20, 21))
 	if res.Status != 200 {
@@ -138,39 +134,4 @@ func TestOverdueNamesTheFirstMaxNamed(t *testing.T) {
 	if !slices.Equal(ids, named[:stock.MaxNamed]) {
 		t.Errorf("named %v,\nwant the %d longest overdue by (end_date, id): %v", ids, stock.MaxNamed, named[:stock.MaxNamed])
 	}
-}
-
-// overdueRow is a reservation seedOverdue wrote.
-type overdueRow struct {
-	ID       uuid.UUID `bun:"id"`
-	End      time.Time `bun:"end_date"`
-	Quantity int       `bun:"quantity"`
-}
-
-// seedOverdue writes n checked-out reservations of eq, in one statement,
-// all ended on May 1 2026 (before the test's now): two by two on the same
-// minute, so that the order falls back to the id, and the later-written
-// ending first. It returns their ids, longest overdue first (end_date, then
-// id in PostgreSQL's uuid order, which is bytewise), and the units they hold.
-func seedOverdue(t *testing.T, env *apitest.Env, o *apitest.Org, eq uuid.UUID, n int) ([]any, int) {
-	t.Helper()
-	var rows []overdueRow
-	if err := env.Svc.DB.NewRaw(`
-		INSERT INTO equipment_reservations (organization_id, equipment_id, start_date, end_date, quantity, reservation_status)
-		SELECT ?, ?, timestamptz '2026-04-01T08:00:00Z', timestamptz '2026-05-01T08:00:00Z' + (? - g) / 2 * interval '1 minute', 1 + g % 3, 'checked_out'
-		FROM generate_series(1, ?) g
-		RETURNING id, end_date, quantity`, o.ID, eq, n, n).Scan(context.Background(), &rows); err != nil {
-		t.Fatal(err)
-	}
-	slices.SortFunc(rows, func(x, y overdueRow) int {
-		if c := x.End.Compare(y.End); c != 0 {
-			return c
-		}
-		return bytes.Compare(x.ID[:], y.ID[:])
-	})
-	ids, quantity := make([]any, len(rows)), 0
-	for i, r := range rows {
-		ids[i], quantity = r.ID.String(), quantity+r.Quantity
-	}
-	return ids, quantity
 }

@@ -1,13 +1,9 @@
 package reservations_test
 
 import (
-	"bytes"
-	"context"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
@@ -212,38 +208,9 @@ func TestOverdueReturnsNamesTheFirstMaxNamed(t *testing.T) {
 	env := newEnv(t)
 	a := env.NewOrg("A")
 	eq := bookingtest.For(env, a).Equipment("Cable", bookingtest.Stock(5), nil)
-	// 101 checked out, all ended on May 1, two by two on the same minute
-	// (the order then falls back to the id), the later-written ending
-	// first; in one statement.
-	type row struct {
-		ID       uuid.UUID `bun:"id"`
-		End      time.Time `bun:"end_date"`
-		Quantity int       `bun:"quantity"`
-	}
-	var rows []row
 	n := stock.MaxNamed + 1
-	if err := env.Svc.DB.NewRaw(`
-		INSERT INTO equipment_reservations (organization_id, equipment_id, start_date, end_date, quantity, reservation_status)
-		SELECT ?, ?, timestamptz '2026-04-01T08:00:00Z', timestamptz '2026-05-01T08:00:00Z' + (? - g) / 2 * interval '1 minute', 1 + g % 3, 'checked_out'
-		FROM generate_series(1, ?) g
-		RETURNING id, end_date, quantity`, a.ID, eq, n, n).Scan(context.Background(), &rows); err != nil {
-		t.Fatal(err)
-	}
-	// Longest overdue first: end_date, then the id in PostgreSQL's uuid
-	// order, which is bytewise.
-	slices.SortFunc(rows, func(x, y row) int {
-		if c := x.End.Compare(y.End); c != 0 {
-			return c
-		}
-		return bytes.Compare(x.ID[:], y.ID[:])
-	})
-	named, quantity := make([]any, stock.MaxNamed), 0
-	for i, r := range rows {
-		if i < stock.MaxNamed {
-			named[i] = r.ID.String()
-		}
-		quantity += r.Quantity
-	}
+	all, quantity := bookingtest.For(env, a).Overdue(eq, n)
+	named := all[:stock.MaxNamed]
 
 	res := a.Post(base, reserve(eq, 20, 21, "quantity", 1))
 	want(t, res, 201, "")
