@@ -146,7 +146,7 @@ func TestDeleteEndpointWithABacklog(t *testing.T) {
 			t.Errorf("%s after the DELETE: %d, want 404", r.what, r.code)
 		}
 	}
-	claims, err := store.ClaimDue(ctx, db, 10*n, 10*n, time.Minute)
+	claims, err := store.ClaimDue(ctx, db, 10*n, 10*n, time.Minute, store.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}

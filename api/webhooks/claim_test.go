@@ -44,7 +44,7 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 		t.Fatalf("fan-out queued %d deliveries, want 10", queued)
 	}
 	per := map[string]int{}
-	first, err := store.ClaimDue(ctx, db, 100, 2, time.Minute)
+	first, err := store.ClaimDue(ctx, db, 100, 2, time.Minute, store.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 	if per[ep1] != 2 || per[ep2] != 2 || per[ep3] != 0 {
 		t.Fatalf("first claim per endpoint: %v, want 2, 2 and none of the disabled one", per)
 	}
-	again, err := store.ClaimDue(ctx, db, 100, 2, time.Minute)
+	again, err := store.ClaimDue(ctx, db, 100, 2, time.Minute, store.Shares{})
 	if err != nil || len(again) != 0 {
 		t.Fatalf("second claim while the leases live: %d claims, %v", len(again), err)
 	}
@@ -63,7 +63,7 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 	if _, err := store.Complete(ctx, db, &first[0], store.Outcome{StartedAt: first[0].Now, ResponseStatus: &code}); err != nil {
 		t.Fatal(err)
 	}
-	third, err := store.ClaimDue(ctx, db, 100, 2, time.Minute)
+	third, err := store.ClaimDue(ctx, db, 100, 2, time.Minute, store.Shares{})
 	if err != nil || len(third) != 1 || third[0].EndpointID != first[0].EndpointID {
 		t.Fatalf("after one completion: %d claims, %v", len(third), err)
 	}
@@ -72,7 +72,7 @@ func TestClaimCapsPerEndpoint(t *testing.T) {
 		a.ID, first[1].ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fourth, err := store.ClaimDue(ctx, db, 100, 2, time.Minute)
+	fourth, err := store.ClaimDue(ctx, db, 100, 2, time.Minute, store.Shares{})
 	if err != nil || len(fourth) != 1 || fourth[0].ID != first[1].ID || fourth[0].LeaseOwner == first[1].LeaseOwner {
 		t.Fatalf("expired lease: %d claims, %v", len(fourth), err)
 	}
@@ -127,11 +127,11 @@ func TestClaimFailedAtCommitLeasesNothing(t *testing.T) {
 		_, _ = db.ExecContext(ctx, `DROP FUNCTION fail_first_claim()`)
 		_, _ = db.ExecContext(ctx, `DROP SEQUENCE claim_commit_fails`)
 	})
-	claims, err := store.ClaimDue(ctx, db, 100, 4, time.Minute)
+	claims, err := store.ClaimDue(ctx, db, 100, 4, time.Minute, store.Shares{})
 	if err == nil || len(claims) != 0 {
 		t.Fatalf("claim failed at COMMIT: %d claims, error %v; want none and the error", len(claims), err)
 	}
-	again, err := store.ClaimDue(ctx, db, 100, 4, time.Minute)
+	again, err := store.ClaimDue(ctx, db, 100, 4, time.Minute, store.Shares{})
 	if err != nil || len(again) != 1 {
 		t.Fatalf("the next claim: %d claims, %v; want the delivery, whose lease was never held", len(again), err)
 	}

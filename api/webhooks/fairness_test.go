@@ -146,7 +146,7 @@ func TestClaimFairAcrossOrganizations(t *testing.T) {
 	claimed := map[uuid.UUID]bool{}
 	bAt := 0
 	for call := 1; call <= 50; call++ {
-		claims, err := store.ClaimDue(ctx, db, limit, perEndpoint, fairLease)
+		claims, err := store.ClaimDue(ctx, db, limit, perEndpoint, fairLease, store.Shares{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestClaimSkipsEndpointsAtCap(t *testing.T) {
 	capped := fairEndpoints(t, a, rcv, limit)
 	free := fairEndpoints(t, a, rcv, 1)
 	queueDue(t, db, a, capped, perEndpoint+2)
-	first, err := store.ClaimDue(ctx, db, limit*perEndpoint, perEndpoint, fairLease)
+	first, err := store.ClaimDue(ctx, db, limit*perEndpoint, perEndpoint, fairLease, store.Shares{})
 	if err != nil || len(first) != limit*perEndpoint {
 		t.Fatalf("filling the caps: %d claims, %v", len(first), err)
 	}
@@ -219,7 +219,7 @@ func TestClaimSkipsEndpointsAtCap(t *testing.T) {
 		}
 	}
 	queueDue(t, db, a, free, 1)
-	got, err := store.ClaimDue(ctx, db, limit, perEndpoint, fairLease)
+	got, err := store.ClaimDue(ctx, db, limit, perEndpoint, fairLease, store.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestClaimConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 5; i++ {
-				claims, err := store.ClaimDue(ctx, db, 2, perEndpoint, fairLease)
+				claims, err := store.ClaimDue(ctx, db, 2, perEndpoint, fairLease, store.Shares{})
 				if err != nil {
 					errs <- err
 					return
@@ -282,7 +282,7 @@ func TestClaimConcurrent(t *testing.T) {
 	checkCap(t, db, perEndpoint, "the concurrent claims")
 	// Whatever the pods skipped (locked by another) is claimed now.
 	for {
-		claims, err := store.ClaimDue(ctx, db, 100, perEndpoint, fairLease)
+		claims, err := store.ClaimDue(ctx, db, 100, perEndpoint, fairLease, store.Shares{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -115,6 +115,9 @@ type FieldIssue struct {
 // ValidationDetails is the details object of validation_error.
 type ValidationDetails struct {
 	Fields []FieldIssue `json:"fields"`
+	// unlisted counts the bad fields found but not in Fields (InvalidOf),
+	// so that an answer merged from this one (Findings) keeps the count.
+	unlisted int
 }
 
 // Issues returns the field issues of a validation_error, so that a check
@@ -160,29 +163,20 @@ func InvalidOf(total int, issues ...FieldIssue) *Error {
 	case len(issues) == 1:
 		msg = fmt.Sprintf("%s: %s", issues[0].Field, issues[0].Issue)
 	}
-	return &Error{Code: Validation, Message: msg, Details: ValidationDetails{Fields: issues}}
+	return &Error{Code: Validation, Message: msg, Details: ValidationDetails{Fields: issues, unlisted: max(total-len(issues), 0)}}
 }
 
-// Combine returns the answer to several checks of one request: nil when all
-// passed; the first error that is not a validation_error when there is one
-// (a failure to check is not a finding); else one validation_error naming
-// the fields of them all, so that a client learns every bad field at once.
+// Combine returns the answer to several checks of one request, as Findings
+// does: nil when all passed; the first error that is not a validation_error
+// when there is one (a failure to check is not a finding); else one
+// validation_error naming the fields of them all, so that a client learns
+// every bad field at once.
 func Combine(checks ...error) error {
-	var issues []FieldIssue
+	var f Findings
 	for _, err := range checks {
-		if err == nil {
-			continue
-		}
-		found := Issues(err)
-		if len(found) == 0 {
-			return err // not a validation_error, or one naming no field
-		}
-		issues = append(issues, found...)
+		f.Add(err)
 	}
-	if len(issues) == 0 {
-		return nil
-	}
-	return Invalid(issues...)
+	return f.Err()
 }
 
 // InvalidField is shorthand for a validation_error on one field.

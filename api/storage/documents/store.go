@@ -156,7 +156,10 @@ func Update[T any, PT Doc[T]](ctx context.Context, db bun.IDB, org tenancy.Organ
 func prepare(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, self uuid.UUID, k Kind, w Write, lines []Line) (storage.Changes, error) {
 	// Every bad reference is named at once: the document's own and its
 	// lines' equipment.
-	if err := errs.Combine(related.Check(ctx, tx, org, w.Refs...), ResolveEquipment(ctx, tx, org, lines)); err != nil {
+	var checks errs.Findings
+	checks.Run(func() error { return related.Check(ctx, tx, org, w.Refs...) })
+	checks.Run(func() error { return ResolveEquipment(ctx, tx, org, lines) })
+	if err := checks.Err(); err != nil {
 		return storage.Changes{}, err
 	}
 	for i := range lines {

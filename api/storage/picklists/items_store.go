@@ -187,9 +187,9 @@ const NothingToPickIssue = "equipment_id or custom_description is required"
 // parent item are org's; the parent is on the same pick list and is not the
 // item itself or inside it.
 func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur, next *Item) error {
-	var checks []error
+	var checks errs.Findings
 	if next.EquipmentID == nil && next.CustomDescription == nil {
-		checks = append(checks, errs.InvalidField("equipment_id", NothingToPickIssue))
+		checks.Add(errs.InvalidField("equipment_id", NothingToPickIssue))
 	}
 	var refs []related.Ref
 	if cur == nil {
@@ -198,17 +198,17 @@ func checkItem(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, cur,
 	if cur == nil || !storage.Same(cur.EquipmentID, next.EquipmentID) {
 		refs = append(refs, related.Ref{Field: "equipment_id", Table: related.TableEquipment, ID: next.EquipmentID})
 	}
-	checks = append(checks, related.Check(ctx, tx, org, refs...))
+	checks.Run(func() error { return related.Check(ctx, tx, org, refs...) })
 	if next.ParentItemID != nil && (cur == nil || !storage.Same(cur.ParentItemID, next.ParentItemID)) {
-		issue, err := parentIssue(ctx, tx, org, next)
-		if err == nil && issue != "" {
-			err = errs.InvalidField("parent_item_id", issue)
-		}
-		checks = append(checks, err)
+		checks.Run(func() error {
+			issue, err := parentIssue(ctx, tx, org, next)
+			if err == nil && issue != "" {
+				err = errs.InvalidField("parent_item_id", issue)
+			}
+			return err
+		})
 	}
-	// A failure to check comes first (Combine): a later check's error in
-	// the aborted transaction would hide it.
-	return errs.Combine(checks...)
+	return checks.Err()
 }
 
 // parentIssue returns why it.ParentItemID cannot contain it, or "".

@@ -173,12 +173,14 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	if err != nil {
 		return nil, err
 	}
-	var checks []error
+	var checks errs.Findings
 	if !found {
-		checks = append(checks, errs.InvalidField("equipment_id", related.IssueNotInOrg))
+		checks.Add(errs.InvalidField("equipment_id", related.IssueNotInOrg))
 	}
 	if next.EventID != nil && (cur == nil || !storage.Same(cur.EventID, next.EventID)) {
-		checks = append(checks, related.Check(ctx, tx, org, related.Ref{Field: "event_id", Table: related.TableEvents, ID: next.EventID}))
+		checks.Run(func() error {
+			return related.Check(ctx, tx, org, related.Ref{Field: "event_id", Table: related.TableEvents, ID: next.EventID})
+		})
 	}
 	// The truck is checked when it is assigned, and again when a
 	// reservation that held nothing (cancelled, returned) holds its units
@@ -186,13 +188,11 @@ func admit(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode ten
 	// write that changes its load, before the load is summed (loads).
 	switch {
 	case next.VehicleID != nil && (cur == nil || !storage.Same(cur.VehicleID, next.VehicleID) || (!cur.counts() && next.counts())):
-		checks = append(checks, vehicles.Assignable(ctx, tx, org, *next.VehicleID))
+		checks.Run(func() error { return vehicles.Assignable(ctx, tx, org, *next.VehicleID) })
 	case loads(cur, next):
-		checks = append(checks, vehicles.Load(ctx, tx, org, *next.VehicleID))
+		checks.Run(func() error { return vehicles.Load(ctx, tx, org, *next.VehicleID) })
 	}
-	// A failure to check comes first (Combine): a later check's error in
-	// the aborted transaction would hide it.
-	if err := errs.Combine(checks...); err != nil {
+	if err := checks.Err(); err != nil {
 		return nil, err
 	}
 	if err := checkDuplicate(ctx, tx, org, next); err != nil {

@@ -106,7 +106,7 @@ func TestDeleteEndpointDoesNotTouchItsDeliveries(t *testing.T) {
 	b := seedBacklog(t, db, n, webhooks.Enabled)
 
 	// Claimed before the DELETE: up to 4 of each endpoint.
-	claims, err := webhooks.ClaimDue(ctx, db, 100, 4, time.Minute)
+	claims, err := webhooks.ClaimDue(ctx, db, 100, 4, time.Minute, webhooks.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestDeleteEndpointDoesNotTouchItsDeliveries(t *testing.T) {
 	if _, err := webhooks.Retry(ctx, db, b.org, b.endpoint, before.ID, func(string) error { return nil }); !errs.Is(err, errs.NotFound) {
 		t.Errorf("retry of a deleted endpoint's delivery: %v, want not found", err)
 	}
-	more, err := webhooks.ClaimDue(ctx, db, 10*n, 10*n, time.Minute)
+	more, err := webhooks.ClaimDue(ctx, db, 10*n, 10*n, time.Minute, webhooks.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestReenableDoesNotRewriteTheBacklog(t *testing.T) {
 	}
 
 	// The other endpoint's 10 and every one of the backlog are due.
-	claims, err := webhooks.ClaimDue(ctx, db, 10*n, 10*n, time.Minute)
+	claims, err := webhooks.ClaimDue(ctx, db, 10*n, 10*n, time.Minute, webhooks.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestReenableDoesNotRewriteTheBacklog(t *testing.T) {
 	// Claimed, a delivery is stale no more: what is not due by its own
 	// time (here: leased, the other failed one waiting a second) is not
 	// claimed again.
-	again, err := webhooks.ClaimDue(ctx, db, 10*n, 10*n, time.Minute)
+	again, err := webhooks.ClaimDue(ctx, db, 10*n, 10*n, time.Minute, webhooks.Shares{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestAHandBackAfterAReenableKeepsItsFreshWindow(t *testing.T) {
 			ctx := context.Background()
 			db := pgtest.Open(t)
 			b := seedBacklog(t, db, 3, webhooks.Enabled)
-			claims, err := webhooks.ClaimDue(ctx, db, 100, 1, time.Minute)
+			claims, err := webhooks.ClaimDue(ctx, db, 100, 1, time.Minute, webhooks.Shares{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func TestAHandBackAfterAReenableKeepsItsFreshWindow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := webhooks.ClaimDue(ctx, db, 100, 100, time.Minute)
+			again, err := webhooks.ClaimDue(ctx, db, 100, 100, time.Minute, webhooks.Shares{})
 			if err != nil {
 				t.Fatal(err)
 			}

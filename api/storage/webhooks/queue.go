@@ -36,8 +36,32 @@ type Claim struct {
 // Org is the claim's organization.
 func (c *Claim) Org() tenancy.OrganizationID { return tenancy.OrganizationID{UUID: c.OrganizationID} }
 
+// Shares is one process's cap per organization on its delivery slots: an
+// organization holds at most Cap of them at once, of which Held (by
+// organization id) are in flight now. The zero value caps nothing.
+type Shares struct {
+	Cap  int
+	Held map[uuid.UUID]int
+}
+
+// free is what each organization that holds slots may still claim, as two
+// lists, and every other organization's allowance: at most limit when
+// nothing is capped.
+func (s Shares) free(limit int) (orgs []uuid.UUID, left []int64, others int) {
+	orgs, left = []uuid.UUID{}, []int64{}
+	if s.Cap <= 0 {
+		return orgs, left, limit
+	}
+	for org, n := range s.Held {
+		orgs = append(orgs, org)
+		left = append(left, int64(max(s.Cap-n, 0)))
+	}
+	return orgs, left, s.Cap
+}
+
 // ClaimDue claims up to limit due deliveries of enabled endpoints, at most
-// perEndpoint in flight per endpoint, each for lease. In one transaction:
+// perEndpoint in flight per endpoint and at most what shares leaves to each
+// organization, each for lease. In one transaction:
 // the endpoints with due deliveries are locked (FOR NO KEY UPDATE SKIP
 // LOCKED: claims of one endpoint are serialized across pods, while the
 // fan-out's inserts, which take KEY SHARE, never wait), their live leases
@@ -83,9 +107,17 @@ func (c *Claim) Org() tenancy.OrganizationID { return tenancy.OrganizationID{UUI
 // give up, is the fresh one; the claim writes updated_at, so the delivery
 // is stale no more.
 //
+// The process's cap per organization (shares, docs/webhooks.md,
+// "Fairness") keeps one organization from holding every slot of a process
+// with attempts to receivers that answer slowly: the ranking only orders
+// who gets a slot that is free. An organization with nothing left of its
+// share is not ranked, and the deliveries of one claim are kept within each
+// organization's allowance in the claim's own order.
+//
 // Only endpoints that exist are claimed: a deleted endpoint's deliveries
 // stay, unreachable, until PurgeDeletedEndpoints deletes them.
-func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease time.Duration) ([]Claim, error) {
+func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease time.Duration, shares Shares) ([]Claim, error) {
+	orgs, left, others := shares.free(limit)
 	var out []Claim
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var endpoints []uuid.UUID
@@ -120,9 +152,11 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 				) live
 			)
 			SELECT e.id FROM webhook_endpoints e JOIN load l ON l.id = e.id
-			WHERE e.status = 'enabled' AND l.at IS NOT NULL AND l.n < ?
+			LEFT JOIN unnest(?::uuid[], ?::bigint[]) AS share(org, free) ON share.org = e.organization_id
+			WHERE e.status = 'enabled' AND l.at IS NOT NULL AND l.n < ? AND coalesce(share.free, 1) > 0
 			ORDER BY l.org_n, l.n, l.at, e.id
-			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, lease.Seconds(), perEndpoint, limit).Scan(ctx, &endpoints)
+			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, lease.Seconds(), pgdialect.Array(orgs), pgdialect.Array(left),
+			perEndpoint, limit).Scan(ctx, &endpoints)
 		if err != nil || len(endpoints) == 0 {
 			return err
 		}
@@ -133,9 +167,12 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 			UPDATE webhook_deliveries d
 			SET leased_until = c.until, next_attempt_at = c.until, lease_owner = gen_random_uuid(), updated_at = clock_timestamp()
 			FROM (
-				SELECT x.id, clock_timestamp() + make_interval(secs => ?) AS until
+				SELECT y.id, clock_timestamp() + make_interval(secs => ?) AS until
 				FROM (
-					SELECT x.id, e.ord, free.n AS free,
+				SELECT x.id, x.ord, x.turn, x.org,
+					row_number() OVER (PARTITION BY x.org ORDER BY x.turn, x.ord) AS org_turn
+				FROM (
+					SELECT x.id, e.ord, free.n AS free, we.organization_id AS org,
 						row_number() OVER (PARTITION BY e.ord ORDER BY x.at, x.created_at) AS turn
 					FROM unnest(?::uuid[]) WITH ORDINALITY AS e(id, ord)
 					JOIN webhook_endpoints we ON we.id = e.id
@@ -166,13 +203,17 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 					) x
 				) x
 				WHERE x.turn <= x.free
-				ORDER BY x.turn, x.ord
+				) y
+				LEFT JOIN unnest(?::uuid[], ?::bigint[]) AS share(org, free) ON share.org = y.org
+				WHERE y.org_turn <= coalesce(share.free, ?)
+				ORDER BY y.turn, y.ord
 				LIMIT ?
 			) c
 			WHERE d.id = c.id
 			RETURNING d.id, d.organization_id, d.endpoint_id, d.change_id, d.window_attempts, d.first_failed_at,
 				d.unprepared_since, d.lease_owner, d.leased_until, clock_timestamp() AS now`,
-			lease.Seconds(), pgdialect.Array(endpoints), perEndpoint, limit).Scan(ctx, &out)
+			lease.Seconds(), pgdialect.Array(endpoints), perEndpoint,
+			pgdialect.Array(orgs), pgdialect.Array(left), others, limit).Scan(ctx, &out)
 	})
 	if err != nil {
 		// The rows were read before the COMMIT failed: their leases are

@@ -137,23 +137,26 @@ func (w *Worker) run(ctx context.Context) {
 		w.fanOut(ctx)
 	}()
 	slots := make(chan struct{}, w.cfg.Workers)
+	held := newHeldSlots(w.cfg.Workers)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for !w.quiesced() {
 		if free := cap(slots) - len(slots); free > 0 {
 			// The clock around the claim (claimTimes).
 			asked := time.Now()
-			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease)
+			claims, err := store.ClaimDue(ctx, w.db, free, w.cfg.EndpointConcurrency, w.cfg.Lease, held.shares())
 			at := claimTimes{asked: asked, claimed: time.Now()}
 			if err != nil && ctx.Err() == nil {
 				w.claimFailures.Record(ctx, err)
 			}
 			for i := range claims {
 				slots <- struct{}{}
+				held.take(claims[i].OrganizationID)
 				wg.Add(1)
 				go func(c store.Claim) {
 					defer wg.Done()
 					w.deliver(ctx, &c, at)
+					held.give(c.OrganizationID)
 					<-slots
 					w.signal()
 				}(claims[i])
