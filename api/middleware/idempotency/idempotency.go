@@ -12,7 +12,7 @@
 //     attempt that left it still runs; the committed response is replayed
 //     when the owner died after COMMIT, and the request executes when the
 //     owner died before it (no transaction holds the key's row:
-//     ownerRunning; docs/edge.md, "A dead attempt's key").
+//     keys.OwnerRunning; docs/edge.md, "A dead attempt's key").
 //
 // A fresh key runs its handler inside a PostgreSQL transaction that also
 // inserts the key's idempotency_keys row and stores the response on it before
@@ -26,6 +26,11 @@
 // key, so a retry executes again. When the
 // edge store is unavailable a keyed request is refused with 503 and never
 // executed.
+//
+// The row's statements are api/storage/idempotency's (imported as keys):
+// this package begins the request's transaction, hands it to keys.Open,
+// then to the handler's stores (rest.WithTx) and to keys.Complete, and
+// commits it; it builds no query itself (api/layering).
 package idempotency
 
 import (
@@ -43,6 +48,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/eventapi/eventapi/api/rest"
+	keys "github.com/eventapi/eventapi/api/storage/idempotency"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -118,7 +124,7 @@ type Config struct {
 	// a replay, a mismatch or a key in use never waits for one, and before
 	// the transaction, so no waiter holds a pool connection
 	// (docs/architecture.md, "Memory"). A request that waits for nothing
-	// skips that look: its transaction finds the row as well (open).
+	// skips that look: its transaction finds the row as well (keys.Open).
 	BeforeTx func(c *fiber.Ctx) Wait
 	// Authorize runs the scope checks of the request's route (the server's
 	// are the documented ones, openapi.Scopes) before its key is claimed or
@@ -306,12 +312,12 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 	}
 	// In progress, or its owner committed and died before recording the
 	// response in the edge store: the database decides.
-	r, err := find(ctx, m.DB, org, key, m.Retention)
+	r, err := keys.Find(ctx, m.DB, org, key, m.Retention)
 	if err != nil {
 		return err
 	}
 	if r != nil {
-		if !r.done() {
+		if !r.Done() {
 			return errInUse
 		}
 		return m.replayRow(c, p, name, r, fp, nil)
@@ -320,7 +326,7 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 	// its COMMIT. Its transaction, while open, holds the key's row: a
 	// probe of that row, before any write slot is waited for, tells the
 	// two apart (docs/edge.md, "A dead attempt's key").
-	running, err := ownerRunning(ctx, m.DB, org, key, fp, m.Retention)
+	running, err := keys.OwnerRunning(ctx, m.DB, org, key, fp, m.Retention)
 	if err != nil {
 		return err
 	}
@@ -339,7 +345,7 @@ type claim struct {
 	name   string // the key's name in the edge store (StoreKey)
 	marker []byte // the in-progress marker this request releases or settles
 	// takeover: marker is an earlier attempt's, whose transaction held no
-	// row of the key (ownerRunning). This request executes, and never
+	// row of the key (keys.OwnerRunning). This request executes, and never
 	// releases that marker: the attempt may be alive and not yet at its
 	// INSERT, and a dead one's marker is taken over again by the next
 	// retry (docs/edge.md, "A dead attempt's key").
@@ -361,7 +367,7 @@ func (m *Middleware) execute(c *fiber.Ctx, cl claim) (err error) {
 		}
 	}()
 	settled, err = m.executeClaimed(c, cl)
-	if errors.Is(err, errOwnerRunning) {
+	if errors.Is(err, keys.ErrOwnerRunning) {
 		// Another retry took the key over between this one's probe and
 		// its transaction, or the attempt reached its INSERT.
 		return errInUse
@@ -378,8 +384,8 @@ func (m *Middleware) executeClaimed(c *fiber.Ctx, cl claim) (settled bool, err e
 		// it is small (CachedFor, MaxCachedRecord), so a claim may be a
 		// retry of a write that completed: its row is looked up before
 		// the wait, so that a replay or a mismatch never waits. A row
-		// committed after this look is found by open, as before.
-		prior, err := find(c.UserContext(), m.DB, org, key, m.Retention)
+		// committed after this look is found by keys.Open, as before.
+		prior, err := keys.Find(c.UserContext(), m.DB, org, key, m.Retention)
 		if err != nil {
 			return false, err
 		}
@@ -403,11 +409,11 @@ func (m *Middleware) executeClaimed(c *fiber.Ctx, cl claim) (settled bool, err e
 			_ = tx.Rollback()
 		}
 	}()
-	opener := open
+	opener := keys.Open
 	if cl.takeover {
 		// Bounded: a second retry that passed its probe with this one
 		// waited for this one's whole run, holding a slot and a connection.
-		opener = openWithin
+		opener = keys.OpenWithin
 	}
 	prior, err := opener(ctx, tx, org, key, fp, m.Retention)
 	if err != nil {
@@ -422,7 +428,7 @@ func (m *Middleware) executeClaimed(c *fiber.Ctx, cl claim) (settled bool, err e
 	if err != nil || !keep {
 		return false, err
 	}
-	if err := complete(ctx, tx, org, key, rec); err != nil {
+	if err := keys.Complete(ctx, tx, org, key, rec.answer()); err != nil {
 		c.Response().ResetBody()
 		return false, err
 	}
@@ -447,8 +453,8 @@ func (m *Middleware) beforeTx(c *fiber.Ctx) Wait {
 
 // answerPrior answers a claim whose key already has a row: 409 while it
 // is in progress, else its replay.
-func (m *Middleware) answerPrior(c *fiber.Ctx, p *tenancy.Principal, name string, prior *row, fp, marker []byte) (settled bool, err error) {
-	if !prior.done() {
+func (m *Middleware) answerPrior(c *fiber.Ctx, p *tenancy.Principal, name string, prior *keys.Row, fp, marker []byte) (settled bool, err error) {
+	if !prior.Done() {
 		return false, errInUse
 	}
 	return true, m.replayRow(c, p, name, prior, fp, marker)
@@ -463,7 +469,7 @@ func (m *Middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, f
 	// the failed request wrote, and a statement error inside the handler
 	// (a constraint violation answered 409 or 422) leaves the transaction
 	// usable for recording the answer.
-	if err := savepoint(ctx, tx); err != nil {
+	if err := keys.Savepoint(ctx, tx); err != nil {
 		return record{}, false, err
 	}
 	hctx, checks := auth.WithPassed(rest.WithTx(ctx, tx))
@@ -484,7 +490,7 @@ func (m *Middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, f
 		return record{}, false, nil
 	}
 	if status >= 400 {
-		if err := rollbackToSavepoint(ctx, tx); err != nil {
+		if err := keys.RollbackToSavepoint(ctx, tx); err != nil {
 			res.ResetBody()
 			return record{}, false, err
 		}

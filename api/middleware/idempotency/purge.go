@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	keys "github.com/eventapi/eventapi/api/storage/idempotency"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -25,7 +26,7 @@ func (m *Middleware) maybePurge() {
 	m.background.start(func(closing context.Context) {
 		ctx, cancel := context.WithTimeout(closing, purgeTimeout)
 		defer cancel()
-		n, err := purge(ctx, m.DB, m.Retention, purgeBatch)
+		n, err := keys.Purge(ctx, m.DB, m.Retention, purgeBatch)
 		if closing.Err() != nil {
 			return
 		}

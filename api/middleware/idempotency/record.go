@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 
 	"github.com/google/uuid"
+
+	keys "github.com/eventapi/eventapi/api/storage/idempotency"
 )
 
 // record is what the edge store holds under a key: a marker while the first
@@ -39,6 +41,16 @@ const (
 func (r record) encode() []byte {
 	b, _ := json.Marshal(r)
 	return b
+}
+
+// rowRecord is the final record of a completed database row (keys.Row.Done).
+func rowRecord(r *keys.Row) record {
+	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Sealed: r.Sealed, Scopes: r.Scopes}
+}
+
+// answer is what the key's database row keeps of the final record r.
+func (r record) answer() keys.Answer {
+	return keys.Answer{Status: r.Status, ContentType: r.ContentType, Body: r.Body, Sealed: r.Sealed, Scopes: r.Scopes}
 }
 
 func decodeRecord(b []byte) (record, bool) {

@@ -9,15 +9,16 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
+	keys "github.com/eventapi/eventapi/api/storage/idempotency"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // replayRow replays a completed database row and copies it to the edge
 // store (remember; marker is this request's own when it claimed the key).
-func (m *Middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *row, fp, marker []byte) error {
-	rec := r.record()
-	m.remember(c.UserContext(), name, rec, r.ttl(m.Retention), marker)
+func (m *Middleware) replayRow(c *fiber.Ctx, p *tenancy.Principal, name string, r *keys.Row, fp, marker []byte) error {
+	rec := rowRecord(r)
+	m.remember(c.UserContext(), name, rec, r.TTL(m.Retention), marker)
 	if err := allowed(p, rec); err != nil {
 		return err
 	}

@@ -70,12 +70,12 @@ func TestClaimAtTheRetentionBoundary(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback() }()
 	expire.tx = &tx
-	r, err := open(ctx, tx, org.ID, "k", []byte{1}, retention)
+	r, err := Open(ctx, tx, org.ID, "k", []byte{1}, retention)
 	if expire.err != nil {
 		t.Fatalf("moving the row past the retention: %v", expire.err)
 	}
 	if err != nil || r != nil {
-		t.Fatalf("open at the boundary = %+v, %v; want the recycled row owned (nil, nil)", r, err)
+		t.Fatalf("Open at the boundary = %+v, %v; want the recycled row owned (nil, nil)", r, err)
 	}
 	if !expire.expired || len(upserts.Sent) != 2 {
 		t.Fatalf("the row expired between the claim's statements: %v; %d upserts, want 2 (the boundary's second claim)",
@@ -112,7 +112,7 @@ func TestPurgeKeepsUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	statements := &pgtest.Statements{Marker: "DELETE FROM idempotency_keys"}
-	n, err := purge(ctx, db.WithQueryHook(statements), retention, 3)
+	n, err := Purge(ctx, db.WithQueryHook(statements), retention, 3)
 	if err != nil || n != 7 || len(statements.Sent) != 3 {
 		t.Fatalf("purge: %d rows in %d statements, %v; want 7 in 3 (batches of 3, 3 and 1)", n, len(statements.Sent), err)
 	}
@@ -132,10 +132,48 @@ func TestPurgeKeepsUp(t *testing.T) {
 func TestPurgeCanBeServedByAnIndex(t *testing.T) {
 	db := pgtest.Open(t)
 	sent := &pgtest.Statements{Marker: "DELETE FROM idempotency_keys"}
-	if _, err := purge(context.Background(), db.WithQueryHook(sent), time.Hour, 10); err != nil || len(sent.Sent) != 1 {
+	if _, err := Purge(context.Background(), db.WithQueryHook(sent), time.Hour, 10); err != nil || len(sent.Sent) != 1 {
 		t.Fatalf("purge: %d statements, %v; want 1", len(sent.Sent), err)
 	}
 	if plan := pgtest.PlanWithoutSeqScans(t, db, sent.Sent[0]); strings.Contains(plan, "Seq Scan on idempotency_keys") {
 		t.Fatalf("the purge scans the whole table:\n%s", plan)
+	}
+}
+
+// TestOpenWithinPutsTheLockTimeoutBack: the takeover's bounded INSERT
+// leaves the transaction's lock_timeout as it found it, whatever set it,
+// so the handler's statements after it wait as long as anywhere else.
+func TestOpenWithinPutsTheLockTimeoutBack(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	org, err := tenancy.CreateOrganization(ctx, db, "Lock timeout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"", "7s"} {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if set != "" {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '"+set+"'"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.NewRaw("SHOW lock_timeout").Scan(ctx, &want); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OpenWithin(ctx, tx, org.ID, "k-timeout-"+set, []byte("fp"), 24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := tx.NewRaw("SHOW lock_timeout").Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		_ = tx.Rollback()
+		if got != want {
+			t.Errorf("lock_timeout %q after OpenWithin, want %q as before it", got, want)
+		}
 	}
 }

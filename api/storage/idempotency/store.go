@@ -15,45 +15,48 @@ import (
 	"github.com/eventapi/eventapi/platform/database"
 )
 
-// The durable half of a key lives in idempotency_keys (migration
-// 20261121000400): the row is inserted in the request's own transaction and
-// completed with the response before COMMIT, so a committed write always has
-// its response on record, whatever happens to the process or to Redis after.
-
-// row is a completed (or still open) idempotency_keys row.
-type row struct {
+// Row is a completed (or still open) idempotency_keys row.
+type Row struct {
 	Fingerprint []byte `bun:"fingerprint"`
 	Status      *int   `bun:"status"`
 	ContentType string `bun:"content_type"`
 	Response    []byte `bun:"response"`
 	// Sealed says Response is sealed (false on rows written before).
 	Sealed bool `bun:"response_sealed"`
-	// Scopes are record.Scopes (nil on rows written before 2.7.1).
+	// Scopes are the scopes a replaying key must hold (the middleware's
+	// record.Scopes; nil on rows written before 2.7.1).
 	Scopes []string `bun:"scopes,array"`
 	// AgeSeconds is how long ago the row was created, by the database clock.
 	AgeSeconds float64 `bun:"age_seconds"`
 }
 
-// ttl is how much longer the row's response may be replayed.
-func (r *row) ttl(retention time.Duration) time.Duration {
+// TTL is how much longer the row's response may be replayed.
+func (r *Row) TTL(retention time.Duration) time.Duration {
 	return max(time.Second, retention-time.Duration(r.AgeSeconds*float64(time.Second)))
 }
 
-func (r *row) record() record {
-	return record{State: stateDone, Fingerprint: r.Fingerprint, Status: *r.Status, ContentType: r.ContentType, Body: r.Response, Sealed: r.Sealed, Scopes: r.Scopes}
-}
+// Done reports whether the row holds its response (Complete).
+func (r *Row) Done() bool { return r.Status != nil }
 
-func (r *row) done() bool { return r.Status != nil }
+// Answer is the response Complete records on a row.
+type Answer struct {
+	Status      int
+	ContentType string
+	Body        []byte
+	// Sealed says Body is sealed.
+	Sealed bool
+	Scopes []string
+}
 
 func seconds(d time.Duration) float64 { return d.Seconds() }
 
-// open inserts the row for (org, key) in tx and returns nil when this
+// Open inserts the row for (org, key) in tx and returns nil when this
 // request owns it. When a live row exists (an earlier attempt committed,
 // possibly in a process that died before telling the edge store) it returns
 // that row. An INSERT that meets a row still uncommitted by another
 // transaction waits for it, so two attempts never both execute. Rows past
 // the retention are recycled.
-func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+func Open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*Row, error) {
 	r, err := claimRow(ctx, tx, org, key, fp, retention)
 	if errors.Is(err, errVanished) {
 		// The row passed the retention (or was purged) between the claim
@@ -65,24 +68,24 @@ func open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, 
 }
 
 // probeWait is how long a takeover's INSERT waits for a transaction that
-// holds the key's row (openWithin). A row held by a live attempt always
+// holds the key's row (OpenWithin). A row held by a live attempt always
 // makes it wait, so the least lock_timeout never takes a running attempt
 // for a dead one (other lock waits, such as a purge batch holding an
 // expired row of the key, time it out too: a safe 409); anything longer
 // would hold a pool connection that long for each retry of a key in use.
 const probeWait = time.Millisecond
 
-// errOwnerRunning is openWithin's answer when an open transaction holds
+// ErrOwnerRunning is OpenWithin's answer when an open transaction holds
 // the key's row: the attempt that holds it still runs.
-var errOwnerRunning = errors.New("an open transaction holds the Idempotency-Key's row")
+var ErrOwnerRunning = errors.New("an open transaction holds the Idempotency-Key's row")
 
-// openWithin is open whose INSERT waits at most probeWait for a
-// transaction that holds the key's row, and answers errOwnerRunning when
+// OpenWithin is Open whose INSERT waits at most probeWait for a
+// transaction that holds the key's row, and answers ErrOwnerRunning when
 // one does. The transaction's lock_timeout is set for that statement and
 // then put back to the value it had, whatever set it (the database, the
 // role, the connection, an earlier SET), so the handler's own statements
 // wait as they would anywhere else.
-func openWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+func OpenWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*Row, error) {
 	before, r, err := openBounded(ctx, tx, org, key, fp, retention)
 	if err != nil {
 		return nil, err
@@ -93,9 +96,9 @@ func openWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []
 	return r, nil
 }
 
-// openBounded is openWithin without putting lock_timeout back: it returns
+// openBounded is OpenWithin without putting lock_timeout back: it returns
 // the value it replaced, and leaves the transaction at probeWait.
-func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (before string, r *row, err error) {
+func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (before string, r *Row, err error) {
 	var set string
 	// The materialized CTE reads the old value before the row's set_config runs.
 	if err := tx.NewRaw(`WITH old AS MATERIALIZED (SELECT current_setting('lock_timeout') AS v)
@@ -103,14 +106,14 @@ func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp [
 		Scan(ctx, &before, &set); err != nil {
 		return "", nil, database.Error(err)
 	}
-	r, err = open(ctx, tx, org, key, fp, retention)
+	r, err = Open(ctx, tx, org, key, fp, retention)
 	if database.HasCode(err, pgerrcode.LockNotAvailable) {
-		return "", nil, errOwnerRunning
+		return "", nil, ErrOwnerRunning
 	}
 	return before, r, err
 }
 
-// ownerRunning reports whether a transaction holds (org, key)'s row: the
+// OwnerRunning reports whether a transaction holds (org, key)'s row: the
 // earlier attempt that left an in-progress marker still runs. It makes
 // openBounded's INSERT in a transaction of its own that it always rolls
 // back (the lock_timeout goes with it, so it is not put back), before the
@@ -121,14 +124,14 @@ func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp [
 // then executes, and such an attempt, when it reaches its INSERT, waits for
 // the retry's transaction and replays its answer (the primary key keeps the
 // exactly-once rule).
-func ownerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp []byte, retention time.Duration) (bool, error) {
+func OwnerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp []byte, retention time.Duration) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, database.Error(err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	_, _, err = openBounded(ctx, tx, org, key, fp, retention)
-	if errors.Is(err, errOwnerRunning) {
+	if errors.Is(err, ErrOwnerRunning) {
 		return true, nil
 	}
 	return false, err
@@ -138,8 +141,8 @@ func ownerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp
 // longer live when read back.
 var errVanished = errors.New("idempotency row vanished during its claim")
 
-// claimRow is one attempt of open.
-func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*row, error) {
+// claimRow is one attempt of Open.
+func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*Row, error) {
 	var owned bool
 	err := tx.NewRaw(`
 		INSERT INTO idempotency_keys (organization_id, key, fingerprint)
@@ -155,7 +158,7 @@ func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []by
 	if !errors.Is(err, sql.ErrNoRows) {
 		return nil, database.Error(err)
 	}
-	r, err := find(ctx, tx, org, key, retention)
+	r, err := Find(ctx, tx, org, key, retention)
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +168,9 @@ func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []by
 	return r, nil
 }
 
-// find returns the live row of (org, key), or nil.
-func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*row, error) {
-	r := new(row)
+// Find returns the live row of (org, key), or nil.
+func Find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*Row, error) {
+	r := new(Row)
 	err := db.NewRaw(`
 		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, response_sealed, scopes,
 		       extract(epoch FROM clock_timestamp() - created_at)::float8 AS age_seconds
@@ -184,31 +187,31 @@ func find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention 
 	return r, nil
 }
 
-// complete records the response on the row in tx.
-func complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, rec record) error {
+// Complete records the response a on the row in tx.
+func Complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, a Answer) error {
 	_, err := tx.NewRaw(`
 		UPDATE idempotency_keys
 		SET status = ?, content_type = ?, response = ?, response_sealed = ?, scopes = ?, completed_at = clock_timestamp()
 		WHERE organization_id = ? AND key = ?`,
-		rec.Status, rec.ContentType, rec.Body, rec.Sealed, pgdialect.Array(rec.Scopes), org, key).Exec(ctx)
+		a.Status, a.ContentType, a.Body, a.Sealed, pgdialect.Array(a.Scopes), org, key).Exec(ctx)
 	return database.Error(err)
 }
 
 const savepointName = "idempotent_request"
 
-// savepoint marks the start of the handler's work in tx.
-func savepoint(ctx context.Context, tx bun.Tx) error {
+// Savepoint marks the start of the handler's work in tx.
+func Savepoint(ctx context.Context, tx bun.Tx) error {
 	_, err := tx.ExecContext(ctx, "SAVEPOINT "+savepointName)
 	return database.Error(err)
 }
 
-// rollbackToSavepoint undoes the handler's work, keeping the key's row.
-func rollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
+// RollbackToSavepoint undoes the handler's work, keeping the key's row.
+func RollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
 	_, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+savepointName)
 	return database.Error(err)
 }
 
-// purge deletes the rows older than retention, batch at a time, each batch
+// Purge deletes the rows older than retention, batch at a time, each batch
 // a statement of its own, until one finds fewer, and reports how many it
 // deleted: however many keys a busy hour made, the purge keeps up, and no
 // statement runs long. Retention spans every organization, so the
@@ -217,7 +220,7 @@ func rollbackToSavepoint(ctx context.Context, tx bun.Tx) error {
 // The cutoff is the statement's start (statement_timestamp), a value the
 // planner can compare with idempotency_keys_created_idx; clock_timestamp(),
 // computed per row, made every run a scan of the whole table.
-func purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
+func Purge(ctx context.Context, db bun.IDB, retention time.Duration, batch int) (int64, error) {
 	return database.DeleteInBatches(ctx, db, batch, `/* every organization: retention */
 		DELETE FROM idempotency_keys WHERE ctid IN (
 			SELECT ctid FROM idempotency_keys
