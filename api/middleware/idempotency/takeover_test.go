@@ -208,10 +208,10 @@ func TestATakeoverThatFailsKeepsTheMarker(t *testing.T) {
 }
 
 // TestTwoTakeoversDoNotWaitForEachOther (found by a review): two retries
-// of a key whose earlier attempt holds no row both pass ownerRunning's
+// of a key whose earlier attempt holds no row both pass idempotency.OwnerRunning's
 // probe while they wait for their write slots. The one that opens second
 // does not wait, holding its slot and a pool connection, for the whole
-// run of the first: its INSERT is bounded too (openWithin), and it gets
+// run of the first: its INSERT is bounded too (OpenWithin), and it gets
 // 409 idempotency_key_in_use; the first then executes, once. The bound
 // below is a hang detector: the second, unbounded, waited as long as the
 // first's handler is held, which is until the test ends.
