@@ -36,8 +36,7 @@ func ParseDateTime(s string) (time.Time, bool) {
 // is accepted, storage.YearRangeIssue for a well-formed date-time outside
 // the years, else "must be an RFC 3339 date-time such as " example.
 func DateTimeIssue(s, example string) (time.Time, string) {
-	t, _, issue := dateTimeIssue(s, example)
-	return t, issue
+	return dateTimeIssue(s, example, false)
 }
 
 // DateTimeUpIssue is DateTimeIssue rounding up instead: the first
@@ -45,28 +44,29 @@ func DateTimeIssue(s, example string) (time.Time, string) {
 // with stored times (created_at >= since, created_at < until, a
 // reservation starting before a window's end). Truncated, a bound with
 // digits past the microsecond (…35.6046430001Z) would let in a record
-// created before the instant "at or after" names. The last microsecond of
+// created before the instant "at or after" names. The years are checked
+// after rounding, so an instant in the last microsecond before
+// storage.MinYear that rounds up into it is taken; the last microsecond of
 // storage.MaxYear is not rounded out of the years (an answer echoing the
 // year 10000 could not be rendered).
 func DateTimeUpIssue(s, example string) (time.Time, string) {
-	t, finer, issue := dateTimeIssue(s, example)
-	if up := t.Add(time.Microsecond); finer && issue == "" && storage.InYearRange(up) {
-		t = up
-	}
-	return t, issue
+	return dateTimeIssue(s, example, true)
 }
 
-// dateTimeIssue is DateTimeIssue, reporting too whether the fraction had
-// digits past the microsecond other than zeros (dropped from t).
-func dateTimeIssue(s, example string) (time.Time, bool, string) {
+// dateTimeIssue is DateTimeIssue, rounding up when up is set and the
+// fraction had digits past the microsecond other than zeros.
+func dateTimeIssue(s, example string, up bool) (time.Time, string) {
 	t, finer, ok := parseRFC3339(s)
-	switch {
-	case !ok:
-		return time.Time{}, false, "must be an RFC 3339 date-time such as " + example
-	case !storage.InYearRange(t):
-		return time.Time{}, false, storage.YearRangeIssue
+	if !ok {
+		return time.Time{}, "must be an RFC 3339 date-time such as " + example
 	}
-	return t, finer, ""
+	if next := t.Add(time.Microsecond); up && finer && storage.InYearRange(next) {
+		t = next
+	}
+	if !storage.InYearRange(t) {
+		return time.Time{}, storage.YearRangeIssue
+	}
+	return t, ""
 }
 
 // parseRFC3339 reads s as ParseDateTime does, of any year, and reports

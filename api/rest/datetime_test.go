@@ -169,6 +169,7 @@ func TestDateTimeUpIssue(t *testing.T) {
 		{"2026-12-03T15:08:59.9999999+01:00", "2026-12-03T14:09:00Z"},
 		{"2026-12-31T23:59:59.999999999999999999Z", "2027-01-01T00:00:00Z"},
 		{"9999-12-31T23:59:59.9999999Z", "9999-12-31T23:59:59.999999Z"}, // not out of the years
+		{"1899-12-31T23:59:59.9999999Z", "1900-01-01T00:00:00Z"},        // rounded into them
 	} {
 		got, issue := DateTimeUpIssue(tc.in, "")
 		want, _ := time.Parse(time.RFC3339Nano, tc.want)

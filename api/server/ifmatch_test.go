@@ -37,6 +37,9 @@ func TestWritesWithIfMatchAreRefused(t *testing.T) {
 		{"PATCH naming its strong form", http.MethodPatch, record, strings.TrimPrefix(tag, "W/"), map[string]any{"notes": "two"}},
 		{"PATCH naming a list", http.MethodPatch, record, `"other", ` + tag, map[string]any{"notes": "three"}},
 		{"POST naming a tag", http.MethodPost, "/api/v2/clients", `"x"`, map[string]any{"name": "Guarded copy"}},
+		// an empty list of tags matches no record, however it is spelled
+		{"PATCH with an empty If-Match", http.MethodPatch, record, "", map[string]any{"notes": "four"}},
+		{"PATCH with an If-Match of one comma", http.MethodPatch, record, ",", map[string]any{"notes": "five"}},
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,7 +99,7 @@ func TestV1PatchWithIfMatchIsRefused(t *testing.T) {
 		t.Fatalf("POST: %d %s", created.Status, created.Body)
 	}
 	record := "/api/v1/equipment/" + created.Data()["id"].(string)
-	for _, header := range [][]string{{"If-Match", `"nope"`}, {"If-Match", `W/"x"`}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}} {
+	for _, header := range [][]string{{"If-Match", `"nope"`}, {"If-Match", `W/"x"`}, {"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}} {
 		res := a.Do(http.MethodPatch, record, map[string]any{"weight_lbs": 9}, header...)
 		if res.Status != http.StatusPreconditionFailed || res.ErrorCode() != "BAD_REQUEST" {
 			t.Fatalf("v1 PATCH with %s: %d %s, want 412 BAD_REQUEST", header[0], res.Status, res.Body)

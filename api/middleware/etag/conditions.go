@@ -55,16 +55,22 @@ var (
 // refusedCondition returns the refusal of a write with the request header
 // h, or nil when it asks for no condition this API refuses.
 func refusedCondition(h *fasthttp.RequestHeader) error {
-	ifMatch := false
-	for _, v := range h.PeekAll(fiber.HeaderIfMatch) {
+	lines := h.PeekAll(fiber.HeaderIfMatch)
+	star := false
+	for _, v := range lines {
 		line := strings.TrimSpace(string(v))
-		ifMatch = ifMatch || line != ""
 		if namesTags(line) {
 			return errIfMatch
 		}
+		star = star || line == "*"
 	}
-	if ifMatch {
+	switch {
+	case star:
 		return nil // "*": If-Unmodified-Since is then ignored (RFC 9110, 13.1.4)
+	case len(lines) > 0:
+		// Present but empty: a list of no tags, which no record matches,
+		// as "If-Match: ," is (namesTags).
+		return errIfMatch
 	}
 	for _, v := range h.PeekAll(fiber.HeaderIfUnmodifiedSince) {
 		if strings.TrimSpace(string(v)) != "" {
