@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
@@ -20,7 +21,8 @@ import (
 // Config configures the middleware.
 type Config struct {
 	Log *slog.Logger
-	// ErrorHandler renders an error so the logged status is the final one.
+	// ErrorHandler renders an error so the logged status is the final one
+	// (rest.RenderError).
 	ErrorHandler fiber.ErrorHandler
 	// Routes names the request's route template; nil logs Fiber's pattern
 	// of the last handler that ran (c.Route().Path).
@@ -31,11 +33,7 @@ type Config struct {
 func New(cfg Config) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
-		err := c.Next()
-		if err != nil && cfg.ErrorHandler != nil {
-			_ = cfg.ErrorHandler(c, err)
-			err = nil
-		}
+		err, _ := rest.RenderError(c, cfg.ErrorHandler, c.Next())
 		Write(cfg.Log, c, routeOf(c, cfg.Routes), start)
 		return err
 	}

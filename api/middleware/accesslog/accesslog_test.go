@@ -3,6 +3,8 @@ package accesslog_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +20,12 @@ import (
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
+
+// unrenderable is details no encoder can write: the render of an error
+// carrying it fails.
+type unrenderable struct{}
+
+func (unrenderable) MarshalJSON() ([]byte, error) { return nil, errors.New("details refused") }
 
 // longID is a path segment longer than the request log keeps of a path.
 var longID = strings.Repeat("b", requestlog.MaxPath+500)
@@ -37,6 +45,8 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 		resolver, gate bool
 		// logged is the path the line carries, when not path.
 		logged string
+		// body is how the answer's body starts, when it matters.
+		body string
 	}{
 		{name: "success", path: "/things/42", handler: ok, withOrg: true, status: 200, route: "/things/:id"},
 		{name: "an error rendered by the error handler", path: "/things/42", handler: func(*fiber.Ctx) error {
@@ -45,6 +55,9 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 		{name: "a validation error", path: "/things/7", handler: func(*fiber.Ctx) error {
 			return errs.InvalidField("name", "is required")
 		}, status: 422, route: "/things/:id"},
+		{name: "an error whose render failed: the 500 answered", path: "/things/7", handler: func(*fiber.Ctx) error {
+			return &errs.Error{Code: errs.Validation, Message: "bad", Details: unrenderable{}}
+		}, status: 500, route: "/things/:id", body: `{"error":{"code":"internal_error"`},
 		{name: "the template with a resolver", path: "/things/42", handler: ok, status: 200, route: "/things/{id}", resolver: true},
 		{name: "answered by middleware, with a resolver", path: "/things/42", handler: ok, status: 429,
 			route: "/things/{id}", resolver: true, gate: true},
@@ -82,6 +95,9 @@ func TestOneLinePerRequestWithTheFinalStatus(t *testing.T) {
 			}
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
+			}
+			if body, _ := io.ReadAll(resp.Body); !bytes.HasPrefix(body, []byte(tt.body)) {
+				t.Fatalf("body %s, want it to start %s", body, tt.body)
 			}
 			lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
 			if len(lines) != 1 {

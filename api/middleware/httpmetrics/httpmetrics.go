@@ -17,6 +17,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
 	"github.com/eventapi/eventapi/api/middleware/route"
+	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
@@ -48,7 +49,8 @@ func RecordRefused(ctx context.Context, method string, status int, elapsed time.
 // Config configures the middleware.
 type Config struct {
 	Routes *route.Resolver
-	// ErrorHandler renders an error so the recorded status is the final one.
+	// ErrorHandler renders an error so the recorded status is the final one
+	// (rest.RenderError).
 	ErrorHandler fiber.ErrorHandler
 }
 
@@ -57,13 +59,7 @@ func New(cfg Config) fiber.Handler {
 	var sets attributeSets
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
-		err := c.Next()
-		if err != nil && cfg.ErrorHandler != nil {
-			if herr := cfg.ErrorHandler(c, err); herr != nil {
-				return herr
-			}
-			err = nil
-		}
+		err, _ := rest.RenderError(c, cfg.ErrorHandler, c.Next())
 		set := sets.of(Method(c.Method()), c.Response().StatusCode(), cfg.Routes.Of(c))
 		duration.Record(c.UserContext(), time.Since(start).Seconds(), metric.WithAttributeSet(set))
 		return err

@@ -2,6 +2,7 @@ package httpmetrics_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"net/http/httptest"
@@ -90,6 +91,9 @@ func TestOneObservationPerRequestWithTheFinalStatusAndRoute(t *testing.T) {
 		{"an error rendered by the error handler", "GET", "/things/missing", map[string]string{
 			"http_request_method": "GET", "http_route": "/things/{id}",
 			"http_response_status_code": "404", "http_response_status_class": "4xx"}},
+		{"an error whose render failed: the 500 answered", "GET", "/things/unrenderable", map[string]string{
+			"http_request_method": "GET", "http_route": "/things/{id}",
+			"http_response_status_code": "500", "http_response_status_class": "5xx"}},
 		{"a failure", "POST", "/things/boom", map[string]string{
 			"http_request_method": "POST", "http_route": "/things/{id}",
 			"http_response_status_code": "500", "http_response_status_class": "5xx"}},
@@ -109,8 +113,11 @@ func TestOneObservationPerRequestWithTheFinalStatusAndRoute(t *testing.T) {
 	})
 	app.Use(httpmetrics.New(httpmetrics.Config{Routes: route.New(app), ErrorHandler: handler}))
 	app.Get("/things/:id", func(c *fiber.Ctx) error {
-		if c.Params("id") == "missing" {
+		switch c.Params("id") {
+		case "missing":
 			return errs.New(errs.NotFound, "thing not found")
+		case "unrenderable":
+			return &errs.Error{Code: errs.Validation, Message: "bad", Details: unrenderable{}}
 		}
 		return c.SendStatus(200)
 	})
@@ -143,6 +150,12 @@ func TestOneObservationPerRequestWithTheFinalStatusAndRoute(t *testing.T) {
 		})
 	}
 }
+
+// unrenderable is details no encoder can write: the render of an error
+// carrying it fails.
+type unrenderable struct{}
+
+func (unrenderable) MarshalJSON() ([]byte, error) { return nil, errors.New("details refused") }
 
 func TestMethod(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{

@@ -31,7 +31,8 @@ type Sink interface{ Add(requestlog.Record) }
 type Config struct {
 	Sink   Sink
 	Routes *route.Resolver
-	// ErrorHandler renders an error so the record has the final status.
+	// ErrorHandler renders an error so the record has the final status
+	// (rest.RenderError).
 	ErrorHandler fiber.ErrorHandler
 	// APIVersion is "v1" or "v2".
 	APIVersion string
@@ -56,13 +57,7 @@ func New(cfg Config) fiber.Handler {
 				panic(p)
 			}
 		}()
-		err = c.Next()
-		if err != nil && cfg.ErrorHandler != nil {
-			if herr := cfg.ErrorHandler(c, err); herr != nil {
-				return herr
-			}
-			err = nil
-		}
+		err, _ = rest.RenderError(c, cfg.ErrorHandler, c.Next())
 		status := c.Response().StatusCode()
 		code := rest.ErrorCodeOf(c)
 		if code == "" && status >= 400 {

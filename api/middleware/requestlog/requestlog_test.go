@@ -1,6 +1,7 @@
 package requestlog_test
 
 import (
+	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"sync"
@@ -55,6 +56,12 @@ type want struct {
 	replayed  bool
 }
 
+// unrenderable is details no encoder can write: the render of an error
+// carrying it fails.
+type unrenderable struct{}
+
+func (unrenderable) MarshalJSON() ([]byte, error) { return nil, errors.New("details refused") }
+
 func TestOneRecordPerRequest(t *testing.T) {
 	tests := []struct {
 		name, method, path string
@@ -65,6 +72,8 @@ func TestOneRecordPerRequest(t *testing.T) {
 			want{status: 200, route: "/api/v2/things/{id}", principal: true}},
 		{"an error rendered by the error handler", "GET", "/api/v2/things/missing", nil,
 			want{status: 404, route: "/api/v2/things/{id}", errorCode: "not_found", principal: true}},
+		{"an error whose render failed: the 500 internal_error answered", "GET", "/api/v2/things/unrenderable", nil,
+			want{status: 500, route: "/api/v2/things/{id}", errorCode: "internal_error", principal: true}},
 		{"refused by auth: no principal, the route from the resolver", "GET", "/api/v2/things/42",
 			map[string]string{"X-Refuse": "1"},
 			want{status: 401, route: "/api/v2/things/{id}", errorCode: "invalid_credentials"}},
@@ -101,6 +110,8 @@ func TestOneRecordPerRequest(t *testing.T) {
 			return errs.New(errs.NotFound, "thing not found")
 		case "panic":
 			panic("boom")
+		case "unrenderable":
+			return &errs.Error{Code: errs.Validation, Message: "bad", Details: unrenderable{}}
 		}
 		return c.SendStatus(200)
 	})

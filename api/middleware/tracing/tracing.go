@@ -32,7 +32,8 @@ import (
 
 // Config configures the middleware.
 type Config struct {
-	// ErrorHandler renders an error so the span records the final status.
+	// ErrorHandler renders an error so the span records the final status
+	// (rest.RenderError).
 	ErrorHandler fiber.ErrorHandler
 	// Routes names the route template (span name and http.route); without
 	// it Fiber's own route path is used.
@@ -59,11 +60,7 @@ func New(cfg Config) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if slices.Contains(cfg.Untraced, c.Path()) {
 			c.SetUserContext(telemetry.Untraced(c.UserContext()))
-			err := c.Next()
-			if err != nil && cfg.ErrorHandler != nil {
-				_ = cfg.ErrorHandler(c, err)
-				err = nil
-			}
+			err, _ := rest.RenderError(c, cfg.ErrorHandler, c.Next())
 			return err
 		}
 		ctx := otel.GetTextMapPropagator().Extract(c.UserContext(), propagation.TextMapCarrier(headerCarrier{c}))
@@ -81,12 +78,10 @@ func New(cfg Config) fiber.Handler {
 			)
 		}
 		c.SetUserContext(ctx)
-		err := c.Next()
-		if err != nil && cfg.ErrorHandler != nil {
-			if herr := cfg.ErrorHandler(c, err); herr != nil {
-				span.RecordError(validError(herr))
-			}
-			err = nil
+		err, failed := rest.RenderError(c, cfg.ErrorHandler, c.Next())
+		if failed != nil {
+			// Answered 500 all the same; the span says why.
+			span.RecordError(validError(failed))
 		}
 		if !recording {
 			return err

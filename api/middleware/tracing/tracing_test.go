@@ -1,8 +1,10 @@
 package tracing_test
 
 import (
+	"errors"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,6 +21,12 @@ import (
 	"github.com/eventapi/eventapi/platform/errs"
 )
 
+// unrenderable is details no encoder can write: the render of an error
+// carrying it fails.
+type unrenderable struct{}
+
+func (unrenderable) MarshalJSON() ([]byte, error) { return nil, errors.New("details refused") }
+
 func TestOneServerSpanPerRequest(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -34,12 +42,17 @@ func TestOneServerSpanPerRequest(t *testing.T) {
 		traceparent string
 		status      int
 		spanStatus  codes.Code
+		// exception is the message of the exception event the span records.
+		exception string
 	}{
-		{"success", func(c *fiber.Ctx) error { return c.SendStatus(200) }, "", 200, codes.Unset},
-		{"a 4xx is not a span error", func(*fiber.Ctx) error { return errs.New(errs.NotFound, "gone") }, "", 404, codes.Unset},
-		{"a 5xx is a span error", func(*fiber.Ctx) error { return errs.Wrap(errs.New(errs.Internal, "x"), "internal error") }, "", 500, codes.Error},
+		{"success", func(c *fiber.Ctx) error { return c.SendStatus(200) }, "", 200, codes.Unset, ""},
+		{"a 4xx is not a span error", func(*fiber.Ctx) error { return errs.New(errs.NotFound, "gone") }, "", 404, codes.Unset, ""},
+		{"a 5xx is a span error", func(*fiber.Ctx) error { return errs.Wrap(errs.New(errs.Internal, "x"), "internal error") }, "", 500, codes.Error, ""},
+		{"an error whose render failed: the 500 answered, the failure recorded", func(*fiber.Ctx) error {
+			return &errs.Error{Code: errs.Validation, Message: "bad", Details: unrenderable{}}
+		}, "", 500, codes.Error, "details refused"},
 		{"the caller's trace is continued", func(c *fiber.Ctx) error { return c.SendStatus(200) },
-			"00-" + parentTrace + "-00f067aa0ba902b7-01", 200, codes.Unset},
+			"00-" + parentTrace + "-00f067aa0ba902b7-01", 200, codes.Unset, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +93,17 @@ func TestOneServerSpanPerRequest(t *testing.T) {
 			}
 			if id := resp.Header.Get(rest.HeaderRequestID); id == "" || attrs["eventapi.request_id"].AsString() != id {
 				t.Fatalf("eventapi.request_id %q, want the response's %s %q", attrs["eventapi.request_id"].AsString(), rest.HeaderRequestID, id)
+			}
+			var exception string
+			for _, e := range s.Events() {
+				for _, kv := range e.Attributes {
+					if e.Name == "exception" && kv.Key == "exception.message" {
+						exception = kv.Value.AsString()
+					}
+				}
+			}
+			if (tt.exception == "") != (exception == "") || !strings.Contains(exception, tt.exception) {
+				t.Fatalf("exception %q, want one naming %q", exception, tt.exception)
 			}
 			if tt.traceparent != "" && s.SpanContext().TraceID().String() != parentTrace {
 				t.Fatalf("trace %s, want the caller's %s", s.SpanContext().TraceID(), parentTrace)
