@@ -24,6 +24,10 @@ func TestFromFiber(t *testing.T) {
 		{fiber.NewError(fiber.StatusUnprocessableEntity, "json: cannot unmarshal number into Go struct field x.y of type string"),
 			errs.Validation, "the request could not be read"},
 		{fiber.NewError(fiber.StatusBadRequest, "error when parsing request: invalid header key"), errs.BadRequest, "the request could not be read"},
+		// Not method_not_allowed: the service's 405 names the path's
+		// methods (Allow), which Fiber's does not carry, and the server
+		// never lets Fiber answer one (TestWrongMethods).
+		{fiber.ErrMethodNotAllowed, errs.BadRequest, "the request could not be read"},
 	}
 	for _, c := range cases {
 		got := rest.FromFiber(c.in)
