@@ -476,10 +476,10 @@ func (m *Middleware) runHandler(c *fiber.Ctx, p *tenancy.Principal, tx bun.Tx, f
 	c.SetUserContext(hctx)
 	herr := c.Next()
 	c.SetUserContext(ctx)
-	if herr != nil {
-		if rerr := m.ErrorHandler(c, herr); rerr != nil {
-			return record{}, false, rerr
-		}
+	// The handler's error is answered here, so that its status decides
+	// below what the key records (a render that failed is a 500).
+	if pass, _ := rest.RenderError(c, m.ErrorHandler, herr); pass != nil {
+		return record{}, false, pass
 	}
 	res := c.Response()
 	status := res.StatusCode()
