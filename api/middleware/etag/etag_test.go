@@ -131,12 +131,14 @@ func TestRefusedCondition(t *testing.T) {
 		{"a strong tag", [][2]string{{"If-Match", `"abc"`}}, errIfMatch},
 		{"a star", [][2]string{{"If-Match", "*"}}, nil},
 		{"a star and a tag in one line", [][2]string{{"If-Match", `*, "x"`}}, errIfMatch},
-		{"an empty line", [][2]string{{"If-Match", "  "}}, nil},
+		{"an empty line", [][2]string{{"If-Match", "  "}}, errIfMatch}, // a list of no tags
+		{"only a comma", [][2]string{{"If-Match", ","}}, errIfMatch},
+		{"an empty line beside a star", [][2]string{{"If-Match", ""}, {"If-Match", "*"}}, nil},
 		{"a tag in the second line", [][2]string{{"If-Match", "*"}, {"If-Match", `"x"`}}, errIfMatch},
 		{"a tag after an empty line", [][2]string{{"If-Match", ""}, {"If-Match", `"x"`}}, errIfMatch},
 		{"a date", [][2]string{{"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, errIfUnmodifiedSince},
 		{"a date beside a star", [][2]string{{"If-Match", "*"}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, nil},
-		{"a date beside an empty If-Match", [][2]string{{"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, errIfUnmodifiedSince},
+		{"a date beside an empty If-Match", [][2]string{{"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, errIfMatch},
 		{"an empty date", [][2]string{{"If-Unmodified-Since", " "}}, nil},
 	}
 	for _, tt := range tests {
