@@ -24,8 +24,9 @@ import (
 //     rendered by render in its surface's envelope, which logs the failure
 //     as its cause; should that fail too, 500 in plain text, as Fiber
 //     answers when its error handler fails. failed is the first render's
-//     error, for a middleware to record (the span does), never to return:
-//     the answer is final all the same.
+//     error, for a middleware to record (the tracing middleware puts it on
+//     the span when it rendered the error), never to return: the answer is
+//     final all the same.
 func RenderError(c *fiber.Ctx, render fiber.ErrorHandler, err error) (pass, failed error) {
 	if err == nil {
 		return nil, nil

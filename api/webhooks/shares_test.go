@@ -94,3 +94,55 @@ func TestClaimKeepsEachOrganizationWithinItsShare(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimSpendsNoLimitBeyondAShare: an organization with part of its
+// share left locks no more of its endpoints than that part (each gives at
+// least one delivery), so the claim's limit is left to another
+// organization's due delivery instead of endpoints whose deliveries would
+// be dropped. Before, a of four endpoints took the limit of 4, the claim
+// kept 3 of a, and b waited for the next poll.
+func TestClaimSpendsNoLimitBeyondAShare(t *testing.T) {
+	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+	db := env.Svc.DB
+	rcv := newReceiver(t)
+	a := env.NewOrg("busy")
+	queueDue(t, db, a, fairEndpoints(t, a, rcv, 4), 1)
+	b := env.NewOrg("other")
+	queueDue(t, db, b, fairEndpoints(t, b, rcv, 1), 1)
+	claims, err := store.ClaimDue(context.Background(), db, 4, 4, fairLease, store.Shares{Cap: 3, Held: map[uuid.UUID]int{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uuid.UUID]int{}
+	for _, c := range claims {
+		got[c.OrganizationID]++
+	}
+	if got[a.ID] != 3 || got[b.ID] != 1 {
+		t.Fatalf("claimed %d of a and %d of b, want 3 and 1 (4 free slots, a's share 3, b has one due)", got[a.ID], got[b.ID])
+	}
+}
+
+// TestAnAllowanceIsDealtOnePerEndpointPerTurn: within what an organization's
+// share leaves, the claim still deals one delivery per endpoint per turn:
+// an allowance of 2 over an endpoint with 3 due and one with 1 due claims
+// one of each, not two of the first.
+func TestAnAllowanceIsDealtOnePerEndpointPerTurn(t *testing.T) {
+	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+	db := env.Svc.DB
+	rcv := newReceiver(t)
+	a := env.NewOrg("busy")
+	eps := fairEndpoints(t, a, rcv, 2)
+	queueDue(t, db, a, eps[:1], 3)
+	queueDue(t, db, a, eps[1:], 1)
+	claims, err := store.ClaimDue(context.Background(), db, 10, 4, fairLease, store.Shares{Cap: 3, Held: map[uuid.UUID]int{a.ID: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[uuid.UUID]int{}
+	for _, c := range claims {
+		per[c.EndpointID]++
+	}
+	if len(claims) != 2 || len(per) != 2 {
+		t.Fatalf("claimed %d over %d endpoints, want 2, one of each endpoint", len(claims), len(per))
+	}
+}

@@ -110,9 +110,12 @@ func (s Shares) free(limit int) (orgs []uuid.UUID, left []int64, others int) {
 // The process's cap per organization (shares, docs/webhooks.md,
 // "Fairness") keeps one organization from holding every slot of a process
 // with attempts to receivers that answer slowly: the ranking only orders
-// who gets a slot that is free. An organization with nothing left of its
-// share is not ranked, and the deliveries of one claim are kept within each
-// organization's allowance in the claim's own order.
+// who gets a slot that is free. An organization's endpoints are locked only
+// up to what its share leaves (each gives at least one delivery), so that
+// one with some share left cannot spend the claim's limit on endpoints
+// whose deliveries the second statement would drop while another
+// organization's wait; and the deliveries of one claim are kept within
+// each organization's allowance in the claim's own order.
 //
 // Only endpoints that exist are claimed: a deleted endpoint's deliveries
 // stay, unreachable, until PurgeDeletedEndpoints deletes them.
@@ -132,7 +135,7 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 					WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
 				FROM pending p WHERE p.endpoint_id IS NOT NULL
 			), load AS (
-				SELECT e.id, least(due.at, stale.at) AS at, live.n, sum(live.n) OVER (PARTITION BY e.organization_id) AS org_n
+				SELECT e.id, e.organization_id AS org, least(due.at, stale.at) AS at, live.n, sum(live.n) OVER (PARTITION BY e.organization_id) AS org_n
 				FROM pending p
 				JOIN webhook_endpoints e ON e.id = p.endpoint_id AND e.status = 'enabled'
 				LEFT JOIN LATERAL (
@@ -150,12 +153,17 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 					WHERE f.endpoint_id = e.id AND `+liveLease("f")+`
 					  AND f.next_attempt_at <= statement_timestamp() + make_interval(secs => ?)
 				) live
+			), ranked AS (
+				SELECT l.*, coalesce(share.free, ?) AS allowance,
+					row_number() OVER (PARTITION BY l.org ORDER BY l.org_n, l.n, l.at, l.id) AS org_rank
+				FROM load l
+				LEFT JOIN unnest(?::uuid[], ?::bigint[]) AS share(org, free) ON share.org = l.org
+				WHERE l.at IS NOT NULL AND l.n < ?
 			)
-			SELECT e.id FROM webhook_endpoints e JOIN load l ON l.id = e.id
-			LEFT JOIN unnest(?::uuid[], ?::bigint[]) AS share(org, free) ON share.org = e.organization_id
-			WHERE e.status = 'enabled' AND l.at IS NOT NULL AND l.n < ? AND coalesce(share.free, 1) > 0
-			ORDER BY l.org_n, l.n, l.at, e.id
-			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, lease.Seconds(), pgdialect.Array(orgs), pgdialect.Array(left),
+			SELECT e.id FROM webhook_endpoints e JOIN ranked r ON r.id = e.id
+			WHERE e.status = 'enabled' AND r.org_rank <= r.allowance
+			ORDER BY r.org_n, r.n, r.at, e.id
+			LIMIT ? FOR NO KEY UPDATE OF e SKIP LOCKED`, lease.Seconds(), others, pgdialect.Array(orgs), pgdialect.Array(left),
 			perEndpoint, limit).Scan(ctx, &endpoints)
 		if err != nil || len(endpoints) == 0 {
 			return err
