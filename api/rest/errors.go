@@ -169,8 +169,9 @@ func NoSuchRoute() *errs.Error { return errs.New(errs.NotFound, NoSuchRouteMessa
 // served under other methods, and the server's is never such an app (its
 // fallback, a catch-all registered last, answers 405 with Allow, which this
 // error could not name; fasthttp's GET-only 405 is not enabled): one would
-// be a bug, answered 400 by the default below (TestWrongMethods pins the
-// server's 405). Any other error that is not
+// be a bug of the service, not of the request, so it is an internal error,
+// logged with its cause (TestWrongMethods pins the server's 405). Any other
+// error that is not
 // already an *errs.Error goes through database.Error, so a database failure
 // that a store returned unconverted (a transaction that could not begin
 // because PostgreSQL refused the connection) is still 503 with Retry-After,
@@ -196,6 +197,8 @@ func FromFiber(err error) *errs.Error {
 		return errs.New(errs.Validation, "the request could not be read")
 	case fiber.StatusServiceUnavailable:
 		return &errs.Error{Code: errs.ServiceUnavailable, Message: "service unavailable", RetryAfter: 1}
+	case fiber.StatusMethodNotAllowed:
+		return &errs.Error{Code: errs.Internal, Message: "internal error", Cause: err}
 	}
 	if fe.Code >= 400 && fe.Code < 500 {
 		// fasthttp could not parse the request itself (a request line,

@@ -26,8 +26,9 @@ func TestFromFiber(t *testing.T) {
 		{fiber.NewError(fiber.StatusBadRequest, "error when parsing request: invalid header key"), errs.BadRequest, "the request could not be read"},
 		// Not method_not_allowed: the service's 405 names the path's
 		// methods (Allow), which Fiber's does not carry, and the server
-		// never lets Fiber answer one (TestWrongMethods).
-		{fiber.ErrMethodNotAllowed, errs.BadRequest, "the request could not be read"},
+		// never lets Fiber answer one (TestWrongMethods): one would be the
+		// service's bug, not the request's.
+		{fiber.ErrMethodNotAllowed, errs.Internal, "internal error"},
 	}
 	for _, c := range cases {
 		got := rest.FromFiber(c.in)
