@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/apitest"
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
 )
@@ -144,5 +146,50 @@ func TestAnAllowanceIsDealtOnePerEndpointPerTurn(t *testing.T) {
 	}
 	if len(claims) != 2 || len(per) != 2 {
 		t.Fatalf("claimed %d over %d endpoints, want 2, one of each endpoint", len(claims), len(per))
+	}
+}
+
+// TestAnAllowanceGoesToTheEndpointRankedFirst: when an organization's share
+// leaves fewer deliveries than it has endpoints due, they go to its
+// endpoints in the claim's ranking: the fewest in flight first, then the
+// oldest due.
+func TestAnAllowanceGoesToTheEndpointRankedFirst(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// setup queues o's deliveries and returns the endpoint whose
+		// delivery the allowance of one must go to.
+		setup func(t *testing.T, db *bun.DB, o *apitest.Org, rcv *receiver) string
+	}{
+		{"the oldest due", func(t *testing.T, db *bun.DB, o *apitest.Org, rcv *receiver) string {
+			eps := fairEndpoints(t, o, rcv, 2)
+			queueDue(t, db, o, eps[1:], 1) // older
+			queueDue(t, db, o, eps[:1], 1)
+			return eps[1]
+		}},
+		{"the fewest in flight, before an older due", func(t *testing.T, db *bun.DB, o *apitest.Org, rcv *receiver) string {
+			eps := fairEndpoints(t, o, rcv, 2)
+			queueDue(t, db, o, eps[:1], 2) // older, and one of them goes in flight below
+			queueDue(t, db, o, eps[1:], 1)
+			first, err := store.ClaimDue(ctx, db, 1, 4, fairLease, store.Shares{})
+			if err != nil || len(first) != 1 || first[0].EndpointID.String() != eps[0] {
+				t.Fatalf("the first claim: %v %v, want the older endpoint's delivery", first, err)
+			}
+			return eps[1]
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+			o := env.NewOrg("busy")
+			want := tt.setup(t, env.Svc.DB, o, newReceiver(t))
+			claims, err := store.ClaimDue(ctx, env.Svc.DB, 10, 4, fairLease, store.Shares{Cap: 2, Held: map[uuid.UUID]int{o.ID: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(claims) != 1 || claims[0].EndpointID.String() != want {
+				t.Fatalf("claimed %d deliveries (%v), want the one of endpoint %s", len(claims), claims, want)
+			}
+		})
 	}
 }

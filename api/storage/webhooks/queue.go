@@ -111,11 +111,16 @@ func (s Shares) free(limit int) (orgs []uuid.UUID, left []int64, others int) {
 // "Fairness") keeps one organization from holding every slot of a process
 // with attempts to receivers that answer slowly: the ranking only orders
 // who gets a slot that is free. An organization's endpoints are locked only
-// up to what its share leaves (each gives at least one delivery), so that
-// one with some share left cannot spend the claim's limit on endpoints
-// whose deliveries the second statement would drop while another
-// organization's wait; and the deliveries of one claim are kept within
-// each organization's allowance in the claim's own order.
+// up to what its share leaves, its best ranked first (an endpoint locked is
+// expected to give a delivery), so that one with some share left cannot
+// spend the claim's limit on endpoints whose deliveries the second
+// statement would drop while another organization's wait; and the
+// deliveries of one claim are kept within each organization's allowance in
+// the claim's own order. The endpoints are ranked before they are locked:
+// one another pod's claim holds at that moment (SKIP LOCKED), or whose due
+// deliveries it has just taken, still uses its organization's allowance,
+// so the organization gets less than its share leaves in this claim and
+// the rest at the worker's next claim (a poll interval at most).
 //
 // Only endpoints that exist are claimed: a deleted endpoint's deliveries
 // stay, unreachable, until PurgeDeletedEndpoints deletes them.
