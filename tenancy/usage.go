@@ -32,7 +32,9 @@ type usageRecorder struct {
 	every time.Duration // how often the writer runs
 	// interval is the least time between two writes of one key.
 	interval time.Duration
-	mu       sync.Mutex
+	// budget bounds shutdown's writes (flushFinal): finalBudget.
+	budget time.Duration
+	mu     sync.Mutex
 	// pending holds the keys to write at the next flush, held those
 	// written less than interval ago, and next when each written key may
 	// be written again (wall clock); all guarded by mu.
@@ -47,7 +49,7 @@ func newUsageRecorder(db bun.IDB, log *slog.Logger) *usageRecorder {
 }
 
 func newUsageRecorderEvery(db bun.IDB, log *slog.Logger, interval, every time.Duration) *usageRecorder {
-	u := &usageRecorder{db: db, log: log, every: every, interval: interval, pending: map[uuid.UUID]time.Time{},
+	u := &usageRecorder{db: db, log: log, every: every, interval: interval, budget: finalBudget, pending: map[uuid.UUID]time.Time{},
 		held: map[uuid.UUID]time.Time{}, next: map[uuid.UUID]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go u.run()
 	return u
@@ -83,17 +85,43 @@ func (u *usageRecorder) run() {
 	for {
 		select {
 		case <-t.C:
-			u.flush(false)
+			_ = u.flush(false, time.Now().Add(writeTimeout)) // a failed write's keys wait for the next flush
 		case <-u.stop:
-			u.flush(true)
+			u.flushFinal()
 			return
 		}
 	}
 }
 
+// writeTimeout bounds one write of last_used_at.
+const writeTimeout = 5 * time.Second
+
+// Shutdown's writes: they go on for at most finalBudget, as long as the
+// request log's last flush may take (docs/observability.md), the first
+// wait before a failed one is tried again is finalRetryWait, and each later
+// wait twice the one before.
+const (
+	finalBudget    = 5 * time.Second
+	finalRetryWait = 250 * time.Millisecond
+)
+
+// flushFinal writes every pending and held key at shutdown. A failed write
+// (a pooler restarting in the same rolling update, a database failing
+// over) is tried again after a wait, as long as the wait ends within the
+// budget, and no write runs past it: a key used just before the pod
+// stopped keeps that use when the database comes back in time.
+func (u *usageRecorder) flushFinal() {
+	by := time.Now().Add(u.budget)
+	for wait := finalRetryWait; u.flush(true, by) != nil && time.Now().Add(wait).Before(by); wait *= 2 {
+		time.Sleep(wait)
+	}
+}
+
 // flush writes the pending keys and the held ones whose interval has
-// passed (all held ones when final: the process is stopping).
-func (u *usageRecorder) flush(final bool) {
+// passed (all held ones when final: the process is stopping), within
+// writeTimeout and before by. A write that fails puts its keys back as
+// pending (retry) and returns the error.
+func (u *usageRecorder) flush(final bool, by time.Time) error {
 	now := time.Now()
 	u.mu.Lock()
 	for id, at := range u.held {
@@ -109,7 +137,7 @@ func (u *usageRecorder) flush(final bool) {
 	}
 	if len(u.pending) == 0 {
 		u.mu.Unlock()
-		return
+		return nil
 	}
 	batch := u.pending
 	u.pending = map[uuid.UUID]time.Time{}
@@ -122,7 +150,7 @@ func (u *usageRecorder) flush(final bool) {
 	for id, at := range batch {
 		ids, ats = append(ids, id), append(ats, at)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), earlier(by, time.Now().Add(writeTimeout)))
 	defer cancel()
 	// Each key gets the time of its request, not of this write (up to
 	// every later, and after a revocation made meanwhile); never earlier
@@ -137,6 +165,14 @@ func (u *usageRecorder) flush(final bool) {
 			u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))
 		}
 	}
+	return err
+}
+
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // retry puts a batch whose write failed (a database or pooler outage) back

@@ -82,3 +82,55 @@ func TestLastUsedSurvivesAFailedWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestLastUsedSurvivesAFailedWriteAtShutdown: the last write of a stopping
+// recorder that fails (the column renamed away, as above) is tried again
+// after a wait, and the key's time is written once the write succeeds
+// within the shutdown's budget. It was tried once, and a key used just
+// before a pod stopped during a pooler restart showed no use.
+func TestLastUsedSurvivesAFailedWriteAtShutdown(t *testing.T) {
+	ctx := context.Background()
+	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	org, err := CreateOrganization(ctx, db, "U", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_at TO last_used_away"); err != nil {
+		t.Fatal(err)
+	}
+	w := &warnings{lines: make(chan struct{}, 1)}
+	rec := newUsageRecorderEvery(db, slog.New(slog.NewTextHandler(w, nil)), time.Hour, time.Hour)
+	rec.budget = time.Minute // room for a loaded machine's ALTER TABLE
+	used := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	rec.touch(k.ID, used)
+	closed := make(chan struct{})
+	go func() { rec.close(); close(closed) }()
+	select {
+	case <-w.lines:
+	case <-closed:
+		t.Fatal("the recorder stopped without a failed write")
+	case <-time.After(30 * time.Second):
+		t.Fatal("no write failed while the column was away")
+	}
+	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_away TO last_used_at"); err != nil {
+		t.Fatal(err)
+	}
+	<-closed
+	got, err := GetKey(ctx, db, k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(used) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		t.Fatalf("last_used_at %v after the stopping recorder's write could succeed again, want %v; log:\n%s", got.LastUsedAt, used, w.buf.String())
+	}
+}

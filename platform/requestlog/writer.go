@@ -99,6 +99,9 @@ type Writer struct {
 	stop    chan struct{}
 	done    chan struct{}
 	closed  atomic.Bool
+	// closeBy is the deadline of the context Close was given (nil: none):
+	// once stopping, a failed flush is tried again only while it lasts.
+	closeBy atomic.Pointer[time.Time]
 	once    sync.Once
 	dropped atomic.Int64
 	written atomic.Int64
@@ -200,12 +203,16 @@ func (w *Writer) Flush(ctx context.Context) error {
 }
 
 // Close stops accepting records, writes what is buffered and stops the
-// goroutine. When ctx ends first it returns ctx's error; the records still
-// buffered are then lost (counted as dropped once the goroutine gets to them).
-// Call it during shutdown after the HTTP server has drained and before the
-// database pool is closed.
+// goroutine. A flush that fails meanwhile is tried again as long as ctx's
+// deadline leaves time for it (Writer.write). When ctx ends first it
+// returns ctx's error; the records still buffered are then lost (counted as
+// dropped once the goroutine gets to them). Call it during shutdown after
+// the HTTP server has drained and before the database pool is closed.
 func (w *Writer) Close(ctx context.Context) error {
 	w.once.Do(func() {
+		if d, ok := ctx.Deadline(); ok {
+			w.closeBy.Store(&d)
+		}
 		w.closed.Store(true)
 		close(w.stop)
 	})

@@ -26,39 +26,74 @@ import (
 // a moment (docs/observability.md, "How it is written"); meanwhile requests keep
 // adding to the buffer, and a record that finds it full is dropped as
 // always. A failure that would come back (a record the table refuses) is
-// not tried again, and once the writer is told to stop it tries once more
-// at once and then gives up. Each attempt is its own root trace, never
-// part of a request's.
+// not tried again. Once the writer is told to stop, it tries at once, and
+// then again after each wait that still ends before the deadline Close was
+// given, each attempt bounded by that deadline too: the last records of a
+// pod that stops while PostgreSQL is away for a moment (a pooler
+// restarting in the same rolling update) are written when it comes back in
+// time. Each attempt is its own root trace, never part of a request's.
 func (w *Writer) write(chunks [][]Record) {
 	n := 0
 	for _, c := range chunks {
 		n += len(c)
 	}
-	stopping := false
+	stopping := w.closed.Load()
 	wait := w.retryBackoff()
 	for attempt := 1; ; attempt++ {
-		err := w.tryOnce(chunks, n, attempt)
+		err := w.tryOnce(chunks, n, attempt, stopping)
 		if err == nil {
 			w.written.Add(int64(n))
 			writtenCounter.Add(context.Background(), int64(n))
 			return
 		}
-		if attempt >= maxWriteAttempts || stopping || !transient(err) {
+		if attempt >= maxWriteAttempts || !transient(err) || stopping && !w.endsBeforeClose(wait) {
 			w.drop(ReasonWriteFailed, n)
 			w.cfg.Log.Warn("request log: batch dropped", "records", n, "attempts", attempt, "error", err.Error())
 			return
 		}
 		w.cfg.Log.Warn("request log: batch not written, trying again", "records", n, "attempt", attempt,
 			"retry_in", wait.String(), "error", err.Error())
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-w.stop:
-			stopping = true
+		if w.pause(wait, stopping) {
+			stopping = true // told to stop during the wait: try at once
 		}
-		timer.Stop()
 		wait *= 2
 	}
+}
+
+// pause waits d, and reports whether the writer was told to stop meanwhile,
+// which ends the wait. A writer already stopping waits the whole of d.
+func (w *Writer) pause(d time.Duration, stopping bool) (stopped bool) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	stop := w.stop
+	if stopping {
+		stop = nil
+	}
+	select {
+	case <-timer.C:
+		return false
+	case <-stop:
+		return true
+	}
+}
+
+// endsBeforeClose reports whether a wait of d ends before the deadline
+// Close was given: always, when it was given none.
+func (w *Writer) endsBeforeClose(d time.Duration) bool {
+	by := w.closeBy.Load()
+	return by == nil || time.Now().Add(d).Before(*by)
+}
+
+// attemptContext bounds one attempt of a flush: by WriteTimeout, and once
+// the writer is stopping, by the deadline Close was given too.
+func (w *Writer) attemptContext(stopping bool) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
+	by := w.closeBy.Load()
+	if !stopping || by == nil {
+		return ctx, cancel
+	}
+	bounded, cancelBounded := context.WithDeadline(ctx, *by)
+	return bounded, func() { cancelBounded(); cancel() }
 }
 
 // tryOnce is one attempt of write. A failed attempt's COPY may have been
@@ -66,9 +101,9 @@ func (w *Writer) write(chunks [][]Record) {
 // the statement reached PostgreSQL): a later attempt first looks whether
 // the batch is stored (landed) and copies it only when it is not, so that
 // no record is stored twice. The look and the copy share the attempt's
-// one WriteTimeout.
-func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) error {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
+// one bound (attemptContext).
+func (w *Writer) tryOnce(chunks [][]Record, n, attempt int, stopping bool) error {
+	ctx, cancel := w.attemptContext(stopping)
 	defer cancel()
 	if attempt > 1 {
 		stored, err := landed(ctx, w.cfg.DB, chunks)

@@ -74,3 +74,86 @@ func addPosts(w *requestlog.Writer, org uuid.UUID, n int) {
 		w.Add(r)
 	}
 }
+
+// TestWriterKeepsTryingWhileItStops: the last flush of a stopping writer
+// (Close) that fails while PostgreSQL is away for a moment (a lock here) is
+// tried again after a wait, within the deadline Close was given, and its
+// records are written once PostgreSQL answers. Before, a stopping writer
+// tried once more at once and dropped the batch.
+func TestWriterKeepsTryingWhileItStops(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := &logtest.Buffer{}
+	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
+		RetryBackoff: 100 * time.Millisecond, Log: telemetry.NewLogger(out, "info")})
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	org := uuid.New()
+	const n = 25
+	addPosts(w, org, n)
+	closeCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close(closeCtx) }()
+
+	// The stopping writer's first two attempts time out behind the lock;
+	// once it says it will try a third time, the lock goes.
+	for deadline := time.Now().Add(time.Minute); strings.Count(out.String(), "trying again") < 2; time.Sleep(5 * time.Millisecond) {
+		if strings.Contains(out.String(), "batch dropped") || time.Now().After(deadline) {
+			t.Fatalf("the stopping writer gave up (written %d, dropped %d):\n%s", w.Written(), w.Dropped(), out)
+		}
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if w.Written() != n || w.Dropped() != 0 {
+		t.Fatalf("written %d, dropped %d; want all %d written:\n%s", w.Written(), w.Dropped(), n, out)
+	}
+}
+
+// TestStoppingWriterGivesUpAtItsDeadline: a stopping writer whose flush
+// keeps failing gives up when the next wait would end after the deadline
+// Close was given, and drops and counts the batch, instead of going on for
+// the whole retry schedule.
+func TestStoppingWriterGivesUpAtItsDeadline(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := &logtest.Buffer{}
+	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
+		RetryBackoff: time.Hour, Log: telemetry.NewLogger(out, "info")})
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	addPosts(w, uuid.New(), n)
+	closeCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := w.Close(closeCtx); err != nil {
+		t.Fatalf("Close: %v (a wait of an hour was begun within a minute's deadline):\n%s", err, out)
+	}
+	if w.Written() != 0 || w.Dropped() != n || !strings.Contains(out.String(), "batch dropped") {
+		t.Fatalf("written %d, dropped %d; want all %d dropped:\n%s", w.Written(), w.Dropped(), n, out)
+	}
+}
