@@ -64,9 +64,7 @@ func TestASlowOrganizationLeavesASlot(t *testing.T) {
 // leaves (one of two, then none), counted across its endpoints, while
 // another organization's delivery is claimed beside it.
 func TestClaimKeepsEachOrganizationWithinItsShare(t *testing.T) {
-	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
-	db := env.Svc.DB
-	rcv := newReceiver(t)
+	env, db, rcv := claimSetup(t)
 	a := env.NewOrg("busy")
 	queueDue(t, db, a, fairEndpoints(t, a, rcv, 2), 2)
 	b := env.NewOrg("other")
@@ -82,15 +80,7 @@ func TestClaimKeepsEachOrganizationWithinItsShare(t *testing.T) {
 		{"a's share all held", 2, 0, 0}, // b's one delivery went in the first claim
 	}
 	for _, tt := range tests {
-		claims, err := store.ClaimDue(context.Background(), db, 10, 4, fairLease,
-			store.Shares{Cap: 2, Held: map[uuid.UUID]int{a.ID: tt.held}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := map[uuid.UUID]int{}
-		for _, c := range claims {
-			got[c.OrganizationID]++
-		}
+		got := claimByOrg(t, db, 10, store.Shares{Cap: 2, Held: map[uuid.UUID]int{a.ID: tt.held}})
 		if got[a.ID] != tt.wantA || got[b.ID] != tt.wantB {
 			t.Fatalf("%s: claimed %d of a and %d of b, want %d and %d", tt.name, got[a.ID], got[b.ID], tt.wantA, tt.wantB)
 		}
@@ -104,21 +94,12 @@ func TestClaimKeepsEachOrganizationWithinItsShare(t *testing.T) {
 // be dropped. Before, a of four endpoints took the limit of 4, the claim
 // kept 3 of a, and b waited for the next poll.
 func TestClaimSpendsNoLimitBeyondAShare(t *testing.T) {
-	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
-	db := env.Svc.DB
-	rcv := newReceiver(t)
+	env, db, rcv := claimSetup(t)
 	a := env.NewOrg("busy")
 	queueDue(t, db, a, fairEndpoints(t, a, rcv, 4), 1)
 	b := env.NewOrg("other")
 	queueDue(t, db, b, fairEndpoints(t, b, rcv, 1), 1)
-	claims, err := store.ClaimDue(context.Background(), db, 4, 4, fairLease, store.Shares{Cap: 3, Held: map[uuid.UUID]int{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[uuid.UUID]int{}
-	for _, c := range claims {
-		got[c.OrganizationID]++
-	}
+	got := claimByOrg(t, db, 4, store.Shares{Cap: 3, Held: map[uuid.UUID]int{}})
 	if got[a.ID] != 3 || got[b.ID] != 1 {
 		t.Fatalf("claimed %d of a and %d of b, want 3 and 1 (4 free slots, a's share 3, b has one due)", got[a.ID], got[b.ID])
 	}
@@ -129,9 +110,7 @@ func TestClaimSpendsNoLimitBeyondAShare(t *testing.T) {
 // an allowance of 2 over an endpoint with 3 due and one with 1 due claims
 // one of each, not two of the first.
 func TestAnAllowanceIsDealtOnePerEndpointPerTurn(t *testing.T) {
-	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
-	db := env.Svc.DB
-	rcv := newReceiver(t)
+	env, db, rcv := claimSetup(t)
 	a := env.NewOrg("busy")
 	eps := fairEndpoints(t, a, rcv, 2)
 	queueDue(t, db, a, eps[:1], 3)
@@ -180,10 +159,10 @@ func TestAnAllowanceGoesToTheEndpointRankedFirst(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+			env, db, rcv := claimSetup(t)
 			o := env.NewOrg("busy")
-			want := tt.setup(t, env.Svc.DB, o, newReceiver(t))
-			claims, err := store.ClaimDue(ctx, env.Svc.DB, 10, 4, fairLease, store.Shares{Cap: 2, Held: map[uuid.UUID]int{o.ID: 1}})
+			want := tt.setup(t, db, o, rcv)
+			claims, err := store.ClaimDue(ctx, db, 10, 4, fairLease, store.Shares{Cap: 2, Held: map[uuid.UUID]int{o.ID: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,4 +171,28 @@ func TestAnAllowanceGoesToTheEndpointRankedFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// claimSetup is what the claim tests start from: an API whose process runs
+// no delivery worker, so that only the test claims, its database, and a
+// receiver for the endpoints.
+func claimSetup(t *testing.T) (*apitest.Env, *bun.DB, *receiver) {
+	t.Helper()
+	env := newEnv(t, func(w *config.Webhook) { w.Workers = 0 })
+	return env, env.Svc.DB, newReceiver(t)
+}
+
+// claimByOrg runs one claim of up to limit deliveries, at most 4 of an
+// endpoint, and counts what it claimed of each organization.
+func claimByOrg(t *testing.T, db *bun.DB, limit int, shares store.Shares) map[uuid.UUID]int {
+	t.Helper()
+	claims, err := store.ClaimDue(context.Background(), db, limit, 4, fairLease, shares)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uuid.UUID]int{}
+	for _, c := range claims {
+		got[c.OrganizationID]++
+	}
+	return got
 }

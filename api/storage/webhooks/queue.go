@@ -182,40 +182,40 @@ func ClaimDue(ctx context.Context, db *bun.DB, limit, perEndpoint int, lease tim
 			FROM (
 				SELECT y.id, clock_timestamp() + make_interval(secs => ?) AS until
 				FROM (
-				SELECT x.id, x.ord, x.turn, x.org,
-					row_number() OVER (PARTITION BY x.org ORDER BY x.turn, x.ord) AS org_turn
-				FROM (
-					SELECT x.id, e.ord, free.n AS free, we.organization_id AS org,
-						row_number() OVER (PARTITION BY e.ord ORDER BY x.at, x.created_at) AS turn
-					FROM unnest(?::uuid[]) WITH ORDINALITY AS e(id, ord)
-					JOIN webhook_endpoints we ON we.id = e.id
-					CROSS JOIN LATERAL (
-						SELECT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
-							WHERE f.endpoint_id = e.id AND `+liveLease("f")+`)) AS n
-						OFFSET 0 -- counted once per endpoint, not once per use
-					) free
-					CROSS JOIN LATERAL (
-						SELECT DISTINCT ON (u.id) u.id, u.at, u.created_at FROM (
-							SELECT * FROM (
-								SELECT d2.id, d2.next_attempt_at AS at, d2.created_at FROM webhook_deliveries d2
-								WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= statement_timestamp()
-								ORDER BY d2.next_attempt_at, d2.created_at
-								LIMIT free.n
-								FOR UPDATE SKIP LOCKED
-							) due
-							UNION ALL
-							SELECT * FROM (
-								SELECT s.id, least(s.next_attempt_at, we.enabled_at) AS at, s.created_at FROM webhook_deliveries s
-								WHERE s.endpoint_id = e.id AND `+staleDelivery("s", "we.enabled_at")+`
-								ORDER BY s.updated_at
-								LIMIT free.n
-								FOR UPDATE SKIP LOCKED
-							) stale
-						) u
-						ORDER BY u.id, u.at
+					SELECT x.id, x.ord, x.turn, x.org,
+						row_number() OVER (PARTITION BY x.org ORDER BY x.turn, x.ord) AS org_turn
+					FROM (
+						SELECT x.id, e.ord, free.n AS free, we.organization_id AS org,
+							row_number() OVER (PARTITION BY e.ord ORDER BY x.at, x.created_at) AS turn
+						FROM unnest(?::uuid[]) WITH ORDINALITY AS e(id, ord)
+						JOIN webhook_endpoints we ON we.id = e.id
+						CROSS JOIN LATERAL (
+							SELECT greatest(0, ? - (SELECT count(*) FROM webhook_deliveries f
+								WHERE f.endpoint_id = e.id AND `+liveLease("f")+`)) AS n
+							OFFSET 0 -- counted once per endpoint, not once per use
+						) free
+						CROSS JOIN LATERAL (
+							SELECT DISTINCT ON (u.id) u.id, u.at, u.created_at FROM (
+								SELECT * FROM (
+									SELECT d2.id, d2.next_attempt_at AS at, d2.created_at FROM webhook_deliveries d2
+									WHERE d2.endpoint_id = e.id AND d2.status = 'pending' AND d2.next_attempt_at <= statement_timestamp()
+									ORDER BY d2.next_attempt_at, d2.created_at
+									LIMIT free.n
+									FOR UPDATE SKIP LOCKED
+								) due
+								UNION ALL
+								SELECT * FROM (
+									SELECT s.id, least(s.next_attempt_at, we.enabled_at) AS at, s.created_at FROM webhook_deliveries s
+									WHERE s.endpoint_id = e.id AND `+staleDelivery("s", "we.enabled_at")+`
+									ORDER BY s.updated_at
+									LIMIT free.n
+									FOR UPDATE SKIP LOCKED
+								) stale
+							) u
+							ORDER BY u.id, u.at
+						) x
 					) x
-				) x
-				WHERE x.turn <= x.free
+					WHERE x.turn <= x.free
 				) y
 				LEFT JOIN unnest(?::uuid[], ?::bigint[]) AS share(org, free) ON share.org = y.org
 				WHERE y.org_turn <= coalesce(share.free, ?)
