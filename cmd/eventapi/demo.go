@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage/demo"
+	"github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -36,6 +37,9 @@ type demoResult struct {
 	// Issued are the ids of the keys this run made; Previous, those of the
 	// active demo keys before it, which it revokes once its own are printed.
 	Issued, Previous []uuid.UUID
+	// LeftEndpoints are the webhook endpoints the Previous keys registered,
+	// which outlive them: the output names them, as keys revoke does.
+	LeftEndpoints []webhooks.Endpoint
 }
 
 // demoCmd makes (or, when it exists, reuses) the demo organization named
@@ -91,7 +95,8 @@ func printDemo(stdout io.Writer, output string, r *demoResult) error {
 		}
 		return printJSON(stdout, map[string]any{"organization_id": r.OrganizationID, "sandbox_organization_id": r.SandboxID,
 			"reused": r.Reused, "showcase_moved": r.ShowcaseMoved, "showcase_not_moved": notMoved, "live_key": r.LiveKey, "test_key": r.TestKey, "legacy_key": r.LegacyKey,
-			"base_url": r.BaseURL, "v1_url": r.V1URL, "curl": r.CurlV2, "curl_v1": r.CurlV1})
+			"base_url": r.BaseURL, "v1_url": r.V1URL, "curl": r.CurlV2, "curl_v1": r.CurlV1,
+			"previous_keys_webhook_endpoints": endpointsJSON(r.LeftEndpoints)})
 	}
 	what := "seeded"
 	switch {
@@ -112,6 +117,9 @@ func printDemo(stdout io.Writer, output string, r *demoResult) error {
 		if err == nil {
 			_, err = fmt.Fprintf(stdout, "  note:       %s\n", why)
 		}
+	}
+	if err == nil {
+		err = printLeftEndpoints(stdout, "  ", "note:       the previous run's keys", r.LeftEndpoints)
 	}
 	return err
 }
@@ -167,6 +175,13 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 	// one's keys and never the other way round.
 	if r.Previous, err = activeDemoKeys(ctx, tx, org.ID); err != nil {
 		return err
+	}
+	for _, id := range r.Previous {
+		eps, err := webhooks.EndpointsOfKey(ctx, tx, org.OrgID(), id)
+		if err != nil {
+			return err
+		}
+		r.LeftEndpoints = append(r.LeftEndpoints, eps...)
 	}
 	issue := func(keyName string, mode apikey.Mode, scopes []tenancy.Scope) (string, error) {
 		k, err := tenancy.CreateKey(ctx, tx, tenancy.NewKey{OrganizationID: org.ID, Name: keyName, Scopes: scopes, Mode: mode})

@@ -202,22 +202,36 @@ func keysRevoke(ctx context.Context, stdout io.Writer, f keyFlags, pos []string)
 		return err
 	}
 	if f.output == "json" {
-		eps := make([]map[string]any, 0, len(registered))
-		for _, e := range registered {
-			eps = append(eps, map[string]any{"id": e.ID, "url": e.URL, "status": e.Status})
-		}
-		return printJSON(stdout, map[string]any{"id": id, "revoked": true, "webhook_endpoints": eps})
+		return printJSON(stdout, map[string]any{"id": id, "revoked": true, "webhook_endpoints": endpointsJSON(registered)})
 	}
 	fmt.Fprintf(stdout, "key %s revoked\n", id)
-	if len(registered) > 0 {
-		// An endpoint belongs to the organization and outlives the key
-		// (docs/webhooks.md): say which ones the key left behind.
-		fmt.Fprintf(stdout, "it registered %d webhook endpoint(s); an endpoint outlives its key and, while enabled, receives changes until deleted (DELETE /api/v2/webhook_endpoints/{id}):\n", len(registered))
-		for _, e := range registered {
-			fmt.Fprintf(stdout, "  %s  %s  %s\n", e.ID, e.Status, e.URL)
+	return printLeftEndpoints(stdout, "", "it", registered)
+}
+
+// printLeftEndpoints says which webhook endpoints a revoked key (who)
+// registered, one line each after indent: an endpoint belongs to the
+// organization and outlives the key (docs/webhooks.md), so none is left
+// behind unnoticed. Nothing when there are none.
+func printLeftEndpoints(stdout io.Writer, indent, who string, eps []webhooks.Endpoint) error {
+	if len(eps) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(stdout, "%s%s registered %d webhook endpoint(s); an endpoint outlives its key and, while enabled, receives changes until deleted (DELETE /api/v2/webhook_endpoints/{id}):\n", indent, who, len(eps))
+	for _, e := range eps {
+		if err == nil {
+			_, err = fmt.Fprintf(stdout, "%s  %s  %s  %s\n", indent, e.ID, e.Status, e.URL)
 		}
 	}
-	return nil
+	return err
+}
+
+// endpointsJSON is eps as the JSON output lists them: id, url and status.
+func endpointsJSON(eps []webhooks.Endpoint) []map[string]any {
+	out := make([]map[string]any, 0, len(eps))
+	for _, e := range eps {
+		out = append(out, map[string]any{"id": e.ID, "url": e.URL, "status": e.Status})
+	}
+	return out
 }
 
 // listedKey is a key as keys list prints it in JSON (and keys create,

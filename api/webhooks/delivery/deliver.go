@@ -112,8 +112,11 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, at claimTimes) {
 			w.handBack(ctx, c, err)
 			return
 		}
-		text := describe(err, budget)
-		w.complete(c, msg.CreatedAt, at, time.Since(started), nil, &text, 0)
+		text, took := describe(err, budget), time.Since(started)
+		if refused(err) {
+			took = 0 // no request left: no duration to record
+		}
+		w.complete(c, msg.CreatedAt, at, took, nil, &text, 0)
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))

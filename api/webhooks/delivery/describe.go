@@ -71,6 +71,14 @@ func describe(err error, timeout time.Duration) string {
 	return "the request failed before a response arrived"
 }
 
+// refused reports whether err is the delivery client's own refusal, made
+// before any request left: a URL that is not https, or an address that is
+// not public (docs/webhooks.md, "Security"). Such an attempt is recorded
+// with no duration, and the attempt-duration histogram leaves it out.
+func refused(err error) bool {
+	return errors.Is(err, errNotHTTPS) || errors.Is(err, webhook.ErrAddressNotAllowed)
+}
+
 // inner is err without its *url.Error, whose text holds the URL.
 func inner(err error) error {
 	var ue *url.Error

@@ -107,3 +107,40 @@ func TestDescribeWordsConnectAndTLSFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedIsTheClientsOwnRefusal: the delivery client's refusals, made
+// before a request leaves (a plain http URL, a host that resolves to an
+// address that is not public), are refused and record no duration; a
+// request that went out and failed is not.
+func TestRefusedIsTheClientsOwnRefusal(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(u.Host)
+	strict, open := newClient(false).http, newClient(true).http
+	_, private := strict.Get("https://localhost:" + port + "/h")
+	_, plain := strict.Get("http://localhost:" + port + "/h")
+	_, untrusted := open.Get(srv.URL) // went out: the certificate is refused after the dial
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"an address that is not public", private, true},
+		{"a URL that is not https", plain, true},
+		{"a certificate of no trusted authority", untrusted, false},
+		{"a timeout", context.DeadlineExceeded, false},
+	} {
+		if tc.err == nil {
+			t.Fatalf("%s: the request succeeded", tc.name)
+		}
+		if got := refused(tc.err); got != tc.want {
+			t.Errorf("%s (%v): refused %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}

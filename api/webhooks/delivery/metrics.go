@@ -51,7 +51,7 @@ func bindInstruments() {
 	m := otel.Meter("github.com/eventapi/eventapi/api/webhooks/delivery")
 	meter = m
 	attemptCounter, _ = m.Int64Counter("eventapi.webhook.attempts",
-		metric.WithDescription("Webhook delivery attempts by outcome: success (2xx), failure (retried later) or gave_up (the endpoint was disabled)."),
+		metric.WithDescription("Webhook delivery attempts by outcome: success (2xx), failure (retried later) or gave_up (the delivery's last attempt: it failed for good, and its endpoint is disabled too when none of its deliveries succeeded in the retry window, or on a 410)."),
 		metric.WithUnit("{attempt}"))
 	attemptDuration, _ = m.Float64Histogram("eventapi.webhook.attempt.duration",
 		metric.WithDescription("Time from sending a webhook request to its response or error."),
