@@ -37,7 +37,7 @@ const (
 
 // showcaseDates is when the showcase runs for a seed or a refresh at now:
 // from 08:00 UTC eight days on to 20:00 UTC ten days on, inside the week
-// that starts seven days from today (README, "Planning a truck").
+// that starts seven days from today (docs/availability.md, "Next week's trucks and their loads").
 func showcaseDates(now time.Time) (start, end time.Time) {
 	day := now.UTC().Truncate(24 * time.Hour)
 	return day.AddDate(0, 0, 8).Add(8 * time.Hour), day.AddDate(0, 0, 10).Add(20 * time.Hour)
