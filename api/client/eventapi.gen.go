@@ -9449,7 +9449,7 @@ type ClientInterface interface {
 
 	// GetRequestLog Get one request-log record
 	//
-	// Scopes: `request_logs:read`.
+	// Scopes: `request_logs:read`. Records are written in batches, so a request's record is here within a few seconds of its answer; until then this answers 404.
 	//
 	// Corresponds with GET /request_logs/{id} (the `GetRequestLog` operationId).
 	GetRequestLog(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -11244,7 +11244,7 @@ func (c *Client) ListRequestLogs(ctx context.Context, params *ListRequestLogsPar
 
 // GetRequestLog Get one request-log record
 //
-// Scopes: `request_logs:read`.
+// Scopes: `request_logs:read`. Records are written in batches, so a request's record is here within a few seconds of its answer; until then this answers 404.
 //
 // Corresponds with GET /request_logs/{id} (the `GetRequestLog` operationId).
 func (c *Client) GetRequestLog(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -16646,7 +16646,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetRequestLogWithResponse Get one request-log record
 	//
-	// Scopes: `request_logs:read`.
+	// Scopes: `request_logs:read`. Records are written in batches, so a request's record is here within a few seconds of its answer; until then this answers 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -31653,7 +31653,7 @@ func (c *ClientWithResponses) ListRequestLogsWithResponse(ctx context.Context, p
 
 // GetRequestLogWithResponse Get one request-log record
 //
-// Scopes: `request_logs:read`.
+// Scopes: `request_logs:read`. Records are written in batches, so a request's record is here within a few seconds of its answer; until then this answers 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
