@@ -1,8 +1,8 @@
 // Package rest is the HTTP plumbing shared by every resource: the one map
 // from error code to status and the error envelopes (v2 and v1, errors.go),
-// response envelopes and the JSON encoder that writes them from plans made
-// once per type (render.go, jsonplan.go), strict JSON input decoding with
-// per-field validation (input*.go), the reading of page parameters, cursors
+// response envelopes and the JSON encoder that writes them (render.go,
+// json.go; the plans it writes them by: api/rest/jsonplan), strict JSON
+// input decoding with per-field validation (input*.go), the reading of page parameters, cursors
 // (decoded by api/storage) and expand lists (page.go, listquery.go), the
 // record of the query parameters a handler read, for the ignored_parameters
 // warning (ignoredparams.go), the bulkhead that shares the slots of large

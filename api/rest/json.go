@@ -5,11 +5,13 @@ import (
 	"sync"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/eventapi/eventapi/api/rest/jsonplan"
 )
 
 // Encode renders a response body. A value whose type has an encoding plan
-// (jsonplan.go) is written by its plan; any other by goccy/go-json. Both
-// write what encoding/json writes, byte for byte (HTML-safe escapes,
+// (api/rest/jsonplan) is written by its plan; any other by goccy/go-json.
+// Both write what encoding/json writes, byte for byte (HTML-safe escapes,
 // invalid UTF-8 as U+FFFD, float formats, time.Time, Marshalers, omitempty
 // and omitzero), in less time and with fewer allocations
 // (docs/architecture.md, "JSON"). Every response of the test suite is
@@ -21,7 +23,7 @@ import (
 // size. The envelopes of envelope.go skip the copy (respond).
 func Encode(v any) ([]byte, error) {
 	t := reflect.TypeOf(v)
-	n := planOf(t)
+	n := jsonplan.Of(t)
 	if n == nil {
 		return gojson.Marshal(v)
 	}
@@ -30,7 +32,7 @@ func Encode(v any) ([]byte, error) {
 	p.Elem().Set(reflect.ValueOf(v))
 	buf := getBuffer()
 	defer putBuffer(buf)
-	b, err := n.appendJSON(buf.b[:0], p.UnsafePointer())
+	b, err := n.Append(buf.b[:0], p.UnsafePointer())
 	buf.b = b
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/eventapi/eventapi/api/rest/jsonplan"
 )
 
 // streamFrom is the size from which respond hands fasthttp its encoding
@@ -32,7 +34,7 @@ var encodePC = reflect.ValueOf(Encode).Pointer()
 // c.JSON as before.
 func respond[V any](c *fiber.Ctx, status int, v V) error {
 	warnings := ignoredParameters(c, status)
-	n := planOf(reflect.TypeFor[V]())
+	n := jsonplan.Of(reflect.TypeFor[V]())
 	if n == nil || !encodesWithEncode(c) {
 		if err := c.Status(status).JSON(v); err != nil || warnings == nil {
 			return err
@@ -43,7 +45,7 @@ func respond[V any](c *fiber.Ctx, status int, v V) error {
 	}
 	c.Status(status)
 	buf := getBuffer()
-	b, err := n.appendJSON(buf.b[:0], unsafe.Pointer(&v))
+	b, err := n.Append(buf.b[:0], unsafe.Pointer(&v))
 	if err == nil {
 		b = withWarnings(b, warnings)
 	}

@@ -1,21 +1,16 @@
-package rest
+package jsonplan
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones of TestPlanTimes, wherever the test runs
-	"unicode/utf8"
-	"unsafe"
 
-	gojson "github.com/goccy/go-json"
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/storage/clients"
@@ -36,84 +31,21 @@ var awkward = []string{
 	"truncated \xe2\x80", "\u2028", strings.Repeat("long text ", 40),
 }
 
-// manifest is a pick list of n items as the detail endpoint renders it
-// with expand=items,equipment,category: every item's equipment, each
-// equipment's category, in all three states of an expansion (absent,
-// null, present), with nulls, escapes, unicode, money and float edges.
-func manifest(n int) *picklists.PickList {
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	at := time.Date(2026, 11, 25, 9, 30, 0, 123456789, time.UTC)
-	cats := []*related.Category{
-		{ID: uuid.New(), Name: "Audio", Color: new("#00ff00")},
-		{ID: uuid.New(), Name: "Licht <LED> & Rigging", Color: nil},
-		{ID: uuid.New(), Name: awkward[7]},
-	}
-	items := make([]picklists.Item, n)
-	for i := range items {
-		it := &items[i]
-		*it = picklists.Item{
-			ID: uuid.New(), PickListID: uuid.New(), Quantity: 1 + i%4 - 2*(i%7/6), Stage: picklists.Stages[i%len(picklists.Stages)],
-			CreatedAt: at.Add(time.Duration(i) * 1001 * time.Microsecond), UpdatedAt: at.Add(time.Duration(i) * time.Hour).In(time.FixedZone("", 5*3600+30*60)),
-			Demo: i%2 == 0,
-		}
-		if i%3 != 0 {
-			it.Notes = new(awkward[i%len(awkward)] + " case " + strconv.Itoa(i))
-		}
-		if i%5 == 0 {
-			it.CustomDescription = new(awkward[(i+3)%len(awkward)])
-			it.IsContainer, it.IsPackage = new(i%2 == 0), new(true)
-			it.ContainerID, it.ParentItemID, it.WarehouseID = new(uuid.New()), new(uuid.Nil), new(uuid.New())
-		}
-		switch i % 4 {
-		case 1:
-			it.SerialNumbers = []string{}
-		case 2:
-			it.SerialNumbers = []string{"SN-" + strconv.Itoa(i), awkward[2], ""}
-		}
-		if i%11 == 10 {
-			continue // no equipment: a custom line
-		}
-		it.EquipmentID = new(uuid.New())
-		if i%13 == 12 {
-			it.Equipment = related.Expanded[related.Equipment](nil) // deleted meanwhile: null
-			continue
-		}
-		eq := &related.Equipment{ID: *it.EquipmentID, Name: "Fixture " + awkward[i%len(awkward)]}
-		if i%6 != 0 {
-			eq.Brand = new("Brand " + strconv.Itoa(i%7))
-			eq.CaseLengthIn, eq.CaseWidthIn = new(float64(24+i%30)), new(18.5+float64(i%12)/10)
-			eq.CaseHeightIn = new([]float64{0, math.Copysign(0, -1), 0.1, 1.0 / 3, 1e21, 1e20, 1e-7, 123456789.125, 0.07, -2.5, 999999999999.99}[i%11])
-			eq.WeightLbs = new(30.5 + float64(i%90) + r.Float64())
-			eq.DailyRate = new(money.Amount([]int64{0, 5, 2550, -1999, int64(money.Max), 100}[i%6]))
-		}
-		switch i % 3 {
-		case 0:
-			eq.CategoryID = &cats[i%len(cats)].ID
-			eq.Category = related.Expanded(cats[i%len(cats)])
-		case 1:
-			eq.Category = related.Expanded[related.Category](nil)
-		}
-		it.Equipment = related.Expanded(eq)
-	}
-	return &picklists.PickList{
-		ID: uuid.New(), Name: "Manifest <main stage> \"A\"", Status: picklists.StatusInProgress,
-		EventID: new(uuid.New()), Notes: new(awkward[6]), CreatedAt: at, UpdatedAt: at.Add(time.Nanosecond),
-		Items: &items,
-		Event: related.Expanded(&related.Event{ID: uuid.New(), Name: "Festival", Status: "confirmed",
-			StartDate: at, EndDate: at.AddDate(0, 0, 3), Venue: awkward[8]}),
-	}
-}
-
-// planned encodes v by its plan, failing when its type has none.
+// planned encodes v by its plan, as rest.Encode does (an addressable copy
+// of v, whose memory the plan reads), failing when its type has none.
 func planned(t testing.TB, v any) ([]byte, error) {
 	t.Helper()
-	if planOf(reflect.TypeOf(v)) == nil {
+	typ := reflect.TypeOf(v)
+	n := Of(typ)
+	if n == nil {
 		t.Fatalf("%T has no encoding plan", v)
 	}
-	return Encode(v)
+	p := reflect.New(typ)
+	p.Elem().Set(reflect.ValueOf(v))
+	return n.Append(nil, p.UnsafePointer())
 }
 
-// sameAsEncodingJSON fails t unless Encode writes what encoding/json
+// sameAsEncodingJSON fails t unless v's plan writes what encoding/json
 // writes for v, errors included.
 func sameAsEncodingJSON(t *testing.T, v any) {
 	t.Helper()
@@ -132,28 +64,14 @@ func sameAsEncodingJSON(t *testing.T, v any) {
 	}
 }
 
-// TestPlanMatchesEncodingJSON: the manifest, pages and single records of
-// pick lists render by their plans as encoding/json renders them.
+// TestPlanMatchesEncodingJSON: a record and a probe of every kind a plan
+// writes render by their plans as encoding/json renders them (the manifest
+// and the envelopes: api/rest's TestEncodePlansMatchEncodingJSON).
 func TestPlanMatchesEncodingJSON(t *testing.T) {
-	m := manifest(1000)
-	next := "cursor/with+<html>&\u2028"
-	empty := &picklists.PickList{ID: uuid.New(), Name: "none", Items: new([]picklists.Item{})}
-	nilItems := &picklists.PickList{ID: uuid.New(), Items: new([]picklists.Item(nil))}
 	tests := []struct {
 		name string
 		v    any
 	}{
-		{"manifest", Data[*picklists.PickList]{Data: m}},
-		{"manifest value", *m},
-		{"manifest pointer", &Data[*picklists.PickList]{Data: m}},
-		{"null record", Data[*picklists.PickList]{}},
-		{"no items", Data[*picklists.PickList]{Data: empty}},
-		{"null items", Data[*picklists.PickList]{Data: nilItems}},
-		{"without items", Data[picklists.PickList]{Data: picklists.PickList{Name: "x", Event: related.Expanded[related.Event](nil)}}},
-		{"page", List[picklists.PickList]{Data: []picklists.PickList{*m, *empty, {}}, Pagination: Pagination{NextCursor: &next, HasMore: true}}},
-		{"empty page", List[picklists.PickList]{Data: []picklists.PickList{}}},
-		{"null page", List[picklists.PickList]{}},
-		{"items", (*m.Items)[:50]},
 		{"equipment", related.Equipment{Name: "Fixture", DailyRate: new(money.Amount(-1))}},
 		{"planned probe", planProbe{
 			S: awkward[2], SP: &awkward[6], I: -1 << 62, I64: math.MinInt64, I32: math.MaxInt32, F: 1e-7,
@@ -320,20 +238,21 @@ func TestPlanStrings(t *testing.T) {
 // TestPlanRandomRecords: the records of several resources, filled at
 // random (nil and empty, awkward strings, extreme numbers, zones and
 // nanoseconds), render by their plans as encoding/json renders them. A
-// field added to a model takes part without a change here.
+// field added to a model takes part without a change here. (The envelopes
+// around them: api/rest's TestEncodePlansMatchEncodingJSON.)
 func TestPlanRandomRecords(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	types := []reflect.Type{
-		reflect.TypeFor[Data[*picklists.PickList]](), reflect.TypeFor[List[picklists.PickList]](),
-		reflect.TypeFor[Data[*picklists.Item]](), reflect.TypeFor[related.Equipment](), reflect.TypeFor[related.Event](),
+		reflect.TypeFor[*picklists.PickList](), reflect.TypeFor[[]picklists.PickList](),
+		reflect.TypeFor[*picklists.Item](), reflect.TypeFor[related.Equipment](), reflect.TypeFor[related.Event](),
 		reflect.TypeFor[related.Client](), reflect.TypeFor[related.Vehicle](), reflect.TypeFor[planProbe](),
 	}
 	// other resources' records take part when they have a plan
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[List[clients.Client]](), reflect.TypeFor[List[equipment.Equipment]](),
-		reflect.TypeFor[List[events.Event]](), reflect.TypeFor[List[vehicles.Vehicle]](),
+		reflect.TypeFor[[]clients.Client](), reflect.TypeFor[[]equipment.Equipment](),
+		reflect.TypeFor[[]events.Event](), reflect.TypeFor[[]vehicles.Vehicle](),
 	} {
-		if planOf(typ) != nil {
+		if Of(typ) != nil {
 			types = append(types, typ)
 		}
 	}
@@ -405,7 +324,7 @@ func fill(r *rand.Rand, v reflect.Value, depth int) {
 	}
 }
 
-// TestPlanOf: the manifest's types have plans; a type whose encoding
+// TestPlanOf: a pick list's types have plans; a type whose encoding
 // depends on what a plan does not follow has none (goccy encodes it).
 func TestPlanOf(t *testing.T) {
 	type recursive struct {
@@ -431,10 +350,10 @@ func TestPlanOf(t *testing.T) {
 		Raw json.RawMessage `json:"raw"`
 	}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[Data[*picklists.PickList]](), reflect.TypeFor[List[picklists.PickList]](),
-		reflect.TypeFor[*picklists.PickList](), reflect.TypeFor[planProbe](), reflect.TypeFor[[]string](),
+		reflect.TypeFor[*picklists.PickList](), reflect.TypeFor[[]picklists.PickList](),
+		reflect.TypeFor[planProbe](), reflect.TypeFor[[]string](),
 	} {
-		if planOf(typ) == nil {
+		if Of(typ) == nil {
 			t.Errorf("%v: no plan", typ)
 		}
 	}
@@ -443,52 +362,10 @@ func TestPlanOf(t *testing.T) {
 		reflect.TypeFor[embedded](), reflect.TypeFor[quoted](), reflect.TypeFor[escapedKey](),
 		reflect.TypeFor[duplicate](), reflect.TypeFor[zeroTime](), reflect.TypeFor[marshals](),
 		reflect.TypeFor[json.Number](), reflect.TypeFor[[]byte](), reflect.TypeFor[float32](),
-		reflect.TypeFor[Written[*picklists.PickList]](), reflect.TypeFor[ErrorBody](), nil,
+		nil,
 	} {
-		if planOf(typ) != nil {
+		if Of(typ) != nil {
 			t.Errorf("%v: planned", typ)
 		}
 	}
-}
-
-// BenchmarkManifestEncoding: a 1000-item manifest's body written by goccy
-// (rest.Encode before plans), by Encode (a plan, then a copy at the body's
-// size, as Fiber's JSONEncoder) and by its plan into a reused buffer (what
-// respond does).
-func BenchmarkManifestEncoding(b *testing.B) {
-	v := Data[*picklists.PickList]{Data: manifest(1000)}
-	n := planOf(reflect.TypeOf(v))
-	b.Run("goccy", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := gojson.Marshal(v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Encode", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := Encode(v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("plan", func(b *testing.B) {
-		b.ReportAllocs()
-		var buf []byte
-		for b.Loop() {
-			var err error
-			if buf, err = n.appendJSON(buf[:0], unsafe.Pointer(&v)); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.SetBytes(int64(len(buf)))
-	})
-}
-
-func ExampleEncode() {
-	b, err := Encode(Data[planInner]{Data: planInner{Name: "<Bühne>\u2028"}})
-	fmt.Println(string(b), err, utf8.Valid(b))
-	// Output: {"data":{"name":"\u003cBühne\u003e\u2028"}} <nil> true
 }

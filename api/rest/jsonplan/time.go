@@ -1,4 +1,4 @@
-package rest
+package jsonplan
 
 import (
 	"encoding/json"

@@ -1,4 +1,32 @@
-package rest
+// Package jsonplan encodes a response by a plan made once per type, with
+// the bytes encoding/json writes. It knows nothing of HTTP or of the API's
+// envelopes: api/rest asks it for the plan of a response's type (Of) and,
+// when there is one, has the plan write the value (Plan.Append); a type
+// without a plan is encoded by goccy/go-json (rest.Encode).
+//
+// A plan is made as api/storage scans rows by a plan per model: each struct
+// field's key, offset and encoder are found once, and a value is then
+// written by walking its memory, without goccy's virtual machine and
+// without calling a method per value. It writes a uuid's 36 characters
+// straight into the body, where both encoding/json and goccy call
+// MarshalText, which allocates them, and then escape them (a tenth of a
+// 1000-item manifest's CPU; docs/architecture.md, "JSON").
+//
+// The kinds a plan writes are the ones encoding/json writes without a
+// method of the type, plus three types whose methods a plan writes the same
+// bytes as: strings, bools, ints, float64, uuid.UUID (MarshalText),
+// time.Time and money.Amount (MarshalJSON, whose output encoding/json
+// compacts: already compact); pointers to, slices of and structs of those.
+// Any other type (a map, an interface, a type with its own MarshalJSON or
+// MarshalText, a struct tag option other than omitempty or omitzero, an
+// embedded struct that has fields, a duplicated or escaped key, a recursive
+// type) has no plan, and the whole value is encoded by goccy as before. The
+// tests compare a plan's bytes with encoding/json's: the records of several
+// resources filled at random, every byte in strings, floats and times by
+// the hundred thousand here; the manifest with nulls, escapes, unicode,
+// money and the three states of an expansion in its envelopes in api/rest;
+// and the test harness compares every response of the suite (api/apitest).
+package jsonplan
 
 import (
 	"encoding"
@@ -13,31 +41,7 @@ import (
 	"github.com/eventapi/eventapi/platform/money"
 )
 
-// Encoding plans. A response whose type is built only of the kinds below is
-// encoded by a plan made once per type, as api/storage scans rows by a plan
-// per model: each struct field's key, offset and encoder are found once,
-// and a value is then written by walking its memory, without goccy's
-// virtual machine and without calling a method per value. It writes a
-// uuid's 36 characters straight into the body, where both encoding/json and
-// goccy call MarshalText, which allocates them, and then escape them (a
-// tenth of a 1000-item manifest's CPU; docs/architecture.md, "JSON").
-//
-// The kinds are the ones encoding/json writes without a method of the type,
-// plus three types whose methods a plan writes the same bytes as: strings,
-// bools, ints, float64, uuid.UUID (MarshalText), time.Time and money.Amount
-// (MarshalJSON, whose output encoding/json compacts: already compact);
-// pointers to, slices of and structs of those. Any other type (a map, an
-// interface, a type with its own MarshalJSON or MarshalText, a struct tag
-// option other than omitempty or omitzero, an embedded struct that has
-// fields, a duplicated or escaped key, a recursive type) has no plan, and
-// the whole value is encoded by goccy as before. The tests compare a plan's
-// bytes with encoding/json's: the manifest with nulls, escapes, unicode,
-// money and the three states of an expansion, the records of several
-// resources filled at random, every byte in strings, floats and times by
-// the hundred thousand; and the test harness compares every response of
-// the suite (api/apitest).
-
-// op is what a plan node writes.
+// op is what a plan writes.
 type op uint8
 
 const (
@@ -55,21 +59,23 @@ const (
 	opStruct
 )
 
-// node encodes the values of one type.
-type node struct {
+// Plan encodes the values of one type: a node of the plan of a type built
+// of others (a pointer's element, a slice's, a struct's fields) is the plan
+// of that type.
+type Plan struct {
 	op     op
-	elem   *node       // opPtr: the pointee; opSlice: the element
+	elem   *Plan       // opPtr: the pointee; opSlice: the element
 	size   uintptr     // opSlice: the element's size
 	fields []planField // opStruct
 }
 
-// planField is one field of a struct node.
+// planField is one field of a struct plan.
 type planField struct {
 	key       string // `,"name":`: the comma is left out before the first
 	offset    uintptr
 	omitEmpty bool
 	omitZero  bool
-	node      *node
+	node      *Plan
 }
 
 var (
@@ -84,15 +90,16 @@ var (
 )
 
 // plans caches one plan per type; a nil plan means goccy encodes the type.
-var plans sync.Map // reflect.Type → *node
+var plans sync.Map // reflect.Type → *Plan
 
-// planOf returns the plan of t, or nil.
-func planOf(t reflect.Type) *node {
+// Of returns the plan of t, or nil when t has none (the caller encodes the
+// value otherwise). Plans are made once per type and shared.
+func Of(t reflect.Type) *Plan {
 	if t == nil {
 		return nil
 	}
 	if v, ok := plans.Load(t); ok {
-		return v.(*node)
+		return v.(*Plan)
 	}
 	n := newPlan(t, map[reflect.Type]bool{})
 	plans.Store(t, n)
@@ -101,14 +108,14 @@ func planOf(t reflect.Type) *node {
 
 // newPlan builds the plan of t; visiting holds the struct types being
 // built, so a recursive type gets no plan.
-func newPlan(t reflect.Type, visiting map[reflect.Type]bool) *node {
+func newPlan(t reflect.Type, visiting map[reflect.Type]bool) *Plan {
 	switch t {
 	case uuidType:
-		return &node{op: opUUID}
+		return &Plan{op: opUUID}
 	case timeType:
-		return &node{op: opTime}
+		return &Plan{op: opTime}
 	case moneyType:
-		return &node{op: opMoney}
+		return &Plan{op: opMoney}
 	case numberType:
 		return nil
 	}
@@ -117,24 +124,24 @@ func newPlan(t reflect.Type, visiting map[reflect.Type]bool) *node {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return &node{op: opString}
+		return &Plan{op: opString}
 	case reflect.Bool:
-		return &node{op: opBool}
+		return &Plan{op: opBool}
 	case reflect.Int:
-		return &node{op: opInt}
+		return &Plan{op: opInt}
 	case reflect.Int64:
-		return &node{op: opInt64}
+		return &Plan{op: opInt64}
 	case reflect.Int32:
-		return &node{op: opInt32}
+		return &Plan{op: opInt32}
 	case reflect.Float64:
-		return &node{op: opFloat64}
+		return &Plan{op: opFloat64}
 	case reflect.Pointer:
 		if e := newPlan(t.Elem(), visiting); e != nil {
-			return &node{op: opPtr, elem: e}
+			return &Plan{op: opPtr, elem: e}
 		}
 	case reflect.Slice:
 		if e := newPlan(t.Elem(), visiting); e != nil {
-			return &node{op: opSlice, elem: e, size: t.Elem().Size()}
+			return &Plan{op: opSlice, elem: e, size: t.Elem().Size()}
 		}
 	case reflect.Struct:
 		if visiting[t] {
@@ -158,8 +165,8 @@ func hasMethods(t reflect.Type) bool {
 	return false
 }
 
-func structPlan(t reflect.Type, visiting map[reflect.Type]bool) *node {
-	n := &node{op: opStruct}
+func structPlan(t reflect.Type, visiting map[reflect.Type]bool) *Plan {
+	n := &Plan{op: opStruct}
 	names := map[string]bool{}
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -225,7 +232,7 @@ func plainName(s string) bool {
 // omittable reports whether a plan decides omitempty (and omitzero, when
 // zero) for a field of type t as encoding/json does: its emptiness and its
 // zero value are read from memory, never from an IsZero method.
-func omittable(t reflect.Type, n *node, zero bool) bool {
+func omittable(t reflect.Type, n *Plan, zero bool) bool {
 	if zero && (t.Implements(isZeroerType) || reflect.PointerTo(t).Implements(isZeroerType)) {
 		return false
 	}

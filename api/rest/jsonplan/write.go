@@ -1,4 +1,4 @@
-package rest
+package jsonplan
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"github.com/eventapi/eventapi/platform/money"
 )
 
-// A value is written by its plan (jsonplan.go) walking its memory: appendJSON
-// writes each node from a pointer to its value, and leaves out the struct
+// A value is written by its plan (plan.go) walking its memory: Append
+// writes each plan from a pointer to its value, and leaves out the struct
 // fields that omitempty or omitzero drop (omitted).
 
 // omitted reports whether the field at p is left out.
@@ -48,8 +48,11 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// appendJSON appends the JSON of the value at p.
-func (n *node) appendJSON(b []byte, p unsafe.Pointer) ([]byte, error) {
+// Append appends the JSON of the value at p, which must point to a value of
+// the type the plan was made for (Of): the plan reads its memory as that
+// type's. The error is encoding/json's for the same value (a float that is
+// not a number, a time out of RFC 3339's range).
+func (n *Plan) Append(b []byte, p unsafe.Pointer) ([]byte, error) {
 	switch n.op {
 	case opString:
 		return appendString(b, *(*string)(p)), nil
@@ -77,7 +80,7 @@ func (n *node) appendJSON(b []byte, p unsafe.Pointer) ([]byte, error) {
 		if q == nil {
 			return append(b, "null"...), nil
 		}
-		return n.elem.appendJSON(b, q)
+		return n.elem.Append(b, q)
 	case opSlice:
 		s := (*sliceHeader)(p)
 		if s.data == nil {
@@ -89,7 +92,7 @@ func (n *node) appendJSON(b []byte, p unsafe.Pointer) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = n.elem.appendJSON(b, unsafe.Add(s.data, uintptr(i)*n.size)); err != nil {
+			if b, err = n.elem.Append(b, unsafe.Add(s.data, uintptr(i)*n.size)); err != nil {
 				return b, err
 			}
 		}
@@ -110,11 +113,11 @@ func (n *node) appendJSON(b []byte, p unsafe.Pointer) ([]byte, error) {
 			} else {
 				b = append(b, f.key...)
 			}
-			if b, err = f.node.appendJSON(b, fp); err != nil {
+			if b, err = f.node.Append(b, fp); err != nil {
 				return b, err
 			}
 		}
 		return append(b, '}'), nil
 	}
-	return b, errors.New("rest: no encoder for a planned value")
+	return b, errors.New("jsonplan: no encoder for a planned value")
 }
