@@ -46,6 +46,7 @@ var rules = []rule{
 	{"api/storage", []string{module + "api/", module + "operator/", module + "tenancy/auth", fiber}, []string{storage}},
 	{"api/rest", []string{module + "api/", module + "operator/"}, []string{storage, module + "api/rest"}},
 	{"api/rest/jsonplan", []string{module + "api/", module + "operator/", module + "tenancy", fiber}, nil},
+	{"api/rest/bulkhead", []string{module + "api/", module + "operator/", module + "tenancy/auth", fiber}, nil},
 	{"operator/", []string{module + "api/", module + "tenancy/auth", fiber}, []string{storage}},
 	{"cmd/eventapi-operator", []string{module + "api/", module + "tenancy/auth", fiber}, []string{storage}},
 }

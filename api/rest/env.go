@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/auth"
@@ -18,7 +19,7 @@ type Env struct {
 	Cursors *storage.Cursors
 	Log     *slog.Logger
 	// LargeReads bounds the large responses built at once (nil: no bound).
-	LargeReads *Bulkhead
+	LargeReads *bulkhead.Slots
 
 	largeWrites []LargeWrite
 }
@@ -42,7 +43,7 @@ func (w LargeWrite) Admits(scopes tenancy.ScopeSet) bool {
 // MarkLargeWrite records that the write method path, registered on router
 // behind a guard of the write scopes and one of the read scopes, answers
 // under LargeReads, so that a keyed request takes its slot before the
-// Idempotency-Key middleware opens its transaction (Bulkhead.Hold). Call
+// Idempotency-Key middleware opens its transaction (bulkhead.Slots.Hold). Call
 // it where the route is registered, with the scopes of its guards, beside
 // the handler that calls LargeReads.Run.
 func (e *Env) MarkLargeWrite(router fiber.Router, method, path string, write, read []tenancy.Scope) {

@@ -2,12 +2,12 @@
 // from error code to status and the error envelopes (v2 and v1, errors.go),
 // response envelopes and the JSON encoder that writes them (render.go,
 // json.go; the plans it writes them by: api/rest/jsonplan), strict JSON
-// input decoding with per-field validation (input*.go), the reading of page parameters, cursors
-// (decoded by api/storage) and expand lists (page.go, listquery.go), the
-// record of the query parameters a handler read, for the ignored_parameters
-// warning (ignoredparams.go), the bulkhead that shares the slots of large
-// reads fairly among organizations (bulkhead.go, fairslots.go), deprecation
-// headers, and the text, decimal and date-time rules of input.
+// input decoding with per-field validation (input*.go), the reading of
+// page parameters, cursors (decoded by api/storage) and expand lists
+// (page.go, listquery.go), the record of the query parameters a handler
+// read, for the ignored_parameters warning (ignoredparams.go), deprecation
+// headers, and the text, decimal and date-time rules of input. The slots
+// of large reads and writes are api/rest/bulkhead's.
 package rest
 
 import (

@@ -36,6 +36,7 @@ import (
 	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/reservations"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 	"github.com/eventapi/eventapi/api/storage"
 	v1 "github.com/eventapi/eventapi/api/v1"
 	"github.com/eventapi/eventapi/api/vehicles"
@@ -84,12 +85,12 @@ type Deps struct {
 	// JSONEncoder renders response bodies (nil: rest.Encode).
 	JSONEncoder func(any) ([]byte, error)
 	// LargeReads bounds the large responses built at once (nil: no bound).
-	LargeReads *rest.Bulkhead
+	LargeReads *bulkhead.Slots
 	// Writes bounds the writes the process runs at once, and each
-	// organization's share of them (rest.NewWriteBulkhead: rest.WriteSlots
-	// of the pool, rest.WritesPerOrganization of those for one
+	// organization's share of them (bulkhead.NewWrites: bulkhead.WriteSlots
+	// of the pool, bulkhead.WritesPerOrganization of those for one
 	// organization; nil: no bound; writeSlot).
-	Writes *rest.Bulkhead
+	Writes *bulkhead.Slots
 	// Responses seals the responses kept for Idempotency-Key replays
 	// (ResponseSealer); required.
 	Responses *seal.Sealer

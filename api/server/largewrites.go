@@ -15,11 +15,11 @@ import (
 // large-read slot of a keyed write whose route answers under
 // env.LargeReads (env.MarkLargeWrite: PATCH of a quote, an invoice, a pick
 // list) before the middleware opens the request's transaction
-// (rest.Bulkhead.Hold). A keyed write that waited for its slot inside that
+// (bulkhead.Slots.Hold). A keyed write that waited for its slot inside that
 // transaction would hold a pool connection meanwhile: enough of them would
 // take every connection of the pool, the slot holders could not finish,
 // and the pod would answer nothing that needed the database until each
-// waiter gave up after rest.DefaultBulkheadWait. A key that the route's
+// waiter gave up after bulkhead.DefaultWait. A key that the route's
 // guards refuse (none of its write scopes, or none of its read scopes)
 // takes no slot: it gets its 403 at once (rest.LargeWrite.Admits). A
 // write without the header opens no transaction before its handler, whose

@@ -16,7 +16,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 
 	reqlog "github.com/eventapi/eventapi/api/middleware/requestlog"
-	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 	"github.com/eventapi/eventapi/api/webhooks/delivery"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
@@ -43,10 +43,10 @@ type Service struct {
 	RequestLog *requestlog.Writer
 	// LargeReads bounds the large responses the process builds at once
 	// (EVENTAPI_LARGE_READS).
-	LargeReads *rest.Bulkhead
+	LargeReads *bulkhead.Slots
 	// Writes bounds the writes the process runs at once, and each
-	// organization's share of them (rest.NewWriteBulkhead).
-	Writes *rest.Bulkhead
+	// organization's share of them (bulkhead.NewWrites).
+	Writes *bulkhead.Slots
 	// stopApp ends the app's background work (build).
 	stopApp func()
 	// stopMaintenance ends the request log's partition maintenance loop.
@@ -176,8 +176,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options)
 	}
 	auth := tenancy.NewAuthenticator(db, log)
 	s := &Service{DB: db, probe: probe, Edge: store, Auth: auth, Log: log, Drain: &Drain{},
-		LargeReads: rest.NewBulkhead(cfg.LargeReads, rest.DefaultBulkheadWait),
-		Writes:     rest.NewWriteBulkhead(cfg.DBMaxConns, rest.DefaultBulkheadWait)}
+		LargeReads: bulkhead.New(cfg.LargeReads, bulkhead.DefaultWait),
+		Writes:     bulkhead.NewWrites(cfg.DBMaxConns, bulkhead.DefaultWait)}
 	telemetry.StartRetentionMetrics(ctx)
 	s.startRequestLog(ctx, cfg, opt)
 	s.startRetention(ctx)

@@ -7,10 +7,11 @@ import (
 
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 )
 
 // writeSlot holds, for each write (rest.IsWrite), a slot of the process's write
-// bulkhead (rest.NewWriteBulkhead) for the whole request: mounted before the
+// bulkhead (bulkhead.NewWrites) for the whole request: mounted before the
 // Idempotency-Key middleware, it is taken before any transaction opens, so
 // a write waiting for a slot holds no pool connection. Reads take none:
 // they hold a connection only for their queries, and wait for no row lock
@@ -26,7 +27,7 @@ import (
 // key in use refused, without waiting behind other writes. Other writes
 // wait here. deferred is nil where no such middleware runs (v1).
 // keyedWrites mounts the two together.
-func writeSlot(b *rest.Bulkhead, deferred func(c *fiber.Ctx) bool) fiber.Handler {
+func writeSlot(b *bulkhead.Slots, deferred func(c *fiber.Ctx) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if !rest.IsWrite(c.Method()) {
 			return c.Next()
@@ -53,7 +54,7 @@ func writeSlot(b *rest.Bulkhead, deferred func(c *fiber.Ctx) bool) fiber.Handler
 // the write slot defers to the middleware's BeforeTx (keyedWrite, then
 // large) exactly the requests the middleware takes over (its Handles). The
 // middleware must be closed (idempotency.Middleware.Close).
-func keyedWrites(writes *rest.Bulkhead, cfg idempotency.Config, large func(c *fiber.Ctx) idempotency.Wait) (slot fiber.Handler, keys *idempotency.Middleware) {
+func keyedWrites(writes *bulkhead.Slots, cfg idempotency.Config, large func(c *fiber.Ctx) idempotency.Wait) (slot fiber.Handler, keys *idempotency.Middleware) {
 	cfg.BeforeTx = keyedWrite(large)
 	keys = idempotency.NewMiddleware(cfg)
 	return writeSlot(writes, keys.Handles), keys
@@ -70,7 +71,7 @@ type writeSlotLater struct{}
 func keyedWrite(large func(c *fiber.Ctx) idempotency.Wait) func(c *fiber.Ctx) idempotency.Wait {
 	return func(c *fiber.Ctx) idempotency.Wait {
 		then := large(c)
-		b, _ := c.UserContext().Value(writeSlotLater{}).(*rest.Bulkhead)
+		b, _ := c.UserContext().Value(writeSlotLater{}).(*bulkhead.Slots)
 		if b == nil {
 			return then
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/middleware/idempotency"
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -33,7 +34,7 @@ func TestEveryWriteRunsHoldingItsSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes := rest.NewBulkhead(1, time.Minute)
+	writes := bulkhead.New(1, time.Minute)
 	var deferred atomic.Int64 // writes that reached the middleware's BeforeTx
 	slot, keys := server.KeyedWrites(writes, idempotency.Config{Store: env.Svc.Edge, DB: env.Svc.DB, Sealer: sealer,
 		Serves: func(_, path string) bool { return path == "/served" }},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/bookingtest"
-	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 	"github.com/eventapi/eventapi/platform/config"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -19,8 +19,8 @@ import (
 // TestOneOrganizationsWritesLeaveConnectionsForOthers: two organizations'
 // reservation writes, each on one item whose equipment row a transaction
 // outside holds locked, hold at most the write slots of the pod's pool
-// (rest.WriteSlots), one of them at most its share
-// (rest.WritesPerOrganization); their other writes wait for the write
+// (bulkhead.WriteSlots), one of them at most its share
+// (bulkhead.WritesPerOrganization); their other writes wait for the write
 // bulkhead, holding no connection. Meanwhile a third organization's read
 // is served, and a retry of a keyed write of the busy organization that is
 // done is answered from its record at once. Before, the writes took every
@@ -67,7 +67,7 @@ func TestOneOrganizationsWritesLeaveConnectionsForOthers(t *testing.T) {
 		}
 	}
 
-	slots, share := rest.WriteSlots(pool), int(rest.WritesPerOrganization(pool))
+	slots, share := bulkhead.WriteSlots(pool), int(bulkhead.WritesPerOrganization(pool))
 	var writes []chan *apitest.Response
 	send := func(o *apitest.Org, eq fmt.Stringer, n int) {
 		for i := range n {

@@ -1,4 +1,4 @@
-package rest_test
+package bulkhead_test
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/rest/bulkhead"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
 // hold takes b's slot until release is closed; it returns once the slot is held.
-func hold(t *testing.T, b *rest.Bulkhead) (release func()) {
+func hold(t *testing.T, b *bulkhead.Slots) (release func()) {
 	t.Helper()
 	held, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -30,7 +30,7 @@ func hold(t *testing.T, b *rest.Bulkhead) (release func()) {
 }
 
 // waitFor returns once b has n waiters, failing the test after a minute.
-func waitFor(t *testing.T, b *rest.Bulkhead, n int64) {
+func waitFor(t *testing.T, b *bulkhead.Slots, n int64) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); b.Waiting() != n; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -41,7 +41,7 @@ func waitFor(t *testing.T, b *rest.Bulkhead, n int64) {
 
 func TestBulkheadRunsAtOnceWithAFreeSlotOrNone(t *testing.T) {
 	boom := errors.New("boom")
-	for name, b := range map[string]*rest.Bulkhead{"free slot": rest.NewBulkhead(1, time.Minute), "nil": nil} {
+	for name, b := range map[string]*bulkhead.Slots{"free slot": bulkhead.New(1, time.Minute), "nil": nil} {
 		t.Run(name, func(t *testing.T) {
 			if err := b.Run(context.Background(), func() error { return boom }); err != boom {
 				t.Fatalf("Run = %v, want build's own error", err)
@@ -51,7 +51,7 @@ func TestBulkheadRunsAtOnceWithAFreeSlotOrNone(t *testing.T) {
 }
 
 func TestBulkheadWaitsForASlot(t *testing.T) {
-	b := rest.NewBulkhead(1, time.Minute)
+	b := bulkhead.New(1, time.Minute)
 	release := hold(t, b)
 	ran := make(chan error, 1)
 	go func() { ran <- b.Run(context.Background(), func() error { return nil }) }()
@@ -80,7 +80,7 @@ func TestBulkheadGivesUp(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := rest.NewBulkhead(1, tc.maxWait)
+			b := bulkhead.New(1, tc.maxWait)
 			defer hold(t, b)()
 			err := b.Run(tc.ctx, func() error { t.Error("build ran without a slot"); return nil })
 			var e *errs.Error
@@ -95,7 +95,7 @@ func TestBulkheadGivesUp(t *testing.T) {
 }
 
 func TestBulkheadFreesTheSlotOfAPanickingBuild(t *testing.T) {
-	b := rest.NewBulkhead(1, time.Millisecond)
+	b := bulkhead.New(1, time.Millisecond)
 	func() {
 		defer func() { _ = recover() }()
 		_ = b.Run(context.Background(), func() error { panic("boom") })
@@ -112,7 +112,7 @@ func TestBulkheadWaitersInMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := rest.NewBulkhead(1, time.Minute)
+	b := bulkhead.New(1, time.Minute)
 	release := hold(t, b)
 	done := make(chan error, 1)
 	go func() { done <- b.Run(context.Background(), func() error { return nil }) }()
@@ -153,7 +153,7 @@ func scrapeLine(t *testing.T, h http.Handler, name string) string {
 // would wait for itself), and its release frees the slot for the next; a
 // slot held for another bulkhead counts for nothing here.
 func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
-	b, other := rest.NewBulkhead(1, time.Minute), rest.NewBulkhead(1, time.Minute)
+	b, other := bulkhead.New(1, time.Minute), bulkhead.New(1, time.Minute)
 	ctx, release, err := b.Hold(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -173,12 +173,12 @@ func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := rest.NewBulkhead(1, time.Minute).Hold(ctx); err != nil {
+	if _, _, err := bulkhead.New(1, time.Minute).Hold(ctx); err != nil {
 		t.Fatalf("Hold on a fresh bulkhead with ctx marked by b: %v", err)
 	}
-	var none *rest.Bulkhead
+	var none *bulkhead.Slots
 	if got, release, err := none.Hold(ctx); err != nil || got != ctx {
-		t.Fatalf("nil Bulkhead's Hold: %v, %v; want ctx as it is", got, err)
+		t.Fatalf("nil *Slots' Hold: %v, %v; want ctx as it is", got, err)
 	} else {
 		release()
 	}
@@ -191,7 +191,7 @@ func TestBulkheadRunUnderHoldBuildsAtOnce(t *testing.T) {
 // one tenant's slow reads could take every slot and another tenant's quote
 // answer 503 after ten seconds.
 func TestBulkheadLeavesASlotToOtherOrganizations(t *testing.T) {
-	b := rest.NewBulkhead(3, time.Minute)
+	b := bulkhead.New(3, time.Minute)
 	home := uuid.New()
 	// The organization's live key and its test key (its sandbox) take one
 	// share: with a share each, the two could hold every slot.
@@ -227,7 +227,7 @@ func orgContext() context.Context {
 
 // holdAs takes a slot of b for ctx's request until release is called; it
 // returns once the slot is held.
-func holdAs(t *testing.T, b *rest.Bulkhead, ctx context.Context) (release func()) {
+func holdAs(t *testing.T, b *bulkhead.Slots, ctx context.Context) (release func()) {
 	t.Helper()
 	held, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -243,7 +243,7 @@ func holdAs(t *testing.T, b *rest.Bulkhead, ctx context.Context) (release func()
 // queued in that order get the freed slots C first, then B, then A. One
 // line in arrival order would serve B's, then A's, then C's.
 func TestBulkheadSharesSlotsFairly(t *testing.T) {
-	b := rest.NewBulkhead(4, time.Minute)
+	b := bulkhead.New(4, time.Minute)
 	a, bOrg, c := orgContext(), orgContext(), orgContext()
 	aHeld := []func(){holdAs(t, b, a), holdAs(t, b, a), holdAs(t, b, a)}
 	bHeld := holdAs(t, b, bOrg)
@@ -280,7 +280,7 @@ func TestBulkheadSharesSlotsFairly(t *testing.T) {
 // TestBulkheadServesATenantInOrder: within one organization the requests
 // are served in the order they came.
 func TestBulkheadServesATenantInOrder(t *testing.T) {
-	b := rest.NewBulkhead(3, time.Minute) // an organization holds 2 at most
+	b := bulkhead.New(3, time.Minute) // an organization holds 2 at most
 	a := orgContext()
 	held := []func(){holdAs(t, b, a), holdAs(t, b, a)}
 	started := make(chan int, 3)
@@ -303,7 +303,7 @@ func TestBulkheadServesATenantInOrder(t *testing.T) {
 // more of one organization than its share, and every slot comes back.
 func TestBulkheadNeverOverfills(t *testing.T) {
 	const slots = 3
-	b := rest.NewBulkhead(slots, 2*time.Millisecond)
+	b := bulkhead.New(slots, 2*time.Millisecond)
 	orgs := []context.Context{orgContext(), orgContext(), orgContext(), context.Background()}
 	var mu sync.Mutex
 	inAll, inOrg := 0, map[int]int{}
@@ -317,7 +317,7 @@ func TestBulkheadNeverOverfills(t *testing.T) {
 				mu.Lock()
 				inAll++
 				inOrg[o]++
-				if inAll > slots || (o < 3 && inOrg[o] > int(rest.PerOrganization(slots))) {
+				if inAll > slots || (o < 3 && inOrg[o] > int(bulkhead.PerOrganization(slots))) {
 					t.Errorf("%d building at once, %d of organization %d", inAll, inOrg[o], o)
 				}
 				mu.Unlock()
@@ -359,13 +359,13 @@ func TestShares(t *testing.T) {
 		{20, 19, 15, 12},
 		{100, 99, 75, 57},
 	} {
-		if got := rest.PerOrganization(tc.slots); got != tc.largeReads {
+		if got := bulkhead.PerOrganization(tc.slots); got != tc.largeReads {
 			t.Errorf("PerOrganization(%d) = %d, want %d", tc.slots, got, tc.largeReads)
 		}
-		if got := rest.WriteSlots(tc.slots); got != tc.writeSlots {
+		if got := bulkhead.WriteSlots(tc.slots); got != tc.writeSlots {
 			t.Errorf("WriteSlots(%d) = %d, want %d", tc.slots, got, tc.writeSlots)
 		}
-		if got := rest.WritesPerOrganization(tc.slots); got != tc.writesPerOrganization {
+		if got := bulkhead.WritesPerOrganization(tc.slots); got != tc.writesPerOrganization {
 			t.Errorf("WritesPerOrganization(%d) = %d, want %d", tc.slots, got, tc.writesPerOrganization)
 		}
 	}
@@ -374,7 +374,7 @@ func TestShares(t *testing.T) {
 // TestWriteBulkheadSaysWhatIsBusy: a write that waited its whole wait is a
 // 503 naming writes, not large reads.
 func TestWriteBulkheadSaysWhatIsBusy(t *testing.T) {
-	b := rest.NewWriteBulkhead(1, 10*time.Millisecond)
+	b := bulkhead.NewWrites(1, 10*time.Millisecond)
 	release := hold(t, b)
 	defer release()
 	_, _, err := b.Hold(context.Background())
@@ -387,7 +387,7 @@ func TestWriteBulkheadSaysWhatIsBusy(t *testing.T) {
 // TestBulkheadTryHoldNeverWaits: TryHold takes a free slot, reports false
 // at once when none is free, and succeeds again once the slot is back.
 func TestBulkheadTryHoldNeverWaits(t *testing.T) {
-	b := rest.NewBulkhead(1, time.Hour)
+	b := bulkhead.New(1, time.Hour)
 	_, release, ok := b.TryHold(context.Background())
 	if !ok {
 		t.Fatal("TryHold of a free slot failed")

@@ -1,4 +1,11 @@
-package rest
+// Package bulkhead bounds how much of a process's work of one kind runs at
+// once: the large reads (their rows, encoder buffers and bodies held in
+// memory) and the writes (each holding a database connection), sharing
+// the slots fairly among organizations. It knows nothing of HTTP: api/rest
+// runs a large answer under Env.LargeReads (Slots.Run), and api/server
+// takes a write's slot for the whole request (Slots.Hold)
+// (docs/architecture.md, "Memory").
+package bulkhead
 
 import (
 	"context"
@@ -13,7 +20,7 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// Bulkhead bounds how many large responses (a pick list with its items and
+// Slots bounds how many large responses (a pick list with its items and
 // their equipment: thousands of rows and a JSON body of a megabyte) one
 // process builds at once. Each in flight holds its rows, its encoder buffer
 // and its body; on two cores sixteen at once take no less time in all than
@@ -29,7 +36,7 @@ import (
 // after waiting ten seconds. The slots are also shared fairly among
 // busy tenants (fairSlots): a slot that frees goes to the waiting tenant
 // holding the fewest.
-type Bulkhead struct {
+type Slots struct {
 	slots   *fairSlots
 	maxWait time.Duration
 	waiting atomic.Int64
@@ -39,17 +46,17 @@ type Bulkhead struct {
 	busy   string
 }
 
-// DefaultBulkheadWait is how long a large read waits for a slot.
-const DefaultBulkheadWait = 10 * time.Second
+// DefaultWait is how long a large read waits for a slot.
+const DefaultWait = 10 * time.Second
 
-// NewBulkhead returns a bulkhead of slots concurrent builds whose waiters
+// New returns a bulkhead of slots concurrent builds whose waiters
 // give up after maxWait.
-func NewBulkhead(slots int, maxWait time.Duration) *Bulkhead {
+func New(slots int, maxWait time.Duration) *Slots {
 	slots = max(slots, 1)
-	return newBulkhead(slots, PerOrganization(slots), maxWait, largeReadsQueued, "too many large reads in progress; retry shortly")
+	return newSlots(slots, PerOrganization(slots), maxWait, largeReadsQueued, "too many large reads in progress; retry shortly")
 }
 
-// NewWriteBulkhead returns the bulkhead of a process's writes, for a
+// NewWrites returns the bulkhead of a process's writes, for a
 // database pool of pool connections: WriteSlots(pool) slots, one
 // organization, with its sandbox, holding at most
 // WritesPerOrganization(pool) of them at once; the rest wait, fairly shared
@@ -63,17 +70,17 @@ func NewBulkhead(slots int, maxWait time.Duration) *Bulkhead {
 // background work however many organizations write; the share keeps write
 // slots for the other organizations while one is busy (docs/architecture.md,
 // "Memory").
-func NewWriteBulkhead(pool int, maxWait time.Duration) *Bulkhead {
-	return newBulkhead(WriteSlots(pool), WritesPerOrganization(pool), maxWait, writesQueued,
+func NewWrites(pool int, maxWait time.Duration) *Slots {
+	return newSlots(WriteSlots(pool), WritesPerOrganization(pool), maxWait, writesQueued,
 		"too many writes in progress on this instance; retry shortly")
 }
 
-func newBulkhead(slots int, perOrg int64, maxWait time.Duration, queued metric.Int64UpDownCounter, busy string) *Bulkhead {
+func newSlots(slots int, perOrg int64, maxWait time.Duration, queued metric.Int64UpDownCounter, busy string) *Slots {
 	// The gauge is on /metrics from the start, at 0, not from the first
 	// wait: a panel or an alert over a series that does not exist sees
 	// nothing.
 	queued.Add(context.Background(), 0)
-	return &Bulkhead{slots: newFairSlots(int64(slots), perOrg), maxWait: maxWait, queued: queued, busy: busy}
+	return &Slots{slots: newFairSlots(int64(slots), perOrg), maxWait: maxWait, queued: queued, busy: busy}
 }
 
 // PerOrganization is how many of a large-read bulkhead's slots one
@@ -95,6 +102,9 @@ func WritesPerOrganization(pool int) int64 {
 var largeReadsQueued, writesQueued metric.Int64UpDownCounter
 
 func init() {
+	// The meter keeps the name of api/rest, where the bulkhead was first:
+	// the instruments' scope, which OTLP exports, did not change with the
+	// move to this package.
 	m := otel.Meter("github.com/eventapi/eventapi/api/rest")
 	largeReadsQueued, _ = m.Int64UpDownCounter("eventapi.large_reads.waiting",
 		metric.WithDescription("Large reads waiting for a slot of the process's bulkhead."),
@@ -104,9 +114,9 @@ func init() {
 		metric.WithUnit("{request}"))
 }
 
-// Run calls build while holding a slot. A nil Bulkhead, or a ctx that
+// Run calls build while holding a slot. A nil *Slots, or a ctx that
 // already holds one of its slots (Hold), runs build at once.
-func (b *Bulkhead) Run(ctx context.Context, build func() error) error {
+func (b *Slots) Run(ctx context.Context, build func() error) error {
 	if b == nil || ctx.Value(heldSlot{b}) != nil {
 		return build()
 	}
@@ -119,7 +129,7 @@ func (b *Bulkhead) Run(ctx context.Context, build func() error) error {
 }
 
 // heldSlot marks a context whose request holds a slot of the bulkhead.
-type heldSlot struct{ b *Bulkhead }
+type heldSlot struct{ b *Slots }
 
 // Hold takes a slot for the rest of a request, waiting as Run does, and
 // returns ctx marked with it, so that a Run under that ctx builds at once,
@@ -128,11 +138,11 @@ type heldSlot struct{ b *Bulkhead }
 // opens the request's transaction (docs/architecture.md, "Memory"):
 // waiting for a slot inside that transaction would hold a pool connection,
 // and enough such waiters would leave the slot holders no connection to
-// finish with, stalling the pod until every waiter gave up. A nil Bulkhead holds
-// nothing. The slot is the request's tenant's (the organization owning
+// finish with, stalling the pod until every waiter gave up. A nil *Slots
+// holds nothing. The slot is the request's tenant's (the organization owning
 // ctx's key, its sandbox's requests included), within its share
 // (PerOrganization); a ctx without one waits in a line of its own.
-func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
+func (b *Slots) Hold(ctx context.Context) (context.Context, func(), error) {
 	if b == nil {
 		return ctx, func() {}, nil
 	}
@@ -159,9 +169,9 @@ func (b *Bulkhead) Hold(ctx context.Context) (context.Context, func(), error) {
 }
 
 // TryHold is Hold without the wait: it takes a slot if one is free for the
-// request's tenant now and reports whether it did. A nil Bulkhead holds
+// request's tenant now and reports whether it did. A nil *Slots holds
 // nothing and always succeeds.
-func (b *Bulkhead) TryHold(ctx context.Context) (context.Context, func(), bool) {
+func (b *Slots) TryHold(ctx context.Context) (context.Context, func(), bool) {
 	if b == nil {
 		return ctx, func() {}, true
 	}
@@ -186,4 +196,4 @@ func shareOwner(p *tenancy.Principal) uuid.UUID {
 }
 
 // Waiting is how many calls of Run are waiting for a slot now.
-func (b *Bulkhead) Waiting() int64 { return b.waiting.Load() }
+func (b *Slots) Waiting() int64 { return b.waiting.Load() }

@@ -1,4 +1,4 @@
-package rest
+package bulkhead
 
 import (
 	"context"
