@@ -32,9 +32,15 @@ type usageRecorder struct {
 	every time.Duration // how often the writer runs
 	// interval is the least time between two writes of one key.
 	interval time.Duration
-	// budget bounds shutdown's writes (flushFinal): finalBudget.
-	budget time.Duration
-	mu     sync.Mutex
+	// budget bounds shutdown's writes (flushFinal): finalBudget;
+	// writeTimeout each periodic write: writeTimeout.
+	budget, writeTimeout time.Duration
+	// stopping is cancelled when close is called: it ends a periodic
+	// write in flight, whose keys go back to pending for the final one,
+	// so that shutdown's budget is all it waits for.
+	stopping context.Context
+	cancel   context.CancelFunc
+	mu       sync.Mutex
 	// pending holds the keys to write at the next flush, held those
 	// written less than interval ago, and next when each written key may
 	// be written again (wall clock); all guarded by mu.
@@ -48,9 +54,15 @@ func newUsageRecorder(db bun.IDB, log *slog.Logger) *usageRecorder {
 	return newUsageRecorderEvery(db, log, usageInterval, flushEvery)
 }
 
-func newUsageRecorderEvery(db bun.IDB, log *slog.Logger, interval, every time.Duration) *usageRecorder {
-	u := &usageRecorder{db: db, log: log, every: every, interval: interval, budget: finalBudget, pending: map[uuid.UUID]time.Time{},
+// newUsageRecorderEvery starts a recorder with its interval and its
+// writer's period, and its other settings as tune (tests) leaves them.
+func newUsageRecorderEvery(db bun.IDB, log *slog.Logger, interval, every time.Duration, tune ...func(*usageRecorder)) *usageRecorder {
+	u := &usageRecorder{db: db, log: log, every: every, interval: interval, budget: finalBudget, writeTimeout: writeTimeout, pending: map[uuid.UUID]time.Time{},
 		held: map[uuid.UUID]time.Time{}, next: map[uuid.UUID]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+	u.stopping, u.cancel = context.WithCancel(context.Background())
+	for _, t := range tune {
+		t(u)
+	}
 	go u.run()
 	return u
 }
@@ -85,7 +97,7 @@ func (u *usageRecorder) run() {
 	for {
 		select {
 		case <-t.C:
-			_ = u.flush(false, time.Now().Add(writeTimeout)) // a failed write's keys wait for the next flush
+			_ = u.flush(u.stopping, false, time.Now().Add(u.writeTimeout)) // a failed write's keys wait for the next flush
 		case <-u.stop:
 			u.flushFinal()
 			return
@@ -98,30 +110,35 @@ const writeTimeout = 5 * time.Second
 
 // Shutdown's writes: they go on for at most finalBudget, as long as the
 // request log's last flush may take (docs/observability.md), the first
-// wait before a failed one is tried again is finalRetryWait, and each later
-// wait twice the one before.
+// wait before a failed one is tried again is finalRetryWait, each later
+// wait twice the one before, cut to leave lastTry for the last write.
 const (
 	finalBudget    = 5 * time.Second
 	finalRetryWait = 250 * time.Millisecond
+	lastTry        = 250 * time.Millisecond
 )
 
 // flushFinal writes every pending and held key at shutdown. A failed write
 // (a pooler restarting in the same rolling update, a database failing
-// over) is tried again after a wait, as long as the wait ends within the
-// budget, and no write runs past it: a key used just before the pod
-// stopped keeps that use when the database comes back in time.
+// over) is tried again after a wait, cut to end lastTry before the budget
+// runs out, and none begins with less than that left; no write runs past
+// it: a key used just before the pod stopped keeps that use when the
+// database comes back in time.
 func (u *usageRecorder) flushFinal() {
 	by := time.Now().Add(u.budget)
-	for wait := finalRetryWait; u.flush(true, by) != nil && time.Now().Add(wait).Before(by); wait *= 2 {
+	for wait := finalRetryWait; u.flush(context.Background(), true, by) != nil; wait *= 2 {
+		if wait = min(wait, time.Until(by)-lastTry); wait <= 0 {
+			return
+		}
 		time.Sleep(wait)
 	}
 }
 
 // flush writes the pending keys and the held ones whose interval has
-// passed (all held ones when final: the process is stopping), within
-// writeTimeout and before by. A write that fails puts its keys back as
-// pending (retry) and returns the error.
-func (u *usageRecorder) flush(final bool, by time.Time) error {
+// passed (all held ones when final: the process is stopping), before by
+// and while ctx lasts. A write that fails puts its keys back as pending
+// (retry) and returns the error.
+func (u *usageRecorder) flush(ctx context.Context, final bool, by time.Time) error {
 	now := time.Now()
 	u.mu.Lock()
 	for id, at := range u.held {
@@ -150,7 +167,7 @@ func (u *usageRecorder) flush(final bool, by time.Time) error {
 	for id, at := range batch {
 		ids, ats = append(ids, id), append(ats, at)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), earlier(by, time.Now().Add(writeTimeout)))
+	ctx, cancel := context.WithDeadline(ctx, by)
 	defer cancel()
 	// Each key gets the time of its request, not of this write (up to
 	// every later, and after a revocation made meanwhile); never earlier
@@ -166,13 +183,6 @@ func (u *usageRecorder) flush(final bool, by time.Time) error {
 		}
 	}
 	return err
-}
-
-func earlier(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // retry puts a batch whose write failed (a database or pooler outage) back
@@ -191,5 +201,5 @@ func (u *usageRecorder) retry(batch map[uuid.UUID]time.Time) {
 }
 
 func (u *usageRecorder) close() {
-	u.once.Do(func() { close(u.stop); <-u.done })
+	u.once.Do(func() { u.cancel(); close(u.stop); <-u.done })
 }

@@ -107,8 +107,8 @@ func TestLastUsedSurvivesAFailedWriteAtShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &warnings{lines: make(chan struct{}, 1)}
-	rec := newUsageRecorderEvery(db, slog.New(slog.NewTextHandler(w, nil)), time.Hour, time.Hour)
-	rec.budget = time.Minute // room for a loaded machine's ALTER TABLE
+	rec := newUsageRecorderEvery(db, slog.New(slog.NewTextHandler(w, nil)), time.Hour, time.Hour,
+		func(u *usageRecorder) { u.budget = time.Minute }) // room for a loaded machine's ALTER TABLE
 	used := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	rec.touch(k.ID, used)
 	closed := make(chan struct{})
@@ -132,5 +132,61 @@ func TestLastUsedSurvivesAFailedWriteAtShutdown(t *testing.T) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		t.Fatalf("last_used_at %v after the stopping recorder's write could succeed again, want %v; log:\n%s", got.LastUsedAt, used, w.buf.String())
+	}
+}
+
+// TestStoppingRecorderKeepsToItsBudget: a recorder stopped while a periodic
+// write waits on PostgreSQL (a lock held on the keys) ends that write, and
+// its final write, within shutdown's budget, not the periodic write's own
+// timeout (an hour here), and returns with the keys unwritten, while the
+// service goes on to close the pool under it.
+func TestStoppingRecorderKeepsToItsBudget(t *testing.T) {
+	ctx := context.Background()
+	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 3, Pooler: pgtest.Pooler(),
+		StatementTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	org, err := CreateOrganization(ctx, db, "U", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	rec := newUsageRecorderEvery(db, nil, time.Hour, 20*time.Millisecond, func(u *usageRecorder) {
+		u.budget, u.writeTimeout = 500*time.Millisecond, time.Hour
+	})
+	rec.touch(k.ID, time.Now())
+	// The periodic write waits on the lock.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := db.NewRaw(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE api_keys%')`).Scan(ctx, &waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no write of last_used_at waited on the lock")
+		}
+	}
+	closed := make(chan struct{})
+	go func() { rec.close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the recorder did not stop within 30 s, with a budget of 0.5 s")
 	}
 }

@@ -204,7 +204,8 @@ func (w *Writer) Flush(ctx context.Context) error {
 
 // Close stops accepting records, writes what is buffered and stops the
 // goroutine. A flush that fails meanwhile is tried again as long as ctx's
-// deadline leaves time for it (Writer.write). When ctx ends first it
+// deadline leaves time for it (Writer.write); with no deadline, for the
+// whole retry schedule (about 65 s at the defaults). When ctx ends first it
 // returns ctx's error; the records still buffered are then lost (counted as
 // dropped once the goroutine gets to them). Call it during shutdown after
 // the HTTP server has drained and before the database pool is closed.

@@ -26,10 +26,11 @@ import (
 // a moment (docs/observability.md, "How it is written"); meanwhile requests keep
 // adding to the buffer, and a record that finds it full is dropped as
 // always. A failure that would come back (a record the table refuses) is
-// not tried again. Once the writer is told to stop, it tries at once, and
-// then again after each wait that still ends before the deadline Close was
-// given, each attempt bounded by that deadline too: the last records of a
-// pod that stops while PostgreSQL is away for a moment (a pooler
+// not tried again. A flush waiting to try again when the writer is told to
+// stop tries at once. Once stopping, a wait is cut to end lastTry before
+// the deadline Close was given, and none begins with less than lastTry
+// left; each attempt is bounded by that deadline too: the last records of
+// a pod that stops while PostgreSQL is away for a moment (a pooler
 // restarting in the same rolling update) are written when it comes back in
 // time. Each attempt is its own root trace, never part of a request's.
 func (w *Writer) write(chunks [][]Record) {
@@ -46,7 +47,10 @@ func (w *Writer) write(chunks [][]Record) {
 			writtenCounter.Add(context.Background(), int64(n))
 			return
 		}
-		if attempt >= maxWriteAttempts || !transient(err) || stopping && !w.endsBeforeClose(wait) {
+		if stopping {
+			wait = w.fitBeforeClose(wait)
+		}
+		if attempt >= maxWriteAttempts || !transient(err) || wait <= 0 {
 			w.drop(ReasonWriteFailed, n)
 			w.cfg.Log.Warn("request log: batch dropped", "records", n, "attempts", attempt, "error", err.Error())
 			return
@@ -77,11 +81,19 @@ func (w *Writer) pause(d time.Duration, stopping bool) (stopped bool) {
 	}
 }
 
-// endsBeforeClose reports whether a wait of d ends before the deadline
-// Close was given: always, when it was given none.
-func (w *Writer) endsBeforeClose(d time.Duration) bool {
+// lastTry is the least time a stopping writer keeps for its last attempt
+// before the deadline Close was given.
+const lastTry = 250 * time.Millisecond
+
+// fitBeforeClose returns a wait of d cut to end lastTry before the deadline
+// Close was given, and 0 or less when not even that is left; d itself when
+// Close was given no deadline.
+func (w *Writer) fitBeforeClose(d time.Duration) time.Duration {
 	by := w.closeBy.Load()
-	return by == nil || time.Now().Add(d).Before(*by)
+	if by == nil {
+		return d
+	}
+	return min(d, time.Until(*by)-lastTry)
 }
 
 // attemptContext bounds one attempt of a flush: by WriteTimeout, and once

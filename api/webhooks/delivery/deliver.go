@@ -99,7 +99,7 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, at claimTimes) {
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, msg.URL, bytes.NewReader(body))
 	if err != nil {
 		text := "the endpoint URL cannot be requested"
-		w.complete(c, msg.CreatedAt, at, 0, nil, &text, 0)
+		w.complete(c, msg.CreatedAt, at, attempt{errText: &text})
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -112,11 +112,8 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, at claimTimes) {
 			w.handBack(ctx, c, err)
 			return
 		}
-		text, took := describe(err, budget), time.Since(started)
-		if refused(err) {
-			took = 0 // no request left: no duration to record
-		}
-		w.complete(c, msg.CreatedAt, at, took, nil, &text, 0)
+		text := describe(err, budget)
+		w.complete(c, msg.CreatedAt, at, attempt{took: time.Since(started), timed: !refused(err), errText: &text})
 		return
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, responseLimit))
@@ -129,7 +126,19 @@ func (w *Worker) deliver(ctx context.Context, c *store.Claim, at claimTimes) {
 		text = &s
 		wait = retryAfter(res.Header.Get("Retry-After"), time.Now())
 	}
-	w.complete(c, msg.CreatedAt, at, time.Since(started), &code, text, wait)
+	w.complete(c, msg.CreatedAt, at, attempt{took: time.Since(started), timed: true, code: &code, errText: text, wait: wait})
+}
+
+// attempt is what one attempt of a delivery came to.
+type attempt struct {
+	took time.Duration // from sending the request to its response or error
+	// timed: the attempt is a sample of the attempt-duration histogram;
+	// not when the client refused it before a request left (refused), or
+	// no request could be made.
+	timed   bool
+	code    *int    // the response's status; nil when none came
+	errText *string // what failed, for the deliveries list; nil: success
+	wait    time.Duration
 }
 
 // prepare renders the change and signs nothing yet: it returns the body and
@@ -171,13 +180,14 @@ func (w *Worker) key(c *store.Claim, sealed []byte) ([]byte, error) {
 	return webhook.SecretKey(secret)
 }
 
-// complete records an attempt of the claim c, made at (worker clock), that
-// took took, of the change made at changedAt; errText nil means
-// success. A failed attempt is tried again after the backoff's wait, or
-// after wait (a receiver's Retry-After) when that is longer; an answer of
-// 410 Gone fails the delivery and disables its endpoint at once, as
-// Standard Webhooks asks (docs/webhooks.md, "Delivery and retries").
-func (w *Worker) complete(c *store.Claim, changedAt time.Time, at claimTimes, took time.Duration, code *int, errText *string, wait time.Duration) {
+// complete records a, an attempt of the claim c, made at (worker clock), of
+// the change made at changedAt. A failed attempt is tried again after the
+// backoff's wait, or after a.wait (a receiver's Retry-After) when that is
+// longer; an answer of 410 Gone fails the delivery and disables its
+// endpoint at once, as Standard Webhooks asks (docs/webhooks.md, "Delivery
+// and retries").
+func (w *Worker) complete(c *store.Claim, changedAt time.Time, at claimTimes, a attempt) {
+	took, code, errText, wait := a.took, a.code, a.errText, a.wait
 	// The database's clock at the attempt's start (claimTimes.dbNow), so
 	// one clock decides the retry window.
 	startedDB := at.dbNow(c).Add(-took)
@@ -216,7 +226,11 @@ func (w *Worker) complete(c *store.Claim, changedAt time.Time, at claimTimes, to
 		w.log.Warn("webhooks: recording an attempt failed; the delivery will be retried", "delivery_id", c.ID.String(), "error", err.Error())
 		return
 	}
-	recordAttempt(took, errText != nil, done, changedAt)
+	sample := took
+	if !a.timed {
+		sample = 0 // recordAttempt records no duration
+	}
+	recordAttempt(sample, errText != nil, done, changedAt)
 	switch {
 	case done.LeaseLost:
 		// Another worker may have sent it meanwhile: a receiver sees one

@@ -71,12 +71,15 @@ func describe(err error, timeout time.Duration) string {
 	return "the request failed before a response arrived"
 }
 
-// refused reports whether err is the delivery client's own refusal, made
-// before any request left: a URL that is not https, or an address that is
-// not public (docs/webhooks.md, "Security"). Such an attempt is recorded
-// with no duration, and the attempt-duration histogram leaves it out.
+// refused reports whether err is a refusal made before any request left: a
+// URL that is not https, or a host that does not resolve or resolves to an
+// address that is not public (docs/webhooks.md, "Security"). The
+// attempt-duration histogram leaves such an attempt out; the deliveries
+// list keeps its measured duration, which the last two share (a lookup),
+// so that it does not tell them apart either (describe).
 func refused(err error) bool {
-	return errors.Is(err, errNotHTTPS) || errors.Is(err, webhook.ErrAddressNotAllowed)
+	var dnsErr *net.DNSError
+	return errors.Is(err, errNotHTTPS) || errors.Is(err, webhook.ErrAddressNotAllowed) || errors.As(err, &dnsErr)
 }
 
 // inner is err without its *url.Error, whose text holds the URL.

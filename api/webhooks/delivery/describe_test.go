@@ -108,10 +108,10 @@ func TestDescribeWordsConnectAndTLSFailures(t *testing.T) {
 	}
 }
 
-// TestRefusedIsTheClientsOwnRefusal: the delivery client's refusals, made
-// before a request leaves (a plain http URL, a host that resolves to an
-// address that is not public), are refused and record no duration; a
-// request that went out and failed is not.
+// TestRefusedIsTheClientsOwnRefusal: the refusals made before a request
+// leaves (a plain http URL, a host that does not resolve or resolves to an
+// address that is not public) are refused, alike, and no sample of the
+// attempt-duration histogram; a request that went out and failed is not.
 func TestRefusedIsTheClientsOwnRefusal(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
@@ -125,6 +125,7 @@ func TestRefusedIsTheClientsOwnRefusal(t *testing.T) {
 	strict, open := newClient(false).http, newClient(true).http
 	_, private := strict.Get("https://localhost:" + port + "/h")
 	_, plain := strict.Get("http://localhost:" + port + "/h")
+	_, unresolved := strict.Get("https://no-such-host.invalid/h")
 	_, untrusted := open.Get(srv.URL) // went out: the certificate is refused after the dial
 	for _, tc := range []struct {
 		name string
@@ -133,6 +134,7 @@ func TestRefusedIsTheClientsOwnRefusal(t *testing.T) {
 	}{
 		{"an address that is not public", private, true},
 		{"a URL that is not https", plain, true},
+		{"a host that does not resolve", unresolved, true},
 		{"a certificate of no trusted authority", untrusted, false},
 		{"a timeout", context.DeadlineExceeded, false},
 	} {
