@@ -215,6 +215,14 @@ for name in EVENTAPI_DRAIN_DELAY EVENTAPI_ADDR EVENTAPI_METRICS_ADDR EVENTAPI_MI
   fi
   grep -q "extraEnv must not set $name: .*; [a-z]" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "extraEnv setting $name was refused for another reason"; }
 done
+# The secrets' URLs are refused even when the chart renders none: from
+# extraEnv they would reach the migration Job and escape the chart's checks.
+for name in EVENTAPI_REDIS_URL EVENTAPI_MIGRATE_DATABASE_URL; do
+  if "$HELM" template eventapi "$chart" --set "extraEnv[0].name=$name" --set 'extraEnv[0].value=x' >/dev/null 2>"$tmp/bad.txt"; then
+    fail "helm template accepted extraEnv setting $name without the values that render it"
+  fi
+  grep -q "extraEnv must not set $name: .*; [a-z]" "$tmp/bad.txt" || { cat "$tmp/bad.txt" >&2; fail "extraEnv setting $name was refused for another reason"; }
+done
 "$HELM" template eventapi "$chart" --set 'extraEnv[0].name=EVENTAPI_WEBHOOK_TIMEOUT' --set 'extraEnv[0].value=5s' >"$tmp/extra-env.yaml" ||
   fail "helm template refused extraEnv setting a variable the chart leaves alone"
 echo "chart:   refused extraEnv setting a variable the chart sets itself" >&2

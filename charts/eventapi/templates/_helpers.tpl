@@ -405,6 +405,12 @@ Refuse configurations that cannot work.
 {{- $own = append $own . }}
 {{- end }}
 {{- end }}
+{{- /* The URLs of secrets are refused whether rendered this time or not:
+from extraEnv they would reach the migration Job, unseen by the chart's
+checks and its notes (docs/helm.md, "Secrets"). */}}
+{{- range $name := list "EVENTAPI_REDIS_URL" "EVENTAPI_MIGRATE_DATABASE_URL" }}
+{{- $own = append $own (dict "name" $name) }}
+{{- end }}
 {{- $advice := include "eventapi.chartEnvAdvice" . | fromYaml }}
 {{- range $own }}
 {{- if not (hasKey $advice .name) }}
