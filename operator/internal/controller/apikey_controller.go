@@ -118,7 +118,7 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	}
 	sec, f := r.readSecret(ctx, ak)
 	if f != nil {
-		return ctrl.Result{}, f
+		return r.settleConflict(ctx, ak, spec.org, f)
 	}
 	sec, err := r.relabel(ctx, sec)
 	if err != nil {
@@ -253,6 +253,8 @@ func (r *ApiKeyReconciler) settlePending(ctx context.Context, ak *v1alpha1.ApiKe
 // active for good (docs/operator.md, InvalidSpec). A failure on the way
 // (reading the Secret, the database) is reported instead of inv and
 // retried, since a revocation may be due; inv comes back once it succeeds.
+// A Secret this ApiKey does not control is reported as SecretConflict,
+// after what settleConflict still revokes.
 //
 // Strays are revoked too, but only when the Secret holds a usable key of
 // this ApiKey (cur), keeping it and the pending key, as every valid
@@ -267,7 +269,7 @@ func (r *ApiKeyReconciler) settleInvalid(ctx context.Context, ak *v1alpha1.ApiKe
 	}
 	sec, f := r.readSecret(ctx, ak)
 	if f != nil {
-		return ctrl.Result{}, f
+		return r.settleConflict(ctx, ak, org, f)
 	}
 	if exp := ak.Spec.ExpiresAt; exp != nil && tenancy.Expired(&exp.Time, r.now()) {
 		if f := r.expire(ctx, ak, org, exp.Time, sec); f != nil {
@@ -290,6 +292,59 @@ func (r *ApiKeyReconciler) settleInvalid(ctx context.Context, ak *v1alpha1.ApiKe
 	return ctrl.Result{}, inv
 }
 
+// settleConflict runs, for a failure f of readSecret, what still needs no
+// Secret of this ApiKey when f is a SecretConflict (the Secret exists and
+// this ApiKey does not control it: its owner reference removed, or the
+// Secret replaced by a tool, docs/operator.md, SecretConflict); any other
+// failure is returned as it is. Nothing is issued, and the Secret is
+// neither written nor trusted, but an expiresAt that has passed still
+// revokes every key of this ApiKey (by its marker, as expire does), and the
+// pending previous key of a rotation is still revoked at its revokeAt,
+// taken from status.pendingRevocation since the Secret's annotations are no
+// longer ours; while it is pending, f requeues at that time if it comes
+// first. The current key stays active: the Secret, whoever holds it now,
+// may still be what clients use. Before, the conflict returned first and
+// the rotated-out key, and every key of an expired ApiKey, stayed active
+// for as long as it lasted.
+func (r *ApiKeyReconciler) settleConflict(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, f *failure) (ctrl.Result, *failure) {
+	if f.reason != v1alpha1.ReasonSecretConflict {
+		return ctrl.Result{}, f
+	}
+	now := r.now()
+	if exp := ak.Spec.ExpiresAt; exp != nil && tenancy.Expired(&exp.Time, now) {
+		if ef := r.expire(ctx, ak, org, exp.Time, keySecret{}); ef != nil {
+			return ctrl.Result{}, ef
+		}
+		f.message += "; spec.expiresAt " + exp.UTC().Format(time.RFC3339) + " has passed, so every key of this ApiKey is revoked"
+		return ctrl.Result{}, f
+	}
+	p := ak.Status.PendingRevocation
+	if p == nil {
+		return ctrl.Result{}, f
+	}
+	id, err := uuid.Parse(p.KeyID)
+	if err != nil { // names no key: nothing to revoke
+		ak.Status.PendingRevocation = nil
+		return ctrl.Result{}, f
+	}
+	if now.Before(p.RevokeAt.Time) {
+		if d := p.RevokeAt.Sub(now); f.result.RequeueAfter == 0 || d < f.result.RequeueAfter {
+			f.result = ctrlResultAfter(d)
+		}
+		return ctrl.Result{}, f
+	}
+	revoked, err := r.revokeOwned(ctx, ak, org, id)
+	if err != nil {
+		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	ak.Status.PendingRevocation = nil
+	if revoked {
+		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
+			"previous key %s revoked after the grace period", id)
+	}
+	return ctrl.Result{}, f
+}
+
 // issue creates a new key and writes it to the Secret. The key it replaces,
 // when still usable, stays valid for the grace period, recorded in the
 // Secret as the pending previous key. Nothing is revoked here: any other key
@@ -299,10 +354,23 @@ func (r *ApiKeyReconciler) settleInvalid(ctx context.Context, ak *v1alpha1.ApiKe
 // write the new key leaves the working one alone.
 func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec keySpec, sec keySecret, cur *tenancy.APIKey, now time.Time) (keySecret, *tenancy.APIKey, *failure) {
 	if sec.immutable() {
-		// Checked before anything is issued or revoked: every retry would
-		// otherwise make a key, fail to write it and revoke it again.
-		return sec, nil, &failure{reason: v1alpha1.ReasonSecretConflict, result: ctrlResultAfter(time.Minute),
+		// Checked before anything is issued: every retry would otherwise
+		// make a key, fail to write it and revoke it again. The pending
+		// previous key of an earlier rotation is still revoked at its
+		// revokeAt (the Secret is ours, and its annotations may still be
+		// changed), and the conflict requeues at that time if it comes
+		// first; before, it stayed active for as long as the Secret was
+		// immutable.
+		f := &failure{reason: v1alpha1.ReasonSecretConflict, result: ctrlResultAfter(time.Minute),
 			message: "Secret " + sec.obj.Name + " is immutable, so no new key can be written into it; delete it (the operator makes a new one) or make it mutable"}
+		res, pf := r.settlePending(ctx, ak, spec.org, sec, now)
+		if pf != nil {
+			return sec, nil, pf
+		}
+		if d := res.RequeueAfter; d > 0 && d < f.result.RequeueAfter {
+			f.result = res
+		}
+		return sec, nil, f
 	}
 	var prev *pending
 	if cur != nil && spec.grace > 0 && (cur.ExpiresAt == nil || now.Before(*cur.ExpiresAt)) {

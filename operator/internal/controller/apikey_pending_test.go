@@ -185,3 +185,89 @@ func (g *pendingRig) wantEvent(prefix string) {
 		}
 	}
 }
+
+// TestASecretConflictRequeuesAtTheRevokeAt: while the Secret is not
+// controlled by the ApiKey (SecretConflict), the reconcile requeues at the
+// pending previous key's revokeAt, from status.pendingRevocation, when that
+// comes before the conflict's own minute, and revokes that key then, while
+// the current key stays active; an expiresAt moved into the past then
+// revokes it too (docs/operator.md, SecretConflict). The conflict returned
+// first, requeued every minute and revoked nothing.
+func TestASecretConflictRequeuesAtTheRevokeAt(t *testing.T) {
+	g := newPendingRig(t)
+	g.reconcile(v1alpha1.ReasonKeyIssued)
+	_, ak := g.reconcile(v1alpha1.ReasonKeyIssued)
+	old := uuid.MustParse(ak.Status.KeyID)
+	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.RotationToken = "r1" })
+	_, ak = g.reconcile(v1alpha1.ReasonKeyIssued)
+	cur := uuid.MustParse(ak.Status.KeyID)
+
+	sec := &corev1.Secret{}
+	if err := g.c.Get(g.ctx, client.ObjectKey{Namespace: "ns", Name: "pend-secret"}, sec); err != nil {
+		t.Fatal(err)
+	}
+	sec.OwnerReferences = nil // taken over
+	if err := g.c.Update(g.ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	g.now = g.now.Add(4*time.Minute + 30*time.Second)
+	after, ak := g.reconcile(v1alpha1.ReasonSecretConflict)
+	if after != 30*time.Second || ak.Status.PendingRevocation == nil || ak.Status.PendingRevocation.KeyID != old.String() {
+		t.Fatalf("conflict within the grace period: requeue %s, pending %+v; want 30s (at revokeAt), %s pending", after, ak.Status.PendingRevocation, old)
+	}
+	if a := g.active(); len(a) != 2 || !a[old] || !a[cur] {
+		t.Fatalf("within the grace period: active keys %v, want the old %s and the current %s", a, old, cur)
+	}
+
+	g.now = g.now.Add(30 * time.Second) // revokeAt
+	after, ak = g.reconcile(v1alpha1.ReasonSecretConflict)
+	if after != time.Minute || ak.Status.PendingRevocation != nil || ak.Status.KeyID != cur.String() {
+		t.Fatalf("at revokeAt: requeue %s, pending %+v, keyId %s; want 1m, none, %s", after, ak.Status.PendingRevocation, ak.Status.KeyID, cur)
+	}
+	if a := g.active(); len(a) != 1 || !a[cur] {
+		t.Fatalf("at revokeAt: active keys %v, want only the current %s (the Secret may still hold it)", a, cur)
+	}
+	g.wantEvent("PreviousKeyRevoked previous key " + old.String())
+
+	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.ExpiresAt = &metav1.Time{Time: g.now.Add(-time.Second)} })
+	_, ak = g.reconcile(v1alpha1.ReasonSecretConflict)
+	if a := g.active(); len(a) != 0 || ak.Status.KeyID != "" {
+		t.Errorf("expiresAt in the past while SecretConflict: active keys %v, keyId %q; want none", a, ak.Status.KeyID)
+	}
+	if c := meta.FindStatusCondition(ak.Status.Conditions, v1alpha1.ConditionReady); !strings.Contains(c.Message, "every key of this ApiKey is revoked") {
+		t.Errorf("SecretConflict message %q, want it to say the keys are revoked", c.Message)
+	}
+	g.wantEvent("KeysRevoked spec.expiresAt")
+}
+
+// TestAnInvalidSpecWithASecretConflictStillRevokesThePreviousKey: a spec
+// refused (InvalidSpec) while the Secret is taken over still revokes the
+// pending previous key at its revokeAt, through the same path as a valid
+// spec's conflict (settleConflict); the conflict is the reason reported.
+func TestAnInvalidSpecWithASecretConflictStillRevokesThePreviousKey(t *testing.T) {
+	g := newPendingRig(t)
+	g.reconcile(v1alpha1.ReasonKeyIssued)
+	_, ak := g.reconcile(v1alpha1.ReasonKeyIssued)
+	old := uuid.MustParse(ak.Status.KeyID)
+	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.RotationToken = "r1" })
+	_, ak = g.reconcile(v1alpha1.ReasonKeyIssued)
+	cur := uuid.MustParse(ak.Status.KeyID)
+	sec := &corev1.Secret{}
+	if err := g.c.Get(g.ctx, client.ObjectKey{Namespace: "ns", Name: "pend-secret"}, sec); err != nil {
+		t.Fatal(err)
+	}
+	sec.OwnerReferences = nil
+	if err := g.c.Update(g.ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.Name = "Planner\tv2" })
+	g.now = g.now.Add(4*time.Minute + 20*time.Second)
+	if after, _ := g.reconcile(v1alpha1.ReasonSecretConflict); after != 40*time.Second {
+		t.Fatalf("within the grace period: requeue %s, want 40s (at revokeAt)", after)
+	}
+	g.now = g.now.Add(40 * time.Second)
+	g.reconcile(v1alpha1.ReasonSecretConflict)
+	if a := g.active(); len(a) != 1 || !a[cur] {
+		t.Fatalf("at revokeAt: active keys %v, want only the current %s (old %s revoked)", a, cur, old)
+	}
+}
