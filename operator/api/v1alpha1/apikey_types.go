@@ -37,7 +37,8 @@ type ApiKeySpec struct {
 	Name string `json:"name,omitempty"`
 
 	// Scopes granted to the key. Changing them updates the same key in place
-	// (no new secret).
+	// (no new secret), and the previous key of a rotation too while it is in
+	// its grace period.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=set

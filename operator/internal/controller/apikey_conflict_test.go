@@ -109,3 +109,17 @@ func TestAnImmutableSecretStillRevokesThePreviousKey(t *testing.T) {
 		t.Errorf("%d active keys, want only the Secret's: nothing is issued into an immutable Secret", n)
 	}
 }
+
+// TestNarrowedScopesApplyToThePreviousKey: scopes narrowed during a
+// rotation's grace period apply to the previous key too, not only to the
+// current one (docs/operator.md, the scopes row). The previous key kept the
+// wider scopes until its revokeAt, so a scope removed (after an incident,
+// say) stayed usable with it.
+func TestNarrowedScopesApplyToThePreviousKey(t *testing.T) {
+	h := newHarness(t)
+	ak, _, previous, current := h.rotated("narrow", 2*time.Minute, "events:read", "clients:write")
+	update(h, ak, func(a *v1alpha1.ApiKey) { a.Spec.Scopes = []v1alpha1.Scope{"events:read"} })
+	h.waitApiKey("narrow", v1alpha1.ReasonKeyIssued)
+	h.wantScopes(current, "events:read")
+	h.wantScopes(previous, "events:read")
+}

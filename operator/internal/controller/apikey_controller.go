@@ -151,6 +151,9 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
 			"key %s now has scopes %s", cur.Prefix, tenancy.JoinScopes(spec.scopes))
 	}
+	if f := r.rescopePending(ctx, ak, spec.org, sec, spec.scopes, now); f != nil {
+		return ctrl.Result{}, f
+	}
 	// Every reconcile, the periodic recheck included, revokes strays, not
 	// only one that issued: a key made by an issue whose Secret write never
 	// landed (a crash, a lost lease) outlives it when the spec is changed

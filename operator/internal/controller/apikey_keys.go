@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
@@ -91,20 +92,29 @@ outer:
 	return n, nil
 }
 
-// revokeOwned revokes one key of this ApiKey and reports whether it did; an
-// unknown or already revoked key needs nothing. A key of another
-// organization or another ApiKey is left alone: the id comes from a Secret
-// annotation, which is not trusted with other keys.
-func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) (bool, error) {
+// ownedKey returns the active key id of this ApiKey in org, or nil when
+// there is none: an unknown or revoked key, or a key of another
+// organization or another ApiKey. The id comes from a Secret annotation or
+// from status, which are not trusted with other keys.
+func (r *ApiKeyReconciler) ownedKey(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) (*tenancy.APIKey, error) {
 	k, err := tenancy.GetKey(ctx, r.DB, id)
 	if errs.Is(err, errs.NotFound) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if k.OrganizationID != org || !markedFor(k.Name, ak) || k.RevokedAt != nil {
-		return false, nil
+		return nil, nil
+	}
+	return k, nil
+}
+
+// revokeOwned revokes one key of this ApiKey and reports whether it did; a
+// key ownedKey does not return is left alone.
+func (r *ApiKeyReconciler) revokeOwned(ctx context.Context, ak *v1alpha1.ApiKey, org, id uuid.UUID) (bool, error) {
+	if k, err := r.ownedKey(ctx, ak, org, id); k == nil || err != nil {
+		return false, err
 	}
 	if err := tenancy.RevokeKey(ctx, r.DB, id); err != nil {
 		if errs.Is(err, errs.NotFound) { // revoked meanwhile
@@ -146,4 +156,35 @@ func (r *ApiKeyReconciler) nameEndpoints(ctx context.Context, ak *v1alpha1.ApiKe
 	r.Recorder.Eventf(ak, nil, corev1.EventTypeWarning, "EndpointsOutliveKey", "Revoke",
 		"key %s revoked; the %d webhook endpoint(s) it registered go on receiving changes until deleted: %s%s",
 		id, len(es), strings.Join(ids, ", "), more)
+}
+
+// rescopePending gives the pending previous key of a rotation the spec's
+// scopes while its grace period lasts, as the current key has them
+// (docs/operator.md, the scopes row of the spec table): the grace period is
+// for consumers to move to the new key, not to keep permissions the spec no
+// longer grants. Before, narrowing spec.scopes during it left the previous
+// key with the wider scopes until its revokeAt. A key ownedKey does not
+// return (another organization's, another ApiKey's, revoked) is left alone;
+// one past its revokeAt is settlePending's to revoke.
+func (r *ApiKeyReconciler) rescopePending(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, sec keySecret, scopes []tenancy.Scope, now time.Time) *failure {
+	p := sec.pending()
+	if p == nil || !now.Before(p.revokeAt) {
+		return nil
+	}
+	k, err := r.ownedKey(ctx, ak, org, p.id)
+	if err != nil {
+		return classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	if k == nil || sameScopes(k.Scopes, scopes) {
+		return nil
+	}
+	if err := tenancy.SetKeyScopes(ctx, r.DB, k.ID, scopes); err != nil {
+		if errs.Is(err, errs.NotFound) { // revoked meanwhile
+			return nil
+		}
+		return classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
+		"previous key %s now has scopes %s until it is revoked", k.Prefix, tenancy.JoinScopes(scopes))
+	return nil
 }

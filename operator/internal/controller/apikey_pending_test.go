@@ -271,3 +271,33 @@ func TestAnInvalidSpecWithASecretConflictStillRevokesThePreviousKey(t *testing.T
 		t.Fatalf("at revokeAt: active keys %v, want only the current %s (old %s revoked)", a, cur, old)
 	}
 }
+
+// TestARotationThatNarrowsScopesNarrowsThePreviousKey: scopes narrowed in
+// the same edit as a rotation apply to the previous key for its grace
+// period too, as a narrowing during the grace period does (docs/operator.md,
+// the scopes row): the previous key never keeps scopes the spec dropped.
+func TestARotationThatNarrowsScopesNarrowsThePreviousKey(t *testing.T) {
+	g := newPendingRig(t)
+	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.Scopes = []v1alpha1.Scope{"events:read", "clients:write"} })
+	g.reconcile(v1alpha1.ReasonKeyIssued)
+	_, ak := g.reconcile(v1alpha1.ReasonKeyIssued)
+	old := uuid.MustParse(ak.Status.KeyID)
+	g.edit(func(a *v1alpha1.ApiKey) {
+		a.Spec.RotationToken = "r1"
+		a.Spec.Scopes = []v1alpha1.Scope{"events:read"}
+	})
+	_, ak = g.reconcile(v1alpha1.ReasonKeyIssued)
+	if ak.Status.PendingRevocation == nil || ak.Status.PendingRevocation.KeyID != old.String() {
+		t.Fatalf("rotation: pending %+v, want %s", ak.Status.PendingRevocation, old)
+	}
+	for _, id := range []uuid.UUID{old, uuid.MustParse(ak.Status.KeyID)} {
+		k, err := tenancy.GetKey(g.ctx, g.r.DB, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(k.Scopes) != 1 || k.Scopes[0] != "events:read" {
+			t.Errorf("key %s has scopes %v, want [events:read]", id, k.Scopes)
+		}
+	}
+	g.wantEvent("ScopesUpdated previous key")
+}
