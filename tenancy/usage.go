@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/eventapi/eventapi/platform/database"
 )
 
 // usageInterval is the least time between two writes of one key's
@@ -111,23 +113,23 @@ const writeTimeout = 5 * time.Second
 // Shutdown's writes: they go on for at most finalBudget, as long as the
 // request log's last flush may take (docs/observability.md), the first
 // wait before a failed one is tried again is finalRetryWait, each later
-// wait twice the one before, cut to leave lastTry for the last write.
+// wait twice the one before, fitted before the budget's end
+// (database.WaitBefore).
 const (
 	finalBudget    = 5 * time.Second
 	finalRetryWait = 250 * time.Millisecond
-	lastTry        = 250 * time.Millisecond
 )
 
 // flushFinal writes every pending and held key at shutdown. A failed write
 // (a pooler restarting in the same rolling update, a database failing
-// over) is tried again after a wait, cut to end lastTry before the budget
-// runs out, and none begins with less than that left; no write runs past
+// over) is tried again after a wait, cut to end database.LastTry before
+// the budget runs out, and none begins with less than that left; no write runs past
 // it: a key used just before the pod stopped keeps that use when the
 // database comes back in time.
 func (u *usageRecorder) flushFinal() {
 	by := time.Now().Add(u.budget)
 	for wait := finalRetryWait; u.flush(context.Background(), true, by) != nil; wait *= 2 {
-		if wait = min(wait, time.Until(by)-lastTry); wait <= 0 {
+		if wait = database.WaitBefore(wait, by); wait <= 0 {
 			return
 		}
 		time.Sleep(wait)
@@ -167,7 +169,7 @@ func (u *usageRecorder) flush(ctx context.Context, final bool, by time.Time) err
 	for id, at := range batch {
 		ids, ats = append(ids, id), append(ats, at)
 	}
-	ctx, cancel := context.WithDeadline(ctx, by)
+	wctx, cancel := context.WithDeadline(ctx, by)
 	defer cancel()
 	// Each key gets the time of its request, not of this write (up to
 	// every later, and after a revocation made meanwhile); never earlier
@@ -175,10 +177,10 @@ func (u *usageRecorder) flush(ctx context.Context, final bool, by time.Time) err
 	_, err := u.db.NewRaw(`UPDATE api_keys AS k SET last_used_at = v.at
 		FROM unnest(?::uuid[], ?::timestamptz[]) AS v(id, at)
 		WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at)`,
-		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(ctx)
+		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(wctx)
 	if err != nil {
 		u.retry(batch)
-		if u.log != nil {
+		if u.log != nil && ctx.Err() == nil { // a write cut short by close is the final one's to do
 			u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))
 		}
 	}

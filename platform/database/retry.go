@@ -100,3 +100,16 @@ func backoff(ctx context.Context, attempt int) error {
 		return ctx.Err()
 	}
 }
+
+// LastTry is the least time a write tried again at shutdown keeps for its
+// last attempt before the shutdown's deadline (the request log's last
+// flush, the keys' last use: docs/observability.md, "How it is written").
+const LastTry = 250 * time.Millisecond
+
+// WaitBefore returns a wait of d before a write is tried again, cut to end
+// LastTry before by, and 0 or less when not even that is left: a write
+// given until by is tried again as long as a try fits, instead of giving
+// up when its next wait would end after by.
+func WaitBefore(d time.Duration, by time.Time) time.Duration {
+	return min(d, time.Until(by)-LastTry)
+}

@@ -158,3 +158,33 @@ func TestRunInTxRetriesOnlyTheOutermostTransaction(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitBefore: a wait that ends in time is kept, one that would end
+// after by is cut to leave LastTry for the last try, and none is left when
+// not even that remains.
+func TestWaitBefore(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		wait     time.Duration
+		left     time.Duration // until by
+		atMost   time.Duration
+		atLeast  time.Duration
+		noneLeft bool
+	}{
+		{"a wait that fits is kept", time.Second, time.Hour, time.Second, time.Second, false},
+		{"a wait past by is cut to end LastTry before it", time.Hour, 3 * time.Second, 3*time.Second - database.LastTry, time.Second, false},
+		{"less than LastTry left: no wait, no try", time.Second, database.LastTry / 2, 0, 0, true},
+		{"by already past", time.Second, -time.Second, 0, 0, true},
+	} {
+		got := database.WaitBefore(tc.wait, time.Now().Add(tc.left))
+		if tc.noneLeft {
+			if got > 0 {
+				t.Errorf("%s: %v, want 0 or less", tc.name, got)
+			}
+			continue
+		}
+		if got > tc.atMost || got < tc.atLeast {
+			t.Errorf("%s: %v, want between %v and %v", tc.name, got, tc.atLeast, tc.atMost)
+		}
+	}
+}

@@ -102,9 +102,14 @@ type Writer struct {
 	// closeBy is the deadline of the context Close was given (nil: none):
 	// once stopping, a failed flush is tried again only while it lasts.
 	closeBy atomic.Pointer[time.Time]
-	once    sync.Once
-	dropped atomic.Int64
-	written atomic.Int64
+	// base is every attempt's context: cancelled when the context Close
+	// was given ends, so that an attempt in flight then ends too, and
+	// when the goroutine stops.
+	base       context.Context
+	cancelBase context.CancelFunc
+	once       sync.Once
+	dropped    atomic.Int64
+	written    atomic.Int64
 }
 
 // NewWriter starts a Writer. Call Close to flush and stop it.
@@ -126,6 +131,7 @@ func NewWriter(cfg WriterConfig) *Writer {
 	}
 	w := &Writer{cfg: cfg, wake: make(chan struct{}, 1), flushes: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
+	w.base, w.cancelBase = context.WithCancel(context.Background())
 	// Every series is on /metrics from the start, at 0, not from the first
 	// drop: a rate() or an alert over a series that does not exist yet sees
 	// nothing.
@@ -204,16 +210,19 @@ func (w *Writer) Flush(ctx context.Context) error {
 
 // Close stops accepting records, writes what is buffered and stops the
 // goroutine. A flush that fails meanwhile is tried again as long as ctx's
-// deadline leaves time for it (Writer.write); with no deadline, for the
-// whole retry schedule (about 65 s at the defaults). When ctx ends first it
-// returns ctx's error; the records still buffered are then lost (counted as
-// dropped once the goroutine gets to them). Call it during shutdown after
-// the HTTP server has drained and before the database pool is closed.
+// deadline leaves time for it (Writer.write); with no deadline, for a
+// retry schedule of its own (maxWriteAttempts). When ctx ends first it
+// returns ctx's error, and the attempt in flight is cut short: the records
+// still buffered are lost (counted as dropped once the goroutine gets to
+// them), and the goroutine uses the pool no more. Call it during shutdown
+// after the HTTP server has drained and before the database pool is
+// closed.
 func (w *Writer) Close(ctx context.Context) error {
 	w.once.Do(func() {
 		if d, ok := ctx.Deadline(); ok {
 			w.closeBy.Store(&d)
 		}
+		context.AfterFunc(ctx, w.cancelBase)
 		w.closed.Store(true)
 		close(w.stop)
 	})
@@ -227,6 +236,7 @@ func (w *Writer) Close(ctx context.Context) error {
 
 func (w *Writer) run() {
 	defer close(w.done)
+	defer w.cancelBase()
 	t := time.NewTicker(w.cfg.Interval)
 	defer t.Stop()
 	for {

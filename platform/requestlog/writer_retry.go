@@ -26,39 +26,48 @@ import (
 // a moment (docs/observability.md, "How it is written"); meanwhile requests keep
 // adding to the buffer, and a record that finds it full is dropped as
 // always. A failure that would come back (a record the table refuses) is
-// not tried again. A flush waiting to try again when the writer is told to
-// stop tries at once. Once stopping, a wait is cut to end lastTry before
-// the deadline Close was given, and none begins with less than lastTry
-// left; each attempt is bounded by that deadline too: the last records of
-// a pod that stops while PostgreSQL is away for a moment (a pooler
-// restarting in the same rolling update) are written when it comes back in
-// time. Each attempt is its own root trace, never part of a request's.
+// not tried again.
+//
+// When the writer is told to stop (Close), the schedule starts again within
+// the time Close was given: a flush waiting to try again tries at once, a
+// wait is cut to end database.LastTry before Close's deadline and none
+// begins with less left, and an attempt still running when that deadline passes is cut
+// short (base): the last records of a pod that stops while PostgreSQL is
+// away for a moment (a pooler restarting in the same rolling update) are
+// written when it comes back in time, and the goroutine uses the pool no
+// longer than Close waits for it. Each attempt is its own root trace, never
+// part of a request's.
 func (w *Writer) write(chunks [][]Record) {
 	n := 0
 	for _, c := range chunks {
 		n += len(c)
 	}
 	stopping := w.closed.Load()
-	wait := w.retryBackoff()
+	wait, tries := w.retryBackoff(), 0
 	for attempt := 1; ; attempt++ {
-		err := w.tryOnce(chunks, n, attempt, stopping)
+		tries++
+		err := w.tryOnce(chunks, n, attempt)
 		if err == nil {
 			w.written.Add(int64(n))
 			writtenCounter.Add(context.Background(), int64(n))
 			return
 		}
+		if !stopping && w.closed.Load() { // told to stop during the attempt
+			stopping, wait, tries = true, w.retryBackoff(), 0
+		}
 		if stopping {
 			wait = w.fitBeforeClose(wait)
 		}
-		if attempt >= maxWriteAttempts || !transient(err) || wait <= 0 {
+		if tries >= maxWriteAttempts || !transient(err) || wait <= 0 || w.base.Err() != nil {
 			w.drop(ReasonWriteFailed, n)
 			w.cfg.Log.Warn("request log: batch dropped", "records", n, "attempts", attempt, "error", err.Error())
 			return
 		}
 		w.cfg.Log.Warn("request log: batch not written, trying again", "records", n, "attempt", attempt,
 			"retry_in", wait.String(), "error", err.Error())
-		if w.pause(wait, stopping) {
-			stopping = true // told to stop during the wait: try at once
+		if w.pause(wait, stopping) { // told to stop during the wait: try at once
+			stopping, wait, tries = true, w.retryBackoff(), 0
+			continue
 		}
 		wait *= 2
 	}
@@ -81,41 +90,24 @@ func (w *Writer) pause(d time.Duration, stopping bool) (stopped bool) {
 	}
 }
 
-// lastTry is the least time a stopping writer keeps for its last attempt
-// before the deadline Close was given.
-const lastTry = 250 * time.Millisecond
-
-// fitBeforeClose returns a wait of d cut to end lastTry before the deadline
-// Close was given, and 0 or less when not even that is left; d itself when
-// Close was given no deadline.
+// fitBeforeClose returns a wait of d fitted before the deadline Close was
+// given (database.WaitBefore); d itself when Close was given no deadline.
 func (w *Writer) fitBeforeClose(d time.Duration) time.Duration {
 	by := w.closeBy.Load()
 	if by == nil {
 		return d
 	}
-	return min(d, time.Until(*by)-lastTry)
+	return database.WaitBefore(d, *by)
 }
 
-// attemptContext bounds one attempt of a flush: by WriteTimeout, and once
-// the writer is stopping, by the deadline Close was given too.
-func (w *Writer) attemptContext(stopping bool) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.WriteTimeout)
-	by := w.closeBy.Load()
-	if !stopping || by == nil {
-		return ctx, cancel
-	}
-	bounded, cancelBounded := context.WithDeadline(ctx, *by)
-	return bounded, func() { cancelBounded(); cancel() }
-}
-
-// tryOnce is one attempt of write. A failed attempt's COPY may have been
-// committed all the same (it timed out, or its connection was cut, after
-// the statement reached PostgreSQL): a later attempt first looks whether
-// the batch is stored (landed) and copies it only when it is not, so that
-// no record is stored twice. The look and the copy share the attempt's
-// one bound (attemptContext).
-func (w *Writer) tryOnce(chunks [][]Record, n, attempt int, stopping bool) error {
-	ctx, cancel := w.attemptContext(stopping)
+// tryOnce is one attempt of write, bounded by WriteTimeout and by base. A
+// failed attempt's COPY may have been committed all the same (it timed
+// out, or its connection was cut, after the statement reached PostgreSQL):
+// a later attempt first looks whether the batch is stored (landed) and
+// copies it only when it is not, so that no record is stored twice. The
+// look and the copy share the attempt's one bound.
+func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) error {
+	ctx, cancel := context.WithTimeout(w.base, w.cfg.WriteTimeout)
 	defer cancel()
 	if attempt > 1 {
 		stored, err := landed(ctx, w.cfg.DB, chunks)

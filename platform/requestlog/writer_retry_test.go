@@ -177,3 +177,113 @@ func TestStoppingWriterGivesUpAtItsDeadline(t *testing.T) {
 		t.Fatalf("written %d; want none, and the drop logged:\n%s", w.Written(), out)
 	}
 }
+
+// TestCloseCutsTheAttemptInFlight: a flush whose COPY waits on PostgreSQL
+// (a lock) when Close comes is cut short when Close's context ends, given
+// a second or already past, not at its write timeout (an hour here): its
+// batch is dropped and counted, and the goroutine uses the pool no longer
+// than Close waits for it, while the service goes on to close the pool.
+func TestCloseCutsTheAttemptInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		close time.Duration
+	}{{"Close given a second", time.Second}, {"Close given a deadline already past", -time.Second}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			url := pgtest.NewDatabase(t)
+			db := openDBAt(t, url)
+			if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			wdb, err := database.Open(ctx, url, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler(), StatementTimeout: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = wdb.Close() })
+			out := &logtest.Buffer{}
+			w := requestlog.NewWriter(requestlog.WriterConfig{DB: wdb, Interval: time.Hour, WriteTimeout: time.Hour,
+				RetryBackoff: time.Second, Log: telemetry.NewLogger(out, "info")})
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
+				t.Fatal(err)
+			}
+			const n = 5
+			addPosts(w, uuid.New(), n)
+			go func() { _ = w.Flush(ctx) }()
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				var waiting bool
+				if err := db.NewRaw(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'COPY%')`).Scan(ctx, &waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no COPY of the flush waited on the lock")
+				}
+			}
+			closeCtx, cancel := context.WithTimeout(ctx, tc.close)
+			defer cancel()
+			_ = w.Close(closeCtx) // its context's end, and so an error
+			for deadline := time.Now().Add(30 * time.Second); w.Dropped() != n; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("written %d, dropped %d 30 s after Close; want all %d dropped:\n%s", w.Written(), w.Dropped(), n, out)
+				}
+			}
+		})
+	}
+}
+
+// TestAStoppingWriterStartsItsTriesAgain: a flush that failed four times
+// before Close, and waits to try a fifth, is not dropped after one more
+// try at Close: its tries start again within the time Close was given, and
+// its records are written once PostgreSQL answers.
+func TestAStoppingWriterStartsItsTriesAgain(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := &logtest.Buffer{}
+	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
+		RetryBackoff: 500 * time.Millisecond, Log: telemetry.NewLogger(out, "info")})
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	addPosts(w, uuid.New(), n)
+	go func() { _ = w.Flush(ctx) }()
+	waitFor := func(lines int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); strings.Count(out.String(), "trying again") < lines; time.Sleep(5 * time.Millisecond) {
+			if strings.Contains(out.String(), "batch dropped") || time.Now().After(deadline) {
+				t.Fatalf("waiting for %d tries (written %d, dropped %d):\n%s", lines, w.Written(), w.Dropped(), out)
+			}
+		}
+	}
+	waitFor(4) // four failed; it waits to try a fifth
+	closeCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close(closeCtx) }()
+	waitFor(5) // the try at Close failed too
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if w.Written() != n || w.Dropped() != 0 {
+		t.Fatalf("written %d, dropped %d; want all %d written:\n%s", w.Written(), w.Dropped(), n, out)
+	}
+}

@@ -420,7 +420,7 @@ checks and its notes (docs/helm.md, "Secrets"). */}}
 {{- range $e := .Values.extraEnv }}
 {{- range $own }}
 {{- if eq (toString $e.name) .name }}
-{{- fail (printf "extraEnv must not set %s: the chart sets it itself, and of two entries Kubernetes keeps the last, unseen by the chart (terminationGracePeriodSeconds and the chart's checks read the values); %s" .name (get $advice .name)) }}
+{{- fail (printf "extraEnv must not set %s: it is the chart's to set, from its values, and of two entries Kubernetes keeps the last, unseen by the chart (terminationGracePeriodSeconds and the chart's checks read the values); %s" .name (get $advice .name)) }}
 {{- end }}
 {{- end }}
 {{- end }}
