@@ -37,8 +37,9 @@ type ApiKeySpec struct {
 	Name string `json:"name,omitempty"`
 
 	// Scopes granted to the key. Changing them updates the same key in place
-	// (no new secret), and the previous key of a rotation too while it is in
-	// its grace period.
+	// (no new secret). The previous key of a rotation, while in its grace
+	// period, is narrowed to those of its scopes still granted, never
+	// widened, and revoked at once when none is left.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=set

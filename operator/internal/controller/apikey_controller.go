@@ -151,7 +151,7 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
 			"key %s now has scopes %s", cur.Prefix, tenancy.JoinScopes(spec.scopes))
 	}
-	if f := r.rescopePending(ctx, ak, spec.org, sec, spec.scopes, now); f != nil {
+	if sec, f = r.rescopePending(ctx, ak, spec.org, sec, spec.scopes, now); f != nil {
 		return ctrl.Result{}, f
 	}
 	// Every reconcile, the periodic recheck included, revokes strays, not
@@ -326,7 +326,7 @@ func (r *ApiKeyReconciler) settleConflict(ctx context.Context, ak *v1alpha1.ApiK
 		return ctrl.Result{}, f
 	}
 	id, err := uuid.Parse(p.KeyID)
-	if err != nil { // names no key: nothing to revoke
+	if err != nil || p.KeyID == ak.Status.KeyID { // names no key, or the current one, which stays
 		ak.Status.PendingRevocation = nil
 		return ctrl.Result{}, f
 	}

@@ -158,33 +158,58 @@ func (r *ApiKeyReconciler) nameEndpoints(ctx context.Context, ak *v1alpha1.ApiKe
 		id, len(es), strings.Join(ids, ", "), more)
 }
 
-// rescopePending gives the pending previous key of a rotation the spec's
-// scopes while its grace period lasts, as the current key has them
-// (docs/operator.md, the scopes row of the spec table): the grace period is
-// for consumers to move to the new key, not to keep permissions the spec no
-// longer grants. Before, narrowing spec.scopes during it left the previous
-// key with the wider scopes until its revokeAt. A key ownedKey does not
-// return (another organization's, another ApiKey's, revoked) is left alone;
-// one past its revokeAt is settlePending's to revoke.
-func (r *ApiKeyReconciler) rescopePending(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, sec keySecret, scopes []tenancy.Scope, now time.Time) *failure {
+// rescopePending narrows the pending previous key of a rotation to the
+// spec's scopes while its grace period lasts (docs/operator.md, the scopes
+// row of the spec table): it keeps those of its scopes the spec still
+// grants and never gains one, since a rotation is often for a key feared
+// leaked, and the grace period is for consumers to move to the new key, not
+// to keep, or widen, what the old one may do. A previous key the spec
+// grants none of its scopes is revoked at once and its marker cleared from
+// the Secret, which is returned. Before, narrowing spec.scopes during the
+// grace period left the previous key with the wider scopes until its
+// revokeAt. A key ownedKey does not return (another organization's,
+// another ApiKey's, revoked) is left alone; one past its revokeAt is
+// settlePending's to revoke.
+func (r *ApiKeyReconciler) rescopePending(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, sec keySecret, scopes []tenancy.Scope, now time.Time) (keySecret, *failure) {
 	p := sec.pending()
 	if p == nil || !now.Before(p.revokeAt) {
-		return nil
+		return sec, nil
 	}
 	k, err := r.ownedKey(ctx, ak, org, p.id)
 	if err != nil {
-		return classify(err, v1alpha1.ReasonOrganizationNotFound)
+		return sec, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
-	if k == nil || sameScopes(k.Scopes, scopes) {
-		return nil
+	if k == nil {
+		return sec, nil
 	}
-	if err := tenancy.SetKeyScopes(ctx, r.DB, k.ID, scopes); err != nil {
-		if errs.Is(err, errs.NotFound) { // revoked meanwhile
-			return nil
+	granted := tenancy.NewScopeSet(scopes...)
+	var kept []tenancy.Scope
+	for _, s := range toScopes(k.Scopes) {
+		if granted.Has(s) {
+			kept = append(kept, s)
 		}
-		return classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
+	switch {
+	case len(kept) == len(k.Scopes):
+		return sec, nil // within the spec already
+	case len(kept) == 0:
+		if err := tenancy.RevokeKey(ctx, r.DB, k.ID); err != nil && !errs.Is(err, errs.NotFound) {
+			return sec, classify(err, v1alpha1.ReasonOrganizationNotFound)
+		}
+		if sec, err = r.clearPending(ctx, sec); err != nil {
+			return sec, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
+		}
+		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
+			"previous key %s revoked before its revokeAt: spec.scopes grants none of its scopes", k.Prefix)
+		return sec, nil
+	}
+	if err := tenancy.SetKeyScopes(ctx, r.DB, k.ID, kept); err != nil {
+		if errs.Is(err, errs.NotFound) { // revoked meanwhile
+			return sec, nil
+		}
+		return sec, classify(err, v1alpha1.ReasonOrganizationNotFound)
 	}
 	r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "ScopesUpdated", "UpdateScopes",
-		"previous key %s now has scopes %s until it is revoked", k.Prefix, tenancy.JoinScopes(scopes))
-	return nil
+		"previous key %s now has scopes %s until it is revoked", k.Prefix, tenancy.JoinScopes(kept))
+	return sec, nil
 }
