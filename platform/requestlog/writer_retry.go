@@ -74,7 +74,8 @@ func (w *Writer) write(chunks [][]Record) {
 }
 
 // pause waits d, and reports whether the writer was told to stop meanwhile,
-// which ends the wait. A writer already stopping waits the whole of d.
+// which ends the wait. A writer already stopping waits the whole of d, or
+// until the time Close gave it ends (base), after which write gives up.
 func (w *Writer) pause(d time.Duration, stopping bool) (stopped bool) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -84,6 +85,8 @@ func (w *Writer) pause(d time.Duration, stopping bool) (stopped bool) {
 	}
 	select {
 	case <-timer.C:
+		return false
+	case <-w.base.Done():
 		return false
 	case <-stop:
 		return true
