@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -15,6 +16,113 @@ import (
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
 
+// stalled is a writer whose table is locked by a transaction of the
+// test's: its COPY waits on PostgreSQL until unlock, as behind a pooler
+// restarting or a database failing over.
+type stalled struct {
+	t   *testing.T
+	w   *requestlog.Writer
+	out *logtest.Buffer // the writer's log
+	db  *bun.DB         // the test's own pool, not the writer's
+	tx  bun.Tx          // holds the lock
+}
+
+// newStalled makes a fresh database with the request log's partitions,
+// locks request_log_segments until unlock (or the test's end) and starts a
+// writer with the given write timeout and first retry wait. With
+// longStatements the writer's sessions run without the default
+// statement_timeout, so that its COPY waits as long as its attempt lets
+// it.
+func newStalled(t *testing.T, writeTimeout, backoff time.Duration, longStatements bool) *stalled {
+	t.Helper()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	s := &stalled{t: t, out: &logtest.Buffer{}, db: openDBAt(t, url)}
+	if _, err := requestlog.Maintain(ctx, s.db, requestlog.MaintainOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wdb := s.db
+	if longStatements {
+		var err error
+		if wdb, err = database.Open(ctx, url, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler(), StatementTimeout: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = wdb.Close() })
+	}
+	s.w = requestlog.NewWriter(requestlog.WriterConfig{DB: wdb, Interval: time.Hour, WriteTimeout: writeTimeout,
+		RetryBackoff: backoff, Log: telemetry.NewLogger(s.out, "info")})
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.tx = tx
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// unlock lets the writer's COPY through.
+func (s *stalled) unlock() {
+	s.t.Helper()
+	if err := s.tx.Rollback(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// triedAgain waits until the writer has said n times that it will try a
+// flush again, and fails the test when it drops the batch first.
+func (s *stalled) triedAgain(n int) {
+	s.t.Helper()
+	for deadline := time.Now().Add(time.Minute); strings.Count(s.out.String(), "trying again") < n; time.Sleep(5 * time.Millisecond) {
+		if strings.Contains(s.out.String(), "batch dropped") || time.Now().After(deadline) {
+			s.t.Fatalf("waiting for %d tries again (written %d, dropped %d):\n%s", n, s.w.Written(), s.w.Dropped(), s.out)
+		}
+	}
+}
+
+// copyWaits waits until a COPY of the writer waits on the lock.
+func (s *stalled) copyWaits() {
+	s.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := s.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'COPY%')`).Scan(context.Background(), &waiting); err != nil {
+			s.t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatal("no COPY of the writer waited on the lock")
+		}
+	}
+}
+
+// wantWritten checks that the writer wrote all n records and dropped none.
+func (s *stalled) wantWritten(n int64) {
+	s.t.Helper()
+	if s.w.Written() != n || s.w.Dropped() != 0 {
+		s.t.Fatalf("written %d, dropped %d; want all %d written:\n%s", s.w.Written(), s.w.Dropped(), n, s.out)
+	}
+}
+
+// wantDropped waits until the writer has dropped n records, for 30 s at
+// most: far less than the write timeouts and waits the tests that call it
+// give the writer, so that it fails when the writer waits those out.
+func (s *stalled) wantDropped(n int64) {
+	s.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); s.w.Dropped() != n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("written %d, dropped %d after 30 s; want all %d dropped:\n%s", s.w.Written(), s.w.Dropped(), n, s.out)
+		}
+	}
+	if s.w.Written() != 0 || !strings.Contains(s.out.String(), "batch dropped") {
+		s.t.Fatalf("written %d; want none, and the drop logged:\n%s", s.w.Written(), s.out)
+	}
+}
+
 // TestWriterTriesAFailedFlushAgain: a flush that fails while PostgreSQL is
 // away for a moment (here its COPY times out behind a lock) is tried again,
 // and its records are written, not dropped. Without the retry, 25 killed
@@ -22,47 +130,24 @@ import (
 // and a PgBouncer restart 163, with the buffer far from full.
 func TestWriterTriesAFailedFlushAgain(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	out := &logtest.Buffer{}
-	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
-		RetryBackoff: time.Second, Log: telemetry.NewLogger(out, "info")})
-	defer w.Close(ctx)
-
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	s := newStalled(t, 200*time.Millisecond, time.Second, false)
+	defer s.w.Close(ctx)
 	org := uuid.New()
 	const n = 25
-	addPosts(w, org, n)
+	addPosts(s.w, org, n)
 	flushed := make(chan error, 1)
-	go func() { flushed <- w.Flush(ctx) }()
+	go func() { flushed <- s.w.Flush(ctx) }()
 
 	// The first attempt times out behind the lock; once the writer says it
 	// will try again, the lock goes.
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(out.String(), "trying again"); time.Sleep(5 * time.Millisecond) {
-		if strings.Contains(out.String(), "batch dropped") || time.Now().After(deadline) {
-			t.Fatalf("the failed flush was not tried again (written %d, dropped %d):\n%s", w.Written(), w.Dropped(), out)
-		}
-	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	s.triedAgain(1)
+	s.unlock()
 	if err := <-flushed; err != nil {
 		t.Fatal(err)
 	}
-	if w.Written() != n || w.Dropped() != 0 {
-		t.Fatalf("written %d, dropped %d; want all %d written:\n%s", w.Written(), w.Dropped(), n, out)
-	}
+	s.wantWritten(n)
 	var segments int
-	if err := db.NewRaw("SELECT count(*) FROM request_log_segments WHERE organization_id = ?", org).Scan(ctx, &segments); err != nil || segments == 0 {
+	if err := s.db.NewRaw("SELECT count(*) FROM request_log_segments WHERE organization_id = ?", org).Scan(ctx, &segments); err != nil || segments == 0 {
 		t.Fatalf("%d segments of the organization stored, %v", segments, err)
 	}
 }
@@ -83,53 +168,28 @@ func addPosts(w *requestlog.Writer, org uuid.UUID, n int) {
 // records are written once PostgreSQL answers. Before, a stopping writer
 // tried once more at once and dropped the batch.
 func TestWriterKeepsTryingWhileItStops(t *testing.T) {
-	ctx := context.Background()
-	db := openDB(t)
-	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	out := &logtest.Buffer{}
 	const backoff = time.Second
-	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
-		RetryBackoff: backoff, Log: telemetry.NewLogger(out, "info")})
-
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
-	org := uuid.New()
+	s := newStalled(t, 200*time.Millisecond, backoff, false)
 	const n = 25
-	addPosts(w, org, n)
-	closeCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	addPosts(s.w, uuid.New(), n)
+	closeCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	closed := make(chan error, 1)
 	began := time.Now()
-	go func() { closed <- w.Close(closeCtx) }()
+	go func() { closed <- s.w.Close(closeCtx) }()
 
 	// The stopping writer's first two attempts time out behind the lock;
 	// once it says it will try a third time, the lock goes. It waited
 	// between them: a stopping writer does not hammer PostgreSQL.
-	for deadline := time.Now().Add(time.Minute); strings.Count(out.String(), "trying again") < 2; time.Sleep(5 * time.Millisecond) {
-		if strings.Contains(out.String(), "batch dropped") || time.Now().After(deadline) {
-			t.Fatalf("the stopping writer gave up (written %d, dropped %d):\n%s", w.Written(), w.Dropped(), out)
-		}
-	}
+	s.triedAgain(2)
 	if took := time.Since(began); took < backoff {
-		t.Fatalf("two attempts within %v, less than the first wait (%v):\n%s", took, backoff, out)
+		t.Fatalf("two attempts within %v, less than the first wait (%v):\n%s", took, backoff, s.out)
 	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	s.unlock()
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-	if w.Written() != n || w.Dropped() != 0 {
-		t.Fatalf("written %d, dropped %d; want all %d written:\n%s", w.Written(), w.Dropped(), n, out)
-	}
+	s.wantWritten(n)
 }
 
 // TestStoppingWriterGivesUpAtItsDeadline: a stopping writer whose flush
@@ -138,44 +198,13 @@ func TestWriterKeepsTryingWhileItStops(t *testing.T) {
 // timeout (a minute here) nor after its next wait (an hour), while the
 // service goes on to close the pool under it.
 func TestStoppingWriterGivesUpAtItsDeadline(t *testing.T) {
-	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	db := openDBAt(t, url)
-	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// The writer's sessions wait for the lock as long as its attempts let
-	// them: no statement_timeout cuts them first.
-	wdb, err := database.Open(ctx, url, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler(), StatementTimeout: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = wdb.Close() })
-	out := &logtest.Buffer{}
-	w := requestlog.NewWriter(requestlog.WriterConfig{DB: wdb, Interval: time.Hour, WriteTimeout: time.Minute,
-		RetryBackoff: time.Hour, Log: telemetry.NewLogger(out, "info")})
-
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	s := newStalled(t, time.Minute, time.Hour, true)
 	const n = 5
-	addPosts(w, uuid.New(), n)
-	closeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	addPosts(s.w, uuid.New(), n)
+	closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = w.Close(closeCtx) // its deadline and the drop come about together: either answer
-	for deadline := time.Now().Add(30 * time.Second); w.Dropped() != n; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("written %d, dropped %d 30 s after a Close of 2 s; want all %d dropped:\n%s", w.Written(), w.Dropped(), n, out)
-		}
-	}
-	if w.Written() != 0 || !strings.Contains(out.String(), "batch dropped") {
-		t.Fatalf("written %d; want none, and the drop logged:\n%s", w.Written(), out)
-	}
+	_ = s.w.Close(closeCtx) // its deadline and the drop come about together: either answer
+	s.wantDropped(n)
 }
 
 // TestCloseCutsTheAttemptInFlight: a flush whose COPY waits on PostgreSQL
@@ -190,51 +219,15 @@ func TestCloseCutsTheAttemptInFlight(t *testing.T) {
 	}{{"Close given a second", time.Second}, {"Close given a deadline already past", -time.Second}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			url := pgtest.NewDatabase(t)
-			db := openDBAt(t, url)
-			if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			wdb, err := database.Open(ctx, url, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler(), StatementTimeout: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = wdb.Close() })
-			out := &logtest.Buffer{}
-			w := requestlog.NewWriter(requestlog.WriterConfig{DB: wdb, Interval: time.Hour, WriteTimeout: time.Hour,
-				RetryBackoff: time.Second, Log: telemetry.NewLogger(out, "info")})
-			tx, err := db.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = tx.Rollback() }()
-			if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
-				t.Fatal(err)
-			}
+			s := newStalled(t, time.Hour, time.Second, true)
 			const n = 5
-			addPosts(w, uuid.New(), n)
-			go func() { _ = w.Flush(ctx) }()
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				var waiting bool
-				if err := db.NewRaw(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'COPY%')`).Scan(ctx, &waiting); err != nil {
-					t.Fatal(err)
-				}
-				if waiting {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("no COPY of the flush waited on the lock")
-				}
-			}
+			addPosts(s.w, uuid.New(), n)
+			go func() { _ = s.w.Flush(ctx) }()
+			s.copyWaits()
 			closeCtx, cancel := context.WithTimeout(ctx, tc.close)
 			defer cancel()
-			_ = w.Close(closeCtx) // its context's end, and so an error
-			for deadline := time.Now().Add(30 * time.Second); w.Dropped() != n; time.Sleep(5 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("written %d, dropped %d 30 s after Close; want all %d dropped:\n%s", w.Written(), w.Dropped(), n, out)
-				}
-			}
+			_ = s.w.Close(closeCtx) // its context's end, and so an error
+			s.wantDropped(n)
 		})
 	}
 }
@@ -245,45 +238,19 @@ func TestCloseCutsTheAttemptInFlight(t *testing.T) {
 // its records are written once PostgreSQL answers.
 func TestAStoppingWriterStartsItsTriesAgain(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	if _, err := requestlog.Maintain(ctx, db, requestlog.MaintainOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	out := &logtest.Buffer{}
-	w := requestlog.NewWriter(requestlog.WriterConfig{DB: db, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
-		RetryBackoff: 500 * time.Millisecond, Log: telemetry.NewLogger(out, "info")})
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE request_log_segments IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	s := newStalled(t, 200*time.Millisecond, 500*time.Millisecond, false)
 	const n = 5
-	addPosts(w, uuid.New(), n)
-	go func() { _ = w.Flush(ctx) }()
-	waitFor := func(lines int) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); strings.Count(out.String(), "trying again") < lines; time.Sleep(5 * time.Millisecond) {
-			if strings.Contains(out.String(), "batch dropped") || time.Now().After(deadline) {
-				t.Fatalf("waiting for %d tries (written %d, dropped %d):\n%s", lines, w.Written(), w.Dropped(), out)
-			}
-		}
-	}
-	waitFor(4) // four failed; it waits to try a fifth
+	addPosts(s.w, uuid.New(), n)
+	go func() { _ = s.w.Flush(ctx) }()
+	s.triedAgain(4) // four failed; it waits to try a fifth
 	closeCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	closed := make(chan error, 1)
-	go func() { closed <- w.Close(closeCtx) }()
-	waitFor(5) // the try at Close failed too
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	go func() { closed <- s.w.Close(closeCtx) }()
+	s.triedAgain(5) // the try at Close failed too
+	s.unlock()
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-	if w.Written() != n || w.Dropped() != 0 {
-		t.Fatalf("written %d, dropped %d; want all %d written:\n%s", w.Written(), w.Dropped(), n, out)
-	}
+	s.wantWritten(n)
 }

@@ -326,7 +326,7 @@ func (r *ApiKeyReconciler) settleConflict(ctx context.Context, ak *v1alpha1.ApiK
 		return ctrl.Result{}, f
 	}
 	id, err := uuid.Parse(p.KeyID)
-	if err != nil || p.KeyID == ak.Status.KeyID { // names no key, or the current one, which stays
+	if cur, cerr := uuid.Parse(ak.Status.KeyID); err != nil || cerr == nil && id == cur { // names no key, or the current one, which stays
 		ak.Status.PendingRevocation = nil
 		return ctrl.Result{}, f
 	}

@@ -193,14 +193,17 @@ func (r *ApiKeyReconciler) rescopePending(ctx context.Context, ak *v1alpha1.ApiK
 	case len(kept) == len(k.Scopes):
 		return sec, nil // within the spec already
 	case len(kept) == 0:
-		if err := tenancy.RevokeKey(ctx, r.DB, k.ID); err != nil && !errs.Is(err, errs.NotFound) {
+		revoked, err := r.revokeOwned(ctx, ak, org, k.ID) // names its webhook endpoints, as every revocation does
+		if err != nil {
 			return sec, classify(err, v1alpha1.ReasonOrganizationNotFound)
 		}
 		if sec, err = r.clearPending(ctx, sec); err != nil {
 			return sec, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 		}
-		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
-			"previous key %s revoked before its revokeAt: spec.scopes grants none of its scopes", k.Prefix)
+		if revoked {
+			r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
+				"previous key %s revoked before its revokeAt: spec.scopes grants none of its scopes", k.Prefix)
+		}
 		return sec, nil
 	}
 	if err := tenancy.SetKeyScopes(ctx, r.DB, k.ID, kept); err != nil {

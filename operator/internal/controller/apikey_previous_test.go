@@ -47,18 +47,18 @@ func (g *pendingRig) secret() *corev1.Secret {
 	return sec
 }
 
-// rotated issues the rig's key, then rotates it with spec.scopes set to
-// scopes in the same edit, and returns the previous key's id and the new
-// key's.
-func (g *pendingRig) rotated(from, to []v1alpha1.Scope) (previous, current uuid.UUID) {
+// rotated issues the rig's key with scopes from, then rotates it with
+// spec.scopes set to to in the same edit, and returns the previous key's
+// id, the new key's and the ApiKey as the rotating reconcile left it.
+func (g *pendingRig) rotated(from, to []v1alpha1.Scope) (previous, current uuid.UUID, ak *v1alpha1.ApiKey) {
 	g.t.Helper()
 	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.Scopes = from })
 	g.reconcile(v1alpha1.ReasonKeyIssued)
-	_, ak := g.reconcile(v1alpha1.ReasonKeyIssued)
+	_, ak = g.reconcile(v1alpha1.ReasonKeyIssued)
 	previous = uuid.MustParse(ak.Status.KeyID)
 	g.edit(func(a *v1alpha1.ApiKey) { a.Spec.RotationToken, a.Spec.Scopes = "r1", to })
 	_, ak = g.reconcile(v1alpha1.ReasonKeyIssued)
-	return previous, uuid.MustParse(ak.Status.KeyID)
+	return previous, uuid.MustParse(ak.Status.KeyID), ak
 }
 
 // TestThePreviousKeyIsNeverWidened: a rotation that adds a scope in the
@@ -67,7 +67,7 @@ func (g *pendingRig) rotated(from, to []v1alpha1.Scope) (previous, current uuid.
 // never widened. It gained clients:write.
 func TestThePreviousKeyIsNeverWidened(t *testing.T) {
 	g := newPendingRig(t)
-	previous, current := g.rotated([]v1alpha1.Scope{"events:read"}, []v1alpha1.Scope{"events:read", "clients:write"})
+	previous, current, _ := g.rotated([]v1alpha1.Scope{"events:read"}, []v1alpha1.Scope{"events:read", "clients:write"})
 	if s := g.scopesOf(previous); strings.Join(s, ",") != "events:read" {
 		t.Errorf("the previous key has scopes %v, want only its own [events:read]", s)
 	}
@@ -86,12 +86,11 @@ func TestThePreviousKeyIsNeverWidened(t *testing.T) {
 // its marker: a key cannot be left with no scope.
 func TestAPreviousKeyWithNoScopeLeftIsRevoked(t *testing.T) {
 	g := newPendingRig(t)
-	previous, current := g.rotated([]v1alpha1.Scope{"clients:write"}, []v1alpha1.Scope{"events:read"})
+	previous, current, ak := g.rotated([]v1alpha1.Scope{"clients:write"}, []v1alpha1.Scope{"events:read"})
 	if active := g.active(); active[previous] || !active[current] {
 		t.Fatalf("active %v: want the previous key %s revoked and the new %s active", active, previous, current)
 	}
-	_, ak := g.reconcile(v1alpha1.ReasonKeyIssued)
-	if ak.Status.PendingRevocation != nil {
+	if ak.Status.PendingRevocation != nil { // in the reconcile that revoked it
 		t.Errorf("status still names a pending key: %+v", ak.Status.PendingRevocation)
 	}
 	if _, ok := g.secret().Annotations[previousKeyAnnotation]; ok {
@@ -104,7 +103,7 @@ func TestAPreviousKeyWithNoScopeLeftIsRevoked(t *testing.T) {
 // announced once, not at every recheck of its grace period.
 func TestThePreviousKeyIsNarrowedOnce(t *testing.T) {
 	g := newPendingRig(t)
-	previous, _ := g.rotated([]v1alpha1.Scope{"events:read", "clients:write"}, []v1alpha1.Scope{"events:read"})
+	previous, _, _ := g.rotated([]v1alpha1.Scope{"events:read", "clients:write"}, []v1alpha1.Scope{"events:read"})
 	if s := g.scopesOf(previous); strings.Join(s, ",") != "events:read" {
 		t.Fatalf("the previous key has scopes %v, want [events:read]", s)
 	}
@@ -122,14 +121,37 @@ func TestThePreviousKeyIsNarrowedOnce(t *testing.T) {
 
 // TestAnotherApiKeysKeyIsLeftAlone: a pending key named by the Secret's
 // annotation or by status.pendingRevocation that is not this ApiKey's
-// (another ApiKey's marker, in the same organization) is neither narrowed
-// nor revoked.
+// (another ApiKey's marker in the same organization, or this ApiKey's
+// marker in another organization) is neither narrowed nor revoked.
 func TestAnotherApiKeysKeyIsLeftAlone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(g *pendingRig) tenancy.NewKey
+	}{
+		{"another ApiKey's, same organization", func(g *pendingRig) tenancy.NewKey {
+			return tenancy.NewKey{OrganizationID: g.org, Name: "other [k8s:99999999-2222-3333-4444-555555555555]"}
+		}},
+		{"this ApiKey's marker, another organization", func(g *pendingRig) tenancy.NewKey {
+			o, err := tenancy.CreateOrganization(g.ctx, g.r.DB, "Other", nil)
+			if err != nil {
+				g.t.Fatal(err)
+			}
+			return tenancy.NewKey{OrganizationID: o.ID, Name: "pend [k8s:11111111-2222-3333-4444-555555555555]"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { anotherKeyIsLeftAlone(t, tc.key) })
+	}
+}
+
+// anotherKeyIsLeftAlone runs TestAnotherApiKeysKeyIsLeftAlone with the key
+// newKey describes (its scopes and mode set here).
+func anotherKeyIsLeftAlone(t *testing.T, newKey func(g *pendingRig) tenancy.NewKey) {
 	g := newPendingRig(t)
 	g.reconcile(v1alpha1.ReasonKeyIssued)
 	g.reconcile(v1alpha1.ReasonKeyIssued)
-	foreign, err := tenancy.CreateKey(g.ctx, g.r.DB, tenancy.NewKey{OrganizationID: g.org,
-		Name: "other [k8s:99999999-2222-3333-4444-555555555555]", Scopes: []tenancy.Scope{tenancy.EventsRead, tenancy.ClientsWrite}, Mode: "live"})
+	nk := newKey(g)
+	nk.Scopes, nk.Mode = []tenancy.Scope{tenancy.EventsRead, tenancy.ClientsWrite}, "live"
+	foreign, err := tenancy.CreateKey(g.ctx, g.r.DB, nk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,8 +176,8 @@ func TestAnotherApiKeysKeyIsLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.reconcile(v1alpha1.ReasonSecretConflict)
-	if !g.active()[foreign.ID] {
-		t.Error("another ApiKey's key was revoked through status.pendingRevocation")
+	if k, err := tenancy.GetKey(g.ctx, g.r.DB, foreign.ID); err != nil || k.RevokedAt != nil {
+		t.Errorf("another ApiKey's key was revoked through status.pendingRevocation (%v)", err)
 	}
 }
 
