@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/tenancy/apikey"
@@ -38,19 +40,7 @@ func (w *warnings) Write(p []byte) (int, error) {
 // once during a database outage showed no use until it was used again.
 func TestLastUsedSurvivesAFailedWrite(t *testing.T) {
 	ctx := context.Background()
-	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	org, err := CreateOrganization(ctx, db, "U", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, k := keyedDatabase(t, 0)
 	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_at TO last_used_away"); err != nil {
 		t.Fatal(err)
 	}
@@ -90,19 +80,7 @@ func TestLastUsedSurvivesAFailedWrite(t *testing.T) {
 // before a pod stopped during a pooler restart showed no use.
 func TestLastUsedSurvivesAFailedWriteAtShutdown(t *testing.T) {
 	ctx := context.Background()
-	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	org, err := CreateOrganization(ctx, db, "U", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, k := keyedDatabase(t, 0)
 	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_at TO last_used_away"); err != nil {
 		t.Fatal(err)
 	}
@@ -142,20 +120,7 @@ func TestLastUsedSurvivesAFailedWriteAtShutdown(t *testing.T) {
 // service goes on to close the pool under it.
 func TestStoppingRecorderKeepsToItsBudget(t *testing.T) {
 	ctx := context.Background()
-	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 3, Pooler: pgtest.Pooler(),
-		StatementTimeout: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	org, err := CreateOrganization(ctx, db, "U", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, k := keyedDatabase(t, time.Hour) // its writes wait on the lock as long as their context lets them
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -189,4 +154,26 @@ func TestStoppingRecorderKeepsToItsBudget(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the recorder did not stop within 30 s, with a budget of 0.5 s")
 	}
+}
+
+// keyedDatabase opens a fresh database, with statementTimeout (0: the
+// default), that holds one organization and a live key of it.
+func keyedDatabase(t *testing.T, statementTimeout time.Duration) (*bun.DB, *CreatedKey) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 3, Pooler: pgtest.Pooler(),
+		StatementTimeout: statementTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	org, err := CreateOrganization(ctx, db, "U", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "k", Scopes: []Scope{EventsRead}, Mode: apikey.Live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, k
 }
