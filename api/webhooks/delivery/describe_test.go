@@ -23,15 +23,7 @@ import (
 // one text in the deliveries list, registration's: told apart, they say
 // which internal names the deployment's resolver knows.
 func TestDescribeTellsNoResolverAnswerApart(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
-	u, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(u.Host)
+	_, port := receiver(t)
 	_, dialErr := newClient(false).http.Get("https://localhost:" + port + "/h")
 	if dialErr == nil {
 		t.Fatal("a request to localhost went out")
@@ -113,15 +105,7 @@ func TestDescribeWordsConnectAndTLSFailures(t *testing.T) {
 // address that is not public) are refused, alike, and no sample of the
 // attempt-duration histogram; a request that went out and failed is not.
 func TestRefusedIsTheClientsOwnRefusal(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer srv.Close()
-	u, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(u.Host)
+	srv, port := receiver(t)
 	strict, open := newClient(false).http, newClient(true).http
 	_, private := strict.Get("https://localhost:" + port + "/h")
 	_, plain := strict.Get("http://localhost:" + port + "/h")
@@ -145,4 +129,20 @@ func TestRefusedIsTheClientsOwnRefusal(t *testing.T) {
 			t.Errorf("%s (%v): refused %v, want %v", tc.name, tc.err, got, tc.want)
 		}
 	}
+}
+
+// receiver starts a TLS receiver that answers 204, on a loopback port,
+// for the test's time, and returns it and its port.
+func receiver(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(u.Host)
+	return srv, port
 }
