@@ -178,9 +178,7 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 		return ctrl.Result{}, f
 	}
 	if spec.expiresAt != nil { // reconciled again when it passes: expire
-		if d := spec.expiresAt.Sub(now); result.RequeueAfter == 0 || d < result.RequeueAfter {
-			result.RequeueAfter = d
-		}
+		result = sooner(result, spec.expiresAt.Sub(now))
 	}
 	setReady(&ak.Status.Conditions, ak.Generation, true, v1alpha1.ReasonKeyIssued, fmt.Sprintf("key %s is active", cur.Prefix))
 	return result, nil
@@ -228,24 +226,46 @@ func (r *ApiKeyReconciler) settlePending(ctx context.Context, ak *v1alpha1.ApiKe
 	if p == nil {
 		return ctrl.Result{}, nil
 	}
-	if now.Before(p.revokeAt) {
+	wait, f := r.revokeAtItsTime(ctx, ak, org, *p, now)
+	switch {
+	case f != nil:
+		return ctrl.Result{}, f
+	case wait > 0:
 		ak.Status.PendingRevocation = &v1alpha1.PendingRevocation{KeyID: p.id.String(), RevokeAt: metav1.NewTime(p.revokeAt)}
-		return ctrlResultAfter(p.revokeAt.Sub(now)), nil
-	}
-	revoked, err := r.revokeOwned(ctx, ak, org, p.id)
-	if err != nil {
-		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
+		return ctrlResultAfter(wait), nil
 	}
 	if _, err := r.clearPending(ctx, sec); err != nil {
 		return ctrl.Result{}, &failure{reason: v1alpha1.ReasonSecretError, message: "updating the Secret failed", err: err}
 	}
-	// Only what was done: the annotation may name a key that is gone,
-	// already revoked, or not this ApiKey's (left alone).
+	return ctrl.Result{}, nil
+}
+
+// revokeAtItsTime handles a pending previous key p, as the Secret or, in a
+// conflict, status names it: before its revokeAt it returns the time left;
+// from then on it revokes p's key and returns 0. A PreviousKeyRevoked event
+// says only what was done: p may name a key that is gone, already revoked,
+// or not this ApiKey's (left alone, revokeOwned).
+func (r *ApiKeyReconciler) revokeAtItsTime(ctx context.Context, ak *v1alpha1.ApiKey, org uuid.UUID, p pending, now time.Time) (time.Duration, *failure) {
+	if now.Before(p.revokeAt) {
+		return p.revokeAt.Sub(now), nil
+	}
+	revoked, err := r.revokeOwned(ctx, ak, org, p.id)
+	if err != nil {
+		return 0, classify(err, v1alpha1.ReasonOrganizationNotFound)
+	}
 	if revoked {
 		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
 			"previous key %s revoked after the grace period", p.id)
 	}
-	return ctrl.Result{}, nil
+	return 0, nil
+}
+
+// sooner returns r requeueing after d when r requeues later or not at all.
+func sooner(r ctrl.Result, d time.Duration) ctrl.Result {
+	if d > 0 && (r.RequeueAfter == 0 || d < r.RequeueAfter) {
+		r.RequeueAfter = d
+	}
+	return r
 }
 
 // settleInvalid runs, for a spec parseKeySpec refuses (inv), what still
@@ -330,20 +350,14 @@ func (r *ApiKeyReconciler) settleConflict(ctx context.Context, ak *v1alpha1.ApiK
 		ak.Status.PendingRevocation = nil
 		return ctrl.Result{}, f
 	}
-	if now.Before(p.RevokeAt.Time) {
-		if d := p.RevokeAt.Sub(now); f.result.RequeueAfter == 0 || d < f.result.RequeueAfter {
-			f.result = ctrlResultAfter(d)
-		}
-		return ctrl.Result{}, f
-	}
-	revoked, err := r.revokeOwned(ctx, ak, org, id)
-	if err != nil {
-		return ctrl.Result{}, classify(err, v1alpha1.ReasonOrganizationNotFound)
-	}
-	ak.Status.PendingRevocation = nil
-	if revoked {
-		r.Recorder.Eventf(ak, nil, corev1.EventTypeNormal, "PreviousKeyRevoked", "Revoke",
-			"previous key %s revoked after the grace period", id)
+	wait, rf := r.revokeAtItsTime(ctx, ak, org, pending{id: id, revokeAt: p.RevokeAt.Time}, now)
+	switch {
+	case rf != nil:
+		return ctrl.Result{}, rf
+	case wait > 0:
+		f.result = sooner(f.result, wait)
+	default:
+		ak.Status.PendingRevocation = nil
 	}
 	return ctrl.Result{}, f
 }
@@ -370,9 +384,7 @@ func (r *ApiKeyReconciler) issue(ctx context.Context, ak *v1alpha1.ApiKey, spec 
 		if pf != nil {
 			return sec, nil, pf
 		}
-		if d := res.RequeueAfter; d > 0 && d < f.result.RequeueAfter {
-			f.result = res
-		}
+		f.result = sooner(f.result, res.RequeueAfter)
 		return sec, nil, f
 	}
 	var prev *pending
