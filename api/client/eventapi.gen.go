@@ -4485,7 +4485,7 @@ type ListAvailabilityParams struct {
 	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`). Reservations are kept to the microsecond; a finer fraction is rounded down (the echoed `window_start`).
 	Start WindowStart `form:"start" json:"start"`
 
-	// End End of the window, after `start` and at most 366 days later, RFC 3339. A fraction finer than a microsecond is rounded up (the echoed `window_end`), so a reservation overlaps the window answered exactly when it overlaps the one sent.
+	// End End of the window, after `start` to the microsecond (an end in the microsecond of `start` is `422`) and at most 366 days later, RFC 3339. A fraction finer than a microsecond is rounded up (the echoed `window_end`), so a reservation overlaps the window answered exactly when it overlaps the one sent.
 	End WindowEnd `form:"end" json:"end"`
 }
 
@@ -4651,7 +4651,7 @@ type GetEquipmentAvailabilityParams struct {
 	// Start Start of the window [start, end), RFC 3339 (send `+` in an offset as `%2B`). Reservations are kept to the microsecond; a finer fraction is rounded down (the echoed `window_start`).
 	Start WindowStart `form:"start" json:"start"`
 
-	// End End of the window, after `start` and at most 366 days later, RFC 3339. A fraction finer than a microsecond is rounded up (the echoed `window_end`), so a reservation overlaps the window answered exactly when it overlaps the one sent.
+	// End End of the window, after `start` to the microsecond (an end in the microsecond of `start` is `422`) and at most 366 days later, RFC 3339. A fraction finer than a microsecond is rounded up (the echoed `window_end`), so a reservation overlaps the window answered exactly when it overlaps the one sent.
 	End WindowEnd `form:"end" json:"end"`
 }
 
@@ -4709,7 +4709,7 @@ type ListEquipmentReservationsParams struct {
 
 	// Start Only records whose dates overlap the window [start, end): here, those whose
 	// `end_date` is after `start` (RFC 3339; send `+` in an offset as `%2B`). Alone, or with
-	// `end`, which must then be after it; either bound may be left out (an open side).
+	// `end`, which must then be after it to the microsecond; either bound may be left out (an open side).
 	// Since 2.14.0.
 	Start *ListWindowStart `form:"start,omitempty" json:"start,omitempty"`
 
@@ -4787,7 +4787,7 @@ type ListEventsParams struct {
 
 	// Start Only records whose dates overlap the window [start, end): here, those whose
 	// `end_date` is after `start` (RFC 3339; send `+` in an offset as `%2B`). Alone, or with
-	// `end`, which must then be after it; either bound may be left out (an open side).
+	// `end`, which must then be after it to the microsecond; either bound may be left out (an open side).
 	// Since 2.14.0.
 	Start *ListWindowStart `form:"start,omitempty" json:"start,omitempty"`
 
@@ -4907,7 +4907,7 @@ type ListJobsParams struct {
 
 	// Start Only records whose dates overlap the window [start, end): here, those whose
 	// `end_date` is after `start` (RFC 3339; send `+` in an offset as `%2B`). Alone, or with
-	// `end`, which must then be after it; either bound may be left out (an open side).
+	// `end`, which must then be after it to the microsecond; either bound may be left out (an open side).
 	// Since 2.14.0.
 	Start *ListWindowStart `form:"start,omitempty" json:"start,omitempty"`
 
@@ -5168,7 +5168,7 @@ type GetVehicleLoadParams struct {
 	// Start Start of the window (RFC 3339); required unless `event_id` is given.
 	Start *time.Time `form:"start,omitempty" json:"start,omitempty"`
 
-	// End End of the window (RFC 3339), after `start`, at most 366 days later.
+	// End End of the window (RFC 3339), after `start` to the microsecond, at most 366 days later.
 	End *time.Time `form:"end,omitempty" json:"end,omitempty"`
 
 	// EventId Use this event's window instead of `start` and `end` (needs `events:read` or `jobs:read` too).

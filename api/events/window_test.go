@@ -68,6 +68,8 @@ func TestEventDateWindow(t *testing.T) {
 			{"end year 10000", "end=10000-01-01T00:00:00Z", "end"},
 			{"end before start", "start=2026-06-12T00:00:00Z&end=2026-06-05T00:00:00Z", "end"},
 			{"end equals start", "start=2026-06-12T00:00:00Z&end=2026-06-12T00:00:00Z", "end"},
+			{"end before start within a microsecond", "start=2026-06-12T00:00:00.0000009Z&end=2026-06-12T00:00:00.0000001Z", "end"},
+			{"end after start within a microsecond", "start=2026-06-12T00:00:00.0000001Z&end=2026-06-12T00:00:00.0000009Z", "end"},
 			{"an unencoded + in the offset", "start=2026-06-05T00:00:00+02:00", "start"},
 			{"a cursor of another window", "start=2026-06-05T00:00:00Z&end=2026-06-12T00:00:00Z&cursor=" + url.QueryEscape(other), "cursor"},
 			{"a cursor of the window without it", "cursor=" + url.QueryEscape(cursor), "cursor"},

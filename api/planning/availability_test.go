@@ -222,9 +222,16 @@ func TestAvailabilityRejects(t *testing.T) {
 		// Strict RFC 3339 (rest.ParseDateTime): time.Parse would shift these.
 		bad("offset +24:00", item+"?start="+url.QueryEscape("2026-05-01T08:00:00+24:00")+"&end="+day(9), "start"),
 		bad("offset minute 60", item+"?start="+day(1)+"&end="+url.QueryEscape("2026-05-09T08:00:00+23:60"), "end"),
-		// End equal to start, however written, is not after it (an end
-		// under a microsecond after start is: TestWindowEndPastTheMicrosecond).
+		// End equal to start, however written, is not after it, nor is an
+		// end in start's microsecond: the order is judged to the
+		// microsecond (an end rounded up would be after start there, even
+		// one before it as sent; one in a later microsecond is:
+		// TestWindowEndPastTheMicrosecond).
 		bad("end equal to start in nanoseconds", item+"?start=2026-05-01T08:00:00Z&end=2026-05-01T08:00:00.000000000Z", "end"),
+		bad("end before start within a microsecond", item+"?start=2026-05-01T08:00:00.0000009Z&end=2026-05-01T08:00:00.0000001Z", "end"),
+		bad("end after start within a microsecond", item+"?start=2026-05-01T08:00:00.0000001Z&end=2026-05-01T08:00:00.0000009Z", "end"),
+		bad("batch end before start within a microsecond",
+			"/api/v2/availability?equipment_id="+eq.String()+"&start=2026-05-01T08:00:00.0000009Z&end=2026-05-01T08:00:00.0000001Z", "end"),
 		bad("batch without ids", "/api/v2/availability?"+ok, "equipment_id"),
 		bad("batch bad id", "/api/v2/availability?equipment_id="+eq.String()+",nope&"+ok, "equipment_id"),
 		bad("batch of 101", "/api/v2/availability?equipment_id="+strings.Join(many, ",")+"&"+ok, "equipment_id"),

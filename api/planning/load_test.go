@@ -210,6 +210,7 @@ func TestLoadRejects(t *testing.T) {
 		bad("no window", path, "start"),
 		bad("only end", path+"?end="+day(2), "start"),
 		bad("inverted", path+"?start="+day(3)+"&end="+day(2), "end"),
+		bad("inverted within a microsecond", path+"?start=2026-05-01T08:00:00.0000009Z&end=2026-05-01T08:00:00.0000001Z", "end"),
 		bad("start in 1899", path+"?start=1899-12-31T23:59:59Z&end="+day(2), "start"),
 		bad("end in year 0", path+"?start="+day(1)+"&end=0000-01-01T00:00:00Z", "end"),
 		bad("event and window", path+ok+"&event_id="+uuid.NewString(), "event_id"),

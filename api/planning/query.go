@@ -55,13 +55,14 @@ const MaxBatch = 100
 // microseconds, so the window is widened to them: start rounded down and
 // end up, and a reservation overlaps it exactly when it overlaps the
 // window sent (an end truncated would leave out one starting in the
-// microsecond it names, and an end after start as sent is still after it).
+// microsecond it names); the order is judged on both rounded down
+// (rest.Query.EndAfter).
 func window(q *rest.Query) stock.Window {
 	start, startOK := dateTime(q, "start", rest.DateTimeIssue)
 	end, endOK := dateTime(q, "end", rest.DateTimeUpIssue)
 	switch {
 	case !startOK || !endOK:
-	case !end.After(start):
+	case !q.EndAfter(start):
 		q.Issue("end", "must be after start")
 	case end.Sub(start) > MaxWindow:
 		q.Issue("end", fmt.Sprintf("must be at most %d days after start", maxDays))

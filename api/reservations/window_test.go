@@ -54,6 +54,7 @@ func TestReservationDateWindow(t *testing.T) {
 	crudtest.Rejects(t, env, a, "equipment_reservations", []crudtest.Case{
 		{Name: "start not a date-time", Method: "GET", Path: base + "?start=next-week", Status: 422, Code: "validation_error", Field: "start"},
 		{Name: "end before start", Method: "GET", Path: base + "?start=2026-05-12T08:00:00Z&end=2026-05-05T08:00:00Z", Status: 422, Code: "validation_error", Field: "end"},
+		{Name: "end before start within a microsecond", Method: "GET", Path: base + "?start=2026-05-12T08:00:00.0000009Z&end=2026-05-12T08:00:00.0000001Z", Status: 422, Code: "validation_error", Field: "end"},
 		{Name: "a cursor of the list without the window", Method: "GET", Path: base + "?" + week + "&cursor=" + crudtest.Cursor(t, a, base),
 			Status: 422, Code: "validation_error", Field: "cursor"},
 	})

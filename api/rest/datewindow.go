@@ -14,7 +14,8 @@ const dateWindowExample = "2026-05-01T08:00:00Z"
 // date-time of the API is (ParseDateTime), either alone or both, end after
 // start. A record overlaps the window sent exactly when it overlaps the
 // window read: start is rounded down to the microsecond, the precision of
-// the stored dates, and end up (DateTimeUpIssue). Given empty, a bound is
+// the stored dates, and end up (DateTimeUpIssue); the order is judged on
+// both rounded down (Query.EndAfter). Given empty, a bound is
 // a bad value like every structured filter. A bad bound is an issue of q,
 // and the window is then open on that side.
 func (q *Query) DateWindow() storage.DateWindow {
@@ -35,9 +36,23 @@ func (q *Query) DateWindow() storage.DateWindow {
 		}
 		*p.dst = &t
 	}
-	if w.Start != nil && w.End != nil && !w.End.After(*w.Start) {
+	if w.Start != nil && w.End != nil && !q.EndAfter(*w.Start) {
 		q.Issue("end", "must be after start")
 		return storage.DateWindow{}
 	}
 	return w
+}
+
+// EndAfter reports whether a window's end, the query parameter end, is
+// after its start (read by DateTimeIssue: rounded down to the microsecond, the
+// precision of stored times), judged on the end rounded down too. The end
+// a query uses is rounded up (DateTimeUpIssue), and an end rounded up is
+// after any start in its microsecond, even one after the end as sent: the
+// answer would then be of a one-microsecond window the client never asked
+// for. So an end must be after start to the microsecond, as the request
+// log's until must be after its since.
+func (q *Query) EndAfter(start time.Time) bool {
+	raw, _ := q.Raw("end")
+	end, issue := DateTimeIssue(raw, "")
+	return issue == "" && end.After(start)
 }

@@ -12,7 +12,8 @@ import (
 // API's tags are weak, so a write naming tags (the record's own current
 // one included, weak or in its strong form) is 412 precondition_failed,
 // writes nothing and leaves its Idempotency-Key unspent, and so is one
-// with If-Unmodified-Since alone; "If-Match: *" does not stop a write; a
+// with If-Unmodified-Since alone or with any If-None-Match; "If-Match: *"
+// does not stop a write; a
 // read ignores If-Match, and a path no route serves keeps its 404 or 405
 // (docs/decisions.md, "Conditional reads").
 func TestWritesWithIfMatchAreRefused(t *testing.T) {
@@ -53,6 +54,20 @@ func TestWritesWithIfMatchAreRefused(t *testing.T) {
 				t.Fatalf("the same key without If-Match: %d %s (replayed %q), want executed", again.Status, again.Body, again.Header.Get("Idempotent-Replayed"))
 			}
 		})
+	}
+	// If-None-Match is evaluated on reads only: a write carrying it is
+	// refused too, whatever it names.
+	notes := a.Get(record).Data()["notes"]
+	for _, v := range []string{"*", tag, `"no such tag"`} {
+		if res := a.Do(http.MethodPatch, record, map[string]any{"notes": "unless " + v}, "If-None-Match", v); res.Status != 412 || res.ErrorCode() != "precondition_failed" {
+			t.Errorf("PATCH with If-None-Match %s: %d %s, want 412 precondition_failed", v, res.Status, res.Body)
+		}
+	}
+	if got := a.Get(record).Data()["notes"]; got != notes {
+		t.Errorf("notes after PATCHes with If-None-Match: %v, want %v", got, notes)
+	}
+	if res := a.Do(http.MethodPost, "/api/v2/clients", map[string]any{"name": "Unless"}, "If-None-Match", "*"); res.Status != 412 {
+		t.Errorf("POST with If-None-Match: *: %d %s, want 412", res.Status, res.Body)
 	}
 	if n := len(a.Get("/api/v2/clients").List()); n != 2 {
 		t.Fatalf("%d clients, want 2: the refused POST must have written nothing", n)
@@ -99,7 +114,7 @@ func TestV1PatchWithIfMatchIsRefused(t *testing.T) {
 		t.Fatalf("POST: %d %s", created.Status, created.Body)
 	}
 	record := "/api/v1/equipment/" + created.Data()["id"].(string)
-	for _, header := range [][]string{{"If-Match", `"nope"`}, {"If-Match", `W/"x"`}, {"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}} {
+	for _, header := range [][]string{{"If-Match", `"nope"`}, {"If-Match", `W/"x"`}, {"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}, {"If-None-Match", "*"}} {
 		res := a.Do(http.MethodPatch, record, map[string]any{"weight_lbs": 9}, header...)
 		if res.Status != http.StatusPreconditionFailed || res.ErrorCode() != "BAD_REQUEST" {
 			t.Fatalf("v1 PATCH with %s: %d %s, want 412 BAD_REQUEST", header[0], res.Status, res.Body)

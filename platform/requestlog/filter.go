@@ -34,12 +34,16 @@ func ParseMethod(s string) (method string, ok bool) {
 }
 
 // ParseRequestID reads a request id filter. Every request id is its
-// record's uuid (docs/decisions.md), so any spelling uuid.Parse reads (upper
-// case, braces) finds it, as GET /request_logs/{id} does; anything else,
-// empty included, is ok false: not a filter that matches nothing, and never
+// record's uuid (docs/decisions.md), read as every uuid of the API is and
+// as GET /request_logs/{id} reads it: the 36 characters with hyphens, upper
+// case too. Anything else (braces, a urn:uuid: prefix, no hyphens, white
+// space, empty) is ok false: not a filter that matches nothing, and never
 // the whole log.
 func ParseRequestID(s string) (requestID string, ok bool) {
-	id, err := uuid.Parse(strings.TrimSpace(s))
+	if len(s) != 36 {
+		return "", false
+	}
+	id, err := uuid.Parse(s)
 	if err != nil {
 		return "", false
 	}

@@ -1,6 +1,7 @@
 package requestlog
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,8 +57,10 @@ func TestParseRequestID(t *testing.T) {
 	}{
 		{id, id},
 		{"0190B5A8-1C2D-7E3F-8A4B-5C6D7E8F9A0B", id},
-		{"{" + id + "}", id},
-		{" " + id + " ", id},
+		{"{" + id + "}", ""},
+		{" " + id + " ", ""},
+		{"urn:uuid:" + id, ""},
+		{strings.ReplaceAll(id, "-", ""), ""},
 		{"", ""},
 		{"   ", ""},
 		{"bad", ""},

@@ -468,8 +468,9 @@ type ClientInterface interface {
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
 	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+	// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+	// evaluated (`If-Match: *` is accepted). Scopes
 	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes any type of body and a specified content type.
@@ -492,8 +493,9 @@ type ClientInterface interface {
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
 	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+	// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+	// evaluated (`If-Match: *` is accepted). Scopes
 	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -610,8 +612,9 @@ func (c *Client) GetEquipmentV1(ctx context.Context, id Id, reqEditors ...Reques
 // named in the message and nothing is written. A body that is not valid JSON, or names a
 // field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 // with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+// evaluated (`If-Match: *` is accepted). Scopes
 // `equipment:read` **and** `equipment:write`.
 //
 // Takes any type of body and a specified content type.
@@ -643,8 +646,9 @@ func (c *Client) PatchEquipmentV1WithBody(ctx context.Context, id Id, contentTyp
 // named in the message and nothing is written. A body that is not valid JSON, or names a
 // field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 // with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+// evaluated (`If-Match: *` is accepted). Scopes
 // `equipment:read` **and** `equipment:write`.
 //
 // Takes a body of the `application/json` content type.
@@ -1162,8 +1166,9 @@ type ClientWithResponsesInterface interface {
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
 	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+	// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+	// evaluated (`If-Match: *` is accepted). Scopes
 	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -1186,8 +1191,9 @@ type ClientWithResponsesInterface interface {
 	// named in the message and nothing is written. A body that is not valid JSON, or names a
 	// field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 	// with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-	// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-	// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+	// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+	// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+	// evaluated (`If-Match: *` is accepted). Scopes
 	// `equipment:read` **and** `equipment:write`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -2561,8 +2567,9 @@ func (c *ClientWithResponses) GetEquipmentV1WithResponse(ctx context.Context, id
 // named in the message and nothing is written. A body that is not valid JSON, or names a
 // field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 // with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+// evaluated (`If-Match: *` is accepted). Scopes
 // `equipment:read` **and** `equipment:write`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -2591,8 +2598,9 @@ func (c *ClientWithResponses) PatchEquipmentV1WithBodyWithResponse(ctx context.C
 // named in the message and nothing is written. A body that is not valid JSON, or names a
 // field twice (`{"weight_lbs": 5, "weight_lbs": 6}`), is `400 BAD_REQUEST` too. A PATCH
 // with an `If-Match` naming entity tags, or with `If-Unmodified-Since` and no `If-Match`,
-// is `412` with code `BAD_REQUEST` and writes nothing: v1 gives no entity tags or
-// modification dates, so no such condition can hold (`If-Match: *` is accepted). Scopes
+// or with an `If-None-Match` naming anything, is `412` with code `BAD_REQUEST` and writes
+// nothing: v1 gives no entity tags or modification dates, so no such condition can be
+// evaluated (`If-Match: *` is accepted). Scopes
 // `equipment:read` **and** `equipment:write`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

@@ -18,7 +18,11 @@ import (
 //     compares strongly (RFC 9110, 13.1.1) and the tags this API gives are
 //     weak, so no tag a client holds can match (v1 gives none at all);
 //   - an If-Unmodified-Since without If-Match: no answer carries a
-//     modification date to compare it with.
+//     modification date to compare it with;
+//   - an If-None-Match naming anything, in any of its header lines: "*" is
+//     false for a target that exists and a tag list is compared with the
+//     current answer's tag (RFC 9110, 13.1.2), which a write does not
+//     compute.
 //
 // Run as if the header were absent, the write would overwrite the change
 // the client meant to guard against (docs/decisions.md, "Conditional
@@ -50,6 +54,8 @@ var (
 		"If-Match compares entity tags strongly and this API gives none that can match (v2's tags are weak, W/\"…\"; v1 gives none): nothing was written. Conditional writes are not offered; send the write without If-Match")
 	errIfUnmodifiedSince = errs.New(errs.PreconditionFailed,
 		"If-Unmodified-Since cannot be evaluated: no answer carries a modification date, so nothing was written. Conditional writes are not offered; send the write without If-Unmodified-Since")
+	errIfNoneMatch = errs.New(errs.PreconditionFailed,
+		"If-None-Match is evaluated on reads only: a write does not compare it with the record's current tag, so nothing was written. Conditional writes are not offered; send the write without If-None-Match")
 )
 
 // refusedCondition returns the refusal of a write with the request header
@@ -66,18 +72,31 @@ func refusedCondition(h *fasthttp.RequestHeader) error {
 	}
 	switch {
 	case star:
-		return nil // "*": If-Unmodified-Since is then ignored (RFC 9110, 13.1.4)
+		// "*": If-Unmodified-Since is then ignored (RFC 9110, 13.1.4).
 	case len(lines) > 0:
 		// Present but empty: a list of no tags, which no record matches,
 		// as "If-Match: ," is (namesTags).
 		return errIfMatch
+	case anyGiven(h.PeekAll(fiber.HeaderIfUnmodifiedSince)):
+		return errIfUnmodifiedSince
 	}
-	for _, v := range h.PeekAll(fiber.HeaderIfUnmodifiedSince) {
-		if strings.TrimSpace(string(v)) != "" {
-			return errIfUnmodifiedSince
-		}
+	// If-None-Match comes after both (RFC 9110, 13.2.2). An empty one is a
+	// list of no tags, none of which matches: the condition holds.
+	if anyGiven(h.PeekAll(fiber.HeaderIfNoneMatch)) {
+		return errIfNoneMatch
 	}
 	return nil
+}
+
+// anyGiven reports whether any of a header's lines holds more than white
+// space.
+func anyGiven(lines [][]byte) bool {
+	for _, v := range lines {
+		if strings.TrimSpace(string(v)) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // namesTags reports whether one If-Match field line names entity tags:

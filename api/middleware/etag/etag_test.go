@@ -140,6 +140,13 @@ func TestRefusedCondition(t *testing.T) {
 		{"a date beside a star", [][2]string{{"If-Match", "*"}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, nil},
 		{"a date beside an empty If-Match", [][2]string{{"If-Match", ""}, {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}}, errIfMatch},
 		{"an empty date", [][2]string{{"If-Unmodified-Since", " "}}, nil},
+		{"If-None-Match star", [][2]string{{"If-None-Match", "*"}}, errIfNoneMatch},
+		{"If-None-Match naming a tag", [][2]string{{"If-None-Match", `W/"abc"`}}, errIfNoneMatch},
+		{"If-None-Match in a second line", [][2]string{{"If-None-Match", ""}, {"If-None-Match", `"x"`}}, errIfNoneMatch},
+		{"If-None-Match beside If-Match star", [][2]string{{"If-Match", "*"}, {"If-None-Match", `"x"`}}, errIfNoneMatch},
+		{"If-Match tag first", [][2]string{{"If-Match", `"x"`}, {"If-None-Match", `"x"`}}, errIfMatch},
+		{"If-Unmodified-Since before If-None-Match", [][2]string{{"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}, {"If-None-Match", "*"}}, errIfUnmodifiedSince},
+		{"an empty If-None-Match", [][2]string{{"If-None-Match", " "}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
