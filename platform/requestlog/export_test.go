@@ -25,3 +25,6 @@ func partitions(ctx context.Context, db bun.IDB) (map[string]bool, error) {
 	}
 	return out, nil
 }
+
+// Stopping reports whether Close has been called on w.
+func Stopping(w *Writer) bool { return w.closed.Load() }

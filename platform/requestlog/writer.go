@@ -99,12 +99,14 @@ type Writer struct {
 	stop    chan struct{}
 	done    chan struct{}
 	closed  atomic.Bool
-	// closeBy is the deadline of the context Close was given (nil: none):
-	// once stopping, a failed flush is tried again only while it lasts.
+	// closeBy is the earliest bound of the Close calls (nil before the
+	// first): their contexts' deadlines, or one retry schedule from a
+	// call whose context has none. Once stopping, a failed flush is tried
+	// again only while it lasts.
 	closeBy atomic.Pointer[time.Time]
-	// base is every attempt's context: cancelled when the context Close
-	// was given ends, so that an attempt in flight then ends too, and
-	// when the goroutine stops.
+	// base is every attempt's context: cancelled when a Close call's
+	// bound ends, so that an attempt in flight then ends too, and when
+	// the goroutine stops.
 	base       context.Context
 	cancelBase context.CancelFunc
 	once       sync.Once
@@ -210,27 +212,62 @@ func (w *Writer) Flush(ctx context.Context) error {
 
 // Close stops accepting records, writes what is buffered and stops the
 // goroutine. A flush that fails meanwhile is tried again as long as ctx's
-// deadline leaves time for it (Writer.write); with no deadline, for a
-// retry schedule of its own (maxWriteAttempts). When ctx ends first it
-// returns ctx's error, and the attempt in flight is cut short: the records
-// still buffered are lost (counted as dropped once the goroutine gets to
-// them), and the goroutine uses the pool no more. Call it during shutdown
-// after the HTTP server has drained and before the database pool is
-// closed.
+// deadline leaves time for it (Writer.write); with no deadline, for as
+// long as one retry schedule may take (schedule): every flush of the
+// stop shares that one bound, rather than each running a schedule of its
+// own. When that bound ends first it returns ctx's error
+// (DeadlineExceeded for a ctx without a deadline), and the attempt in flight is cut
+// short: the records still buffered are lost (counted as dropped once the
+// goroutine gets to them), and the goroutine uses the pool no more. Call
+// it during shutdown after the HTTP server has drained and before the
+// database pool is closed.
+//
+// Every call is bound by its own ctx in the same way, a later one too: the
+// earliest bound of all the calls is the writer's, since each caller may
+// go on to close the pool once its own ends. A call after the goroutine has
+// stopped returns nil at once.
 func (w *Writer) Close(ctx context.Context) error {
+	select {
+	case <-w.done:
+		return nil
+	default:
+	}
+	by, ok := ctx.Deadline()
+	if !ok {
+		by = time.Now().Add(w.schedule())
+	}
+	w.closeBefore(by)
+	bound, cancel := context.WithDeadline(ctx, by)
+	defer cancel()
 	w.once.Do(func() {
-		if d, ok := ctx.Deadline(); ok {
-			w.closeBy.Store(&d)
-		}
-		context.AfterFunc(ctx, w.cancelBase)
 		w.closed.Store(true)
 		close(w.stop)
 	})
 	select {
 	case <-w.done:
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	case <-bound.Done():
+		w.cancelBase()
+		select {
+		case <-w.done: // it stopped as the bound ended
+			return nil
+		default:
+			return bound.Err()
+		}
+	}
+}
+
+// closeBefore lowers the time a stopping writer's flushes must end by
+// (closeBy) to by, unless an earlier Close set an earlier one.
+func (w *Writer) closeBefore(by time.Time) {
+	for {
+		old := w.closeBy.Load()
+		if old != nil && !by.Before(*old) {
+			return
+		}
+		if w.closeBy.CompareAndSwap(old, &by) {
+			return
+		}
 	}
 }
 

@@ -1,6 +1,12 @@
 package requestlog
 
-import "testing"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
 
 // chunks returns n chunks of one record each, of capacity chunkSize.
 func chunks(n int) [][]Record {
@@ -114,6 +120,100 @@ func TestCopyBufferTrim(t *testing.T) {
 		flush(&b, 0)
 		if cap(b.b) > keptCopyBytes || cap(b.order) > keptCopyBytes/8 {
 			t.Fatalf("an idle writer holds %d bytes and %d order slots", cap(b.b), cap(b.order))
+		}
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	for _, tt := range []struct {
+		name                  string
+		writeTimeout, backoff time.Duration
+		want                  time.Duration
+	}{
+		{"the defaults: 50 s of attempts, 15 s of waits", DefaultWriteTimeout, 0, 65 * time.Second},
+		{"short attempts and waits", 200 * time.Millisecond, 100 * time.Millisecond, 2500 * time.Millisecond},
+		{"waits only", 0, time.Second, 15 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Writer{cfg: WriterConfig{WriteTimeout: tt.writeTimeout, RetryBackoff: tt.backoff}}
+			if got := w.schedule(); got != tt.want {
+				t.Fatalf("schedule() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCloseBefore(t *testing.T) {
+	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name  string
+		calls []time.Duration // each call's bound, after at
+		want  time.Duration
+	}{
+		{"one call sets its bound", []time.Duration{time.Minute}, time.Minute},
+		{"a later, earlier bound lowers it", []time.Duration{time.Minute, 5 * time.Second}, 5 * time.Second},
+		{"a later, later bound leaves it", []time.Duration{5 * time.Second, time.Minute}, 5 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Writer{}
+			for _, d := range tt.calls {
+				w.closeBefore(at.Add(d))
+			}
+			if got := w.closeBy.Load(); got == nil || !got.Equal(at.Add(tt.want)) {
+				t.Fatalf("closeBy = %v, want %v", got, at.Add(tt.want))
+			}
+		})
+	}
+}
+
+// watched is a context without a deadline that never ends, and counts the
+// functions registered to run when it ends that are still registered.
+type watched struct {
+	context.Context
+	done chan struct{} // never closed
+	live atomic.Int64
+}
+
+func (c *watched) Done() <-chan struct{} { return c.done }
+
+func (c *watched) AfterFunc(func()) (stop func() bool) {
+	c.live.Add(1)
+	var once sync.Once
+	return func() bool {
+		stopped := false
+		once.Do(func() { c.live.Add(-1); stopped = true })
+		return stopped
+	}
+}
+
+// TestCloseLeavesNothingOnItsContext: a Close whose context never ends
+// (none of a deadline either) stops watching it when it returns. A
+// context.AfterFunc left registered on it kept the writer, and its pool,
+// reachable for as long as the context lived.
+func TestCloseLeavesNothingOnItsContext(t *testing.T) {
+	ctx := &watched{Context: context.Background(), done: make(chan struct{})}
+	w := NewWriter(WriterConfig{Interval: time.Hour})
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ctx.live.Load(); n != 0 {
+		t.Fatalf("%d functions still registered on Close's context after it returned", n)
+	}
+}
+
+// TestALaterCloseOfAStoppedWriterReturnsNil: once the writer has stopped,
+// a later Close returns nil at once, whatever its context: even one that
+// has already ended (the two were picked at random).
+func TestALaterCloseOfAStoppedWriterReturnsNil(t *testing.T) {
+	w := NewWriter(WriterConfig{Interval: time.Hour})
+	if err := w.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 100 {
+		if err := w.Close(ended); err != nil {
+			t.Fatalf("Close #%d of a stopped writer: %v", i+2, err)
 		}
 	}
 }

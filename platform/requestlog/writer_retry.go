@@ -29,7 +29,8 @@ import (
 // not tried again.
 //
 // When the writer is told to stop (Close), the schedule starts again within
-// the time Close was given: a flush waiting to try again tries at once, a
+// the time Close was given (its deadline, or one schedule from the stop:
+// Writer.Close): a flush waiting to try again tries at once, a
 // wait is cut to end database.LastTry before Close's deadline and none
 // begins with less left, and an attempt still running when that deadline passes is cut
 // short (base): the last records of a pod that stops while PostgreSQL is
@@ -93,8 +94,8 @@ func (w *Writer) pause(d time.Duration, stopping bool) (stopped bool) {
 	}
 }
 
-// fitBeforeClose returns a wait of d fitted before the deadline Close was
-// given (database.WaitBefore); d itself when Close was given no deadline.
+// fitBeforeClose returns a wait of d fitted before the bound Close set
+// (closeBy, database.WaitBefore); d itself before Close.
 func (w *Writer) fitBeforeClose(d time.Duration) time.Duration {
 	by := w.closeBy.Load()
 	if by == nil {
@@ -175,6 +176,16 @@ func transient(err error) bool {
 
 // maxWriteAttempts is how many times write tries one flush.
 const maxWriteAttempts = 5
+
+// schedule is the longest one flush's tries take when every attempt runs
+// to the write timeout: maxWriteAttempts attempts and the doubling waits
+// between them (65 s at the defaults: 50 s of attempts, 15 s of waits). A
+// Close whose context has no deadline gives the stopping writer that
+// long, once, for all its flushes.
+func (w *Writer) schedule() time.Duration {
+	waits := time.Duration(1<<(maxWriteAttempts-1)-1) * w.retryBackoff()
+	return maxWriteAttempts*w.cfg.WriteTimeout + waits
+}
 
 // retryBackoff is write's first wait before trying a flush again.
 func (w *Writer) retryBackoff() time.Duration {

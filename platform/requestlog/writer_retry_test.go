@@ -2,6 +2,7 @@ package requestlog_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +254,92 @@ func TestAStoppingWriterStartsItsTriesAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.wantWritten(n)
+}
+
+// closing calls Close(ctx) on the writer from a goroutine of its own, and
+// returns once the writer is stopping; Close's answer comes on the channel.
+func (s *stalled) closing(ctx context.Context) <-chan error {
+	s.t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- s.w.Close(ctx) }()
+	for deadline := time.Now().Add(30 * time.Second); !requestlog.Stopping(s.w); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			s.t.Fatal("the writer did not stop within 30 s of Close")
+		}
+	}
+	return closed
+}
+
+// attemptWaits waits until a statement of the writer waits on the lock:
+// the COPY of a first attempt, the look for the batch of a later one.
+func (s *stalled) attemptWaits() { s.t.Helper(); s.waiting(false) }
+
+// waiting waits until a statement of the writer waits on the lock, and
+// ends its session when cut.
+func (s *stalled) waiting(cut bool) {
+	s.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var found int
+		if err := s.db.NewRaw(`SELECT count(CASE WHEN ? THEN pg_terminate_backend(pid) ELSE true END) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`, cut).Scan(context.Background(), &found); err != nil {
+			s.t.Fatal(err)
+		}
+		if found > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no statement of the writer waited on the lock:\n%s", s.out)
+		}
+	}
+}
+
+// TestCloseWithoutADeadlineRunsOneSchedule: a Close whose context has no
+// deadline gives the stopping writer one retry schedule in all (five
+// attempts of 0.5 s and waits of 0.1 to 0.8 s here), not one for each
+// flush: the flush in flight at the stop tries again until that time is
+// used up, and the records buffered behind it are dropped without a
+// schedule of their own. Each flush ran its own, and a Close without a
+// deadline could wait two schedules, about 140 s at the defaults.
+func TestCloseWithoutADeadlineRunsOneSchedule(t *testing.T) {
+	ctx := context.Background()
+	s := newStalled(t, 500*time.Millisecond, 100*time.Millisecond, true)
+	const inFlight, behind = 5, 7
+	addPosts(s.w, uuid.New(), inFlight)
+	go func() { _ = s.w.Flush(ctx) }()
+	s.attemptWaits()
+	addPosts(s.w, uuid.New(), behind)
+	if s.w.Dropped() != 0 {
+		t.Fatalf("the first flush was dropped before the stop, its schedule used up; the test needs a longer one:\n%s", s.out)
+	}
+	closed := s.closing(ctx)
+	err := <-closed
+	s.wantDropped(inFlight + behind)
+	for line := range strings.Lines(s.out.String()) {
+		if strings.Contains(line, "trying again") && strings.Contains(line, fmt.Sprintf(`"records":%d,`, behind)) {
+			t.Fatalf("the records behind the flush in flight were tried again after the stop's schedule (Close: %v):\n%s", err, s.out)
+		}
+	}
+}
+
+// TestALaterCloseKeepsToItsDeadline: a second Close, given a second, while
+// the first (no deadline) waits for a COPY stalled on a lock, bounds the
+// writer too: the attempt in flight is cut short when that second ends and
+// the batch dropped, as the second caller goes on to close the pool. The
+// second Close returned at its deadline, but the writer went on using the
+// pool for as long as the first allowed.
+func TestALaterCloseKeepsToItsDeadline(t *testing.T) {
+	ctx := context.Background()
+	s := newStalled(t, time.Hour, time.Second, true)
+	const n = 5
+	addPosts(s.w, uuid.New(), n)
+	go func() { _ = s.w.Flush(ctx) }()
+	s.copyWaits()
+	first := s.closing(ctx)
+	closeCtx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_ = s.w.Close(closeCtx) // its deadline and the drop come about together: either answer
+	s.wantDropped(n)
+	if err := <-first; err != nil {
+		t.Fatalf("the first Close: %v, want nil once the writer stopped", err)
+	}
 }
