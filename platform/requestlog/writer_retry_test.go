@@ -274,6 +274,11 @@ func (s *stalled) closing(ctx context.Context) <-chan error {
 // the COPY of a first attempt, the look for the batch of a later one.
 func (s *stalled) attemptWaits() { s.t.Helper(); s.waiting(false) }
 
+// cutAttempt waits until a statement of the writer waits on the lock and
+// ends its session, as a pooler restarting or an administrator does: the
+// attempt fails as on a lost connection.
+func (s *stalled) cutAttempt() { s.t.Helper(); s.waiting(true) }
+
 // waiting waits until a statement of the writer waits on the lock, and
 // ends its session when cut.
 func (s *stalled) waiting(cut bool) {
@@ -291,6 +296,36 @@ func (s *stalled) waiting(cut bool) {
 			s.t.Fatalf("no statement of the writer waited on the lock:\n%s", s.out)
 		}
 	}
+}
+
+// TestAnAttemptFailingAfterCloseStartsItsTriesAgain: a flush whose fifth
+// and last attempt is in flight when Close comes, and then fails (its
+// session ended), is not dropped: the writer is stopping from then on, its
+// tries start again within the time Close was given, and its records are
+// written once PostgreSQL answers. Without that, the failure of the
+// attempt begun before the stop counted against the schedule begun before
+// it, and the batch was dropped at the stop.
+func TestAnAttemptFailingAfterCloseStartsItsTriesAgain(t *testing.T) {
+	ctx := context.Background()
+	s := newStalled(t, time.Hour, 10*time.Millisecond, true) // each attempt waits on the lock until its session ends
+	const n = 5
+	addPosts(s.w, uuid.New(), n)
+	go func() { _ = s.w.Flush(ctx) }()
+	for i := 1; i < 5; i++ { // four attempts fail before the stop
+		s.cutAttempt()
+		s.triedAgain(i)
+	}
+	closeCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	s.attemptWaits()
+	closed := s.closing(closeCtx) // while the fifth waits on the lock
+	s.cutAttempt()
+	s.triedAgain(5)
+	s.unlock()
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	s.wantWritten(n)
 }
 
 // TestCloseWithoutADeadlineRunsOneSchedule: a Close whose context has no
