@@ -98,6 +98,20 @@ func checkDeliveries(t *testing.T, s *Suite) {
 		return ep
 	}
 	mine, theirs := make2(s.A), make2(s.B)
+	// Each endpoint was told of its own organization's changes alone (the
+	// suite runs for two organizations and for a sandbox and its parent).
+	for _, c := range []struct {
+		who string
+		o   *apitest.Org
+		ep  string
+	}{{"A", s.A, mine}, {"B", s.B, theirs}} {
+		own := ownChanges(t, c.o, "client.created")
+		for _, d := range c.o.Get(fill(route, c.ep) + "?limit=100").List() {
+			if id, _ := d["change_id"].(string); !own[id] {
+				t.Errorf("%s's endpoint got a delivery of change %s, which is not in %s's change feed", c.who, id, c.who)
+			}
+		}
+	}
 	other := s.Make(t, "webhook_endpoints", s.A)
 	cursor := crudtest.Cursor(t, s.A, fill(route, mine))
 	if r := s.A.Get(fill(route, mine) + "?limit=1&cursor=" + url.QueryEscape(cursor)); r.Status != http.StatusOK || len(r.List()) != 1 {
@@ -181,5 +195,27 @@ func checkRotate(t *testing.T, s *Suite) {
 			t.Errorf("%s: %d, want a refusal", what, res.Status)
 		}
 		u.after(what, res)
+	}
+}
+
+// ownChanges returns the ids of o's changes of type typ, its whole feed
+// followed to its end.
+func ownChanges(t testing.TB, o *apitest.Org, typ string) map[string]bool {
+	t.Helper()
+	ids := map[string]bool{}
+	path := "/api/v2/changes?limit=100&type=" + typ
+	for q := path; ; {
+		r := o.Get(q)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", q, r.Status, r.Body)
+		}
+		for _, c := range r.List() {
+			ids[c["id"].(string)] = true
+		}
+		pg, _ := r.JSON()["pagination"].(map[string]any)
+		if more, _ := pg["has_more"].(bool); !more {
+			return ids
+		}
+		q = path + "&cursor=" + url.QueryEscape(pg["next_cursor"].(string))
 	}
 }
