@@ -39,12 +39,21 @@ func checkBatchAvailability(t *testing.T, s *Suite) {
 	}
 }
 
-// TestPlanningFiguresAreOwn: A's reservations never count in B's figures.
-// A and B book the same window heavily on equipment and trucks of the same
-// names and sizes; each organization's availability and load show its own
-// bookings only.
+// TestPlanningFiguresAreOwn: A's reservations never count in B's figures,
+// for two organizations and for a sandbox and its parent.
 func TestPlanningFiguresAreOwn(t *testing.T) {
-	s := newSuite(t)
+	t.Run("two organizations", func(t *testing.T) { planningFiguresAreOwn(t, newSuite(t)) })
+	t.Run("a sandbox and its parent", func(t *testing.T) {
+		env := apitest.New(t)
+		live := env.NewOrg("Parent")
+		planningFiguresAreOwn(t, suiteOf(t, env, live, live.SandboxOf("Parent sandbox")))
+	})
+}
+
+// planningFiguresAreOwn: A and B book the same window heavily on equipment
+// and trucks of the same names and sizes; each organization's availability
+// and load show its own bookings only.
+func planningFiguresAreOwn(t *testing.T, s *Suite) {
 	type fleet struct{ eq, truck string }
 	setup := func(o *apitest.Org, qty int) fleet {
 		f := fleet{
