@@ -5119,7 +5119,7 @@ type ListRequestLogsParams struct {
 	// KeyId The API key's id.
 	KeyId *openapi_types.UUID `form:"key_id,omitempty" json:"key_id,omitempty"`
 
-	// RequestId The `X-Request-Id` of one request, in any spelling of the uuid (upper or lower case). Anything that is not a uuid, empty included, is `422 validation_error`. A request id logged before 2026-11-25 (a random uuid, not a UUIDv7) is looked for 50,000 records a page, like any filter that matches little.
+	// RequestId The `X-Request-Id` of one request, its 36 characters with hyphens, upper or lower case, as every uuid of the API. Anything else (braces, a `urn:uuid:` prefix, no hyphens, white space), empty included, is `422 validation_error` (since 2.19.5; those spellings were read). A request id logged before 2026-11-25 (a random uuid, not a UUIDv7) is looked for 50,000 records a page, like any filter that matches little.
 	RequestId *string `form:"request_id,omitempty" json:"request_id,omitempty"`
 
 	// Since Records created at or after this instant (RFC 3339). Times are kept to the microsecond; a finer fraction is rounded up, so the rule holds for the instant sent.

@@ -48,7 +48,7 @@ func weakETag(hash []byte) string { return `W/"` + hex.EncodeToString(hash) + `"
 // Cache-Control says: a request's no-cache asks for this revalidation, and
 // Fiber's c.Fresh would answer it with the whole file.
 func notModified(c *fiber.Ctx, tag string) bool {
-	return etag.Matches(c.Get(fiber.HeaderIfNoneMatch), tag)
+	return etag.NoneMatchNames(&c.Request().Header, tag)
 }
 
 // sendDocument answers a served OpenAPI document: public, cacheable by ETag

@@ -49,8 +49,10 @@ func (q *Query) DateWindow() storage.DateWindow {
 // a query uses is rounded up (DateTimeUpIssue), and an end rounded up is
 // after any start in its microsecond, even one after the end as sent: the
 // answer would then be of a one-microsecond window the client never asked
-// for. So an end must be after start to the microsecond, as the request
-// log's until must be after its since.
+// for. So an end must fall in a later microsecond than start. (The request
+// log rounds both of its bounds up, so its rule, until after since to the
+// microsecond, draws the line one microsecond elsewhere for bounds with
+// finer fractions; both refuse an end before its start.)
 func (q *Query) EndAfter(start time.Time) bool {
 	raw, _ := q.Raw("end")
 	end, issue := DateTimeIssue(raw, "")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -14,10 +15,19 @@ import (
 )
 
 // serviceResource describes the process to every exporter: the SDK's
-// defaults, the service name, then OTEL_RESOURCE_ATTRIBUTES and
-// OTEL_SERVICE_NAME (which win).
+// defaults, the service name, the process's instance (instanceID) and the
+// host's name (a pod's name in Kubernetes), then OTEL_RESOURCE_ATTRIBUTES
+// and OTEL_SERVICE_NAME (which win). Without an instance, every pod pushed
+// its running counters under one identity, which a metrics backend merges
+// into one series that goes up and down (docs/observability.md, "Metrics").
 func serviceResource(ctx context.Context, serviceName string) *resource.Resource {
-	res, _ := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName(serviceName)))
+	res, _ := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL,
+		semconv.ServiceName(serviceName), semconv.ServiceInstanceID(instanceID)))
+	if host, err := resource.New(ctx, resource.WithHost()); err == nil {
+		if merged, err := resource.Merge(res, host); err == nil {
+			res = merged
+		}
+	}
 	if envRes, err := resource.New(ctx, resource.WithFromEnv()); err == nil {
 		if merged, err := resource.Merge(res, envRes); err == nil {
 			res = merged
@@ -25,6 +35,11 @@ func serviceResource(ctx context.Context, serviceName string) *resource.Resource
 	}
 	return res
 }
+
+// instanceID is this process's service.instance.id: a random uuid drawn at
+// start, as the OpenTelemetry semantic conventions advise where no stable
+// identity is at hand (a pod restarted is a new instance).
+var instanceID = uuid.NewString()
 
 // metricsEnabled reports whether metrics are pushed over OTLP: an OTLP
 // endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT or

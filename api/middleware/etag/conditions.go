@@ -80,10 +80,13 @@ func refusedCondition(h *fasthttp.RequestHeader) error {
 	case anyGiven(h.PeekAll(fiber.HeaderIfUnmodifiedSince)):
 		return errIfUnmodifiedSince
 	}
-	// If-None-Match comes after both (RFC 9110, 13.2.2). An empty one is a
-	// list of no tags, none of which matches: the condition holds.
-	if anyGiven(h.PeekAll(fiber.HeaderIfNoneMatch)) {
-		return errIfNoneMatch
+	// If-None-Match comes after both (RFC 9110, 13.2.2). One that names
+	// nothing (empty, or only commas) is a list of no tags, none of which
+	// matches: the condition holds.
+	for _, v := range h.PeekAll(fiber.HeaderIfNoneMatch) {
+		if strings.Trim(string(v), ", \t") != "" {
+			return errIfNoneMatch
+		}
 	}
 	return nil
 }

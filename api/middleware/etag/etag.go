@@ -6,8 +6,8 @@
 // (W/"…"): the same answer goes out plain or gzipped, and If-None-Match
 // compares weakly anyway (docs/decisions.md, "Conditional reads"). Since
 // those tags are weak, a write that asks for a condition (If-Match,
-// If-Unmodified-Since) is refused rather than run, on v2 and v1 alike
-// (conditions.go).
+// If-Unmodified-Since, If-None-Match) is refused rather than run, on v2 and
+// v1 alike (conditions.go).
 package etag
 
 import (
@@ -53,7 +53,7 @@ func New(serves func(method, path string) bool) fiber.Handler {
 		tag := Of(body)
 		res.Header.Set(fiber.HeaderETag, tag)
 		res.Header.Set(fiber.HeaderCacheControl, CacheControl)
-		if Matches(c.Get(fiber.HeaderIfNoneMatch), tag) {
+		if NoneMatchNames(&c.Request().Header, tag) {
 			return compress.NotModified(c, len(body), string(res.Header.ContentType()))
 		}
 		return nil
@@ -68,6 +68,18 @@ func Of(body []byte) string {
 		sum[i] = byte(h >> (56 - 8*i))
 	}
 	return `W/"` + hex.EncodeToString(sum[:]) + `"`
+}
+
+// NoneMatchNames reports whether the request's If-None-Match names tag
+// (Matches) in any of its header lines: several lines are one list (RFC
+// 9110, 5.3), so a tag on the second line counts as one on the first.
+func NoneMatchNames(h *fasthttp.RequestHeader, tag string) bool {
+	for _, v := range h.PeekAll(fiber.HeaderIfNoneMatch) {
+		if Matches(string(v), tag) {
+			return true
+		}
+	}
+	return false
 }
 
 // Matches reports whether an If-None-Match field value names tag, by weak

@@ -35,6 +35,30 @@ func TestMatches(t *testing.T) {
 	}
 }
 
+// TestNoneMatchNamesReadsEveryLine: a tag on a second If-None-Match line
+// revalidates as one on the first does.
+func TestNoneMatchNamesReadsEveryLine(t *testing.T) {
+	tag := Of([]byte(`{"data":{}}`))
+	for _, tt := range []struct {
+		name  string
+		lines []string
+		want  bool
+	}{
+		{"none", nil, false},
+		{"the tag on the first line", []string{tag, `"other"`}, true},
+		{"the tag on the second line", []string{`"other"`, tag}, true},
+		{"neither line", []string{`"other"`, `"more"`}, false},
+	} {
+		var h fasthttp.RequestHeader
+		for _, l := range tt.lines {
+			h.Add("If-None-Match", l)
+		}
+		if got := NoneMatchNames(&h, tag); got != tt.want {
+			t.Errorf("%s: NoneMatchNames = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestOnlyA200IsTagged: only a 200 answer to a GET gets an ETag and
 // Cache-Control, and only it can become a 304 (docs/decisions.md,
 // "Conditional reads"). An error answer is not a representation of the
@@ -147,6 +171,7 @@ func TestRefusedCondition(t *testing.T) {
 		{"If-Match tag first", [][2]string{{"If-Match", `"x"`}, {"If-None-Match", `"x"`}}, errIfMatch},
 		{"If-Unmodified-Since before If-None-Match", [][2]string{{"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"}, {"If-None-Match", "*"}}, errIfUnmodifiedSince},
 		{"an empty If-None-Match", [][2]string{{"If-None-Match", " "}}, nil},
+		{"an If-None-Match of commas", [][2]string{{"If-None-Match", " , ,"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
