@@ -23,17 +23,22 @@ import (
 func serviceResource(ctx context.Context, serviceName string) *resource.Resource {
 	res, _ := resource.Merge(resource.Default(), resource.NewWithAttributes(semconv.SchemaURL,
 		semconv.ServiceName(serviceName), semconv.ServiceInstanceID(instanceID)))
-	if host, err := resource.New(ctx, resource.WithHost()); err == nil {
-		if merged, err := resource.Merge(res, host); err == nil {
-			res = merged
-		}
+	res = detected(ctx, res, resource.WithHost())
+	return detected(ctx, res, resource.WithFromEnv())
+}
+
+// detected is res with what detect finds merged over it (its values win);
+// res itself when detection or the merge fails.
+func detected(ctx context.Context, res *resource.Resource, detect resource.Option) *resource.Resource {
+	found, err := resource.New(ctx, detect)
+	if err != nil {
+		return res
 	}
-	if envRes, err := resource.New(ctx, resource.WithFromEnv()); err == nil {
-		if merged, err := resource.Merge(res, envRes); err == nil {
-			res = merged
-		}
+	merged, err := resource.Merge(res, found)
+	if err != nil {
+		return res
 	}
-	return res
+	return merged
 }
 
 // instanceID is this process's service.instance.id: a random uuid drawn at
