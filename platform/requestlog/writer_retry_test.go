@@ -220,11 +220,7 @@ func TestCloseCutsTheAttemptInFlight(t *testing.T) {
 	}{{"Close given a second", time.Second}, {"Close given a deadline already past", -time.Second}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := newStalled(t, time.Hour, time.Second, true)
-			const n = 5
-			addPosts(s.w, uuid.New(), n)
-			go func() { _ = s.w.Flush(ctx) }()
-			s.copyWaits()
+			s, n := stalledCopy(t)
 			closeCtx, cancel := context.WithTimeout(ctx, tc.close)
 			defer cancel()
 			_ = s.w.Close(closeCtx) // its context's end, and so an error
@@ -364,11 +360,7 @@ func TestCloseWithoutADeadlineRunsOneSchedule(t *testing.T) {
 // pool for as long as the first allowed.
 func TestALaterCloseKeepsToItsDeadline(t *testing.T) {
 	ctx := context.Background()
-	s := newStalled(t, time.Hour, time.Second, true)
-	const n = 5
-	addPosts(s.w, uuid.New(), n)
-	go func() { _ = s.w.Flush(ctx) }()
-	s.copyWaits()
+	s, n := stalledCopy(t)
 	first := s.closing(ctx)
 	closeCtx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -377,4 +369,17 @@ func TestALaterCloseKeepsToItsDeadline(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatalf("the first Close: %v, want nil once the writer stopped", err)
 	}
+}
+
+// stalledCopy is a writer whose flush of its n records waits, its COPY
+// stalled on the test's lock, with a write timeout of an hour: only a
+// Close ends that attempt.
+func stalledCopy(t *testing.T) (s *stalled, n int64) {
+	t.Helper()
+	s = newStalled(t, time.Hour, time.Second, true)
+	n = 5
+	addPosts(s.w, uuid.New(), int(n))
+	go func() { _ = s.w.Flush(context.Background()) }()
+	s.copyWaits()
+	return s, n
 }
