@@ -91,13 +91,16 @@ func deliveriesAt(t testing.TB, s *Suite, o *apitest.Org, ep string, n int) []st
 func checkDeliveries(t *testing.T, s *Suite) {
 	method, route := splitKey(deliveriesRoute)
 	s.checkItem(t, method, route, routes[deliveriesRoute])
-	make2 := func(o *apitest.Org) string {
-		ep := s.Create(t, o, "/api/v2/webhook_endpoints", map[string]any{
+	make1 := func(o *apitest.Org) string {
+		return s.Create(t, o, "/api/v2/webhook_endpoints", map[string]any{
 			"url": "https://8.8.8.8/isolation", "enabled_events": []string{"client.created"}})
-		deliveriesAt(t, s, o, ep, 2)
-		return ep
 	}
-	mine, theirs := make2(s.A), make2(s.B)
+	// Both endpoints exist before either organization writes, and B writes
+	// first: A's endpoint is then due for the fan-out's pass over B's
+	// changes too, which must skip them.
+	mine, theirs := make1(s.A), make1(s.B)
+	deliveriesAt(t, s, s.B, theirs, 2)
+	deliveriesAt(t, s, s.A, mine, 2)
 	// Each endpoint was told of its own organization's changes alone (the
 	// suite runs for two organizations and for a sandbox and its parent).
 	for _, c := range []struct {
@@ -105,8 +108,11 @@ func checkDeliveries(t *testing.T, s *Suite) {
 		o   *apitest.Org
 		ep  string
 	}{{"A", s.A, mine}, {"B", s.B, theirs}} {
+		// The deliveries first: a change delivered after the feed was read
+		// would look foreign.
+		delivered := c.o.Get(fill(route, c.ep) + "?limit=100").List()
 		own := ownChanges(t, c.o, "client.created")
-		for _, d := range c.o.Get(fill(route, c.ep) + "?limit=100").List() {
+		for _, d := range delivered {
 			if id, _ := d["change_id"].(string); !own[id] {
 				t.Errorf("%s's endpoint got a delivery of change %s, which is not in %s's change feed", c.who, id, c.who)
 			}
