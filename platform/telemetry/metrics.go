@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -28,16 +29,16 @@ func serviceResource(ctx context.Context, serviceName string) *resource.Resource
 }
 
 // detected is res with what detect finds merged over it (its values win);
-// res itself when detection or the merge fails.
+// res itself when detection fails. What a detector could partly read is
+// kept (an OTEL_RESOURCE_ATTRIBUTES with a stray comma still sets the
+// attributes it names). A merge of two schema URLs returns every attribute
+// without a schema, and is kept too.
 func detected(ctx context.Context, res *resource.Resource, detect resource.Option) *resource.Resource {
 	found, err := resource.New(ctx, detect)
-	if err != nil {
+	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return res
 	}
-	merged, err := resource.Merge(res, found)
-	if err != nil {
-		return res
-	}
+	merged, _ := resource.Merge(res, found)
 	return merged
 }
 

@@ -26,6 +26,8 @@ func TestServiceResourceNamesTheInstance(t *testing.T) {
 			semconv.ServiceNameKey: "eventapi-test", semconv.ServiceInstanceIDKey: instanceID, semconv.HostNameKey: host}},
 		{"the environment wins", "service.instance.id=pod-7,host.name=node-3", "renamed", map[attribute.Key]string{
 			semconv.ServiceNameKey: "renamed", semconv.ServiceInstanceIDKey: "pod-7", semconv.HostNameKey: "node-3"}},
+		{"a stray comma in the environment", "service.instance.id=pod-7,host.name=node-3,", "renamed", map[attribute.Key]string{
+			semconv.ServiceNameKey: "renamed", semconv.ServiceInstanceIDKey: "pod-7", semconv.HostNameKey: "node-3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tc.attrs)
