@@ -77,25 +77,23 @@ func refusedCondition(h *fasthttp.RequestHeader) error {
 		// Present but empty: a list of no tags, which no record matches,
 		// as "If-Match: ," is (namesTags).
 		return errIfMatch
-	case anyGiven(h.PeekAll(fiber.HeaderIfUnmodifiedSince)):
+	case anyGiven(h.PeekAll(fiber.HeaderIfUnmodifiedSince), " \t"):
 		return errIfUnmodifiedSince
 	}
 	// If-None-Match comes after both (RFC 9110, 13.2.2). One that names
 	// nothing (empty, or only commas) is a list of no tags, none of which
 	// matches: the condition holds.
-	for _, v := range h.PeekAll(fiber.HeaderIfNoneMatch) {
-		if strings.Trim(string(v), ", \t") != "" {
-			return errIfNoneMatch
-		}
+	if anyGiven(h.PeekAll(fiber.HeaderIfNoneMatch), ", \t") {
+		return errIfNoneMatch
 	}
 	return nil
 }
 
-// anyGiven reports whether any of a header's lines holds more than white
-// space.
-func anyGiven(lines [][]byte) bool {
+// anyGiven reports whether any of a header's lines holds more than the
+// characters of blank (white space, and commas for a list).
+func anyGiven(lines [][]byte, blank string) bool {
 	for _, v := range lines {
-		if strings.TrimSpace(string(v)) != "" {
+		if strings.Trim(string(v), blank) != "" {
 			return true
 		}
 	}
