@@ -114,7 +114,9 @@ func (s *stalled) wantWritten(n int64) {
 // give the writer, so that it fails when the writer waits those out.
 func (s *stalled) wantDropped(n int64) {
 	s.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); s.w.Dropped() != n; time.Sleep(5 * time.Millisecond) {
+	// The writer counts the drop, then logs it: wait for both.
+	dropped := func() bool { return s.w.Dropped() == n && strings.Contains(s.out.String(), "batch dropped") }
+	for deadline := time.Now().Add(30 * time.Second); !dropped(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("written %d, dropped %d after 30 s; want all %d dropped:\n%s", s.w.Written(), s.w.Dropped(), n, s.out)
 		}
