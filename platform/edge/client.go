@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/eventapi/eventapi/platform/config"
 )
@@ -41,6 +42,9 @@ const (
 	// a stored response, is read past the buffer into a slice of its own
 	// size (docs/edge.md, "Redis client settings").
 	connBufferSize = 8 << 10
+	// clientName names every connection (CLIENT SETNAME, in the HELLO of
+	// the handshake) unless the URL's client_name gives another.
+	clientName = "eventapi"
 )
 
 // withDefaults fills the zero settings with the defaults, except the read
@@ -104,6 +108,7 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 		// bound instead of failing at once on "connection refused".
 		o.DialerRetries = 1
 		o.ContextTimeoutEnabled = true
+		o.ClientName, o.DisableIdentity, o.MaintNotificationsConfig = handshake(o.ClientName)
 		return redis.NewClient(o), nil
 	}
 	o := target.Cluster
@@ -115,6 +120,7 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 	o.MaxRetries = -1
 	o.DialerRetries = 1
 	o.ContextTimeoutEnabled = true
+	o.ClientName, o.DisableIdentity, o.MaintNotificationsConfig = handshake(o.ClientName)
 	// The slot map is also reloaded after every failed operation (Redis.failed);
 	// the periodic reload only bounds staleness without errors.
 	o.ClusterStateReloadInterval = clusterReloadInterval
@@ -122,4 +128,19 @@ func newClient(rawURL string, s config.Redis) (redis.UniversalClient, error) {
 	// go-redis's default of 3: they are how the client follows a failover.
 	// Every one of them happens within the operation's context deadline.
 	return redis.NewClusterClient(o), nil
+}
+
+// handshake sets what a new connection says to Redis before its first
+// command: its name (CLIENT LIST shows name=eventapi unless the URL's
+// client_name gives another), and neither CLIENT SETINFO nor CLIENT
+// MAINT_NOTIFICATIONS. go-redis sends both by default and goes on when
+// they are refused, but Redis before 7.2 refuses SETINFO and Redis outside
+// Redis Enterprise MAINT_NOTIFICATIONS, so every new connection added
+// three error replies to the server's errorstats, where an SRE's alert on
+// Redis errors counts them (docs/edge.md, "Redis client settings").
+func handshake(name string) (string, bool, *maintnotifications.Config) {
+	if name == "" {
+		name = clientName
+	}
+	return name, true, &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 }

@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // TestPingLeavesNoErrorsInRedis: the health check (Ping, run every 5 s by
@@ -121,5 +123,81 @@ func TestPingFollowsTheServersMode(t *testing.T) {
 			t.Fatalf("%s: Ping = %v, want a cluster-node error: %v", m.name, err, m.cluster)
 		}
 		stop()
+	}
+}
+
+// TestConnectingLeavesNoErrorsInRedis: a new connection's handshake sends
+// nothing a Redis 7.0 refuses (go-redis's CLIENT SETINFO and CLIENT
+// MAINT_NOTIFICATIONS added three error replies per connection), on a
+// plain Redis and on a Cluster node, and names the connection: the
+// default name, or the URL's client_name.
+func TestConnectingLeavesNoErrorsInRedis(t *testing.T) {
+	tests := []struct {
+		name     string
+		cluster  bool
+		query    string
+		wantName string
+	}{
+		{"a plain Redis", false, "", clientName},
+		{"a plain Redis, named by the URL", false, "?client_name=planner", "planner"},
+		{"a Cluster node", true, "", clientName},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			port := freePort(t)
+			t.Cleanup(redisOnPort(t, port, tt.cluster))
+			addr := fmt.Sprintf("127.0.0.1:%d", port)
+			admin := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true,
+				MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
+			defer admin.Close()
+			ctx := context.Background()
+			before := errorReplies(t, admin)
+			url := "redis://" + addr + "/0" + tt.query
+			if tt.cluster {
+				url = "redis+cluster://" + addr + tt.query
+			}
+			r, err := NewRedis(url, RedisOptions{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			// Several connections at once: each runs its own handshake.
+			const conns = 3
+			hold := make(chan struct{})
+			var opened, done sync.WaitGroup
+			errs := make(chan error, conns)
+			for range conns {
+				opened.Add(1)
+				done.Add(1)
+				go func() {
+					defer done.Done()
+					err := r.Client().Watch(ctx, func(*redis.Tx) error {
+						opened.Done()
+						<-hold
+						return nil
+					}, "held")
+					if err != nil {
+						errs <- err
+					}
+				}()
+			}
+			opened.Wait()
+			names, err := admin.ClientList(ctx).Result()
+			close(hold)
+			done.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(names, " name="+tt.wantName+" "); got < conns {
+				t.Fatalf("%d connections named %q, want at least %d:\n%s", got, tt.wantName, conns, names)
+			}
+			if got := errorReplies(t, admin) - before; got != 0 {
+				t.Fatalf("connecting added %d error replies to Redis's errorstats, want 0", got)
+			}
+		})
 	}
 }
