@@ -15,9 +15,8 @@ var (
 	CategoryReadOnly = rest.ReadOnlyFields(nil)
 )
 
-// caseColumns are the case dimensions (inches) and weight (pounds):
-// positive numbers or null.
-var caseColumns = []string{"case_length_in", "case_width_in", "case_height_in", "weight_lbs"}
+// caseColumns are the case dimensions and weight: positive numbers or null.
+var caseColumns = equipment.CaseColumns
 
 // The field rules of POST and PATCH bodies, from the OpenAPI document.
 var (

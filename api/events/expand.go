@@ -52,9 +52,7 @@ func show(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, want map[
 	page := "page them with GET /api/v2/equipment_reservations?event_id=" + e.ID.String()
 	rs, err := reservations.OfEvent(ctx, db, org, e.ID, MaxInlined+1)
 	if errors.Is(err, reservations.ErrTooMuchText) {
-		return nil, errs.InvalidField("expand", fmt.Sprintf(
-			"the event's reservations hold more than %d bytes of notes, truck positions and overbook reasons, more than one answer inlines: %s",
-			reservations.MaxText, page))
+		return nil, errs.InvalidField("expand", reservations.TooMuchTextIssue("the event's", page))
 	}
 	if err != nil {
 		return nil, err

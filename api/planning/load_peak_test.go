@@ -21,8 +21,9 @@ func loadCodes(r *apitest.Response) []string {
 	return out
 }
 
-// TestLoadPeakNotSum is rv43's truck: two separate 6,000 lb trips in a
-// week and a 50 lb toolbox booked all week on a 10,000 lb truck. It never
+// TestLoadPeakNotSum is the truck of docs/decisions.md, "Truck load: the
+// peak decides": two separate 6,000 lb trips in a week and a 50 lb
+// toolbox booked all week on a 10,000 lb truck. It never
 // carries more than 6,050 lb, so no write warns and the week's load is not
 // over, though payload_lbs (the Σ over the week) is 12,050; a third 6,000
 // lb trip overlapping both does warn. Trip 2 starts when trip 1 ends:

@@ -39,9 +39,7 @@ func tooManyHolds(err error, field, ask string) error {
 		return errs.InvalidField(field, fmt.Sprintf(
 			"the window holds more than %d reservations, more than one answer lists: %s", MaxHolds, ask))
 	case errors.Is(err, reservations.ErrTooMuchText):
-		return errs.InvalidField(field, fmt.Sprintf(
-			"the window's reservations hold more than %d bytes of notes, truck positions and overbook reasons, more than one answer inlines: %s",
-			reservations.MaxText, ask))
+		return errs.InvalidField(field, reservations.TooMuchTextIssue("the window's", ask))
 	}
 	return err
 }

@@ -139,8 +139,8 @@ func exactPaths(cfg fiber.Config) fiber.Config {
 // → JSON body → one value per query parameter → query reads tracked →
 // webhook URL lookup → write slot → idempotency → routes (scope check,
 // handler). v1: deadline → deprecation → request log → auth → rate limit
-// (per key) → JSON body → one value per query parameter → write slot →
-// routes.
+// (per key) → conditional writes refused (etag.RefuseConditions) → JSON
+// body → one value per query parameter → write slot → routes.
 //
 // The app's background work (the Idempotency-Key middleware's purge and
 // orphans' releaser) ends when the app shuts down (App.Shutdown).

@@ -97,6 +97,7 @@ func (g *guardian) render(fctx *fasthttp.RequestCtx, err error, start time.Time)
 // headerReceived found ambiguous, whose target could not be read, or whose
 // method Fiber does not know, and hands every other to Fiber.
 func (g *guardian) handle(fctx *fasthttp.RequestCtx) {
+	spellAsSet(&fctx.Response.Header)
 	c, _ := fctx.Conn().(*conn)
 	var problem string
 	if p, ok := g.framing.LoadAndDelete(&fctx.Request.Header); ok {
@@ -162,6 +163,7 @@ func (g *guardian) handleError(fctx *fasthttp.RequestCtx, err error) {
 		_ = c.Conn.Close()
 		return
 	}
+	spellAsSet(&fctx.Response.Header)
 	var arrived time.Time
 	if isConn {
 		arrived = c.arrival()
@@ -192,3 +194,14 @@ func (g *guardian) handleError(fctx *fasthttp.RequestCtx, err error) {
 	g.fiberErrors(fctx, err)
 	g.record(fctx, arrived)
 }
+
+// spellAsSet sends the answer's header names as the code spells them
+// (X-RateLimit-Limit, ETag) instead of fasthttp's normalized form
+// (X-Ratelimit-Limit, Etag), so the wire matches the API's documents.
+// Names are case-insensitive (RFC 9110, 5.1), but a client that looks one
+// up in a raw map, or a person reading curl's output against the docs,
+// meets the documented spelling. Every name is therefore set in one
+// spelling: the constants of api/rest and Fiber's (docs/decisions.md,
+// "Header names"). fasthttp resets the setting with each response, so it
+// is set for every request, also one refused while it was read.
+func spellAsSet(h *fasthttp.ResponseHeader) { h.DisableNormalizing() }

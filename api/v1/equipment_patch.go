@@ -16,8 +16,9 @@ import (
 	"github.com/eventapi/eventapi/tenancy"
 )
 
-// dimensionFields are the writable positive numbers of v1 equipment.
-var dimensionFields = []string{"case_length_in", "case_width_in", "case_height_in", "weight_lbs"}
+// dimensionFields are the writable positive numbers of v1 equipment: the
+// case columns, as on v2.
+var dimensionFields = equipment.CaseColumns
 
 // caseTypes are the allowed values of case_type: the stored ones, as on v2.
 var caseTypes = equipment.CaseTypes

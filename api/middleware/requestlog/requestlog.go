@@ -6,8 +6,6 @@
 package requestlog
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/netip"
 	"strings"
 	"sync"
@@ -61,7 +59,7 @@ func New(cfg Config) fiber.Handler {
 		status := c.Response().StatusCode()
 		code := rest.ErrorCodeOf(c)
 		if code == "" && status >= 400 {
-			code = bodyErrorCode(c.Response().Body())
+			code = rest.BodyErrorCode(c.Response().Body())
 		}
 		cfg.Sink.Add(l.record(c, start, status, code))
 		return err
@@ -149,23 +147,6 @@ func (l *logger) clientIP(c *fiber.Ctx) *string {
 		forwarded = c.Request().Header.PeekAll(clientip.HeaderForwardedFor)
 	}
 	return l.addrs.of(l.cfg.TrustedProxies.Of(peer, forwarded))
-}
-
-// bodyErrorCode reads error.code from a JSON error body (a replayed stored
-// error is sent without passing through the error handler).
-func bodyErrorCode(body []byte) string {
-	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
-		return ""
-	}
-	var env struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		return ""
-	}
-	return env.Error.Code
 }
 
 func nonEmpty(s string) *string {

@@ -55,6 +55,10 @@ var Statuses = []string{StatusAvailable, StatusOnJob, StatusMaintenance, StatusR
 // CaseTypes lists the allowed case_type values.
 var CaseTypes = []string{"road_case", "soft_case", "pelican"}
 
+// CaseColumns are the case dimensions (inches) and weight (pounds): the
+// truck load's figures, positive numbers or null, writable on v2 and v1.
+var CaseColumns = []string{"case_length_in", "case_width_in", "case_height_in", "weight_lbs"}
+
 // Category groups equipment (Audio, Lighting...) and colors it in planners.
 type Category struct {
 	bun.BaseModel `bun:"table:equipment_categories,alias:ec"`

@@ -3,6 +3,7 @@ package reservations
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -30,6 +31,14 @@ var textSQL = storage.JSONTextSizeSQL("r.notes") + " + " + storage.JSONTextSizeS
 // ErrTooMuchText is the answer of a read whose reservations hold more than
 // MaxText (CheckText).
 var ErrTooMuchText = errors.New("the reservations hold more text than one answer inlines")
+
+// TooMuchTextIssue is the 422 issue of a read refused with ErrTooMuchText,
+// naming the fields textSQL counts: whose names what holds the
+// reservations ("the window's"), ask how to read them instead.
+func TooMuchTextIssue(whose, ask string) string {
+	return fmt.Sprintf("%s reservations hold more than %d bytes of notes, truck positions and overbook reasons, more than one answer inlines: %s",
+		whose, MaxText, ask)
+}
 
 // CheckText returns ErrTooMuchText when org's reservations that where
 // selects (on the alias r) hold more than MaxText. It is asked before the

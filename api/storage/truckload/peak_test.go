@@ -34,7 +34,7 @@ func TestPeak(t *testing.T) {
 		unknownW, unknownV int
 	}{
 		{"empty truck", week, nil, 0, 0, 0, 0, false, false, 0, 0},
-		// rv43: two 6,000 lb trips and a 50 lb toolbox all week.
+		// Two 6,000 lb trips and a 50 lb toolbox all week.
 		{"two trips and a toolbox all week", week, []Line{on(deck, 10, 6, 44), on(deck, 10, 54, 92), on(box, 1, 0, 120)},
 			12050, 6050, 2010, 1010, false, false, 0, 0},
 		{"a third trip overlapping both", week, []Line{on(deck, 10, 6, 44), on(deck, 10, 54, 92), on(box, 1, 0, 120), on(deck, 10, 40, 60)},

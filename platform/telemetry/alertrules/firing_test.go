@@ -273,7 +273,7 @@ func TestAlertsFire(t *testing.T) {
 			[]series{edgeStoreUp("a", 57*time.Minute+30*time.Second, 2*hour)}, false},
 		{"Redis up", "EventapiRedisUnavailable", []series{edgeStoreUp("a", 0, 0), edgeStoreUp("b", 0, 0)}, false},
 		// Once every pod is out of rotation only the probes reach them: no
-		// request alert can fire (rv31's 40-minute outage fired none).
+		// request alert can fire (a 40-minute outage in a review fired none).
 		{"PostgreSQL down for every pod for the last 40 minutes, only probes arriving", "EventapiDatabaseUnavailable", concat(
 			[]series{databaseUp("a", 20*time.Minute, 2*hour), databaseUp("b", 20*time.Minute, 2*hour)},
 			[]series{between(0, 20*time.Minute, requests(20, "/api/v2/clients", "200"))},
