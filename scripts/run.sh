@@ -21,6 +21,10 @@ fi
 export EVENTAPI_ADDR="${EVENTAPI_ADDR:-:8080}"
 
 export EVENTAPI_METRICS_ADDR="${EVENTAPI_METRICS_ADDR:-:9464}"
+# A local server takes webhook receivers on loopback and plain http, so a
+# receiver can be tried on this machine (docs/webhooks.md, "Testing a
+# receiver"); a hosted deployment leaves it unset.
+export EVENTAPI_WEBHOOK_ALLOW_PRIVATE="${EVENTAPI_WEBHOOK_ALLOW_PRIVATE:-true}"
 
 # Two runs started together both find the port free below, and both would
 # run the demo step, each revoking the keys the other printed, before one

@@ -109,7 +109,9 @@ func TestStopLetsTheAttemptInFlightFinish(t *testing.T) {
 		w.Stop()
 		close(stopped)
 	}()
-	waitFor(t, "the worker quiesced by Stop", func() bool { return strings.Contains(log.String(), "draining: no new attempts") })
+	waitFor(t, "Stop to say it waits for the attempt", func() bool {
+		return strings.Contains(log.String(), `"msg":"webhooks: waiting for the attempts in flight to end","attempts":1`)
+	})
 	select {
 	case <-stopped:
 		t.Fatal("Stop returned while the attempt was still with the receiver")

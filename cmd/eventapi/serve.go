@@ -146,6 +146,11 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	if err != nil {
 		return err
 	}
+	var runErr error
+	// "eventapi stopped" is the last line: it follows Close, which waits
+	// for what is still running (webhook attempts in flight, up to their
+	// 10 s timeout, and the request log's last flush).
+	defer func() { log.Info("eventapi stopped", "error", runErr) }()
 	defer svc.Close()
 	svc.StartWebhooks()
 	// A second SIGTERM or SIGINT cuts the drain delay short (the first one
@@ -171,7 +176,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 		Drain: svc.Drain, OnDrain: svc.QuiesceWebhooks, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
 	// The failures the outage lines held back, before the process ends.
 	edge.FlushOutageLogs(context.WithoutCancel(ctx))
-	log.Info("eventapi stopped", "error", err)
+	runErr = err
 	return err
 }
 

@@ -84,6 +84,8 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool, r *net.Resolve
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allowPrivate:
+	case allowPrivate:
+		return "must use https or http"
 	default:
 		return "must use https"
 	}

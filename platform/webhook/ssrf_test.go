@@ -213,3 +213,23 @@ func TestCheckURLSyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckURLScheme: the refusal of a scheme names the schemes the
+// server's setting accepts.
+func TestCheckURLScheme(t *testing.T) {
+	for _, tc := range []struct {
+		url          string
+		allowPrivate bool
+		want         URLIssue
+	}{
+		{"https://127.0.0.1/hook", true, ""},
+		{"http://127.0.0.1/hook", true, ""},
+		{"ftp://127.0.0.1/hook", true, "must use https or http"},
+		{"http://8.8.8.8/hook", false, "must use https"},
+		{"ftp://8.8.8.8/hook", false, "must use https"},
+	} {
+		if got := CheckURL(context.Background(), tc.url, tc.allowPrivate, nil); got != tc.want {
+			t.Errorf("CheckURL(%q, allowPrivate %v) = %q, want %q", tc.url, tc.allowPrivate, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -45,6 +46,9 @@ type Worker struct {
 	// in flight go on.
 	quit                  chan struct{}
 	quiesceOnce, stopOnce sync.Once
+	// inFlight counts the attempts begun and not yet ended, for Stop's
+	// log line.
+	inFlight atomic.Int64
 }
 
 // Start runs a worker with cfg.Workers delivery slots; it returns nil when
@@ -100,6 +104,11 @@ func (w *Worker) Stop() {
 		return
 	}
 	w.Quiesce()
+	// Said, so that a process still running after its last request is
+	// explained in its log (docs/webhooks.md, "Shutdown").
+	if n := w.inFlight.Load(); n > 0 {
+		w.log.Info("webhooks: waiting for the attempts in flight to end", "attempts", n, "up_to", w.cfg.Timeout.String())
+	}
 	finish := time.NewTimer(w.cfg.Timeout)
 	select {
 	case <-w.done:
@@ -153,8 +162,10 @@ func (w *Worker) run(ctx context.Context) {
 				slots <- struct{}{}
 				held.take(claims[i].OrganizationID)
 				wg.Add(1)
+				w.inFlight.Add(1)
 				go func(c store.Claim) {
 					defer wg.Done()
+					defer w.inFlight.Add(-1)
 					w.deliver(ctx, &c, at)
 					held.give(c.OrganizationID)
 					<-slots
