@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -15,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // APIError is an answer of 400 or more, decoded from the error envelope: v2's
@@ -27,7 +27,9 @@ type APIError struct {
 	// "duplicate_record", "overbook_blocked", or v1's "BAD_REQUEST"); route
 	// on it, never on Message.
 	Code string
-	// Message is the human text.
+	// Message is the human text. An answer that is not the error envelope
+	// (a gateway's HTML page) gives its first 200 bytes here, white space
+	// collapsed, and its whole body in Body.
 	Message string
 	// Details is the envelope's structured detail, raw (null when absent);
 	// DecodeDetails unmarshals it.
@@ -37,7 +39,8 @@ type APIError struct {
 	// RetryAfter is the Retry-After header's delay, zero when absent.
 	RetryAfter time.Duration
 	// IdempotencyKey is the key a write (POST, PATCH, DELETE) was sent
-	// with, the transport's own when the call set none; empty for reads.
+	// with, the transport's own when the call set none; empty for reads
+	// and for v1 writes (v1 takes no key).
 	// To repeat a write that got a 409 idempotency_key_in_use or a 429 the
 	// transport would not wait out, send it with this key
 	// (params.IdempotencyKey): a new call gets a new key.
@@ -51,6 +54,10 @@ type APIError struct {
 	// figures of then for 24 hours, and a write sent again after the
 	// situation changed (or with retry_with's body) needs a new key.
 	Replayed bool
+	// Body is the answer's body as it came, up to 1 MiB.
+	Body []byte
+	// absolute: a v1 PATCH (Transport.V1), safe to send again as it was.
+	absolute bool
 }
 
 func (e *APIError) Error() string {
@@ -93,16 +100,20 @@ func CodeOf(err error) string {
 //
 //   - Yes: a 429, a 408 or a 409 idempotency_key_in_use (nothing was
 //     executed, or the first attempt still runs), after RetryAfter; a 503,
-//     502 or 504 of a read or of a write sent with a key; an answer that
-//     never came, of a read or of a write sent with a key (a
-//     *LostAnswerError naming it). The wait is at least a second.
+//     502 or 504 of a read, of a write sent with a key or of a v1 PATCH
+//     (absolute values); an answer that never came or was cut off, of a
+//     read, of a write sent with a key (a *LostAnswerError naming it) or
+//     of a v1 PATCH. The wait is at least a second.
 //   - No: the caller's cancellation (context.Canceled; a deadline, the
 //     caller's or the http.Client's Timeout, is an answer that never came,
 //     and retryable as such); a write sent without a key whose
 //     outcome is unknown (a 503, 502 or 504, a lost answer), which may have
 //     been applied: read it back; a certificate the client refuses; a
 //     request the HTTP client would not send (an unsupported scheme, a URL
-//     without a host: it fails the same way every time); every
+//     without a host: it fails the same way every time); a URL that does
+//     not parse (a *url.Error with Op "parse"), and any other *url.Error
+//     of a write (the transport gives a write that may have been sent as a
+//     *LostAnswerError); every
 //     other answer, which the same request would get again (a change
 //     feed's 422 on its cursor or 403 on its type filter; 410
 //     cursor_expired needs a new start).
@@ -124,14 +135,14 @@ func Retryable(err error) (wait time.Duration, ok bool) {
 		return 0, false
 	}
 	if e, is := errors.AsType[*APIError](err); is {
-		safe := safeMethod(e.Method) || e.IdempotencyKey != ""
+		safe := safeMethod(e.Method) || e.IdempotencyKey != "" || e.absolute
 		if notProcessed(e.Status, e.Code) || safe && unavailable(e.Status) {
 			return max(e.RetryAfter, time.Second), true
 		}
 		return 0, false
 	}
 	if e, is := errors.AsType[*LostAnswerError](err); is {
-		if e.IdempotencyKey == "" {
+		if e.IdempotencyKey == "" && !e.absolute {
 			return 0, false
 		}
 		return time.Second, true
@@ -139,12 +150,20 @@ func Retryable(err error) (wait time.Duration, ok bool) {
 	if refusedCertificate(err) {
 		return 0, false
 	}
-	// A read whose answer never came (the transport gives a write's as a
-	// *LostAnswerError, above).
-	if _, is := errors.AsType[*url.Error](err); is {
+	// A read whose answer never came. The transport gives a write's as a
+	// *LostAnswerError (above), so a write's bare *url.Error was never
+	// sent; nor was a request whose URL did not parse (Op "parse": a base
+	// URL New did not check), which fails the same way every time.
+	if e, is := errors.AsType[*url.Error](err); is && readOp(e.Op) {
 		return time.Second, true
 	}
 	return 0, false
+}
+
+// readOp reports whether the Op of a *url.Error names a read: net/http
+// writes the method as "Get", the transport as "GET".
+func readOp(op string) bool {
+	return strings.EqualFold(op, http.MethodGet) || strings.EqualFold(op, http.MethodHead) || strings.EqualFold(op, http.MethodOptions)
 }
 
 // refusedCertificate reports whether err is the client's refusal of the
@@ -159,6 +178,10 @@ func refusedCertificate(err error) bool {
 
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 1 << 20
+
+// maxErrorMessage bounds the Message taken from an error answer that is not
+// the envelope.
+const maxErrorMessage = 200
 
 // decodeError reads res (status 400 or more) into an *APIError and closes its
 // body.
@@ -175,8 +198,18 @@ func decodeError(res *http.Response) *APIError {
 			RequestID string          `json:"request_id"`
 		} `json:"error"`
 	}
+	e.Body = body
 	if json.Unmarshal(body, &env) != nil || env.Error.Code == "" {
-		e.Message = string(bytes.TrimSpace(body))
+		// A gateway's page: its start, on one line, so that the error's
+		// text stays a log line (the whole page is in Body).
+		e.Message = strings.Join(strings.Fields(string(body)), " ")
+		if len(e.Message) > maxErrorMessage {
+			cut := maxErrorMessage
+			for cut > 0 && !utf8.RuneStart(e.Message[cut]) {
+				cut--
+			}
+			e.Message = fmt.Sprintf("%s… (%d bytes)", e.Message[:cut], len(body))
+		}
 		if e.Message == "" {
 			e.Message = http.StatusText(res.StatusCode)
 		}

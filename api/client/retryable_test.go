@@ -45,6 +45,14 @@ func TestRetryable(t *testing.T) {
 		{"a keyed write past it", &LostAnswerError{Err: &url.Error{Op: "Post", URL: "u", Err: context.DeadlineExceeded}, IdempotencyKey: "k"}, time.Second, true},
 		{"a refused certificate", &url.Error{Op: "Get", URL: "u", Err: x509.UnknownAuthorityError{}}, 0, false},
 		{"another error", errors.New("decoding: unexpected EOF"), 0, false},
+		{"a URL that does not parse", &url.Error{Op: "parse", URL: "http://x/api/v2\n/changes", Err: errors.New("net/url: invalid control character in URL")}, 0, false},
+		{"a write's bare transport error: never sent", &url.Error{Op: "Post", URL: "u", Err: errors.New("connection reset")}, 0, false},
+		{"the transport's own of a write", &url.Error{Op: "PATCH", URL: "u", Err: errors.New("reading the answer: unexpected EOF")}, 0, false},
+		{"the transport's own of a read", &url.Error{Op: "GET", URL: "u", Err: errors.New("reading the answer: unexpected EOF")}, time.Second, true},
+		{"a HEAD's lost answer", &url.Error{Op: "Head", URL: "u", Err: errors.New("EOF")}, time.Second, true},
+		{"a v1 PATCH's lost answer", &LostAnswerError{Err: lostRead, absolute: true}, time.Second, true},
+		{"a v1 PATCH's 503", &APIError{Status: 503, Method: "PATCH", absolute: true}, time.Second, true},
+		{"a v1 PATCH's 422", &APIError{Status: 422, Code: "BAD_REQUEST", Method: "PATCH", absolute: true}, 0, false},
 	} {
 		wait, ok := Retryable(tt.err)
 		if wait != tt.wait || ok != tt.ok {

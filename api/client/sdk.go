@@ -1,7 +1,10 @@
 package client
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -49,8 +52,9 @@ func RetryPolicy(r Retry) Option {
 func NoRetries() Option { return RetryPolicy(Retry{MaxRetries: -1}) }
 
 // NoAutoIdempotencyKey stops adding an Idempotency-Key to writes that have
-// none; such writes are then retried only on 429 (never processed), not on
-// 503.
+// none; such writes are then retried only on 429 and 408 (not processed),
+// not on 503, 502 or 504 nor after a lost answer, which comes back as a
+// *LostAnswerError without a key.
 func NoAutoIdempotencyKey() Option { return func(t *Transport) { t.AutoIdempo = false } }
 
 // UserAgent sets the User-Agent header.
@@ -68,13 +72,39 @@ func NewTransport(key string, opts ...Option) *Transport {
 }
 
 // New returns a v2 client for baseURL (the v2 root, for example
-// http://localhost:8080/api/v2) authenticating with key.
+// http://localhost:8080/api/v2) authenticating with key. A baseURL that
+// CheckBaseURL refuses is an error.
 func New(baseURL, key string, opts ...Option) (*API, error) {
+	base, err := CheckBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
 	t := NewTransport(key, opts...)
-	base := strings.TrimSuffix(baseURL, "/") + "/"
 	raw, err := NewClient(base, WithHTTPClient(t))
 	if err != nil {
 		return nil, err
 	}
 	return &API{ClientWithResponses: &ClientWithResponses{ClientInterface: raw}, Raw: raw}, nil
+}
+
+// CheckBaseURL checks a base URL for New (and v1.New) and returns it ending
+// in one slash. It must parse, have the scheme http or https and a host,
+// and have no white space around it: a URL read from a file or a secret
+// with its trailing newline is refused, not trimmed. Left to the calls,
+// such a URL failed every request in the request builder, with an error
+// Retryable took for a lost answer, so a restart loop went on forever.
+func CheckBaseURL(baseURL string) (string, error) {
+	if strings.TrimSpace(baseURL) != baseURL {
+		return "", fmt.Errorf("eventapi: base URL %q: white space around it", baseURL)
+	}
+	u, err := url.Parse(baseURL)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("eventapi: base URL %q: %w", baseURL, errors.Unwrap(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("eventapi: base URL %q: the scheme must be http or https", baseURL)
+	case u.Host == "":
+		return "", fmt.Errorf("eventapi: base URL %q: no host", baseURL)
+	}
+	return strings.TrimSuffix(baseURL, "/") + "/", nil
 }

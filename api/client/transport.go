@@ -27,20 +27,22 @@ import (
 // than the request's context has left, is not waited out: the answer is
 // returned with its RetryAfter, for the caller to decide.
 //
-// A success answer to a request that is safe to repeat is read whole before
-// Do returns (up to maxBuffered; a longer one is handed on as a stream), so
-// that an answer cut off mid-body counts as lost and is sent again, with
-// the same Idempotency-Key.
+// A success answer to a request that is safe to repeat, and to any write,
+// is read whole before Do returns (up to maxBuffered; a longer one is
+// handed on as a stream), so that an answer cut off mid-body counts as
+// lost: it is sent again, with the same Idempotency-Key, when that is
+// safe, and a write's is otherwise a *LostAnswerError.
 //
 // A 409 idempotency_key_in_use is repeated for InUseFor from the first
 // attempt whatever MaxRetries says, unless retries are off (a negative
 // MaxRetries) or InUseFor is negative: the first attempt
-// may still run, or may have died with its process, and the server's
-// in-progress marker of a request that died keeps the key in use for up to
-// 30 s (EVENTAPI_REQUEST_TIMEOUT + 10 s when that is longer; docs/edge.md,
-// "Crash-safe design"). Counted against MaxRetries, the default's four
-// retries gave up after about 5 s, and the caller was left with a write it
-// could neither see done nor safely send again with a new key.
+// may still run, or may have died with its process, and the server keeps
+// the key of an attempt that died in use until PostgreSQL has rolled that
+// attempt back (at once after a process crash, longer when its host
+// vanished; docs/edge.md, "Crash-safe design"). Counted against
+// MaxRetries, the default's four retries gave up after about 5 s, and the
+// caller was left with a write it could neither see done nor safely send
+// again with a new key.
 type Retry struct {
 	MaxRetries int
 	BaseDelay  time.Duration
@@ -70,15 +72,24 @@ type Transport struct {
 	Retry      Retry
 	UserAgent  string
 	AutoIdempo bool
+	// V1 marks the transport of the v1 surface (v1.New sets it, and turns
+	// AutoIdempo off): the v1 server takes no Idempotency-Key, and its one
+	// write, PATCH, sets absolute values, so sending it again applies the
+	// same values. A v1 PATCH is therefore repeated as a keyed write is
+	// (after a 503, a gateway's 502 or 504, or a lost answer), and its
+	// errors name no key: a *LostAnswerError says it may be sent again as
+	// it is, and Retryable says yes to it.
+	V1 bool
 }
 
 // Do sends req. A 2xx or 3xx answer is returned, its body read into memory
-// first when the request is safe to repeat (see Retry); 400 or more is
+// first when the request is safe to repeat or a write (see Retry); 400 or more is
 // returned as an *APIError (with a nil response). A 2xx or 3xx answer's
 // declared headers that the generated parser could not bind are moved to
 // UnboundHeaderPrefix and their name. When Do gives up on a write whose
-// answer never came, or whose JSON answer is not JSON, its error names the
-// Idempotency-Key the write was sent with.
+// answer never came, was cut off, or whose JSON answer is not JSON, its
+// error is a *LostAnswerError naming the Idempotency-Key the write was
+// sent with.
 func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	if t.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Key)
@@ -88,7 +99,7 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		req.Header.Set("User-Agent", t.UserAgent)
 	}
 	// One key for every attempt: a retried write is replayed, not repeated.
-	if t.AutoIdempo && (req.Method == http.MethodPost || req.Method == http.MethodPatch || req.Method == http.MethodDelete) &&
+	if t.AutoIdempo && !t.V1 && (req.Method == http.MethodPost || req.Method == http.MethodPatch || req.Method == http.MethodDelete) &&
 		req.Header.Get("Idempotency-Key") == "" {
 		req.Header.Set("Idempotency-Key", uuid.NewString())
 	}
@@ -100,9 +111,10 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 	// can be sent only once, so such a request is never repeated: its
 	// answer, a 429 with its Retry-After included, comes back at once.
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	// Repeating is safe for a read, and for a write with a key: the server
-	// replays its first answer (or says it is still in progress).
-	repeatable := replayable && (safeMethod(req.Method) || req.Header.Get("Idempotency-Key") != "")
+	// Repeating is safe for a read, for a write with a key: the server
+	// replays its first answer (or says it is still in progress), and for a
+	// v1 PATCH, which sets absolute values.
+	repeatable := replayable && (safeMethod(req.Method) || t.absolute(req) || t.writeKey(req) != "")
 	ctx := req.Context()
 	// A URL no HTTP transport can send to fails the same way every time
 	// (unsent.go).
@@ -129,20 +141,24 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			// the parser would fail the whole call, a committed write's
 			// too, with an error that names no key.
 			setAside(res.Header)
-			if !repeatable {
+			if !repeatable && safeMethod(req.Method) {
 				return res, nil
 			}
 			// Read the answer whole: one cut off mid-body is lost like
-			// one that never came, and the request is sent again.
+			// one that never came, and the request is sent again when
+			// that is safe. A write's answer is read whole even when it
+			// is not repeated (a stream body, no key), so that its cut
+			// off is a *LostAnswerError too, with the key it was sent
+			// with, and not the generated parser's bare unexpected EOF.
 			var body []byte
 			if body, err = buffer(res); err == nil {
-				if key := writeKey(req); key != "" && !parsable(res, body) {
+				if !safeMethod(req.Method) && !parsable(res, body) {
 					// The write may have been applied; the parser would
 					// fail with an error that names no key to repeat it
 					// with. Repeating it here would get the same answer.
-					return nil, &LostAnswerError{IdempotencyKey: key, Err: fmt.Errorf(
+					return nil, t.lost(req, fmt.Errorf(
 						"eventapi: %s %s: the %d answer is not the JSON its Content-Type says, and the write may have been applied",
-						req.Method, req.URL.Redacted(), res.StatusCode)}
+						req.Method, req.URL.Redacted(), res.StatusCode))
 				}
 				return res, nil
 			}
@@ -155,19 +171,19 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 			// a repeatable request is sent again; the caller's own
 			// cancellation or deadline ends it, and the error says so.
 			if !repeatable || retries >= t.Retry.MaxRetries {
-				return nil, withKey(req, err)
+				return nil, t.lost(req, err)
 			}
 			if werr := t.Retry.wait(ctx, retries, 0); werr != nil {
 				if errors.Is(err, werr) {
-					return nil, withKey(req, err)
+					return nil, t.lost(req, err)
 				}
-				return nil, withKey(req, fmt.Errorf("%w (while waiting to retry: %w)", err, werr))
+				return nil, t.lost(req, fmt.Errorf("%w (while waiting to retry: %w)", err, werr))
 			}
 			retries++
 			continue
 		}
 		apiErr := decodeError(res)
-		apiErr.IdempotencyKey, apiErr.Method = writeKey(req), req.Method
+		apiErr.IdempotencyKey, apiErr.Method, apiErr.absolute = t.writeKey(req), req.Method, t.absolute(req)
 		retryable := replayable && notProcessed(res.StatusCode, apiErr.Code) || repeatable && unavailable(res.StatusCode)
 		inUse := t.Retry.MaxRetries > 0 && apiErr.Code == codeInUse && time.Since(first) < t.Retry.InUseFor
 		if !retryable || !inUse && retries >= t.Retry.MaxRetries || !t.Retry.waits(ctx, apiErr.RetryAfter) {
@@ -286,21 +302,29 @@ func parsable(res *http.Response, body []byte) bool {
 }
 
 // LostAnswerError is the transport's error when it gives up on a write whose
-// answer never came, or whose success answer the SDK cannot read (a body
-// that is not the JSON its Content-Type says): the write may have been
-// applied, and only a retry with IdempotencyKey, the key it was sent with,
-// is replayed rather than applied again (a call without
+// answer never came, was cut off mid-body, or cannot be read (a success
+// answer that is not the JSON its Content-Type says): the write may have
+// been applied, and only a retry with IdempotencyKey, the key it was sent
+// with, is replayed rather than applied again (a call without
 // params.IdempotencyKey gets a fresh key).
 // IdempotencyKeyOf reads the key from it and from an *APIError alike. A
 // write sent without a key (NoAutoIdempotencyKey) has an empty
-// IdempotencyKey: whether it was applied can only be read back.
+// IdempotencyKey: whether it was applied can only be read back. A v1
+// write's is empty too: v1 takes no key, and its PATCH sets absolute
+// values, so sending it again as it was applies the same values (the
+// error says so, and Retryable says yes to it).
 type LostAnswerError struct {
 	Err            error
 	IdempotencyKey string
+	// absolute: a v1 PATCH (Transport.V1), safe to send again as it was.
+	absolute bool
 }
 
 func (e *LostAnswerError) Error() string {
-	if e.IdempotencyKey == "" {
+	switch {
+	case e.absolute:
+		return fmt.Sprintf("%v (v1 takes no Idempotency-Key: the write may have been applied, and a v1 PATCH sets absolute values, so sending it again applies the same values)", e.Err)
+	case e.IdempotencyKey == "":
 		return fmt.Sprintf("%v (sent without an Idempotency-Key: the write may have been applied; read it back before sending it again)", e.Err)
 	}
 	return fmt.Sprintf("%v (Idempotency-Key %q: repeat the write with this key)", e.Err, e.IdempotencyKey)
@@ -310,7 +334,7 @@ func (e *LostAnswerError) Unwrap() error { return e.Err }
 
 // IdempotencyKeyOf returns the Idempotency-Key a failed write was sent with,
 // to repeat it with: from an *APIError or a *LostAnswerError (or an error
-// wrapping one); "" for a read or any other error.
+// wrapping one); "" for a read, a v1 write or any other error.
 func IdempotencyKeyOf(err error) string {
 	if e, ok := errors.AsType[*LostAnswerError](err); ok {
 		return e.IdempotencyKey
@@ -321,21 +345,30 @@ func IdempotencyKeyOf(err error) string {
 	return ""
 }
 
-// withKey is err as a *LostAnswerError naming the Idempotency-Key of req
-// (none for a write sent without one) when req is a write, else err.
-func withKey(req *http.Request, err error) error {
+// lost is err as a *LostAnswerError naming the Idempotency-Key of req
+// (none for a write sent without one, nor for a v1 write) when req is a
+// write, else err.
+func (t *Transport) lost(req *http.Request, err error) error {
 	if safeMethod(req.Method) {
 		return err
 	}
-	return &LostAnswerError{Err: err, IdempotencyKey: writeKey(req)}
+	return &LostAnswerError{Err: err, IdempotencyKey: t.writeKey(req), absolute: t.absolute(req)}
 }
 
-// writeKey is the Idempotency-Key of req when it is a write, else "".
-func writeKey(req *http.Request) string {
-	if safeMethod(req.Method) {
+// writeKey is the Idempotency-Key of req when it is a write, else "" (and
+// "" on v1, which takes no key: one a request editor added protects
+// nothing there).
+func (t *Transport) writeKey(req *http.Request) string {
+	if safeMethod(req.Method) || t.V1 {
 		return ""
 	}
 	return req.Header.Get("Idempotency-Key")
+}
+
+// absolute reports whether req is a v1 PATCH, whose absolute values make
+// sending it again safe without a key.
+func (t *Transport) absolute(req *http.Request) bool {
+	return t.V1 && req.Method == http.MethodPatch
 }
 
 func safeMethod(m string) bool {

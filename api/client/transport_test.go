@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // script is a server that answers the i-th request with answers[i] (the
@@ -337,6 +338,42 @@ func TestAPIErrorText(t *testing.T) {
 	}
 }
 
+// TestAGatewayPageIsCutInTheErrorText: an error answer that is not the
+// envelope (a gateway's HTML page of some kilobytes) gives its start, on
+// one line, as Message, so that the error's text stays a log line; the
+// whole page is in Body. A short one is kept whole.
+func TestAGatewayPageIsCutInTheErrorText(t *testing.T) {
+	page := "<!DOCTYPE html>\n<html>\n  <head><title>502 Bad Gateway</title></head>\n  <body>" +
+		strings.Repeat("<p>The upstream server é did not answer in time.</p>\n", 100) + "</body></html>"
+	for _, tt := range []struct {
+		name, body, message string
+	}{
+		{"a long page", page, ""},
+		{"a short one", "upstream connect error\n", "upstream connect error"},
+		{"none", "", "Bad Gateway"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &http.Response{StatusCode: 502, Header: http.Header{"Content-Type": {"text/html"}}, Body: io.NopCloser(strings.NewReader(tt.body))}
+			e := decodeError(res)
+			if string(e.Body) != tt.body {
+				t.Fatalf("Body has %d bytes, want the whole answer's %d", len(e.Body), len(tt.body))
+			}
+			text := e.Error()
+			if tt.message != "" {
+				if e.Message != tt.message {
+					t.Fatalf("Message = %q, want %q", e.Message, tt.message)
+				}
+				return
+			}
+			if len(text) > 300 || strings.Contains(text, "\n") || !utf8.ValidString(text) ||
+				!strings.HasPrefix(e.Message, "<!DOCTYPE html> <html> <head><title>502 Bad Gateway</title>") ||
+				!strings.HasSuffix(text, fmt.Sprintf("… (%d bytes)", len(page))) {
+				t.Fatalf("Error() = %q (%d bytes), want the page's start on one line and its length", text, len(text))
+			}
+		})
+	}
+}
+
 // TestRetryPolicyFillsZeroFields: a policy that leaves a field at zero
 // takes DefaultRetry's, so it neither waits out a Retry-After of any length
 // nor repeats at once, and one that only shortens MaxDelay still retries (a
@@ -428,8 +465,11 @@ func (c *cutOff) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestCutOffAnswerIsRetried: a success answer cut off mid-body is an answer
 // lost like one that never came: a request that is safe to repeat (a read,
 // a keyed write with a body that can be sent again) is sent again, with the
-// same key, and its answer is read whole; any other is returned as it came,
-// its body failing when read. A keyed write given up on names its key.
+// same key, and its answer is read whole; a write that is not repeated (a
+// stream body, no key) is a *LostAnswerError at once, with the key it was
+// sent with or none (it was handed on as it came, and the generated parser
+// failed with a bare unexpected EOF). A keyed write given up on names its
+// key.
 func TestCutOffAnswerIsRetried(t *testing.T) {
 	fast := RetryPolicy(Retry{MaxRetries: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond})
 	for _, tt := range []struct {
@@ -444,8 +484,9 @@ func TestCutOffAnswerIsRetried(t *testing.T) {
 	}{
 		{"read", "GET", []Option{fast}, false, 1, 2, false, true},
 		{"keyed write", "POST", []Option{fast}, false, 1, 2, false, true},
-		{"unkeyed write", "POST", []Option{fast, NoAutoIdempotencyKey()}, false, 1, 1, false, false},
-		{"keyed write with a streamed body", "POST", []Option{fast}, true, 1, 1, false, false},
+		{"unkeyed write", "POST", []Option{fast, NoAutoIdempotencyKey()}, false, 1, 1, true, false},
+		{"keyed write with a streamed body", "POST", []Option{fast}, true, 1, 1, true, false},
+		{"unkeyed write with a streamed body", "DELETE", []Option{fast, NoAutoIdempotencyKey()}, true, 1, 1, true, false},
 		{"retries run out", "PATCH", []Option{fast}, false, 5, 3, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -475,6 +516,9 @@ func TestCutOffAnswerIsRetried(t *testing.T) {
 				if err == nil || errors.As(err, &e) || !strings.Contains(err.Error(), key) || !errors.Is(err, io.ErrUnexpectedEOF) {
 					t.Fatalf("err = %v, want the cut answer's error naming the key %q", err, key)
 				}
+				if lost, ok := errors.AsType[*LostAnswerError](err); !ok || lost.IdempotencyKey != key || IdempotencyKeyOf(err) != key {
+					t.Fatalf("err = %v (%T), want a *LostAnswerError with the key sent, %q", err, err, key)
+				}
 				return
 			}
 			if err != nil {
@@ -487,6 +531,58 @@ func TestCutOffAnswerIsRetried(t *testing.T) {
 			}
 			if !tt.wantBody && rerr == nil {
 				t.Fatalf("body %q read without error, want the cut answer as it came", got)
+			}
+		})
+	}
+}
+
+// TestCutOffWriteThroughTheGeneratedClient: the generated ...WithResponse
+// method of a write that is not repeated, a keyed one with a stream body
+// or an unkeyed one, returns the transport's *LostAnswerError when its 201
+// is cut off mid-body, with the key that was sent (the generated parser
+// returned a bare unexpected EOF, and the key was lost with it), and says
+// whether it may be sent again.
+func TestCutOffWriteThroughTheGeneratedClient(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		opts   []Option
+		key    string // the caller's
+		retry  bool   // Retryable
+		stream bool
+	}{
+		{"keyed write with a stream body", nil, "", true, true},
+		{"caller's key with a stream body", nil, "order-44", true, true},
+		{"unkeyed write", []Option{NoAutoIdempotencyKey()}, "", false, false},
+		{"unkeyed write with a stream body", []Option{NoAutoIdempotencyKey()}, "", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &cutOff{cuts: 1}
+			srv := httptest.NewServer(c)
+			defer srv.Close()
+			api, err := New(srv.URL+"/api/v2", "svc_live_k", append(tt.opts, RetryPolicy(Retry{BaseDelay: time.Millisecond}))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body io.Reader = strings.NewReader(`{"name":"Acme"}`)
+			if tt.stream {
+				body = struct{ io.Reader }{body} // no GetBody: sent once
+			}
+			var params *CreateClientParams
+			if tt.key != "" {
+				params = &CreateClientParams{IdempotencyKey: &tt.key}
+			}
+			res, err := api.CreateClientWithBodyWithResponse(context.Background(), params, "application/json", body)
+			sent := c.seen[0].idempotencyKey
+			lost, ok := errors.AsType[*LostAnswerError](err)
+			if !ok || res != nil || len(c.seen) != 1 || lost.IdempotencyKey != sent || IdempotencyKeyOf(err) != sent ||
+				tt.key != "" && sent != tt.key || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("err = %v (%T) after %d attempts, sent key %q; want one attempt and a *LostAnswerError naming it", err, err, len(c.seen), sent)
+			}
+			if (sent == "") != (tt.opts != nil) {
+				t.Fatalf("sent key %q with options %v", sent, tt.opts)
+			}
+			if _, ok := Retryable(err); ok != tt.retry {
+				t.Fatalf("Retryable(%v) = %v, want %v", err, ok, tt.retry)
 			}
 		})
 	}
@@ -594,6 +690,26 @@ func TestAnUnkeyedWriteWithoutAnAnswerIsLost(t *testing.T) {
 	}
 	if _, ok := errors.AsType[*url.Error](err); !ok {
 		t.Fatalf("err = %v; want the transport's *url.Error inside", err)
+	}
+}
+
+// TestAnUnkeyedWriteAnswerThatIsNotJSON: an unkeyed write's 2xx answer that
+// says JSON and is not JSON (a body a gateway mangled) is a
+// *LostAnswerError without a key, as a keyed write's names its key: the
+// generated parser would fail with a plain error that does not say the
+// write may have been applied.
+func TestAnUnkeyedWriteAnswerThatIsNotJSON(t *testing.T) {
+	for _, opts := range [][]Option{nil, {NoAutoIdempotencyKey()}} {
+		s := &script{answers: []answer{{201, nil, okBody[:len(okBody)/2]}}}
+		srv := httptest.NewServer(s)
+		req, _ := http.NewRequest("POST", srv.URL+"/x", struct{ io.Reader }{strings.NewReader(`{"a":1}`)})
+		_, err := NewTransport("svc_live_k", opts...).Do(req)
+		srv.Close()
+		lost, ok := errors.AsType[*LostAnswerError](err)
+		if !ok || len(s.seen) != 1 || lost.IdempotencyKey != s.seen[0].idempotencyKey || !strings.Contains(err.Error(), "not the JSON") {
+			t.Fatalf("options %v: err = %v (%T) after %d attempts; want a *LostAnswerError with the key sent, %q",
+				opts, err, err, len(s.seen), s.seen[0].idempotencyKey)
+		}
 	}
 }
 
