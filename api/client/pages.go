@@ -21,6 +21,13 @@ type ListFunc[P any] func(ctx context.Context, params *P, reqEditors ...RequestE
 // at the first error, which is yielded with a zero T (after the records of
 // the page it came with, if any).
 //
+// To resume a long copy that stopped on an error, pass OnCursor: it is
+// called with each page's next_cursor once every record of the page has
+// been yielded (the loop body returned for the last one), and an All
+// whose params carry that cursor goes on with the next page. A copy
+// stopped mid-page resumes at that page's start, so handle records by
+// their id.
+//
 // A T of this package must be the type of the list's records (Vehicle for
 // ListVehicles, Event for ListEvents and ListJobs, WebhookDelivery for an
 // endpoint's deliveries, and so on; a pointer to it also does): another,
@@ -29,7 +36,11 @@ type ListFunc[P any] func(ctx context.Context, params *P, reqEditors ...RequestE
 // (json.RawMessage, a map, a struct of the caller's) is decoded as it is.
 //
 //	for ev, err := range client.All[client.Event](ctx, api.Raw.ListEvents, &client.ListEventsParams{}) { … }
-func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T, error] {
+func All[T, P any](ctx context.Context, list ListFunc[P], params *P, opts ...ListOption) iter.Seq2[T, error] {
+	var o listOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	return func(yield func(T, error) bool) {
 		var cursor *string
 		for {
@@ -49,9 +60,31 @@ func All[T, P any](ctx context.Context, list ListFunc[P], params *P) iter.Seq2[T
 			if next == nil {
 				return
 			}
+			if o.onCursor != nil {
+				o.onCursor(*next)
+			}
 			cursor = next
 		}
 	}
+}
+
+// ListOption adjusts All.
+type ListOption func(*listOptions)
+
+type listOptions struct{ onCursor func(cursor string) }
+
+// OnCursor has All call f with each page's next_cursor after every record
+// of the page has been yielded, on the iterating goroutine, as
+// Feed.OnCursor does: save it there, and a copy that stopped on an error
+// resumes with that cursor in the list's params. The last page has no
+// next_cursor, so f is not called for it: the list is whole when All ends
+// without an error.
+//
+//	params := &client.ListVehiclesParams{Cursor: saved} // nil the first time
+//	for v, err := range client.All[client.Vehicle](ctx, api.Raw.ListVehicles, params,
+//		client.OnCursor(func(c string) { save(c) })) { … }
+func OnCursor(f func(cursor string)) ListOption {
+	return func(o *listOptions) { o.onCursor = f }
 }
 
 // Bind makes a list method that also takes a path argument (the endpoint's

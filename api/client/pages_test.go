@@ -138,3 +138,74 @@ func TestARequestEditorsUserAgentWins(t *testing.T) {
 		t.Fatalf("User-Agent sent: %s; want the default, the editor's, the option's, the editor's", got)
 	}
 }
+
+// TestAllReportsWhereToResume: with OnCursor, All hands out each page's
+// next_cursor once every record of the page has been yielded, and an All
+// started from it goes on with the next page: a copy that stopped on an
+// error, or was stopped mid-page, resumes without starting over (before,
+// the cursor All reached was never exposed).
+func TestAllReportsWhereToResume(t *testing.T) {
+	pages := map[string]string{ // cursor → page
+		"":   `{"data":[{"id":"1"},{"id":"2"}],"pagination":{"has_more":true,"next_cursor":"c1"}}`,
+		"c1": `{"data":[{"id":"3"},{"id":"4"}],"pagination":{"has_more":true,"next_cursor":"c2"}}`,
+		"c2": `{"data":[{"id":"5"}],"pagination":{"has_more":false,"next_cursor":null}}`,
+	}
+	failAt := "none"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := r.URL.Query().Get("cursor")
+		w.Header().Set("Content-Type", "application/json")
+		if c == failAt {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"error":{"code":"service_unavailable","message":"down","details":null,"request_id":"r"}}`)
+			return
+		}
+		_, _ = io.WriteString(w, pages[c])
+	}))
+	defer srv.Close()
+	api, err := client.New(srv.URL+"/api/v2", "key", client.NoRetries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rec struct{ ID string }
+	ctx := context.Background()
+	// run lists from cursor (nil: the start) and records what it saw, the
+	// cursors handed out as "@cursor", breaking after the record stop.
+	run := func(cursor *string, stop string) (seen []string, saved string, err error) {
+		for r, err := range client.All[rec](ctx, api.Raw.ListVehicles, &client.ListVehiclesParams{Cursor: cursor},
+			client.OnCursor(func(c string) { seen, saved = append(seen, "@"+c), c })) {
+			if err != nil {
+				return seen, saved, err
+			}
+			seen = append(seen, r.ID)
+			if r.ID == stop {
+				break
+			}
+		}
+		return seen, saved, nil
+	}
+	seen, _, err := run(nil, "")
+	if got := strings.Join(seen, " "); err != nil || got != "1 2 @c1 3 4 @c2 5" {
+		t.Fatalf("whole list: %q, %v; want each cursor after its page's records, none after the last", got, err)
+	}
+	// Stopped mid-page: the cursor saved is the one before that page, and
+	// the resumed copy sees the page again, then the rest.
+	seen, saved, err := run(nil, "3")
+	if got := strings.Join(seen, " "); err != nil || got != "1 2 @c1 3" || saved != "c1" {
+		t.Fatalf("stopped at 3: %q, saved %q, %v", got, saved, err)
+	}
+	seen, _, err = run(&saved, "")
+	if got := strings.Join(seen, " "); err != nil || got != "3 4 @c2 5" {
+		t.Fatalf("resumed from %q: %q, %v", saved, got, err)
+	}
+	// Stopped by an error on the third page: resumed from the second's cursor.
+	failAt = "c2"
+	seen, saved, err = run(nil, "")
+	if got := strings.Join(seen, " "); client.CodeOf(err) != "service_unavailable" || got != "1 2 @c1 3 4 @c2" || saved != "c2" {
+		t.Fatalf("failed on the last page: %q, saved %q, %v", got, saved, err)
+	}
+	failAt = "none"
+	seen, _, err = run(&saved, "")
+	if got := strings.Join(seen, " "); err != nil || got != "5" {
+		t.Fatalf("resumed from %q: %q, %v", saved, got, err)
+	}
+}
