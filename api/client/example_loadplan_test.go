@@ -12,7 +12,9 @@ import (
 
 // The typical integration, written with the SDK: a truck load planner pulls
 // a job's case manifest, lists the assignable vehicles, books every piece of
-// equipment on a truck, marks the items loaded and writes the case sizes it
+// equipment on a truck (or brings the job's existing reservation of it up to
+// the plan, so that it can be run again as the pick list changes), marks
+// the items of the pieces on the truck loaded and writes the case sizes it
 // measured back through v1, to show both surfaces in one flow (a new
 // integration writes them with v2's UpdateEquipment, which has the same
 // fields; v1 is deprecated). TestTypicalIntegration runs it against a real
@@ -21,10 +23,12 @@ import (
 // caseSize is a measured case: inches and pounds.
 type caseSize struct{ L, W, H, Lbs float64 }
 
-// planReport is what the planner did.
+// planReport is what the planner did: reservations created, updated (an
+// existing one topped up or put on the truck) and already as planned; items
+// moved to loaded and already loaded or later; cases measured.
 type planReport struct {
-	Reserved, AlreadyReserved, Loaded, AlreadyLoaded, Measured int
-	Short                                                      map[uuid.UUID]int // equipment → units missing (booked anyway)
+	Reserved, Updated, AlreadyReserved, Loaded, AlreadyLoaded, Measured int
+	Short                                                               map[uuid.UUID]int // equipment → units missing (booked anyway with a reason)
 }
 
 // pastLoading reports whether an item's stage is loaded or later
@@ -86,29 +90,12 @@ func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.U
 	for slot, id := range order {
 		p := pieces[id]
 		position := fmt.Sprintf("%s, slot %d", p.name, slot+1)
-		body := client.ReservationCreate{EquipmentId: id, EventId: &jobID, VehicleId: &truck.Id,
-			TruckPosition: &position, StartDate: job.JSON200.Data.StartDate, EndDate: job.JSON200.Data.EndDate, Quantity: &p.quantity}
-		_, err := api.CreateEquipmentReservationWithResponse(ctx, nil, body)
-		if client.CodeOf(err) == "overbook_blocked" { // not enough stock: record the deficit, force only with a reason
-			var d client.OverbookDetails
-			if err := err.(*client.APIError).DecodeDetails(&d); err != nil {
-				return nil, err
-			}
-			rep.Short[id] = d.Deficit
-			if overbookReason == "" {
-				continue
-			}
-			force := true
-			body.ForceOverbook, body.OverbookReason = &force, &overbookReason
-			_, err = api.CreateEquipmentReservationWithResponse(ctx, nil, body)
-		}
-		switch {
-		case err == nil:
-			rep.Reserved++
-		case client.CodeOf(err) == "duplicate_record": // already booked for this job: treat as existing, do not retry
-			rep.AlreadyReserved++
-		default: // any other refusal, or an error with no code (the network, a gateway's HTML page)
+		onTruck, err := reserve(ctx, api, rep, job.JSON200.Data, id, p.quantity, truck.Id, position, overbookReason)
+		if err != nil {
 			return nil, err
+		}
+		if !onTruck {
+			continue // not enough stock and no reason to force: its items are not loaded
 		}
 		for _, item := range p.items {
 			if pastLoading(string(item.Stage)) {
@@ -131,4 +118,81 @@ func loadPlan(ctx context.Context, api *client.API, legacy *v1.API, jobID uuid.U
 		rep.Measured++
 	}
 	return rep, nil
+}
+
+// reserve puts quantity units of equipment id on the truck for the job. It
+// creates the reservation or, when the job has one already (409
+// duplicate_record: an earlier run, or the office booked the gear without a
+// truck), reads that one and updates it if it falls short of the plan: too
+// few units, or no truck or another. It reports whether the units are on
+// the truck.
+func reserve(ctx context.Context, api *client.API, rep *planReport, job client.Event, id uuid.UUID, quantity int,
+	truck uuid.UUID, position, overbookReason string) (bool, error) {
+	body := client.ReservationCreate{EquipmentId: id, EventId: &job.Id, VehicleId: &truck, TruckPosition: &position,
+		StartDate: job.StartDate, EndDate: job.EndDate, Quantity: &quantity}
+	written, err := forceIfShort(rep, id, overbookReason, func(force bool) error {
+		if force {
+			body.ForceOverbook, body.OverbookReason = &force, &overbookReason
+		}
+		_, err := api.CreateEquipmentReservationWithResponse(ctx, nil, body)
+		return err
+	})
+	if err == nil {
+		if written {
+			rep.Reserved++
+		}
+		return written, nil
+	}
+	if client.CodeOf(err) != "duplicate_record" {
+		return false, err // any other refusal, or an error with no code (the network, a gateway's HTML page)
+	}
+	var dup client.DuplicateDetails
+	if derr := err.(*client.APIError).DecodeDetails(&dup); derr != nil || dup.ExistingId == nil {
+		return false, err // no existing_id to read it by: stop on the 409
+	}
+	existing, err := api.GetEquipmentReservationWithResponse(ctx, *dup.ExistingId, nil)
+	if err != nil {
+		return false, err
+	}
+	r := existing.JSON200.Data
+	if r.Quantity >= quantity && r.VehicleId != nil && *r.VehicleId == truck {
+		rep.AlreadyReserved++
+		return true, nil
+	}
+	update := client.ReservationUpdate{VehicleId: &truck, TruckPosition: &position}
+	if r.Quantity < quantity {
+		update.Quantity = &quantity // never fewer: the office may have booked spares
+	}
+	written, err = forceIfShort(rep, id, overbookReason, func(force bool) error {
+		if force {
+			update.ForceOverbook, update.OverbookReason = &force, &overbookReason
+		}
+		_, err := api.UpdateEquipmentReservationWithResponse(ctx, r.Id, nil, update)
+		return err
+	})
+	if written {
+		rep.Updated++
+	}
+	return written, err
+}
+
+// forceIfShort runs write, a reservation's create or update. When the stock
+// guard blocks it (422 overbook_blocked) it records the deficit and, given
+// a reason, runs it again forced, as the error's retry_with says. It
+// reports whether the write was made.
+func forceIfShort(rep *planReport, id uuid.UUID, overbookReason string, write func(force bool) error) (bool, error) {
+	err := write(false)
+	if client.CodeOf(err) != "overbook_blocked" {
+		return err == nil, err
+	}
+	var d client.OverbookDetails
+	if err := err.(*client.APIError).DecodeDetails(&d); err != nil {
+		return false, err
+	}
+	rep.Short[id] = d.Deficit
+	if overbookReason == "" {
+		return false, nil
+	}
+	err = write(true)
+	return err == nil, err
 }

@@ -182,27 +182,12 @@ func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured m
 			"equipment_id": id, "event_id": jobID, "vehicle_id": truck.ID,
 			"truck_position": fmt.Sprintf("%s, slot %d", pc.name, slot+1),
 			"start_date":     job.Data.StartDate, "end_date": job.Data.EndDate, "quantity": pc.quantity}
-		err := p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
-		if apiErr, ok := err.(*apiError); ok && apiErr.Code == "overbook_blocked" { // record the deficit, force only with a reason
-			var d struct{ Deficit int }
-			if err := json.Unmarshal(apiErr.Detail, &d); err != nil {
-				return nil, err
-			}
-			rep.Short[id] = d.Deficit
-			if overbookReason == "" {
-				continue
-			}
-			body["force_overbook"], body["overbook_reason"] = true, overbookReason
-			err = p.call(ctx, p.key, http.MethodPost, "/api/v2/equipment_reservations", body, nil)
-		}
-		apiErr, _ := err.(*apiError)
-		switch {
-		case err == nil:
-			rep.Reserved++
-		case apiErr != nil && apiErr.Code == "duplicate_record": // already booked: treat as existing, do not retry
-			rep.AlreadyReserved++
-		default:
+		onTruck, err := p.reserve(ctx, rep, id, body, overbookReason)
+		if err != nil {
 			return nil, err
+		}
+		if !onTruck {
+			continue // not enough stock and no reason to force: its items are not loaded
 		}
 		for i, item := range pc.items {
 			if pastLoading(pc.stages[i]) {
@@ -224,4 +209,73 @@ func (p *plainPlanner) loadPlan(ctx context.Context, jobID uuid.UUID, measured m
 		rep.Measured++
 	}
 	return rep, nil
+}
+
+// reserve creates the reservation body describes or, when the job has one
+// already (409 duplicate_record), reads it and updates it if it has fewer
+// units than body or is not on body's truck. It reports whether the units
+// are on the truck.
+func (p *plainPlanner) reserve(ctx context.Context, rep *planReport, id uuid.UUID, body map[string]any, overbookReason string) (bool, error) {
+	written, err := p.forceIfShort(ctx, rep, id, http.MethodPost, "/api/v2/equipment_reservations", body, overbookReason)
+	if err == nil {
+		if written {
+			rep.Reserved++
+		}
+		return written, nil
+	}
+	apiErr, _ := err.(*apiError)
+	if apiErr == nil || apiErr.Code != "duplicate_record" {
+		return false, err
+	}
+	var dup struct {
+		ExistingID *uuid.UUID `json:"existing_id"`
+	}
+	if derr := json.Unmarshal(apiErr.Detail, &dup); derr != nil || dup.ExistingID == nil {
+		return false, err
+	}
+	var existing struct {
+		Data struct {
+			Quantity  int        `json:"quantity"`
+			VehicleID *uuid.UUID `json:"vehicle_id"`
+		}
+	}
+	path := "/api/v2/equipment_reservations/" + dup.ExistingID.String()
+	if err := p.call(ctx, p.key, http.MethodGet, path, nil, &existing); err != nil {
+		return false, err
+	}
+	r, quantity, truck := existing.Data, body["quantity"].(int), body["vehicle_id"].(uuid.UUID)
+	if r.Quantity >= quantity && r.VehicleID != nil && *r.VehicleID == truck {
+		rep.AlreadyReserved++
+		return true, nil
+	}
+	update := map[string]any{"vehicle_id": truck, "truck_position": body["truck_position"]}
+	if r.Quantity < quantity {
+		update["quantity"] = quantity // never fewer: the office may have booked spares
+	}
+	written, err = p.forceIfShort(ctx, rep, id, http.MethodPatch, path, update, overbookReason)
+	if written {
+		rep.Updated++
+	}
+	return written, err
+}
+
+// forceIfShort sends a reservation's create or update; when the stock guard
+// blocks it, it records the deficit and, given a reason, sends it forced.
+func (p *plainPlanner) forceIfShort(ctx context.Context, rep *planReport, id uuid.UUID, method, path string, body map[string]any, overbookReason string) (bool, error) {
+	err := p.call(ctx, p.key, method, path, body, nil)
+	apiErr, _ := err.(*apiError)
+	if apiErr == nil || apiErr.Code != "overbook_blocked" {
+		return err == nil, err
+	}
+	var d struct{ Deficit int }
+	if err := json.Unmarshal(apiErr.Detail, &d); err != nil {
+		return false, err
+	}
+	rep.Short[id] = d.Deficit
+	if overbookReason == "" {
+		return false, nil
+	}
+	body["force_overbook"], body["overbook_reason"] = true, overbookReason
+	err = p.call(ctx, p.key, method, path, body, nil)
+	return err == nil, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/google/uuid"
@@ -20,14 +21,15 @@ import (
 
 // rentalHouse is a demo organization served on a real port, with a v2 live
 // key, a legacy v1 key and the job the load planner works on. On top of the
-// demo seed (which already books the job's first four pieces on Truck 1),
-// the job's pick list gets one more piece that can be booked and one whose
-// stock cannot cover it, so the planner meets every answer the spec names.
+// demo seed (which already books the job's first four pieces on Truck 1,
+// not the truck the planner picks, so the planner moves them), the job's
+// pick list gets one more piece that can be booked and one whose stock
+// cannot cover it, so the planner meets every answer the spec names.
 type rentalHouse struct {
-	base, key, legacyKey     string
-	job, overbooked, doubled uuid.UUID
-	measured                 map[uuid.UUID]caseSize
-	api                      *client.API
+	base, key, legacyKey           string
+	job, list, overbooked, doubled uuid.UUID
+	measured                       map[uuid.UUID]caseSize
+	api                            *client.API
 }
 
 func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
@@ -93,22 +95,19 @@ func newRentalHouse(t *testing.T, env *apitest.Env) *rentalHouse {
 			break
 		}
 	}
-	h.overbooked, h.doubled = projector, console
+	h.list, h.overbooked, h.doubled = lists.JSON200.Data[0].Id, projector, console
 	h.measured = map[uuid.UUID]caseSize{console: {L: 49.5, W: 33, H: 18.25, Lbs: 141.5}}
 	return h
 }
 
-// check asserts what either version of the planner must have done: with a
-// reason the overbooked projector is forced onto the truck too; the piece
-// already installed is not moved back.
-func (h *rentalHouse) check(t *testing.T, rep *planReport, forced bool) {
+// check asserts what a run of either version of the planner did: its
+// report, the measured case, and the job's reservations: one per piece of
+// the manifest, but for the projector short of stock unless forced, each
+// on the same truck with at least the units its items name; the items of a
+// piece without a reservation are not loaded.
+func (h *rentalHouse) check(t *testing.T, rep *planReport, want planReport, forced bool) {
 	t.Helper()
-	want := planReport{Reserved: 1, AlreadyReserved: 4, Loaded: 5, AlreadyLoaded: 1, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
-	if forced {
-		want.Reserved, want.Loaded = 2, 6
-	}
-	if rep.Reserved != want.Reserved || rep.AlreadyReserved != want.AlreadyReserved || rep.Loaded != want.Loaded ||
-		rep.AlreadyLoaded != want.AlreadyLoaded || rep.Measured != want.Measured || len(rep.Short) != 1 || rep.Short[h.overbooked] != 3 {
+	if !reflect.DeepEqual(*rep, want) {
 		t.Fatalf("report = %+v, want %+v", *rep, want)
 	}
 	ctx := context.Background()
@@ -122,28 +121,113 @@ func (h *rentalHouse) check(t *testing.T, rep *planReport, forced bool) {
 			t.Fatalf("equipment %s after the v1 PATCH: %+v, want %+v", id, d, c)
 		}
 	}
-	loaded := 0
+	manifest, err := h.api.ListPickListsWithResponse(ctx, &client.ListPickListsParams{EventId: &h.job, Expand: &[]string{"items"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	need, loaded := map[uuid.UUID]int{}, map[uuid.UUID]bool{}
+	for _, it := range *manifest.JSON200.Data[0].Items {
+		if it.EquipmentId != nil {
+			need[*it.EquipmentId] += it.Quantity
+			loaded[*it.EquipmentId] = loaded[*it.EquipmentId] || pastLoading(string(it.Stage))
+		}
+	}
+	booked := map[uuid.UUID]client.Reservation{}
 	for r, err := range client.All[client.Reservation](ctx, h.api.Raw.ListEquipmentReservations,
 		&client.ListEquipmentReservationsParams{EventId: &h.job}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.VehicleId == nil {
-			t.Fatalf("reservation %s has no truck", r.Id)
+		if _, twice := booked[r.EquipmentId]; twice {
+			t.Fatalf("equipment %s has two reservations", r.EquipmentId)
 		}
-		if r.EquipmentId == h.doubled && r.Quantity != 2 {
-			t.Fatalf("the console named by two items is booked %d, want 2", r.Quantity)
+		booked[r.EquipmentId] = r
+	}
+	var truck *uuid.UUID
+	for eq, n := range need {
+		r, ok := booked[eq]
+		switch {
+		case !ok && eq == h.overbooked && !forced:
+			if loaded[eq] {
+				t.Fatalf("the projector's items are loaded, and it has no reservation")
+			}
+			continue
+		case !ok:
+			t.Fatalf("equipment %s has no reservation", eq)
+		case r.Quantity < n:
+			t.Fatalf("equipment %s is booked %d, its items name %d", eq, r.Quantity, n)
+		case r.VehicleId == nil || truck != nil && *r.VehicleId != *truck:
+			t.Fatalf("reservation %s is on truck %v, want every one on the planner's (%v)", r.Id, r.VehicleId, truck)
 		}
-		loaded++
+		truck = r.VehicleId
 	}
-	if loaded != 4+want.Reserved {
-		t.Fatalf("%d reservations on the job, want %d (4 seeded, %d new)", loaded, 4+want.Reserved, want.Reserved)
+	if wantBooked := len(need); forced && len(booked) != wantBooked || !forced && len(booked) != wantBooked-1 {
+		t.Fatalf("%d reservations on the job, for %d pieces (forced %v)", len(booked), len(need), forced)
 	}
+}
+
+// changePlan changes the job the way an office does between two runs of the
+// planner: one more unit of a booked piece on the pick list, and another
+// booked piece taken off its truck.
+func (h *rentalHouse) changePlan(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	var seeded []client.Reservation
+	for r, err := range client.All[client.Reservation](ctx, h.api.Raw.ListEquipmentReservations,
+		&client.ListEquipmentReservationsParams{EventId: &h.job}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.EquipmentId != h.doubled && r.EquipmentId != h.overbooked {
+			seeded = append(seeded, r)
+		}
+	}
+	if len(seeded) < 2 {
+		t.Fatalf("%d seeded reservations on the job, want 4", len(seeded))
+	}
+	one := 1
+	if _, err := h.api.CreatePickListItemWithResponse(ctx, nil,
+		client.PickListItemCreate{PickListId: h.list, EquipmentId: &seeded[0].EquipmentId, Quantity: &one}); err != nil {
+		t.Fatal(err)
+	}
+	var off client.ReservationUpdate
+	off.Set("vehicle_id", nil)
+	if _, err := h.api.UpdateEquipmentReservationWithResponse(ctx, seeded[1].Id, nil, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runTwice runs a planner, changes the plan, and runs it again: the second
+// run tops up the piece with one more unit, puts the other back on the
+// truck, loads the new item, and leaves the rest as it is.
+func (h *rentalHouse) runTwice(t *testing.T, plan func() (*planReport, error), forced bool) {
+	t.Helper()
+	rep, err := plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The seeded pieces move from Truck 1 to the planner's truck; the one
+	// the crew installed stays installed.
+	want := planReport{Reserved: 1, Updated: 4, Loaded: 5, AlreadyLoaded: 1, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
+	if forced {
+		want.Reserved, want.Loaded = 2, 6
+	}
+	h.check(t, rep, want, forced)
+	h.changePlan(t)
+	if rep, err = plan(); err != nil {
+		t.Fatal(err)
+	}
+	want = planReport{Updated: 2, AlreadyReserved: 3, Loaded: 1, AlreadyLoaded: 6, Measured: 1, Short: map[uuid.UUID]int{h.overbooked: 3}}
+	if forced {
+		want.AlreadyReserved, want.AlreadyLoaded, want.Short = 4, 7, map[uuid.UUID]int{}
+	}
+	h.check(t, rep, want, forced)
 }
 
 // TestTypicalIntegration runs the load planner, written with the SDK and
 // with net/http alone, each against its own demo organization on a real
-// listener; every exchange is checked against the OpenAPI documents.
+// listener, twice, the plan changed between the runs; every exchange is
+// checked against the OpenAPI documents.
 func TestTypicalIntegration(t *testing.T) {
 	env := apitest.New(t)
 	ctx := context.Background()
@@ -155,20 +239,12 @@ func TestTypicalIntegration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := loadPlan(ctx, h.api, legacy, h.job, h.measured, reason)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.check(t, rep, forced)
+			h.runTwice(t, func() (*planReport, error) { return loadPlan(ctx, h.api, legacy, h.job, h.measured, reason) }, forced)
 		})
 		t.Run(fmt.Sprintf("net/http/forced=%v", forced), func(t *testing.T) {
 			h := newRentalHouse(t, env)
 			p := &plainPlanner{http: contractClient(t), base: h.base, key: h.key, legacyKey: h.legacyKey}
-			rep, err := p.loadPlan(ctx, h.job, h.measured, reason)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.check(t, rep, forced)
+			h.runTwice(t, func() (*planReport, error) { return p.loadPlan(ctx, h.job, h.measured, reason) }, forced)
 		})
 	}
 }
