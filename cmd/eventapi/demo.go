@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"strings"
 	"time"
 
@@ -128,14 +127,14 @@ func printDemo(stdout io.Writer, output string, r *demoResult) error {
 // new ones, and issues the demo keys.
 func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error {
 	// Two runs at once must not both create the organization.
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('eventapi demo'))"); err != nil {
+	if err := demo.Lock(ctx, tx); err != nil {
 		return err
 	}
 	name, err := tenancy.CleanName(name)
 	if err != nil {
 		return fmt.Errorf("--name: %w", err)
 	}
-	org, err := findDemoOrganization(ctx, tx, name)
+	org, err := demo.FindOrganization(ctx, tx, name)
 	if err != nil {
 		return err
 	}
@@ -143,7 +142,7 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if org, err = tenancy.CreateOrganization(ctx, tx, name, nil); err != nil {
 			return err
 		}
-		if err := markDemoOrganization(ctx, tx, org.ID); err != nil {
+		if err := demo.MarkOrganization(ctx, tx, org.ID); err != nil {
 			return err
 		}
 		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {
@@ -211,45 +210,6 @@ func refreshShowcase(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID,
 	if done.Skipped != "" {
 		r.ShowcaseNotMoved = append(r.ShowcaseNotMoved, done.Skipped)
 	}
-	return err
-}
-
-// findDemoOrganization returns the oldest organization named name that is
-// not itself a sandbox and that demo made (listed in demo_organizations),
-// or nil when there is none. An organization of that name that demo did
-// not make is refused, not reused: demo would give it a seeded sandbox,
-// which its test keys then reach instead of the organization itself, keys
-// with every scope, and revoke its keys named as demo's. (The names of its
-// keys told before, so an operator's key named "demo live key" handed the
-// organization over.)
-func findDemoOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy.Organization, error) {
-	orgs, err := tenancy.ListOrganizations(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	var made []uuid.UUID
-	if err := tx.NewRaw("SELECT organization_id FROM demo_organizations").Scan(ctx, &made); err != nil {
-		return nil, err
-	}
-	taken := false
-	for i := range orgs {
-		if orgs[i].Name != name || orgs[i].SandboxOf != nil {
-			continue
-		}
-		if slices.Contains(made, orgs[i].ID) {
-			return &orgs[i], nil
-		}
-		taken = true
-	}
-	if taken {
-		return nil, fmt.Errorf("an organization named %q exists that eventapi demo did not make; give --name another name", name)
-	}
-	return nil, nil
-}
-
-// markDemoOrganization records that demo made org.
-func markDemoOrganization(ctx context.Context, tx bun.Tx, org uuid.UUID) error {
-	_, err := tx.ExecContext(ctx, "INSERT INTO demo_organizations (organization_id) VALUES (?)", org)
 	return err
 }
 

@@ -2,7 +2,9 @@
 // lighting rental house: categories, equipment with case sizes and weights,
 // trucks, clients, crew, events and their bookings, and a week ahead that
 // shows the planning endpoints' answers (planner.go). The CLI's demo command
-// and the operator's SandboxOrganization use it.
+// and the operator's SandboxOrganization use it. It also keeps which
+// organizations the demo command made, the ones it may reuse
+// (organizations.go).
 package demo
 
 import (
