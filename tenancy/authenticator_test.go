@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -193,6 +194,18 @@ func TestCreateKeyValidation(t *testing.T) {
 	}
 	if _, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "x", Scopes: []Scope{EventsRead}, Mode: apikey.Live, ExpiresAt: nil}); err != nil {
 		t.Fatal(err)
+	}
+	// A scope named twice is stored once (CheckScopes), by CreateKey and
+	// by SetKeyScopes.
+	k, err := CreateKey(ctx, db, NewKey{OrganizationID: org.ID, Name: "x", Scopes: []Scope{EventsRead, ClientsRead, EventsRead}, Mode: apikey.Live})
+	if err != nil || !slices.Equal(k.Scopes, []string{"events:read", "clients:read"}) {
+		t.Fatalf("CreateKey with a duplicate scope: %v, %v", k, err)
+	}
+	if err := SetKeyScopes(ctx, db, k.ID, []Scope{ClientsRead, ClientsRead}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := GetKey(ctx, db, k.ID); err != nil || !slices.Equal(got.Scopes, []string{"clients:read"}) {
+		t.Fatalf("SetKeyScopes with a duplicate scope: %v, %v", got, err)
 	}
 }
 

@@ -48,7 +48,8 @@ type CreatedKey struct {
 }
 
 // CreateKey generates, hashes and stores a key. The CLI and the operator both
-// create keys through here.
+// create keys through here. Its scopes are checked and stored with their
+// duplicates collapsed (CheckScopes).
 func CreateKey(ctx context.Context, db bun.IDB, nk NewKey) (*CreatedKey, error) {
 	if !nk.Mode.Valid() {
 		return nil, errs.InvalidField("mode", "must be live, test or legacy")
@@ -57,7 +58,8 @@ func CreateKey(ctx context.Context, db bun.IDB, nk NewKey) (*CreatedKey, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkScopes(nk.Scopes); err != nil {
+	scopes, err := CheckScopes(nk.Scopes)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := GetOrganization(ctx, db, nk.OrganizationID); err != nil {
@@ -70,7 +72,7 @@ func CreateKey(ctx context.Context, db bun.IDB, nk NewKey) (*CreatedKey, error) 
 	h := apikey.Hash(secret)
 	k := &CreatedKey{Secret: secret, APIKey: APIKey{
 		OrganizationID: nk.OrganizationID, Name: name, Prefix: apikey.Prefix(secret), Hash: h[:],
-		Scopes: scopeStrings(nk.Scopes), Mode: nk.Mode, ExpiresAt: nk.ExpiresAt,
+		Scopes: scopeStrings(scopes), Mode: nk.Mode, ExpiresAt: nk.ExpiresAt,
 	}}
 	if _, err := db.NewInsert().Model(&k.APIKey).Returning("*").Exec(ctx); err != nil {
 		return nil, database.Error(err)
@@ -132,23 +134,11 @@ func RevokeKey(ctx context.Context, db bun.IDB, id uuid.UUID) error {
 	return nil
 }
 
-// checkScopes refuses a key's scope list that is empty or names a scope
-// that does not exist: a 422 on scopes.
-func checkScopes(scopes []Scope) error {
-	if len(scopes) == 0 {
-		return errs.InvalidField("scopes", "at least one scope is required")
-	}
-	for _, s := range scopes {
-		if !s.Valid() {
-			return errs.InvalidField("scopes", "unknown scope "+string(s))
-		}
-	}
-	return nil
-}
-
-// SetKeyScopes replaces the scopes of a key in place.
+// SetKeyScopes replaces the scopes of a key in place (CheckScopes: a scope
+// named twice is stored once).
 func SetKeyScopes(ctx context.Context, db bun.IDB, id uuid.UUID, scopes []Scope) error {
-	if err := checkScopes(scopes); err != nil {
+	scopes, err := CheckScopes(scopes)
+	if err != nil {
 		return err
 	}
 	res, err := db.NewUpdate().Model((*APIKey)(nil)).Where("id = ?", id).Where("revoked_at IS NULL").

@@ -6,9 +6,12 @@
 package tenancy
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/eventapi/eventapi/platform/errs"
 )
 
 // Scope is a permission carried by an API key.
@@ -56,12 +59,34 @@ var AllScopes = []Scope{
 // Valid reports whether s is a known scope.
 func (s Scope) Valid() bool { return slices.Contains(AllScopes, s) }
 
-// ParseScopes parses a comma-separated list, or "all" for every scope.
+// CheckScopes is the rule for a key's scope list, wherever the list comes
+// from (the CLI's --scopes through ParseScopes, an ApiKey's spec.scopes,
+// CreateKey and SetKeyScopes): at least one scope, each of AllScopes, and a
+// scope named twice counts once. It returns the list with its duplicates
+// collapsed (first occurrences, in order), or a 422 on scopes.
+func CheckScopes(scopes []Scope) ([]Scope, error) {
+	if len(scopes) == 0 {
+		return nil, errs.InvalidField("scopes", "at least one scope is required")
+	}
+	out := make([]Scope, 0, len(scopes))
+	for _, s := range scopes {
+		if !s.Valid() {
+			return nil, errs.InvalidField("scopes", "unknown scope "+string(s)+" (known: "+JoinScopes(AllScopes)+")")
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// ParseScopes parses a comma-separated list, or "all" for every scope, and
+// checks it (CheckScopes).
 func ParseScopes(list string) ([]Scope, error) {
 	if strings.TrimSpace(list) == "all" {
 		return slices.Clone(AllScopes), nil
 	}
-	var out []Scope
+	var ss []Scope
 	for _, part := range strings.Split(list, ",") {
 		s := Scope(strings.TrimSpace(part))
 		if s == "" {
@@ -72,15 +97,11 @@ func ParseScopes(list string) ([]Scope, error) {
 		if s == "all" {
 			return nil, fmt.Errorf("all stands alone: give all, or a list of scopes")
 		}
-		if !s.Valid() {
-			return nil, fmt.Errorf("unknown scope %q (known: %s, or all)", s, JoinScopes(AllScopes))
-		}
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
+		ss = append(ss, s)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("at least one scope is required")
+	out, err := CheckScopes(ss)
+	if err != nil {
+		return nil, errors.New(errs.Issues(err)[0].Issue)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package tenancy
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/eventapi/eventapi/platform/errs"
@@ -48,22 +49,44 @@ func TestScopeSet(t *testing.T) {
 	}
 }
 
+// TestCheckScopes: the one rule for a key's scope list (ParseScopes,
+// CreateKey, SetKeyScopes and the operator's spec.scopes call it).
 func TestCheckScopes(t *testing.T) {
+	known := " (known: " + JoinScopes(AllScopes) + ")"
 	for _, c := range []struct {
+		name   string
 		scopes []Scope
+		want   []Scope
 		issue  string
 	}{
-		{[]Scope{EventsRead}, ""},
-		{nil, "at least one scope is required"},
-		{[]Scope{EventsRead, "root"}, "unknown scope root"},
+		{"one", []Scope{EventsRead}, []Scope{EventsRead}, ""},
+		{"order kept", []Scope{PickListsWrite, EventsRead}, []Scope{PickListsWrite, EventsRead}, ""},
+		{"duplicates collapse to the first", []Scope{EventsRead, ClientsRead, EventsRead, ClientsRead},
+			[]Scope{EventsRead, ClientsRead}, ""},
+		{"legacy scopes", []Scope{JobsRead, CrewRead, JobsRead}, []Scope{JobsRead, CrewRead}, ""},
+		{"every scope", AllScopes, AllScopes, ""},
+		{"nil", nil, nil, "at least one scope is required"},
+		{"empty", []Scope{}, nil, "at least one scope is required"},
+		{"unknown", []Scope{EventsRead, "root"}, nil, "unknown scope root" + known},
+		{"unknown after a duplicate", []Scope{EventsRead, EventsRead, "events:delete"}, nil, "unknown scope events:delete" + known},
+		{"blank", []Scope{""}, nil, "unknown scope " + known},
+		{"all is not a scope", []Scope{"all"}, nil, "unknown scope all" + known},
 	} {
-		err := checkScopes(c.scopes)
-		got := ""
+		got, err := CheckScopes(c.scopes)
+		issue := ""
 		if err != nil {
-			got = errs.Issues(err)[0].Issue
+			if is := errs.Issues(err); len(is) != 1 || is[0].Field != "scopes" {
+				t.Errorf("%s: err = %v, want a 422 on scopes", c.name, err)
+			} else {
+				issue = is[0].Issue
+			}
 		}
-		if got != c.issue {
-			t.Errorf("checkScopes(%v) = %q, want %q", c.scopes, got, c.issue)
+		if issue != c.issue || !slices.Equal(got, c.want) {
+			t.Errorf("%s: CheckScopes(%v) = %v, %q; want %v, %q", c.name, c.scopes, got, issue, c.want, c.issue)
 		}
+	}
+	in := []Scope{EventsRead, EventsRead}
+	if _, err := CheckScopes(in); err != nil || in[1] != EventsRead {
+		t.Errorf("CheckScopes changed its argument: %v", in)
 	}
 }

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,10 +30,10 @@ type keySpec struct {
 
 // parseKeySpec validates the spec beyond what the CRD schema enforces (an
 // older CRD, or an operator newer than its CRD, must not slip bad values
-// through): scopes are checked against tenancy.AllScopes, and the name the
-// key would be stored under against tenancy's name rule, so that a name
-// CreateKey would refuse (a control character) is InvalidSpec before
-// anything is issued. The pending previous key is still revoked on time
+// through): scopes by tenancy.CheckScopes (at least one, each known, a
+// duplicate collapsed), and the name the key would be stored under against
+// tenancy's name rule, so that a name CreateKey would refuse (a control
+// character) is InvalidSpec before anything is issued. The pending previous key is still revoked on time
 // (settleInvalid).
 func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 	s := ak.Spec
@@ -52,17 +51,12 @@ func parseKeySpec(ak *v1alpha1.ApiKey) (keySpec, *failure) {
 	if ks.mode != apikey.Live && ks.mode != apikey.Test {
 		return keySpec{}, invalid("spec.mode must be live or test")
 	}
-	if len(s.Scopes) == 0 {
-		return keySpec{}, invalid("spec.scopes must name at least one scope")
+	scopes := make([]tenancy.Scope, len(s.Scopes))
+	for i, raw := range s.Scopes {
+		scopes[i] = tenancy.Scope(raw)
 	}
-	for _, raw := range s.Scopes {
-		sc := tenancy.Scope(raw)
-		if !sc.Valid() {
-			return keySpec{}, invalid("spec.scopes: unknown scope " + string(raw) + " (known: " + tenancy.JoinScopes(tenancy.AllScopes) + ")")
-		}
-		if !slices.Contains(ks.scopes, sc) {
-			ks.scopes = append(ks.scopes, sc)
-		}
+	if ks.scopes, err = tenancy.CheckScopes(scopes); err != nil {
+		return keySpec{}, invalid("spec." + errs.As(err).Message) // "spec.scopes: unknown scope ..."
 	}
 	if s.ExpiresAt != nil {
 		t := s.ExpiresAt.UTC().Truncate(time.Second)

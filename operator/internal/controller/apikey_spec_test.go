@@ -26,6 +26,7 @@ func TestParseKeySpec(t *testing.T) {
 		name    string
 		ak      *v1alpha1.ApiKey
 		invalid bool
+		message string // when set, the InvalidSpec message
 		check   func(t *testing.T, s keySpec)
 	}{
 		{name: "defaults", ak: base(nil), check: func(t *testing.T, s keySpec) {
@@ -48,8 +49,10 @@ func TestParseKeySpec(t *testing.T) {
 				t.Errorf("fields %+v", s)
 			}
 		}},
-		{name: "unknown scope", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = []v1alpha1.Scope{"root"} }), invalid: true},
-		{name: "no scopes", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = nil }), invalid: true},
+		{name: "unknown scope", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = []v1alpha1.Scope{"root"} }), invalid: true,
+			message: "spec.scopes: unknown scope root (known: " + tenancy.JoinScopes(tenancy.AllScopes) + ")"},
+		{name: "no scopes", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = nil }), invalid: true,
+			message: "spec.scopes: at least one scope is required"},
 		{name: "legacy mode", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Mode = "legacy" }), invalid: true},
 		{name: "bad organization", ak: base(func(s *v1alpha1.ApiKeySpec) { s.OrganizationID = "acme" }), invalid: true},
 		{name: "control character in name", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Name = "Planner\tv2" }), invalid: true},
@@ -63,6 +66,9 @@ func TestParseKeySpec(t *testing.T) {
 			if tc.invalid {
 				if f == nil || f.reason != v1alpha1.ReasonInvalidSpec || f.err != nil || f.result.RequeueAfter != 0 {
 					t.Fatalf("want a terminal InvalidSpec failure, got %+v", f)
+				}
+				if tc.message != "" && f.message != tc.message {
+					t.Errorf("message %q, want %q", f.message, tc.message)
 				}
 				return
 			}
