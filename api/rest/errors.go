@@ -174,8 +174,8 @@ func NoSuchRoute() *errs.Error { return errs.New(errs.NotFound, NoSuchRouteMessa
 // error that is not
 // already an *errs.Error goes through database.Error, so a database failure
 // that a store returned unconverted (a transaction that could not begin
-// because PostgreSQL refused the connection) is still 503 with Retry-After,
-// not 500.
+// because PostgreSQL refused the connection) is still 503 (with
+// Retry-After, as every 503: ErrorHandler), not 500.
 func FromFiber(err error) *errs.Error {
 	var fe *fiber.Error
 	if !errors.As(err, &fe) {
@@ -196,7 +196,7 @@ func FromFiber(err error) *errs.Error {
 		// text the service did not write never reaches a client.
 		return errs.New(errs.Validation, "the request could not be read")
 	case fiber.StatusServiceUnavailable:
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "service unavailable", RetryAfter: 1}
+		return errs.New(errs.ServiceUnavailable, "service unavailable")
 	case fiber.StatusMethodNotAllowed:
 		return &errs.Error{Code: errs.Internal, Message: "internal error", Cause: err}
 	}
@@ -207,6 +207,10 @@ func FromFiber(err error) *errs.Error {
 	}
 	return &errs.Error{Code: errs.Internal, Message: "internal error", Cause: err}
 }
+
+// DefaultRetryAfter is the Retry-After, in seconds, of a 503 whose error
+// names none (errs.Error.RetryAfter 0): ErrorHandler gives every 503 one.
+const DefaultRetryAfter = 1
 
 // RefusedLogEvery is the longest rate of the WARN line about 503 answers
 // (docs/observability.md, "Traces and log lines"), as for the other outage lines.
@@ -236,8 +240,15 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 			log.ErrorContext(c.UserContext(), "request failed", "code", e.Code, "error", e.Error(),
 				"method", c.Method(), "path", c.Path())
 		}
-		if e.RetryAfter > 0 {
-			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+		retryAfter := e.RetryAfter
+		if retryAfter <= 0 && status == fiber.StatusServiceUnavailable {
+			// Every 503 says when to retry (docs/decisions.md, "Retry-After
+			// is required on 429 and 503"), stated here once: an error
+			// that names no wait of its own gets DefaultRetryAfter.
+			retryAfter = DefaultRetryAfter
+		}
+		if retryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryAfter))
 		}
 		if e.Code == errs.InvalidCredentials {
 			c.Set(fiber.HeaderWWWAuthenticate, WWWAuthenticate)

@@ -153,3 +153,40 @@ func TestErrorCodeOfTheRenderedError(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryAfter: every 503 carries Retry-After, on both surfaces: the
+// error's own wait when it names one, else DefaultRetryAfter (the rule is
+// stated once, in ErrorHandler; docs/decisions.md). Other statuses carry
+// it only when their error names a wait.
+func TestRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{"503 naming no wait", "/api/v2/x", errs.New(errs.ServiceUnavailable, "down"), 503, "1"},
+		{"503 naming no wait, wrapped", "/api/v2/x", fmt.Errorf("list: %w", errs.New(errs.ServiceUnavailable, "down")), 503, "1"},
+		{"503 naming its own wait", "/api/v2/x", &errs.Error{Code: errs.ServiceUnavailable, Message: "starting", RetryAfter: 2}, 503, "2"},
+		{"Fiber's 503", "/api/v2/x", fiber.ErrServiceUnavailable, 503, "1"},
+		{"v1 503 naming no wait", "/api/v1/x", errs.New(errs.ServiceUnavailable, "down"), 503, "1"},
+		{"v1 503 naming its own wait", "/api/v1/x", &errs.Error{Code: errs.ServiceUnavailable, Message: "starting", RetryAfter: 2}, 503, "2"},
+		{"429 naming its wait", "/api/v2/x", &errs.Error{Code: errs.RateLimited, Message: "slow down", RetryAfter: 7}, 429, "7"},
+		{"409 naming its wait", "/api/v2/x", &errs.Error{Code: errs.IdempotencyKeyInUse, Message: "in progress", RetryAfter: 1}, 409, "1"},
+		{"409 naming none", "/api/v2/x", errs.New(errs.DuplicateRecord, "exists"), 409, ""},
+		{"500", "/api/v2/x", errors.New("boom"), 500, ""},
+		{"404", "/api/v1/x", errs.NotFoundOf("equipment"), 404, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler(slog.New(slog.DiscardHandler))})
+			app.Get(tc.path, func(*fiber.Ctx) error { return tc.err })
+			res, err := app.Test(httptest.NewRequest("GET", tc.path, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != tc.status || res.Header.Get(fiber.HeaderRetryAfter) != tc.retryAfter {
+				t.Fatalf("%d Retry-After %q, want %d %q", res.StatusCode, res.Header.Get(fiber.HeaderRetryAfter), tc.status, tc.retryAfter)
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ func readyz(r readiness) fiber.Handler {
 		if r.drain.Draining() {
 			body.Status, body.Draining = "draining", true
 			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: this instance is shutting down",
-				Details: body, RetryAfter: 1}
+				Details: body}
 		}
 		ctx, cancel := context.WithTimeout(c.UserContext(), ReadyTimeout)
 		defer cancel()
@@ -83,7 +83,7 @@ func readyz(r readiness) fiber.Handler {
 				r.log.Warn("readiness: not ready: PostgreSQL is unavailable", "error", pgErr.Error(), "redis", body.Redis)
 			}
 			return &errs.Error{Code: errs.ServiceUnavailable, Message: "not ready: PostgreSQL is unavailable",
-				Details: body, RetryAfter: 1}
+				Details: body}
 		}
 		if notReady.Swap(false) && r.log != nil {
 			r.log.Info("readiness: ready again: PostgreSQL answers", "postgres", body.Postgres, "redis", body.Redis)

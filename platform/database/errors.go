@@ -32,27 +32,27 @@ func Error(err error) error {
 		return &errs.Error{Code: errs.NotFound, Message: "record not found", Cause: err}
 	}
 	if errors.Is(err, context.Canceled) {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "request cancelled", Cause: err, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "request cancelled", Cause: err}
 	}
 	// database/sql rolls a transaction back as soon as its context ends
 	// (the request's deadline, the drain abandoning it), and its COMMIT
 	// then finds it done: nothing was committed, and a retry is safe.
 	if errors.Is(err, sql.ErrTxDone) {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the request's transaction ended before it committed (a timeout or the server shutting down); retry", Cause: err, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the request's transaction ended before it committed (a timeout or the server shutting down); retry", Cause: err}
 	}
 	// A failure to connect wraps the server's own error (for example 55000
 	// when the database refuses connections): it is unavailability, whatever
 	// the inner code says.
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: err, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: err}
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		return fromPgError(pg, err)
 	}
 	if isConnectionError(err) {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: err, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: err}
 	}
 	return errs.Wrap(err, "internal error")
 }
@@ -80,7 +80,7 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 			// an organization removed, while a key's cached resolution,
 			// tenancy.CacheTTL, still named it): no field of the body is
 			// wrong, and a retry resolves the key afresh.
-			return &errs.Error{Code: errs.ServiceUnavailable, Message: "the key's organization changed; retry", Cause: cause, RetryAfter: 1}
+			return &errs.Error{Code: errs.ServiceUnavailable, Message: "the key's organization changed; retry", Cause: cause}
 		}
 		return &errs.Error{Code: errs.Validation, Message: "a referenced record does not exist", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "references a record that does not exist"}}}}
@@ -91,18 +91,18 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 		return &errs.Error{Code: errs.Validation, Message: "a value is not acceptable", Cause: cause,
 			Details: errs.ValidationDetails{Fields: []errs.FieldIssue{{Field: field, Issue: "invalid value"}}}}
 	case pgerrcode.SerializationFailure, pgerrcode.DeadlockDetected: // left after RunInTx's retries
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "concurrent update, retry", Cause: cause}
 	case pgerrcode.QueryCanceled: // a statement timeout, or a request cancelled (its deadline, the shutdown timeout)
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database statement was cancelled (a timeout or the server shutting down); retry", Cause: cause, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database statement was cancelled (a timeout or the server shutting down); retry", Cause: cause}
 	case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow, pgerrcode.DatabaseDropped,
 		pgerrcode.IdleSessionTimeout:
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause}
 	case pgerrcode.ReadOnlySQLTransaction:
 		// The database refuses writes for now (a hot standby, a primary
 		// set default_transaction_read_only, a managed database that went
 		// read-only at full disk): reads go on, and a write may succeed
 		// once it accepts them again.
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database accepts no writes at the moment; retry later", Cause: cause, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the database accepts no writes at the moment; retry later", Cause: cause}
 	}
 	// Class 53, insufficient resources (disk full, out of memory, too many
 	// connections): the server's state, not the request's, and gone when
@@ -111,7 +111,7 @@ func fromPgError(pg *pgconn.PgError, cause error) error {
 	// it again, so it stays an internal error that alerts.
 	if pgerrcode.IsConnectionException(pg.Code) ||
 		strings.HasPrefix(pg.Code, classInsufficientResources) && pg.Code != pgerrcode.ConfigurationLimitExceeded {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause, RetryAfter: 1}
+		return &errs.Error{Code: errs.ServiceUnavailable, Message: "database unavailable", Cause: cause}
 	}
 	return errs.Wrap(cause, "internal error")
 }

@@ -102,8 +102,8 @@ func TestReadOnlyDatabase(t *testing.T) {
 				t.Fatal("a write on the read-only database succeeded")
 			}
 			e := errs.As(database.Error(err))
-			if e.Code != errs.ServiceUnavailable || e.RetryAfter != 1 {
-				t.Fatalf("%v → %s (Retry-After %d), want service_unavailable with Retry-After", err, e.Code, e.RetryAfter)
+			if e.Code != errs.ServiceUnavailable { // answered with Retry-After, as every 503 (rest.ErrorHandler)
+				t.Fatalf("%v → %s, want service_unavailable", err, e.Code)
 			}
 			for _, leak := range []string{"read-only", "SQLSTATE", "25006", "cannot execute"} {
 				if strings.Contains(e.Message, leak) {

@@ -163,7 +163,7 @@ func (b *Slots) Hold(ctx context.Context) (context.Context, func(), error) {
 		b.queued.Add(ctx, -1)
 	}
 	if err != nil {
-		return ctx, nil, &errs.Error{Code: errs.ServiceUnavailable, Message: b.busy, RetryAfter: 1, Cause: err}
+		return ctx, nil, &errs.Error{Code: errs.ServiceUnavailable, Message: b.busy, Cause: err}
 	}
 	return context.WithValue(ctx, heldSlot{b}, true), func() { b.slots.release(who) }, nil
 }

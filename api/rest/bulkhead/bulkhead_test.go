@@ -84,8 +84,8 @@ func TestBulkheadGivesUp(t *testing.T) {
 			defer hold(t, b)()
 			err := b.Run(tc.ctx, func() error { t.Error("build ran without a slot"); return nil })
 			var e *errs.Error
-			if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable || e.RetryAfter != 1 {
-				t.Fatalf("Run = %v, want service_unavailable with Retry-After 1", err)
+			if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable { // Retry-After: rest.ErrorHandler's, as every 503's
+				t.Fatalf("Run = %v, want service_unavailable", err)
 			}
 			if b.Waiting() != 0 {
 				t.Fatalf("waiting = %d after giving up", b.Waiting())
@@ -379,8 +379,8 @@ func TestWriteBulkheadSaysWhatIsBusy(t *testing.T) {
 	defer release()
 	_, _, err := b.Hold(context.Background())
 	var e *errs.Error
-	if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable || !strings.Contains(e.Message, "writes in progress") || e.RetryAfter != 1 {
-		t.Fatalf("Hold = %v, want a 503 about writes with Retry-After", err)
+	if !errors.As(err, &e) || e.Code != errs.ServiceUnavailable || !strings.Contains(e.Message, "writes in progress") {
+		t.Fatalf("Hold = %v, want a 503 about writes", err)
 	}
 }
 

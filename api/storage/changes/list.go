@@ -96,8 +96,7 @@ func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, p storage
 		case p.After != nil:
 			return Feed{}, ErrCursorExpired()
 		case attempt == maxPurgeRaces:
-			return Feed{}, &errs.Error{Code: errs.ServiceUnavailable, RetryAfter: 1,
-				Message: "the change feed is being purged; retry"}
+			return Feed{}, errs.New(errs.ServiceUnavailable, "the change feed is being purged; retry")
 		}
 	}
 }
