@@ -111,19 +111,13 @@ func (c cumulative) before(t time.Time, orAt bool) int {
 	return c.sum[n-1]
 }
 
-// farFuture ends the windows of FutureHolds and FutureShortage: after the
-// last instant a date may name (the year 9999, docs/decisions.md).
+// farFuture ends the window of FutureShortage: after the last instant a
+// date may name (the year 9999, docs/decisions.md).
 var farFuture = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// FutureHolds loads the reservations of org's equipment that hold stock at
-// now or later, in creation order.
-func FutureHolds(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, now time.Time) ([]Hold, error) {
-	return Holds(ctx, db, org, equipment, Window{Start: now, End: farFuture}, uuid.Nil)
-}
 
 // FutureShortage returns what stockQuantity leaves short among the
 // reservations of org's equipment that hold stock at now or later
-// (FutureHolds), or nil when each fits: ShortageIn over [now, the far
+// (Holds from now on), or nil when each fits: ShortageIn over [now, the far
 // future). Each is counted against every hold overlapping it, including
 // holds that ended before now but still hold stock by their status: it is
 // the guard that would refuse it. Only the ones from now on are named. The
