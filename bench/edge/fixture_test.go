@@ -168,7 +168,8 @@ func (f *fixture) app(s stack) *fiber.App {
 		if err != nil {
 			panic(err)
 		}
-		app.Use(idempotency.New(idempotency.Config{Store: store, DB: f.db, Log: log, Sealer: sealer}))
+		// Never closed: its background goroutines end with the benchmark's process.
+		app.Use(idempotency.NewMiddleware(idempotency.Config{Store: store, DB: f.db, Log: log, Sealer: sealer}).Handle)
 	}
 	handler := func(c *fiber.Ctx) error {
 		return c.Status(fiber.StatusCreated).JSON(fiber.Map{"data": fiber.Map{"id": "0b7c3c1e-5f55-4b43-9a4e-6d3f1c2a9e10", "name": "Bench"}})

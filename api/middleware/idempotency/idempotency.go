@@ -170,11 +170,6 @@ type Middleware struct {
 	background     *background
 }
 
-// New returns the middleware's handler, for a caller that never closes it
-// (its background goroutines end with the process); a server uses
-// NewMiddleware and closes it.
-func New(cfg Config) fiber.Handler { return NewMiddleware(cfg).Handle }
-
 // NewMiddleware returns the middleware. Its Handle must run after
 // authentication: keys are scoped to the principal's (effective)
 // organization.

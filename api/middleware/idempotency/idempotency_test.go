@@ -281,7 +281,7 @@ func TestWithoutTheDatabase(t *testing.T) {
 				return c.Next()
 			})
 			app.Use(etag.New(func(string, string) bool { return true })) // as in the service: a read's 200 carries its ETag
-			app.Use(New(Config{Store: store, Sealer: sealer}))
+			app.Use(NewMiddleware(Config{Store: store, Sealer: sealer}).Handle)
 			app.Post(clients, func(c *fiber.Ctx) error {
 				ran = true
 				c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)

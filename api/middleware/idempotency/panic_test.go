@@ -39,7 +39,7 @@ func TestAPanicReleasesTheKey(t *testing.T) {
 		c.SetUserContext(tenancy.WithPrincipal(c.UserContext(), &tenancy.Principal{OrganizationID: org.ID}))
 		return c.Next()
 	})
-	app.Use(New(Config{Store: edge.NewMemory(), DB: db, Sealer: sealer}))
+	app.Use(NewMiddleware(Config{Store: edge.NewMemory(), DB: db, Sealer: sealer}).Handle)
 	runs := 0
 	app.Post("/api/v2/clients", func(c *fiber.Ctx) error {
 		if runs++; runs == 1 {
