@@ -121,7 +121,7 @@ func warnShort(ctx context.Context, w write) crud.WarnCheck[equipment.Equipment]
 		if _, _, err := stock.LockEquipment(ctx, db, org, e.ID); err != nil {
 			return nil, err
 		}
-		short, err := stock.FutureShortage(ctx, db, org.UUID, e.ID, units, time.Now())
+		short, err := stock.FutureShortage(ctx, db, org, e.ID, units, time.Now())
 		if err != nil || short == nil {
 			return nil, err
 		}

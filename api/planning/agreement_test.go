@@ -85,7 +85,7 @@ func TestAvailabilityAgreesWithTheGuard(t *testing.T) {
 				insertReservation(t, ctx, tx, org.ID, eq, r)
 			}
 			for _, w := range windows {
-				profiles, err := stock.Availability(ctx, tx, org.ID, []uuid.UUID{eq}, w, 0)
+				profiles, err := stock.Availability(ctx, tx, org.OrgID(), []uuid.UUID{eq}, w, 0)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -100,7 +100,7 @@ func (h handlers) batchAvailability(c *fiber.Ctx) error {
 func (h handlers) answer(c *fiber.Ctx, ids []uuid.UUID, w stock.Window, ask string, send func([]Availability) error) error {
 	ctx := c.UserContext()
 	return h.env.LargeReads.Run(ctx, func() error {
-		profiles, overdue, err := stock.Answer(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx).UUID, ids, w, MaxHolds)
+		profiles, overdue, err := stock.Answer(ctx, h.env.Conn(ctx), tenancy.OrgID(ctx), ids, w, MaxHolds)
 		if err != nil {
 			return tooManyHolds(err, "end", ask)
 		}

@@ -267,7 +267,7 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	org := p.OrganizationID
+	org := tenancy.OrganizationID{UUID: p.OrganizationID}
 	body := c.Body()
 	if m.OptionalBody != nil && m.OptionalBody(c.Method(), c.Path()) {
 		body = sameAsNoBody(body)
@@ -276,7 +276,7 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 	if p.Mode == apikey.Test {
 		fp = testFingerprint(fp)
 	}
-	name := StoreKey(org, key)
+	name := StoreKey(org.UUID, key)
 
 	marker := record{State: stateRunning, Fingerprint: fp, Owner: uuid.NewString()}.encode()
 	prev, claimed, err := m.Store.Claim(ctx, name, marker, m.LockTTL)
@@ -334,7 +334,7 @@ func (m *Middleware) Handle(c *fiber.Ctx) error {
 // claim is a keyed request's hold on its key.
 type claim struct {
 	p      *tenancy.Principal
-	org    uuid.UUID
+	org    tenancy.OrganizationID
 	key    string
 	fp     []byte
 	name   string // the key's name in the edge store (StoreKey)

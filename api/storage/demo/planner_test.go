@@ -61,14 +61,14 @@ func showcaseProblems(t *testing.T, db bun.IDB, org tenancy.OrganizationID) []st
 		problems = append(problems, fmt.Sprintf("truck next week: %.0f of %d lbs (%d lines), over %v/%v", load.PayloadLbs, *load.MaxPayloadLbs, len(rs), load.OverPayload, load.OverVolume))
 	}
 	console := uuidsOf(t, consoleID)
-	short, err := stock.Availability(ctx, db, org.UUID, console, nextWeek, 0)
+	short, err := stock.Availability(ctx, db, org, console, nextWeek, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := short[console[0]]; p.MinAvailable == nil || *p.MinAvailable >= 0 {
 		problems = append(problems, fmt.Sprintf("console next week: min_available %s, want short (< 0)", orNull(p.MinAvailable)))
 	}
-	later, err := stock.Availability(ctx, db, org.UUID, console, stock.Window{Start: nextWeek.End, End: nextWeek.End.AddDate(0, 0, 5)}, 0)
+	later, err := stock.Availability(ctx, db, org, console, stock.Window{Start: nextWeek.End, End: nextWeek.End.AddDate(0, 0, 5)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func (g *stockGuard) newlyShort(ctx context.Context, tx bun.IDB) (string, error)
 // shortIn returns the reservations of c's equipment holding stock during
 // its span that the guard's rule finds short (stock.ShortageIn).
 func shortIn(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, c stockCheck) (map[uuid.UUID]bool, error) {
-	s, err := stock.ShortageIn(ctx, tx, org.UUID, c.equipment, c.stock, c.span)
+	s, err := stock.ShortageIn(ctx, tx, org, c.equipment, c.stock, c.span)
 	if err != nil || s == nil {
 		return nil, err
 	}

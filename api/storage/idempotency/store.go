@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgerrcode"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Row is a completed (or still open) idempotency_keys row.
@@ -56,7 +56,7 @@ func seconds(d time.Duration) float64 { return d.Seconds() }
 // that row. An INSERT that meets a row still uncommitted by another
 // transaction waits for it, so two attempts never both execute. Rows past
 // the retention are recycled.
-func Open(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*Row, error) {
+func Open(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, key string, fp []byte, retention time.Duration) (*Row, error) {
 	r, err := claimRow(ctx, tx, org, key, fp, retention)
 	if errors.Is(err, errVanished) {
 		// The row passed the retention (or was purged) between the claim
@@ -85,7 +85,7 @@ var ErrOwnerRunning = errors.New("an open transaction holds the Idempotency-Key'
 // then put back to the value it had, whatever set it (the database, the
 // role, the connection, an earlier SET), so the handler's own statements
 // wait as they would anywhere else.
-func OpenWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*Row, error) {
+func OpenWithin(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, key string, fp []byte, retention time.Duration) (*Row, error) {
 	before, r, err := openBounded(ctx, tx, org, key, fp, retention)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func OpenWithin(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []
 
 // openBounded is OpenWithin without putting lock_timeout back: it returns
 // the value it replaced, and leaves the transaction at probeWait.
-func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (before string, r *Row, err error) {
+func openBounded(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, key string, fp []byte, retention time.Duration) (before string, r *Row, err error) {
 	var set string
 	// The materialized CTE reads the old value before the row's set_config runs.
 	if err := tx.NewRaw(`WITH old AS MATERIALIZED (SELECT current_setting('lock_timeout') AS v)
@@ -124,7 +124,7 @@ func openBounded(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp [
 // then executes, and such an attempt, when it reaches its INSERT, waits for
 // the retry's transaction and replays its answer (the primary key keeps the
 // exactly-once rule).
-func OwnerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp []byte, retention time.Duration) (bool, error) {
+func OwnerRunning(ctx context.Context, db *bun.DB, org tenancy.OrganizationID, key string, fp []byte, retention time.Duration) (bool, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, database.Error(err)
@@ -142,7 +142,7 @@ func OwnerRunning(ctx context.Context, db *bun.DB, org uuid.UUID, key string, fp
 var errVanished = errors.New("idempotency row vanished during its claim")
 
 // claimRow is one attempt of Open.
-func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []byte, retention time.Duration) (*Row, error) {
+func claimRow(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, key string, fp []byte, retention time.Duration) (*Row, error) {
 	var owned bool
 	err := tx.NewRaw(`
 		INSERT INTO idempotency_keys (organization_id, key, fingerprint)
@@ -169,7 +169,7 @@ func claimRow(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, fp []by
 }
 
 // Find returns the live row of (org, key), or nil.
-func Find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention time.Duration) (*Row, error) {
+func Find(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, key string, retention time.Duration) (*Row, error) {
 	r := new(Row)
 	err := db.NewRaw(`
 		SELECT fingerprint, status, coalesce(content_type, '') AS content_type, response, response_sealed, scopes,
@@ -188,7 +188,7 @@ func Find(ctx context.Context, db bun.IDB, org uuid.UUID, key string, retention 
 }
 
 // Complete records the response a on the row in tx.
-func Complete(ctx context.Context, tx bun.Tx, org uuid.UUID, key string, a Answer) error {
+func Complete(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID, key string, a Answer) error {
 	_, err := tx.NewRaw(`
 		UPDATE idempotency_keys
 		SET status = ?, content_type = ?, response = ?, response_sealed = ?, scopes = ?, completed_at = clock_timestamp()

@@ -70,7 +70,7 @@ func TestClaimAtTheRetentionBoundary(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback() }()
 	expire.tx = &tx
-	r, err := Open(ctx, tx, org.ID, "k", []byte{1}, retention)
+	r, err := Open(ctx, tx, org.OrgID(), "k", []byte{1}, retention)
 	if expire.err != nil {
 		t.Fatalf("moving the row past the retention: %v", expire.err)
 	}
@@ -164,7 +164,7 @@ func TestOpenWithinPutsTheLockTimeoutBack(t *testing.T) {
 		if err := tx.NewRaw("SHOW lock_timeout").Scan(ctx, &want); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := OpenWithin(ctx, tx, org.ID, "k-timeout-"+set, []byte("fp"), 24*time.Hour); err != nil {
+		if _, err := OpenWithin(ctx, tx, org.OrgID(), "k-timeout-"+set, []byte("fp"), 24*time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		var got string

@@ -67,7 +67,7 @@ func shortage(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, mode 
 		return nil, nil, nil
 	}
 	w := stock.Window{Start: r.StartDate, End: r.EndDate}
-	holds, err := stock.Holds(ctx, tx, org.UUID, r.EquipmentID, w, r.ID)
+	holds, err := stock.Holds(ctx, tx, org, r.EquipmentID, w, r.ID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,7 +40,7 @@ type OverdueDetails struct {
 // returned, say twice the stock).
 func overdueShort(ctx context.Context, tx bun.IDB, org tenancy.OrganizationID, available int, r *Reservation) (*Warning, error) {
 	w := stock.Window{Start: r.StartDate, End: r.EndDate}
-	all, err := stock.OverdueOf(ctx, tx, org.UUID, []uuid.UUID{r.EquipmentID}, w, r.ID)
+	all, err := stock.OverdueOf(ctx, tx, org, []uuid.UUID{r.EquipmentID}, w, r.ID)
 	if err != nil {
 		return nil, err
 	}

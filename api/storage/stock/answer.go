@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Answer is what the availability endpoints say of org's equipment records
@@ -16,7 +17,7 @@ import (
 // a write committed between them, such as a checked-out reservation's end
 // moved before the window, would count that reservation both as held and
 // as overdue, or as neither.
-func Answer(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, map[uuid.UUID]Overdue, error) {
+func Answer(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, map[uuid.UUID]Overdue, error) {
 	var profiles map[uuid.UUID]Profile
 	var overdue map[uuid.UUID]Overdue
 	err := database.RunInSnapshot(ctx, db, func(ctx context.Context, tx bun.Tx) error {

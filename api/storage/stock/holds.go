@@ -56,7 +56,7 @@ func Holding(alias string, w Window) (string, []any) {
 // Holds loads, in creation order, the reservations of org's equipment that
 // hold stock during w, leaving out the reservation exclude (uuid.Nil: none).
 // The stock guard calls it with the equipment row locked.
-func Holds(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, w Window, exclude uuid.UUID) ([]Hold, error) {
+func Holds(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, equipment uuid.UUID, w Window, exclude uuid.UUID) ([]Hold, error) {
 	cond, args := Holding("r", w)
 	var holds []Hold
 	err := db.NewSelect().TableExpr("equipment_reservations AS r").
@@ -91,7 +91,7 @@ var ErrTooManyHolds = errors.New("the window holds more reservations than one an
 // holds more: the query stops after max+len(ids)+1 rows (one per hold, and
 // one per record without any), so a refused answer costs no more than the
 // largest one given.
-func Availability(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, error) {
+func Availability(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID, w Window, max int) (map[uuid.UUID]Profile, error) {
 	out := make(map[uuid.UUID]Profile, len(ids))
 	if len(ids) == 0 {
 		return out, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/storage/storagetest"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestReadsAreTheOrganizationsOwn: each read of stock answers of org's own
@@ -35,21 +36,21 @@ func TestReadsAreTheOrganizationsOwn(t *testing.T) {
 	reads := []struct {
 		name string
 		// found is how many of eq's figures the read returns for org.
-		found func(org uuid.UUID) (int, error)
+		found func(org tenancy.OrganizationID) (int, error)
 	}{
-		{"OverdueOf", func(org uuid.UUID) (int, error) {
+		{"OverdueOf", func(org tenancy.OrganizationID) (int, error) {
 			o, err := OverdueOf(ctx, f.DB, org, ids, w, uuid.Nil)
 			return len(o), err
 		}},
-		{"Answer", func(org uuid.UUID) (int, error) {
+		{"Answer", func(org tenancy.OrganizationID) (int, error) {
 			p, o, err := Answer(ctx, f.DB, org, ids, w, 10)
 			return len(p) + len(o), err
 		}},
-		{"Availability", func(org uuid.UUID) (int, error) {
+		{"Availability", func(org tenancy.OrganizationID) (int, error) {
 			p, err := Availability(ctx, f.DB, org, ids, w, 10)
 			return len(p), err
 		}},
-		{"Holds", func(org uuid.UUID) (int, error) {
+		{"Holds", func(org tenancy.OrganizationID) (int, error) {
 			h, err := Holds(ctx, f.DB, org, eq, w, uuid.Nil)
 			return len(h), err
 		}},
@@ -57,10 +58,10 @@ func TestReadsAreTheOrganizationsOwn(t *testing.T) {
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) {
 			// A's own read finds them: the fixture is one the read sees.
-			if n, err := r.found(f.A.UUID); err != nil || n == 0 {
+			if n, err := r.found(f.A); err != nil || n == 0 {
 				t.Fatalf("A's own equipment: %d found (%v), want its figures", n, err)
 			}
-			if n, err := r.found(f.B.UUID); err != nil || n != 0 {
+			if n, err := r.found(f.B); err != nil || n != 0 {
 				t.Fatalf("B with A's equipment id: %d found (%v), want nothing of A's", n, err)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // StatusCheckedOut is the holding status of units that have left the
@@ -50,7 +51,7 @@ type Overdue struct {
 // equipment_reservations_checked_out_idx twice, index-only: once for the
 // sum, once in its order for the first MaxNamed, so a history of many
 // checked-out reservations never returned is neither fetched nor sorted.
-func OverdueOf(ctx context.Context, db bun.IDB, org uuid.UUID, ids []uuid.UUID, w Window, exclude uuid.UUID) (map[uuid.UUID]Overdue, error) {
+func OverdueOf(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, ids []uuid.UUID, w Window, exclude uuid.UUID) (map[uuid.UUID]Overdue, error) {
 	out := map[uuid.UUID]Overdue{}
 	if len(ids) == 0 {
 		return out, nil

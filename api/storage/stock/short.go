@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Shortage is what a stock quantity leaves short: the reservations holding
@@ -122,7 +124,7 @@ var farFuture = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 // holds that ended before now but still hold stock by their status: it is
 // the guard that would refuse it. Only the ones from now on are named. The
 // equipment row must be locked.
-func FutureShortage(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, stockQuantity int, now time.Time) (*Shortage, error) {
+func FutureShortage(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, equipment uuid.UUID, stockQuantity int, now time.Time) (*Shortage, error) {
 	return ShortageIn(ctx, db, org, equipment, stockQuantity, Window{Start: now, End: farFuture})
 }
 
@@ -132,7 +134,7 @@ func FutureShortage(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, s
 // it, loaded over the span of the holds themselves (which may reach outside
 // window); only the ones overlapping window are named. The equipment row
 // must be locked.
-func ShortageIn(ctx context.Context, db bun.IDB, org, equipment uuid.UUID, stockQuantity int, window Window) (*Shortage, error) {
+func ShortageIn(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, equipment uuid.UUID, stockQuantity int, window Window) (*Shortage, error) {
 	holds, err := Holds(ctx, db, org, equipment, window, uuid.Nil)
 	if err != nil || len(holds) == 0 {
 		return nil, err
