@@ -413,13 +413,9 @@ func (in *Input) StringList(name string, r Rule) Field[[]string] {
 	return f
 }
 
-// ParseUUID parses a canonical uuid (36 characters with hyphens).
-func ParseUUID(s string) (uuid.UUID, error) {
-	if len(s) != 36 {
-		return uuid.Nil, fmt.Errorf("not a uuid")
-	}
-	return uuid.Parse(s)
-}
+// ParseUUID parses a canonical uuid (36 characters with hyphens), the one
+// rule of storage.ParseUUID.
+func ParseUUID(s string) (uuid.UUID, error) { return storage.ParseUUID(s) }
 
 // Rules are the rules of the fields of one request body, keyed by field
 // name. They are derived from the OpenAPI document (api/openapi.Rules), the

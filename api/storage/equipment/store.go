@@ -47,10 +47,11 @@ func categoryFilter(org tenancy.OrganizationID, category string) storage.Cond {
 		org, category)
 }
 
-// categoryID reads the category filter as an id.
+// categoryID reads the category filter as an id, as the API reads every
+// uuid (storage.ParseUUID).
 func categoryID(category string) (uuid.UUID, bool) {
-	id, err := uuid.Parse(category)
-	return id, err == nil && len(category) == 36
+	id, err := storage.ParseUUID(category)
+	return id, err == nil
 }
 
 // CategoryScope is the value of the category filter that a list cursor is
