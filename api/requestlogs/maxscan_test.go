@@ -9,11 +9,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/apitest"
+	logstore "github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
 )
 
 // TestAFilterMatchingLittleAnswersBoundedPages: the organization's log
-// holds more than twice requestlog.MaxScan records, all GETs of one route
+// holds more than twice logstore.MaxScan records, all GETs of one route
 // but the oldest, a POST of another. Filtered by that POST's route, the
 // first page is empty with has_more and a next_cursor (the read stopped at
 // MaxScan instead of reading the whole log); following next_cursor reaches
@@ -24,7 +25,7 @@ func TestAFilterMatchingLittleAnswersBoundedPages(t *testing.T) {
 	a := env.NewOrg("Busy")
 	key := uuid.New()
 	get, post := "/api/v2/events", "/api/v2/clients"
-	n := requestlog.MaxScan*2 + requestlog.MaxScan/2
+	n := logstore.MaxScan*2 + logstore.MaxScan/2
 	now := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
 	recs := make([]requestlog.Record, n)
 	for i := range recs {

@@ -1,7 +1,8 @@
 // Package requestlogs serves an organization's request log:
 // GET /api/v2/request_logs (newest first, cursor pages, filters) and
 // GET /api/v2/request_logs/{id}, both with the request_logs:read scope. The
-// records come from platform/requestlog; an organization sees only its own.
+// records come from api/storage/requestlogs, which reads what
+// platform/requestlog writes; an organization sees only its own.
 package requestlogs
 
 import (
@@ -9,13 +10,13 @@ import (
 	"time"
 
 	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/tenancy/auth"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/platform/errs"
-	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
 
@@ -38,21 +39,17 @@ func list(env *rest.Env) fiber.Handler {
 		if err := q.Err(); err != nil {
 			return err
 		}
-		var after *requestlog.Position
-		if p.After != nil {
-			after = &requestlog.Position{CreatedAt: p.After.CreatedAt, ID: p.After.ID}
-		}
-		// A page reads at most requestlog.MaxScan of the log: a filter that
+		// A page reads at most requestlogs.MaxScan of the log: a filter that
 		// matches little answers a short page, perhaps an empty one, with
 		// has_more and a cursor from where the read stopped
 		// (docs/observability.md, "Reading").
-		page, err := requestlog.ListPage(c.UserContext(), env.Conn(c.UserContext()), org.UUID, f, after, p.Limit)
+		page, err := requestlogs.ListPage(c.UserContext(), env.Conn(c.UserContext()), org, f, p.After, p.Limit)
 		if err != nil {
 			return err
 		}
 		var next *string
 		if page.More {
-			next = p.NextCursor(env.Cursors, true, storage.Cursor{CreatedAt: page.Next.CreatedAt, ID: page.Next.ID})
+			next = p.NextCursor(env.Cursors, true, *page.Next)
 		}
 		return rest.Page(c, page.Records, next)
 	}
@@ -65,7 +62,7 @@ func get(env *rest.Env) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		rec, err := requestlog.Get(c.UserContext(), env.Conn(c.UserContext()), org.UUID, id)
+		rec, err := requestlogs.Get(c.UserContext(), env.Conn(c.UserContext()), org, id)
 		if err != nil {
 			return err
 		}
@@ -82,25 +79,25 @@ func get(env *rest.Env) fiber.Handler {
 const MaxRouteLength = 255
 
 // parseFilter reads the filters into q, each bad one an issue of q.
-func parseFilter(q *rest.Query) requestlog.Filter {
-	var f requestlog.Filter
+func parseFilter(q *rest.Query) requestlogs.Filter {
+	var f requestlogs.Filter
 	if s, given := q.Raw("status"); given {
-		if sf, ok := requestlog.ParseStatus(s); ok {
+		if sf, ok := requestlogs.ParseStatus(s); ok {
 			f.Status, f.StatusClass = sf.Status, sf.StatusClass
 		} else {
 			q.Issue("status", "must be a status code (100 to 599) or a class such as 4xx")
 		}
 	}
 	if s, given := q.Raw("method"); given {
-		if m, ok := requestlog.ParseMethod(s); ok {
+		if m, ok := requestlogs.ParseMethod(s); ok {
 			f.Method = m
 		} else {
-			q.Issue("method", "must be one of: "+strings.Join(requestlog.Methods, ", "))
+			q.Issue("method", "must be one of: "+strings.Join(requestlogs.Methods, ", "))
 		}
 	}
 	f.Route = q.String("route", MaxRouteLength)
 	if s, given := q.Raw("request_id"); given {
-		if rid, ok := requestlog.ParseRequestID(s); ok {
+		if rid, ok := requestlogs.ParseRequestID(s); ok {
 			f.RequestID = rid
 		} else {
 			q.Issue("request_id", "must be a request id: the uuid of a response's X-Request-Id")
@@ -126,7 +123,7 @@ func parseFilter(q *rest.Query) requestlog.Filter {
 		}
 	}
 	if f.EmptyWindow() {
-		q.Issue("until", requestlog.EmptyWindowIssue)
+		q.Issue("until", requestlogs.EmptyWindowIssue)
 	}
 	return f
 }

@@ -13,8 +13,10 @@ import (
 	"github.com/eventapi/eventapi/api/requestlogs"
 	"github.com/eventapi/eventapi/api/rest"
 	"github.com/eventapi/eventapi/api/storage"
+	logstore "github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // maxListed bounds requests list --limit.
@@ -77,7 +79,7 @@ func requestsList(ctx context.Context, stdout io.Writer, rf requestFlags) error 
 		return err
 	}
 	return withOrganization(ctx, orgID, func(db *bun.DB) error {
-		recs, more, err := requestlog.List(ctx, db, orgID, f, nil, limit)
+		recs, more, err := logstore.List(ctx, db, tenancy.OrganizationID{UUID: orgID}, f, nil, limit)
 		if err != nil {
 			return err
 		}
@@ -86,8 +88,8 @@ func requestsList(ctx context.Context, stdout io.Writer, rf requestFlags) error 
 }
 
 // requestFilter reads the filter flags of requests list.
-func requestFilter(rf requestFlags) (requestlog.Filter, error) {
-	var f requestlog.Filter
+func requestFilter(rf requestFlags) (logstore.Filter, error) {
+	var f logstore.Filter
 	var err error
 	if f.Route, err = routeFilter(rf.route); err != nil {
 		return f, err
@@ -97,21 +99,21 @@ func requestFilter(rf requestFlags) (requestlog.Filter, error) {
 	// (docs/decisions.md: a filter given with an empty value). --route alone takes "" as
 	// no filter, as the API's route= does.
 	if rf.set["method"] {
-		m, ok := requestlog.ParseMethod(rf.method)
+		m, ok := logstore.ParseMethod(rf.method)
 		if !ok {
-			return f, fmt.Errorf("%w: --method must be one of %s", errUsage, strings.Join(requestlog.Methods, ", "))
+			return f, fmt.Errorf("%w: --method must be one of %s", errUsage, strings.Join(logstore.Methods, ", "))
 		}
 		f.Method = m
 	}
 	if rf.set["request-id"] {
-		rid, ok := requestlog.ParseRequestID(rf.reqID)
+		rid, ok := logstore.ParseRequestID(rf.reqID)
 		if !ok {
 			return f, fmt.Errorf("%w: --request-id must be a request id (the uuid of an X-Request-Id): %q", errUsage, rf.reqID)
 		}
 		f.RequestID = rid
 	}
 	if rf.set["status"] {
-		sf, ok := requestlog.ParseStatus(rf.status)
+		sf, ok := logstore.ParseStatus(rf.status)
 		if !ok {
 			return f, fmt.Errorf("%w: --status must be a status code or a class such as 4xx", errUsage)
 		}
@@ -131,7 +133,7 @@ func requestFilter(rf requestFlags) (requestlog.Filter, error) {
 
 // setWindow sets f's Since and Until from --since and --until, those of
 // them given, durations reaching back from now.
-func setWindow(f *requestlog.Filter, rf requestFlags, now time.Time) error {
+func setWindow(f *logstore.Filter, rf requestFlags, now time.Time) error {
 	for _, q := range []struct {
 		name, v string
 		dst     **time.Time

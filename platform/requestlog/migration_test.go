@@ -9,7 +9,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestSegmentMigrationKeepsTheRecords runs migration
@@ -87,7 +89,7 @@ func TestSegmentMigrationKeepsTheRecords(t *testing.T) {
 	if err := db.NewRaw("/* every organization */ SELECT count(*) FROM request_log_segments").Scan(ctx, &segs); err != nil || segs == 0 || segs >= len(recs) {
 		t.Fatalf("%d segments for %d records (%v)", segs, len(recs), err)
 	}
-	got, _, err := requestlog.List(ctx, db, org, requestlog.Filter{Status: 429}, nil, 100)
+	got, _, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: org}, requestlogs.Filter{Status: 429}, nil, 100)
 	if err != nil || len(got) == 0 {
 		t.Fatalf("list after the migration: %d records, %v", len(got), err)
 	}

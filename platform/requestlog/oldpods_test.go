@@ -8,8 +8,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestOldPodsCopyIntoTheView writes records as pods of 2.7.2 and older do,
@@ -59,7 +61,7 @@ func TestOldPodsCopyIntoTheView(t *testing.T) {
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"request_logs"}, columns, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatalf("COPY request_logs as a 2.7.2 pod: %v", err)
 	}
-	got, _, err := requestlog.List(ctx, db, org, requestlog.Filter{}, nil, 10)
+	got, _, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: org}, requestlogs.Filter{}, nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestOldPodsCopyIntoTheView(t *testing.T) {
 			t.Errorf("record %d:\n got %+v\nwant %+v", i, g, w)
 		}
 	}
-	if rec, err := requestlog.Get(ctx, db, org, want[1].ID); err != nil || rec == nil || rec.RequestID != want[1].RequestID {
+	if rec, err := requestlogs.Get(ctx, db, tenancy.OrganizationID{UUID: org}, want[1].ID); err != nil || rec == nil || rec.RequestID != want[1].RequestID {
 		t.Errorf("Get of the replayed record: %+v, %v", rec, err)
 	}
 }

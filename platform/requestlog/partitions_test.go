@@ -9,9 +9,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -184,7 +186,7 @@ func TestWriterBatchesAndFlushes(t *testing.T) {
 	if err := w.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, more, err := requestlog.List(ctx, db, org, requestlog.Filter{}, nil, 100)
+	got, more, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: org}, requestlogs.Filter{}, nil, 100)
 	if err != nil || more || len(got) != 7 {
 		t.Fatalf("list: %d records, more=%v, %v", len(got), more, err)
 	}
@@ -193,11 +195,11 @@ func TestWriterBatchesAndFlushes(t *testing.T) {
 			t.Errorf("not newest first at %d", i)
 		}
 	}
-	one, err := requestlog.Get(ctx, db, org, got[0].ID)
+	one, err := requestlogs.Get(ctx, db, tenancy.OrganizationID{UUID: org}, got[0].ID)
 	if err != nil || one == nil || one.RequestID != got[0].RequestID {
 		t.Errorf("get: %+v %v", one, err)
 	}
-	if none, err := requestlog.Get(ctx, db, other, got[0].ID); err != nil || none != nil {
+	if none, err := requestlogs.Get(ctx, db, tenancy.OrganizationID{UUID: other}, got[0].ID); err != nil || none != nil {
 		t.Errorf("another organization reads the record: %+v %v", none, err)
 	}
 	if err := w.Close(ctx); err != nil {

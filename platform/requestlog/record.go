@@ -3,8 +3,8 @@
 // batches by a Writer, so that logging never slows or fails a request (a
 // full buffer drops the record and counts it). The table is partitioned by
 // day; Maintain creates partitions ahead and drops those past the retention.
-// List and Get read one organization's records. docs/observability.md
-// describes what is logged and for how long.
+// api/storage/requestlogs reads one organization's records (List, Get).
+// docs/observability.md describes what is logged and for how long.
 package requestlog
 
 import (
@@ -16,7 +16,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Record is one logged request, as written and as read back (List, Get).
+// Record is one logged request, as written and as read back
+// (api/storage/requestlogs: List, Get).
 // Bodies are never logged.
 type Record struct {
 	ID                 uuid.UUID  `bun:"id" json:"id"`

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestSegmentsRoundTrip copies records of every shape through Copy (the
@@ -59,7 +61,7 @@ func TestSegmentsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range mine {
-		got, err := requestlog.Get(ctx, db, org, want.ID)
+		got, err := requestlogs.Get(ctx, db, tenancy.OrganizationID{UUID: org}, want.ID)
 		if err != nil || got == nil {
 			t.Fatalf("get %s: %v %v", want.RequestID, got, err)
 		}
@@ -67,7 +69,7 @@ func TestSegmentsRoundTrip(t *testing.T) {
 			t.Errorf("get %s:\n got  %+v\n want %+v", want.RequestID, *got, want)
 		}
 	}
-	listed, more, err := requestlog.List(ctx, db, org, requestlog.Filter{}, nil, 100)
+	listed, more, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: org}, requestlogs.Filter{}, nil, 100)
 	if err != nil || more || len(listed) != len(mine) {
 		t.Fatalf("list: %d records (more %v), %v", len(listed), more, err)
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestWriterBoundsItsBuffer: records gather in chunks of one batch, and
@@ -56,7 +58,7 @@ func TestWriterBoundsItsBuffer(t *testing.T) {
 					t.Fatalf("after %d added: written %d, dropped %d (past the buffer: %d)", added, w.Written(), w.Dropped(), wantDrops)
 				}
 			}
-			got, _, err := requestlog.List(ctx, db, org, requestlog.Filter{}, nil, 100)
+			got, _, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: org}, requestlogs.Filter{}, nil, 100)
 			if err != nil || int64(len(got)) != w.Written() {
 				t.Fatalf("list: %d records of %d written, %v", len(got), w.Written(), err)
 			}

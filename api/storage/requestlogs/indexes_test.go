@@ -1,4 +1,4 @@
-package requestlog_test
+package requestlogs_test
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // lastQuery is a bun hook that keeps the last statement's text.
@@ -91,21 +93,21 @@ func TestFiltersUseIndexes(t *testing.T) {
 
 	tests := []struct {
 		name string
-		f    requestlog.Filter
+		f    requestlogs.Filter
 		want string // request ids, newest first
 		// inPlan are parts of the plan: the suffix of the partition index it
 		// uses, and for a request id the millisecond's bound in its condition.
 		inPlan []string
 	}{
-		{"status", requestlog.Filter{Status: 429}, "a-limited", []string{"organization_id_last_at_idx1"}},
-		{"status class", requestlog.Filter{StatusClass: 5}, "a-failed", []string{"organization_id_last_at_idx1"}},
-		{"request id", requestlog.Filter{RequestID: aOK}, aOK, []string{"organization_id_last_at_idx ", "Index Cond: ((organization_id = ", ") AND (last_at >= ", ") AND (last_at < "}},
-		{"legacy request id", requestlog.Filter{RequestID: legacy}, legacy, nil},
-		{"key", requestlog.Filter{KeyID: &keyA}, aOK + " a-limited a-failed " + legacy, []string{"organization_id_last_at_idx ", "Filter: (key_id = "}},
+		{"status", requestlogs.Filter{Status: 429}, "a-limited", []string{"organization_id_last_at_idx1"}},
+		{"status class", requestlogs.Filter{StatusClass: 5}, "a-failed", []string{"organization_id_last_at_idx1"}},
+		{"request id", requestlogs.Filter{RequestID: aOK}, aOK, []string{"organization_id_last_at_idx ", "Index Cond: ((organization_id = ", ") AND (last_at >= ", ") AND (last_at < "}},
+		{"legacy request id", requestlogs.Filter{RequestID: legacy}, legacy, nil},
+		{"key", requestlogs.Filter{KeyID: &keyA}, aOK + " a-limited a-failed " + legacy, []string{"organization_id_last_at_idx ", "Filter: (key_id = "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := requestlog.List(ctx, db, orgA, tt.f, nil, 10)
+			got, _, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: orgA}, tt.f, nil, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package requestlog_test
+package requestlogs_test
 
 import (
 	"context"
@@ -13,7 +13,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // walk follows a bounded list's pages from the start: next reads the page
@@ -22,10 +25,10 @@ import (
 // a Next; Next strictly before the cursor it was read from, so every page
 // moves on) and returns the records' request ids, each page's record count
 // and the positions the pages ended at.
-func walk(t *testing.T, limit, maxPages int, next func(after *requestlog.Position) (requestlog.Page, error)) (
-	got []string, sizes []int, ends []requestlog.Position) {
+func walk(t *testing.T, limit, maxPages int, next func(after *storage.Cursor) (requestlogs.Page, error)) (
+	got []string, sizes []int, ends []storage.Cursor) {
 	t.Helper()
-	var after *requestlog.Position
+	var after *storage.Cursor
 	for page := 0; ; page++ {
 		if page >= maxPages {
 			t.Fatalf("more than %d pages", maxPages)
@@ -43,9 +46,9 @@ func walk(t *testing.T, limit, maxPages int, next func(after *requestlog.Positio
 		for i, r := range p.Records {
 			prev := after
 			if i > 0 {
-				prev = &requestlog.Position{CreatedAt: p.Records[i-1].CreatedAt, ID: p.Records[i-1].ID}
+				prev = &storage.Cursor{CreatedAt: p.Records[i-1].CreatedAt, ID: p.Records[i-1].ID}
 			}
-			if prev != nil && !before(requestlog.Position{CreatedAt: r.CreatedAt, ID: r.ID}, *prev) {
+			if prev != nil && !before(storage.Cursor{CreatedAt: r.CreatedAt, ID: r.ID}, *prev) {
 				t.Fatalf("page %d: record %d (%v %v) is not after %v", page, i, r.CreatedAt, r.ID, *prev)
 			}
 			got = append(got, r.RequestID)
@@ -55,7 +58,7 @@ func walk(t *testing.T, limit, maxPages int, next func(after *requestlog.Positio
 			return got, sizes, ends
 		}
 		if n := len(p.Records); n > 0 {
-			last := requestlog.Position{CreatedAt: p.Records[n-1].CreatedAt, ID: p.Records[n-1].ID}
+			last := storage.Cursor{CreatedAt: p.Records[n-1].CreatedAt, ID: p.Records[n-1].ID}
 			if before(last, *p.Next) {
 				t.Fatalf("page %d: Next %v is after its last record %v", page, *p.Next, last)
 			}
@@ -69,7 +72,7 @@ func walk(t *testing.T, limit, maxPages int, next func(after *requestlog.Positio
 }
 
 // before reports whether a comes after b newest first: (created_at, id) less.
-func before(a, b requestlog.Position) bool {
+func before(a, b storage.Cursor) bool {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return c < 0
 	}
@@ -90,7 +93,7 @@ func TestAPageStopsAtMaxScan(t *testing.T) {
 	org, other, key := uuid.New(), uuid.New(), uuid.New()
 	// 2.5 times MaxScan records, 40 ms apart (about 100 minutes), in
 	// segments of MaxSegment records: the oldest is the only POST.
-	n := requestlog.MaxScan * 5 / 2
+	n := requestlogs.MaxScan * 5 / 2
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	get, post := "/api/v2/events", "/api/v2/clients"
 	recs := make([]requestlog.Record, 0, n+1)
@@ -121,15 +124,15 @@ func TestAPageStopsAtMaxScan(t *testing.T) {
 	limit := 25
 	for _, c := range []struct {
 		name string
-		f    requestlog.Filter
+		f    requestlogs.Filter
 		want []string
 	}{
-		{"route of the oldest", requestlog.Filter{Route: post}, []string{oldest}},
-		{"status of the oldest", requestlog.Filter{Status: 201}, []string{oldest}},
-		{"method matching nothing", requestlog.Filter{Method: "DELETE"}, nil},
+		{"route of the oldest", requestlogs.Filter{Route: post}, []string{oldest}},
+		{"status of the oldest", requestlogs.Filter{Status: 201}, []string{oldest}},
+		{"method matching nothing", requestlogs.Filter{Method: "DELETE"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			first, err := requestlog.ListPage(ctx, db, org, c.f, nil, limit)
+			first, err := requestlogs.ListPage(ctx, db, tenancy.OrganizationID{UUID: org}, c.f, nil, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,8 +140,8 @@ func TestAPageStopsAtMaxScan(t *testing.T) {
 				t.Fatalf("first page: %d records, More %v, Next %v; want none, More and a Next",
 					len(first.Records), first.More, first.Next)
 			}
-			got, sizes, ends := walk(t, limit, 10, func(after *requestlog.Position) (requestlog.Page, error) {
-				return requestlog.ListPage(ctx, db, org, c.f, after, limit)
+			got, sizes, ends := walk(t, limit, 10, func(after *storage.Cursor) (requestlogs.Page, error) {
+				return requestlogs.ListPage(ctx, db, tenancy.OrganizationID{UUID: org}, c.f, after, limit)
 			})
 			if !slices.Equal(got, c.want) {
 				t.Fatalf("listed %v, want %v (page sizes %v)", got, c.want, sizes)
@@ -156,7 +159,7 @@ func TestAPageStopsAtMaxScan(t *testing.T) {
 						passed++
 					}
 				}
-				if passed > requestlog.MaxScan {
+				if passed > requestlogs.MaxScan {
 					t.Errorf("page %d passed over %d records, more than MaxScan", i, passed)
 				}
 				from = e.CreatedAt
@@ -164,12 +167,12 @@ func TestAPageStopsAtMaxScan(t *testing.T) {
 		})
 	}
 
-	full, err := requestlog.ListPage(ctx, db, org, requestlog.Filter{}, nil, limit)
+	full, err := requestlogs.ListPage(ctx, db, tenancy.OrganizationID{UUID: org}, requestlogs.Filter{}, nil, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(full.Records) != limit || !full.More ||
-		*full.Next != (requestlog.Position{CreatedAt: full.Records[limit-1].CreatedAt, ID: full.Records[limit-1].ID}) {
+		*full.Next != (storage.Cursor{CreatedAt: full.Records[limit-1].CreatedAt, ID: full.Records[limit-1].ID}) {
 		t.Fatalf("unfiltered first page: %d records, More %v, Next %v; want %d, ending at the last",
 			len(full.Records), full.More, full.Next, limit)
 	}
@@ -193,20 +196,20 @@ func TestBoundedPagesMatchTheRecords(t *testing.T) {
 	since, until := now.Add(-8*time.Minute), now.Add(-3*time.Minute)
 	filters := []struct {
 		name  string
-		f     requestlog.Filter
+		f     requestlogs.Filter
 		match func(requestlog.Record) bool
 	}{
-		{"all", requestlog.Filter{}, func(requestlog.Record) bool { return true }},
-		{"4xx", requestlog.Filter{StatusClass: 4}, func(r requestlog.Record) bool { return r.Status/100 == 4 }},
-		{"201", requestlog.Filter{Status: 201}, func(r requestlog.Record) bool { return r.Status == 201 }},
-		{"key", requestlog.Filter{KeyID: &keys[1]}, func(r requestlog.Record) bool { return *r.KeyID == keys[1] }},
-		{"route and method", requestlog.Filter{Route: routes[1], Method: "POST"},
+		{"all", requestlogs.Filter{}, func(requestlog.Record) bool { return true }},
+		{"4xx", requestlogs.Filter{StatusClass: 4}, func(r requestlog.Record) bool { return r.Status/100 == 4 }},
+		{"201", requestlogs.Filter{Status: 201}, func(r requestlog.Record) bool { return r.Status == 201 }},
+		{"key", requestlogs.Filter{KeyID: &keys[1]}, func(r requestlog.Record) bool { return *r.KeyID == keys[1] }},
+		{"route and method", requestlogs.Filter{Route: routes[1], Method: "POST"},
 			func(r requestlog.Record) bool { return *r.Route == routes[1] && r.Method == "POST" }},
-		{"since and until", requestlog.Filter{Since: &since, Until: &until},
+		{"since and until", requestlogs.Filter{Since: &since, Until: &until},
 			func(r requestlog.Record) bool { return !r.CreatedAt.Before(since) && r.CreatedAt.Before(until) }},
-		{"oldest record's request id", requestlog.Filter{RequestID: mine[len(mine)-1].RequestID},
+		{"oldest record's request id", requestlogs.Filter{RequestID: mine[len(mine)-1].RequestID},
 			func(r requestlog.Record) bool { return r.RequestID == mine[len(mine)-1].RequestID }},
-		{"nothing", requestlog.Filter{Method: "DELETE"}, func(requestlog.Record) bool { return false }},
+		{"nothing", requestlogs.Filter{Method: "DELETE"}, func(requestlog.Record) bool { return false }},
 	}
 	for _, fc := range filters {
 		var want []string
@@ -220,8 +223,8 @@ func TestBoundedPagesMatchTheRecords(t *testing.T) {
 		for _, c := range []struct{ maxScan, limit int }{{1, 7}, {60, 1}, {60, 7}, {60, 100}, {400, 7},
 			{1 << 20, 1}, {1 << 20, 100}} {
 			t.Run(fmt.Sprintf("%s/max scan %d/limit %d", fc.name, c.maxScan, c.limit), func(t *testing.T) {
-				got, sizes, _ := walk(t, c.limit, 2*len(mine)+2, func(after *requestlog.Position) (requestlog.Page, error) {
-					return requestlog.ListScanning(ctx, db, orgA, fc.f, after, c.limit, c.maxScan)
+				got, sizes, _ := walk(t, c.limit, 2*len(mine)+2, func(after *storage.Cursor) (requestlogs.Page, error) {
+					return requestlogs.ListScanning(ctx, db, tenancy.OrganizationID{UUID: orgA}, fc.f, after, c.limit, c.maxScan)
 				})
 				if !slices.Equal(got, want) {
 					t.Fatalf("got %d records, want %d (pages %v)\n got  %v\n want %v", len(got), len(want),
@@ -333,15 +336,15 @@ func TestBoundedStepsUseTheIndexes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		f      requestlog.Filter
+		f      requestlogs.Filter
 		inPlan []string
 	}{
-		{"status", requestlog.Filter{Status: 429}, []string{"organization_id_last_at_idx1"}},
-		{"key", requestlog.Filter{KeyID: &key}, []string{"organization_id_last_at_idx ", "Filter: (key_id = "}},
+		{"status", requestlogs.Filter{Status: 429}, []string{"organization_id_last_at_idx1"}},
+		{"key", requestlogs.Filter{KeyID: &key}, []string{"organization_id_last_at_idx ", "Filter: (key_id = "}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			seen := &allQueries{}
-			p, err := requestlog.ListPage(ctx, db.WithQueryHook(seen), org, c.f, nil, 10)
+			p, err := requestlogs.ListPage(ctx, db.WithQueryHook(seen), tenancy.OrganizationID{UUID: org}, c.f, nil, 10)
 			if err != nil || len(p.Records) != 3 {
 				t.Fatalf("%d records, %v; want 3", len(p.Records), err)
 			}

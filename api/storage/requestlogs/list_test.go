@@ -1,4 +1,4 @@
-package requestlog_test
+package requestlogs_test
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/eventapi/eventapi/api/storage"
+	"github.com/eventapi/eventapi/api/storage/requestlogs"
 	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // TestListPagesMatchTheRecords writes an organization's records spread over
@@ -41,19 +44,19 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 	since, until := now.Add(-8*time.Minute), now.Add(-3*time.Minute)
 	filters := []struct {
 		name  string
-		f     requestlog.Filter
+		f     requestlogs.Filter
 		match func(requestlog.Record) bool
 	}{
-		{"all", requestlog.Filter{}, func(requestlog.Record) bool { return true }},
-		{"429", requestlog.Filter{Status: 429}, func(r requestlog.Record) bool { return r.Status == 429 }},
-		{"4xx", requestlog.Filter{StatusClass: 4}, func(r requestlog.Record) bool { return r.Status/100 == 4 }},
-		{"2xx", requestlog.Filter{StatusClass: 2}, func(r requestlog.Record) bool { return r.Status/100 == 2 }},
-		{"key", requestlog.Filter{KeyID: &keys[1]}, func(r requestlog.Record) bool { return *r.KeyID == keys[1] }},
-		{"route and method", requestlog.Filter{Route: routes[1], Method: "POST"},
+		{"all", requestlogs.Filter{}, func(requestlog.Record) bool { return true }},
+		{"429", requestlogs.Filter{Status: 429}, func(r requestlog.Record) bool { return r.Status == 429 }},
+		{"4xx", requestlogs.Filter{StatusClass: 4}, func(r requestlog.Record) bool { return r.Status/100 == 4 }},
+		{"2xx", requestlogs.Filter{StatusClass: 2}, func(r requestlog.Record) bool { return r.Status/100 == 2 }},
+		{"key", requestlogs.Filter{KeyID: &keys[1]}, func(r requestlog.Record) bool { return *r.KeyID == keys[1] }},
+		{"route and method", requestlogs.Filter{Route: routes[1], Method: "POST"},
 			func(r requestlog.Record) bool { return *r.Route == routes[1] && r.Method == "POST" }},
-		{"since and until", requestlog.Filter{Since: &since, Until: &until},
+		{"since and until", requestlogs.Filter{Since: &since, Until: &until},
 			func(r requestlog.Record) bool { return !r.CreatedAt.Before(since) && r.CreatedAt.Before(until) }},
-		{"request id", requestlog.Filter{RequestID: mine[len(mine)/2].RequestID},
+		{"request id", requestlogs.Filter{RequestID: mine[len(mine)/2].RequestID},
 			func(r requestlog.Record) bool { return r.RequestID == mine[len(mine)/2].RequestID }},
 	}
 	for _, fc := range filters {
@@ -69,12 +72,12 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 		for _, limit := range []int{1, 7, 100} {
 			t.Run(fmt.Sprintf("%s/limit %d", fc.name, limit), func(t *testing.T) {
 				var got []string
-				var after *requestlog.Position
+				var after *storage.Cursor
 				for page := 0; ; page++ {
 					if page > len(want)+1 {
 						t.Fatalf("more pages than records")
 					}
-					recs, more, err := requestlog.List(ctx, db, orgA, fc.f, after, limit)
+					recs, more, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: orgA}, fc.f, after, limit)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -88,7 +91,7 @@ func TestListPagesMatchTheRecords(t *testing.T) {
 						break
 					}
 					last := recs[len(recs)-1]
-					after = &requestlog.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+					after = &storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
 				}
 				if !slices.Equal(got, want) {
 					t.Fatalf("got %d records, want %d\n got  %v\n want %v", len(got), len(want), head(got), head(want))
@@ -122,18 +125,18 @@ func TestTimeFiltersBelowAMicrosecond(t *testing.T) {
 	after, before := at.Add(time.Nanosecond), at.Add(-time.Nanosecond)
 	for _, c := range []struct {
 		name string
-		f    requestlog.Filter
+		f    requestlogs.Filter
 		want bool
 	}{
-		{"since the record's instant", requestlog.Filter{Since: &at}, true},
-		{"since a nanosecond after it", requestlog.Filter{Since: &after}, false},
-		{"since a nanosecond before it", requestlog.Filter{Since: &before}, true},
-		{"until the record's instant", requestlog.Filter{Until: &at}, false},
-		{"until a nanosecond after it", requestlog.Filter{Until: &after}, true},
-		{"until a nanosecond before it", requestlog.Filter{Until: &before}, false},
+		{"since the record's instant", requestlogs.Filter{Since: &at}, true},
+		{"since a nanosecond after it", requestlogs.Filter{Since: &after}, false},
+		{"since a nanosecond before it", requestlogs.Filter{Since: &before}, true},
+		{"until the record's instant", requestlogs.Filter{Until: &at}, false},
+		{"until a nanosecond after it", requestlogs.Filter{Until: &after}, true},
+		{"until a nanosecond before it", requestlogs.Filter{Until: &before}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			recs, _, err := requestlog.List(ctx, db, org, c.f, nil, 10)
+			recs, _, err := requestlogs.List(ctx, db, tenancy.OrganizationID{UUID: org}, c.f, nil, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package requestlog
+package requestlogs
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/eventapi/eventapi/api/storage"
 )
 
 // ParseStatus reads a status filter: a code (100 to 599) or a class such
@@ -35,15 +35,12 @@ func ParseMethod(s string) (method string, ok bool) {
 
 // ParseRequestID reads a request id filter. Every request id is its
 // record's uuid (docs/decisions.md), read as every uuid of the API is and
-// as GET /request_logs/{id} reads it: the 36 characters with hyphens, upper
-// case too. Anything else (braces, a urn:uuid: prefix, no hyphens, white
-// space, empty) is ok false: not a filter that matches nothing, and never
-// the whole log.
+// as GET /request_logs/{id} reads it (storage.ParseUUID: the 36 characters
+// with hyphens, upper case too). Anything else (braces, a urn:uuid: prefix,
+// no hyphens, white space, empty) is ok false: not a filter that matches
+// nothing, and never the whole log.
 func ParseRequestID(s string) (requestID string, ok bool) {
-	if len(s) != 36 {
-		return "", false
-	}
-	id, err := uuid.Parse(s)
+	id, err := storage.ParseUUID(s)
 	if err != nil {
 		return "", false
 	}

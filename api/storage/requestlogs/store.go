@@ -1,4 +1,9 @@
-package requestlog
+// Package requestlogs reads an organization's request log, the records
+// that platform/requestlog's Writer keeps: List and ListPage (newest first,
+// by cursor, filtered) and Get, behind GET /api/v2/request_logs and the
+// CLI's requests list. As every store, it takes the organization as a
+// tenancy.OrganizationID and reads only that organization's records.
+package requestlogs
 
 import (
 	"bytes"
@@ -11,7 +16,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/requestlog"
+	"github.com/eventapi/eventapi/tenancy"
 )
 
 // Filter narrows one organization's list. Zero fields do not filter.
@@ -59,12 +67,6 @@ func (f Filter) Key() string {
 		f.Status, f.StatusClass, f.Method, f.Route, key, f.RequestID, at(f.Since), at(f.Until))
 }
 
-// Position is a place in the newest-first order.
-type Position struct {
-	CreatedAt time.Time
-	ID        uuid.UUID
-}
-
 // recordColumns select a record from a segment s and its unnested arrays r
 // (unnested): the same columns, in the same order, as the view request_logs
 // (migration 20261128010000_request_log_segments) that support's ad-hoc SQL
@@ -80,9 +82,10 @@ const unnested = `request_log_segments AS s CROSS JOIN LATERAL unnest(s.ids, s.c
 
 // owned completes records read back for org: the organization is not
 // selected (the query is scoped by it) and times are rendered in UTC.
-func owned(recs []Record, org uuid.UUID) {
+func owned(recs []requestlog.Record, org tenancy.OrganizationID) {
+	id := org.UUID
 	for i := range recs {
-		recs[i].OrganizationID = &org
+		recs[i].OrganizationID = &id
 		recs[i].CreatedAt = recs[i].CreatedAt.UTC()
 	}
 }
@@ -111,7 +114,7 @@ const segmentCost = 20
 type Page struct {
 	// Records are the page's records, newest first: at most the limit, and
 	// fewer, none perhaps, when the read stopped at MaxScan.
-	Records []Record
+	Records []requestlog.Record
 	// More reports that records may follow: the page is full and more
 	// match, or the read stopped at MaxScan before the log's end.
 	More bool
@@ -119,7 +122,7 @@ type Page struct {
 	// record, or, when the read stopped at MaxScan, the instant it had read
 	// down to (with the nil id, before every record of that instant), every
 	// record at or after which it has examined. Nil when !More.
-	Next *Position
+	Next *storage.Cursor
 }
 
 // List returns up to limit of org's records matching f, newest first
@@ -128,7 +131,7 @@ type Page struct {
 // organization's segments as the page needs, all of them for a filter that
 // matches little: the CLI's one page. The API reads ListPage, whose work is
 // bounded.
-func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) ([]Record, bool, error) {
+func List(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f Filter, after *storage.Cursor, limit int) ([]requestlog.Record, bool, error) {
 	p, err := list(ctx, db, org, f, after, limit, 0)
 	return p.Records, p.More, err
 }
@@ -137,7 +140,7 @@ func List(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 // that passes MaxScan without filling its page answers the records found so
 // far, with More and a Next that resumes exactly where it stopped, so that a
 // reader following Next sees every matching record once, in order.
-func ListPage(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit int) (Page, error) {
+func ListPage(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f Filter, after *storage.Cursor, limit int) (Page, error) {
 	return list(ctx, db, org, f, after, limit, MaxScan)
 }
 
@@ -151,7 +154,7 @@ func ListPage(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *P
 // organization's first page takes one step. Segment columns narrow each step
 // before its arrays are unnested: the key, the error count (the partial
 // index) for a filter on errors, and the time bounds that the filter, the
-// cursor and a UUIDv7 request id imply through MaxSpan.
+// cursor and a UUIDv7 request id imply through MaxSpan (requestlog.MaxSpan).
 //
 // With maxScan, the steps are sized to what is left of it (counting each
 // segment's records and segmentCost), and once it is spent the read ends at
@@ -160,10 +163,10 @@ func ListPage(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *P
 // (b, nil id). The read ends there only when that place is before the
 // cursor, so each page moves on: the segments straddling the cursor's
 // instant, which the previous page read too, are read again first.
-func list(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Position, limit, maxScan int) (Page, error) {
+func list(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f Filter, after *storage.Cursor, limit, maxScan int) (Page, error) {
 	f = f.stored()
 	w := window(f, after)
-	var out []Record
+	var out []requestlog.Record
 	step, spent := firstStep, 0
 	for {
 		var b time.Time
@@ -195,7 +198,7 @@ func list(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 			b, bounded, full = s.at, s.more, s.full
 			spent += s.cost
 		}
-		var rows []Record
+		var rows []requestlog.Record
 		q := records(db, org, f, w, after).OrderExpr("r.created_at DESC, r.id DESC").Limit(int64(limit + 1))
 		if bounded {
 			q = q.Where("s.last_at >= ?", b)
@@ -220,7 +223,7 @@ func list(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 	if len(out) > limit {
 		p.Records, p.More = out[:limit], true
 		last := p.Records[limit-1]
-		p.Next = &Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		p.Next = &storage.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
 	owned(p.Records, org)
 	return p, nil
@@ -229,7 +232,7 @@ func list(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, after *Posit
 // movesOn reports whether a read that stops at the boundary b (before (b,
 // nil id)) ends before the cursor after, so that the next page starts
 // further on. False without a boundary yet.
-func movesOn(b *time.Time, after *Position) bool {
+func movesOn(b *time.Time, after *storage.Cursor) bool {
 	switch {
 	case b == nil:
 		return false
@@ -244,12 +247,12 @@ func movesOn(b *time.Time, after *Position) bool {
 // or after b examined: out's records at or after b (out holds the newest
 // matching ones read, and every one at or after b is among them), and the
 // next page from b.
-func stopped(out []Record, b time.Time, limit int, org uuid.UUID) Page {
+func stopped(out []requestlog.Record, b time.Time, limit int, org tenancy.OrganizationID) Page {
 	n := 0
 	for n < len(out) && n < limit && !out[n].CreatedAt.Before(b) {
 		n++
 	}
-	p := Page{Records: out[:n], More: true, Next: &Position{CreatedAt: b}}
+	p := Page{Records: out[:n], More: true, Next: &storage.Cursor{CreatedAt: b}}
 	owned(p.Records, org)
 	return p
 }
@@ -265,9 +268,10 @@ type segmentWindow struct {
 }
 
 // window derives the segment bounds of a filter and cursor: a segment holds
-// records from first_at to last_at, at most MaxSpan apart, so a record at t
-// is in a segment with t <= last_at <= t + MaxSpan.
-func window(f Filter, after *Position) segmentWindow {
+// records from first_at to last_at, at most MaxSpan apart
+// (requestlog.MaxSpan), so a record at t is in a segment with t <= last_at
+// <= t + MaxSpan.
+func window(f Filter, after *storage.Cursor) segmentWindow {
 	var w segmentWindow
 	earlier := func(p **time.Time, t time.Time) {
 		if *p == nil || t.Before(**p) {
@@ -284,17 +288,17 @@ func window(f Filter, after *Position) segmentWindow {
 	}
 	if f.Until != nil {
 		earlier(&w.firstBefore, *f.Until)
-		earlier(&w.lastBefore, f.Until.Add(MaxSpan))
+		earlier(&w.lastBefore, f.Until.Add(requestlog.MaxSpan))
 	}
 	if after != nil {
 		// Records before (created_at, id) of the cursor: at or before its instant.
 		earlier(&w.firstBefore, after.CreatedAt.Add(time.Microsecond))
-		earlier(&w.lastBefore, after.CreatedAt.Add(MaxSpan+time.Microsecond))
+		earlier(&w.lastBefore, after.CreatedAt.Add(requestlog.MaxSpan+time.Microsecond))
 	}
 	if t, ok := requestIDTime(f.RequestID); ok {
 		later(&w.lastAtLeast, t)
 		earlier(&w.firstBefore, t.Add(time.Millisecond))
-		earlier(&w.lastBefore, t.Add(time.Millisecond+MaxSpan))
+		earlier(&w.lastBefore, t.Add(time.Millisecond+requestlog.MaxSpan))
 	}
 	return w
 }
@@ -308,12 +312,12 @@ func requestIDTime(requestID string) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
-	return IDTime(id)
+	return requestlog.IDTime(id)
 }
 
 // segmentsOf narrows q, over request_log_segments AS s, to org's segments
 // that may hold a record matching f within w.
-func segmentsOf(q *bun.SelectQuery, org uuid.UUID, f Filter, w segmentWindow) *bun.SelectQuery {
+func segmentsOf(q *bun.SelectQuery, org tenancy.OrganizationID, f Filter, w segmentWindow) *bun.SelectQuery {
 	q = q.Where("s.organization_id = ?", org)
 	if f.KeyID != nil {
 		q = q.Where("s.key_id = ?", *f.KeyID)
@@ -335,7 +339,7 @@ func segmentsOf(q *bun.SelectQuery, org uuid.UUID, f Filter, w segmentWindow) *b
 
 // boundary returns the last_at of the step-th newest segment within w, and
 // false when fewer remain (the step reads them all).
-func boundary(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, step int) (time.Time, bool, error) {
+func boundary(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f Filter, w segmentWindow, step int) (time.Time, bool, error) {
 	var at []time.Time
 	q := segmentsOf(db.NewSelect().TableExpr("request_log_segments AS s").ColumnExpr("s.last_at"), org, f, w)
 	if err := q.OrderExpr("s.last_at DESC").Offset(int64(step-1)).Limit(1).Scan(ctx, &at); err != nil &&
@@ -369,7 +373,7 @@ type stepSize struct {
 // same last_at as the step's oldest are read with it (the records statement
 // reads last_at >= the boundary) and counted. It reads each segment's
 // record count (the length of its ids), not its records.
-func budgetedStep(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, step, left int,
+func budgetedStep(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, f Filter, w segmentWindow, step, left int,
 	force bool) (stepSize, error) {
 	var segs []struct {
 		LastAt  time.Time `bun:"last_at"`
@@ -412,7 +416,7 @@ func budgetedStep(ctx context.Context, db bun.IDB, org uuid.UUID, f Filter, w se
 
 // records selects org's records matching f after the cursor, from the
 // segments within w.
-func records(db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, after *Position) *bun.SelectQuery {
+func records(db bun.IDB, org tenancy.OrganizationID, f Filter, w segmentWindow, after *storage.Cursor) *bun.SelectQuery {
 	q := segmentsOf(db.NewSelect().TableExpr(unnested).ColumnExpr(recordColumns), org, f, w)
 	if f.Status != 0 {
 		q = q.Where("r.status = ?", f.Status)
@@ -442,11 +446,11 @@ func records(db bun.IDB, org uuid.UUID, f Filter, w segmentWindow, after *Positi
 }
 
 // merge merges two newest-first lists of records and keeps the first n.
-func merge(a, b []Record, n int) []Record {
+func merge(a, b []requestlog.Record, n int) []requestlog.Record {
 	if len(a) == 0 {
 		return b[:min(len(b), n)]
 	}
-	out := make([]Record, 0, min(len(a)+len(b), n))
+	out := make([]requestlog.Record, 0, min(len(a)+len(b), n))
 	for len(out) < n && (len(a) > 0 || len(b) > 0) {
 		if len(b) == 0 || (len(a) > 0 && newer(&a[0], &b[0])) {
 			out, a = append(out, a[0]), a[1:]
@@ -458,7 +462,7 @@ func merge(a, b []Record, n int) []Record {
 }
 
 // newer reports whether a comes before b newest first.
-func newer(a, b *Record) bool {
+func newer(a, b *requestlog.Record) bool {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return c > 0
 	}
@@ -467,14 +471,14 @@ func newer(a, b *Record) bool {
 
 // Get returns org's record with the given id, or nil when there is none (an
 // id that is not a UUIDv7 names no record: every record id is one).
-func Get(ctx context.Context, db bun.IDB, org, id uuid.UUID) (*Record, error) {
-	if _, ok := IDTime(id); !ok {
+func Get(ctx context.Context, db bun.IDB, org tenancy.OrganizationID, id uuid.UUID) (*requestlog.Record, error) {
+	if _, ok := requestlog.IDTime(id); !ok {
 		return nil, nil
 	}
 	// An id bounds the segments as a request id does: it is the record's
 	// request id when the app assigned it.
 	w := window(Filter{RequestID: id.String()}, nil)
-	var r []Record
+	var r []requestlog.Record
 	err := segmentsOf(db.NewSelect().TableExpr(unnested).ColumnExpr(recordColumns), org, Filter{}, w).
 		Where("r.id = ?", id).Limit(1).Scan(ctx, &r)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
