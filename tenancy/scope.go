@@ -101,7 +101,7 @@ func ParseScopes(list string) ([]Scope, error) {
 	}
 	out, err := CheckScopes(ss)
 	if err != nil {
-		return nil, errors.New(errs.Issues(err)[0].Issue)
+		return nil, errors.New(errs.Issues(err)[0].Issue + ", or give all")
 	}
 	return out, nil
 }

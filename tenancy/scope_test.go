@@ -34,6 +34,11 @@ func TestParseScopes(t *testing.T) {
 	if len(AllScopes) != 21 {
 		t.Fatalf("want 19 v2 + 2 legacy scopes, have %d", len(AllScopes))
 	}
+	// The CLI's refusal of an unknown scope names the others and all.
+	if _, err := ParseScopes("events:delete"); err == nil ||
+		err.Error() != "unknown scope events:delete (known: "+JoinScopes(AllScopes)+"), or give all" {
+		t.Errorf("ParseScopes(events:delete) error %v", err)
+	}
 }
 
 func TestScopeSet(t *testing.T) {

@@ -241,7 +241,7 @@ var (
 	errInUse = &errs.Error{Code: errs.IdempotencyKeyInUse,
 		Message: "a request with this Idempotency-Key is still executing; retry later", RetryAfter: 1}
 	errUnavailable = &errs.Error{Code: errs.ServiceUnavailable,
-		Message: "Idempotency-Key records are unavailable; the request was not executed", RetryAfter: 1}
+		Message: "Idempotency-Key records are unavailable; the request was not executed"}
 )
 
 // Handle is the middleware: a request it does not take over (Handles) goes
