@@ -3,11 +3,9 @@ package server_test
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"net/textproto"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/config"
@@ -108,15 +106,8 @@ func rawGet(path, key string, more ...string) string {
 // answer's status and its header names as they came.
 func headerNames(t *testing.T, base, request string) (int, []string) {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := rawSend(t, base, request)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write([]byte(request)); err != nil {
-		t.Fatal(err)
-	}
 	r := textproto.NewReader(bufio.NewReader(conn))
 	line, err := r.ReadLine()
 	if err != nil {

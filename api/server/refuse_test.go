@@ -28,17 +28,8 @@ import (
 // that happen inside fasthttp, before any Go HTTP client would let it.
 func rawExchange(t *testing.T, base, request string, body io.Reader) (*http.Response, []byte) {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := rawSend(t, base, request)
 	defer conn.Close()
-	// A refusal must come at once: a server left waiting for a body fails
-	// here instead of hanging the test.
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, request); err != nil {
-		t.Fatal(err)
-	}
 	if body != nil {
 		_, _ = io.Copy(conn, body)
 	}
@@ -52,6 +43,24 @@ func rawExchange(t *testing.T, base, request string, body io.Reader) (*http.Resp
 		t.Fatalf("reading the answer's body: %v", err)
 	}
 	return resp, out
+}
+
+// rawSend writes request on a fresh TCP connection to base, which the
+// caller closes. The connection's deadline is 10 s: a refusal must come at
+// once, and a server left waiting for a body fails the read instead of
+// hanging the test.
+func rawSend(t *testing.T, base, request string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		conn.Close()
+		t.Fatal(err)
+	}
+	return conn
 }
 
 // assertEnvelope checks status, the v2 error envelope with code, and that

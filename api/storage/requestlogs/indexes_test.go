@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/eventapi/eventapi/api/storage/requestlogs"
+	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -49,7 +50,7 @@ func (l *lastQuery) get() string {
 // still found, by a scan of the organization's range.
 func TestFiltersUseIndexes(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := pgtest.Open(t)
 	now := time.Now().UTC()
 	partitioned(t, db)
 	orgA, orgB, keyA, keyB := uuid.New(), uuid.New(), uuid.New(), uuid.New()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/requestlogs"
+	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -26,7 +27,7 @@ import (
 // small pages stop early.
 func TestListPagesMatchTheRecords(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := pgtest.Open(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	partitioned(t, db)
 	orgA, orgB := uuid.New(), uuid.New()
@@ -109,7 +110,7 @@ func head(s []string) []string { return s[:min(len(s), 8)] }
 // record before since nor leaves out one before until.
 func TestTimeFiltersBelowAMicrosecond(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := pgtest.Open(t)
 	partitioned(t, db)
 	org, key := uuid.New(), uuid.New()
 	at := time.Now().UTC().Truncate(time.Second).Add(-time.Minute).Add(358923 * time.Microsecond)

@@ -7,23 +7,11 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/requestlog"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-// openDB opens a new database made by pgtest.
-func openDB(t *testing.T) *bun.DB {
-	t.Helper()
-	db, err := database.Open(context.Background(), pgtest.NewDatabase(t), database.Options{MaxOpenConns: 6, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
 
 // partitioned creates the partitions from yesterday to tomorrow, as the
 // serve process does at start.

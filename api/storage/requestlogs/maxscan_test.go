@@ -15,6 +15,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/requestlogs"
+	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/tenancy"
 )
@@ -88,7 +89,7 @@ func before(a, b storage.Cursor) bool {
 // once. Unfiltered, the first page is full as before.
 func TestAPageStopsAtMaxScan(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := pgtest.Open(t)
 	partitioned(t, db)
 	org, other, key := uuid.New(), uuid.New(), uuid.New()
 	// 2.5 times MaxScan records, 40 ms apart (about 100 minutes), in
@@ -186,7 +187,7 @@ func TestAPageStopsAtMaxScan(t *testing.T) {
 // first, each once, whatever the bound cut.
 func TestBoundedPagesMatchTheRecords(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := pgtest.Open(t)
 	partitioned(t, db)
 	now := time.Now().UTC().Truncate(time.Second)
 	orgA, orgB := uuid.New(), uuid.New()
@@ -312,7 +313,7 @@ func (a *allQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 // with key_id checked on its rows for a key.
 func TestBoundedStepsUseTheIndexes(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := pgtest.Open(t)
 	partitioned(t, db)
 	now := time.Now().UTC()
 	org, key, other := uuid.New(), uuid.New(), uuid.New()
