@@ -35,6 +35,14 @@ func TestNewRefusesABadBaseURL(t *testing.T) {
 		{"http:/api/v2", "no host"},
 		{"//localhost/api/v2", "scheme"},
 		{"", "scheme"},
+		{"http://:8080/api/v2", "no host"},
+		{"http://localhost:99999/api/v2", "port"},
+		{"http://localhost:0/api/v2", "port"},
+		{"http://localhost:65535/api/v2", ""},
+		{"http://localhost:8080/api/v2?x=1", "no query or fragment"},
+		{"http://localhost:8080/api/v2?", "no query or fragment"},
+		{"http://localhost:8080/api/v2#f", "no query or fragment"},
+		{"http://localhost:8080/api/v2#", "no query or fragment"},
 	} {
 		for name, mk := range map[string]func() (any, error){
 			"v2": func() (any, error) { return client.New(tt.url, "key") },

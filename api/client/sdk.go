@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -88,8 +89,9 @@ func New(baseURL, key string, opts ...Option) (*API, error) {
 }
 
 // CheckBaseURL checks a base URL for New (and v1.New) and returns it ending
-// in one slash. It must parse, have the scheme http or https and a host,
-// and have no white space around it: a URL read from a file or a secret
+// in one slash. It must parse, have the scheme http or https, a host name
+// and a port from 1 to 65535 if any, no query or fragment, and no white
+// space around it: a URL read from a file or a secret
 // with its trailing newline is refused, not trimmed. Left to the calls,
 // such a URL failed every request in the request builder, with an error
 // Retryable took for a lost answer, so a restart loop went on forever.
@@ -103,8 +105,21 @@ func CheckBaseURL(baseURL string) (string, error) {
 		return "", fmt.Errorf("eventapi: base URL %q: %w", baseURL, errors.Unwrap(err))
 	case u.Scheme != "http" && u.Scheme != "https":
 		return "", fmt.Errorf("eventapi: base URL %q: the scheme must be http or https", baseURL)
-	case u.Host == "":
+	case u.Hostname() == "":
 		return "", fmt.Errorf("eventapi: base URL %q: no host", baseURL)
+	case u.Port() != "" && !validPort(u.Port()):
+		return "", fmt.Errorf("eventapi: base URL %q: the port must be from 1 to 65535", baseURL)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(baseURL, "#"):
+		// The generated calls resolve their paths against the base URL, so
+		// a query or fragment would drop its last segment (/api/v2?x=1
+		// sent every call to /api/…).
+		return "", fmt.Errorf("eventapi: base URL %q: no query or fragment", baseURL)
 	}
 	return strings.TrimSuffix(baseURL, "/") + "/", nil
+}
+
+// validPort reports whether a URL's port is a number from 1 to 65535.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }

@@ -203,5 +203,8 @@ func (g *guardian) handleError(fctx *fasthttp.RequestCtx, err error) {
 // meets the documented spelling. Every name is therefore set in one
 // spelling: the constants of api/rest and Fiber's (docs/decisions.md,
 // "Header names"). fasthttp resets the setting with each response, so it
-// is set for every request, also one refused while it was read.
+// is set for every request. It is set for one refused while it was read
+// too, though today's refusals carry no name whose spelling it changes
+// (X-Request-Id and fasthttp's own): a header added to them later keeps
+// its spelling.
 func spellAsSet(h *fasthttp.ResponseHeader) { h.DisableNormalizing() }

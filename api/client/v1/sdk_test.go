@@ -110,3 +110,23 @@ func TestV1APIErrorNamesNoKey(t *testing.T) {
 		t.Fatalf("Retryable(%v) = false, want true", err)
 	}
 }
+
+// TestV1ErrorsNameNoEditorKey: a key a request editor adds to a v1 write
+// protects nothing there, so its lost answer names none either.
+func TestV1ErrorsNameNoEditorKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
+	defer srv.Close()
+	legacy, err := v1.New(srv.URL+"/api/v1", "sk_live_k", client.NoRetries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 12.5
+	_, err = legacy.PatchEquipmentV1WithResponse(context.Background(), "0192f3a1-0000-7000-8000-0000000000e1", v1.EquipmentPatch{WeightLbs: &w},
+		func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Idempotency-Key", "editor-key")
+			return nil
+		})
+	if lost, ok := errors.AsType[*client.LostAnswerError](err); !ok || lost.IdempotencyKey != "" || client.IdempotencyKeyOf(err) != "" {
+		t.Fatalf("err = %v (%T), want a *client.LostAnswerError naming no key", err, err)
+	}
+}
