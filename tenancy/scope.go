@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/eventapi/eventapi/platform/errs"
@@ -71,7 +72,7 @@ func CheckScopes(scopes []Scope) ([]Scope, error) {
 	out := make([]Scope, 0, len(scopes))
 	for _, s := range scopes {
 		if !s.Valid() {
-			return nil, errs.InvalidField("scopes", "unknown scope "+string(s)+" (known: "+JoinScopes(AllScopes)+")")
+			return nil, errs.InvalidField("scopes", "unknown scope "+strconv.Quote(string(s))+" (known: "+JoinScopes(AllScopes)+")")
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)

@@ -36,7 +36,7 @@ func TestParseScopes(t *testing.T) {
 	}
 	// The CLI's refusal of an unknown scope names the others and all.
 	if _, err := ParseScopes("events:delete"); err == nil ||
-		err.Error() != "unknown scope events:delete (known: "+JoinScopes(AllScopes)+"), or give all" {
+		err.Error() != `unknown scope "events:delete" (known: `+JoinScopes(AllScopes)+"), or give all" {
 		t.Errorf("ParseScopes(events:delete) error %v", err)
 	}
 }
@@ -72,10 +72,10 @@ func TestCheckScopes(t *testing.T) {
 		{"every scope", AllScopes, AllScopes, ""},
 		{"nil", nil, nil, "at least one scope is required"},
 		{"empty", []Scope{}, nil, "at least one scope is required"},
-		{"unknown", []Scope{EventsRead, "root"}, nil, "unknown scope root" + known},
-		{"unknown after a duplicate", []Scope{EventsRead, EventsRead, "events:delete"}, nil, "unknown scope events:delete" + known},
-		{"blank", []Scope{""}, nil, "unknown scope " + known},
-		{"all is not a scope", []Scope{"all"}, nil, "unknown scope all" + known},
+		{"unknown", []Scope{EventsRead, "root"}, nil, `unknown scope "root"` + known},
+		{"unknown after a duplicate", []Scope{EventsRead, EventsRead, "events:delete"}, nil, `unknown scope "events:delete"` + known},
+		{"blank", []Scope{""}, nil, `unknown scope ""` + known},
+		{"all is not a scope", []Scope{"all"}, nil, `unknown scope "all"` + known},
 	} {
 		got, err := CheckScopes(c.scopes)
 		issue := ""

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
@@ -85,7 +86,7 @@ func TestStartingProbesAreNotRefusals(t *testing.T) {
 			}
 			defer ln.Close()
 			var log logtest.Buffer
-			stop := server.ServeWhileStarting(ln, telemetry.NewLogger(&log, "info"))
+			stop := server.ServeWhileStarting(ln, telemetry.NewLogger(&log, "info"), time.Time{})
 			for range 3 {
 				res, err := http.Get("http://" + ln.Addr().String() + tc.path)
 				if err != nil {

@@ -35,19 +35,20 @@ const handOffWait = 2 * time.Second
 // kubelet does not restart a pod that waits out an outage of PostgreSQL
 // into its crash-loop back-off; /readyz 503 with the readiness body,
 // status "starting"; any other request 503 service_unavailable with
-// Retry-After, in its surface's envelope. Every answer closes its
+// Retry-After, in its surface's envelope (a v1 one with its Deprecation
+// and Sunset headers, v1Sunset the date). Every answer closes its
 // connection. Each request gets its request id and is counted in the
 // request-duration histogram and written to the access log, as the
 // service's are; only the probes have a route (http_route), the service's
 // routes being built once the database answers. stop ends it and hands ln
 // back, open, for the service to serve. ln must be a *net.TCPListener (a
 // listener of another kind is handed back at once, unserved).
-func ServeWhileStarting(ln net.Listener, log *slog.Logger) (stop func()) {
+func ServeWhileStarting(ln net.Listener, log *slog.Logger, v1Sunset time.Time) (stop func()) {
 	tcp, ok := ln.(*net.TCPListener)
 	if !ok {
 		return func() {}
 	}
-	errorHandler := rest.ErrorHandler(log)
+	errorHandler := v1Headers(rest.ErrorHandler(log), v1Sunset)
 	app := fiber.New(fiber.Config{DisableStartupMessage: true, DisableKeepalive: true, ReadTimeout: readTimeout,
 		ErrorHandler: errorHandler})
 	routes := route.New(app)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/telemetry"
@@ -25,7 +26,7 @@ func TestServeWhileStartingIsMeteredAndLogged(t *testing.T) {
 	}
 	defer ln.Close()
 	logs := &logtest.Buffer{}
-	stop := server.ServeWhileStarting(ln, telemetry.NewLogger(logs, "info"))
+	stop := server.ServeWhileStarting(ln, telemetry.NewLogger(logs, "info"), time.Time{})
 	defer stop()
 	base := "http://" + ln.Addr().String()
 

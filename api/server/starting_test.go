@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ func TestServeWhileStartingAnswersThenHandsOver(t *testing.T) {
 	}
 	defer ln.Close()
 	base := "http://" + ln.Addr().String()
-	stop := server.ServeWhileStarting(ln, slog.New(slog.DiscardHandler))
+	sunset := time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC)
+	stop := server.ServeWhileStarting(ln, slog.New(slog.DiscardHandler), sunset)
 	// A client that connects and sends nothing.
 	idle, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
@@ -60,6 +62,11 @@ func TestServeWhileStartingAnswersThenHandsOver(t *testing.T) {
 		}
 		if res.Header.Get("Retry-After") == "" {
 			t.Fatalf("GET %s while starting has no Retry-After", tt.path)
+		}
+		// v1's answers carry its deprecation, as the service's do.
+		v1 := strings.HasPrefix(tt.path, "/api/v1/")
+		if deprecated := res.Header.Get("Deprecation") == "true" && res.Header.Get("Sunset") == sunset.Format(http.TimeFormat); deprecated != v1 {
+			t.Fatalf("GET %s while starting: Deprecation %q, Sunset %q", tt.path, res.Header.Get("Deprecation"), res.Header.Get("Sunset"))
 		}
 	}
 

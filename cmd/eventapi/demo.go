@@ -142,7 +142,7 @@ func seedDemo(ctx context.Context, tx bun.Tx, name string, r *demoResult) error 
 		if org, err = tenancy.CreateOrganization(ctx, tx, name, nil); err != nil {
 			return err
 		}
-		if err := demo.MarkOrganization(ctx, tx, org.ID); err != nil {
+		if err := demo.MarkOrganization(ctx, tx, org.OrgID()); err != nil {
 			return err
 		}
 		if err := demo.Seed(ctx, tx, tenancy.Tenant{Org: org.OrgID()}); err != nil {

@@ -128,7 +128,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	// ready (server.ServeWhileStarting).
 	// eventapi_database_up reads 0 while PostgreSQL does not answer, from
 	// the first failed attempt, as it does once the service is open.
-	stopStarting, waiting := server.ServeWhileStarting(ln, log), server.MeterDatabaseWait()
+	stopStarting, waiting := server.ServeWhileStarting(ln, log, cfg.V1Sunset), server.MeterDatabaseWait()
 	var svc *server.Service
 	err = database.UntilReachable(ctx, log, "eventapi", func() error {
 		if err := prepareSchema(ctx, cfg, log, *migrate); err != nil {

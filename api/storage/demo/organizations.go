@@ -53,7 +53,7 @@ func FindOrganization(ctx context.Context, tx bun.Tx, name string) (*tenancy.Org
 }
 
 // MarkOrganization records that demo made org, for FindOrganization.
-func MarkOrganization(ctx context.Context, tx bun.Tx, org uuid.UUID) error {
+func MarkOrganization(ctx context.Context, tx bun.Tx, org tenancy.OrganizationID) error {
 	_, err := tx.ExecContext(ctx, "INSERT INTO demo_organizations (organization_id) VALUES (?)", org)
 	return err
 }

@@ -35,7 +35,7 @@ func TestFindOrganization(t *testing.T) {
 	if err := Lock(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	if err := MarkOrganization(ctx, tx, made.ID); err != nil {
+	if err := MarkOrganization(ctx, tx, made.OrgID()); err != nil {
 		t.Fatal(err)
 	}
 	if org, err := FindOrganization(ctx, tx, "Made by demo"); err != nil || org == nil || org.ID != made.ID {

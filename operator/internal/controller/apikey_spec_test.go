@@ -50,7 +50,7 @@ func TestParseKeySpec(t *testing.T) {
 			}
 		}},
 		{name: "unknown scope", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = []v1alpha1.Scope{"root"} }), invalid: true,
-			message: "spec.scopes: unknown scope root (known: " + tenancy.JoinScopes(tenancy.AllScopes) + ")"},
+			message: `spec.scopes: unknown scope "root" (known: ` + tenancy.JoinScopes(tenancy.AllScopes) + ")"},
 		{name: "no scopes", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Scopes = nil }), invalid: true,
 			message: "spec.scopes: at least one scope is required"},
 		{name: "legacy mode", ak: base(func(s *v1alpha1.ApiKeySpec) { s.Mode = "legacy" }), invalid: true},
