@@ -5,11 +5,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/eventapi/eventapi/api/middleware/accesslog"
 	"github.com/eventapi/eventapi/api/middleware/httpmetrics"
@@ -64,10 +66,20 @@ func ServeWhileStarting(ln net.Listener, log *slog.Logger, v1Sunset time.Time) (
 			Details:    Readiness{Status: "starting", Postgres: depUnavailable, Redis: depNotChecked},
 			RetryAfter: startingRetryAfter}
 	})
-	app.Use(func(*fiber.Ctx) error {
-		return &errs.Error{Code: errs.ServiceUnavailable, Message: "the service is starting: it waits for its database",
-			RetryAfter: startingRetryAfter}
-	})
+	app.Use(func(*fiber.Ctx) error { return startingRefusal() })
+	// Fiber answers a method it does not know with a plain-text 400
+	// before any middleware runs: such a request is answered here as every
+	// other one is while starting, in its envelope, counted and logged.
+	g := &guardian{app: app, errorHandler: errorHandler, log: log}
+	srv := app.Server()
+	next := srv.Handler
+	srv.Handler = func(fctx *fasthttp.RequestCtx) {
+		if !slices.Contains(fiber.DefaultMethods, string(fctx.Method())) {
+			g.render(fctx, startingRefusal(), fctx.Time())
+			return
+		}
+		next(fctx)
+	}
 	h := &handOff{TCPListener: tcp}
 	served := make(chan struct{})
 	go func() {
@@ -164,4 +176,11 @@ func (c *trackedConn) Close() error {
 		c.owner.mu.Unlock()
 	})
 	return c.Conn.Close()
+}
+
+// startingRefusal is the answer to a request of the service while the
+// process waits for its database.
+func startingRefusal() error {
+	return &errs.Error{Code: errs.ServiceUnavailable, Message: "the service is starting: it waits for its database",
+		RetryAfter: startingRetryAfter}
 }
