@@ -108,7 +108,7 @@ func collect[T any](seq iter.Seq2[T, error]) (n int, err error) {
 // into a type of another package as the caller chose; a T of this package
 // that is not the list's record type is an error before any request, where
 // All[Vehicle] over ListEquipment decoded equipment into zero-value
-// vehicles without one (review 12 F3).
+// vehicles without one (found by a review).
 func TestAllRefusesAnotherRecordType(t *testing.T) {
 	env := apitest.New(t)
 	org := env.NewOrg("All's record types")

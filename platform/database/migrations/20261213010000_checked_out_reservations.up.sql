@@ -4,7 +4,7 @@
 -- GiST index holds every reserved and checked-out reservation of the
 -- equipment over its whole history, and a stale reserved one never
 -- released counts there too: on equipment with 300,000 past bookings the
--- read took 104 ms, with the equipment row locked (a review, rv52). This
+-- read took 104 ms, with the equipment row locked (found by a review). This
 -- index holds the checked-out ones only, by end and id, with their
 -- quantity, so the read is an index-only range scan: the sum over them,
 -- and the first 100 of them by end (the longest overdue) in index order.
