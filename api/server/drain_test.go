@@ -17,10 +17,7 @@ import (
 
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
-	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
-	"github.com/eventapi/eventapi/tenancy"
-	"github.com/eventapi/eventapi/tenancy/apikey"
 )
 
 // TestSIGTERMDrainsInFlightRequests sends a real SIGTERM to the test process
@@ -96,19 +93,7 @@ func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 func TestSIGTERMDrainsARealServer(t *testing.T) {
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
-	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	org, err := tenancy.CreateOrganization(ctx, db, "Acme", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := tenancy.CreateKey(ctx, db, tenancy.NewKey{OrganizationID: org.ID, Name: "drain", Scopes: tenancy.AllScopes, Mode: apikey.Live})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, key := processDB(t, dbURL)
 	srv := apitest.StartProcess(t, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_DATABASE_POOLER="+pgtest.Pooler(),
 		"EVENTAPI_DRAIN_DELAY=1h", "EVENTAPI_SHUTDOWN_TIMEOUT=1m")
 	base := "http://" + srv.Addr
@@ -121,7 +106,7 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 	call := func(c *http.Client, method, path, body string) (*http.Response, string, bool) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key.Secret)
+		req.Header.Set("Authorization", "Bearer "+key)
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -170,7 +155,7 @@ func TestSIGTERMDrainsARealServer(t *testing.T) {
 	inFlight := make(chan result, 1)
 	go func() {
 		req, _ := http.NewRequest("PATCH", base+"/api/v2/events/"+created.Data.ID, strings.NewReader(`{"name":"Renamed"}`))
-		req.Header.Set("Authorization", "Bearer "+key.Secret)
+		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := (&http.Client{}).Do(req)
 		if err != nil {

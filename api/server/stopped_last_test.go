@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -41,7 +43,7 @@ func TestStoppedIsTheLastLine(t *testing.T) {
 	}()
 	srv := apitest.StartProcess(t, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_DATABASE_POOLER="+pgtest.Pooler(),
 		"EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true", "EVENTAPI_DRAIN_DELAY=0", "EVENTAPI_SHUTDOWN_TIMEOUT=5s")
-	key := processKey(t, dbURL)
+	_, key := processDB(t, dbURL)
 	call := func(path, body string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", srv.Base()+path, strings.NewReader(body))
@@ -79,23 +81,24 @@ func TestStoppedIsTheLastLine(t *testing.T) {
 	}
 }
 
-// processKey makes an organization and a live key with every scope in the
-// database at dbURL, for a process the test started.
-func processKey(t *testing.T, dbURL string) string {
+// processDB opens the database at dbURL, made for a process the test
+// starts, and makes an organization in it with a live key of every scope:
+// the database, closed at the test's end, and the key.
+func processDB(t *testing.T, dbURL string) (*bun.DB, string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 2, Pooler: pgtest.Pooler()})
+	db, err := database.Open(ctx, dbURL, database.Options{MaxOpenConns: 4, Pooler: pgtest.Pooler()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { _ = db.Close() })
 	org, err := tenancy.CreateOrganization(ctx, db, "Acme", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := tenancy.CreateKey(ctx, db, tenancy.NewKey{OrganizationID: org.ID, Name: "stop", Scopes: tenancy.AllScopes, Mode: apikey.Live})
+	key, err := tenancy.CreateKey(ctx, db, tenancy.NewKey{OrganizationID: org.ID, Name: "process", Scopes: tenancy.AllScopes, Mode: apikey.Live})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return key.Secret
+	return db, key.Secret
 }
