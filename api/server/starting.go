@@ -41,7 +41,11 @@ const handOffWait = 2 * time.Second
 // and Sunset headers, v1Sunset the date). Every answer closes its
 // connection. Each request gets its request id and is counted in the
 // request-duration histogram and written to the access log, as the
-// service's are; only the probes have a route (http_route), the service's
+// service's are, except a request this server cannot read (a header block
+// past the read buffer, a request line it cannot parse, a body that does
+// not arrive): that one gets Fiber's refusal in the v2 envelope, neither
+// counted nor logged, since the service's guard (guard.go), which answers
+// those in their surface's envelope, is not installed here; only the probes have a route (http_route), the service's
 // routes being built once the database answers. stop ends it and hands ln
 // back, open, for the service to serve. ln must be a *net.TCPListener (a
 // listener of another kind is handed back at once, unserved).
@@ -51,8 +55,11 @@ func ServeWhileStarting(ln net.Listener, log *slog.Logger, v1Sunset time.Time) (
 		return func() {}
 	}
 	errorHandler := v1Headers(rest.ErrorHandler(log), v1Sunset)
+	// The service's read limits (newApp), so that a request the service
+	// would read is read here too.
 	app := fiber.New(fiber.Config{DisableStartupMessage: true, DisableKeepalive: true, ReadTimeout: readTimeout,
-		ErrorHandler: errorHandler})
+		ErrorHandler: errorHandler, ReadBufferSize: readBufferSize, BodyLimit: rest.BodyLimit,
+		DisablePreParseMultipartForm: true})
 	routes := route.New(app)
 	app.Use(requestid.New())
 	app.Use(httpmetrics.New(httpmetrics.Config{ErrorHandler: errorHandler, Routes: routes}))

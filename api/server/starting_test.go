@@ -73,6 +73,23 @@ func TestServeWhileStartingAnswersThenHandsOver(t *testing.T) {
 		}
 	}
 
+	// A header block the service reads (over fasthttp's default 4 KiB
+	// buffer, under the service's) is read here too, and answered as the
+	// other requests are.
+	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/equipment", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Big", strings.Repeat("a", 6<<10))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Deprecation") != "true" {
+		t.Fatalf("GET with a 6 KiB header while starting: %d, Deprecation %q; want 503 in v1's envelope", res.StatusCode, res.Header.Get("Deprecation"))
+	}
+
 	stop()
 	// The client that had sent nothing finds its connection closed, not
 	// answered "starting" once the service serves.
