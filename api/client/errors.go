@@ -162,9 +162,7 @@ func Retryable(err error) (wait time.Duration, ok bool) {
 
 // readOp reports whether the Op of a *url.Error names a read: net/http
 // writes the method as "Get", the transport as "GET".
-func readOp(op string) bool {
-	return strings.EqualFold(op, http.MethodGet) || strings.EqualFold(op, http.MethodHead) || strings.EqualFold(op, http.MethodOptions)
-}
+func readOp(op string) bool { return safeMethod(strings.ToUpper(op)) }
 
 // refusedCertificate reports whether err is the client's refusal of the
 // server's certificate: no wait mends it.
