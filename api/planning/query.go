@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/eventapi/eventapi/api/rest"
+	"github.com/eventapi/eventapi/api/storage"
 	"github.com/eventapi/eventapi/api/storage/reservations"
 	"github.com/eventapi/eventapi/api/storage/stock"
 	"github.com/eventapi/eventapi/platform/errs"
@@ -100,7 +101,7 @@ func equipmentIDs(q *rest.Query) []uuid.UUID {
 	var ids []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for _, part := range rest.ListElements(raw) {
-		id, err := rest.ParseUUID(part)
+		id, err := storage.ParseUUID(part)
 		if err != nil {
 			q.Issue("equipment_id", "must be a comma-separated list of uuids")
 			return nil

@@ -314,7 +314,7 @@ func (in *Input) UUID(name string, r Rule) Field[uuid.UUID] {
 		in.Issue(name, "must be a uuid string")
 		return Field[uuid.UUID]{}
 	}
-	id, err := ParseUUID(s)
+	id, err := storage.ParseUUID(s)
 	if err != nil {
 		in.Issue(name, "must be a uuid")
 		return Field[uuid.UUID]{}
@@ -412,10 +412,6 @@ func (in *Input) StringList(name string, r Rule) Field[[]string] {
 	f.Value = v
 	return f
 }
-
-// ParseUUID parses a canonical uuid (36 characters with hyphens), the one
-// rule of storage.ParseUUID.
-func ParseUUID(s string) (uuid.UUID, error) { return storage.ParseUUID(s) }
 
 // Rules are the rules of the fields of one request body, keyed by field
 // name. They are derived from the OpenAPI document (api/openapi.Rules), the

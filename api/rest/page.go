@@ -210,7 +210,7 @@ func QueryUUID(c *fiber.Ctx, name string) (*uuid.UUID, error) {
 	if !QueryGiven(c, name) {
 		return nil, nil
 	}
-	id, err := ParseUUID(QueryValue(c, name))
+	id, err := storage.ParseUUID(QueryValue(c, name))
 	if err != nil {
 		return nil, errs.InvalidField(name, "must be a uuid")
 	}
@@ -234,7 +234,7 @@ func QueryBool(c *fiber.Ctx, name string, def bool) (bool, error) {
 // PathID reads the :id path parameter. A value that is not a uuid cannot name
 // any record, so it is 404 not_found like any other unknown id.
 func PathID(c *fiber.Ctx, kind string) (uuid.UUID, error) {
-	id, err := ParseUUID(c.Params("id"))
+	id, err := storage.ParseUUID(c.Params("id"))
 	if err != nil {
 		return uuid.Nil, errs.NotFoundOf(kind)
 	}

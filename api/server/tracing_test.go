@@ -109,3 +109,30 @@ func tracedEnv(t *testing.T) (*tracetest.SpanRecorder, *apitest.Env) {
 	t.Cleanup(func() { otel.SetTracerProvider(prev) })
 	return rec, apitest.New(t, func(_ *config.Config, o *server.Options) { o.Tracing = true })
 }
+
+// TestCreateSpanNamesItsStatementAndTable: a v2 create writes its row with
+// a statement built as SQL, whose span is named INSERT (bun names a raw
+// statement SELECT) and whose db.statement names the table, without the
+// values.
+func TestCreateSpanNamesItsStatementAndTable(t *testing.T) {
+	rec, env := tracedEnv(t)
+	org := env.NewOrg("Traced create")
+	if res := org.Post("/api/v2/clients", `{"name":"Traced Client Ltd"}`); res.Status != 201 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	var statements []string
+	for _, s := range rec.Ended() {
+		for _, kv := range s.Attributes() {
+			if kv.Key == "db.statement" {
+				statements = append(statements, s.Name()+": "+kv.Value.AsString())
+				if s.Name() == "INSERT" && strings.Contains(kv.Value.AsString(), `INSERT INTO "clients"`) {
+					if strings.Contains(kv.Value.AsString(), "Traced Client Ltd") {
+						t.Errorf("the statement carries a value: %s", kv.Value.AsString())
+					}
+					return
+				}
+			}
+		}
+	}
+	t.Errorf("no INSERT span whose statement names clients; spans:\n%s", strings.Join(statements, "\n"))
+}

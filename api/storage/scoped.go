@@ -65,15 +65,14 @@ func Exists(ctx context.Context, db bun.IDB, table string, org tenancy.Organizat
 func Create[T any](ctx context.Context, db bun.IDB, t tenancy.Tenant, ch Changes) (*T, error) {
 	m := new(T)
 	table := db.Dialect().Tables().Get(reflect.TypeOf(m)).Name
-	args := []any{bun.Ident(table), bun.Ident("organization_id"), bun.Ident("demo")}
-	for _, col := range ch.cols {
-		args = append(args, bun.Ident(col))
+	cols := make([]string, 0, len(ch.cols)+2)
+	for _, col := range append([]string{"organization_id", "demo"}, ch.cols...) {
+		cols = append(cols, database.Ident(db, col))
 	}
-	args = append(args, t.Org, t.Demo)
-	args = append(args, ch.vals...)
-	n := len(ch.cols) + 2
-	placeholders := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-	query := "INSERT INTO ? (" + placeholders + ") VALUES (" + placeholders + ") RETURNING *"
+	args := append([]any{t.Org, t.Demo}, ch.vals...)
+	placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
+	query := "INSERT INTO " + database.Ident(db, table) + " (" + strings.Join(cols, ", ") +
+		") VALUES (" + placeholders + ") RETURNING *"
 	if err := db.NewRaw(query, args...).Scan(ctx, m); err != nil {
 		return nil, database.Error(err)
 	}

@@ -47,7 +47,7 @@ func (h handlers) retry(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	did, err := rest.ParseUUID(c.Params("delivery_id"))
+	did, err := storage.ParseUUID(c.Params("delivery_id"))
 	if err != nil {
 		return errs.NotFoundOf(store.DeliveryKind)
 	}

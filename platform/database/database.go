@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
@@ -56,7 +57,68 @@ func (s sqlSpans) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
 	if c, ok := e.Stash[beginSpanKey{}].(context.Context); ok {
 		ctx = c
 	}
-	s.hook.AfterQuery(ctx, e)
+	s.hook.AfterQuery(ctx, rawNamed(e))
+}
+
+// rawNamed returns e with the operation of a raw statement read from its
+// text. bun names every raw statement SELECT, so bunotel's span of an
+// INSERT, UPDATE or DELETE written as SQL (a v2 create, the
+// Idempotency-Key rows, the retention jobs) was named SELECT and carried
+// db.operation=SELECT. The statement's first word, past the comments the
+// tenant convention puts before it (docs/architecture.md), names it now;
+// everything else, db.statement among it (the text without its values),
+// still comes from bun's query.
+func rawNamed(e *bun.QueryEvent) *bun.QueryEvent {
+	if _, raw := e.IQuery.(*bun.RawQuery); !raw {
+		return e
+	}
+	named := *e
+	named.IQuery = rawStatement{Query: e.IQuery, operation: firstWord(withoutLeadingComments(e.Query))}
+	return &named
+}
+
+// rawStatement is a raw query that reports its own operation.
+type rawStatement struct {
+	bun.Query
+	operation string
+}
+
+func (r rawStatement) Operation() string { return r.operation }
+
+// firstWord is a statement's first word, at most 16 bytes, as bun names
+// the operation of a statement it did not build.
+func firstWord(q string) string {
+	if i := strings.IndexFunc(q, unicode.IsSpace); i > 0 {
+		q = q[:i]
+	}
+	if len(q) > 16 {
+		q = q[:16]
+	}
+	return q
+}
+
+// withoutLeadingComments cuts the white space and the /* */ and -- comments
+// that come before a statement's first keyword.
+func withoutLeadingComments(q string) string {
+	for {
+		q = strings.TrimLeftFunc(q, unicode.IsSpace)
+		switch {
+		case strings.HasPrefix(q, "/*"):
+			end := strings.Index(q, "*/")
+			if end < 0 {
+				return ""
+			}
+			q = q[end+2:]
+		case strings.HasPrefix(q, "--"):
+			end := strings.IndexByte(q, '\n')
+			if end < 0 {
+				return ""
+			}
+			q = q[end+1:]
+		default:
+			return q
+		}
+	}
 }
 
 // Options tunes the connection pool.

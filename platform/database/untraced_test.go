@@ -119,3 +119,48 @@ func TestStatementsOfATransactionAreChildrenOfTheCaller(t *testing.T) {
 		t.Errorf("a background transaction made %d traces, want 1: %v", len(traces), spans.GetSpans())
 	}
 }
+
+// TestRawStatementsAreNamedByTheirOperation: a statement written as SQL
+// (bun names every raw statement SELECT) makes a span named after its own
+// first keyword, past the comments before it, with db.operation to match
+// and the statement as written.
+func TestRawStatementsAreNamedByTheirOperation(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+
+	ctx := context.Background()
+	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE named (n int)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ query, want string }{
+		{"INSERT INTO named VALUES (?)", "INSERT"},
+		{"/* every organization: a test */ UPDATE named SET n = ?", "UPDATE"},
+		{"-- a line\n  /* and a block */\n DELETE FROM named WHERE n = ?", "DELETE"},
+		{"SELECT ?::int", "SELECT"},
+	} {
+		spans.Reset()
+		if _, err := db.NewRaw(c.query, 1).Exec(ctx); err != nil {
+			t.Fatalf("%q: %v", c.query, err)
+		}
+		got := spans.GetSpans()
+		if len(got) != 1 {
+			t.Fatalf("%q made %d spans, want 1", c.query, len(got))
+		}
+		attrs := map[string]string{}
+		for _, a := range got[0].Attributes {
+			attrs[string(a.Key)] = a.Value.Emit()
+		}
+		if got[0].Name != c.want || attrs["db.operation"] != c.want || attrs["db.statement"] != c.query {
+			t.Errorf("%q: span %q, db.operation %q, db.statement %q; want %q and the statement as written",
+				c.query, got[0].Name, attrs["db.operation"], attrs["db.statement"], c.want)
+		}
+	}
+}

@@ -124,8 +124,9 @@ var (
 // Replace makes lines the whole set of line items of parent, in order, and
 // returns them as stored (with ids).
 func Replace(ctx context.Context, db bun.IDB, t Table, org tenancy.OrganizationID, parent uuid.UUID, lines []Line) ([]Line, error) {
-	_, err := db.NewRaw("DELETE FROM ? WHERE organization_id = ? AND ? = ?",
-		bun.Ident(t.name), org, bun.Ident(t.parent), parent).Exec(ctx)
+	table, parentColumn := database.Ident(db, t.name), database.Ident(db, t.parent)
+	_, err := db.NewRaw("DELETE FROM "+table+" WHERE organization_id = ? AND "+parentColumn+" = ?",
+		org, parent).Exec(ctx)
 	if err != nil {
 		return nil, database.Error(err)
 	}
@@ -135,15 +136,14 @@ func Replace(ctx context.Context, db bun.IDB, t Table, org tenancy.OrganizationI
 	}
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?)"
 	rows := make([]string, len(lines))
-	args := []any{bun.Ident(t.name), bun.Ident(t.parent)}
+	args := make([]any, 0, 8*len(lines))
 	for i, l := range lines {
 		rows[i] = row
 		args = append(args, org, parent, i, l.EquipmentID, l.Description, l.Quantity, l.UnitPrice, l.LineTotal)
 	}
-	args = append(args, bun.Ident(t.parent))
-	err = db.NewRaw(`INSERT INTO ? (organization_id, ?, position, equipment_id, description, quantity, unit_price, line_total)
+	err = db.NewRaw(`INSERT INTO `+table+` (organization_id, `+parentColumn+`, position, equipment_id, description, quantity, unit_price, line_total)
 		VALUES `+strings.Join(rows, ", ")+`
-		RETURNING id, position, equipment_id, description, quantity, unit_price, line_total, ? AS parent_id`,
+		RETURNING id, position, equipment_id, description, quantity, unit_price, line_total, `+parentColumn+` AS parent_id`,
 		args...).Scan(ctx, &out)
 	if err != nil {
 		return nil, database.Error(err)
