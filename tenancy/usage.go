@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/eventapi/eventapi/platform/database"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // usageInterval is the least time between two writes of one key's
@@ -29,9 +30,12 @@ const flushEvery = 5 * time.Second
 // back (the WHERE clause keeps that true across instances, each of which
 // writes a key at most once per interval).
 type usageRecorder struct {
-	db    bun.IDB
-	log   *slog.Logger
-	every time.Duration // how often the writer runs
+	db bun.IDB
+	// failures logs the failed writes, at most one line per
+	// telemetry.OutageLogEvery with their count, as the service's other
+	// outage lines (a database outage fails one every few seconds).
+	failures *telemetry.OutageLog
+	every    time.Duration // how often the writer runs
 	// interval is the least time between two writes of one key.
 	interval time.Duration
 	// budget bounds shutdown's writes (flushFinal): finalBudget;
@@ -59,7 +63,7 @@ func newUsageRecorder(db bun.IDB, log *slog.Logger) *usageRecorder {
 // newUsageRecorderEvery starts a recorder with its interval and its
 // writer's period, and its other settings as tune (tests) leaves them.
 func newUsageRecorderEvery(db bun.IDB, log *slog.Logger, interval, every time.Duration, tune ...func(*usageRecorder)) *usageRecorder {
-	u := &usageRecorder{db: db, log: log, every: every, interval: interval, budget: finalBudget, writeTimeout: writeTimeout, pending: map[uuid.UUID]time.Time{},
+	u := &usageRecorder{db: db, failures: telemetry.NewOutageLog(log, "write api key last_used_at", telemetry.OutageLogEvery), every: every, interval: interval, budget: finalBudget, writeTimeout: writeTimeout, pending: map[uuid.UUID]time.Time{},
 		held: map[uuid.UUID]time.Time{}, next: map[uuid.UUID]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	u.stopping, u.cancel = context.WithCancel(context.Background())
 	for _, t := range tune {
@@ -180,8 +184,8 @@ func (u *usageRecorder) flush(ctx context.Context, final bool, by time.Time) err
 		pgdialect.Array(ids), pgdialect.Array(ats)).Exec(wctx)
 	if err != nil {
 		u.retry(batch)
-		if u.log != nil && ctx.Err() == nil { // a write cut short by close is the final one's to do
-			u.log.Warn("write api key last_used_at", "error", err, "keys", len(ids))
+		if ctx.Err() == nil { // a write cut short by close is the final one's to do
+			u.failures.Record(context.WithoutCancel(ctx), err)
 		}
 	}
 	return err

@@ -19,8 +19,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/eventapi/eventapi/platform/database"
-	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // statusOf is the single map from error code to HTTP status, on both
@@ -214,12 +214,12 @@ const DefaultRetryAfter = 1
 
 // RefusedLogEvery is the longest rate of the WARN line about 503 answers
 // (docs/observability.md, "Traces and log lines"), as for the other outage lines.
-const RefusedLogEvery = edge.OutageLogEvery
+const RefusedLogEvery = telemetry.OutageLogEvery
 
 // ErrorHandler renders every error returned by a handler or middleware in the
 // envelope of its surface. Internal causes are logged, never returned.
 func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
-	refused := edge.NewOutageLog(log, "requests refused: service unavailable", RefusedLogEvery)
+	refused := telemetry.NewOutageLog(log, "requests refused: service unavailable", RefusedLogEvery)
 	return func(c *fiber.Ctx, err error) error {
 		e := FromFiber(err)
 		status := Status(e.Code)

@@ -12,7 +12,6 @@ import (
 	"github.com/eventapi/eventapi/api/apitest"
 	"github.com/eventapi/eventapi/api/server"
 	"github.com/eventapi/eventapi/platform/config"
-	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
 )
@@ -98,7 +97,7 @@ func TestStartingProbesAreNotRefusals(t *testing.T) {
 				}
 			}
 			stop()
-			edge.FlushOutageLogs(context.Background())
+			telemetry.FlushOutageLogs(context.Background())
 			if counted := strings.Contains(log.String(), "requests refused: service unavailable"); counted != tc.counted {
 				t.Errorf("three GET %s counted as requests refused: %v, want %v:\n%s", tc.path, counted, tc.counted, log.String())
 			}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,8 +42,17 @@ func TestStoppedIsTheLastLine(t *testing.T) {
 			close(release)
 		}
 	}()
+	// A collector that refuses: the telemetry flush at the stop fails and
+	// warns, which must come before the last line too.
+	collector, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusing := collector.Addr().String()
+	collector.Close()
 	srv := apitest.StartProcess(t, "EVENTAPI_DATABASE_URL="+dbURL, "EVENTAPI_DATABASE_POOLER="+pgtest.Pooler(),
-		"EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true", "EVENTAPI_DRAIN_DELAY=0", "EVENTAPI_SHUTDOWN_TIMEOUT=5s")
+		"EVENTAPI_WEBHOOK_ALLOW_PRIVATE=true", "EVENTAPI_DRAIN_DELAY=0", "EVENTAPI_SHUTDOWN_TIMEOUT=5s",
+		"OTEL_SDK_DISABLED=false", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+refusing)
 	_, key := processDB(t, dbURL)
 	call := func(path, body string) {
 		t.Helper()
@@ -78,6 +88,9 @@ func TestStoppedIsTheLastLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(srv.Logs()), "\n")
 	if last := lines[len(lines)-1]; !strings.Contains(last, `"msg":"eventapi stopped"`) {
 		t.Fatalf("the last log line is %s, want eventapi stopped", last)
+	}
+	if !strings.Contains(srv.Logs(), `"msg":"telemetry flush"`) {
+		t.Errorf("no telemetry flush warning: the flush at the stop reached the refusing collector?\n%s", srv.Logs())
 	}
 }
 

@@ -93,6 +93,18 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}
+	// "eventapi stopped" is the last line of a service that opened: it
+	// follows Close, which waits for what is still running (webhook
+	// attempts in flight, up to their 10 s timeout, and the request log's
+	// last flush), and the telemetry flush (deferred below, so it runs
+	// first), which may wait for a collector and warn.
+	var opened bool
+	var runErr error
+	defer func() {
+		if opened {
+			log.Info("eventapi stopped", "error", runErr)
+		}
+	}()
 	flushes := []telemetry.Shutdown{shutdownTracing}
 	defer func() {
 		if err := telemetry.Flush(ctx, telemetryFlushTimeout, flushes...); err != nil {
@@ -146,11 +158,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	if err != nil {
 		return err
 	}
-	var runErr error
-	// "eventapi stopped" is the last line: it follows Close, which waits
-	// for what is still running (webhook attempts in flight, up to their
-	// 10 s timeout, and the request log's last flush).
-	defer func() { log.Info("eventapi stopped", "error", runErr) }()
+	opened = true
 	defer svc.Close()
 	svc.StartWebhooks()
 	// A second SIGTERM or SIGINT cuts the drain delay short (the first one
@@ -175,7 +183,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	err = server.RunWith(ctx, svc.App, ln, server.Shutdown{
 		Drain: svc.Drain, OnDrain: svc.QuiesceWebhooks, Delay: cfg.DrainDelay, Hurry: hurry, Timeout: cfg.ShutdownTimeout, Log: log})
 	// The failures the outage lines held back, before the process ends.
-	edge.FlushOutageLogs(context.WithoutCancel(ctx))
+	telemetry.FlushOutageLogs(context.WithoutCancel(ctx))
 	runErr = err
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/uptrace/bun"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
@@ -18,20 +17,6 @@ import (
 
 // Records reach request_log_segments by one COPY per flush, in PostgreSQL's
 // binary format (appendCopy), encoded in a buffer the Writer keeps.
-
-// copyOnce is the copy of one attempt of write, within ctx (the attempt's
-// write timeout).
-func (w *Writer) copyOnce(ctx context.Context, chunks [][]Record, n, attempt int) error {
-	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
-		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n), attribute.Int("eventapi.request_log.attempt", attempt)))
-	defer span.End()
-	err := copyChunks(ctx, w.cfg.DB, chunks, &w.buf)
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, "request log batch not written")
-	}
-	return err
-}
 
 // Copy writes records with one COPY into request_log_segments, grouped into
 // segments (PostgreSQL routes each to its day's partition), in the binary

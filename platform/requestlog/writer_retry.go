@@ -7,9 +7,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // A flush is tried again while its failure may pass, and never stores a
@@ -109,17 +113,29 @@ func (w *Writer) fitBeforeClose(d time.Duration) time.Duration {
 // out, or its connection was cut, after the statement reached PostgreSQL):
 // a later attempt first looks whether the batch is stored (landed) and
 // copies it only when it is not, so that no record is stored twice. The
-// look and the copy share the attempt's one bound.
-func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) error {
+// look and the copy share the attempt's one bound, and its one root
+// trace, request_log.flush, which an attempt that fails in the look ends
+// with an error too.
+func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) (err error) {
 	ctx, cancel := context.WithTimeout(w.base, w.cfg.WriteTimeout)
 	defer cancel()
+	ctx, span := telemetry.Tracer().Start(ctx, "request_log.flush", trace.WithNewRoot(),
+		trace.WithAttributes(attribute.Int("eventapi.request_log.records", n), attribute.Int("eventapi.request_log.attempt", attempt)))
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, "request log batch not written")
+		}
+		span.End()
+	}()
 	if attempt > 1 {
 		stored, err := landed(ctx, w.cfg.DB, chunks)
 		if err != nil || stored {
+			span.SetAttributes(attribute.Bool("eventapi.request_log.already_stored", stored))
 			return err
 		}
 	}
-	return w.copyOnce(ctx, chunks, n, attempt)
+	return copyChunks(ctx, w.cfg.DB, chunks, &w.buf)
 }
 
 // landed reports whether the batch of chunks is stored. A COPY stores all

@@ -9,6 +9,11 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
@@ -26,6 +31,7 @@ type stalled struct {
 	out *logtest.Buffer // the writer's log
 	db  *bun.DB         // the test's own pool, not the writer's
 	tx  bun.Tx          // holds the lock
+	url string          // the database's
 }
 
 // newStalled makes a fresh database with the request log's partitions,
@@ -38,7 +44,7 @@ func newStalled(t *testing.T, writeTimeout, backoff time.Duration, longStatement
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
-	s := &stalled{t: t, out: &logtest.Buffer{}, db: openDBAt(t, url)}
+	s := &stalled{t: t, out: &logtest.Buffer{}, db: openDBAt(t, url), url: url}
 	if _, err := requestlog.Maintain(ctx, s.db, requestlog.MaintainOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -384,4 +390,76 @@ func stalledCopy(t *testing.T) (s *stalled, n int64) {
 	go func() { _ = s.w.Flush(context.Background()) }()
 	s.copyWaits()
 	return s, n
+}
+
+// TestEveryAttemptIsAFlushTrace: each attempt of a flush is a root trace
+// request_log.flush with its attempt number, and a second attempt's look
+// for the first one's records (a SELECT) is a child of it beside the COPY,
+// not a root trace of its own; the attempt that failed behind the lock is
+// a flush span with an error.
+func TestEveryAttemptIsAFlushTrace(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+
+	ctx := context.Background()
+	s := newStalled(t, 200*time.Millisecond, 50*time.Millisecond, false)
+	_ = s.w.Close(ctx)
+	traced, err := database.Open(ctx, s.url, database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = traced.Close() })
+	s.w = requestlog.NewWriter(requestlog.WriterConfig{DB: traced, Interval: time.Hour, WriteTimeout: 200 * time.Millisecond,
+		RetryBackoff: 50 * time.Millisecond, Log: telemetry.NewLogger(s.out, "info")})
+	defer s.w.Close(ctx)
+	spans.Reset()
+	addPosts(s.w, uuid.New(), 3)
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.w.Flush(ctx) }()
+	s.triedAgain(1)
+	s.unlock()
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	s.wantWritten(3)
+
+	got := spans.GetSpans()
+	flushes := map[trace.TraceID]int64{} // trace -> attempt
+	failed := 0
+	for _, sp := range got {
+		if sp.Parent.IsValid() {
+			continue
+		}
+		if sp.Name != "request_log.flush" {
+			t.Errorf("a root span %q: every statement of a flush belongs to its attempt's trace", sp.Name)
+			continue
+		}
+		for _, a := range sp.Attributes {
+			if a.Key == "eventapi.request_log.attempt" {
+				flushes[sp.SpanContext.TraceID()] = a.Value.AsInt64()
+			}
+		}
+		if sp.Status.Code == codes.Error {
+			failed++
+		}
+	}
+	if failed == 0 || len(flushes) < 2 {
+		t.Fatalf("%d flush traces, %d failed; want a failed first attempt and a later one", len(flushes), failed)
+	}
+	children := map[int64][]string{} // attempt -> its children's names
+	for _, sp := range got {
+		if attempt, ok := flushes[sp.SpanContext.TraceID()]; ok && sp.Parent.IsValid() {
+			children[attempt] = append(children[attempt], sp.Name)
+		}
+	}
+	last := int64(0)
+	for _, attempt := range flushes {
+		last = max(last, attempt)
+	}
+	if names := strings.Join(children[last], ","); !strings.Contains(names, "SELECT") || !strings.Contains(names, "COPY request_log_segments") {
+		t.Errorf("attempt %d's children are %q; want the look (SELECT) and the COPY", last, names)
+	}
 }

@@ -53,6 +53,7 @@ import (
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
 	"github.com/eventapi/eventapi/platform/seal"
+	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/tenancy"
 	"github.com/eventapi/eventapi/tenancy/apikey"
 	"github.com/eventapi/eventapi/tenancy/auth"
@@ -164,7 +165,7 @@ type Middleware struct {
 	// nothing: a final record not stored (the database answers the
 	// replays) and markers not released (their keys answer 409 until the
 	// orphans' releaser or the TTL frees them).
-	outage, upkeep *edge.OutageLog
+	outage, upkeep *telemetry.OutageLog
 	orphans        *orphans
 	nextPurge      atomic.Int64
 	background     *background
@@ -194,8 +195,8 @@ func NewMiddleware(cfg Config) *Middleware {
 		cfg.PurgeEvery = DefaultPurgeEvery
 	}
 	m := &Middleware{Config: cfg, background: newBackground(),
-		outage: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", edge.OutageLogEvery),
-		upkeep: edge.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, records not stored or markers not released", edge.OutageLogEvery)}
+		outage: telemetry.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, refusing keyed writes", telemetry.OutageLogEvery),
+		upkeep: telemetry.NewOutageLog(cfg.Log, "idempotency: edge store unavailable, records not stored or markers not released", telemetry.OutageLogEvery)}
 	m.orphans = &orphans{store: cfg.Store, ttl: cfg.LockTTL, every: orphanEvery, log: m.upkeep.Record, start: m.background.start}
 	return m
 }

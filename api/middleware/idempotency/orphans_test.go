@@ -10,6 +10,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/seal"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // TestOrphansReleaseTheirOwnMarkers: a pass releases each failed claim's
@@ -72,7 +73,7 @@ func (s *failingDelete) DeleteIf(ctx context.Context, k string, v []byte) error 
 func TestAFailedReleaseIsRetried(t *testing.T) {
 	ctx := context.Background()
 	store := &failingDelete{Store: edge.NewMemory()}
-	m := &Middleware{Config: Config{Store: store, LockTTL: time.Minute}, upkeep: edge.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
+	m := &Middleware{Config: Config{Store: store, LockTTL: time.Minute}, upkeep: telemetry.NewOutageLog(slog.New(slog.DiscardHandler), "test", time.Minute)}
 	m.orphans = &orphans{store: store, ttl: time.Minute, every: time.Hour, log: func(context.Context, error) {}, running: true}
 	if _, ok, err := store.Claim(ctx, "k", []byte("mine"), time.Minute); err != nil || !ok {
 		t.Fatal(ok, err)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/errs"
+	"github.com/eventapi/eventapi/platform/telemetry"
 )
 
 // Response headers.
@@ -34,7 +35,7 @@ const (
 )
 
 // LogEvery is the longest rate of "failing open" log lines during an outage.
-const LogEvery = edge.OutageLogEvery
+const LogEvery = telemetry.OutageLogEvery
 
 // FailOpenRequestMessage is the debug-level line logged (with the request's
 // request_id) for each request admitted without a decision, so that a
@@ -93,7 +94,7 @@ func New(cfg Config) fiber.Handler {
 	if log != nil {
 		log = log.With("limiter", cfg.Name)
 	}
-	outage := edge.NewOutageLog(log, "rate limiter failing open: edge store unavailable", LogEvery)
+	outage := telemetry.NewOutageLog(log, "rate limiter failing open: edge store unavailable", LogEvery)
 	per := windowText(cfg.Window)
 	return func(c *fiber.Ctx) error {
 		key, limit := cfg.Bucket(c)

@@ -11,7 +11,6 @@ import (
 
 	store "github.com/eventapi/eventapi/api/storage/webhooks"
 	"github.com/eventapi/eventapi/platform/config"
-	"github.com/eventapi/eventapi/platform/edge"
 	"github.com/eventapi/eventapi/platform/seal"
 	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/webhook"
@@ -22,9 +21,9 @@ const fanOutBatch = 500
 
 // failureLogInterval is the least time between two log lines of one loop's
 // failures: while PostgreSQL is down each loop fails every poll interval,
-// and one line per edge.OutageLogEvery, counting the failures, says as much
+// and one line per telemetry.OutageLogEvery, counting the failures, says as much
 // as ten a second, as the service's other outage lines do.
-const failureLogInterval = edge.OutageLogEvery
+const failureLogInterval = telemetry.OutageLogEvery
 
 // Worker fans the change feed out into deliveries and claims and sends
 // them, until Stop.
@@ -37,7 +36,7 @@ type Worker struct {
 	client  *client
 
 	// claimFailures and fanOutFailures log the two loops' failures.
-	claimFailures, fanOutFailures *edge.OutageLog
+	claimFailures, fanOutFailures *telemetry.OutageLog
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -69,8 +68,8 @@ func Start(db *bun.DB, sealer *seal.Sealer, log *slog.Logger, cfg config.Webhook
 		client:  newClient(cfg.AllowPrivate),
 		cancel:  func() { cancel(); unmeter() }, done: make(chan struct{}), wake: make(chan struct{}, 1),
 		quit:           make(chan struct{}),
-		claimFailures:  edge.NewOutageLog(log, "webhooks: claiming due deliveries failed; retrying", failureLogInterval),
-		fanOutFailures: edge.NewOutageLog(log, "webhooks: fanning out changes failed; retrying", failureLogInterval),
+		claimFailures:  telemetry.NewOutageLog(log, "webhooks: claiming due deliveries failed; retrying", failureLogInterval),
+		fanOutFailures: telemetry.NewOutageLog(log, "webhooks: fanning out changes failed; retrying", failureLogInterval),
 	}
 	go w.run(ctx)
 	return w

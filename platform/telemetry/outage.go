@@ -1,4 +1,4 @@
-package edge
+package telemetry
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"weak"
 )
 
-// OutageLog logs edge store failures at most once per interval, so an outage
+// OutageLog logs the failures of an outage (an edge store, the database) at most once per interval, so an outage
 // under load produces a handful of lines instead of one per request. Each
 // line carries the number of failures since the previous line. Failures
 // held back by the interval are written when it ends, by a timer, even if
@@ -27,7 +27,8 @@ type OutageLog struct {
 
 // OutageLogEvery is how often, at most, each outage line of the service is
 // written (the limiter's fail-opens, the keyed writes refused, the 503
-// answers, the webhook worker's failing loops): one line per 10 s, counting
+// answers, the webhook worker's failing loops, the keys' last_used_at
+// writes): one line per 10 s, counting
 // the failures since the last, says as much as one per request
 // (docs/observability.md, "Traces and log lines").
 const OutageLogEvery = 10 * time.Second
