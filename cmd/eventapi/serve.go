@@ -188,7 +188,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) (err error) 
 	return err
 }
 
-// checkRedisSettings is serve --check past the configuration: a Redis
+// checkRedisSettings is serve --check past the configuration: it says the
+// configuration's warnings, and a Redis
 // that refuses the URL's own settings ends the check as it would end the
 // start (edge.SettingsError); one that is down does not, since serve
 // starts without it, rate limits failing open and keyed writes refused
@@ -210,6 +211,11 @@ func checkRedisSettings(ctx context.Context, cfg config.Config, stderr io.Writer
 		} else if err != nil {
 			note = fmt.Sprintf(" (Redis is not answering: %v; serve starts without it: rate limits fail open and keyed writes get 503 until it answers)", err)
 		}
+	}
+	// The settings that work against each other, which serve warns of at
+	// start (config.Warnings), are said here too.
+	for _, w := range cfg.Warnings() {
+		note += "\nserve: warning: " + w
 	}
 	_, err := fmt.Fprintf(stderr, "serve: the configuration is usable%s\n", note)
 	return err

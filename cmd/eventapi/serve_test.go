@@ -77,6 +77,8 @@ func TestServeCheck(t *testing.T) {
 	}{
 		{"usable", map[string]string{"EVENTAPI_REDIS_URL": redisURL.String()}, "", ""},
 		{"no Redis", map[string]string{"EVENTAPI_REDIS_URL": ""}, "", ""},
+		{"settings that work against each other", map[string]string{"EVENTAPI_REDIS_URL": "", "EVENTAPI_REQUEST_TIMEOUT": "30s", "EVENTAPI_SHUTDOWN_TIMEOUT": "20s"}, "",
+			"serve: warning: EVENTAPI_REQUEST_TIMEOUT (30s) is longer than EVENTAPI_SHUTDOWN_TIMEOUT (20s)"},
 		{"Redis down", map[string]string{"EVENTAPI_REDIS_URL": "redis://" + down + "/0"}, "",
 			"serve starts without it: rate limits fail open and keyed writes get 503 until it answers"},
 		{"Redis refuses the database", map[string]string{"EVENTAPI_REDIS_URL": noSuchDB.String()}, "Redis refuses the connection's settings", ""},
