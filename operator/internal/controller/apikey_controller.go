@@ -140,7 +140,13 @@ func (r *ApiKeyReconciler) reconcileKey(ctx context.Context, ak *v1alpha1.ApiKey
 	switch {
 	case cur == nil || sec.annotation(rotationAnnotation) != spec.rotation ||
 		cur.Mode != spec.mode || !sameExpiry(cur.ExpiresAt, spec.expiresAt):
+		usable := cur != nil
 		if sec, cur, f = r.issue(ctx, ak, spec, sec, cur, now); f != nil {
+			if !usable && f.reason == v1alpha1.ReasonOrganizationNotFound {
+				// The organization is gone, and its keys with it: status
+				// names no key, as for Expired.
+				ak.Status.KeyID, ak.Status.Prefix, ak.Status.PendingRevocation = "", "", nil
+			}
 			return ctrl.Result{}, f
 		}
 		issued = true
