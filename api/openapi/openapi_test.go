@@ -123,8 +123,8 @@ func operations(t *testing.T, d doc) map[string]operation {
 
 func TestDocumentHeader(t *testing.T) {
 	d := load(t)
-	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.19.6" {
-		t.Errorf("openapi %q version %q, want 3.1.0 and 2.19.6", d.OpenAPI, d.Info.Version)
+	if d.OpenAPI != "3.1.0" || d.Info.Version != "2.19.7" {
+		t.Errorf("openapi %q version %q, want 3.1.0 and 2.19.7", d.OpenAPI, d.Info.Version)
 	}
 	// The chart installs the version the document describes: its
 	// appVersion is the default image tag.
