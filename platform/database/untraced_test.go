@@ -6,24 +6,18 @@ import (
 	"testing"
 
 	"github.com/uptrace/bun"
-	"go.opentelemetry.io/otel"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/eventapi/eventapi/platform/database"
 	"github.com/eventapi/eventapi/platform/pgtest"
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/platform/telemetry/spantest"
 )
 
 // TestUntracedStatementsMakeNoSpans: with tracing on, a statement makes a
 // span, and one run under telemetry.Untraced makes none (the webhook
 // worker's polls).
 func TestUntracedStatementsMakeNoSpans(t *testing.T) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+	spans, _ := spantest.Record(t)
 
 	ctx := context.Background()
 	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
@@ -53,11 +47,7 @@ func TestUntracedStatementsMakeNoSpans(t *testing.T) {
 // not of the BEGIN span, which has ended (bun keeps the context BEGIN's
 // hook returns as the transaction's).
 func TestStatementsOfATransactionAreChildrenOfTheCaller(t *testing.T) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+	spans, tp := spantest.Record(t)
 
 	db, err := database.Open(context.Background(), pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
 	if err != nil {
@@ -125,11 +115,7 @@ func TestStatementsOfATransactionAreChildrenOfTheCaller(t *testing.T) {
 // first keyword, past the comments before it, with db.operation to match
 // and the statement as written.
 func TestRawStatementsAreNamedByTheirOperation(t *testing.T) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+	spans, _ := spantest.Record(t)
 
 	ctx := context.Background()
 	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})

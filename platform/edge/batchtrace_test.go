@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/platform/telemetry"
+	"github.com/eventapi/eventapi/platform/telemetry/spantest"
 )
 
 // TestBatchTrace sends batches of two requests' admissions, and of one,
@@ -58,12 +59,7 @@ func TestBatchTrace(t *testing.T) {
 // records every span in the exporter it returns (before NewRedis, whose
 // tracing hook takes the provider global when it runs).
 func RecordSpans(t *testing.T) (*tracetest.InMemoryExporter, *sdktrace.TracerProvider) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
-	return spans, tp
+	return spantest.Record(t)
 }
 
 // checkBatchTrace checks the spans of one batch sent for requests.

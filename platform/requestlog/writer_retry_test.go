@@ -9,10 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/eventapi/eventapi/platform/database"
@@ -20,6 +17,7 @@ import (
 	"github.com/eventapi/eventapi/platform/requestlog"
 	"github.com/eventapi/eventapi/platform/telemetry"
 	"github.com/eventapi/eventapi/platform/telemetry/logtest"
+	"github.com/eventapi/eventapi/platform/telemetry/spantest"
 )
 
 // stalled is a writer whose table is locked by a transaction of the
@@ -398,11 +396,7 @@ func stalledCopy(t *testing.T) (s *stalled, n int64) {
 // not a root trace of its own; the attempt that failed behind the lock is
 // a flush span with an error.
 func TestEveryAttemptIsAFlushTrace(t *testing.T) {
-	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
+	spans, _ := spantest.Record(t)
 
 	ctx := context.Background()
 	s := newStalled(t, 200*time.Millisecond, 50*time.Millisecond, false)
