@@ -142,7 +142,7 @@ func TestRawStatementsAreNamedByTheirOperation(t *testing.T) {
 		}
 		attrs := map[string]string{}
 		for _, a := range got[0].Attributes {
-			attrs[string(a.Key)] = a.Value.Emit()
+			attrs[string(a.Key)] = a.Value.String()
 		}
 		if got[0].Name != c.want || attrs["db.operation"] != c.want || attrs["db.statement"] != c.query {
 			t.Errorf("%q: span %q, db.operation %q, db.statement %q; want %q and the statement as written",
