@@ -2,6 +2,7 @@ package tenancy
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -185,7 +186,7 @@ func (u *usageRecorder) flush(ctx context.Context, final bool, by time.Time) err
 	if err != nil {
 		u.retry(batch)
 		if ctx.Err() == nil { // a write cut short by close is the final one's to do
-			u.failures.Record(context.WithoutCancel(ctx), err)
+			u.failures.Record(context.WithoutCancel(ctx), fmt.Errorf("%d keys' last use not written: %w", len(ids), err))
 		}
 	}
 	return err
@@ -206,6 +207,15 @@ func (u *usageRecorder) retry(batch map[uuid.UUID]time.Time) {
 	}
 }
 
+// close stops the recorder after its final write, and writes the failures
+// its outage line held back: the final write runs after serve has written
+// the others (telemetry.FlushOutageLogs), and a failure of it would
+// otherwise leave no line before the process exits.
 func (u *usageRecorder) close() {
-	u.once.Do(func() { u.cancel(); close(u.stop); <-u.done })
+	u.once.Do(func() {
+		u.cancel()
+		close(u.stop)
+		<-u.done
+		u.failures.Flush(context.Background())
+	})
 }

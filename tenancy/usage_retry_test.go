@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -176,4 +177,37 @@ func keyedDatabase(t *testing.T, statementTimeout time.Duration) (*bun.DB, *Crea
 		t.Fatal(err)
 	}
 	return db, k
+}
+
+// TestAFailedFinalWriteIsLogged: the failures of a stopping recorder's
+// final write are logged before close returns, also those its outage line
+// held back for the interval (a failure logged just before): serve writes
+// the other outage lines before the recorder's final write runs, so a
+// failure held back there was never written and a pod's last keys' uses
+// were lost without a word.
+func TestAFailedFinalWriteIsLogged(t *testing.T) {
+	ctx := context.Background()
+	db, k := keyedDatabase(t, 0)
+	if _, err := db.ExecContext(ctx, "ALTER TABLE api_keys RENAME COLUMN last_used_at TO last_used_away"); err != nil {
+		t.Fatal(err)
+	}
+	w := &warnings{lines: make(chan struct{}, 1)}
+	rec := newUsageRecorderEvery(db, slog.New(slog.NewTextHandler(w, nil)), time.Hour, 20*time.Millisecond,
+		func(u *usageRecorder) { u.budget = 100 * time.Millisecond })
+	rec.touch(k.ID, time.Now())
+	select {
+	case <-w.lines: // the outage's first line: the next failures are held back
+	case <-time.After(30 * time.Second):
+		t.Fatal("no write failed while the column was away")
+	}
+	w.mu.Lock()
+	before := w.buf.Len()
+	w.mu.Unlock()
+	rec.close()
+	w.mu.Lock()
+	after := w.buf.String()[before:]
+	w.mu.Unlock()
+	if !strings.Contains(after, "write api key last_used_at") || !strings.Contains(after, "1 keys' last use not written") {
+		t.Errorf("the stopping recorder's failed final write left no line with its keys; after the first line:\n%q", after)
+	}
 }

@@ -97,6 +97,26 @@ func firstWord(q string) string {
 	return q
 }
 
+// afterBlockComment returns what follows the block comment q opens with;
+// block comments nest in PostgreSQL. "" when it does not end.
+func afterBlockComment(q string) string {
+	depth := 0
+	for i := 0; i+1 < len(q); i++ {
+		switch q[i : i+2] {
+		case "/*":
+			depth++
+			i++
+		case "*/":
+			depth--
+			i++
+			if depth == 0 {
+				return q[i+1:]
+			}
+		}
+	}
+	return ""
+}
+
 // withoutLeadingComments cuts the white space and the /* */ and -- comments
 // that come before a statement's first keyword.
 func withoutLeadingComments(q string) string {
@@ -104,11 +124,7 @@ func withoutLeadingComments(q string) string {
 		q = strings.TrimLeftFunc(q, unicode.IsSpace)
 		switch {
 		case strings.HasPrefix(q, "/*"):
-			end := strings.Index(q, "*/")
-			if end < 0 {
-				return ""
-			}
-			q = q[end+2:]
+			q = afterBlockComment(q)
 		case strings.HasPrefix(q, "--"):
 			end := strings.IndexByte(q, '\n')
 			if end < 0 {

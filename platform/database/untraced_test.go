@@ -130,6 +130,7 @@ func TestRawStatementsAreNamedByTheirOperation(t *testing.T) {
 		{"INSERT INTO named VALUES (?)", "INSERT"},
 		{"/* every organization: a test */ UPDATE named SET n = ?", "UPDATE"},
 		{"-- a line\n  /* and a block */\n DELETE FROM named WHERE n = ?", "DELETE"},
+		{"/* outer /* nested */ still the comment */ DELETE FROM named WHERE n = ?", "DELETE"},
 		{"SELECT ?::int", "SELECT"},
 	} {
 		spans.Reset()

@@ -130,9 +130,12 @@ func (w *Writer) tryOnce(chunks [][]Record, n, attempt int) (err error) {
 	}()
 	if attempt > 1 {
 		stored, err := landed(ctx, w.cfg.DB, chunks)
-		if err != nil || stored {
-			span.SetAttributes(attribute.Bool("eventapi.request_log.already_stored", stored))
+		if err != nil {
 			return err
+		}
+		span.SetAttributes(attribute.Bool("eventapi.request_log.already_stored", stored))
+		if stored {
+			return nil
 		}
 	}
 	return copyChunks(ctx, w.cfg.DB, chunks, &w.buf)
