@@ -422,6 +422,7 @@ func TestEveryAttemptIsAFlushTrace(t *testing.T) {
 
 	got := spans.GetSpans()
 	flushes := map[trace.TraceID]int64{} // trace -> attempt
+	stored := map[int64]bool{}           // attempt -> it found the batch already stored
 	failed := 0
 	for _, sp := range got {
 		if sp.Parent.IsValid() {
@@ -431,11 +432,16 @@ func TestEveryAttemptIsAFlushTrace(t *testing.T) {
 			t.Errorf("a root span %q: every statement of a flush belongs to its attempt's trace", sp.Name)
 			continue
 		}
+		attempt, already := int64(0), false
 		for _, a := range sp.Attributes {
-			if a.Key == "eventapi.request_log.attempt" {
-				flushes[sp.SpanContext.TraceID()] = a.Value.AsInt64()
+			switch a.Key {
+			case "eventapi.request_log.attempt":
+				attempt = a.Value.AsInt64()
+			case "eventapi.request_log.already_stored":
+				already = a.Value.AsBool()
 			}
 		}
+		flushes[sp.SpanContext.TraceID()], stored[attempt] = attempt, already
 		if sp.Status.Code == codes.Error {
 			failed++
 		}
@@ -453,7 +459,12 @@ func TestEveryAttemptIsAFlushTrace(t *testing.T) {
 	for _, attempt := range flushes {
 		last = max(last, attempt)
 	}
-	if names := strings.Join(children[last], ","); !strings.Contains(names, "SELECT") || !strings.Contains(names, "COPY request_log_segments") {
-		t.Errorf("attempt %d's children are %q; want the look (SELECT) and the COPY", last, names)
+	// The first attempt's COPY may have landed after all, once the lock
+	// went (its cancel reaches PostgreSQL late, as through PgBouncer): the
+	// look then finds the batch and there is no second COPY.
+	names := strings.Join(children[last], ",")
+	if !strings.Contains(names, "SELECT") || strings.Contains(names, "COPY request_log_segments") == stored[last] {
+		t.Errorf("attempt %d's children are %q, already stored %v; want the look (SELECT), and the COPY unless the batch was found stored",
+			last, names, stored[last])
 	}
 }
