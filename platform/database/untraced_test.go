@@ -20,11 +20,7 @@ func TestUntracedStatementsMakeNoSpans(t *testing.T) {
 	spans, _ := spantest.Record(t)
 
 	ctx := context.Background()
-	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := tracedDB(t)
 	spans.Reset()
 	var one int
 	if err := db.NewSelect().ColumnExpr("1").Scan(telemetry.Untraced(ctx), &one); err != nil || one != 1 {
@@ -49,15 +45,11 @@ func TestUntracedStatementsMakeNoSpans(t *testing.T) {
 func TestStatementsOfATransactionAreChildrenOfTheCaller(t *testing.T) {
 	spans, tp := spantest.Record(t)
 
-	db, err := database.Open(context.Background(), pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := tracedDB(t)
 	spans.Reset()
 	ctx, parent := tp.Tracer("test").Start(context.Background(), "request")
 	var one, two int
-	err = database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+	err := database.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		if err := tx.NewSelect().ColumnExpr("1").Scan(ctx, &one); err != nil {
 			return err
 		}
@@ -118,12 +110,8 @@ func TestRawStatementsAreNamedByTheirOperation(t *testing.T) {
 	spans, _ := spantest.Record(t)
 
 	ctx := context.Background()
-	db, err := database.Open(ctx, pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE named (n int)"); err != nil {
+	db := tracedDB(t)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE named (n int)"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ query, want string }{
@@ -150,4 +138,15 @@ func TestRawStatementsAreNamedByTheirOperation(t *testing.T) {
 				c.query, got[0].Name, attrs["db.operation"], attrs["db.statement"], c.want)
 		}
 	}
+}
+
+// tracedDB opens a fresh database with tracing on, closed when t ends.
+func tracedDB(t *testing.T) *bun.DB {
+	t.Helper()
+	db, err := database.Open(context.Background(), pgtest.NewDatabase(t), database.Options{MaxOpenConns: 2, Tracing: true, Pooler: pgtest.Pooler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
